@@ -1,0 +1,50 @@
+"""The ``skdp-anomaly`` command line.
+
+Each sub-command lives in its own module of this package and exposes
+``add_parser(subparsers)``, which registers the command and sets ``func``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .._version import __version__
+
+# modules that define sub-commands, in the order `--help` lists them
+_COMMAND_MODULES = ("_demo", "_resample", "_changepoint")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skdp-anomaly",
+        description="Differentially private anomaly detection for scikit-learn.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            continue
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``skdp-anomaly`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        # user errors: one clear line, no traceback
+        print(f"skdp-anomaly {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
