@@ -1,0 +1,169 @@
+"""Distributional and API tests of the vectorised mechanisms.
+
+Statistical tests use fixed seeds, so they are deterministic; the stated
+false-failure rate is the probability that a *correct* implementation fails
+over a random seed.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skdp_anomaly.privacy import (
+    AboveThreshold,
+    BernoulliSelection,
+    ExponentialSelection,
+    GeometricMechanism,
+    LaplaceMechanism,
+    RandomizedResponse,
+    ReportNoisyMax,
+    VectorLaplaceMechanism,
+    check_bounds,
+    check_random_state,
+)
+from skdp_anomaly.privacy import PrivacyLeakWarning
+
+N = 200_000
+
+
+def test_geometric_is_exact_two_sided_geometric():
+    # chi-square goodness of fit against P(k) ∝ alpha^|k|; false-failure rate 1e-3
+    mech = GeometricMechanism(epsilon=0.7)
+    z = mech.noise(N, np.random.default_rng(1))
+    assert z.dtype == np.int64
+    alpha = mech.alpha
+    ks = np.arange(-8, 9)
+    pmf = (1 - alpha) / (1 + alpha) * alpha ** np.abs(ks)
+    observed = np.array([np.count_nonzero(z == k) for k in ks] + [np.count_nonzero(np.abs(z) > 8)])
+    expected = np.append(pmf, 1 - pmf.sum()) * N
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_geometric_randomise_rejects_floats_and_keeps_integers():
+    mech = GeometricMechanism(epsilon=1.0)
+    out = mech.randomise(np.array([0, 5, 10]), np.random.default_rng(0))
+    assert out.dtype == np.int64 and out.shape == (3,)
+    with pytest.raises(TypeError, match="integer"):
+        mech.randomise(np.array([0.5]), np.random.default_rng(0))
+
+
+def test_laplace_scale_and_distribution():
+    # Kolmogorov–Smirnov against Laplace(0, Δ/ε); false-failure rate 1e-3
+    mech = LaplaceMechanism(epsilon=0.5, sensitivity=2.0)
+    assert mech.scale == 4.0
+    z = mech.noise(N, np.random.default_rng(2))
+    assert stats.kstest(z, stats.laplace(scale=4.0).cdf).pvalue > 1e-3
+
+
+def test_randomized_response_flip_rate():
+    # binomial test of the flip rate 1/(1+e); false-failure rate 1e-3
+    rr = RandomizedResponse(epsilon=1.0)
+    out = rr.randomise(np.ones(N, bool), np.random.default_rng(3))
+    flips = int(np.count_nonzero(~out))
+    assert stats.binomtest(flips, N, 1 / (1 + math.e)).pvalue > 1e-3
+
+
+def test_report_noisy_max_returns_index_only_and_scale():
+    rnm = ReportNoisyMax(epsilon=2.0, sensitivity=0.5)
+    assert rnm.scale == pytest.approx(0.5)
+    assert ReportNoisyMax(epsilon=2.0, sensitivity=0.5, monotone=True).scale == pytest.approx(0.25)
+    idx = rnm.select([0.0, 1e6, 0.0], np.random.default_rng(0))
+    assert isinstance(idx, int) and idx == 1
+    rows = rnm.select(np.tile([0.0, 1e6, 0.0], (5, 1)), np.random.default_rng(0))
+    assert rows.tolist() == [1] * 5
+    with pytest.raises(ValueError, match="finite"):
+        rnm.select([0.0, np.nan], np.random.default_rng(0))
+
+
+def test_above_threshold_scales_and_chunking_invariance():
+    q = np.r_[np.zeros(500), np.full(10, 3.0), np.zeros(10)]
+    whole = AboveThreshold(2.0, epsilon=1.0, rng=np.random.default_rng(5))
+    assert whole.threshold_scale == 2.0 and whole.query_scale == 4.0
+    first = whole.feed(q)
+    chunked = AboveThreshold(2.0, epsilon=1.0, rng=np.random.default_rng(5))
+    answers = [chunked.feed(chunk) for chunk in np.array_split(q, 7) if not chunked.halted]
+    hits = [a for a in answers if a is not None]
+    assert first is not None and hits == [first]
+    assert whole.halted and chunked.n_seen_ == first + 1
+    with pytest.raises(RuntimeError, match="halted"):
+        whole.feed([0.0])
+
+
+def test_vector_laplace_radius_is_gamma_and_direction_uniform():
+    # KS on the radius Gamma(d, Δ/ε) and mean direction ≈ 0; false-failure rate 1e-3
+    mech = VectorLaplaceMechanism(epsilon=0.5, sensitivity=2.0)
+    z = mech.noise(5, np.random.default_rng(6), n=50_000)
+    radius = np.linalg.norm(z, axis=1)
+    assert stats.kstest(radius, stats.gamma(5, scale=4.0).cdf).pvalue > 1e-3
+    unit = z / radius[:, None]
+    assert np.all(np.abs(unit.mean(axis=0)) < 0.02)  # sd of each mean ≈ 0.002
+    assert mech.randomise(np.zeros(5), np.random.default_rng(0)).shape == (5,)
+
+
+def test_selection_probabilities():
+    sel = BernoulliSelection(epsilon=math.log(3))
+    assert sel.probability([True, False]).tolist() == pytest.approx([0.75, 0.25])
+    exp = ExponentialSelection(epsilon=1.0, b=0.5, M=2.0)
+    p = exp.probability([0.0, 0.5, 2.0, 5.0])
+    assert p[0] == p[1] == pytest.approx(math.exp(-0.5 / 1.5))
+    assert p[2] == p[3] == pytest.approx(math.exp(-2.0 / 1.5))
+
+
+def test_exponential_selection_cost_covers_the_not_selected_outcome():
+    # the paper's setting b=0.2, M=1, ε=1 violates Lemma 2's condition q_max <= 1/2
+    sel = ExponentialSelection(epsilon=1.0, b=0.2, M=1.0)
+    q_max, q_min = sel.probability([0.0, 1.0])
+    assert sel.cost.epsilon == pytest.approx(math.log((1 - q_min) / (1 - q_max)))
+    assert sel.cost.epsilon > 1.0
+    # a wide slab satisfies the condition and the paper's ε is exact
+    assert ExponentialSelection(epsilon=1.0, b=2.0, M=3.0).cost.epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
+@pytest.mark.parametrize("cls", [GeometricMechanism, LaplaceMechanism, RandomizedResponse, ReportNoisyMax])
+def test_bad_epsilon_names_the_parameter(cls, bad):
+    with pytest.raises(ValueError, match=r"epsilon must be a float in the range \(0, inf\)"):
+        cls(epsilon=bad)
+
+
+def test_non_numeric_epsilon_and_sensitivity():
+    with pytest.raises(TypeError, match="epsilon"):
+        LaplaceMechanism(epsilon="1")
+    with pytest.raises(ValueError, match="sensitivity"):
+        LaplaceMechanism(epsilon=1.0, sensitivity=0)
+
+
+def test_random_state_none_never_touches_global_state():
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    LaplaceMechanism(epsilon=1.0).noise(10, check_random_state(None))
+    assert np.array_equal(np.random.get_state()[1], before)
+
+
+def test_random_state_semantics():
+    a = check_random_state(7).random(3)
+    assert np.array_equal(a, check_random_state(7).random(3))
+    gen = np.random.default_rng(0)
+    assert check_random_state(gen) is gen
+    assert isinstance(check_random_state(np.random.RandomState(0)), np.random.Generator)
+    with pytest.raises(ValueError, match="random_state"):
+        check_random_state("seed")
+
+
+def test_check_bounds():
+    lo, hi = check_bounds(([0, 1], [2, 3]), n_features=2)
+    assert lo.tolist() == [0, 1] and hi.tolist() == [2, 3]
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        check_bounds((1, 1), n_features=2)
+    with pytest.raises(ValueError, match="shape"):
+        check_bounds(([0, 0, 0], 1), n_features=2)
+    with pytest.raises(ValueError, match="finite"):
+        check_bounds((0, np.inf), n_features=2)
+    with pytest.raises(ValueError, match="pair"):
+        check_bounds(5, n_features=2)
+    X = np.array([[0.0, 5.0], [2.0, 5.0]])
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        lo, hi = check_bounds(None, X, n_features=2)
+    assert lo.tolist() == [0, 5] and hi.tolist() == [2, 6]  # constant feature widened
