@@ -8,6 +8,7 @@ advance, as the auditor requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -45,7 +46,7 @@ class AuditScenario:
     relation: str = ""
 
 
-def _above_threshold_run(queries, rng, epsilon=1.0):
+def _above_threshold_run(queries, rng, *, epsilon):
     at = AboveThreshold(threshold=0.5, epsilon=epsilon, rng=rng)
     hit = at.feed(queries)
     return -1 if hit is None else hit
@@ -84,7 +85,7 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
             relation="each score moves by at most 1, in opposite directions",
         ),
         AuditScenario(
-            "AboveThreshold", _above_threshold_run, at_queries,
+            "AboveThreshold", partial(_above_threshold_run, epsilon=epsilon), at_queries,
             {"no answer": lambda o: o == -1, "answers 0": lambda o: o == 0}, epsilon, False,
             batch=False, relation="every query moves by 1",
         ),
