@@ -1,0 +1,28 @@
+"""Private nonparametric change-point detection (seed 004, chapter 2).
+
+:class:`PrivateChangePointDetector` implements PNCPD (offline, Algorithm 3)
+and ONLINEPNCPD (streaming, Algorithm 4); :func:`threshold_range` gives the
+admissible online thresholds of Theorem 2.6; :func:`drift_transform` and
+:func:`drift_index_to_original` reduce drift changes to it (§2.5).
+:func:`pncpd_batch` and :func:`online_pncpd_batch` draw many private runs at
+once (Monte Carlo accuracy studies and privacy audits), and
+:func:`move_one_element` builds worst-case neighbouring series.
+"""
+
+from ._audit import move_one_element, online_pncpd_batch, pncpd_batch
+from ._drift import drift_index_to_original, drift_transform
+from ._pncpd import PrivateChangePointDetector
+from ._statistic import mann_whitney_statistic
+from ._thresholds import ThresholdRange, threshold_range
+
+__all__ = [
+    "PrivateChangePointDetector",
+    "ThresholdRange",
+    "drift_index_to_original",
+    "drift_transform",
+    "mann_whitney_statistic",
+    "move_one_element",
+    "online_pncpd_batch",
+    "pncpd_batch",
+    "threshold_range",
+]

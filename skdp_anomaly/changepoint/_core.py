@@ -1,0 +1,129 @@
+"""PNCPD (seed 004, Algorithm 3) as plain functions shared by the estimator,
+its online mode and the batch helpers.
+
+Sensitivity under "replace one element" (worked out from Eq. (2.1)): if the
+replaced element ``t`` is in the left part (``t <= k``), the count
+``S(k)`` changes by at most ``n - k`` (its comparisons with the right part);
+if ``t > k``, by at most ``k``. Divided by ``k (n - k)``, ``V(k)`` moves by at
+most ``1/k`` resp. ``1/(n - k)``, i.e. ``Δ_k = 1 / min(k, n - k)``, and over
+the candidate range ``{k_lo, ..., k_hi}``
+
+    Δ = 1 / min(k_lo, n - k_hi) = 1 / ⌈γn⌉ <= 1 / (γn),
+
+the thesis' ``ΔV = 1/(γn)`` (proof of Theorem 2.3). Report-noisy-max with
+Laplace scale ``2Δ/ε`` (the queries are not monotone) is then ε-DP; this is
+Algorithm 3's ``Lap(2/(εγn))`` when ``γn`` is an integer and slightly less
+noise otherwise. ``Δ`` is computed from the *actual* integer range, so float
+rounding of ``γn`` cannot make it too small.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import ReportNoisyMax
+from ._statistic import mann_whitney_counts
+
+__all__ = ["candidate_range", "pncpd_sensitivity", "pncpd_scores", "pncpd_decode",
+           "pncpd_noise_scale", "DIRECTIONS"]
+
+DIRECTIONS = ("both", "increase", "decrease")
+
+# tolerance for γn landing a rounding error away from an integer (0.1 * 30)
+_TOL = 1e-9
+
+
+def candidate_range(n: int, gamma: float) -> tuple[int, int]:
+    """``(k_lo, k_hi) = (⌈γn⌉, ⌊(1-γ)n⌋)``, clipped to ``[1, n - 1]``.
+
+    Raises a ValueError naming ``gamma`` and the series length when the
+    range is empty.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.changepoint._core import candidate_range
+    >>> candidate_range(200, 0.1)
+    (20, 180)
+    >>> candidate_range(30, 0.1)
+    (3, 27)
+    """
+    k_lo = max(1, math.ceil(gamma * n - _TOL))
+    k_hi = min(n - 1, math.floor((1 - gamma) * n + _TOL))
+    if n < 2 or k_lo > k_hi:
+        raise ValueError(
+            f"the series has {n} samples: with gamma={gamma!r} the candidate range "
+            "{ceil(gamma*n), ..., floor((1-gamma)*n)} of change points is empty; "
+            "use a longer series or a smaller gamma."
+        )
+    return k_lo, k_hi
+
+
+def pncpd_sensitivity(n: int, gamma: float) -> float:
+    """Global sensitivity ``1 / min(k_lo, n - k_hi)`` of every candidate ``V(k)``."""
+    k_lo, k_hi = candidate_range(n, gamma)
+    return 1.0 / min(k_lo, n - k_hi)
+
+
+def pncpd_noise_scale(n: int, gamma: float, epsilon: float) -> float:
+    """Laplace scale ``2Δ/ε`` of Algorithm 3 (0 for ``ε = inf``)."""
+    if math.isinf(epsilon):
+        return 0.0
+    return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma)).scale
+
+
+def pncpd_scores(x, gamma: float, direction: str):
+    """Candidate splits and the scores report-noisy-max maximises.
+
+    ``"decrease"`` (pre-change values tend to be larger, ``a > 1/2``):
+    ``V(k)``; ``"increase"``: ``1 - V(k)`` (argmax of it = argmin of V);
+    ``"both"``: the ``2m`` scores ``[V(k), 1 - V(k)]`` in one selection.
+    Each score has the same sensitivity ``Δ``, and report-noisy-max is ε-DP
+    whatever the number of candidates, so ``"both"`` costs the same ε.
+
+    Returns ``ks`` (m,) and scores (..., m) or (..., 2m) for a batch of rows.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[-1]
+    k_lo, k_hi = candidate_range(n, gamma)
+    ks = np.arange(k_lo, k_hi + 1)
+    v = mann_whitney_counts(x)[..., ks] / (ks * (n - ks)).astype(np.float64)
+    if direction == "decrease":
+        return ks, v
+    if direction == "increase":
+        return ks, 1.0 - v
+    return ks, np.concatenate([v, 1.0 - v], axis=-1)
+
+
+def pncpd_decode(index, ks: np.ndarray, direction: str):
+    """Map selected score indices back to ``(k, direction_)``.
+
+    ``direction_`` is an array of the strings ``"decrease"``/``"increase"``
+    for array input.
+    """
+    index = np.asarray(index)
+    m = ks.size
+    k = ks[index % m]
+    if direction == "both":
+        names = np.where(index >= m, "increase", "decrease")
+    else:
+        names = np.full(index.shape, direction)
+    if index.ndim == 0:
+        return int(k), str(names)
+    return k.astype(np.int64), names
+
+
+def pncpd_select(scores: np.ndarray, n: int, gamma: float, epsilon: float, rng) -> np.ndarray | int:
+    """Report-noisy-max over the last axis (exact argmax for ``ε = inf``)."""
+    if math.isinf(epsilon):
+        idx = np.argmax(scores, axis=-1)
+        return int(idx) if np.ndim(idx) == 0 else idx
+    return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma)).select(scores, rng, axis=-1)
+
+
+def pncpd(x, epsilon: float, gamma: float, direction: str, rng) -> tuple[int, str]:
+    """One run of Algorithm 3 on the series ``x``: ``(k̃, direction_)``."""
+    n = np.shape(x)[-1]
+    ks, scores = pncpd_scores(x, gamma, direction)
+    return pncpd_decode(pncpd_select(scores, n, gamma, epsilon, rng), ks, direction)

@@ -1,0 +1,385 @@
+"""Private nonparametric change-point detection (seed 004, chapter 2)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..privacy import PrivacyCost, PrivacyCostMixin, PrivacyLeakWarning, check_random_state
+from ._core import DIRECTIONS, candidate_range, pncpd, pncpd_noise_scale
+from ._online import OnlinePNCPD
+
+__all__ = ["PrivateChangePointDetector"]
+
+
+class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
+    """Differentially private nonparametric change-point detector (PNCPD).
+
+    Offline (``window=None``), :meth:`fit` privately estimates the single
+    change point ``k`` of a series (Algorithm 3 of seed 004): report-noisy-max
+    over ``k ∈ {⌈γn⌉, ..., ⌊(1-γ)n⌋}`` of the Mann–Whitney statistic
+
+        ``V(k) = #{i <= k < j : x_i > x_j} / (k (n - k))``   (Eq. (2.1)).
+
+    Online (``window`` and ``threshold`` given), :meth:`partial_fit` runs
+    ONLINEPNCPD (Algorithm 4) over a stream fed in chunks: AboveThreshold
+    on the statistic at the centre of the sliding window of the last
+    ``window`` points, then PNCPD on a window around the alarm; it halts after
+    one detection. :meth:`fit` runs the online algorithm from scratch over a
+    whole series.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy parameter ε (total, for both modes). ``np.inf`` gives the
+        non-private estimator of Theorem 2.2 (with a PrivacyLeakWarning),
+        the baseline of the thesis' experiments.
+    gamma : float, default=0.1
+        Constraint γ: the change is assumed to lie in
+        ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``; in ``(0, 1/2)`` offline and in
+        ``(0, 1/4)`` online (Theorem 2.6; ``n`` is the window there).
+    direction : {"both", "increase", "decrease"}, default="both"
+        ``"decrease"``: post-change values tend to be smaller
+        (``a = P(x_pre > x_post) > 1/2``; argmax of V, the thesis' default).
+        ``"increase"``: they tend to be larger (argmin of V, i.e. argmax of
+        ``1 - V``). ``"both"``: one report-noisy-max over the ``2m`` scores
+        ``V(k)`` and ``1 - V(k)`` together; ``direction_`` tells which won.
+        Same ε for all three (see Notes).
+    window : int, default=None
+        Online window length ``n`` (even, >= 4). ``None``: offline mode.
+    threshold : float, default=None
+        AboveThreshold threshold ``T`` (online mode only; required there) on
+        the centre statistic ``U`` of each window (``"decrease"``), on
+        ``1 - U`` (``"increase"``) or on ``max(U, 1 - U)`` (``"both"``); all
+        are ``≈ 1/2`` without a change. See :func:`threshold_range` for the
+        admissible range of Theorem 2.6; the thesis uses ``T = 0.8``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the privacy noise. ``None`` (OS entropy) is the only safe
+        choice in deployment; fixed seeds are for tests and experiments.
+    accountant : diffprivlib BudgetAccountant, default=None
+        Charged by every fit (offline: ε; online: ε/2 once the first window
+        has been answered, ε/2 more at the detection). ``None``: diffprivlib's
+        default accountant.
+
+    Attributes
+    ----------
+    change_point_ : int or None
+        Private estimate ``k̃`` of the number of pre-change samples, i.e. the
+        0-based index of the first post-change sample (absolute stream index
+        online; ``None`` online until a detection).
+    direction_ : str or None
+        ``"decrease"`` or ``"increase"``: the direction of the reported
+        change (the winning half of the scores for ``direction="both"``,
+        else the parameter). DP output like ``change_point_``.
+    noise_scale_ : float
+        Laplace scale ``2Δ/ε`` used by (the last) PNCPD (offline: from the
+        series length; online: from ``window`` with ``ε/2``).
+    detected_ : bool
+        Offline: always True. Online: whether the change point was reported.
+    alarm_index_ : int or None
+        Online only: centre ``c`` of the window on which AboveThreshold
+        raised the alarm (the thesis' ``k`` in ``U(k)``; the alarm fired on
+        the arrival of sample ``c + window/2 - 1``).
+    n_seen_ : int
+        Samples read (online: up to and including the one that completed the
+        detection; the rest of that chunk is not read).
+    privacy_spent_ : PrivacyCost
+        ε spent by the outputs released so far (see Notes).
+    n_features_in_ : int
+        Always 1.
+
+    See Also
+    --------
+    threshold_range : Admissible thresholds of Theorem 2.6.
+    drift_transform, drift_index_to_original : Drift changes (§2.5).
+
+    Notes
+    -----
+    **Neighbouring relation and guarantee.** Pure ε-DP under "replace one
+    element" neighbours: series (or streams) of the same length that differ
+    in the value of one sample. Nothing data-dependent other than the
+    reported indices (and their direction) is stored: the noiseless ``V(k)``
+    and the noisy scores are discarded.
+
+    **Sensitivity (offline, Theorem 2.3).** Replacing ``x_t`` changes the
+    count of ``V(k)`` by at most ``n - k`` (``t <= k``) or ``k`` (``t > k``),
+    so ``V(k)`` moves by at most ``1/min(k, n-k)`` and every candidate by at
+    most ``Δ = 1/min(⌈γn⌉, n - ⌊(1-γ)n⌋) = 1/⌈γn⌉ <= 1/(γn)``. The scores are
+    not monotone, so report-noisy-max uses ``Lap(2Δ/ε)`` — Algorithm 3's
+    ``Lap(2/(εγn))`` when ``γn`` is an integer, slightly less noise
+    otherwise (exact ``Δ`` from the integer range). ``direction="both"``
+    adds the candidates ``1 - V(k)``, of the same sensitivity ``Δ``; the
+    report-noisy-max proof (fix the other noises, shift the winner's noise by
+    ``2Δ``) does not depend on the number of candidates, so the same ε covers
+    the doubled candidate set: knowing ``a`` only picks half of the
+    candidates, it does not pay for privacy.
+
+    **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
+    sensitivity ``2/n``; AboveThreshold with ``ε/2`` (threshold noise
+    ``Lap(8/(εn))``, query noise ``Lap(16/(εn))``) is ε/2-DP for the whole
+    transcript (all "no alarm" answers and the alarm), whatever its length;
+    PNCPD with ``ε/2`` on one window of ``n`` samples adds ε/2: ε in total.
+    ``privacy_spent_`` is therefore 0 before the first full window, ε/2 from
+    the first answered window on (the "no alarm yet" answers are outputs),
+    and ε after the detection. With ``"increase"`` the query is ``1 - U``,
+    with ``"both"`` ``max(U, 1 - U)`` (also sensitivity ``2/n``).
+
+    **Choices where the thesis is loose.** Offline ``γn`` is rounded to the
+    integer range and ``Δ`` computed from it (above). Online, queries start
+    with the first full window (``k = n/2``), ``window`` must be even, and
+    the wait after an alarm is ``⌈γn⌉`` samples. ``change_point_`` counts
+    pre-change samples (the thesis' ``k``), so ``predict`` labels sample
+    ``i`` as 1 iff ``i >= change_point_``.
+
+    **State kept between** :meth:`partial_fit` **calls.** To continue the
+    stream, a running online detector keeps (privately, in ``_online``) the
+    last ``window`` samples, the pair count of the last window and
+    AboveThreshold's noisy threshold; they are not DP outputs, so do not
+    publish a pickled running detector. They are discarded at the detection.
+
+    **Complexity.** ``V(k)`` for all ``k`` comes from one stable ranking
+    pass: ``S(k) = Σ_{t<k} (r_t - t)`` with ``r_t`` the stable rank of
+    ``x_t`` (exact integers, ties as in (2.1)), O(n log n). Online updates
+    of ``U`` are vectorised over blocks of window positions, O(n) each.
+
+    References
+    ----------
+    Seed 004 (thesis), chapter 2: Eq. (2.1), Algorithm 3 and Theorems
+    2.3–2.4 (offline), Algorithm 4 and Theorems 2.5–2.6 (online), §2.5
+    (drift).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly.changepoint import PrivateChangePointDetector
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.concatenate([rng.normal(0, 1, 600), rng.normal(3, 1, 400)])
+    >>> det = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x)
+    >>> abs(det.change_point_ - 600) <= 20, det.direction_
+    (True, 'increase')
+    >>> labels = det.predict(x)
+    >>> int(labels.sum()) == len(x) - det.change_point_
+    True
+    >>> det.privacy_spent_.epsilon
+    2.0
+
+    Online, over a stream fed in chunks:
+
+    >>> stream = np.concatenate([rng.normal(5, 1, 3000), rng.normal(0, 1, 2000)])
+    >>> online = PrivateChangePointDetector(epsilon=10.0, window=500, threshold=0.8,
+    ...                                     direction="decrease", random_state=0)
+    >>> for chunk in np.array_split(stream, 50):
+    ...     online = online.partial_fit(chunk)
+    ...     if online.detected_:
+    ...         break
+    >>> abs(online.change_point_ - 3000) <= 10
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "epsilon": [Interval(Real, 0, None, closed="right")],
+        "gamma": [Interval(Real, 0, 0.5, closed="neither")],
+        "direction": [StrOptions(set(DIRECTIONS))],
+        "window": [Interval(Integral, 4, None, closed="left"), None],
+        "threshold": [Interval(Real, None, None, closed="neither"), None],
+        "random_state": ["random_state", np.random.Generator],
+        "accountant": [HasMethods(["spend"]), None],
+    }
+
+    def __init__(self, *, epsilon=1.0, gamma=0.1, direction="both", window=None,
+                 threshold=None, random_state=None, accountant=None):
+        self.epsilon = epsilon
+        self.gamma = gamma
+        self.direction = direction
+        self.window = window
+        self.threshold = threshold
+        self.random_state = random_state
+        self.accountant = accountant
+
+    # ------------------------------------------------------------ protocol
+    def privacy_cost(self) -> PrivacyCost:
+        """ε of one fit (offline) or one full online run, from the parameters.
+
+        Examples
+        --------
+        >>> from skdp_anomaly.changepoint import PrivateChangePointDetector
+        >>> PrivateChangePointDetector(epsilon=0.5).privacy_cost()
+        PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP')
+        """
+        if math.isinf(self.epsilon):
+            return PrivacyCost.infinite("epsilon=inf: the non-private change-point estimator")
+        if self.window is None:
+            return PrivacyCost.pure(self.epsilon, "PNCPD (report-noisy-max), replace-one-element")
+        return PrivacyCost.pure(
+            self.epsilon,
+            "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2, replace-one-element",
+        )
+
+    # ---------------------------------------------------------- validation
+    def _check_series(self, X, *, reset: bool) -> np.ndarray:
+        X = validate_data(self, X, reset=False, ensure_2d=False, dtype=np.float64,
+                          ensure_min_samples=1)
+        if X.ndim == 2:
+            if X.shape[1] != 1:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    "1 features as input: X must be one series of shape (n_samples,) or "
+                    "(n_samples, 1)."
+                )
+            X = X[:, 0]
+        if reset:
+            self.n_features_in_ = 1
+        return X
+
+    def _check_online_params(self):
+        if self.threshold is None:
+            raise ValueError("threshold must be a float in online mode (window is not None); "
+                             "got None. See threshold_range for Theorem 2.6's range.")
+        if self.window % 2:
+            raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
+        if not self.gamma < 0.25:
+            raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
+                             f"(Theorem 2.6), got {self.gamma!r}.")
+        candidate_range(self.window, self.gamma)
+
+    def _warn_if_non_private(self):
+        if math.isinf(self.epsilon):
+            warnings.warn("epsilon=inf: the change point is computed without privacy noise.",
+                          PrivacyLeakWarning, stacklevel=3)
+
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Estimate the change point of the series ``X`` (offline, or online from scratch).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+            The series, in time order.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PrivateChangePointDetector
+        """
+        if self.window is not None:
+            self._check_online_params()
+            x = self._check_series(X, reset=True)
+            self._start_online()
+            return self._online_feed(x)
+        x = self._check_series(X, reset=True)
+        self._warn_if_non_private()
+        n = x.shape[0]
+        candidate_range(n, self.gamma)
+        rng = check_random_state(self.random_state)
+        self.change_point_, self.direction_ = pncpd(x, self.epsilon, self.gamma, self.direction, rng)
+        self.noise_scale_ = pncpd_noise_scale(n, self.gamma, self.epsilon)
+        self.detected_ = True
+        self.alarm_index_ = None
+        self.n_seen_ = n
+        self._online = None
+        self._spend(self.privacy_cost())
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Feed the next chunk of the stream to ONLINEPNCPD (Algorithm 4).
+
+        Requires ``window`` and ``threshold``. The first call starts a new
+        run (as does :meth:`fit`; later calls continue it). After the
+        detection the detector has halted: the rest of the detecting chunk
+        is not read and further calls raise (call :meth:`fit` or clone the
+        estimator to start over).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_chunk,) or (n_chunk, 1)
+            The next samples of the stream, in time order.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PrivateChangePointDetector
+        """
+        if self.window is None:
+            raise ValueError("partial_fit needs the online mode: set window (an even int) "
+                             "and threshold; got window=None.")
+        first = getattr(self, "_online", None) is None
+        if first:
+            self._check_online_params()
+        elif self._online.detected:
+            raise RuntimeError(
+                f"{type(self).__name__} has halted after its detection (change_point_="
+                f"{self.change_point_}); call fit or clone it to start a new run."
+            )
+        x = self._check_series(X, reset=first)
+        if first:
+            self._start_online()
+        return self._online_feed(x)
+
+    def _start_online(self):
+        self._warn_if_non_private()
+        self._online = OnlinePNCPD(
+            window=self.window, threshold=self.threshold, epsilon=self.epsilon,
+            gamma=self.gamma, direction=self.direction,
+            rng=check_random_state(self.random_state),
+        )
+        self.privacy_spent_ = PrivacyCost.zero()
+        self.noise_scale_ = pncpd_noise_scale(self.window, self.gamma, self.epsilon / 2)
+
+    def _online_feed(self, x):
+        state = self._online
+        before = state.spent_epsilon()
+        state.feed(x)
+        after = state.spent_epsilon()
+        if after > before:
+            # charge the accountant the increment only; privacy_spent_ is the total
+            self._spend(PrivacyCost.pure(after - before))
+            self.privacy_spent_ = PrivacyCost.pure(after, *self.privacy_cost().notes)
+        self.change_point_ = state.change_point
+        self.direction_ = state.detected_direction
+        self.detected_ = state.detected
+        self.alarm_index_ = state.alarm_index
+        self.n_seen_ = state.n_seen
+        return self
+
+    # ------------------------------------------------------------- predict
+    def predict(self, X):
+        """Segment of each sample: 0 before the change point, 1 from it on.
+
+        Labels depend on positions only (sample ``i`` of ``X`` is at time
+        ``i``): ``1`` iff ``i >= change_point_``; all 0 while an online run
+        has not detected a change.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, 1)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int
+        """
+        check_is_fitted(self, "detected_")
+        x = self._check_series(X, reset=False)
+        idx = np.arange(x.shape[0])
+        if self.change_point_ is None:
+            return np.zeros(x.shape[0], dtype=int)
+        return (idx >= self.change_point_).astype(int)
+
+    def fit_predict(self, X, y=None):
+        """:meth:`fit` then :meth:`predict` on the same series."""
+        return self.fit(X).predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        return tags
