@@ -24,7 +24,6 @@ from skdp_anomaly.changepoint._core import (
     pncpd_sensitivity,
 )
 from skdp_anomaly.changepoint._statistic import mann_whitney_counts, sliding_centre_counts
-from skdp_anomaly.privacy import PrivacyLeakWarning
 
 
 # ----------------------------------------------------------- brute force
@@ -246,13 +245,13 @@ def test_direction_semantics():
         assert np.median([abs(d.change_point_ - 120) for d in bad]) > 100
 
 
-def test_epsilon_inf_is_the_exact_argmax_and_warns():
+def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
     x = step_series(np.random.default_rng(10), 100, 37, 0.0, 2.0)
-    with pytest.warns(PrivacyLeakWarning):
-        det = PrivateChangePointDetector(epsilon=math.inf, direction="increase").fit(x)
+    det = PrivateChangePointDetector(epsilon=1e12, direction="increase").fit(x)
     ks = np.arange(10, 91)
     assert det.change_point_ == ks[np.argmin(mann_whitney_statistic(x, ks))]
-    assert math.isinf(det.privacy_cost().epsilon) and det.noise_scale_ == 0.0
+    with pytest.raises(ValueError, match=r"epsilon.*range \(0.0, inf\)"):
+        PrivateChangePointDetector(epsilon=math.inf).fit(x)
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,7 +9,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy import PrivacyCost, PrivacyCostMixin, PrivacyLeakWarning, check_random_state
+from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd, pncpd_noise_scale
 from ._online import OnlinePNCPD
 
@@ -37,9 +35,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy parameter ε (total, for both modes). ``np.inf`` gives the
-        non-private estimator of Theorem 2.2 (with a PrivacyLeakWarning),
-        the baseline of the thesis' experiments.
+        Privacy parameter ε (total, for both modes), in ``(0, inf)``. The
+        non-private baseline of the thesis' experiments (ε = ∞) is available
+        from :func:`pncpd_batch` with ``epsilon=np.inf``, not from the
+        estimator.
     gamma : float, default=0.1
         Constraint γ: the change is assumed to lie in
         ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``; in ``(0, 1/2)`` offline and in
@@ -183,7 +182,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": [Interval(Real, 0, None, closed="right")],
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
         "direction": [StrOptions(set(DIRECTIONS))],
         "window": [Interval(Integral, 4, None, closed="left"), None],
@@ -212,8 +211,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         >>> PrivateChangePointDetector(epsilon=0.5).privacy_cost()
         PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP')
         """
-        if math.isinf(self.epsilon):
-            return PrivacyCost.infinite("epsilon=inf: the non-private change-point estimator")
         if self.window is None:
             return PrivacyCost.pure(self.epsilon, "PNCPD (report-noisy-max), replace-one-element")
         return PrivacyCost.pure(
@@ -248,11 +245,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
                              f"(Theorem 2.6), got {self.gamma!r}.")
         candidate_range(self.window, self.gamma)
 
-    def _warn_if_non_private(self):
-        if math.isinf(self.epsilon):
-            warnings.warn("epsilon=inf: the change point is computed without privacy noise.",
-                          PrivacyLeakWarning, stacklevel=3)
-
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -275,7 +267,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             self._start_online()
             return self._online_feed(x)
         x = self._check_series(X, reset=True)
-        self._warn_if_non_private()
         n = x.shape[0]
         candidate_range(n, self.gamma)
         rng = check_random_state(self.random_state)
@@ -326,7 +317,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         return self._online_feed(x)
 
     def _start_online(self):
-        self._warn_if_non_private()
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,
