@@ -33,7 +33,9 @@ class PrivacyCostMixin:
         """Record ``cost`` as ``privacy_spent_`` and charge the accountant."""
         accountant = BudgetAccountant.load_default(getattr(self, "accountant", None))
         # diffprivlib accountants know (ε, δ) only; relaxed notions are charged
-        # their (ε, δ) part and the notion is kept in privacy_spent_.
-        accountant.spend(cost.epsilon, cost.delta)
+        # their (ε, δ) part and the notion is kept in privacy_spent_. A release
+        # that spent nothing is not charged (diffprivlib refuses ε = δ = 0).
+        if cost.epsilon > 0 or cost.delta > 0:
+            accountant.spend(cost.epsilon, cost.delta)
         self.privacy_spent_ = cost
         return cost

@@ -1,0 +1,14 @@
+"""Differentially private over-sampling for imbalanced learning (thesis 004, chapter 3).
+
+DPSMOTE
+    DP-SMOTE (Algorithm 6): SMOTE on a noisy grid histogram of each minority class.
+SparseHistogram
+    The released cells of a sparse noisy histogram (``DPSMOTE.noisy_counts_``).
+release_synopsis_batch, SynopsisBatch
+    Many independent phase-1 releases at once, for privacy audits and benchmarks.
+"""
+
+from ._dpsmote import DPSMOTE, SynopsisBatch, release_synopsis_batch
+from ._grid import SparseHistogram
+
+__all__ = ["DPSMOTE", "SparseHistogram", "SynopsisBatch", "release_synopsis_batch"]

@@ -1,0 +1,549 @@
+"""Behaviour tests for DPSMOTE (thesis 004, §3.3, Algorithm 6).
+
+Statistical tests use fixed seeds; each states its false-failure rate.
+"""
+
+import pickle
+import warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+from diffprivlib.accountant import BudgetAccountant
+from imblearn.utils import check_sampling_strategy
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+
+from skdp_anomaly.over_sampling import DPSMOTE, SparseHistogram, release_synopsis_batch
+from skdp_anomaly.over_sampling._dpsmote import _n_cells, _n_synthetic
+from skdp_anomaly.over_sampling._grid import (
+    Grid,
+    _Weights,
+    ball_offsets,
+    choose_threshold,
+    geometric_tail,
+    n_ball_offsets,
+    release_dense,
+    release_sparse,
+    sample_synthetic,
+)
+from skdp_anomaly.privacy import PrivacyLeakWarning
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=1200, n_features=4, n_informative=3, n_redundant=0,
+                               weights=[0.85], random_state=0)
+    return X, y
+
+
+def _fit(X, y, **kw):
+    kw.setdefault("bounds", (-6, 6))
+    kw.setdefault("random_state", 0)
+    est = DPSMOTE(**kw)
+    return est, *est.fit_resample(X, y)
+
+
+# -- output and fitted attributes ------------------------------------------------
+
+
+@pytest.mark.parametrize("histogram", ["dense", "sparse"])
+def test_output_is_original_rows_plus_synthetic(data, histogram):
+    X, y = data
+    est, X_res, y_res = _fit(X, y, histogram=histogram)
+    n_new = est.sampling_strategy_[1]
+    assert X_res.shape == (len(X) + n_new, X.shape[1])
+    np.testing.assert_array_equal(X_res[: len(X)], X)
+    np.testing.assert_array_equal(y_res[: len(y)], y)
+    assert np.all(y_res[len(y):] == 1)
+    lo, hi = est.bounds_
+    assert np.all(X_res[len(X):] >= lo) and np.all(X_res[len(X):] <= hi)
+    assert est.histogram_ == histogram and est.n_cells_ == 4
+    assert set(est.noisy_counts_) == {1}
+
+
+def test_strategy_comes_from_noisy_counts(data):
+    X, y = data
+    est, _, _ = _fit(X, y)
+    noisy = est.noisy_class_counts_
+    assert set(noisy) == {0, 1}
+    assert est.sampling_strategy_ == {1: noisy[0] - noisy[1]}
+    # the noisy sizes are not the true ones in general (geometric noise at ε = 0.1,
+    # P(Z = 0) = 0.05 per class; over 20 seeds both exact every time has prob ~1e-52)
+    truth = Counter(y.tolist())
+    exact = 0
+    for seed in range(20):
+        e, _, _ = _fit(X, y, random_state=seed)
+        exact += e.noisy_class_counts_ == dict(truth)
+    assert exact < 20
+
+
+def test_public_counts_use_imblearn_semantics(data):
+    X, y = data
+    est, _, y_res = _fit(X, y, class_counts="public")
+    assert not hasattr(est, "noisy_class_counts_")
+    assert est.sampling_strategy_ == check_sampling_strategy("auto", y, "over-sampling")
+    counts = Counter(y_res.tolist())
+    assert counts[0] == counts[1]
+    assert "public" in est.privacy_cost().notes[0]
+    # refitting a private estimator as public drops the old noisy sizes
+    est2, _, _ = _fit(X, y)
+    est2.set_params(class_counts="public").fit_resample(X, y)
+    assert not hasattr(est2, "noisy_class_counts_")
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    ["auto", "minority", "not minority", "not majority", "all",
+     {0: 500, 1: 400, 2: 300}, {2: 500},
+     lambda y: {c: 2 * n for c, n in Counter(y.tolist()).items()}],
+)
+def test_n_synthetic_matches_imblearn_on_exact_counts(strategy):
+    y = np.repeat([0, 1, 2], [300, 120, 40])
+    expected = check_sampling_strategy(strategy, y, "over-sampling")
+    classes, counts = np.unique(y, return_counts=True)
+    n_new, targeted = _n_synthetic(strategy, classes, counts[None])
+    got = {c: int(n) for c, n, t in zip(classes.tolist(), n_new[0], targeted[0]) if t}
+    assert got == dict(expected)
+
+
+def test_n_synthetic_float_and_clamping():
+    classes = np.array([0, 1])
+    n_new, targeted = _n_synthetic(0.5, classes, [[1000, 100], [1000, 700], [90, -5]])
+    np.testing.assert_array_equal(n_new, [[0, 400], [0, 0], [0, 45]])
+    np.testing.assert_array_equal(targeted, [[False, True]] * 3)
+    # a dict asking for fewer rows than the noisy size gives 0, not an error
+    n_new, _ = _n_synthetic({1: 50}, classes, [[1000, 100]])
+    np.testing.assert_array_equal(n_new, [[0, 0]])
+    with pytest.raises(ValueError, match="binary"):
+        _n_synthetic(0.5, np.array([0, 1, 2]), [[5, 3, 1]])
+    with pytest.raises(ValueError, match="not present"):
+        _n_synthetic({7: 3}, classes, [[5, 3]])
+
+
+def test_multiclass_and_string_labels():
+    X, y = make_classification(n_samples=900, n_features=3, n_informative=3, n_redundant=0,
+                               n_classes=3, weights=[0.7, 0.2], random_state=1)
+    labels = np.array(["a", "b", "c"])[y]
+    est, _, y_res = _fit(X, labels, sampling_strategy="not majority")
+    assert set(est.noisy_counts_) == set(est.sampling_strategy_) == {"b", "c"}
+    assert Counter(y_res.tolist())["c"] == np.sum(labels == "c") + est.sampling_strategy_["c"]
+
+
+def test_privacy_cost_spent_and_accountant(data):
+    X, y = data
+    est = DPSMOTE(epsilon=0.7, bounds=(-6, 6), random_state=0, accountant=BudgetAccountant())
+    cost = est.privacy_cost()  # before fit, from parameters only
+    assert cost.epsilon == pytest.approx(0.7) and cost.delta == 0 and cost.notion == "pure ε-DP"
+    est.fit_resample(X, y)
+    assert est.privacy_spent_.epsilon == pytest.approx(0.7)
+    assert est.accountant.total()[0] == pytest.approx(0.7)
+    est.fit_resample(X, y)
+    assert est.accountant.total()[0] == pytest.approx(1.4)
+
+
+def test_no_synthetic_rows_spends_count_budget_only(data):
+    X, y = data
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, sampling_strategy={0: 0})
+    with pytest.warns(UserWarning, match="no synthetic rows"):
+        X_res, _ = est.fit_resample(X, y)
+    assert len(X_res) == len(X) and est.noisy_counts_ == {}
+    assert est.privacy_spent_.epsilon == pytest.approx(0.1)
+
+
+def test_reproducible_and_generator(data):
+    X, y = data
+    _, a, _ = _fit(X, y, random_state=3)
+    _, b, _ = _fit(X, y, random_state=3)
+    np.testing.assert_array_equal(a, b)
+    _, c, _ = _fit(X, y, random_state=np.random.default_rng(3))
+    assert c.shape[1] == a.shape[1]
+
+
+def test_float32_preserved(data):
+    X, y = data
+    _, X_res, _ = _fit(X.astype(np.float32), y)
+    assert X_res.dtype == np.float32
+
+
+def test_bounds_none_warns_and_is_stored(data):
+    X, y = data
+    with pytest.warns(PrivacyLeakWarning):
+        est, _, _ = _fit(X, y, bounds=None)
+    np.testing.assert_allclose(est.bounds_[0], X.min(axis=0))
+    assert est.bounds is None  # parameter untouched
+
+
+def test_out_of_bounds_rows_are_clipped_into_edge_cells(data):
+    X, y = data
+    X = X.copy()
+    X[y == 1] *= 100.0  # far outside the bounds
+    est, X_res, _ = _fit(X, y, bounds=(-1, 1), histogram="dense")
+    synth = X_res[len(X):]
+    assert np.all(np.abs(synth) <= 1)
+    hist = est.noisy_counts_[1]
+    assert hist.shape == (4,) * 4
+    # the minority mass sits in the 2**4 corner cells (all coordinates 0 or 3);
+    # noise: 16 corner cells vs 240 others, total minority ~180 -> corners win
+    corners = hist[np.ix_(*[[0, 3]] * 4)]
+    assert np.maximum(corners, 0).sum() > 0.5 * np.maximum(hist, 0).sum()
+
+
+def test_pickle_clone_and_pandas(data):
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    Xdf = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    ys = pd.Series(y, name="label")
+    est = DPSMOTE(bounds=(-6, 6), random_state=0)
+    X_res, y_res = est.fit_resample(Xdf, ys)
+    assert isinstance(X_res, pd.DataFrame) and list(X_res.columns) == list(Xdf.columns)
+    assert isinstance(y_res, pd.Series) and y_res.name == "label"
+    assert list(est.feature_names_in_) == list(Xdf.columns)
+    clone(est)
+    est2 = pickle.loads(pickle.dumps(est))
+    assert est2.sampling_strategy_ == est.sampling_strategy_
+
+
+# -- bad input ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"epsilon": 0}, "epsilon"),
+        ({"granularity": 0}, "granularity"),
+        ({"granularity": 1.5}, "granularity"),
+        ({"connectivity": -1}, "connectivity"),
+        ({"count_share": 1.0}, "count_share"),
+        ({"class_counts": "exact"}, "class_counts"),
+        ({"histogram": "hash"}, "histogram"),
+        ({"bounds": (1, 1)}, "lower must be < upper"),
+        ({"bounds": ([0, 0], [1, 1])}, "shape"),
+    ],
+)
+def test_bad_parameters(data, params, match):
+    X, y = data
+    params = {"bounds": (-6, 6), **params}
+    with pytest.raises(ValueError, match=match):
+        DPSMOTE(**params).fit_resample(X, y)
+
+
+def test_bad_data(data):
+    X, y = data
+    est = DPSMOTE(bounds=(-6, 6), random_state=0)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit_resample(Xn, y)
+    with pytest.raises(ValueError, match="more than 1 class"):
+        est.fit_resample(X, np.zeros(len(X), int))
+    Xs = X.astype(object)
+    Xs[5, 0] = "secret-category"
+    with pytest.raises(ValueError, match="numeric features only") as info:
+        est.fit_resample(Xs, y)
+    assert "secret" not in str(info.value)  # no data values in errors
+    assert "Categorical data is out of scope" in str(info.value)
+    with pytest.raises(ValueError, match="histogram='dense'"):
+        DPSMOTE(bounds=(-6, 6), histogram="dense", granularity=0.005).fit_resample(X, y)
+
+
+def test_bad_pandas_column(data):
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    df = pd.DataFrame(X, columns=list("abcd"))
+    df["colour"] = pd.Categorical(np.where(y == 1, "red", "blue"))
+    with pytest.raises(ValueError, match=r"non-numeric columns \['colour'\]"):
+        DPSMOTE(bounds=(-6, 6)).fit_resample(df, y)
+
+
+# -- grid and ℓ-ball ------------------------------------------------------------
+
+
+def test_n_cells_from_granularity():
+    assert [_n_cells(g) for g in (1.0, 0.5, 0.25, 0.3, 0.1, 1 / 3)] == [1, 2, 4, 4, 10, 3]
+
+
+def test_grid_coordinates_clip_and_close_last_cell():
+    grid = Grid(np.array([0.0]), np.array([4.0]), 4)
+    coords = grid.coordinates(np.array([[-1.0], [0.0], [0.99], [1.0], [4.0], [9.0]]))
+    np.testing.assert_array_equal(coords.ravel(), [0, 0, 0, 1, 3, 3])
+    np.testing.assert_allclose(grid.centres([[0], [3]]).ravel(), [0.5, 3.5])
+
+
+@pytest.mark.parametrize("d, ell, n_cells", [(1, 2, 4), (3, 2, 4), (5, 3, 2), (30, 2, 4), (4, 0, 4)])
+def test_ball_offsets(d, ell, n_cells):
+    dense, support, delta = ball_offsets(d, ell, n_cells)
+    assert len(dense) == n_ball_offsets(d, ell, n_cells)
+    assert not dense[0].any()  # the centre itself first
+    assert len(np.unique(dense, axis=0)) == len(dense)
+    assert np.abs(dense).sum(axis=1).max() <= ell and np.abs(dense).max() <= n_cells - 1
+    rebuilt = np.zeros_like(dense)
+    for s in range(support.shape[1]):
+        np.add.at(rebuilt, (np.arange(len(dense)), support[:, s]), delta[:, s])
+    np.testing.assert_array_equal(rebuilt, dense)
+    if (d, ell, n_cells) == (30, 2, 4):
+        assert len(dense) == 1 + 2 * 30 + 2 * 30 + 4 * (30 * 29 // 2)  # 1861
+    # brute force in low dimension
+    if d <= 5:
+        grid = np.stack(np.meshgrid(*[np.arange(-ell, ell + 1)] * d), -1).reshape(-1, d)
+        keep = (np.abs(grid).sum(1) <= ell) & (np.abs(grid).max(1) <= n_cells - 1)
+        assert len(grid[keep]) == len(dense)
+
+
+def test_ball_too_large_is_refused():
+    with pytest.raises(ValueError, match="connectivity"):
+        ball_offsets(60, 6, 4)
+
+
+# -- phase 2 --------------------------------------------------------------------
+
+
+def test_phase2_exact_pair_probabilities():
+    # 1-D, counts [3, 1, 0, 0], ℓ = 1. Pairs (centre, neighbour) and their probability:
+    # (0,0) 9/16 -> z = 0.5; (1,1) 1/16 -> z = 1.5; (0,1),(1,0) 6/16 -> z in (0.5, 1.5).
+    grid = Grid(np.array([0.0]), np.array([4.0]), 4)
+    z = sample_synthetic(grid, np.array([3, 1, 0, -2]), 40_000, 1, np.random.default_rng(0))
+    z = z.ravel()
+    freq = [np.mean(z == 0.5), np.mean(z == 1.5), np.mean((z > 0.5) & (z < 1.5))]
+    # 6 sigma per cell with 40k draws: false failure < 1e-8
+    for f, p in zip(freq, [9 / 16, 1 / 16, 6 / 16]):
+        assert abs(f - p) < 6 * np.sqrt(p * (1 - p) / 40_000)
+    assert np.all((z >= 0.5) & (z <= 1.5))
+
+
+def test_phase2_one_uniform_per_coordinate():
+    # two cells (0,0) and (1,1), ℓ = 2: mixed pairs fill the whole square between
+    # the centres, not only its diagonal
+    grid = Grid(np.zeros(2), np.full(2, 2.0), 2)
+    hist = np.array([[5, 0], [0, 5]])
+    z = sample_synthetic(grid, hist, 5000, 2, np.random.default_rng(1))
+    mixed = (z[:, 0] != z[:, 1])
+    assert mixed.mean() > 0.3
+    assert np.all((z >= 0.5) & (z <= 1.5))
+    assert np.mean(z[:, 0] > z[:, 1]) > 0.15  # off-diagonal both ways
+
+
+def test_phase2_connectivity_zero_gives_centres():
+    grid = Grid(np.zeros(2), np.ones(2), 4)
+    hist = np.zeros((4, 4), int)
+    hist[1, 2] = 7
+    z = sample_synthetic(grid, hist, 100, 0, np.random.default_rng(0))
+    np.testing.assert_allclose(z, np.tile([0.375, 0.625], (100, 1)))
+
+
+def test_phase2_all_nonpositive_is_uniform():
+    grid = Grid(np.zeros(2), np.ones(2), 4)
+    z = sample_synthetic(grid, -np.ones((4, 4), int), 4000, 2, np.random.default_rng(0))
+    assert np.all((z >= 0.125) & (z <= 0.875))
+    # uniform centres: each quarter of the first axis ~ 1/4 (6 sigma, false failure < 1e-8)
+    q = np.floor(z[:, 0] * 4)
+    assert q.min() >= 0
+    assert abs(np.mean(z[:, 0] < 0.5) - 0.5) < 6 * np.sqrt(0.25 / 4000)
+
+
+def test_sparse_and_dense_phase2_are_identical_given_same_histogram():
+    rng = np.random.default_rng(5)
+    grid = Grid(np.zeros(3), np.ones(3), 4)
+    hist = rng.integers(-3, 6, size=(4, 4, 4))
+    pos = np.argwhere(hist > 0).astype(grid.coord_dtype)
+    sparse = SparseHistogram(pos, hist[hist > 0].astype(np.int64), threshold=1)
+    a = sample_synthetic(grid, hist, 3000, 2, np.random.default_rng(9))
+    b = sample_synthetic(grid, sparse, 3000, 2, np.random.default_rng(9))
+    np.testing.assert_array_equal(a, b)
+
+
+class _VoidGrid(Grid):
+    @property
+    def fits_int64(self):
+        return False
+
+
+def test_void_keys_lookup_matches_int_codes():
+    rng = np.random.default_rng(2)
+    args = (np.zeros(3), np.ones(3), 4)
+    cells = np.unique(rng.integers(0, 4, size=(30, 3)), axis=0).astype(np.int16)
+    counts = rng.integers(1, 9, size=len(cells))
+    all_cells = np.argwhere(np.ones((4, 4, 4))).astype(np.int16)
+    res = []
+    for grid in (Grid(*args), _VoidGrid(*args)):
+        keys = grid.keys(cells)
+        order = np.argsort(keys)
+        w = _Weights(grid, SparseHistogram(cells[order], counts[order], 1))
+        res.append(w.lookup(grid.keys(all_cells)))
+    np.testing.assert_array_equal(res[0], res[1])
+    # the sampler also runs on the void path
+    grid = _VoidGrid(*args)
+    order = np.argsort(grid.keys(cells))
+    z = sample_synthetic(grid, SparseHistogram(cells[order], counts[order], 1), 500, 2,
+                         np.random.default_rng(0))
+    assert z.shape == (500, 3) and np.all((z > 0) & (z < 1))
+
+
+def test_sparse_beyond_int64_cells():
+    # 5 cells per feature at d = 30: 5**30 ~ 9e20 cells > int64
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(600, 30)), rng.normal(0.3, 0.05, size=(300, 30))]
+    y = np.r_[np.zeros(600, int), np.ones(300, int)]
+    est = DPSMOTE(epsilon=2.0, bounds=(-3, 3), granularity=0.2, random_state=0)
+    X_res, _ = est.fit_resample(X, y)
+    assert est.histogram_ == "sparse" and est.n_cells_ == 5
+    hist = est.noisy_counts_[1]
+    assert hist.threshold > 1 and np.all(hist.counts >= hist.threshold)
+    # the 300 minority rows share one cell: it survives the threshold
+    # (θ ~ 40 at ε_h = 1.8; noise beyond 260 has probability ~e^-400)
+    centre_cell = np.full(30, 2)  # 0.3 lies in [-0.6, 0.6)
+    assert any((c == centre_cell).all() for c in hist.cells)
+    assert len(X_res) == len(X) + est.sampling_strategy_[1]
+
+
+# -- sparse release = dense release filtered at θ ----------------------------------
+
+
+@pytest.mark.parametrize("threshold", [1, 3])
+def test_sparse_release_distribution_matches_dense(threshold):
+    # per-cell pass probability and mean of passing values, sparse vs dense
+    # (exact formula); 4000 runs, 6-sigma tolerance on 4 cells: false failure < 1e-7
+    grid = Grid(np.zeros(2), np.ones(2), 4)
+    coords = np.array([[0, 0]] * 3 + [[2, 1]], dtype=np.int16)  # cells (0,0):3, (2,1):1
+    eps, runs = 0.8, 4000
+    rng = np.random.default_rng(11)
+    passed = np.zeros((runs, 4, 4), bool)
+    n_released = np.zeros(runs)
+    for r in range(runs):
+        h = release_sparse(grid, coords, eps, threshold, rng)
+        passed[r][tuple(h.cells.T)] = True
+        n_released[r] = len(h.counts)
+        assert np.all(h.counts >= threshold)
+    for cell, true in [((0, 0), 3), ((2, 1), 1), ((3, 3), 0), ((1, 2), 0)]:
+        k = threshold - true  # pass iff Z >= k
+        if k >= 1:
+            p = geometric_tail(eps, k)
+        else:
+            p = 1 - geometric_tail(eps, 1 - k) * 1.0  # P(Z >= k) = 1 - P(Z <= k-1) = 1 - P(Z >= 1-k)
+        f = passed[:, cell[0], cell[1]].mean()
+        assert abs(f - p) < 6 * np.sqrt(p * (1 - p) / runs) + 1e-9, (cell, f, p)
+    # empty cells: expected count of released empty cells is 14 * P(Z >= θ)
+    expect = 2 * (1 - 0) * 0 + 14 * geometric_tail(eps, threshold)
+    empty_released = n_released - passed[:, 0, 0] - passed[:, 2, 1]
+    sd = np.sqrt(14 * geometric_tail(eps, threshold) / runs)
+    assert abs(empty_released.mean() - expect) < 6 * sd + 1e-9
+
+
+def test_choose_threshold_rule():
+    # θ is the smallest integer with spurious mass <= 0.1 * class size
+    for m, eps, n in [(4**30, 0.9, 1e5), (4**8, 0.9, 300), (10, 1.0, 1e6)]:
+        theta = choose_threshold(m, eps, n)
+        def mass(t, m=m, eps=eps):
+            a = np.exp(-eps)
+            return m * geometric_tail(eps, t) * (t + a / (1 - a))
+
+        assert mass(theta) <= 0.1 * n
+        assert theta == 1 or mass(theta - 1) > 0.1 * n
+
+
+def test_release_dense_batch_shape_and_noise_scale():
+    true = np.array([5, 0, 2])
+    out = release_dense(true, 1.0, np.random.default_rng(0), n_runs=20_000)
+    assert out.shape == (20_000, 3) and out.dtype == np.int64
+    # variance of two-sided geometric: 2a/(1-a)^2 at a = e^-1 ~ 1.84; 6-sigma-ish band
+    var = out.var(axis=0)
+    a = np.exp(-1)
+    assert np.all(np.abs(var - 2 * a / (1 - a) ** 2) < 0.15)
+    np.testing.assert_allclose(out.mean(axis=0), true, atol=0.07)
+
+
+def test_release_synopsis_batch(data):
+    X, y = data
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6))
+    batch = release_synopsis_batch(est, X, y, 500, random_state=0)
+    assert batch.noisy_class_counts.shape == (500, 2) and batch.noisy_counts.shape == (500, 256)
+    assert batch.stacked().shape == (500, 2 + 2 + 256)
+    np.testing.assert_array_equal(batch.n_synthetic[:, 1],
+                                  np.maximum(batch.noisy_class_counts.max(1)
+                                             - np.maximum(batch.noisy_class_counts[:, 1], 0), 0)
+                                  * (batch.noisy_class_counts.argmax(1) == 0))
+    assert not hasattr(est, "sampling_strategy_")  # estimator untouched
+    pub = release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10)
+    assert pub.noisy_class_counts is None and np.all(pub.n_synthetic[:, 1] == np.ptp(np.bincount(y)))
+
+
+# -- pipelines -------------------------------------------------------------------
+
+
+def test_pipeline_with_diffprivlib_and_grid_search():
+    pytest.importorskip("diffprivlib")
+    from diffprivlib.models import LogisticRegression
+    from imblearn.pipeline import Pipeline
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = make_classification(n_samples=600, n_features=4, weights=[0.85], random_state=0)
+    X = np.clip(X, -4, 4)
+    pipe = Pipeline([
+        ("dpsmote", DPSMOTE(bounds=(-4, 4), random_state=0)),
+        ("clf", LogisticRegression(epsilon=1.0, data_norm=8.0, random_state=0)),
+    ])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = GridSearchCV(pipe, {"dpsmote__epsilon": [0.5, 2.0], "clf__epsilon": [1.0, 5.0]},
+                              cv=2, scoring="roc_auc")
+        search.fit(X, y)
+    assert set(search.best_params_) == {"dpsmote__epsilon", "clf__epsilon"}
+    assert search.best_estimator_.named_steps["dpsmote"].privacy_spent_.epsilon in (0.5, 2.0)
+    assert search.predict(X).shape == (600,)
+
+
+def test_many_features_single_cell_uses_sparse():
+    # granularity=1: one cell per feature; 40 features exceed numpy's dense axes
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 40))
+    y = np.r_[np.zeros(45, int), np.ones(15, int)]
+    est = DPSMOTE(bounds=(0, 1), granularity=1.0, random_state=0)
+    X_res, _ = est.fit_resample(X, y)
+    assert est.histogram_ == "sparse"
+    np.testing.assert_allclose(X_res[60:], 0.5)  # the only cell centre
+    with pytest.raises(ValueError, match="at most 32 features"):
+        DPSMOTE(bounds=(0, 1), granularity=1.0, histogram="dense").fit_resample(X, y)
+
+
+def test_distinct_empty_cells_rejection_path_is_uniform():
+    from skdp_anomaly.over_sampling._grid import _distinct_empty_cells
+
+    grid = Grid(np.zeros(9), np.ones(9), 4)  # 2**18 cells: rejection sampling path
+    rng = np.random.default_rng(0)
+    nonempty = np.unique(grid.keys(grid.random_coordinates(20_000, rng)))
+    cells = _distinct_empty_cells(grid, 6000, nonempty, rng)
+    keys = grid.keys(cells)
+    assert len(np.unique(keys)) == 6000
+    assert not np.isin(keys, nonempty).any()
+    # each coordinate value has frequency 1/4 (6 sigma per value: false failure < 1e-7)
+    freq = np.stack([(cells == v).mean(axis=0) for v in range(4)])
+    assert np.all(np.abs(freq - 0.25) < 6 * np.sqrt(0.25 * 0.75 / 6000))
+
+
+def test_sparse_spurious_values_follow_conditional_noise():
+    # empty cells that pass θ carry Z | Z >= θ = θ + Geometric: mean θ + a/(1-a)
+    grid = Grid(np.zeros(6), np.ones(6), 4)  # 4096 empty cells
+    eps, theta = 1.0, 2
+    rng = np.random.default_rng(3)
+    vals = np.concatenate([release_sparse(grid, np.zeros((0, 6), np.int16), eps, theta, rng).counts
+                           for _ in range(300)])
+    a = np.exp(-eps)
+    expect_n = 300 * 4096 * geometric_tail(eps, theta)
+    assert abs(len(vals) - expect_n) < 6 * np.sqrt(expect_n)  # false failure < 1e-8
+    sd = np.sqrt(a) / (1 - a) / np.sqrt(len(vals))
+    assert abs(vals.mean() - (theta + a / (1 - a))) < 6 * sd
+    assert vals.min() >= theta
+
+
+def test_d30_int64_codes_path():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(500, 30)), rng.normal(0.5, 0.1, size=(400, 30))]
+    y = np.r_[np.zeros(500, int), np.ones(400, int)]
+    est = DPSMOTE(epsilon=2.0, bounds=(-4, 4), random_state=0)
+    X_res, _ = est.fit_resample(X, y)
+    assert est.histogram_ == "sparse" and 4**30 < 2**63
+    hist = est.noisy_counts_[1]
+    # all 400 minority rows share cell (2,…,2): it survives θ (≈ 30 at ε_h = 1.8)
+    assert any((c == 2).all() for c in hist.cells)
+    synth = X_res[len(X):]
+    assert len(synth) == est.sampling_strategy_[1] and np.all(np.abs(synth) <= 4)
