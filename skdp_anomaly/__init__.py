@@ -2,17 +2,38 @@
 
 Public API
 ----------
-privacy
-    Vectorised DP mechanisms, :class:`~skdp_anomaly.privacy.PrivacyCost` and
-    composition.
-audit
+DPSMOTE
+    Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
+PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
+    Private nonparametric change-point detection, offline and online (thesis ch. 2).
+audit, AuditResult
     Empirical lower bound on ε (Clopper–Pearson).
-check_privacy_budget, PrivacyBudgetError, BudgetedPipeline
-    Pipeline-aware privacy budget validation.
+PrivacyCost
+    The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
+    and composition.
 """
 
 from ._version import __version__
 from .auditing import AuditResult, audit
+from .changepoint import (
+    PrivateChangePointDetector,
+    ThresholdRange,
+    drift_index_to_original,
+    drift_transform,
+    threshold_range,
+)
+from .over_sampling import DPSMOTE
 from .privacy import PrivacyCost
 
-__all__ = ["AuditResult", "PrivacyCost", "__version__", "audit"]
+__all__ = [
+    "AuditResult",
+    "DPSMOTE",
+    "PrivacyCost",
+    "PrivateChangePointDetector",
+    "ThresholdRange",
+    "__version__",
+    "audit",
+    "drift_index_to_original",
+    "drift_transform",
+    "threshold_range",
+]
