@@ -299,19 +299,19 @@ def test_drift_transform_and_mapping():
         drift_transform([1.0, -1.0], f_inverse=np.log)
     with pytest.raises(TypeError, match="callable"):
         drift_transform([1.0, 2.0], f_inverse="log")
-    assert drift_index_to_original(0) == 1
-    np.testing.assert_array_equal(drift_index_to_original(np.array([3, 49])), [7, 99])
+    assert drift_index_to_original(0) == 0
+    np.testing.assert_array_equal(drift_index_to_original(np.array([3, 50])), [6, 100])
     with pytest.raises(TypeError):
         drift_index_to_original(1.5)
 
 
 def test_drift_detection_figure_2_4_setting():
-    # η = 1, ξ0 = 0, ξ1 = 5, e_t ~ N(0,1), n = 200; t* = 101 (odd, so the
-    # reduction is exact). ε = 5, 300 series: observed P(|t̃ - t*| <= 20) ≈ 0.81,
-    # asserting > 0.7 has a false-failure probability ~1e-5 (binomial tail).
+    # η = 1, ξ0 = 0, ξ1 = 5, e_t ~ N(0,1), n = 200; t* = 100 as in Figure 2.4
+    # (even, so t̂ = 2k is exact). ε = 5, 300 series: observed P(|t̃ - t*| <= 20)
+    # ≈ 0.8, asserting > 0.7 has a false-failure probability ~1e-5 (binomial tail).
     rng = np.random.default_rng(11)
     t = np.arange(1, 201)
-    t_star = 101
+    t_star = 100
     mu = np.where(t <= t_star, 1.0, 1.0 + (t - t_star) * 5.0)
     X = mu + rng.normal(size=(300, 200))
     Y = np.stack([drift_transform(x) for x in X])
@@ -320,6 +320,11 @@ def test_drift_detection_figure_2_4_setting():
     assert np.mean(np.abs(t_hat - t_star) <= 20) > 0.7
     k_inf = pncpd_batch(Y, epsilon=math.inf, gamma=0.1, direction="increase")
     assert np.mean(drift_index_to_original(k_inf) == t_star) > 0.9
+    # t* = 2k and 2k + 1 give the same differences: an odd t* is found off by one
+    X_odd = np.where(t <= 101, 1.0, 1.0 + (t - 101) * 5.0) + rng.normal(size=(300, 200))
+    Y_odd = np.stack([drift_transform(x) for x in X_odd])
+    k_odd = pncpd_batch(Y_odd, epsilon=math.inf, gamma=0.1, direction="increase")
+    assert np.mean(drift_index_to_original(k_odd) == 100) > 0.9
 
 
 # -------------------------------------------------------------- thresholds

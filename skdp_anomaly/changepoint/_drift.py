@@ -85,13 +85,10 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
 def drift_index_to_original(k):
     """Map a change point of :func:`drift_transform`'s output to the original series.
 
-    ``k`` pre-change differences cover the original points ``x_1 .. x_{2k}``;
-    following the thesis (footnote to §2.5: the change lies in the pair
-    ``(x_{2k+1}, x_{2k+2})`` and the estimate is its first element) the
-    estimated drift change time is ``t̂ = 2k + 1``, the 1-based index of the
-    last point of the old slope, i.e. directly comparable with ``t*`` of the
-    drift model (and also the 0-based index of the first point after it).
-    Exact when ``t*`` is odd; off by one when ``t*`` is even.
+    ``k`` pre-change differences ``y_1 .. y_k`` cover the original points
+    ``x_1 .. x_{2k}``. The estimate is ``t̂ = 2k`` ("twice the output of
+    PNCPD", §2.5), the number of points on the old slope, directly comparable
+    with ``t*`` of the drift model (``x_1 .. x_{t*}`` follow the old slope).
 
     Parameters
     ----------
@@ -101,20 +98,33 @@ def drift_index_to_original(k):
     Returns
     -------
     int or ndarray of int64
-        ``2k + 1`` (vectorised for arrays, e.g. Monte Carlo runs).
+        ``2k`` (vectorised for arrays, e.g. Monte Carlo runs).
+
+    Notes
+    -----
+    Under the drift model of §2.5 (``μ_t`` continuous, slope ``ξ0`` up to
+    ``t*`` and ``ξ1`` after), ``t* = 2k`` and ``t* = 2k + 1`` give the *same*
+    distribution of the differences: in both cases ``y_1 .. y_k`` have mean
+    ``ξ0`` and ``y_{k+1}, ...`` mean ``ξ1`` (for ``t* = 2k + 1``,
+    ``μ_{2k+2} - μ_{2k+1} = ξ1``). The change time is therefore identifiable
+    from the differences only up to this pair, and the thesis' footnote
+    (choose ``2k + 1`` and "``y_{t*/2}`` is distributed differently" when
+    ``t*`` is even) does not hold for the model as defined. We follow the
+    section's text (``2k``), which is exact for even ``t*`` such as the
+    ``t* = 100`` of Figure 2.4, and off by one for odd ``t*``.
 
     Examples
     --------
     >>> from skdp_anomaly.changepoint import drift_index_to_original
-    >>> drift_index_to_original(49)
-    99
+    >>> drift_index_to_original(50)
+    100
     >>> drift_index_to_original([0, 10]).tolist()
-    [1, 21]
+    [0, 20]
     """
     arr = np.asarray(k)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"k must be an int or an array of ints, got {k!r}.")
     if np.any(arr < 0):
         raise ValueError("k must be >= 0.")
-    out = 2 * arr.astype(np.int64) + 1
+    out = 2 * arr.astype(np.int64)
     return int(out) if out.ndim == 0 else out

@@ -1,0 +1,151 @@
+"""Small helpers shared by the change-point benchmarks (``bench_changepoint_*``).
+
+Data generators for the thesis' simulation settings (seed 004, §2.6), the
+β(α) accuracy curve of Definition 2.1, markdown tables, JSON output and a
+brute-force O(n²) Mann–Whitney statistic (2.1) used only as an independent
+reference to check the package's fast statistic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+#: α grid for the β(α) tables (the paper's figures run α from 0 to ~50).
+ALPHAS = (0, 1, 2, 3, 5, 10, 15, 20, 30, 50)
+
+
+# --------------------------------------------------------------------- data
+def mean_shift(rng, runs: int, n: int, k_star: int, mu0: float, mu1: float, sd: float = 1.0):
+    """``runs`` series of length ``n``: N(mu0, sd²) for the first ``k_star``
+    points, N(mu1, sd²) after (the change-point model of §2.2.1)."""
+    x = rng.normal(0.0, sd, size=(runs, n))
+    x[:, :k_star] += mu0
+    x[:, k_star:] += mu1
+    return x
+
+
+def drift_series(rng, runs: int, n: int, t_star: int, eta: float, xi0: float, xi1: float):
+    """The drift change model of §2.5/§2.6.2: ``x_t = mu_t + e_t``, t = 1..n,
+    ``mu_t = eta - (t*-t) xi0`` for t <= t*, ``eta + (t-t*) xi1`` after,
+    e_t ~ N(0, 1)."""
+    t = np.arange(1, n + 1, dtype=np.float64)
+    mu = np.where(t <= t_star, eta - (t_star - t) * xi0, eta + (t - t_star) * xi1)
+    return mu + rng.normal(size=(runs, n))
+
+
+# ---------------------------------------------------------------- statistic
+def mw_statistic_bruteforce(x) -> np.ndarray:
+    """V(k) of Eq. (2.1) for k = 1..n-1 (entry k-1), by brute force.
+
+    Accepts a 1-D series or a 2-D batch (one series per row). O(n²) memory:
+    for checks on small n only.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    batch = x.ndim == 2
+    x = np.atleast_2d(x)
+    n = x.shape[1]
+    gt = (x[:, :, None] > x[:, None, :]).astype(np.int64)  # gt[r, i, j] = I(x_i > x_j)
+    row_tot = gt.sum(axis=2).cumsum(axis=1)  # sum_{i<=k} sum_j
+    corner = gt.cumsum(axis=1).cumsum(axis=2)  # sum_{i<=a, j<=b}
+    k = np.arange(1, n)
+    s = row_tot[:, k - 1] - corner[:, k - 1, k - 1]  # sum_{i<=k<j}
+    v = s / (k * (n - k))
+    return v if batch else v[0]
+
+
+def k_range(n: int, gamma: float) -> np.ndarray:
+    """Candidate change points {ceil(γn), ..., floor((1-γ)n)} of Algorithm 3."""
+    return np.arange(int(np.ceil(gamma * n)), int(np.floor((1 - gamma) * n)) + 1)
+
+
+# ------------------------------------------------------------------ metrics
+def beta_curve(k_tilde, k_star, alphas=ALPHAS) -> list[float]:
+    """Empirical β(α) = Pr[|k̃ - k*| > α] (Definition 2.1) for each α.
+
+    ``k_tilde`` may contain NaN for runs without an estimate (e.g. no alarm
+    online); those count as errors at every α.
+    """
+    k_tilde = np.asarray(k_tilde, dtype=np.float64)
+    err = np.abs(k_tilde - k_star)
+    err = np.where(np.isnan(err), np.inf, err)
+    return [float(np.mean(err > a)) for a in alphas]
+
+
+# ------------------------------------------------------------------- output
+def md_table(headers, rows, floatfmt: str = ".3f") -> str:
+    """A GitHub markdown table; floats formatted with ``floatfmt``."""
+
+    def fmt(v):
+        if isinstance(v, (float, np.floating)):
+            if np.isnan(v):
+                return "–"
+            return format(float(v), floatfmt)
+        return str(v)
+
+    lines = ["| " + " | ".join(map(str, headers)) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def environment() -> dict:
+    import numpy
+    info = dict(python=platform.python_version(), numpy=numpy.__version__,
+                machine=platform.machine(), cpus=os.cpu_count(),
+                utc=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    try:
+        import skdp_anomaly
+        info["skdp_anomaly"] = skdp_anomaly.__version__
+    except Exception:  # pragma: no cover - benchmarks only
+        pass
+    return info
+
+
+def write_json(name: str, payload: dict) -> Path:
+    """Write ``benchmarks/results/<name>.json`` (with environment info)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    payload = _finite({"benchmark": name, "environment": environment(), **payload})
+    path.write_text(json.dumps(payload, indent=2, default=_jsonable, allow_nan=False) + "\n")
+    return path
+
+
+def _finite(v):
+    """NaN/±inf -> None (strict JSON), recursively."""
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        return None
+    return v
+
+
+def _jsonable(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, float) and not np.isfinite(v):
+        return str(v)
+    raise TypeError(f"not JSON serialisable: {type(v)}")
+
+
+def median_time(fn, repeats: int = 5, min_time: float = 0.0) -> float:
+    """Median wall time (s) of ``fn()`` over ``repeats`` calls (after one
+    warm-up call when ``min_time`` > 0 is not needed)."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
