@@ -8,6 +8,10 @@ PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_ori
     Private nonparametric change-point detection, offline and online (thesis ch. 2).
 audit, AuditResult
     Empirical lower bound on ε (Clopper–Pearson).
+check_privacy_budget, BudgetedPipeline, PrivacyReport, PrivacyBudgetError, PrivacyLeakError
+    Pipeline-aware privacy budget validation: adds up every step's cost (ours
+    and diffprivlib's), flags steps that learn without privacy, and prices
+    GridSearchCV / RandomizedSearchCV / cross-validation.
 PrivacyCost
     The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
     and composition.
@@ -15,6 +19,13 @@ PrivacyCost
 
 from ._version import __version__
 from .auditing import AuditResult, audit
+from .budget import (
+    BudgetedPipeline,
+    PrivacyBudgetError,
+    PrivacyLeakError,
+    PrivacyReport,
+    check_privacy_budget,
+)
 from .changepoint import (
     PrivateChangePointDetector,
     ThresholdRange,
@@ -27,12 +38,17 @@ from .privacy import PrivacyCost
 
 __all__ = [
     "AuditResult",
+    "BudgetedPipeline",
     "DPSMOTE",
+    "PrivacyBudgetError",
     "PrivacyCost",
+    "PrivacyLeakError",
+    "PrivacyReport",
     "PrivateChangePointDetector",
     "ThresholdRange",
     "__version__",
     "audit",
+    "check_privacy_budget",
     "drift_index_to_original",
     "drift_transform",
     "threshold_range",

@@ -1,0 +1,147 @@
+"""A pipeline that carries a privacy budget and checks it at every fit."""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import ClassVar
+
+from imblearn.pipeline import Pipeline
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+
+from ..privacy import PrivacyCost
+from ._validator import check_privacy_budget, validate_budget
+
+__all__ = ["BudgetedPipeline"]
+
+
+def _final_estimator_can_fit_predict(pipeline) -> bool:
+    return hasattr(pipeline._final_estimator, "fit_predict")
+
+
+class BudgetedPipeline(Pipeline):
+    """An imblearn :class:`~imblearn.pipeline.Pipeline` that validates its privacy budget at fit.
+
+    Before any step is fitted, :func:`check_privacy_budget` prices the
+    pipeline from its parameters; the fit stops with
+    :class:`PrivacyBudgetError` when the total exceeds ``budget``, and leaks
+    are warned, raised or ignored according to ``on_leak``. Samplers
+    (``fit_resample``) and sklearn transformers are accepted, as in imblearn.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) tuples
+        As in :class:`imblearn.pipeline.Pipeline`.
+    budget : None, float, PrivacyCost or (epsilon, delta), default=None
+        Maximum privacy cost of **one** fit of this pipeline. None only
+        reports.
+    on_leak : {"warn", "raise", "ignore"}, default="warn"
+        See :func:`check_privacy_budget`.
+    transform_input, memory, verbose
+        As in :class:`imblearn.pipeline.Pipeline`.
+
+    Attributes
+    ----------
+    privacy_report_ : PrivacyReport
+        The report of the last fit (parameters only; never fitted data).
+
+    Notes
+    -----
+    The budget is per fit. Under ``GridSearchCV`` each fold fit is checked on
+    its own; price the whole search with ``check_privacy_budget(search)``,
+    which composes all fits a record takes part in.
+
+    The check runs before fitting because diffprivlib overwrites
+    ``bounds=None`` / ``data_norm=None`` with data-derived values during fit:
+    refitting the same (not cloned) object can no longer see that leak.
+
+    Neighbouring relation and notion: those of the steps, composed
+    sequentially (see :func:`check_privacy_budget`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from diffprivlib.models import GaussianNB, StandardScaler
+    >>> from skdp_anomaly.budget import BudgetedPipeline
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.uniform(0, 1, (60, 2)), np.repeat([0, 1], 30)
+    >>> pipe = BudgetedPipeline(
+    ...     [("scale", StandardScaler(epsilon=0.5, bounds=(0, 1), random_state=0)),
+    ...      ("nb", GaussianNB(epsilon=1.0, bounds=(-5, 5), random_state=0))],
+    ...     budget=2.0,
+    ... ).fit(X, y)
+    >>> pipe.privacy_report_.epsilon
+    1.5
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **Pipeline._parameter_constraints,
+        "budget": [
+            None,
+            Interval(Real, 0, None, closed="neither"),
+            PrivacyCost,
+            tuple,
+            list,
+        ],
+        "on_leak": [StrOptions({"warn", "raise", "ignore"})],
+    }
+
+    def __init__(
+        self,
+        steps,
+        *,
+        budget=None,
+        on_leak="warn",
+        transform_input=None,
+        memory=None,
+        verbose=False,
+    ):
+        super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
+        self.budget = budget
+        self.on_leak = on_leak
+
+    def _check_privacy(self):
+        self._validate_params()
+        validate_budget(self.budget)  # finiteness and (ε, δ) shape, beyond the constraints
+        self.privacy_report_ = check_privacy_budget(self, budget=self.budget, on_leak=self.on_leak)
+
+    def privacy_cost(self) -> PrivacyCost:
+        """Total cost of one fit, from the parameters (leaks not included)."""
+        return check_privacy_budget(self, on_leak="ignore").cost
+
+    def fit(self, X, y=None, **params):
+        """Check the privacy budget (sets ``privacy_report_``), then fit the steps.
+
+        Raises :class:`PrivacyBudgetError` before fitting anything when one fit
+        would exceed ``budget``. See :meth:`imblearn.pipeline.Pipeline.fit` for
+        the parameters.
+        """
+        self._check_privacy()
+        return super().fit(X, y, **params)
+
+    @available_if(Pipeline._can_fit_transform)
+    def fit_transform(self, X, y=None, **params):
+        """Check the privacy budget (sets ``privacy_report_``), then ``fit_transform`` of the last step.
+
+        See :meth:`imblearn.pipeline.Pipeline.fit_transform` for the parameters.
+        """
+        self._check_privacy()
+        return super().fit_transform(X, y, **params)
+
+    @available_if(Pipeline._can_fit_resample)
+    def fit_resample(self, X, y=None, **params):
+        """Check the privacy budget (sets ``privacy_report_``), then ``fit_resample`` of the last step.
+
+        See :meth:`imblearn.pipeline.Pipeline.fit_resample` for the parameters.
+        """
+        self._check_privacy()
+        return super().fit_resample(X, y, **params)
+
+    @available_if(_final_estimator_can_fit_predict)
+    def fit_predict(self, X, y=None, **params):
+        """Check the privacy budget (sets ``privacy_report_``), then ``fit_predict`` of the last step.
+
+        See :meth:`imblearn.pipeline.Pipeline.fit_predict` for the parameters.
+        """
+        self._check_privacy()
+        return super().fit_predict(X, y, **params)

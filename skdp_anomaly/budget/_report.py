@@ -1,0 +1,251 @@
+"""The privacy report returned by :func:`check_privacy_budget`, and its errors.
+
+A report is built from estimator *parameters* only (ε, δ, the presence of
+bounds, fold and candidate counts); it holds class names, parameter paths and
+:class:`~skdp_anomaly.privacy.PrivacyCost` values, never an estimator, a
+parameter value such as ``bounds`` or any fitted statistic. It is therefore
+safe to print, log and pickle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..privacy import PrivacyCost
+
+__all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"]
+
+
+class PrivacyBudgetError(ValueError):
+    """The privacy cost of an estimator exceeds the budget given to the validator.
+
+    The :class:`PrivacyReport` that failed is available as ``report``.
+    """
+
+    def __init__(self, message: str, report: PrivacyReport | None = None):
+        super().__init__(message)
+        self.report = report
+
+
+class PrivacyLeakError(PrivacyBudgetError):
+    """Raised instead of a warning when ``on_leak="raise"`` and a step leaks.
+
+    A leak is a step whose privacy loss is not bounded by any ε (a non-private
+    learner, data-derived bounds, hyperparameters chosen on raw scores...), so
+    it is a :class:`PrivacyBudgetError` too: catching that catches both.
+    """
+
+
+def _fmt_eps(value: float) -> str:
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.6g}"
+
+
+def _fmt_delta(value: float) -> str:
+    return "0" if value == 0 else f"{value:.3g}"
+
+
+def _cell(text: str) -> str:
+    # a note may contain '|' (e.g. a path); keep the markdown table intact
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """One row of a :class:`PrivacyReport`.
+
+    Parameters
+    ----------
+    path : str
+        Parameter path of the step, as accepted by ``set_params`` (e.g.
+        ``"preprocess__scaler"``; ``""`` for the estimator itself).
+    estimator : str
+        Class name of the step (or a short description such as ``"refit"``).
+    cost : PrivacyCost
+        Privacy cost the step's DP mechanisms spend per record. ``inf`` for a
+        non-private learner (``leak=True``).
+    note : str
+        Where the number comes from, in words.
+    leak : bool
+        True for a step that learns from the data without differential privacy;
+        its row is not included in the report's total (see
+        :attr:`PrivacyReport.leaks`).
+    """
+
+    path: str
+    estimator: str
+    cost: PrivacyCost
+    note: str = ""
+    leak: bool = False
+
+    @property
+    def epsilon(self) -> float:
+        return self.cost.epsilon
+
+    @property
+    def delta(self) -> float:
+        return self.cost.delta
+
+    @property
+    def notion(self) -> str:
+        """Notion of the row's cost: ``"non-private"`` for a leaking learner,
+        ``"data-independent"`` for a step that costs nothing."""
+        if self.leak:
+            return "non-private"
+        if self.cost == PrivacyCost.zero():
+            return "data-independent"
+        return self.cost.notion
+
+
+@dataclass(frozen=True)
+class PrivacyReport:
+    """Per-step privacy costs of an estimator and their sequential composition.
+
+    Attributes
+    ----------
+    estimator : str
+        Class name of the validated estimator.
+    steps : list of StepCost
+        One row per priced step (path, ε, δ, notion, note).
+    cost : PrivacyCost
+        Sequential composition (:func:`~skdp_anomaly.privacy.compose_sequential`)
+        of the rows of the differentially private steps. Leaking rows are left
+        out: their loss is unbounded and they are listed in ``leaks`` instead.
+    leaks : list of str
+        Everything the ε above does not cover. Empty when the whole estimator
+        is differentially private with cost ``cost``.
+    budget : PrivacyCost or None
+        The budget the report was checked against.
+    notes : list of str
+        Remarks on the composition (e.g. mixed notions, fold assumptions).
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import PrivacyCost
+    >>> from skdp_anomaly.budget import PrivacyReport, StepCost
+    >>> report = PrivacyReport(
+    ...     "Pipeline",
+    ...     [StepCost("a", "A", PrivacyCost(0.5)), StepCost("b", "B", PrivacyCost(1.0))],
+    ...     budget=PrivacyCost(2.0),
+    ... )
+    >>> report.epsilon, report.within_budget, report.is_private
+    (1.5, True, True)
+    """
+
+    estimator: str
+    steps: list = field(default_factory=list)
+    leaks: list = field(default_factory=list)
+    budget: PrivacyCost | None = None
+    notes: list = field(default_factory=list)
+    cost: PrivacyCost = field(init=False)
+
+    def __post_init__(self):
+        from ..privacy import compose_sequential
+
+        object.__setattr__(self, "steps", list(self.steps))
+        object.__setattr__(self, "leaks", list(dict.fromkeys(self.leaks)))
+        object.__setattr__(self, "notes", list(dict.fromkeys(self.notes)))
+        cost = compose_sequential([s.cost for s in self.steps if not s.leak])
+        object.__setattr__(self, "cost", cost)
+
+    # -- totals ------------------------------------------------------------
+    @property
+    def epsilon(self) -> float:
+        """Total ε of the differentially private steps.
+
+        With a leak (``leaks`` non-empty, ``is_private`` False) the estimator
+        as a whole is not differentially private, whatever this value.
+        """
+        return self.cost.epsilon
+
+    @property
+    def delta(self) -> float:
+        """Total δ of the differentially private steps."""
+        return self.cost.delta
+
+    @property
+    def notion(self) -> str:
+        return self.cost.notion
+
+    @property
+    def is_private(self) -> bool:
+        """True when nothing leaks and the total ε is finite."""
+        return not self.leaks and self.cost.is_private
+
+    @property
+    def within_budget(self) -> bool:
+        """Whether total ε and δ are within ``budget`` (True without a budget).
+
+        Leaks are not part of this test; they are governed by ``on_leak``.
+        """
+        if self.budget is None:
+            return True
+        return _leq(self.cost.epsilon, self.budget.epsilon) and _leq(
+            self.cost.delta, self.budget.delta
+        )
+
+    # -- rendering ---------------------------------------------------------
+    def to_markdown(self) -> str:
+        """A markdown table of the rows and the total, then budget, notes and leaks."""
+        lines = [
+            "| step | estimator | ε | δ | notion | note |",
+            "|---|---|---:|---:|---|---|",
+        ]
+        for row in self.steps:
+            lines.append(
+                f"| {_cell(row.path or '(root)')} | {_cell(row.estimator)} | "
+                f"{_fmt_eps(row.epsilon)} | {_fmt_delta(row.delta)} | {row.notion} | "
+                f"{_cell(row.note)} |"
+            )
+        # with a leak the total is only the DP rows' share: say so on the row itself
+        total_notion = self.notion if not self.leaks else f"NOT DP ({len(self.leaks)} leak(s))"
+        lines.append(
+            f"| **total** | {_cell(self.estimator)} | **{_fmt_eps(self.epsilon)}** | "
+            f"**{_fmt_delta(self.delta)}** | {total_notion} | sequential composition of "
+            "the DP rows |"
+        )
+        out = ["\n".join(lines), ""]
+        if self.budget is not None:
+            verdict = "within budget" if self.within_budget else "EXCEEDS the budget"
+            out.append(
+                f"Budget: ε={_fmt_eps(self.budget.epsilon)}, δ={_fmt_delta(self.budget.delta)}"
+                f" → {verdict}."
+            )
+            weaker = (self.cost.gamma > self.budget.gamma) or (
+                self.cost.anomaly_restricted and not self.budget.anomaly_restricted
+            )
+            if weaker:
+                out.append(
+                    f"The total holds only as {self.notion}, a weaker notion than the "
+                    f"budget's ({self.budget.notion}); the budget is compared on ε and δ."
+                )
+        notes = list(dict.fromkeys([*self.notes, *self.cost.notes]))
+        if notes:
+            out.append("Notes:")
+            out.extend(f"- {n}" for n in notes)
+        if self.leaks:
+            out.append(
+                f"NOT differentially private: {len(self.leaks)} leak(s), not covered by "
+                "the total above:"
+            )
+            out.extend(f"- {leak}" for leak in self.leaks)
+        else:
+            out.append(f"No leaks found: the estimator satisfies {self.cost}.")
+        return "\n".join(out).rstrip() + "\n"
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivacyReport(estimator={self.estimator!r}, epsilon={self.epsilon:.6g}, "
+            f"delta={self.delta:.6g}, n_steps={len(self.steps)}, n_leaks={len(self.leaks)}, "
+            f"within_budget={self.within_budget})"
+        )
+
+
+def _leq(value: float, limit: float) -> bool:
+    # sums of decimal epsilons (0.1 + 0.2) must not fail a budget of 0.3
+    return value <= limit or math.isclose(value, limit, rel_tol=1e-9, abs_tol=0.0)
