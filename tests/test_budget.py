@@ -736,14 +736,14 @@ def test_budget_error_message_is_one_line_and_has_no_table():
     assert "sampler ε=0.5" in message and "clf ε=1" in message
 
 
-def test_demo_command(capsys):
+def test_budget_demo_command(capsys):
     from skdp_anomaly.cli import main
 
-    assert main(["demo", "--no-explain"]) == 0
+    assert main(["budget-demo", "--no-explain"]) == 0
     out = capsys.readouterr().out
     assert "| **total** | BudgetedPipeline | **2** |" in out
     # candidates cost 1.5, 2, 3: 4 training folds × 6.5 + refit of the dearest (3)
     assert "| **total** | GridSearchCV | **29** |" in out
     assert "Theorem 3.2" in out and "StandardScaler learns" in out
-    assert main(["demo", "--budget", "1.5"]) == 2
+    assert main(["budget-demo", "--budget", "1.5"]) == 2
     assert "Privacy budget exceeded" in capsys.readouterr().err

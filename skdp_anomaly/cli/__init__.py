@@ -13,7 +13,7 @@ import sys
 from .._version import __version__
 
 # modules that define sub-commands, in the order `--help` lists them
-_COMMAND_MODULES = ("_demo", "_resample", "_changepoint")
+_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint")
 
 
 def build_parser() -> argparse.ArgumentParser:

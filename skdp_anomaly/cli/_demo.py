@@ -1,6 +1,6 @@
-"""``skdp-anomaly demo``: a privacy-budgeted pipeline on a public dataset.
+"""``skdp-anomaly budget-demo``: a privacy-budgeted pipeline on a public dataset.
 
-Interim showcase of the budget validator: fits a diffprivlib pipeline on
+A tour of the budget validator: fits a diffprivlib pipeline on
 scikit-learn's bundled breast-cancer data inside a :class:`BudgetedPipeline`,
 prints its privacy report with an explanation, then the report of the same
 pipeline under ``GridSearchCV`` and of two leaking variants.
@@ -129,8 +129,8 @@ def run(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "demo",
-        help="fit a privacy-budgeted diffprivlib pipeline and print its privacy report",
+        "budget-demo",
+        help="fit a privacy-budgeted diffprivlib pipeline and explain its privacy report",
         description=(
             "Fit log1p → DP StandardScaler → DP PCA → DP LogisticRegression "
             "(ε = 0 + 0.5 + 0.5 + 1) "

@@ -1,0 +1,165 @@
+"""Smoke tests of the ``demo`` showcase (skdp_anomaly/cli/_showcase.py), tiny settings.
+
+No timing is asserted. The metric values are not asserted either (they are
+random at these sizes); the tests check the structure of the outputs, the
+privacy reports and the CLI plumbing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from skdp_anomaly.cli import _showcase as showcase
+
+TINY = dict(epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1, n_folds=2, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp("demo")
+    buf = io.StringIO()
+    result = showcase.run_showcase(out_dir, plot=False, file=buf, **TINY)
+    return out_dir, buf.getvalue(), result
+
+
+def test_results_structure_and_ranges(tiny_run):
+    _, _, result = tiny_run
+    res = result["results"][0.1]
+    assert set(res) == set(showcase.METHODS)
+    for method in showcase.METHODS:
+        assert set(res[method]) == {1.0, 4.0}
+        for eps in (1.0, 4.0):
+            for metric in showcase.METRICS:
+                values = res[method][eps][metric]
+                assert len(values) == 2  # 1 repeat x 2 folds
+                assert all(0.0 <= v <= 1.0 for v in values)
+
+
+def test_metrics_json_written(tiny_run):
+    out_dir, _, result = tiny_run
+    payload = json.loads((out_dir / "metrics.json").read_text())
+    assert payload["epsilons"] == [1.0, 4.0]
+    assert payload["ratios"] == [0.1]
+    assert set(payload["metrics"]["0.1"]) == set(showcase.METHODS)
+    assert set(payload["metrics"]["0.1"]["dpsmote"]["4"]) == set(showcase.METRICS)
+    assert "plot" not in result["paths"]  # plot=False
+    fallbacks = payload["dpsmote_uniform_fallbacks"]
+    assert fallbacks["fits"] == 4  # 1 repeat x 2 folds x 2 epsilons
+    assert 0 <= fallbacks["uniform"] <= fallbacks["fits"]
+
+
+def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):
+    _, text, result = tiny_run
+    reports = result["privacy_reports"]
+    # DP-LR alone and DPSMOTE(ε/2) + DP-LR(ε/2) both total the first ε exactly
+    assert reports["none"]["is_private"] and reports["none"]["epsilon"] == pytest.approx(1.0)
+    assert reports["dpsmote"]["is_private"]
+    assert reports["dpsmote"]["epsilon"] == pytest.approx(1.0)
+    # SMOTE before the DP classifier is a leak (thesis Theorem 3.2)
+    assert not reports["smote"]["is_private"]
+    assert "Theorem 3.2" in text
+    assert "What this shows" in text
+
+
+def test_pipelines_have_public_bounds_only():
+    from skdp_anomaly.budget import PrivacyLeakError, check_privacy_budget
+
+    pipes = showcase.build_pipelines(2.0, n_minority_train=12, random_state=0)
+    for method in ("none", "dpsmote"):
+        report = check_privacy_budget(pipes[method], 2.0, on_leak="raise")
+        assert report.epsilon == pytest.approx(2.0)
+    with pytest.raises(PrivacyLeakError):
+        check_privacy_budget(pipes["smote"], on_leak="raise")
+
+
+def test_public_scaler_is_fixed_and_clips():
+    scaler = showcase.public_scaler()
+    lower, upper = showcase.BREAST_CANCER_BOUNDS[list(showcase.FEATURES)].T
+    X = np.vstack([lower, upper, lower - 100.0])
+    Z = scaler.fit_transform(X)
+    np.testing.assert_allclose(Z[0], -1.0)
+    np.testing.assert_allclose(Z[1], 1.0)
+    np.testing.assert_allclose(Z[2], -1.0)  # out-of-range values are clipped, not rescaled
+
+
+def test_load_imbalanced_ratio():
+    X, y = showcase.load_imbalanced(0.05, np.random.default_rng(0))
+    assert X.shape[1] == len(showcase.FEATURES)
+    assert y.sum() / len(y) == pytest.approx(0.05, abs=0.003)
+    assert (y == 0).sum() == 357  # every benign row kept
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(epsilons=(0.0,)), "epsilons"),
+        (dict(epsilons=()), "epsilons"),
+        (dict(ratios=(0.7,)), "ratios"),
+        (dict(n_repeats=0), "n_repeats"),
+        (dict(n_folds=1), "n_folds"),
+    ],
+)
+def test_bad_arguments(tmp_path, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        showcase.run_showcase(tmp_path, file=io.StringIO(), **kwargs)
+
+
+def test_ratio_too_small_is_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="ratio"):
+        showcase.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.005,), n_repeats=1,
+                              n_folds=2, plot=False, file=io.StringIO())
+
+
+def test_plot_written_when_matplotlib_available(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = showcase.run_showcase(tmp_path, epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1,
+                                   n_folds=2, file=io.StringIO())
+    png = tmp_path / "dpsmote_demo.png"
+    assert result["paths"]["plot"] == str(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_missing_matplotlib_skips_plot_with_hint(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import now raises ImportError
+    buf = io.StringIO()
+    result = showcase.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.1,), n_repeats=1,
+                                   n_folds=2, file=buf)
+    assert "plot" not in result["paths"]
+    assert not (tmp_path / "dpsmote_demo.png").exists()
+    assert 'pip install "skdp-anomaly[docs]"' in buf.getvalue()
+
+
+def test_cli_pieces(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    showcase.add_parser(sub)
+    args = parser.parse_args(["demo", "--output-dir", str(tmp_path), "--epsilons", "2",
+                              "--ratios", "0.1", "--repeats", "1", "--folds", "2", "--no-plot"])
+    assert args.func(args) == 0
+    assert (tmp_path / "metrics.json").exists()
+    assert "DPSMOTE" in capsys.readouterr().out
+
+
+def test_cli_rejects_bad_values():
+    parser = showcase.add_arguments(argparse.ArgumentParser())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--epsilons", "-1"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--ratios", "0.9"])
+
+
+def test_public_bounds_cover_the_published_data():
+    from sklearn.datasets import load_breast_cancer
+
+    X = load_breast_cancer().data
+    lower, upper = showcase.BREAST_CANCER_BOUNDS.T
+    assert showcase.BREAST_CANCER_BOUNDS.shape == (30, 2)
+    assert np.all(lower <= X.min(axis=0)) and np.all(X.max(axis=0) <= upper)
+    # rounded outward, not the exact data range (which would be data-derived)
+    assert np.any(lower < X.min(axis=0)) and np.any(upper > X.max(axis=0))
