@@ -8,8 +8,6 @@ import io
 import math
 import pickle
 import warnings
-from numbers import Real
-from typing import ClassVar
 
 import diffprivlib.models as dp
 import numpy as np
@@ -17,7 +15,6 @@ import pytest
 from diffprivlib.utils import PrivacyLeakWarning
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from imblearn.base import BaseSampler
 from imblearn.over_sampling import SMOTE
 from imblearn.pipeline import Pipeline as ImbPipeline
 from imblearn.under_sampling import RandomUnderSampler
@@ -52,7 +49,6 @@ from sklearn.preprocessing import (
 )
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from sklearn.random_projection import GaussianRandomProjection
-from sklearn.utils._param_validation import Interval
 
 from skdp_anomaly.budget import (
     PrivacyBudgetError,
@@ -65,25 +61,7 @@ from skdp_anomaly.budget import (
 from skdp_anomaly.budget._cv import training_memberships
 from skdp_anomaly.privacy import PrivacyCost
 
-
-class CostSampler(BaseSampler):
-    """Test sampler following the privacy-cost protocol (returns the data unchanged)."""
-
-    _sampling_type = "over-sampling"
-    _parameter_constraints: ClassVar[dict] = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "sampling_strategy": [str, dict, Real],
-    }
-
-    def __init__(self, epsilon=0.5, sampling_strategy="auto"):
-        self.epsilon = epsilon
-        self.sampling_strategy = sampling_strategy
-
-    def privacy_cost(self):
-        return PrivacyCost.pure(self.epsilon)
-
-    def _fit_resample(self, X, y):
-        return X, y
+from _cost_estimators import CostSampler  # tests/_cost_estimators.py
 
 
 class CostTransformer(TransformerMixin, BaseEstimator):

@@ -6,19 +6,15 @@ a false-failure rate.
 
 import pickle
 import warnings
-from numbers import Real
-from typing import ClassVar
 
 import diffprivlib.models as dp
 import numpy as np
 import pytest
 from diffprivlib.utils import PrivacyLeakWarning
-from imblearn.base import BaseSampler
 from imblearn.over_sampling import SMOTE
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
-from sklearn.utils._param_validation import Interval
 
 from skdp_anomaly.budget import (
     BudgetedPipeline,
@@ -29,23 +25,7 @@ from skdp_anomaly.budget import (
 )
 from skdp_anomaly.privacy import PrivacyCost
 
-
-class CostSampler(BaseSampler):
-    _sampling_type = "over-sampling"
-    _parameter_constraints: ClassVar[dict] = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "sampling_strategy": [str, dict, Real],
-    }
-
-    def __init__(self, epsilon=0.5, sampling_strategy="auto"):
-        self.epsilon = epsilon
-        self.sampling_strategy = sampling_strategy
-
-    def privacy_cost(self):
-        return PrivacyCost.pure(self.epsilon)
-
-    def _fit_resample(self, X, y):
-        return X, y
+from _cost_estimators import CostSampler  # tests/_cost_estimators.py
 
 
 @pytest.fixture
