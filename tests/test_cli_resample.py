@@ -136,3 +136,15 @@ def test_read_table_in_chunks_matches_whole(csv_in):
     np.testing.assert_array_equal(whole[2], chunked[2])
     np.testing.assert_array_equal(whole[3], chunked[3])
     assert whole[2].shape == (400, 3) and whole[1] == 1
+
+
+def test_resample_granularity_auto_and_bad_value(csv_in, tmp_path, capsys):
+    out = tmp_path / "auto.csv"
+    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
+                 "--bounds", "-5", "5", "--granularity", "auto", "--random-state", "0",
+                 "-o", str(out)]) == 0
+    assert "cells per feature" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse usage error, exit code 2
+        main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
+              "--granularity", "fine", "-o", str(out)])
+    assert "expected a float in (0, 1] or 'auto'" in capsys.readouterr().err

@@ -14,13 +14,24 @@ from imblearn.utils import check_sampling_strategy
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
-from skdp_anomaly.over_sampling import DPSMOTE, SparseHistogram, release_synopsis_batch
-from skdp_anomaly.over_sampling._dpsmote import _n_cells, _n_synthetic
+from skdp_anomaly.over_sampling import (
+    DPSMOTE,
+    SparseHistogram,
+    _dpsmote,
+    release_synopsis_batch,
+)
+from skdp_anomaly.over_sampling._dpsmote import (
+    DPSMOTENoiseWarning,
+    _n_cells,
+    _n_synthetic,
+)
 from skdp_anomaly.over_sampling._grid import (
     Grid,
     _Weights,
     ball_offsets,
+    choose_n_cells,
     choose_threshold,
+    expected_positive_noise,
     geometric_tail,
     n_ball_offsets,
     release_dense,
@@ -213,6 +224,7 @@ def test_pickle_clone_and_pandas(data):
         ({"epsilon": 0}, "epsilon"),
         ({"granularity": 0}, "granularity"),
         ({"granularity": 1.5}, "granularity"),
+        ({"granularity": "fine"}, "granularity"),
         ({"connectivity": -1}, "connectivity"),
         ({"count_share": 1.0}, "count_share"),
         ({"class_counts": "exact"}, "class_counts"),
@@ -547,3 +559,145 @@ def test_d30_int64_codes_path():
     assert any((c == 2).all() for c in hist.cells)
     synth = X_res[len(X):]
     assert len(synth) == est.sampling_strategy_[1] and np.all(np.abs(synth) <= 4)
+
+
+# -- granularity="auto" and noise warnings ----------------------------------------
+
+
+def _pima_like(n_min=200, n_maj=400, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.clip(np.r_[rng.normal(-0.2, 0.4, (n_maj, d)), rng.normal(0.3, 0.4, (n_min, d))], -1, 1)
+    return X, np.r_[np.zeros(n_maj, int), np.ones(n_min, int)]
+
+
+def test_expected_positive_noise_matches_distribution():
+    # exact sum of max(z, 0) P(Z = z) over the two-sided geometric pmf
+    for eps in (0.1, 0.9, 4.5):
+        a = np.exp(-eps)
+        z = np.arange(1, 4000)
+        exact = np.sum(z * (1 - a) / (1 + a) * a**z)
+        assert expected_positive_noise(eps) == pytest.approx(exact, rel=1e-9)
+
+
+def test_choose_n_cells_rule():
+    eps_h = 0.9  # ε = 1 with count_share 0.1
+    assert choose_n_cells(200, eps_h, 8) == 2       # Pima-like: ν = 0.5
+    assert choose_n_cells(214, eps_h, 8) == 2
+    assert choose_n_cells(50_000, eps_h, 8) == 4    # many rows: the paper's ν = 0.25
+    assert choose_n_cells(10**9, eps_h, 8) == 4     # never finer than the paper's grid
+    assert choose_n_cells(100, eps_h, 8) == 2       # noise-dominated, but never 1 cell
+    assert choose_n_cells(10**5, eps_h, 30) == 2    # d = 30: the coarsest grid
+    assert choose_n_cells(0, eps_h, 2) == choose_n_cells(-5, eps_h, 2) == 2
+    assert choose_n_cells(10**6, 50.0, 20, max_total_cells=2**27) == 2  # 3**20 > 2**27
+    assert choose_n_cells(10**6, 0.9, 30, max_total_cells=2**27) == 1   # 2**30 > 2**27
+    assert choose_n_cells(10, 0.9, 8, min_n_cells=1) == 1
+    with pytest.raises(ValueError, match="n_features"):
+        choose_n_cells(10, 1.0, 0)
+    # definition: m fits, m + 1 does not (or the cap is reached); monotone in size and ε
+    c = expected_positive_noise(eps_h)
+    for d in (1, 2, 5, 8, 12):
+        prev = 1
+        for n in (1, 3, 10, 60, 300, 2_000, 40_000, 10**6):
+            m = choose_n_cells(n, eps_h, d)
+            assert m == 2 or m**d * c <= n
+            assert m == 4 or (m + 1) ** d * c > n
+            assert m >= prev
+            prev = m
+    assert [choose_n_cells(200, e, 8) for e in (0.45, 0.9, 4.5, 9.0)] == [2, 2, 3, 4]
+    assert [choose_n_cells(4000, e, 8) for e in (0.45, 0.9, 4.5)] == [2, 3, 4]
+
+
+@pytest.mark.filterwarnings("ignore:DPSMOTE generated no synthetic rows")
+def test_auto_granularity_is_a_function_of_the_noisy_size_only(monkeypatch):
+    # The noisy class sizes are forced to the same values for two datasets whose
+    # true minority sizes differ 50-fold (with exact sizes the rule would give
+    # m = 2 and m = 4): the chosen grid must be the same, the one of the noisy size.
+    class FixedNoise:
+        def __init__(self, epsilon, sensitivity=1):
+            pass
+
+        def randomise(self, counts, rng):
+            return np.array([60_000, 5_000])
+
+    monkeypatch.setattr(_dpsmote, "GeometricMechanism", FixedNoise)
+    chosen = []
+    for n_min in (100, 40_000):
+        X, y = _pima_like(n_min=n_min, n_maj=50_000)
+        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0)
+        est.fit_resample(X, y)
+        chosen.append((est.n_cells_, est.granularity_))
+    assert choose_n_cells(100, 0.9, 8) == 2 and choose_n_cells(40_000, 0.9, 8) == 4
+    assert chosen == [(3, 1 / 3)] * 2 and choose_n_cells(5_000, 0.9, 8) == 3
+
+
+def test_auto_granularity_fit_attributes_and_public_counts():
+    X, y = _pima_like(n_min=214)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DPSMOTENoiseWarning)  # auto never warns here
+        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=1)
+        X_res, _ = est.fit_resample(X, y)
+    noisy = max(est.noisy_class_counts_[1], 1)
+    assert est.n_cells_ == choose_n_cells(noisy, 0.9, 8) == 2 and est.granularity_ == 0.5
+    assert est.histogram_ == "dense" and est.noisy_counts_[1].shape == (2,) * 8
+    assert len(X_res) == len(X) + est.sampling_strategy_[1]
+    assert est.privacy_spent_.epsilon == 1.0  # the choice is post-processing: no extra ε
+    # class_counts="public": the exact (public) size drives the choice, all ε on the cells
+    X, y = _pima_like(n_min=3_000, n_maj=6_000)
+    pub = DPSMOTE(bounds=(-1, 1), granularity="auto", class_counts="public", random_state=0)
+    pub.fit_resample(X, y)
+    assert pub.n_cells_ == choose_n_cells(3_000, 1.0, 8) == 3
+    fixed = DPSMOTE(bounds=(-1, 1), granularity=0.5, random_state=0)
+    with pytest.warns(DPSMOTENoiseWarning, match="dense grid"):
+        fixed.set_params(granularity=0.25).fit_resample(*_pima_like())
+    assert fixed.granularity_ == 0.25 and fixed.n_cells_ == 4
+
+
+def test_dense_noise_warning_names_only_dp_outputs():
+    X, y = _pima_like(n_min=200)
+    est = DPSMOTE(bounds=(-1, 1), random_state=3)  # ν = 0.25: 65 536 cells
+    with pytest.warns(DPSMOTENoiseWarning) as record:
+        est.fit_resample(X, y)
+    msgs = [str(w.message) for w in record if "dense grid" in str(w.message)]
+    assert len(msgs) == 1 and msgs[0].startswith("DPSMOTE")
+    noisy = est.noisy_class_counts_[1]
+    assert noisy != 200  # this seed's noise is non-zero, so the check below can fail
+    assert f"noisy size of class 1 ({noisy})" in msgs[0] and "(200)" not in msgs[0]
+    assert "65536 cells" in msgs[0] and "granularity='auto'" in msgs[0]
+
+
+def test_sparse_release_far_below_class_size_warns():
+    # d = 30, ν = 0.25: the rows are spread so that no real cell reaches θ
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(900, 30))
+    y = np.r_[np.zeros(600, int), np.ones(300, int)]
+    est = DPSMOTE(bounds=(-1, 1), random_state=0)
+    with pytest.warns(DPSMOTENoiseWarning, match="DPSMOTE") as record:
+        est.fit_resample(X, y)
+    assert est.histogram_ == "sparse"
+    text = " ".join(str(w.message) for w in record)
+    assert "sparse histogram" in text or "no cell" in text
+    # "auto" takes the coarsest grid (2**30 cells, sparse): still nothing real
+    # survives θ with 300 rows, and the warning says so instead of failing silently
+    auto = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0)
+    with pytest.warns(DPSMOTENoiseWarning, match="cannot carry this class"):
+        auto.fit_resample(X, y)
+    assert auto.n_cells_ == 2 and auto.histogram_ == "sparse"
+
+
+def test_release_synopsis_batch_auto_granularity():
+    X, y = _pima_like(n_min=12, n_maj=40, d=2)
+    est = DPSMOTE(bounds=(-1, 1), granularity="auto")
+    batch = release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
+    sizes = np.maximum(batch.noisy_class_counts, 1)
+    drive = _dpsmote._auto_class_size(sizes, batch.n_synthetic)
+    expect = [choose_n_cells(s, 0.9, 2) for s in drive]
+    np.testing.assert_array_equal(batch.n_cells, expect)
+    assert set(np.unique(batch.n_cells)) == {2, 3, 4}  # the noisy size moves the grid
+    assert batch.noisy_counts.shape == (4000, 16)
+    pad = np.iinfo(np.int64).min
+    for m in (2, 3):
+        rows = batch.noisy_counts[batch.n_cells == m]
+        assert np.all(rows[:, m * m:] == pad) and np.all(rows[:, :m * m] > pad)
+    stacked = batch.stacked()
+    assert stacked.shape == (4000, 2 + 2 + 16 + 1)
+    np.testing.assert_array_equal(stacked[:, -1], batch.n_cells)

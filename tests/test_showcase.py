@@ -52,6 +52,15 @@ def test_metrics_json_written(tiny_run):
     fallbacks = payload["dpsmote_uniform_fallbacks"]
     assert fallbacks["fits"] == 4  # 1 repeat x 2 folds x 2 epsilons
     assert 0 <= fallbacks["uniform"] <= fallbacks["fits"]
+    assert 0 <= fallbacks["noise_warnings"] <= fallbacks["fits"]
+    # granularity="auto" picks 2..4 cells per feature, once per fit
+    cells = fallbacks["cells_per_feature"]
+    assert set(cells) <= {"2", "3", "4"} and sum(cells.values()) == fallbacks["fits"]
+
+
+def test_dpsmote_step_uses_auto_granularity():
+    pipe = showcase.build_pipelines(1.0, n_minority_train=20, random_state=0)["dpsmote"]
+    assert pipe.named_steps["resample"].granularity == "auto"
 
 
 def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):

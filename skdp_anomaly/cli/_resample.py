@@ -21,6 +21,16 @@ import numpy as np
 _PROGRESS_BYTES = 8 << 20
 
 
+def _granularity(text: str):
+    """``--granularity``: a float in (0, 1] or ``auto`` (validated by DPSMOTE)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a float in (0, 1] or 'auto', got {text!r}") from None
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "resample",
@@ -40,8 +50,9 @@ def add_parser(subparsers) -> None:
                         help="the same public range for every feature")
     bounds.add_argument("--bounds-file", metavar="FILE",
                         help="CSV with header 'feature,lower,upper' and one row per feature")
-    p.add_argument("--granularity", type=float, default=0.25,
-                   help="cell width as a fraction of each feature's range (default 0.25)")
+    p.add_argument("--granularity", type=_granularity, default=0.25,
+                   help="cell width as a fraction of each feature's range, or 'auto' to "
+                        "choose it from the DP class size (default 0.25, the thesis')")
     p.add_argument("--connectivity", type=int, default=2,
                    help="neighbour cells at most this many grid edges away (default 2)")
     p.add_argument("--sampling-strategy", default="auto", metavar="S",

@@ -32,14 +32,20 @@ from ._grid import (
     Grid,
     SparseHistogram,
     ball_offsets,
+    choose_n_cells,
     choose_threshold,
     dense_true_counts,
+    expected_positive_noise,
+    expected_spurious_mass,
     release_dense,
     release_sparse,
     sample_synthetic,
 )
 
-__all__ = ["DPSMOTE", "SparseHistogram", "SynopsisBatch", "release_synopsis_batch"]
+__all__ = [
+    "DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram", "SynopsisBatch",
+    "release_synopsis_batch",
+]
 
 # `histogram="auto"` uses the dense grid up to this many cells: the paper's own
 # setting (ν = 0.25, d <= 8) stays exactly Algorithm 6.
@@ -48,6 +54,8 @@ _DENSE_AUTO_MAX_CELLS = 1 << 16
 _DENSE_MAX_CELLS = 1 << 27
 # the dense histogram is an array with one axis per feature
 _DENSE_MAX_DIMS = 32
+# the sparse release warns when it keeps less than this share of the class size
+_SPARSE_MIN_MASS_SHARE = 0.5
 
 _NON_NUMERIC = (
     "DPSMOTE supports numeric features only; {what}. Categorical data is out of "
@@ -141,13 +149,24 @@ class SynopsisBatch(NamedTuple):
     n_synthetic: np.ndarray
     """(n_runs, n_classes) synthetic rows each run would generate per class."""
     noisy_counts: np.ndarray
-    """(n_runs, n_cells**d) dense noisy histogram of ``histogram_class``, row-major."""
+    """(n_runs, n_cells**d) dense noisy histogram of ``histogram_class``, row-major
+    (padded with ``-2**63`` when the runs' grids differ, ``granularity="auto"``)."""
+    n_cells: np.ndarray
+    """(n_runs,) cells per feature of each run's grid."""
+    auto_granularity: bool = False
+    """Whether the grid was chosen per run (``granularity="auto"``)."""
 
     def stacked(self) -> np.ndarray:
-        """All released numbers of each run side by side: shape (n_runs, ·), int64."""
+        """All released numbers of each run side by side: shape (n_runs, ·), int64.
+
+        Noisy class sizes (if private), synthetic rows per class, the histogram,
+        and, with ``granularity="auto"``, ``n_cells`` as the last column.
+        """
         parts = [self.n_synthetic, self.noisy_counts]
         if self.noisy_class_counts is not None:
             parts.insert(0, self.noisy_class_counts)
+        if self.auto_granularity:
+            parts.append(self.n_cells[:, None])
         return np.hstack(parts).astype(np.int64)
 
 
@@ -181,9 +200,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ``None`` computes them from the data with a
         :class:`diffprivlib.utils.PrivacyLeakWarning` (the guarantee then does
         not hold); they are stored in ``bounds_``.
-    granularity : float in (0, 1], default=0.25
+    granularity : float in (0, 1] or "auto", default=0.25
         ν: cell width as a fraction of each feature's range; the grid has
-        ``ceil(1/ν)`` equal-width cells per feature (paper: 0.25).
+        ``ceil(1/ν)`` equal-width cells per feature (paper: 0.25). "auto"
+        chooses ``m = 1/ν`` cells per feature (2 to 4) from the DP class size
+        so that noise does not swamp the grid (see Notes); recommended unless
+        the minority class has tens of thousands of rows.
     connectivity : int >= 0, default=2
         ℓ: the neighbour cell is drawn among cells at most ℓ grid edges away
         (Manhattan distance), the centre cell itself included (paper: 2).
@@ -215,7 +237,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     bounds_ : tuple of ndarray
         ``(lower, upper)`` used for the grid.
     n_cells_ : int
-        Cells per feature, ``ceil(1/granularity)``.
+        Cells per feature, ``ceil(1/granularity)`` or the "auto" choice.
+    granularity_ : float
+        The ν used, ``1 / n_cells_``.
     histogram_ : {"dense", "sparse"}
         The representation used.
     noisy_class_counts_ : dict
@@ -290,6 +314,38 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     removes most of the noise mass a dense grid spreads over empty cells
     (at d = 8 the 65 536 dense cells carry ~0.5 noise unit each at ε = 1).
 
+    **granularity="auto".** A dense grid of ``M = m^d`` cells lifts every
+    empty cell by noise: the expected positive noise mass is
+    ``M·a/((1+a)(1−a))``, ``a = exp(−ε_h)`` (≈ 0.49 per cell at ε_h = 0.9,
+    so ≈ 3.2·10⁴ for the paper's ν = 0.25 at d = 8, against a few hundred
+    minority rows in the thesis's experiments). "auto" takes the largest
+    integer ``2 <= m <= 4`` (never finer than the paper's ν = 0.25) whose
+    expected positive noise mass is at most the size of the *smallest
+    over-sampled class*, so that in expectation at least half of the positive
+    mass phase 2 samples from is real; ``m = 2`` when none qualifies. The
+    floor is 2, not 1, because a single cell collapses phase 2 to one point
+    (the centre of the bounds), which did worse than a noise-dominated 2-cell
+    grid in every case we measured (docs/dpsmote.md). The class size used is
+    the DP estimate ``noisy_class_counts_`` (the exact size only with
+    ``class_counts="public"``, where it is public), and the rule reads
+    nothing else but ``ε_h = (1 − count_share)·epsilon`` and ``d``: the grid is
+    post-processing of the class-size release, so the total privacy cost is
+    unchanged (``epsilon``). One grid serves all classes; larger classes only
+    get a smaller noise share. The same bound holds for the sparse release
+    (thresholding only removes noise mass). For example at ε = 1 and d = 8:
+    ``m = 2`` up to ~3 200 rows (below ~125 rows even that grid is
+    noise-dominated, and a warning says so), ``m = 3`` up to ~32 000,
+    ``m = 4`` beyond. At d = 30, ``m = 2`` (2³⁰ cells, sparse release): with
+    fewer than millions of rows almost no real cell reaches θ, the released
+    cells are spurious, and the sparse warning below says so.
+
+    **Warnings** (:class:`DPSMOTENoiseWarning`, built from DP outputs and
+    parameters only): when a dense grid's expected positive noise mass exceeds
+    the (noisy or public) class size, and when a sparse release keeps a total
+    count below half of it (typically a few spurious cells: the synthetic
+    rows then carry no signal), besides the uniform fallback when no cell is
+    positive.
+
     :meth:`fit` performs the same release (and spends the same budget) as
     :meth:`fit_resample`; imblearn's ``fit`` would compute
     ``sampling_strategy_`` from the exact class sizes.
@@ -310,6 +366,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     >>> X_res, y_res = sampler.fit_resample(X, y)
     >>> sampler.histogram_, sampler.n_cells_, sampler.privacy_spent_.epsilon
     ('dense', 4, 1.0)
+    >>> auto = DPSMOTE(epsilon=1.0, bounds=(-6, 6), granularity="auto", random_state=0)
+    >>> X_auto, y_auto = auto.fit_resample(X, y)
+    >>> auto.n_cells_, auto.granularity_                # from the noisy minority size
+    (4, 0.25)
     >>> n_new = sampler.sampling_strategy_[1]          # from the noisy class sizes
     >>> X_res.shape[0] == X.shape[0] + n_new
     True
@@ -319,7 +379,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         **BaseOverSampler._parameter_constraints,
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "bounds": ["array-like", None],
-        "granularity": [Interval(numbers.Real, 0, 1, closed="right")],
+        "granularity": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "connectivity": [Interval(numbers.Integral, 0, None, closed="left")],
         "class_counts": [StrOptions({"private", "public"})],
         "count_share": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -477,30 +537,39 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             )
         eps_counts, eps_hist = self._budget_split()
         lower, upper = check_bounds(self.bounds, X, n_features=X.shape[1])
-        grid = Grid(lower, upper, _n_cells(self.granularity))
+        if self.histogram == "dense" and X.shape[1] > _DENSE_MAX_DIMS:
+            raise ValueError(
+                f"histogram='dense' supports at most {_DENSE_MAX_DIMS} features (numpy array "
+                f"dimensions), got {X.shape[1]}; use histogram='sparse' or 'auto'."
+            )
+        true_sizes = np.bincount(y_codes, minlength=classes.size)  # private, never stored
+        return classes, y_codes, true_sizes, eps_counts, eps_hist, (lower, upper)
+
+    def _grid(self, bounds, eps_hist, class_size=None):
+        """The grid and histogram kind; ``class_size`` (DP or public) drives ``"auto"``."""
+        lower, upper = bounds
+        d = lower.shape[0]
+        if isinstance(self.granularity, str):  # "auto": post-processing of class_size
+            cap = _DENSE_MAX_CELLS if self.histogram == "dense" else None
+            n_cells = choose_n_cells(class_size, eps_hist, d, max_total_cells=cap)
+        else:
+            n_cells = _n_cells(self.granularity)
+        grid = Grid(lower, upper, n_cells)
         if self.histogram == "dense" and grid.size > _DENSE_MAX_CELLS:
             raise ValueError(
                 f"histogram='dense' needs {grid.n_cells}**{grid.n_features} cells (limit "
                 f"{_DENSE_MAX_CELLS}); use histogram='sparse' or 'auto', or a larger granularity."
             )
-        if self.histogram == "dense" and grid.n_features > _DENSE_MAX_DIMS:
-            raise ValueError(
-                f"histogram='dense' supports at most {_DENSE_MAX_DIMS} features (numpy array "
-                f"dimensions), got {grid.n_features}; use histogram='sparse' or 'auto'."
-            )
         kind = self.histogram
         if kind == "auto":
             small = grid.size <= _DENSE_AUTO_MAX_CELLS and grid.n_features <= _DENSE_MAX_DIMS
             kind = "dense" if small else "sparse"
-        true_sizes = np.bincount(y_codes, minlength=classes.size)  # private, never stored
-        return classes, y_codes, true_sizes, eps_counts, eps_hist, grid, kind
+        return grid, kind
 
     def _fit_resample(self, X, y):
         rng = check_random_state(self.random_state)
-        classes, y_codes, true_sizes, eps_counts, eps_hist, grid, kind = self._prepare(X, y)
-        self.bounds_ = (grid.lower, grid.upper)
-        self.n_cells_ = grid.n_cells
-        self.histogram_ = kind
+        classes, y_codes, true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y)
+        self.bounds_ = bounds
 
         if self.class_counts == "private":
             noisy_sizes = GeometricMechanism(eps_counts).randomise(true_sizes, rng)
@@ -510,14 +579,19 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             self.sampling_strategy_ = OrderedDict(
                 (c, int(n)) for c, n, t in zip(classes.tolist(), n_new, targeted) if t
             )
-            size_for_threshold = np.maximum(noisy_sizes, 1)
+            class_sizes = np.maximum(noisy_sizes, 1)
         else:
             self.__dict__.pop("noisy_class_counts_", None)  # from an earlier private fit
             index = {c: i for i, c in enumerate(classes.tolist())}
             n_new = np.zeros(classes.size, np.int64)
             for c, n in self.sampling_strategy_.items():
                 n_new[index[c]] = n
-            size_for_threshold = true_sizes  # public by the user's declaration
+            class_sizes = true_sizes  # public by the user's declaration
+
+        grid, kind = self._grid(bounds, eps_hist, _auto_class_size(class_sizes, n_new)[0])
+        self.n_cells_ = grid.n_cells
+        self.granularity_ = 1.0 / grid.n_cells
+        self.histogram_ = kind
 
         labels = classes.tolist()
         offsets = None
@@ -526,18 +600,24 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         for j in np.flatnonzero(n_new > 0):
             coords = grid.coordinates(X[y_codes == j])
             if kind == "dense":
+                _warn_dense_noise(grid, eps_hist, class_sizes[j], labels[j], self.class_counts,
+                                  isinstance(self.granularity, str))
                 hist = release_dense(dense_true_counts(grid, coords), eps_hist, rng)
                 hist = hist.reshape((grid.n_cells,) * grid.n_features)
             else:
-                theta = choose_threshold(grid.size, eps_hist, size_for_threshold[j])
+                theta = choose_threshold(grid.size, eps_hist, class_sizes[j])
                 hist = release_sparse(grid, coords, eps_hist, theta, rng)
             self.noisy_counts_[labels[j]] = hist
             if not np.any((hist.counts if kind == "sparse" else hist) > 0):
                 warnings.warn(
                     f"DPSMOTE: no cell of the noisy histogram of class {labels[j]!r} is "
                     "positive; its synthetic rows are drawn uniformly over the bounds. "
-                    "Use a larger epsilon or granularity.", UserWarning, stacklevel=3,
+                    "Use a larger epsilon, granularity='auto' or a larger granularity.",
+                    DPSMOTENoiseWarning, stacklevel=3,
                 )
+            elif kind == "sparse":
+                _warn_sparse_mass(grid, eps_hist, hist, class_sizes[j], labels[j],
+                                  self.class_counts, isinstance(self.granularity, str))
             if offsets is None:
                 offsets = ball_offsets(grid.n_features, self.connectivity, grid.n_cells)
             Z = sample_synthetic(grid, hist, int(n_new[j]), self.connectivity, rng, offsets)
@@ -555,17 +635,77 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         return np.concatenate(X_parts), np.concatenate(y_parts)
 
 
+class DPSMOTENoiseWarning(UserWarning):
+    """The released histogram is dominated by noise (message: DP outputs and parameters only)."""
+
+
+def _auto_class_size(class_sizes, n_new):
+    """Size driving ``granularity="auto"``: the smallest over-sampled class, per run.
+
+    ``class_sizes`` and ``n_new`` have shape (n_classes,) or (n_runs, n_classes)
+    and must be DP outputs (or public). When no class is over-sampled, the
+    smallest class (the grid is then unused).
+    """
+    sizes = np.atleast_2d(np.asarray(class_sizes, dtype=np.float64))
+    n_new = np.atleast_2d(n_new)
+    over = np.where(n_new > 0, sizes, np.inf).min(axis=1)
+    return np.where(np.isfinite(over), over, sizes.min(axis=1))
+
+
+def _who(label, class_counts) -> str:
+    kind = "noisy" if class_counts == "private" else "public"
+    return f"the {kind} size of class {label!r}"
+
+
+def _warn_dense_noise(grid, eps_hist, class_size, label, class_counts, auto):
+    """Warn when the dense grid's expected positive noise mass exceeds the class size."""
+    mass = grid.size * expected_positive_noise(eps_hist)
+    if mass > class_size:
+        advice = ("granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
+                  "or fewer features help" if auto
+                  else "Use granularity='auto' or a larger granularity")
+        warnings.warn(
+            f"DPSMOTE: the dense grid has {grid.size} cells ({grid.n_cells} per feature); at "
+            f"epsilon_hist={eps_hist:.3g} their expected positive noise mass is about {mass:.3g}, "
+            f"above {_who(label, class_counts)} ({int(class_size)}): most synthetic rows will "
+            f"come from empty cells lifted by noise. {advice}.",
+            DPSMOTENoiseWarning, stacklevel=4,
+        )
+
+
+def _warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, auto):
+    """Warn when the sparse release keeps far less mass than the class size."""
+    released = int(np.maximum(hist.counts, 0).sum())
+    if released < _SPARSE_MIN_MASS_SHARE * class_size:
+        spurious = expected_spurious_mass(grid.size, eps_hist, hist.threshold)
+        advice = ("A grid histogram cannot carry this class at this size: use a larger "
+                  "epsilon or fewer features" if auto
+                  else "Use granularity='auto', a larger granularity or a larger epsilon")
+        warnings.warn(
+            f"DPSMOTE: the sparse histogram of class {label!r} released {len(hist.counts)} "
+            f"cells of total count {released} (threshold {hist.threshold}; about "
+            f"{min(spurious, released):.3g} of it expected from empty cells), far below "
+            f"{_who(label, class_counts)} ({int(class_size)}): the synthetic rows come from "
+            f"few, possibly spurious cells. {advice}.", DPSMOTENoiseWarning, stacklevel=4,
+        )
+
+
 def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class=None,
                            random_state=None) -> SynopsisBatch:
     """``n_runs`` independent phase-1 releases of ``estimator`` on ``(X, y)``, vectorised.
 
     Runs the same code as :meth:`DPSMOTE.fit_resample` up to the end of phase
     1 (dense histogram): the noisy class sizes, the number of synthetic rows
-    they imply, and the noisy histogram of ``histogram_class`` (default: the
-    class with the fewest rows), released in every run whether or not that
-    class is over-sampled (a superset of what a fit reveals). For privacy
-    audits and benchmarks; ``estimator`` is not fitted or modified and no
-    accountant is charged.
+    they imply, the grid they imply with ``granularity="auto"``, and the noisy
+    histogram of ``histogram_class`` (default: the class with the fewest rows),
+    released in every run whether or not that class is over-sampled (a
+    superset of what a fit reveals). For privacy audits and benchmarks;
+    ``estimator`` is not fitted or modified and no accountant is charged.
+
+    With ``granularity="auto"`` the grid may differ between runs: each row of
+    ``noisy_counts`` then holds its run's ``n_cells**d`` counts followed by
+    padding ``-2**63`` up to the largest grid, and ``n_cells`` gives each
+    run's cells per feature.
 
     Returns
     -------
@@ -575,9 +715,7 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         raise TypeError("estimator must be a DPSMOTE instance.")
     estimator._validate_params()
     X, y, _ = estimator._check_X_y(X, y)
-    classes, y_codes, true_sizes, eps_counts, eps_hist, grid, _ = estimator._prepare(X, y)
-    if grid.size > _DENSE_MAX_CELLS // max(1, n_runs):
-        raise ValueError("release_synopsis_batch needs n_runs * n_cells**d <= 2**27.")
+    classes, y_codes, true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y)
     rng = check_random_state(random_state)
     if histogram_class is None:
         j = int(np.argmin(true_sizes))
@@ -590,12 +728,29 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         mech = GeometricMechanism(eps_counts)
         noisy_sizes = true_sizes + mech.noise((n_runs, classes.size), rng)
         n_new, _ = _n_synthetic(estimator.sampling_strategy, classes, noisy_sizes)
+        class_sizes = np.maximum(noisy_sizes, 1)
     else:
         noisy_sizes = None
         strategy = check_sampling_strategy(estimator.sampling_strategy, y, "over-sampling")
         row = np.array([strategy.get(c, 0) for c in classes.tolist()], np.int64)
         n_new = np.tile(row, (n_runs, 1))
-    true_hist = dense_true_counts(grid, grid.coordinates(X[y_codes == j]))
-    hist = release_dense(true_hist, eps_hist, rng, n_runs=n_runs)
-    return SynopsisBatch(classes, noisy_sizes, n_new, hist)
-
+        class_sizes = np.tile(true_sizes, (n_runs, 1))  # public by declaration
+    auto_sizes = _auto_class_size(class_sizes, n_new)
+    # one grid per distinct driving size (a single grid unless granularity="auto")
+    sizes, inverse = np.unique(auto_sizes, return_inverse=True)
+    if not isinstance(estimator.granularity, str):
+        sizes, inverse = sizes[:1], np.zeros(n_runs, np.intp)
+    grids = [estimator._grid(bounds, eps_hist, float(s))[0] for s in sizes]
+    n_cells = np.array([g.n_cells for g in grids], np.int64)[inverse]
+    width = max(g.size for g in grids)
+    if width > _DENSE_MAX_CELLS // max(1, n_runs):
+        raise ValueError("release_synopsis_batch needs n_runs * n_cells**d <= 2**27.")
+    hist = np.full((n_runs, width), np.iinfo(np.int64).min, np.int64)
+    X_j = X[y_codes == j]
+    for g_index, grid in enumerate(grids):
+        runs = np.flatnonzero(inverse == g_index)
+        if runs.size:
+            true_hist = dense_true_counts(grid, grid.coordinates(X_j))
+            hist[runs, :grid.size] = release_dense(true_hist, eps_hist, rng, n_runs=runs.size)
+    return SynopsisBatch(classes, noisy_sizes, n_new, hist, n_cells,
+                         isinstance(estimator.granularity, str))

@@ -21,7 +21,10 @@ import numpy as np
 
 from ..privacy import GeometricMechanism
 
-__all__ = ["Grid", "SparseHistogram", "ball_offsets", "choose_threshold"]
+__all__ = [
+    "Grid", "SparseHistogram", "ball_offsets", "choose_n_cells", "choose_threshold",
+    "expected_positive_noise",
+]
 
 _INT64_MAX = np.iinfo(np.int64).max
 # above this many offsets the ℓ-ball is refused (memory and time grow with it)
@@ -30,6 +33,13 @@ _MAX_OFFSETS = 200_000
 _CHUNK = 1 << 21
 # θ keeps the expected spurious mass of empty cells below this share of the class size
 _SPURIOUS_MASS_SHARE = 0.1
+# granularity="auto" keeps the expected positive noise mass of the dense grid at most
+# this share of the class size (so at least about half of the positive mass is real)
+_NOISE_MASS_SHARE = 1.0
+# granularity="auto" never uses more cells per feature than the paper's ν = 0.25,
+# nor fewer than 2 (one cell collapses phase 2 to a single point)
+AUTO_MAX_N_CELLS = 4
+AUTO_MIN_N_CELLS = 2
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,14 @@ def geometric_tail(epsilon: float, threshold: int) -> float:
     return math.exp(-epsilon * threshold) / (1.0 + alpha)
 
 
+def expected_spurious_mass(n_cells_total: int, epsilon: float, threshold: int) -> float:
+    """Expected total noisy count of the *empty* cells that pass ``threshold``:
+    ``M · P(Z >= θ) · E[Z | Z >= θ]`` (an upper bound when some cells are not empty)."""
+    alpha = math.exp(-epsilon)
+    return (float(n_cells_total) * geometric_tail(epsilon, threshold)
+            * (threshold + alpha / -math.expm1(-epsilon)))
+
+
 def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> int:
     """Threshold θ of the sparse histogram.
 
@@ -212,6 +230,62 @@ def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> i
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if log_mass(mid) > target else (lo, mid)
     return hi
+
+
+def expected_positive_noise(epsilon: float) -> float:
+    """``E[max(Z, 0)]`` for two-sided geometric Z with decay ``a = exp(-ε)``.
+
+    Equals ``a / ((1 + a)(1 − a)) = a / (1 − a²)``: the expected positive
+    weight an *empty* cell of a dense noisy histogram gets in phase 2.
+    """
+    return math.exp(-epsilon) / -math.expm1(-2.0 * epsilon)
+
+
+def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
+                   min_n_cells: int = AUTO_MIN_N_CELLS, max_n_cells: int = AUTO_MAX_N_CELLS,
+                   max_total_cells: int | None = None, share: float = _NOISE_MASS_SHARE) -> int:
+    """Cells per feature ``m`` for ``granularity="auto"`` (ν = 1/m).
+
+    The largest integer ``min_n_cells <= m <= max_n_cells`` whose dense grid
+    of ``m**d`` cells has expected positive noise mass ``m**d · E[max(Z, 0)]``
+    (:func:`expected_positive_noise`) at most ``share · class_size``;
+    ``min_n_cells`` when none does. With the default ``share = 1`` the noise
+    does not outweigh the class in expectation. The floor of 2 exists because
+    one cell per feature collapses phase 2 to a single point (the centre of the
+    bounds), which did worse than a noise-dominated 2-cell grid in every
+    measured case. ``max_total_cells`` (if given) also caps ``m**d`` and may
+    force ``m`` below the floor (down to 1).
+
+    ``class_size`` must be a DP estimate (or a public count), never the true
+    count: the result is then post-processing of DP outputs and parameters.
+    """
+    if n_features < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features}.")
+    budget = share * float(class_size)
+    per_cell = expected_positive_noise(epsilon)
+
+    def allowed(k: int) -> bool:
+        return max_total_cells is None or k**n_features <= max_total_cells
+
+    # noise alone would allow about (budget / per_cell) ** (1/d) cells per feature;
+    # start there (never above the cap) and correct with exact integer checks
+    m = max_n_cells
+    if budget <= 0:
+        m = min_n_cells
+    elif per_cell > 0:
+        m = min(max_n_cells, max(min_n_cells, int(
+            math.exp((math.log(budget) - math.log(per_cell)) / n_features))))
+
+    def fits(k: int) -> bool:
+        return allowed(k) and k**n_features * per_cell <= budget
+
+    while m < max_n_cells and fits(m + 1):
+        m += 1
+    while m > min_n_cells and not fits(m):
+        m -= 1
+    while m > 1 and not allowed(m):
+        m -= 1
+    return m
 
 
 @dataclass(frozen=True)
