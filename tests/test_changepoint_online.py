@@ -190,8 +190,14 @@ def test_partial_fit_needs_window_and_clean_chunks():
     det.partial_fit(np.zeros(5))
     with pytest.raises(ValueError, match="NaN"):
         det.partial_fit([1.0, np.nan])
+    # the float64-ndarray fast path refuses the same inputs
+    for bad, match in ((np.array([1.0, np.nan]), "NaN"), (np.array([np.inf]), "infinity"),
+                       (np.zeros((4, 2)), "features"), (np.zeros((2, 2, 1)), "dim")):
+        with pytest.raises(ValueError, match=match):
+            det.partial_fit(bad)
     with pytest.raises(ValueError, match="features"):
         det.partial_fit(np.zeros((4, 2)))
+    assert det.n_seen_ == 5  # nothing from the refused chunks was read
 
 
 def test_online_batch_matches_estimator_noiseless():

@@ -234,6 +234,20 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             self.n_features_in_ = 1
         return X
 
+    @staticmethod
+    def _check_stream_chunk(X):
+        """Fast path for the common stream chunk, a float64 ndarray of shape
+        (m,) or (m, 1): the same checks as :meth:`_check_series` without its
+        ~20 µs of overhead per call, which dominates point-by-point feeding.
+        Returns None for any other input (then the full validation runs)."""
+        if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.size):
+            return None
+        if X.ndim == 2 and X.shape[1] == 1:
+            X = X[:, 0]
+        if X.ndim != 1 or not np.isfinite(X).all():
+            return None  # the full validation raises the usual error
+        return X
+
     def _check_online_params(self):
         if self.threshold is None:
             raise ValueError("threshold must be a float in online mode (window is not None); "
@@ -311,7 +325,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
                 f"{type(self).__name__} has halted after its detection (change_point_="
                 f"{self.change_point_}); call fit or clone it to start a new run."
             )
-        x = self._check_series(X, reset=first)
+        x = self._check_stream_chunk(X) if not first else None
+        if x is None:
+            x = self._check_series(X, reset=first)
         if first:
             self._start_online()
         return self._online_feed(x)
