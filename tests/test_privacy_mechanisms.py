@@ -167,3 +167,43 @@ def test_check_bounds():
     with pytest.warns(PrivacyLeakWarning, match="bounds"):
         lo, hi = check_bounds(None, X, n_features=2)
     assert lo.tolist() == [0, 5] and hi.tolist() == [2, 6]  # constant feature widened
+
+
+# -- relation and range of the cost (issue 7, items 1 and 9) -------------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: GeometricMechanism(1.0, **kw),
+    lambda **kw: LaplaceMechanism(1.0, **kw),
+    lambda **kw: ReportNoisyMax(1.0, **kw),
+    lambda **kw: VectorLaplaceMechanism(1.0, **kw),
+    lambda **kw: AboveThreshold(threshold=0.0, epsilon=1.0, rng=np.random.default_rng(0), **kw),
+])
+def test_cost_is_stated_only_with_its_relation(make):
+    with pytest.raises(ValueError, match="neighbours="):
+        make().cost
+    for relation in ("add_remove", "replace"):
+        cost = make(neighbours=relation).cost
+        assert cost.epsilon == 1.0 and cost.neighbours == relation
+
+
+def test_fixed_relation_mechanisms_are_replace_one():
+    assert RandomizedResponse(1.0).cost.neighbours == "replace"
+    assert BernoulliSelection(1.0).cost.neighbours == "replace"
+    assert ExponentialSelection(1.0, b=0.2, M=1.0).cost.neighbours == "replace"
+
+
+def test_geometric_refuses_epsilon_where_the_noise_would_vanish():
+    from skdp_anomaly.privacy import MAX_GEOMETRIC_EPSILON
+
+    # at ε/Δ = 40 the old draw returned exactly zero noise: the exact count
+    p = -math.expm1(-40.0)
+    assert p == 1.0
+    with pytest.raises(ValueError, match="epsilon/sensitivity = 40"):
+        GeometricMechanism(40.0)
+    GeometricMechanism(80.0, sensitivity=4.0)  # ε/Δ = 20 is fine
+    mech = GeometricMechanism(MAX_GEOMETRIC_EPSILON)
+    # at the maximum the non-zero noise still has its exact probability 2a/(1+a), a = e^-30
+    a = math.exp(-MAX_GEOMETRIC_EPSILON)
+    assert -math.expm1(-MAX_GEOMETRIC_EPSILON) < 1.0
+    assert mech.alpha == pytest.approx(a)

@@ -3,11 +3,19 @@
 Estimators import from here; nothing here imports an estimator.
 """
 
-from ._cost import PrivacyCost, compose_parallel, compose_sequential
+from ._cost import (
+    NEIGHBOURS,
+    PrivacyCost,
+    check_neighbours,
+    compose_parallel,
+    compose_sequential,
+    relation_text,
+)
 from ._mechanisms import (
     AboveThreshold,
     BernoulliSelection,
     ExponentialSelection,
+    MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
     LaplaceMechanism,
     RandomizedResponse,
@@ -15,16 +23,19 @@ from ._mechanisms import (
     VectorLaplaceMechanism,
     check_epsilon,
 )
-from ._protocol import PrivacyCostMixin
+from ._protocol import ACCOUNTANT_NEIGHBOURS, PrivacyCostMixin
 from ._rng import check_random_state
 from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds
 
 __all__ = [
+    "ACCOUNTANT_NEIGHBOURS",
     "AboveThreshold",
     "BernoulliSelection",
     "ExponentialSelection",
     "GeometricMechanism",
     "LaplaceMechanism",
+    "MAX_GEOMETRIC_EPSILON",
+    "NEIGHBOURS",
     "PrivacyCost",
     "PrivacyCostMixin",
     "PrivacyLeakWarning",
@@ -33,8 +44,10 @@ __all__ = [
     "VectorLaplaceMechanism",
     "check_bounds",
     "check_epsilon",
+    "check_neighbours",
     "check_random_state",
     "clip_to_bounds",
     "compose_parallel",
     "compose_sequential",
+    "relation_text",
 ]

@@ -1,8 +1,9 @@
 """Privacy costs and their composition.
 
 A :class:`PrivacyCost` is a small immutable value ``(epsilon, delta, gamma,
-anomaly_restricted)`` that names the guarantee a mechanism gives. The four
-notions of this package are all special cases of it:
+anomaly_restricted, neighbours)`` that names the guarantee a mechanism gives
+and the neighbouring relation it holds under. The four notions of this
+package are all special cases of it:
 
 =================================  ==========================================
 notion                             fields
@@ -18,6 +19,20 @@ allows the bound to fail with a small probability (δ over the mechanism's
 coins, γ over the draw of the neighbouring pair). Composition therefore keeps
 every relaxation either part has: the composed guarantee is the weakest one,
 and :func:`compose_sequential` says so in the cost's ``notes``.
+
+The neighbouring relation is part of every cost (``neighbours``):
+
+* ``"add_remove"`` — the datasets differ by adding or removing one record
+  (the size ``n`` is protected too);
+* ``"replace"`` — the datasets have the same size and differ in the value of
+  one record (one stream element); ``n`` is public.
+
+An ε under add/remove implies ``2ε`` under replace (group privacy: a
+replacement is a removal followed by an addition), see
+:meth:`PrivacyCost.under`; the converse does not hold (a replace-one
+mechanism may release ``n`` exactly). Costs under different relations are
+therefore never added as they stand: composing them raises unless the caller
+names the relation to convert to.
 """
 
 from __future__ import annotations
@@ -27,7 +42,30 @@ from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Iterable
 
-__all__ = ["PrivacyCost", "compose_sequential", "compose_parallel"]
+__all__ = ["NEIGHBOURS", "PrivacyCost", "compose_sequential", "compose_parallel"]
+
+#: The neighbouring relations a :class:`PrivacyCost` can name.
+NEIGHBOURS = ("add_remove", "replace")
+
+_RELATION_TEXT = {
+    "add_remove": "add/remove-one-record neighbours",
+    "replace": "replace-one-record neighbours (n public)",
+}
+
+
+def check_neighbours(neighbours, name: str = "neighbours") -> str:
+    """Validate a neighbouring relation: one of :data:`NEIGHBOURS`."""
+    if neighbours not in NEIGHBOURS:
+        raise ValueError(
+            f"The {name!r} parameter must be one of {NEIGHBOURS} (the neighbouring relation "
+            f"the guarantee holds under); got {neighbours!r}."
+        )
+    return neighbours
+
+
+def relation_text(neighbours: str) -> str:
+    """Human-readable name of a neighbouring relation."""
+    return _RELATION_TEXT[check_neighbours(neighbours)]
 
 
 def _check_nonneg(name: str, value: float, *, upper: float | None = None) -> float:
@@ -59,14 +97,23 @@ class PrivacyCost:
         (seed 000, Def. 1): the anomalous record itself is not protected.
     notes : tuple of str, default=()
         Human-readable remarks carried through composition.
+    neighbours : {"add_remove", "replace"}
+        Keyword-only and required: the neighbouring relation the guarantee
+        holds under (see the module docstring). :meth:`zero` is the only
+        cost that does not ask for it (a step that reads no data is 0-DP
+        under every relation).
 
     Examples
     --------
     >>> from skdp_anomaly.privacy import PrivacyCost
-    >>> PrivacyCost(0.5) + PrivacyCost(1.0)
-    PrivacyCost(epsilon=1.5, delta=0, notion='pure ε-DP')
-    >>> (PrivacyCost(1.0) + PrivacyCost(1.0, delta=1e-6)).notion
-    '(ε, δ)-DP'
+    >>> PrivacyCost(0.5, neighbours="replace") + PrivacyCost(1.0, neighbours="replace")
+    PrivacyCost(epsilon=1.5, delta=0, notion='pure ε-DP', neighbours='replace')
+    >>> PrivacyCost.pure(1.0, neighbours="add_remove").under("replace").epsilon
+    2.0
+    >>> PrivacyCost.pure(1.0, neighbours="add_remove") + PrivacyCost.pure(1.0, neighbours="replace")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot compose costs under different neighbouring relations ...
     """
 
     epsilon: float
@@ -74,6 +121,7 @@ class PrivacyCost:
     gamma: float = 0.0
     anomaly_restricted: bool = False
     notes: tuple = field(default=(), compare=False)
+    neighbours: str = field(kw_only=True)
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", _check_nonneg("epsilon", self.epsilon))
@@ -81,43 +129,56 @@ class PrivacyCost:
         object.__setattr__(self, "gamma", _check_nonneg("gamma", self.gamma, upper=1.0))
         object.__setattr__(self, "anomaly_restricted", bool(self.anomaly_restricted))
         object.__setattr__(self, "notes", tuple(self.notes))
+        check_neighbours(self.neighbours)
 
     # -- constructors named after the notions -----------------------------
     @classmethod
-    def pure(cls, epsilon: float, *notes: str) -> "PrivacyCost":
-        """Pure ε-DP."""
-        return cls(epsilon, notes=notes)
+    def pure(cls, epsilon: float, *notes: str, neighbours: str) -> "PrivacyCost":
+        """Pure ε-DP under ``neighbours``."""
+        return cls(epsilon, notes=notes, neighbours=neighbours)
 
     @classmethod
-    def approx(cls, epsilon: float, delta: float, *notes: str) -> "PrivacyCost":
-        """(ε, δ)-DP."""
-        return cls(epsilon, delta=delta, notes=notes)
+    def approx(cls, epsilon: float, delta: float, *notes: str, neighbours: str) -> "PrivacyCost":
+        """(ε, δ)-DP under ``neighbours``."""
+        return cls(epsilon, delta=delta, notes=notes, neighbours=neighbours)
 
     @classmethod
-    def anomaly_restricted_dp(cls, epsilon: float, *notes: str) -> "PrivacyCost":
-        """Anomaly-restricted ε-DP (seed 000, Def. 1–2)."""
-        return cls(epsilon, anomaly_restricted=True, notes=notes)
+    def anomaly_restricted_dp(cls, epsilon: float, *notes: str,
+                              neighbours: str) -> "PrivacyCost":
+        """Anomaly-restricted ε-DP (seed 000, Def. 1–2) under ``neighbours``."""
+        return cls(epsilon, anomaly_restricted=True, notes=notes, neighbours=neighbours)
 
     @classmethod
-    def random_dp(cls, epsilon: float, gamma: float, *notes: str) -> "PrivacyCost":
-        """(ε, γ)-random DP (seed 001, Def. II.1)."""
-        return cls(epsilon, gamma=gamma, notes=notes)
+    def random_dp(cls, epsilon: float, gamma: float, *notes: str,
+                  neighbours: str) -> "PrivacyCost":
+        """(ε, γ)-random DP (seed 001, Def. II.1) under ``neighbours``."""
+        return cls(epsilon, gamma=gamma, notes=notes, neighbours=neighbours)
 
     @classmethod
     def zero(cls) -> "PrivacyCost":
-        """The cost of a step that does not look at the data."""
-        return cls(0.0)
+        """The cost of a step that does not look at the data.
+
+        Stated under add/remove neighbours, the stronger relation: it converts
+        to 0 under replace and composes with costs under either relation.
+        """
+        return cls(0.0, neighbours="add_remove")
 
     @classmethod
-    def infinite(cls, *notes: str) -> "PrivacyCost":
+    def infinite(cls, *notes: str, neighbours: str) -> "PrivacyCost":
         """The cost of a step that learns from the data without privacy."""
-        return cls(math.inf, notes=notes)
+        return cls(math.inf, notes=notes, neighbours=neighbours)
 
     # -- derived -----------------------------------------------------------
     @property
     def is_private(self) -> bool:
         """Whether the cost is finite."""
         return math.isfinite(self.epsilon)
+
+    @property
+    def is_zero(self) -> bool:
+        """Whether the cost is 0 under add/remove neighbours, hence under every relation."""
+        return (self.epsilon == 0 and self.delta == 0 and self.gamma == 0
+                and self.neighbours == "add_remove")
 
     @property
     def notion(self) -> str:
@@ -131,9 +192,67 @@ class PrivacyCost:
             return "pure ε-DP"
         return core
 
+    @property
+    def relation(self) -> str:
+        """The neighbouring relation in words, e.g. ``'add/remove-one-record neighbours'``."""
+        return relation_text(self.neighbours)
+
     def with_notes(self, *notes: str) -> "PrivacyCost":
         """Return a copy with ``notes`` appended."""
         return replace(self, notes=self.notes + tuple(n for n in notes if n))
+
+    def under(self, neighbours: str) -> "PrivacyCost":
+        """The same guarantee stated under the relation ``neighbours``.
+
+        * same relation: ``self``;
+        * add/remove → replace: group privacy over the two add/remove steps a
+          replacement consists of, ``(ε, δ) → (2ε, (1 + e^ε) δ)``;
+        * replace → add/remove: impossible in general (a replace-one
+          mechanism may release ``n`` exactly, which add/remove neighbours
+          protect), so a :class:`ValueError` is raised. Only :meth:`zero`
+          converts, being stated under add/remove already.
+
+        (ε, γ)-random DP and anomaly-restricted costs have no group-privacy
+        conversion here (their relaxations are defined per neighbouring pair),
+        and raise too.
+
+        Raises
+        ------
+        ValueError
+            When no true conversion exists.
+
+        Examples
+        --------
+        >>> from skdp_anomaly.privacy import PrivacyCost
+        >>> c = PrivacyCost.approx(1.0, 1e-6, neighbours="add_remove").under("replace")
+        >>> c.epsilon, round(c.delta / 1e-6, 4), c.neighbours
+        (2.0, 3.7183, 'replace')
+        """
+        check_neighbours(neighbours)
+        if neighbours == self.neighbours or self.is_zero:
+            return self if neighbours == self.neighbours else replace(self, neighbours=neighbours)
+        if self.neighbours == "replace":
+            raise ValueError(
+                f"a cost under {self.relation} ({self}) implies nothing under "
+                f"{relation_text(neighbours)}: the mechanism may release the dataset size n, "
+                "which add/remove neighbours protect."
+            )
+        if self.gamma > 0 or self.anomaly_restricted:
+            raise ValueError(
+                f"{self.notion} has no group-privacy conversion from {self.relation} to "
+                f"{relation_text(neighbours)}."
+            )
+        epsilon = 2.0 * self.epsilon
+        if self.delta == 0:
+            delta = 0.0
+        elif self.epsilon > 700:  # e^ε overflows: the δ bound is vacuous
+            delta = 1.0
+        else:
+            delta = min(1.0, (1.0 + math.exp(self.epsilon)) * self.delta)
+        note = (f"group privacy: {self} under {self.relation} counts ε={epsilon:.4g}"
+                + (f", δ={delta:.3g}" if delta else "") + f" under {relation_text(neighbours)}")
+        return replace(self, epsilon=epsilon, delta=delta, neighbours=neighbours,
+                       notes=self.notes + (note,))
 
     def scale(self, times: int) -> "PrivacyCost":
         """Cost of running the same mechanism ``times`` times on the same data."""
@@ -158,6 +277,7 @@ class PrivacyCost:
         if self.gamma:
             parts.append(f"gamma={self.gamma:.6g}")
         parts.append(f"notion={self.notion!r}")
+        parts.append(f"neighbours={self.neighbours!r}")
         return f"PrivacyCost({', '.join(parts)})"
 
     def __str__(self) -> str:
@@ -166,7 +286,7 @@ class PrivacyCost:
             text += f", δ={self.delta:.3g}"
         if self.gamma:
             text += f", γ={self.gamma:.3g}"
-        return f"{text} ({self.notion})"
+        return f"{text} ({self.notion}, {self.relation})"
 
 
 def _mixed_note(costs: list[PrivacyCost], result: PrivacyCost) -> tuple:
@@ -179,50 +299,84 @@ def _mixed_note(costs: list[PrivacyCost], result: PrivacyCost) -> tuple:
     )
 
 
-def _combine(costs: Iterable[PrivacyCost], eps_op, cap_op) -> PrivacyCost:
+def _common_relation(costs: list[PrivacyCost], neighbours: str | None) -> tuple[list, str]:
+    """Costs stated under one relation: converted to ``neighbours`` when given,
+    otherwise checked to agree (zero costs agree with every relation)."""
+    if neighbours is not None:
+        check_neighbours(neighbours)
+        return [c.under(neighbours) for c in costs], neighbours
+    relations = {c.neighbours for c in costs if not c.is_zero}
+    if len(relations) > 1:
+        raise ValueError(
+            "cannot compose costs under different neighbouring relations "
+            f"({', '.join(sorted(relations))}): an ε under add/remove neighbours is 2ε under "
+            "replace-one neighbours (group privacy), and a replace-one ε does not hold under "
+            "add/remove neighbours at all. Convert with cost.under(...) or pass neighbours=."
+        )
+    relation = relations.pop() if relations else "add_remove"
+    return [c.under(relation) for c in costs], relation
+
+
+def _combine(costs: Iterable[PrivacyCost], eps_op, cap_op, neighbours) -> PrivacyCost:
     costs = list(costs)
-    if not costs:
-        return PrivacyCost.zero()
     for c in costs:
         if not isinstance(c, PrivacyCost):
             raise TypeError(f"expected PrivacyCost, got {type(c).__name__}.")
+    if not costs:
+        return PrivacyCost.zero() if neighbours is None else PrivacyCost.zero().under(neighbours)
+    costs, relation = _common_relation(costs, neighbours)
     result = PrivacyCost(
         eps_op(c.epsilon for c in costs),
         delta=min(1.0, cap_op(c.delta for c in costs)),
         gamma=min(1.0, cap_op(c.gamma for c in costs)),
         anomaly_restricted=any(c.anomaly_restricted for c in costs),
+        neighbours=relation,
     )
     notes = tuple(dict.fromkeys(n for c in costs for n in c.notes))
     return result.with_notes(*notes, *_mixed_note(costs, result))
 
 
-def compose_sequential(costs: Iterable[PrivacyCost]) -> PrivacyCost:
+def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None = None) -> PrivacyCost:
     """Basic sequential composition: ε, δ and γ add up.
 
     γ adds by the union bound over the events "the pair is bad for mechanism
     i"; relaxations (anomaly restriction) are kept, so the result is the
     weakest notion of its parts.
 
+    Parameters
+    ----------
+    costs : iterable of PrivacyCost
+    neighbours : {"add_remove", "replace"}, default=None
+        Convert every cost to this relation first (:meth:`PrivacyCost.under`).
+        ``None``: the costs must share one relation (zero costs aside), else
+        a ValueError is raised rather than one misleading number.
+
     Examples
     --------
     >>> from skdp_anomaly.privacy import PrivacyCost, compose_sequential
-    >>> compose_sequential([PrivacyCost(0.5), PrivacyCost(1.0)]).epsilon
+    >>> costs = [PrivacyCost(0.5, neighbours="replace"), PrivacyCost(1.0, neighbours="replace")]
+    >>> compose_sequential(costs).epsilon
     1.5
+    >>> mixed = [PrivacyCost(1.0, neighbours="add_remove"), PrivacyCost(1.0, neighbours="replace")]
+    >>> compose_sequential(mixed, neighbours="replace").epsilon
+    3.0
     """
-    return _combine(costs, math.fsum, math.fsum)
+    return _combine(costs, math.fsum, math.fsum, neighbours)
 
 
-def compose_parallel(costs: Iterable[PrivacyCost]) -> PrivacyCost:
+def compose_parallel(costs: Iterable[PrivacyCost], *, neighbours: str | None = None) -> PrivacyCost:
     """Parallel composition: the maximum of each field.
 
     Valid **only** when the mechanisms read provably disjoint sets of records
     (e.g. per-class histograms of a labelled dataset); the caller must know
-    that, this function cannot check it.
+    that, this function cannot check it. ``neighbours`` as in
+    :func:`compose_sequential`.
 
     Examples
     --------
     >>> from skdp_anomaly.privacy import PrivacyCost, compose_parallel
-    >>> compose_parallel([PrivacyCost(0.5), PrivacyCost(1.0)]).epsilon
+    >>> compose_parallel([PrivacyCost(0.5, neighbours="add_remove"),
+    ...                   PrivacyCost(1.0, neighbours="add_remove")]).epsilon
     1.0
     """
-    return _combine(costs, max, max)
+    return _combine(costs, max, max, neighbours)

@@ -5,10 +5,14 @@ exposes its noise ``scale`` and its :class:`PrivacyCost` side by side (the
 "privacy map" next to the mechanism), and randomises whole numpy arrays at
 once with a caller-supplied :class:`numpy.random.Generator`.
 
-Sensitivities are the caller's responsibility: each class documents the
-neighbouring relation under which its ``cost`` holds *given* that the
-``sensitivity`` passed in is the global sensitivity of the query under that
-relation.
+Sensitivities are the caller's responsibility: the caller names the
+neighbouring relation under which ``sensitivity`` is the query's global
+sensitivity (``neighbours="add_remove"`` or ``"replace"``), and ``cost``
+states the guarantee under that relation. A mechanism built without
+``neighbours`` still draws noise, but asking for its ``cost`` raises: a cost
+is never stated without its relation. Randomized response and the two
+selection mechanisms of seed 003 protect one bit or one stream element of a
+fixed-length input, so their relation is always "replace".
 
 diffprivlib's mechanisms are scalar (one Python call per value, ~6 µs each);
 these draw one array of noise per call instead.
@@ -22,7 +26,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._cost import PrivacyCost
+from ._cost import PrivacyCost, check_neighbours
 
 __all__ = [
     "GeometricMechanism",
@@ -34,7 +38,16 @@ __all__ = [
     "BernoulliSelection",
     "ExponentialSelection",
     "check_epsilon",
+    "MAX_GEOMETRIC_EPSILON",
 ]
+
+#: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The
+#: noise is drawn through ``p = 1 - exp(-ε/Δ)``; ``exp(-30) ≈ 9.4e-14`` is still
+#: three orders of magnitude above double precision (``2**-53 ≈ 1.1e-16``), so
+#: the probabilities of non-zero noise are computed to within 0.2 %. Beyond
+#: ε/Δ ≈ 36.7, ``p`` rounds to exactly 1 and the noise vanishes: the count is
+#: released exactly, which is not ε-DP for any ε.
+MAX_GEOMETRIC_EPSILON = 30.0
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -62,19 +75,33 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     return sensitivity
 
 
+def _cost_under(mechanism, neighbours) -> PrivacyCost:
+    if neighbours is None:
+        raise ValueError(
+            f"{type(mechanism).__name__}.cost needs the neighbouring relation under which "
+            "`sensitivity` is the global sensitivity: construct it with "
+            "neighbours='add_remove' or neighbours='replace'."
+        )
+    return PrivacyCost.pure(mechanism.epsilon, neighbours=neighbours)
+
+
 @dataclass(frozen=True)
 class _Mechanism:
     epsilon: float
     sensitivity: float = 1.0
+    neighbours: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "sensitivity", _check_sensitivity(self.sensitivity))
+        if self.neighbours is not None:
+            check_neighbours(self.neighbours)
 
     @property
     def cost(self) -> PrivacyCost:
-        """Pure ε-DP when ``sensitivity`` is the query's global sensitivity."""
-        return PrivacyCost.pure(self.epsilon)
+        """Pure ε-DP under ``neighbours``, when ``sensitivity`` is the query's
+        global sensitivity under that relation."""
+        return _cost_under(self, self.neighbours)
 
 
 @dataclass(frozen=True)
@@ -89,6 +116,11 @@ class GeometricMechanism(_Mechanism):
     (``sensitivity``) under the caller's neighbouring relation, e.g. a
     histogram under add/remove-one-record neighbours (Δ = 1).
 
+    ``epsilon / sensitivity`` must not exceed :data:`MAX_GEOMETRIC_EPSILON`
+    (30): beyond about 36.7 the noise rounds to exactly zero in double
+    precision, so larger values are refused rather than silently releasing
+    exact counts.
+
     Examples
     --------
     >>> import numpy as np
@@ -98,6 +130,16 @@ class GeometricMechanism(_Mechanism):
     >>> noisy.dtype.kind
     'i'
     """
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.epsilon / self.sensitivity > MAX_GEOMETRIC_EPSILON:
+            raise ValueError(
+                f"GeometricMechanism: epsilon/sensitivity = {self.epsilon / self.sensitivity:.4g} "
+                f"exceeds {MAX_GEOMETRIC_EPSILON:g}, beyond which two-sided geometric noise "
+                "rounds to zero in double precision and the exact count would be released; "
+                f"use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * sensitivity."
+            )
 
     @property
     def alpha(self) -> float:
@@ -172,7 +214,8 @@ class RandomizedResponse:
 
     @property
     def cost(self) -> PrivacyCost:
-        return PrivacyCost.pure(self.epsilon)
+        """Pure ε-DP under replace-one neighbours (one bit per individual)."""
+        return PrivacyCost.pure(self.epsilon, neighbours="replace")
 
     def randomise(self, bits, rng: np.random.Generator) -> np.ndarray:
         """Return the bits (bool array), each flipped independently."""
@@ -260,6 +303,7 @@ class AboveThreshold:
     epsilon: float
     sensitivity: float = 1.0
     rng: np.random.Generator = field(default=None, repr=False)
+    neighbours: str | None = field(default=None, kw_only=True)
     n_seen_: int = field(default=0, init=False)
     halted: bool = field(default=False, init=False)
     _noisy_threshold: float = field(default=0.0, init=False, repr=False)
@@ -269,6 +313,8 @@ class AboveThreshold:
         self.sensitivity = _check_sensitivity(self.sensitivity)
         if not np.isfinite(self.threshold):
             raise ValueError(f"threshold must be finite, got {self.threshold!r}.")
+        if self.neighbours is not None:
+            check_neighbours(self.neighbours)
         if self.rng is None:
             self.rng = np.random.default_rng()
         self._noisy_threshold = self.threshold + self.rng.laplace(0.0, self.threshold_scale)
@@ -285,7 +331,8 @@ class AboveThreshold:
 
     @property
     def cost(self) -> PrivacyCost:
-        return PrivacyCost.pure(self.epsilon)
+        """Pure ε-DP under ``neighbours`` (the relation of ``sensitivity``)."""
+        return _cost_under(self, self.neighbours)
 
     def feed(self, queries) -> int | None:
         """Feed a chunk of query values; return the global index of the first
@@ -369,7 +416,8 @@ class BernoulliSelection:
 
     @property
     def cost(self) -> PrivacyCost:
-        return PrivacyCost.pure(self.epsilon)
+        """Pure ε-DP under replace-one-stream-element neighbours (Lemma 1)."""
+        return PrivacyCost.pure(self.epsilon, neighbours="replace")
 
     def probability(self, informative) -> np.ndarray:
         """Selection probabilities for a boolean array of informativeness."""
@@ -429,9 +477,10 @@ class ExponentialSelection:
         q_max = math.exp(-self.b * self.epsilon / self.sensitivity)
         q_min = math.exp(-self.M * self.epsilon / self.sensitivity)
         if q_max >= 1.0:  # b == 0: "not selected" impossible only at d = 0
-            return PrivacyCost.infinite("exponential selection with b=0 is not private")
+            return PrivacyCost.infinite("exponential selection with b=0 is not private",
+                                        neighbours="replace")
         not_selected = math.log((1.0 - q_min) / (1.0 - q_max))
-        return PrivacyCost.pure(max(self.epsilon, not_selected))
+        return PrivacyCost.pure(max(self.epsilon, not_selected), neighbours="replace")
 
     def select(self, distance, rng: np.random.Generator) -> np.ndarray:
         prob = self.probability(distance)

@@ -1,41 +1,96 @@
 """The privacy-cost protocol every estimator of this package follows.
 
 * ``privacy_cost()`` — the cost implied by the parameters, callable before
-  fitting (the budget validator reads it, never an accountant);
+  fitting, with its neighbouring relation (the budget validator reads it,
+  never an accountant);
+* ``privacy_assumptions()`` — what the guarantee takes as public without
+  checking it (e.g. the set of class labels when it is read from ``y``);
+  the budget validator lists these in its report;
 * ``privacy_spent_`` — the cost actually spent by the last fit (may be lower
-  when a mechanism stops early), set by :meth:`PrivacyCostMixin._spend`.
+  when a mechanism stops early).
+
+Accounting happens **before** release: a fit first forgets any earlier fit
+and checks that the accountant can pay the whole planned cost
+(:meth:`PrivacyCostMixin._start_private_fit`), then charges each part right
+before the mechanism that releases it (:meth:`PrivacyCostMixin._charge`). A
+refused fit therefore computes nothing and leaves the estimator unfitted.
 
 When the user passes a diffprivlib ``BudgetAccountant`` (``accountant``
-parameter), the spent (ε, δ) is charged to it at fit, as diffprivlib's own
-models do; ``None`` uses diffprivlib's default accountant. Note that
-``sklearn.base.clone`` deep-copies parameters, so a cloned estimator charges a
-*copy* of the accountant: this is why the budget validator works from
-parameters, not accountants.
+parameter) it is charged as diffprivlib's own models charge it; ``None`` uses
+diffprivlib's default accountant. The accountant keeps one ledger of (ε, δ)
+for diffprivlib's models, whose guarantees hold under replace-one neighbours
+(n public), so this package charges it every cost **under replace-one
+neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`): an add/remove ε counts 2ε there
+(group privacy), and the ledger's total stays true. ``privacy_spent_`` keeps
+the estimator's own relation. Note that ``sklearn.base.clone`` deep-copies
+parameters, so a cloned estimator charges a *copy* of the accountant: this is
+why the budget validator works from parameters, not accountants.
 """
 
 from __future__ import annotations
 
 from diffprivlib.accountant import BudgetAccountant
+from diffprivlib.utils import BudgetError
 
 from ._cost import PrivacyCost
 
-__all__ = ["PrivacyCostMixin"]
+__all__ = ["ACCOUNTANT_NEIGHBOURS", "PrivacyCostMixin"]
+
+#: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
+ACCOUNTANT_NEIGHBOURS = "replace"
 
 
 class PrivacyCostMixin:
-    """Mixin implementing the spending side of the privacy-cost protocol."""
+    """Mixin implementing the accounting side of the privacy-cost protocol."""
 
     def privacy_cost(self) -> PrivacyCost:  # pragma: no cover - abstract
         """Privacy cost implied by the current parameters (before fitting)."""
         raise NotImplementedError
 
-    def _spend(self, cost: PrivacyCost) -> PrivacyCost:
-        """Record ``cost`` as ``privacy_spent_`` and charge the accountant."""
-        accountant = BudgetAccountant.load_default(getattr(self, "accountant", None))
+    def privacy_assumptions(self) -> tuple:
+        """What the guarantee of :meth:`privacy_cost` takes as public, in words.
+
+        Empty when the guarantee rests on the parameters alone.
+        """
+        return ()
+
+    # -- accounting, in this order: start, then charge before each release -----
+    def _accountant(self) -> BudgetAccountant:
+        return BudgetAccountant.load_default(getattr(self, "accountant", None))
+
+    def _start_private_fit(self, planned: PrivacyCost) -> None:
+        """Forget any earlier fit, then check that the accountant can pay ``planned``.
+
+        Call before reading the data: when the budget is refused
+        (:class:`diffprivlib.utils.BudgetError`) nothing has been computed and
+        the estimator is unfitted.
+        """
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        epsilon, delta = self._ledger_entry(planned)
+        if epsilon > 0 or delta > 0:
+            try:
+                self._accountant().check(epsilon, delta)
+            except BudgetError as exc:
+                raise BudgetError(
+                    f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
+                    f"accountant ({planned} is charged under replace-one neighbours, the "
+                    f"relation of diffprivlib's accountant): {exc}"
+                ) from None
+
+    def _charge(self, cost: PrivacyCost) -> None:
+        """Charge ``cost`` to the accountant; call right before the release it pays for.
+
+        A release that spends nothing is not charged (diffprivlib refuses
+        ε = δ = 0).
+        """
+        epsilon, delta = self._ledger_entry(cost)
+        if epsilon > 0 or delta > 0:
+            self._accountant().spend(epsilon, delta)
+
+    @staticmethod
+    def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:
         # diffprivlib accountants know (ε, δ) only; relaxed notions are charged
-        # their (ε, δ) part and the notion is kept in privacy_spent_. A release
-        # that spent nothing is not charged (diffprivlib refuses ε = δ = 0).
-        if cost.epsilon > 0 or cost.delta > 0:
-            accountant.spend(cost.epsilon, cost.delta)
-        self.privacy_spent_ = cost
-        return cost
+        # their (ε, δ) part and the notion is kept in privacy_spent_
+        ledger = cost.under(ACCOUNTANT_NEIGHBOURS)
+        return ledger.epsilon, ledger.delta
