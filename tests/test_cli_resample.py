@@ -148,3 +148,21 @@ def test_resample_granularity_auto_and_bad_value(csv_in, tmp_path, capsys):
         main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
               "--granularity", "fine", "-o", str(out)])
     assert "expected a float in (0, 1] or 'auto'" in capsys.readouterr().err
+
+
+def test_summary_prints_no_exact_row_count(csv_in, tmp_path, capsys):
+    """The summary is all DP output: the exact number of input rows (400) is not in it."""
+    out = tmp_path / "out.csv"
+    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
+                 "--bounds", "-5", "5", "--random-state", "0", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the original rows" in err and "400" not in err
+
+
+def test_public_label_set_option(csv_in, tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
+                 "--bounds", "-5", "5", "--classes", "neg", "pos", "other",
+                 "--random-state", "0", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "'other'" in err  # its noisy size is released like any other class

@@ -18,10 +18,10 @@ from skdp_anomaly.over_sampling import (
     DPSMOTE,
     SparseHistogram,
     _dpsmote,
-    release_synopsis_batch,
 )
 from skdp_anomaly.over_sampling._dpsmote import (
     DPSMOTENoiseWarning,
+    _release_synopsis_batch,
     _n_cells,
     _n_synthetic,
 )
@@ -146,11 +146,14 @@ def test_privacy_cost_spent_and_accountant(data):
     est = DPSMOTE(epsilon=0.7, bounds=(-6, 6), random_state=0, accountant=BudgetAccountant())
     cost = est.privacy_cost()  # before fit, from parameters only
     assert cost.epsilon == pytest.approx(0.7) and cost.delta == 0 and cost.notion == "pure ε-DP"
+    assert cost.neighbours == "add_remove"
     est.fit_resample(X, y)
     assert est.privacy_spent_.epsilon == pytest.approx(0.7)
-    assert est.accountant.total()[0] == pytest.approx(0.7)
-    est.fit_resample(X, y)
+    assert est.privacy_spent_.neighbours == "add_remove"
+    # diffprivlib's accountant keeps a replace-one ledger: 2ε by group privacy
     assert est.accountant.total()[0] == pytest.approx(1.4)
+    est.fit_resample(X, y)
+    assert est.accountant.total()[0] == pytest.approx(2.8)
 
 
 def test_no_synthetic_rows_spends_count_budget_only(data):
@@ -160,6 +163,164 @@ def test_no_synthetic_rows_spends_count_budget_only(data):
         X_res, _ = est.fit_resample(X, y)
     assert len(X_res) == len(X) and est.noisy_counts_ == {}
     assert est.privacy_spent_.epsilon == pytest.approx(0.1)
+
+
+# -- accounting before release (issue 7, item 3) -----------------------------------
+
+
+def test_refused_budget_releases_nothing_and_leaves_unfitted(data):
+    from diffprivlib.utils import BudgetError
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    X, y = data
+    acc = BudgetAccountant(epsilon=0.5)
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc)
+    with pytest.raises(BudgetError, match="replace-one"):
+        est.fit_resample(X, y)
+    assert acc.total()[0] == 0
+    assert not [k for k in vars(est) if k.endswith("_")]  # no noisy output kept
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+
+
+def test_refused_refit_forgets_the_earlier_fit(data):
+    from diffprivlib.utils import BudgetError
+
+    X, y = data
+    acc = BudgetAccountant(epsilon=3.0)
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc)
+    est.fit_resample(X, y)  # 2 under the accountant's replace-one ledger
+    assert acc.total()[0] == pytest.approx(2.0)
+    with pytest.raises(BudgetError):
+        est.fit_resample(X, y)
+    assert not hasattr(est, "noisy_counts_") and not hasattr(est, "privacy_spent_")
+    assert acc.total()[0] == pytest.approx(2.0)
+
+
+def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch):
+    X, y = data
+    acc = BudgetAccountant()
+    charged_before_draw = []
+    original = _dpsmote.GeometricMechanism.noise
+
+    def spy(self, size, rng):
+        charged_before_draw.append(acc.total()[0])
+        return original(self, size, rng)
+
+    monkeypatch.setattr(_dpsmote.GeometricMechanism, "noise", spy)
+    monkeypatch.setattr(_dpsmote, "release_dense",
+                        lambda true, eps, rng, n_runs=None: (
+                            charged_before_draw.append(acc.total()[0]) or true))
+    DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc).fit_resample(X, y)
+    # class sizes: 2·0.1 charged before their noise; histogram: 2·0.9 more before its release
+    assert charged_before_draw == [pytest.approx(0.2), pytest.approx(2.0)]
+
+
+# -- the public label set (issue 7, item 2) ------------------------------------------
+
+
+def test_classes_parameter_handles_an_absent_class_like_any_other(data):
+    X, y = data
+    kw = dict(epsilon=1.0, bounds=(-6, 6), classes=[0, 1, 2], random_state=0,
+              sampling_strategy={2: 5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DPSMOTENoiseWarning)
+        est, X_res, y_res = _fit(X, y, **kw)
+    assert set(est.noisy_class_counts_) == {0, 1, 2}
+    assert list(est.sampling_strategy_) == [2]
+    assert np.sum(y_res == 2) == est.sampling_strategy_[2] == 5
+    assert set(est.noisy_counts_) == {2}  # pure noise, released like any other class
+
+
+def test_classes_parameter_one_present_class_is_not_an_error(data):
+    X, y = data
+    one = y == 0
+    est, X_res, y_res = _fit(X[one], y[one], classes=[0, 1])
+    assert set(est.noisy_class_counts_) == {0, 1}
+    # without `classes`, the label set comes from the data and one class is an error
+    with pytest.raises(ValueError, match="more than 1 class.*classes"):
+        _fit(X[one], y[one])
+
+
+def test_classes_parameter_keys_do_not_depend_on_which_labels_occur(data):
+    X, y = data
+    keys = []
+    for keep in (y >= 0, y == 0, y == 1):
+        est, *_ = _fit(X[keep], y[keep], classes=[0, 1], sampling_strategy="all")
+        keys.append((tuple(est.noisy_class_counts_), tuple(est.sampling_strategy_)))
+    assert len(set(keys)) == 1
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(classes=[0]), "at least 2"),
+    (dict(classes=[0, 0, 1]), "repeated"),
+    (dict(classes=[0, 1], sampling_strategy={7: 10}), "not in 'classes'"),
+    (dict(classes=[0, 1, 2], sampling_strategy=0.5), "binary"),
+])
+def test_classes_parameter_errors_come_from_parameters_only(data, kw, match):
+    X, y = data
+    acc = BudgetAccountant()
+    with pytest.raises(ValueError, match=match):
+        _fit(X, y, accountant=acc, **kw)
+    assert acc.total()[0] == 0
+
+
+def test_label_outside_classes_is_refused_without_naming_it(data):
+    X, y = data
+    y_bad = y.copy()
+    y_bad[0] = 9
+    with pytest.raises(ValueError, match="not in the 'classes'") as info:
+        _fit(X, y_bad, classes=[0, 1])
+    assert "9" not in str(info.value)
+
+
+def test_label_set_assumption_is_stated():
+    assert "classes=None" in DPSMOTE().privacy_assumptions()[0]
+    assert DPSMOTE(classes=["a", "b"]).privacy_assumptions() == ()
+    assert any("public" in a for a in DPSMOTE(classes=[0, 1],
+                                              class_counts="public").privacy_assumptions())
+
+
+def test_string_labels_with_classes(data):
+    X, y = data
+    labels = np.array(["neg", "pos"])[y]
+    est, X_res, y_res = _fit(X, labels, classes=["neg", "pos", "unseen"],
+                             sampling_strategy={"pos": int(np.sum(y == 0))})
+    assert set(est.noisy_class_counts_) == {"neg", "pos", "unseen"}
+    assert set(np.unique(y_res)) == {"neg", "pos"}
+
+
+# -- randomness (issue 7, item 9) ---------------------------------------------------
+
+
+def test_noise_and_synthetic_rows_use_separate_streams(data, monkeypatch):
+    """The generator that draws the noise never draws a released uniform."""
+    X, y = data
+    seen = {}
+    original_release, original_sample = _dpsmote.release_dense, _dpsmote.sample_synthetic
+
+    def release(true, eps, rng, n_runs=None):
+        seen["noise"] = rng
+        return original_release(true, eps, rng, n_runs=n_runs)
+
+    def sample(grid, hist, n, conn, rng, offsets=None):
+        seen["sample"] = rng
+        return original_sample(grid, hist, n, conn, rng, offsets)
+
+    monkeypatch.setattr(_dpsmote, "release_dense", release)
+    monkeypatch.setattr(_dpsmote, "sample_synthetic", sample)
+    _fit(X, y)
+    assert seen["noise"] is not seen["sample"]
+    a = seen["noise"].bit_generator.seed_seq
+    b = seen["sample"].bit_generator.seed_seq
+    assert a.spawn_key != b.spawn_key and a.entropy == b.entropy
+
+
+def test_epsilon_too_large_for_exact_noise_is_refused(data):
+    X, y = data
+    with pytest.raises(ValueError, match="epsilon"):
+        _fit(X, y, epsilon=1000.0)
 
 
 def test_reproducible_and_generator(data):
@@ -467,7 +628,7 @@ def test_release_dense_batch_shape_and_noise_scale():
 def test_release_synopsis_batch(data):
     X, y = data
     est = DPSMOTE(epsilon=1.0, bounds=(-6, 6))
-    batch = release_synopsis_batch(est, X, y, 500, random_state=0)
+    batch = _release_synopsis_batch(est, X, y, 500, histogram_class=1, random_state=0)
     assert batch.noisy_class_counts.shape == (500, 2) and batch.noisy_counts.shape == (500, 256)
     assert batch.stacked().shape == (500, 2 + 2 + 256)
     np.testing.assert_array_equal(batch.n_synthetic[:, 1],
@@ -475,7 +636,8 @@ def test_release_synopsis_batch(data):
                                              - np.maximum(batch.noisy_class_counts[:, 1], 0), 0)
                                   * (batch.noisy_class_counts.argmax(1) == 0))
     assert not hasattr(est, "sampling_strategy_")  # estimator untouched
-    pub = release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10)
+    pub = _release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10,
+                                  histogram_class=1)
     assert pub.noisy_class_counts is None and np.all(pub.n_synthetic[:, 1] == np.ptp(np.bincount(y)))
 
 
@@ -687,7 +849,7 @@ def test_sparse_release_far_below_class_size_warns():
 def test_release_synopsis_batch_auto_granularity():
     X, y = _pima_like(n_min=12, n_maj=40, d=2)
     est = DPSMOTE(bounds=(-1, 1), granularity="auto")
-    batch = release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
+    batch = _release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
     sizes = np.maximum(batch.noisy_class_counts, 1)
     drive = _dpsmote._auto_class_size(sizes, batch.n_synthetic)
     expect = [choose_n_cells(s, 0.9, 2) for s in drive]

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from skdp_anomaly import audit
-from skdp_anomaly.over_sampling import DPSMOTE, release_synopsis_batch
+from skdp_anomaly.over_sampling import DPSMOTE
+from skdp_anomaly.over_sampling._dpsmote import _release_synopsis_batch
 from skdp_anomaly.over_sampling._grid import Grid, release_sparse
 
 EPS = 1.0
@@ -31,7 +32,7 @@ def _neighbours():
 def _batch_mechanism(estimator):
     def mech(data, rng, n):
         X, y = data
-        return release_synopsis_batch(estimator, X, y, n, histogram_class=1,
+        return _release_synopsis_batch(estimator, X, y, n, histogram_class=1,
                                       random_state=rng).stacked()
     return mech
 

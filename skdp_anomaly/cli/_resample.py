@@ -61,6 +61,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--public-counts", action="store_true",
                    help="declare the class sizes public: exact sizes, full epsilon on the "
                         "histograms (the guarantee then does not cover the class sizes)")
+    p.add_argument("--classes", nargs="+", metavar="LABEL",
+                   help="the public set of class labels (at least 2); without it the labels "
+                        "present in the data are used and treated as public")
     p.add_argument("--count-share", type=float, default=0.1,
                    help="share of epsilon for the class sizes (default 0.1)")
     p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default="auto")
@@ -188,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         bounds=bounds, granularity=args.granularity, connectivity=args.connectivity,
         class_counts="public" if args.public_counts else "private",
         count_share=args.count_share, histogram=args.histogram,
-        random_state=args.random_state,
+        classes=args.classes, random_state=args.random_state,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -213,8 +216,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.quiet:
         spent = sampler.privacy_spent_
-        print(f"DPSMOTE: wrote {len(X)} original + {len(synth)} synthetic rows to "
-              f"{args.output}", file=sys.stderr)
+        # the exact number of rows is not a DP output unless the class sizes are public
+        originals = f"{len(X)} original" if args.public_counts else "the original rows"
+        print(f"DPSMOTE: wrote {originals} + {len(synth)} synthetic rows to {args.output}",
+              file=sys.stderr)
         print(f"  synthetic rows per class: {dict(sampler.sampling_strategy_)}", file=sys.stderr)
         if hasattr(sampler, "noisy_class_counts_"):
             print(f"  noisy class sizes: {sampler.noisy_class_counts_}", file=sys.stderr)

@@ -6,17 +6,13 @@ DPSMOTENoiseWarning
     Warned when noise dominates the released histogram (built from DP outputs only).
 SparseHistogram
     The released cells of a sparse noisy histogram (``DPSMOTE.noisy_counts_``).
-release_synopsis_batch, SynopsisBatch
-    Many independent phase-1 releases at once, for privacy audits and benchmarks.
 """
 
-from ._dpsmote import DPSMOTE, DPSMOTENoiseWarning, SynopsisBatch, release_synopsis_batch
+from ._dpsmote import DPSMOTE, DPSMOTENoiseWarning
 from ._grid import SparseHistogram
 
 __all__ = [
     "DPSMOTE",
     "DPSMOTENoiseWarning",
     "SparseHistogram",
-    "SynopsisBatch",
-    "release_synopsis_batch",
 ]

@@ -21,6 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..privacy import (
+    MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
     PrivacyCost,
     PrivacyCostMixin,
@@ -42,10 +43,7 @@ from ._grid import (
     sample_synthetic,
 )
 
-__all__ = [
-    "DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram", "SynopsisBatch",
-    "release_synopsis_batch",
-]
+__all__ = ["DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram"]
 
 # `histogram="auto"` uses the dense grid up to this many cells: the paper's own
 # setting (ν = 0.25, d <= 8) stays exactly Algorithm 6.
@@ -140,7 +138,7 @@ def _n_synthetic_dict(wanted: Mapping, classes, counts):
 
 
 class SynopsisBatch(NamedTuple):
-    """``n_runs`` independent phase-1 releases (see :func:`release_synopsis_batch`)."""
+    """``n_runs`` independent phase-1 releases (see :func:`_release_synopsis_batch`)."""
 
     classes: np.ndarray
     """Class labels, sorted; columns of the two per-class arrays."""
@@ -184,7 +182,11 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Total privacy budget of the synthetic rows (pure ε-DP, see Notes).
+        Total privacy budget of the synthetic rows: pure ε-DP under
+        add/remove-one-record neighbours (``2·epsilon`` under replace-one
+        neighbours; see Notes). At most 30 per release (the share of
+        ``epsilon`` that one release gets), beyond which geometric noise
+        rounds to zero.
     sampling_strategy : float, str, dict or callable, default="auto"
         As in imblearn, but evaluated on the *noisy* class sizes when
         ``class_counts="private"``: a float (binary only) is the wanted ratio
@@ -225,12 +227,29 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         empty cells and reports noisy counts below a threshold θ as 0 (see
         Notes); "auto" uses "dense" up to 65 536 cells (ν = 0.25, d <= 8;
         the paper's setting) and at most 32 features, "sparse" beyond.
+    classes : array-like of shape (n_classes,), default=None
+        The public set of class labels (at least 2). When given, every class
+        is handled alike whether or not ``y`` contains it (a class with no rows
+        gets its noisy size released, and its histogram if it is
+        over-sampled), the keys of the fitted attributes depend on
+        ``classes`` and DP outputs only, and errors come from parameters only
+        (a label of ``y`` outside ``classes`` is refused without being named).
+        ``None``: the labels present in ``y`` are used and treated as public
+        (see :meth:`privacy_assumptions`): a label carried by a single record
+        would reveal its presence. Note that a string ``sampling_strategy``
+        such as "auto" then also over-samples a class absent from ``y``, from
+        a histogram of pure noise; name the classes to over-sample in a dict
+        when some may be absent.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         ``None`` draws from OS entropy (the only safe choice in deployment);
-        fixed seeds are for tests and experiments.
+        fixed seeds are for tests and experiments. The noise and the synthetic
+        rows come from two independent child streams of it.
     accountant : diffprivlib.accountant.BudgetAccountant, default=None
-        Charged ``privacy_spent_`` at each fit; ``None`` uses diffprivlib's
-        default accountant.
+        Checked for the whole cost before the data are read, and charged each
+        part right before its release; ``None`` uses diffprivlib's default
+        accountant. The accountant's ledger is kept under replace-one
+        neighbours (the relation of diffprivlib's models that share it), so
+        it is charged ``2·epsilon`` per fit (group privacy).
 
     Attributes
     ----------
@@ -243,7 +262,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     histogram_ : {"dense", "sparse"}
         The representation used.
     noisy_class_counts_ : dict
-        Class -> DP class size (only with ``class_counts="private"``).
+        Class -> DP class size (only with ``class_counts="private"``), for
+        every class of ``classes`` (or of ``y`` when ``classes=None``).
     sampling_strategy_ : dict
         Class -> number of synthetic rows generated, derived from the DP
         class sizes (or from the public ones).
@@ -253,7 +273,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         :class:`~skdp_anomaly.over_sampling.SparseHistogram` ``(cells,
         counts)`` of the cells whose noisy count reached ``threshold``.
     privacy_spent_ : PrivacyCost
-        What the last fit spent.
+        What the last fit spent, under add/remove neighbours.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -267,8 +287,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     **Privacy.** Neighbouring datasets differ by adding or removing one
     record (features and label). The synthetic rows, ``sampling_strategy_``,
     ``noisy_class_counts_`` and ``noisy_counts_`` together are pure
-    ``epsilon``-DP (given public ``bounds`` and the set of class labels,
-    treated as public schema like sklearn's ``classes_``):
+    ``epsilon``-DP given public ``bounds`` and a public label set: the
+    ``classes`` parameter, or, when it is None, the labels present in ``y``,
+    which the guarantee then takes as public schema
+    (:meth:`privacy_assumptions`; the budget validator lists it):
 
     * the class sizes are one histogram over disjoint classes, so one
       geometric release with ``ε_c = count_share·ε`` (sensitivity 1);
@@ -276,6 +298,14 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
       ``ε_h = (1 − count_share)·ε``; classes are disjoint record sets, so the
       per-class histograms compose in parallel (ε_h in total);
     * everything else is post-processing; total ``ε_c + ε_h = ε``.
+
+    Under replace-one neighbours (datasets of equal size differing in one
+    record) a replacement is a removal and an addition, so the same release
+    is ``2·epsilon``-DP (group privacy); moving a record between two classes
+    changes two class sizes and two histograms, so the factor 2 is attained
+    (audited in ``benchmarks/bench_dpsmote_audit.py``). The budget
+    validator applies this conversion when it adds DPSMOTE to diffprivlib
+    models, which hold under replace-one neighbours.
 
     This corrects Theorem 3.1 as written: Algorithm 6 outputs
     ``α·n0 − n1`` rows computed from the exact class sizes, which reveals them
@@ -384,6 +414,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         "class_counts": [StrOptions({"private", "public"})],
         "count_share": [Interval(numbers.Real, 0, 1, closed="neither")],
         "histogram": [StrOptions({"auto", "dense", "sparse"})],
+        "classes": ["array-like", None],
         "random_state": [
             None,
             Interval(numbers.Integral, 0, None, closed="left"),
@@ -404,6 +435,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         class_counts="private",
         count_share=0.1,
         histogram="auto",
+        classes=None,
         random_state=None,
         accountant=None,
     ):
@@ -415,6 +447,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         self.class_counts = class_counts
         self.count_share = count_share
         self.histogram = histogram
+        self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
 
@@ -423,22 +456,39 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         """(ε for class sizes, ε for cell histograms)."""
         epsilon = check_epsilon(self.epsilon)
         if self.class_counts == "public":
-            return 0.0, epsilon
-        share = float(self.count_share)
-        if not 0 < share < 1:
-            raise ValueError(f"count_share must be in (0, 1), got {self.count_share!r}.")
-        return share * epsilon, (1.0 - share) * epsilon
+            split = 0.0, epsilon
+        else:
+            share = float(self.count_share)
+            if not 0 < share < 1:
+                raise ValueError(f"count_share must be in (0, 1), got {self.count_share!r}.")
+            split = share * epsilon, (1.0 - share) * epsilon
+        if max(split) > MAX_GEOMETRIC_EPSILON:
+            raise ValueError(
+                f"DPSMOTE: epsilon={self.epsilon!r} puts ε={max(split):.4g} on one release, above "
+                f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero in double "
+                "precision and exact counts would be released; use a smaller epsilon."
+            )
+        return split
 
     def privacy_cost(self) -> PrivacyCost:
         """Pure ε-DP under add/remove-one-record neighbours, ``ε = epsilon``.
 
         Covers the synthetic rows and every fitted attribute; the original
-        rows in the output are not covered (Theorem 3.3).
+        rows in the output are not covered (Theorem 3.3). Under replace-one
+        neighbours the same release costs ``2·epsilon`` (group privacy), which
+        :meth:`PrivacyCost.under` and the budget validator apply.
+
+        Examples
+        --------
+        >>> from skdp_anomaly.over_sampling import DPSMOTE
+        >>> cost = DPSMOTE(epsilon=1.0).privacy_cost()
+        >>> cost.epsilon, cost.neighbours, cost.under("replace").epsilon
+        (1.0, 'add_remove', 2.0)
         """
         eps_counts, eps_hist = self._budget_split()
         if self.class_counts == "public":
-            note = ("DPSMOTE: class sizes declared public (class_counts='public'); "
-                    f"ε={eps_hist:g} on the cell histograms; the class sizes are not protected")
+            note = (f"DPSMOTE: ε={eps_hist:g} on the cell histograms; class sizes declared "
+                    "public (class_counts='public')")
         else:
             note = (f"DPSMOTE: ε={eps_counts:g} on the class sizes + ε={eps_hist:g} on the "
                     "per-class cell histograms (parallel over classes)")
@@ -446,7 +496,34 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             check_epsilon(self.epsilon), note,
             "DPSMOTE output includes the original rows: a model trained on it composes "
             "sequentially with DPSMOTE (thesis Theorem 3.3)",
+            neighbours="add_remove",
         )
+
+    def privacy_assumptions(self) -> tuple:
+        """What :meth:`privacy_cost` takes as public without protecting it.
+
+        * ``classes=None``: the set of class labels is read from ``y`` and
+          treated as public schema (a label carried by one record reveals
+          that record's presence otherwise);
+        * ``class_counts="public"``: the exact class sizes are declared
+          public, so they are used as they are and not protected.
+
+        Examples
+        --------
+        >>> from skdp_anomaly.over_sampling import DPSMOTE
+        >>> DPSMOTE(classes=[0, 1]).privacy_assumptions()
+        ()
+        >>> len(DPSMOTE(class_counts="public").privacy_assumptions())
+        2
+        """
+        out = []
+        if self.classes is None:
+            out.append("DPSMOTE(classes=None): the set of class labels is read from y and "
+                       "treated as public; pass classes=[...] to fix it in advance")
+        if self.class_counts == "public":
+            out.append("DPSMOTE(class_counts='public'): the exact class sizes are declared "
+                       "public and are not protected")
+        return tuple(out)
 
     # -- input checks -------------------------------------------------------
     def _check_X_y(self, X, y, accept_sparse=None):
@@ -499,12 +576,17 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     def fit_resample(self, X, y, **params):
         """Resample the dataset: the original rows plus DP synthetic rows.
 
+        The accountant is checked for the whole ``epsilon`` before the data
+        are read, and charged each part right before its release: a refused
+        fit (:class:`diffprivlib.utils.BudgetError`) computes nothing and
+        leaves the sampler unfitted.
+
         Parameters
         ----------
         X : {array-like, dataframe} of shape (n_samples, n_features)
             Numeric features.
         y : array-like of shape (n_samples,)
-            Class labels.
+            Class labels (in ``classes`` when that is given).
 
         Returns
         -------
@@ -515,26 +597,55 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # sampling_strategy_ is never computed from the exact class sizes
         # unless they are declared public: imblearn's check (and its error
         # messages) would read them.
+        self._start_private_fit(self.privacy_cost())
+        classes = self._check_classes()
         check_classification_targets(y)
         arrays_transformer = ArraysTransformer(X, y)
         X, y, binarize_y = self._check_X_y(X, y)
-        if self.class_counts == "public":
+        classes, y_codes = _encode_labels(y, classes)
+        if self.class_counts == "public" and self.classes is None:
             strategy = check_sampling_strategy(self.sampling_strategy, y, self._sampling_type)
             self.sampling_strategy_ = OrderedDict(
                 (getattr(c, "item", lambda c=c: c)(), int(n)) for c, n in strategy.items()
             )
-        X_res, y_res = self._fit_resample(X, y)
+        X_res, y_res = self._fit_resample(X, y, classes=classes, y_codes=y_codes)
         if binarize_y:
-            y_res = label_binarize(y_res, classes=np.unique(y))
+            y_res = label_binarize(y_res, classes=classes)
         return arrays_transformer.transform(X_res, y_res)
 
-    def _prepare(self, X, y):
-        """Parameters and private intermediates shared by fit and the batch release."""
-        classes, y_codes = np.unique(y, return_inverse=True)
-        if classes.size <= 1:
+    def _check_classes(self):
+        """The public label set (sorted), or None; checked against the strategy.
+
+        Only parameters are read, so every error here is data-independent.
+        """
+        if self.classes is None:
+            return None
+        classes = np.asarray(self.classes)
+        if classes.ndim != 1 or classes.size < 2:
             raise ValueError(
-                f"The target 'y' needs to have more than 1 class. Got {classes.size} class instead"
+                "The 'classes' parameter must be a 1-D array-like of at least 2 class labels; "
+                f"got {self.classes!r}."
             )
+        unique = np.unique(classes)
+        if unique.size != classes.size:
+            raise ValueError(f"The 'classes' parameter has repeated labels: {self.classes!r}.")
+        strategy = self.sampling_strategy
+        if isinstance(strategy, numbers.Real) and not isinstance(strategy, bool):
+            if unique.size != 2:
+                raise ValueError(
+                    "sampling_strategy can be a float only for a binary target; 'classes' "
+                    f"lists {unique.size} labels. Use a dict."
+                )
+        elif isinstance(strategy, Mapping):
+            unknown = [c for c in strategy if c not in set(unique.tolist())]
+            if unknown:
+                raise ValueError(
+                    f"sampling_strategy names labels {unknown!r} that are not in 'classes'."
+                )
+        return unique
+
+    def _prepare(self, X, y_codes, n_classes):
+        """Parameters and private intermediates shared by fit and the batch release."""
         eps_counts, eps_hist = self._budget_split()
         lower, upper = check_bounds(self.bounds, X, n_features=X.shape[1])
         if self.histogram == "dense" and X.shape[1] > _DENSE_MAX_DIMS:
@@ -542,8 +653,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 f"histogram='dense' supports at most {_DENSE_MAX_DIMS} features (numpy array "
                 f"dimensions), got {X.shape[1]}; use histogram='sparse' or 'auto'."
             )
-        true_sizes = np.bincount(y_codes, minlength=classes.size)  # private, never stored
-        return classes, y_codes, true_sizes, eps_counts, eps_hist, (lower, upper)
+        true_sizes = np.bincount(y_codes, minlength=n_classes)  # private, never stored
+        return true_sizes, eps_counts, eps_hist, (lower, upper)
 
     def _grid(self, bounds, eps_hist, class_size=None):
         """The grid and histogram kind; ``class_size`` (DP or public) drives ``"auto"``."""
@@ -566,13 +677,16 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             kind = "dense" if small else "sparse"
         return grid, kind
 
-    def _fit_resample(self, X, y):
-        rng = check_random_state(self.random_state)
-        classes, y_codes, true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y)
+    def _fit_resample(self, X, y, *, classes, y_codes):
+        # the noise has a stream of its own: the raw uniforms of phase 2 end up in
+        # the released rows and must not expose the stream that hid the counts
+        noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
+        true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y_codes, classes.size)
         self.bounds_ = bounds
 
         if self.class_counts == "private":
-            noisy_sizes = GeometricMechanism(eps_counts).randomise(true_sizes, rng)
+            self._charge(PrivacyCost.pure(eps_counts, neighbours="add_remove"))
+            noisy_sizes = GeometricMechanism(eps_counts).randomise(true_sizes, noise_rng)
             self.noisy_class_counts_ = dict(zip(classes.tolist(), noisy_sizes.tolist()))
             n_new, targeted = _n_synthetic(self.sampling_strategy, classes, noisy_sizes)
             n_new, targeted = n_new[0], targeted[0]
@@ -581,12 +695,18 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             )
             class_sizes = np.maximum(noisy_sizes, 1)
         else:
-            self.__dict__.pop("noisy_class_counts_", None)  # from an earlier private fit
-            index = {c: i for i, c in enumerate(classes.tolist())}
-            n_new = np.zeros(classes.size, np.int64)
-            for c, n in self.sampling_strategy_.items():
-                n_new[index[c]] = n
-            class_sizes = true_sizes  # public by the user's declaration
+            if self.classes is not None:  # public sizes over the public label set
+                n_new, targeted = _n_synthetic(self.sampling_strategy, classes, true_sizes)
+                n_new, targeted = n_new[0], targeted[0]
+                self.sampling_strategy_ = OrderedDict(
+                    (c, int(n)) for c, n, t in zip(classes.tolist(), n_new, targeted) if t
+                )
+            else:
+                index = {c: i for i, c in enumerate(classes.tolist())}
+                n_new = np.zeros(classes.size, np.int64)
+                for c, n in self.sampling_strategy_.items():
+                    n_new[index[c]] = n
+            class_sizes = np.maximum(true_sizes, 1)  # public by the user's declaration
 
         grid, kind = self._grid(bounds, eps_hist, _auto_class_size(class_sizes, n_new)[0])
         self.n_cells_ = grid.n_cells
@@ -597,16 +717,19 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         offsets = None
         self.noisy_counts_ = {}
         X_parts, y_parts = [X], [y]
-        for j in np.flatnonzero(n_new > 0):
+        over_sampled = np.flatnonzero(n_new > 0)
+        if over_sampled.size:
+            self._charge(PrivacyCost.pure(eps_hist, neighbours="add_remove"))
+        for j in over_sampled:
             coords = grid.coordinates(X[y_codes == j])
             if kind == "dense":
                 _warn_dense_noise(grid, eps_hist, class_sizes[j], labels[j], self.class_counts,
                                   isinstance(self.granularity, str))
-                hist = release_dense(dense_true_counts(grid, coords), eps_hist, rng)
+                hist = release_dense(dense_true_counts(grid, coords), eps_hist, noise_rng)
                 hist = hist.reshape((grid.n_cells,) * grid.n_features)
             else:
                 theta = choose_threshold(grid.size, eps_hist, class_sizes[j])
-                hist = release_sparse(grid, coords, eps_hist, theta, rng)
+                hist = release_sparse(grid, coords, eps_hist, theta, noise_rng)
             self.noisy_counts_[labels[j]] = hist
             if not np.any((hist.counts if kind == "sparse" else hist) > 0):
                 warnings.warn(
@@ -620,7 +743,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                                   self.class_counts, isinstance(self.granularity, str))
             if offsets is None:
                 offsets = ball_offsets(grid.n_features, self.connectivity, grid.n_cells)
-            Z = sample_synthetic(grid, hist, int(n_new[j]), self.connectivity, rng, offsets)
+            Z = sample_synthetic(grid, hist, int(n_new[j]), self.connectivity, sample_rng,
+                                 offsets)
             X_parts.append(Z.astype(X.dtype, copy=False))
             y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
 
@@ -630,9 +754,34 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 "sampling_strategy.", UserWarning, stacklevel=3,
             )
         cost = self.privacy_cost()
-        spent = cost if self.noisy_counts_ else PrivacyCost.pure(eps_counts, *cost.notes)
-        self._spend(spent)
+        self.privacy_spent_ = (cost if over_sampled.size
+                               else PrivacyCost.pure(eps_counts, *cost.notes, neighbours="add_remove"))
         return np.concatenate(X_parts), np.concatenate(y_parts)
+
+
+def _encode_labels(y, classes):
+    """``(classes, codes)``: the public label set and each row's index in it, or
+    (``classes=None``) the labels present in ``y``."""
+    if classes is None:
+        classes, codes = np.unique(y, return_inverse=True)
+        if classes.size <= 1:
+            raise ValueError(
+                f"The target 'y' needs to have more than 1 class. Got {classes.size} class "
+                "instead. Pass the public label set as 'classes' to fit when a class may be "
+                "absent."
+            )
+        return classes, codes
+    try:
+        codes = np.searchsorted(classes, y)
+        known = classes[np.minimum(codes, classes.size - 1)] == y
+    except (TypeError, ValueError):  # labels of another type than `classes`
+        known = np.zeros(1, bool)
+    if not np.all(known):
+        raise ValueError(
+            "y contains at least one label that is not in the 'classes' parameter (the labels "
+            "are not listed here, to keep them out of logs)."
+        )
+    return classes, codes
 
 
 class DPSMOTENoiseWarning(UserWarning):
@@ -690,17 +839,18 @@ def _warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, aut
         )
 
 
-def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class=None,
-                           random_state=None) -> SynopsisBatch:
+def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class,
+                            random_state=None) -> SynopsisBatch:
     """``n_runs`` independent phase-1 releases of ``estimator`` on ``(X, y)``, vectorised.
 
     Runs the same code as :meth:`DPSMOTE.fit_resample` up to the end of phase
     1 (dense histogram): the noisy class sizes, the number of synthetic rows
     they imply, the grid they imply with ``granularity="auto"``, and the noisy
-    histogram of ``histogram_class`` (default: the class with the fewest rows),
-    released in every run whether or not that class is over-sampled (a
-    superset of what a fit reveals). For privacy audits and benchmarks;
-    ``estimator`` is not fitted or modified and no accountant is charged.
+    histogram of ``histogram_class``, released in every run whether or not
+    that class is over-sampled (a superset of what a fit reveals). For privacy
+    audits and benchmarks only (the caller names the class, so nothing here is
+    chosen by an exact count); ``estimator`` is not fitted or modified and no
+    accountant is charged.
 
     With ``granularity="auto"`` the grid may differ between runs: each row of
     ``noisy_counts`` then holds its run's ``n_cells**d`` counts followed by
@@ -715,15 +865,13 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         raise TypeError("estimator must be a DPSMOTE instance.")
     estimator._validate_params()
     X, y, _ = estimator._check_X_y(X, y)
-    classes, y_codes, true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y)
+    classes, y_codes = _encode_labels(y, estimator._check_classes())
+    true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y_codes, classes.size)
     rng = check_random_state(random_state)
-    if histogram_class is None:
-        j = int(np.argmin(true_sizes))
-    else:
-        hits = np.flatnonzero(classes == histogram_class)
-        if hits.size == 0:
-            raise ValueError(f"histogram_class {histogram_class!r} is not a class of y.")
-        j = int(hits[0])
+    hits = np.flatnonzero(classes == histogram_class)
+    if hits.size == 0:
+        raise ValueError(f"histogram_class {histogram_class!r} is not one of the classes.")
+    j = int(hits[0])
     if estimator.class_counts == "private":
         mech = GeometricMechanism(eps_counts)
         noisy_sizes = true_sizes + mech.noise((n_runs, classes.size), rng)
@@ -731,10 +879,13 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         class_sizes = np.maximum(noisy_sizes, 1)
     else:
         noisy_sizes = None
-        strategy = check_sampling_strategy(estimator.sampling_strategy, y, "over-sampling")
-        row = np.array([strategy.get(c, 0) for c in classes.tolist()], np.int64)
+        if estimator.classes is None:
+            strategy = check_sampling_strategy(estimator.sampling_strategy, y, "over-sampling")
+            row = np.array([strategy.get(c, 0) for c in classes.tolist()], np.int64)
+        else:
+            row = _n_synthetic(estimator.sampling_strategy, classes, true_sizes)[0][0]
         n_new = np.tile(row, (n_runs, 1))
-        class_sizes = np.tile(true_sizes, (n_runs, 1))  # public by declaration
+        class_sizes = np.tile(np.maximum(true_sizes, 1), (n_runs, 1))  # public by declaration
     auto_sizes = _auto_class_size(class_sizes, n_new)
     # one grid per distinct driving size (a single grid unless granularity="auto")
     sizes, inverse = np.unique(auto_sizes, return_inverse=True)
