@@ -224,3 +224,47 @@ def test_online_batch_and_estimator_agree_in_distribution():
                                          direction="decrease", random_state=seed).fit(x)
         hits += det.detected_ and abs(det.change_point_ - 1500) <= 20
     assert abs(rate_batch - hits / 100) < 0.2
+
+
+def test_online_charges_each_stage_before_its_release(monkeypatch):
+    """ε/2 is on the ledger before AboveThreshold answers, ε/2 more before PNCPD runs."""
+    from skdp_anomaly.changepoint import _online
+
+    x = paper_stream(3, k_star=1000, after=400)
+    acc = BudgetAccountant()
+    at_feed, pncpd = _online.AboveThreshold.feed, _online.pncpd
+    seen = {"feed": [], "pncpd": []}
+
+    def spy_feed(self, queries):
+        seen["feed"].append(acc.total()[0])
+        return at_feed(self, queries)
+
+    def spy_pncpd(*args, **kw):
+        seen["pncpd"].append(acc.total()[0])
+        return pncpd(*args, **kw)
+
+    monkeypatch.setattr(_online.AboveThreshold, "feed", spy_feed)
+    monkeypatch.setattr(_online, "pncpd", spy_pncpd)
+    det = PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
+                                     direction="decrease", random_state=0, accountant=acc)
+    feed(det, x, 40)
+    assert det.detected_
+    assert seen["feed"] and min(seen["feed"]) == pytest.approx(2.0)
+    assert seen["pncpd"] == [pytest.approx(4.0)]
+
+
+@pytest.mark.parametrize("window", [None, 200])
+def test_refused_budget_leaves_the_detector_unfitted(window):
+    from diffprivlib.utils import BudgetError
+    from sklearn.exceptions import NotFittedError
+
+    x = paper_stream(3, k_star=1000, after=400)
+    acc = BudgetAccountant(epsilon=1.0)
+    kw = dict(window=window, threshold=0.8) if window else {}
+    det = PrivateChangePointDetector(epsilon=2.0, accountant=acc, random_state=0, **kw)
+    with pytest.raises(BudgetError):
+        det.partial_fit(x) if window else det.fit(x)
+    assert acc.total()[0] == 0
+    assert not [k for k in vars(det) if k.endswith("_")]
+    with pytest.raises(NotFittedError):
+        det.predict(x[:10])

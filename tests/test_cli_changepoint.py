@@ -37,7 +37,7 @@ def test_offline_prints_change_point_index_value_and_epsilon(series_csv, capsys)
     assert f"change point: data row {k} (0-based)" in out
     assert f"time: t{k}" in out
     assert "direction: increase" in out
-    assert "privacy spent: ε=2 (pure ε-DP)" in out
+    assert "privacy spent: ε=2 (pure ε-DP, replace-one-record neighbours (n public))" in out
     assert "do not use it for releases" in out
 
 

@@ -60,7 +60,7 @@ class OnlinePNCPD:
     """State of one run of Algorithm 4 (no validation: the estimator does it)."""
 
     def __init__(self, *, window: int, threshold: float, epsilon: float, gamma: float,
-                 direction: str, rng: np.random.Generator):
+                 direction: str, rng: np.random.Generator, charge=None):
         self.window, self.h = int(window), int(window) // 2
         self.epsilon, self.gamma, self.direction = float(epsilon), float(gamma), direction
         self.shift = candidate_range(self.window, gamma)[0]  # g = ⌈γn⌉
@@ -70,6 +70,8 @@ class OnlinePNCPD:
         else:
             self._above = AboveThreshold(threshold=float(threshold), epsilon=epsilon / 2,
                                          sensitivity=2.0 / self.window, rng=at_rng)
+        # called with ε/2 right before each of the two releases (accounting first)
+        self._charge = charge if charge is not None else (lambda epsilon: None)
         self.n_seen = 0                 # points consumed
         self.n_queries = 0              # windows answered by AboveThreshold
         self.alarm_index = None         # centre c of the alarming window
@@ -81,10 +83,6 @@ class OnlinePNCPD:
     @property
     def detected(self) -> bool:
         return self.change_point is not None
-
-    def spent_epsilon(self) -> float:
-        """ε spent by the outputs released so far (see the estimator's Notes)."""
-        return self.epsilon / 2 * ((self.n_queries > 0) + self.detected)
 
     def _queries(self, counts: np.ndarray) -> np.ndarray:
         u = counts / float(self.h * self.h)
@@ -112,6 +110,8 @@ class OnlinePNCPD:
         counts = sliding_centre_counts(buf, self.window, first=self._last_count)
         if self._last_count is not None:
             counts = counts[1:]         # that window was answered before
+        if counts.size and self.n_queries == 0 and self._last_count is None:
+            self._charge(self.epsilon / 2)  # AboveThreshold's answers start here
         hit = self._above.feed(self._queries(counts)) if counts.size else None
         if hit is None:
             self.n_queries += counts.size
@@ -136,6 +136,7 @@ class OnlinePNCPD:
         self.n_seen += part.size
         if self._tail.size == self.window + self.shift:
             seg = self._tail[self.shift:]
+            self._charge(self.epsilon / 2)
             k, name = pncpd(seg, self.epsilon / 2, self.gamma, self.direction, self._pncpd_rng)
             start = self.alarm_index - self.h + self.shift
             self.change_point, self.detected_direction = start + k, name

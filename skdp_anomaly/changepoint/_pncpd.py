@@ -62,9 +62,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Source of the privacy noise. ``None`` (OS entropy) is the only safe
         choice in deployment; fixed seeds are for tests and experiments.
     accountant : diffprivlib BudgetAccountant, default=None
-        Charged by every fit (offline: ε; online: ε/2 once the first window
-        has been answered, ε/2 more at the detection). ``None``: diffprivlib's
-        default accountant.
+        Checked for the whole ε when a run starts (before the data are read)
+        and charged before each release (offline: ε before the selection;
+        online: ε/2 before the first window is answered, ε/2 more before the
+        change point is selected), so a refused run releases nothing and
+        leaves the detector unfitted. ``None``: diffprivlib's default
+        accountant.
 
     Attributes
     ----------
@@ -209,14 +212,13 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         --------
         >>> from skdp_anomaly.changepoint import PrivateChangePointDetector
         >>> PrivateChangePointDetector(epsilon=0.5).privacy_cost()
-        PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP')
+        PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP', neighbours='replace')
         """
         if self.window is None:
-            return PrivacyCost.pure(self.epsilon, "PNCPD (report-noisy-max), replace-one-element")
-        return PrivacyCost.pure(
-            self.epsilon,
-            "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2, replace-one-element",
-        )
+            return PrivacyCost.pure(self.epsilon, "PNCPD (report-noisy-max)",
+                                    neighbours="replace")
+        return PrivacyCost.pure(self.epsilon, "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2",
+                                neighbours="replace")
 
     # ---------------------------------------------------------- validation
     def _check_series(self, X, *, reset: bool) -> np.ndarray:
@@ -277,20 +279,24 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         if self.window is not None:
             self._check_online_params()
+            self._start_private_fit(self.privacy_cost())
             x = self._check_series(X, reset=True)
             self._start_online()
             return self._online_feed(x)
+        self._start_private_fit(self.privacy_cost())
         x = self._check_series(X, reset=True)
         n = x.shape[0]
         candidate_range(n, self.gamma)
         rng = check_random_state(self.random_state)
+        self._online = None
+        cost = self.privacy_cost()
+        self._charge(cost)
         self.change_point_, self.direction_ = pncpd(x, self.epsilon, self.gamma, self.direction, rng)
         self.noise_scale_ = pncpd_noise_scale(n, self.gamma, self.epsilon)
         self.detected_ = True
         self.alarm_index_ = None
         self.n_seen_ = n
-        self._online = None
-        self._spend(self.privacy_cost())
+        self.privacy_spent_ = cost
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -325,6 +331,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
                 f"{type(self).__name__} has halted after its detection (change_point_="
                 f"{self.change_point_}); call fit or clone it to start a new run."
             )
+        if first:
+            self._start_private_fit(self.privacy_cost())
         x = self._check_stream_chunk(X) if not first else None
         if x is None:
             x = self._check_series(X, reset=first)
@@ -336,20 +344,21 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,
-            rng=check_random_state(self.random_state),
+            rng=check_random_state(self.random_state), charge=self._charge_stage,
         )
-        self.privacy_spent_ = PrivacyCost.zero()
+        self.privacy_spent_ = PrivacyCost.pure(0.0, neighbours="replace")
         self.noise_scale_ = pncpd_noise_scale(self.window, self.gamma, self.epsilon / 2)
+
+    def _charge_stage(self, epsilon: float) -> None:
+        """Charge one stage of ONLINEPNCPD (ε/2) before it releases anything."""
+        self._charge(PrivacyCost.pure(epsilon, neighbours="replace"))
+        spent = self.privacy_spent_.epsilon + epsilon
+        self.privacy_spent_ = PrivacyCost.pure(spent, *self.privacy_cost().notes,
+                                               neighbours="replace")
 
     def _online_feed(self, x):
         state = self._online
-        before = state.spent_epsilon()
         state.feed(x)
-        after = state.spent_epsilon()
-        if after > before:
-            # charge the accountant the increment only; privacy_spent_ is the total
-            self._spend(PrivacyCost.pure(after - before))
-            self.privacy_spent_ = PrivacyCost.pure(after, *self.privacy_cost().notes)
         self.change_point_ = state.change_point
         self.direction_ = state.detected_direction
         self.detected_ = state.detected

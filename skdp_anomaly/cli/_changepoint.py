@@ -146,8 +146,7 @@ def run(args) -> int:
             print(f"alarm raised at window centre row {det.alarm_index_}, but the input "
                   "ended before PNCPD's window was complete")
     spent = det.privacy_spent_
-    print(f"privacy spent: {spent} under replace-one-row neighbours "
-          f"(budget of a full run: ε={det.privacy_cost().epsilon:g})")
+    print(f"privacy spent: {spent} (budget of a full run: ε={det.privacy_cost().epsilon:g})")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")
     return 0
