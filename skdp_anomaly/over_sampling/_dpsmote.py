@@ -147,7 +147,8 @@ class SynopsisBatch(NamedTuple):
     n_synthetic: np.ndarray
     """(n_runs, n_classes) synthetic rows each run would generate per class."""
     noisy_counts: np.ndarray
-    """(n_runs, n_cells**d) dense noisy histogram of ``histogram_class``, row-major
+    """(n_runs, n_cells**d · k) dense noisy histograms of the k ``histogram_class`` labels,
+    each row-major
     (padded with ``-2**63`` when the runs' grids differ, ``granularity="auto"``)."""
     n_cells: np.ndarray
     """(n_runs,) cells per feature of each run's grid."""
@@ -846,7 +847,8 @@ def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_
     Runs the same code as :meth:`DPSMOTE.fit_resample` up to the end of phase
     1 (dense histogram): the noisy class sizes, the number of synthetic rows
     they imply, the grid they imply with ``granularity="auto"``, and the noisy
-    histogram of ``histogram_class``, released in every run whether or not
+    histogram of ``histogram_class`` (a label, or a list of labels whose
+    histograms are placed side by side), released in every run whether or not
     that class is over-sampled (a superset of what a fit reveals). For privacy
     audits and benchmarks only (the caller names the class, so nothing here is
     chosen by an exact count); ``estimator`` is not fitted or modified and no
@@ -868,10 +870,13 @@ def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_
     classes, y_codes = _encode_labels(y, estimator._check_classes())
     true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y_codes, classes.size)
     rng = check_random_state(random_state)
-    hits = np.flatnonzero(classes == histogram_class)
-    if hits.size == 0:
-        raise ValueError(f"histogram_class {histogram_class!r} is not one of the classes.")
-    j = int(hits[0])
+    wanted = histogram_class if isinstance(histogram_class, (list, tuple)) else [histogram_class]
+    codes = []
+    for label in wanted:
+        hits = np.flatnonzero(classes == label)
+        if hits.size == 0:
+            raise ValueError(f"histogram_class {label!r} is not one of the classes.")
+        codes.append(int(hits[0]))
     if estimator.class_counts == "private":
         mech = GeometricMechanism(eps_counts)
         noisy_sizes = true_sizes + mech.noise((n_runs, classes.size), rng)
@@ -896,12 +901,17 @@ def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_
     width = max(g.size for g in grids)
     if width > _DENSE_MAX_CELLS // max(1, n_runs):
         raise ValueError("release_synopsis_batch needs n_runs * n_cells**d <= 2**27.")
-    hist = np.full((n_runs, width), np.iinfo(np.int64).min, np.int64)
-    X_j = X[y_codes == j]
-    for g_index, grid in enumerate(grids):
-        runs = np.flatnonzero(inverse == g_index)
-        if runs.size:
-            true_hist = dense_true_counts(grid, grid.coordinates(X_j))
-            hist[runs, :grid.size] = release_dense(true_hist, eps_hist, rng, n_runs=runs.size)
+    parts = []
+    for j in codes:
+        hist = np.full((n_runs, width), np.iinfo(np.int64).min, np.int64)
+        X_j = X[y_codes == j]
+        for g_index, grid in enumerate(grids):
+            runs = np.flatnonzero(inverse == g_index)
+            if runs.size:
+                true_hist = dense_true_counts(grid, grid.coordinates(X_j))
+                hist[runs, :grid.size] = release_dense(true_hist, eps_hist, rng,
+                                                       n_runs=runs.size)
+        parts.append(hist)
+    hist = np.hstack(parts)
     return SynopsisBatch(classes, noisy_sizes, n_new, hist, n_cells,
                          isinstance(estimator.granularity, str))
