@@ -22,6 +22,7 @@ from scipy.stats import expon, randint, uniform
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import MissingIndicator, SimpleImputer
+from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import (
     GridSearchCV,
@@ -71,7 +72,7 @@ class CostTransformer(TransformerMixin, BaseEstimator):
         self.cost = cost
 
     def privacy_cost(self):
-        return self.cost if self.cost is not None else PrivacyCost(1.0)
+        return self.cost if self.cost is not None else PrivacyCost(1.0, neighbours="replace")
 
     def fit(self, X, y=None):
         return self
@@ -118,7 +119,12 @@ def test_imblearn_pipeline_sampler_plus_dp_classifier_costs_1_5(no_leak_warning,
     report = check_privacy_budget(pipe, budget=2.0)
     assert report.epsilon == pytest.approx(1.5)
     assert report.delta == 0
-    assert report.leaks == [] and report.is_private and report.within_budget
+    assert report.leaks == [] and report.is_private_given_assumptions and report.within_budget
+    assert report.assumptions == [
+        "clf: diffprivlib LogisticRegression: the set of class labels is read from y and "
+        "treated as public (LogisticRegression has no `classes` parameter)"
+    ]
+    assert not report.is_private  # it rests on that assumption
     assert [r.path for r in report.steps] == ["sampler", "clf"]
     assert [r.epsilon for r in report.steps] == [0.5, 1.0]
     assert report.notion == "pure ε-DP"
@@ -163,12 +169,14 @@ def test_over_budget_raises():
 
 
 def test_budget_exactly_met_despite_float_rounding(no_leak_warning):
-    pipe = ImbPipeline([("s", CostSampler(0.1)), ("t", CostTransformer(PrivacyCost(0.2)))])
+    step = CostTransformer(PrivacyCost(0.2, neighbours="replace"))
+    pipe = ImbPipeline([("s", CostSampler(0.1)), ("t", step)])
     assert check_privacy_budget(pipe, budget=0.3).within_budget
 
 
 def test_delta_budget():
-    pipe = Pipeline([("t", CostTransformer(PrivacyCost.approx(0.5, 1e-5))), ("clf", lr())])
+    step = CostTransformer(PrivacyCost.approx(0.5, 1e-5, neighbours="replace"))
+    pipe = Pipeline([("t", step), ("clf", lr())])
     assert check_privacy_budget(pipe, budget=(2.0, 1e-5)).delta == 1e-5
     with pytest.raises(PrivacyBudgetError):
         check_privacy_budget(pipe, budget=(2.0, 1e-6))
@@ -178,7 +186,7 @@ def test_delta_budget():
 
 def grid_example(**kwargs):
     pipe = Pipeline([("clf", lr())])
-    return GridSearchCV(pipe, {"clf__epsilon": [0.5, 1, 2]}, cv=5, **kwargs)
+    return GridSearchCV(pipe, {"clf__epsilon": [0.5, 1, 2]}, cv=KFold(5), **kwargs)
 
 
 def test_grid_search_example_costs_16():
@@ -280,8 +288,8 @@ def test_memberships_bound_actual_splits(cv):
 
 def test_one_shot_iterator_is_not_consumed():
     splits = iter([(np.array([0, 1]), np.array([2])), (np.array([1, 2]), np.array([0]))])
-    members, note = training_memberships(splits)
-    assert math.isinf(members) and "one-shot" in note
+    fold = training_memberships(splits)
+    assert math.isinf(fold.memberships) and "one-shot" in fold.note
     assert len(list(splits)) == 2  # still intact for the search that owns it
 
 
@@ -409,14 +417,15 @@ def test_column_transformer_with_leaking_branch():
         OneHotEncoder(categories=[[0, 1]] * 3),
         SplineTransformer(knots=np.linspace(-1, 1, 5)[:, None].repeat(3, axis=1)),
         MissingIndicator(features="all"),
-        SimpleImputer(strategy="constant", fill_value=0),
+        SimpleImputer(strategy="constant", fill_value=0, keep_empty_features=True),
         GaussianRandomProjection(n_components=2),
+        RBFSampler(gamma=0.5),
     ],
 )
 def test_data_independent_steps_cost_nothing(step, no_leak_warning):
     report = check_privacy_budget(Pipeline([("t", step), ("clf", lr())]))
     assert report.steps[0].epsilon == 0 and not report.steps[0].leak
-    assert report.epsilon == 1.0 and report.is_private
+    assert report.epsilon == 1.0 and report.is_private_given_assumptions
 
 
 @pytest.mark.parametrize(
@@ -428,7 +437,8 @@ def test_data_independent_steps_cost_nothing(step, no_leak_warning):
         OneHotEncoder(),
         OneHotEncoder(categories=[[0, 1]] * 3, min_frequency=2),
         SimpleImputer(),
-        GaussianRandomProjection(),
+        SimpleImputer(strategy="constant", fill_value=0),  # keep_empty_features=False
+        RBFSampler(gamma="scale"),  # the kernel width from the variance of X
         KBinsDiscretizer(),
         NonPrivateLearner(),
     ],
@@ -440,7 +450,7 @@ def test_data_dependent_steps_leak(step):
     assert report.leaks and report.leaks[0].startswith("t: ")
 
 
-def test_stateless_tag_is_trusted_for_unknown_classes(no_leak_warning):
+def test_stateless_tag_of_unknown_classes_is_an_assumption(no_leak_warning):
     class Stateless(NonPrivateLearner):
         def __sklearn_tags__(self):
             tags = super().__sklearn_tags__()
@@ -449,6 +459,7 @@ def test_stateless_tag_is_trusted_for_unknown_classes(no_leak_warning):
 
     report = check_privacy_budget(Pipeline([("t", Stateless()), ("clf", lr())]))
     assert report.steps[0].epsilon == 0
+    assert any(a.startswith("t: ") for a in report.assumptions)
 
 
 def test_non_private_final_estimator_leaks():
@@ -458,6 +469,7 @@ def test_non_private_final_estimator_leaks():
 
 
 # -- diffprivlib models ------------------------------------------------------
+# (priced without leaks, with data-derived parameters, the names of those leaks)
 DP_MODELS = [
     (dp.GaussianNB(epsilon=0.7, bounds=(0, 1)), dp.GaussianNB(epsilon=0.7), ["bounds"]),
     (lr(0.7), dp.LogisticRegression(epsilon=0.7), ["data_norm"]),
@@ -469,12 +481,12 @@ DP_MODELS = [
     (
         dp.RandomForestClassifier(epsilon=0.7, bounds=(0, 1), classes=[0, 1]),
         dp.RandomForestClassifier(epsilon=0.7),
-        ["bounds", "classes"],
+        ["bounds"],  # classes=None is an assumption (public label set), not a leak
     ),
     (
         dp.DecisionTreeClassifier(epsilon=0.7, bounds=(0, 1), classes=[0, 1]),
-        dp.DecisionTreeClassifier(epsilon=0.7, bounds=(0, 1)),
-        ["classes"],
+        dp.DecisionTreeClassifier(epsilon=0.7, classes=[0, 1]),
+        ["bounds"],
     ),
     (
         dp.StandardScaler(epsilon=0.7, bounds=(0, 1)),
@@ -495,7 +507,8 @@ def test_diffprivlib_models_priced_and_data_derived_params_leak(good, leaky, par
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         report = check_privacy_budget(good)
-    assert report.epsilon == 0.7 and report.is_private
+    assert report.epsilon == 0.7 and report.is_private_given_assumptions
+    assert report.neighbours == "replace" and report.steps[0].cost.neighbours == "replace"
     with pytest.warns(PrivacyLeakWarning):
         report = check_privacy_budget(leaky)
     assert report.epsilon == 0.7
@@ -521,8 +534,8 @@ def test_invalid_diffprivlib_epsilon_names_the_step():
 def test_mixed_notions_compose_to_weakest_and_say_so(no_leak_warning):
     pipe = Pipeline(
         [
-            ("a", CostTransformer(PrivacyCost.approx(0.5, 1e-6))),
-            ("b", CostTransformer(PrivacyCost.anomaly_restricted_dp(0.25))),
+            ("a", CostTransformer(PrivacyCost.approx(0.5, 1e-6, neighbours="replace"))),
+            ("b", CostTransformer(PrivacyCost.anomaly_restricted_dp(0.25, neighbours="replace"))),
             ("clf", lr()),
         ]
     )
@@ -561,8 +574,8 @@ def test_protocol_estimator_must_return_privacy_cost():
         (0.0, 0.0),
         (math.inf, 0.0),
         (1.0, -0.1),
-        PrivacyCost(0.0),
-        PrivacyCost(math.inf),
+        PrivacyCost(0.0, neighbours="replace"),
+        PrivacyCost(math.inf, neighbours="replace"),
         [1, "a"],
     ],
 )
@@ -578,7 +591,7 @@ def test_invalid_budget_is_rejected_naming_it(budget):
         (np.float64(1.5), 1.5, 0.0),
         ((1.0, 1e-6), 1.0, 1e-6),
         ([3, 0], 3.0, 0.0),
-        (PrivacyCost.approx(2.0, 1e-7), 2.0, 1e-7),
+        (PrivacyCost.approx(2.0, 1e-7, neighbours="replace"), 2.0, 1e-7),
     ],
 )
 def test_valid_budgets(budget, eps, delta):
@@ -665,7 +678,9 @@ eps_lists = st.lists(
 @settings(max_examples=40, deadline=None)
 @given(eps=eps_lists, budget=st.floats(min_value=1e-3, max_value=60))
 def test_property_pipeline_total_is_sum_and_budget_consistent(eps, budget):
-    steps = [(f"s{i}", CostTransformer(PrivacyCost(e))) for i, e in enumerate(eps)]
+    steps = [
+        (f"s{i}", CostTransformer(PrivacyCost(e, neighbours="replace"))) for i, e in enumerate(eps)
+    ]
     pipe = Pipeline(steps)
     report = check_privacy_budget(pipe, on_leak="ignore")
     assert report.epsilon == pytest.approx(math.fsum(eps))
@@ -681,7 +696,7 @@ def test_property_pipeline_total_is_sum_and_budget_consistent(eps, budget):
 def test_property_grid_search_cost(eps, k, refit):
     search = GridSearchCV(
         Pipeline([("t", CostTransformer())]),
-        {"t__cost": [PrivacyCost(e) for e in eps]},
+        {"t__cost": [PrivacyCost(e, neighbours="replace") for e in eps]},
         cv=k,
         refit=refit,
     )
@@ -691,7 +706,8 @@ def test_property_grid_search_cost(eps, k, refit):
 
 
 def test_budget_line_says_when_notion_is_weaker():
-    pipe = Pipeline([("a", CostTransformer(PrivacyCost.anomaly_restricted_dp(0.5)))])
+    cost = PrivacyCost.anomaly_restricted_dp(0.5, neighbours="replace")
+    pipe = Pipeline([("a", CostTransformer(cost))])
     text = check_privacy_budget(pipe, budget=1.0).to_markdown()
     assert "weaker notion than the budget's (pure ε-DP)" in text
 
@@ -719,9 +735,13 @@ def test_budget_demo_command(capsys):
 
     assert main(["budget-demo", "--no-explain"]) == 0
     out = capsys.readouterr().out
+    assert "Privacy report of BudgetedPipeline under replace-one-record neighbours" in out
     assert "| **total** | BudgetedPipeline | **2** |" in out
     # candidates cost 1.5, 2, 3: 4 training folds × 6.5 + refit of the dearest (3)
     assert "| **total** | GridSearchCV | **29** |" in out
     assert "Theorem 3.2" in out and "StandardScaler learns" in out
+    # the search is priced with KFold: its folds are proven, only the scores leak
+    assert "assigns folds from the labels" not in out
+    assert "KFold(n_splits=5): each record is in 4 training folds; proven" in out
     assert main(["budget-demo", "--budget", "1.5"]) == 2
     assert "Privacy budget exceeded" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import pytest
 from diffprivlib.utils import PrivacyLeakWarning
 from imblearn.over_sampling import SMOTE
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, cross_validate
+from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
 
 from skdp_anomaly.budget import (
@@ -104,9 +104,10 @@ def test_every_fitting_method_validates(data):
 
 
 def test_get_set_params_and_clone():
-    pipe = make(budget=PrivacyCost.approx(2.0, 1e-6), on_leak="raise")
+    pipe = make(budget=PrivacyCost.approx(2.0, 1e-6, neighbours="replace"), on_leak="raise")
     params = pipe.get_params()
-    assert params["budget"] == PrivacyCost.approx(2.0, 1e-6) and params["on_leak"] == "raise"
+    assert params["budget"] == PrivacyCost.approx(2.0, 1e-6, neighbours="replace")
+    assert params["on_leak"] == "raise" and params["neighbours"] == "replace"
     twin = clone(pipe)
     assert twin.budget == pipe.budget and twin.on_leak == "raise"
     assert twin["clf"].epsilon == 1.0
@@ -140,7 +141,8 @@ def test_pickle_round_trip(data):
 
 def test_grid_search_over_budgeted_pipeline(data):
     X, y = data
-    search = GridSearchCV(make(budget=2.0), {"clf__epsilon": [0.5, 1.0]}, cv=3)
+    cv = KFold(3, shuffle=True, random_state=0)  # folds independent of the labels
+    search = GridSearchCV(make(budget=2.0), {"clf__epsilon": [0.5, 1.0]}, cv=cv)
     search.fit(X, y)
     assert search.best_estimator_.privacy_report_.epsilon <= 2.0
     # the whole search: 2 folds × (1 + 1.5) + refit 1.5

@@ -6,6 +6,25 @@ procedure costs ``memberships × cost(fit)`` where ``memberships`` is the
 largest number of training sets one record can be in. It is computed from the
 splitter's *parameters* (``n_splits``, ``n_repeats``, user-given fold ids),
 never from the data.
+
+That count is a bound only when each fit of one dataset and the same fit of a
+neighbouring dataset see training sets that differ in the changed record
+alone, i.e. when **a record's fold does not depend on the other records**.
+Whether that holds depends on the splitter and on the neighbouring relation:
+
+* replace-one neighbours (``n`` public and fixed; a replaced record keeps its
+  position and its public group or fold key): index-based splitters (KFold,
+  ShuffleSplit, ... whose permutation depends on ``n`` and the seed only),
+  group splitters (groups being a public key of each record, which is an
+  assumption) and ``PredefinedSplit`` are proven;
+* add/remove-one neighbours: adding a record changes ``n`` (and group sizes),
+  which moves other records between folds; only ``PredefinedSplit`` (each
+  record's fold is its own public key) is proven;
+* label-dependent splitters (StratifiedKFold, ...) move other records when one
+  record's label changes, under either relation: never proven.
+
+:func:`training_memberships` returns the count together with that statement:
+a note when proven, a leak when not.
 """
 
 from __future__ import annotations
@@ -13,10 +32,13 @@ from __future__ import annotations
 import itertools
 import math
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.model_selection import (
     GroupKFold,
+    GroupShuffleSplit,
     KFold,
     LeaveOneGroupOut,
     LeaveOneOut,
@@ -25,26 +47,52 @@ from sklearn.model_selection import (
     PredefinedSplit,
     RepeatedKFold,
     RepeatedStratifiedKFold,
+    ShuffleSplit,
     StratifiedGroupKFold,
     StratifiedKFold,
+    StratifiedShuffleSplit,
     TimeSeriesSplit,
     check_cv,
 )
 
-__all__ = ["FOLD_ASSUMPTION", "distribution_probes", "training_memberships"]
+from ..privacy import check_neighbours
 
-FOLD_ASSUMPTION = (
-    "fold accounting assumes a record's fold does not depend on which other records are "
-    "present (replace-one neighbours with n fixed, or folds from a public key such as "
-    "GroupKFold groups); under add/remove-one neighbours an unshuffled index-based KFold "
-    "shifts fold boundaries, which this count does not cover"
+__all__ = ["FoldCount", "distribution_probes", "training_memberships"]
+
+GROUPS_PUBLIC = (
+    "groups are a public key of each record (a replaced record keeps its group), so "
+    "the fold of a record does not depend on the other records"
+)
+_ADVICE = (
+    "Use KFold(n_splits, shuffle=True, random_state=...) or GroupKFold on a public "
+    "record id instead."
 )
 
+# How each splitter assigns folds (exact classes: a subclass may assign differently).
+_BY_POSITION = (KFold, RepeatedKFold, ShuffleSplit, TimeSeriesSplit, LeaveOneOut, LeavePOut)
+_BY_GROUP = (GroupKFold, GroupShuffleSplit, LeaveOneGroupOut, LeavePGroupsOut)
+_BY_LABEL = (StratifiedKFold, RepeatedStratifiedKFold, StratifiedShuffleSplit,
+             StratifiedGroupKFold)
 _K_MINUS_ONE = (KFold, StratifiedKFold, GroupKFold, StratifiedGroupKFold)
+_N_SPLITS = (ShuffleSplit, GroupShuffleSplit, StratifiedShuffleSplit, TimeSeriesSplit)
 _DATA_SIZED = (LeaveOneOut, LeavePOut, LeaveOneGroupOut, LeavePGroupsOut)
 
 
-def training_memberships(cv, estimator=None) -> tuple[float, str]:
+class FoldCount(NamedTuple):
+    """How many training sets contain one record, and whether that is proven.
+
+    ``memberships`` is ``inf`` when it grows with the data size; ``leak`` is
+    None when the count is a bound under the relation, else the reason it is
+    not; ``assumption`` is what the proof takes as public (or None).
+    """
+
+    memberships: float
+    note: str
+    leak: str | None = None
+    assumption: str | None = None
+
+
+def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> FoldCount:
     """Largest number of training sets of ``cv`` that contain one record.
 
     Parameters
@@ -52,82 +100,161 @@ def training_memberships(cv, estimator=None) -> tuple[float, str]:
     cv : int, cross-validation generator, iterable of (train, test) or None
         As accepted by :func:`sklearn.model_selection.check_cv`.
     estimator : estimator, optional
-        Unused; kept for symmetry with :func:`~sklearn.model_selection.check_cv`.
-        An int ``cv`` gives KFold or StratifiedKFold, which count the same.
+        With an int or None ``cv``, a classifier gets ``StratifiedKFold``
+        from scikit-learn's ``check_cv`` (binary or multiclass ``y``), any
+        other estimator ``KFold``.
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation the count must hold under.
 
     Returns
     -------
-    memberships : float
-        ``inf`` when the count depends on the data size (LeaveOneOut...).
-    note : str
+    FoldCount
+        ``(memberships, note, leak, assumption)``.
 
     Examples
     --------
-    >>> from sklearn.model_selection import KFold, RepeatedKFold, ShuffleSplit
+    >>> from sklearn.model_selection import KFold, RepeatedKFold, StratifiedKFold
     >>> from skdp_anomaly.budget._cv import training_memberships
-    >>> training_memberships(KFold(5))[0], training_memberships(None)[0]
+    >>> training_memberships(KFold(5)).memberships, training_memberships(None).memberships
     (4, 4)
-    >>> training_memberships(RepeatedKFold(n_splits=3, n_repeats=2))[0]
+    >>> training_memberships(RepeatedKFold(n_splits=3, n_repeats=2)).memberships
     4
-    >>> training_memberships(ShuffleSplit(n_splits=7))[0]
-    7
+    >>> training_memberships(KFold(5), neighbours="add_remove").leak is None
+    False
+    >>> training_memberships(StratifiedKFold(5)).leak is None
+    False
     """
+    check_neighbours(neighbours)
     if cv is None or isinstance(cv, Integral):
-        k = 5 if cv is None else int(cv)
-        if k < 2:
-            raise ValueError(f"The 'cv' parameter must be an int >= 2, got {cv!r}.")
-        return (
-            k - 1,
-            f"cv={k} (KFold or StratifiedKFold): each record is in {k - 1} training folds",
-        )
+        return _int_cv(cv, estimator, neighbours)
     if not hasattr(cv, "split"):
         if iter(cv) is cv:  # a one-shot iterator: counting would consume the user's splits
-            return math.inf, (
+            return FoldCount(math.inf, (
                 "cv is a one-shot iterator of splits, which cannot be inspected without "
                 "consuming it: unbounded cost (pass a list of (train, test) pairs)"
-            )
+            ))
         cv = check_cv(cv)
-    name = type(cv).__name__
-    if isinstance(cv, TimeSeriesSplit):
-        return (
-            cv.n_splits,
-            f"{name}: the first records are in all {cv.n_splits} training sets",
-        )
-    if isinstance(cv, _K_MINUS_ONE):
-        k = cv.n_splits
-        return k - 1, f"{name}(n_splits={k}): each record is in {k - 1} training folds"
-    if isinstance(cv, (RepeatedKFold, RepeatedStratifiedKFold)):
-        k, r = cv.cvargs.get("n_splits", 5), cv.n_repeats
-        return (
-            r * (k - 1),
-            f"{name}: each record is in n_repeats·(n_splits−1) = {r}·{k - 1} training folds",
-        )
-    if isinstance(cv, _DATA_SIZED):
-        return math.inf, (
-            f"{name}: the number of training sets containing a record grows with the data "
-            "size, which is not a parameter: unbounded cost (use KFold)"
-        )
-    if isinstance(cv, PredefinedSplit):
-        k = cv.get_n_splits()
-        always = bool(np.any(np.asarray(cv.test_fold) == -1))
-        m = k if always else k - 1
-        return m, f"{name}: at most {m} training sets contain a record"
     splits = getattr(cv, "cv", None)  # check_cv's wrapper of an explicit list of splits
     if isinstance(splits, list):
-        counts = {}
-        for train, _test in splits:
-            for i in np.asarray(train).ravel().tolist():
-                counts[i] = counts.get(i, 0) + 1
-        m = max(counts.values(), default=0)
-        return m, f"explicit splits: at most {m} training sets contain a record"
+        count, name = _explicit_count(splits), "explicit (train, test) index splits"
+        return _judge(count, name, "position", neighbours)
+    name = _describe(cv)
+    count = _count(cv)
+    return _judge(count, name, _assignment(cv), neighbours)
+
+
+def _int_cv(cv, estimator, neighbours) -> FoldCount:
+    k = 5 if cv is None else int(cv)
+    if k < 2:
+        raise ValueError(f"The 'cv' parameter must be an int >= 2, got {cv!r}.")
+    if estimator is not None and is_classifier(estimator):
+        name = (f"cv={k} with a classifier (scikit-learn's check_cv builds "
+                f"StratifiedKFold(n_splits={k}) for binary or multiclass y)")
+        return _judge((k - 1, f"each record is in {k - 1} training folds"), name, "label",
+                      neighbours)
+    name = f"cv={k} (KFold(n_splits={k}) from check_cv)"
+    return _judge((k - 1, f"each record is in {k - 1} training folds"), name, "position",
+                  neighbours)
+
+
+def _describe(cv) -> str:
+    name = type(cv).__name__
+    k = getattr(cv, "n_splits", None)
+    if isinstance(cv, (RepeatedKFold, RepeatedStratifiedKFold)):
+        return f"{name}(n_splits={cv.cvargs.get('n_splits', 5)}, n_repeats={cv.n_repeats})"
+    return f"{name}(n_splits={k})" if isinstance(k, Integral) else name
+
+
+def _count(cv) -> tuple[float, str]:
+    """(memberships, how) from the splitter's parameters."""
+    kind = type(cv)
+    if kind in _K_MINUS_ONE:
+        return cv.n_splits - 1, f"each record is in {cv.n_splits - 1} training folds"
+    if kind in (RepeatedKFold, RepeatedStratifiedKFold):
+        k, r = cv.cvargs.get("n_splits", 5), cv.n_repeats
+        how = f"each record is in n_repeats·(n_splits−1) = {r}·{k - 1} training folds"
+        return r * (k - 1), how
+    if kind in _N_SPLITS:
+        return cv.n_splits, f"worst case, a record is in all {cv.n_splits} training sets"
+    if kind in _DATA_SIZED:
+        return math.inf, (
+            "the number of training sets containing a record grows with the data size, "
+            "which is not a parameter: unbounded cost (use KFold)"
+        )
+    if kind is PredefinedSplit:
+        k = cv.get_n_splits()
+        m = k if bool(np.any(np.asarray(cv.test_fold) == -1)) else k - 1
+        return m, f"at most {m} training sets contain a record"
     try:
         n = int(cv.get_n_splits())
     except Exception:  # noqa: BLE001 - needs X/groups: count unknown from parameters
-        return (
-            math.inf,
-            f"{name}: number of splits unknown without the data: unbounded cost",
-        )
-    return n, f"{name}: worst case, a record may be in all {n} training sets"
+        return math.inf, "number of splits unknown without the data: unbounded cost"
+    return n, f"worst case, a record may be in all {n} training sets"
+
+
+def _explicit_count(splits) -> tuple[float, str]:
+    counts: dict = {}
+    for train, _test in splits:
+        for i in np.asarray(train).ravel().tolist():
+            counts[i] = counts.get(i, 0) + 1
+    m = max(counts.values(), default=0)
+    return m, f"at most {m} training sets contain a record"
+
+
+def _assignment(cv) -> str:
+    """What a record's fold is a function of: 'label', 'group', 'position', 'key' or 'unknown'."""
+    kind = type(cv)
+    for assignment, classes in (("label", _BY_LABEL), ("group", _BY_GROUP),
+                                ("position", _BY_POSITION)):
+        if kind in classes:
+            return assignment
+    return "key" if kind is PredefinedSplit else "unknown"
+
+
+def _judge(count: tuple, name: str, assignment: str, neighbours: str) -> FoldCount:
+    """The count with its proof (a note) or the reason it is not a bound (a leak)."""
+    memberships, how = count
+    figure = f"{name}: {how}"
+    if assignment == "key":
+        return FoldCount(memberships, (
+            f"{figure}; proven under either relation: each record's fold is its own "
+            "public key (test_fold), whatever the other records"
+        ))
+    if assignment == "label":
+        return FoldCount(memberships, figure, (
+            f"{name} assigns folds from the labels: changing one record's label moves "
+            "other records between folds, so neighbouring datasets get training sets that "
+            f"differ in more than that record and the count ({_fmt(memberships)}) is not a "
+            f"bound. {_ADVICE}"
+        ))
+    if assignment == "unknown":
+        return FoldCount(memberships, figure, (
+            f"{name}: the validator cannot tell whether a record's fold depends on the other "
+            f"records, so the count ({_fmt(memberships)}) is not proven. {_ADVICE}"
+        ))
+    # position or group: proven with n fixed, not when n (or a group size) changes
+    if neighbours == "add_remove":
+        return FoldCount(memberships, figure, (
+            f"{name} assigns folds by position among the n records"
+            + (" and by the sizes and ranks of the groups" if assignment == "group" else "")
+            + ": a record added or removed moves other records between folds, so the count "
+            f"({_fmt(memberships)}) is not a bound under add/remove neighbours. Use "
+            "PredefinedSplit with a fold stored in each record (a public key), or price under "
+            "neighbours='replace' (n public)."
+        ))
+    if assignment == "group":
+        return FoldCount(memberships, (
+            f"{figure}; proven under replace-one neighbours: the folds depend on n, the seed "
+            "and the groups, which a replaced record keeps"
+        ), assumption=f"{name}: {GROUPS_PUBLIC}")
+    return FoldCount(memberships, (
+        f"{figure}; proven under replace-one neighbours: the folds depend only on n and the "
+        "seed, and a replaced record keeps its position"
+    ))
+
+
+def _fmt(x: float) -> str:
+    return "∞" if math.isinf(x) else f"{x:g}"
 
 
 def distribution_probes(dist, n_draws: int = 3) -> tuple[list, int, bool]:

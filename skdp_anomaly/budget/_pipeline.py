@@ -23,9 +23,10 @@ class BudgetedPipeline(Pipeline):
     """An imblearn :class:`~imblearn.pipeline.Pipeline` that validates its privacy budget at fit.
 
     Before any step is fitted, :func:`check_privacy_budget` prices the
-    pipeline from its parameters; the fit stops with
-    :class:`PrivacyBudgetError` when the total exceeds ``budget``, and leaks
-    are warned, raised or ignored according to ``on_leak``. Samplers
+    pipeline from its parameters under the neighbouring relation
+    ``neighbours``; the fit stops with :class:`PrivacyBudgetError` when the
+    total exceeds ``budget``, and leaks are raised, warned or ignored
+    according to ``on_leak``. Samplers
     (``fit_resample``) and sklearn transformers are accepted, as in imblearn.
 
     Parameters
@@ -33,10 +34,15 @@ class BudgetedPipeline(Pipeline):
     steps : list of (str, estimator) tuples
         As in :class:`imblearn.pipeline.Pipeline`.
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
-        Maximum privacy cost of **one** fit of this pipeline. None only
-        reports.
-    on_leak : {"warn", "raise", "ignore"}, default="warn"
-        See :func:`check_privacy_budget`.
+        Maximum privacy cost of **one** fit of this pipeline, under
+        ``neighbours``. None only reports.
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation the budget and the report are stated under.
+        "replace" (n public) is the relation diffprivlib's models hold under;
+        pass "add_remove" to hide n as well (see :func:`check_privacy_budget`).
+    on_leak : {"warn", "raise", "ignore"} or None, default=None
+        See :func:`check_privacy_budget`: None raises on a leak when a
+        ``budget`` is given and warns otherwise.
     transform_input, memory, verbose
         As in :class:`imblearn.pipeline.Pipeline`.
 
@@ -55,7 +61,8 @@ class BudgetedPipeline(Pipeline):
     ``bounds=None`` / ``data_norm=None`` with data-derived values during fit:
     refitting the same (not cloned) object can no longer see that leak.
 
-    Neighbouring relation and notion: those of the steps, composed
+    Neighbouring relation: ``neighbours``, to which every step's cost is
+    converted (or reported as a leak); notion: those of the steps, composed
     sequentially (see :func:`check_privacy_budget`).
 
     Examples
@@ -70,8 +77,8 @@ class BudgetedPipeline(Pipeline):
     ...      ("nb", GaussianNB(epsilon=1.0, bounds=(-5, 5), random_state=0))],
     ...     budget=2.0,
     ... ).fit(X, y)
-    >>> pipe.privacy_report_.epsilon
-    1.5
+    >>> pipe.privacy_report_.epsilon, pipe.privacy_report_.neighbours
+    (1.5, 'replace')
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -83,7 +90,8 @@ class BudgetedPipeline(Pipeline):
             tuple,
             list,
         ],
-        "on_leak": [StrOptions({"warn", "raise", "ignore"})],
+        "neighbours": [StrOptions({"add_remove", "replace"})],
+        "on_leak": [StrOptions({"warn", "raise", "ignore"}), None],
     }
 
     def __init__(
@@ -91,23 +99,35 @@ class BudgetedPipeline(Pipeline):
         steps,
         *,
         budget=None,
-        on_leak="warn",
+        neighbours="replace",
+        on_leak=None,
         transform_input=None,
         memory=None,
         verbose=False,
     ):
         super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
         self.budget = budget
+        self.neighbours = neighbours
         self.on_leak = on_leak
 
     def _check_privacy(self):
         self._validate_params()
-        validate_budget(self.budget)  # finiteness and (ε, δ) shape, beyond the constraints
-        self.privacy_report_ = check_privacy_budget(self, budget=self.budget, on_leak=self.on_leak)
+        # finiteness, (ε, δ) shape and relation, beyond the constraints
+        validate_budget(self.budget, neighbours=self.neighbours)
+        self.privacy_report_ = check_privacy_budget(
+            self, budget=self.budget, neighbours=self.neighbours, on_leak=self.on_leak
+        )
+
+    def _unchecked_report(self):
+        return check_privacy_budget(self, neighbours=self.neighbours, on_leak="ignore")
 
     def privacy_cost(self) -> PrivacyCost:
-        """Total cost of one fit, from the parameters (leaks not included)."""
-        return check_privacy_budget(self, on_leak="ignore").cost
+        """Total cost of one fit under ``neighbours``, from the parameters (leaks not included)."""
+        return self._unchecked_report().cost
+
+    def privacy_assumptions(self) -> tuple:
+        """What :meth:`privacy_cost` takes as public without checking it."""
+        return tuple(self._unchecked_report().assumptions)
 
     def fit(self, X, y=None, **params):
         """Check the privacy budget (sets ``privacy_report_``), then fit the steps.

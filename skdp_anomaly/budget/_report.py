@@ -5,6 +5,9 @@ bounds, fold and candidate counts); it holds class names, parameter paths and
 :class:`~skdp_anomaly.privacy.PrivacyCost` values, never an estimator, a
 parameter value such as ``bounds`` or any fitted statistic. It is therefore
 safe to print, log and pickle.
+
+A report is stated under one neighbouring relation: every row, the total and
+the budget hold under it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..privacy import PrivacyCost
+from ..privacy import PrivacyCost, check_neighbours, compose_sequential, relation_text
 
 __all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"]
 
@@ -35,6 +38,15 @@ class PrivacyLeakError(PrivacyBudgetError):
     learner, data-derived bounds, hyperparameters chosen on raw scores...), so
     it is a :class:`PrivacyBudgetError` too: catching that catches both.
     """
+
+
+# the header line of a report, per relation
+_HEADER_RELATION = {
+    "replace": "replace-one-record neighbours (datasets of equal size n that differ in one "
+               "record; n is public)",
+    "add_remove": "add/remove-one-record neighbours (datasets that differ by one record "
+                  "added or removed; n is protected)",
+}
 
 
 def _fmt_eps(value: float) -> str:
@@ -64,8 +76,9 @@ class StepCost:
     estimator : str
         Class name of the step (or a short description such as ``"refit"``).
     cost : PrivacyCost
-        Privacy cost the step's DP mechanisms spend per record. ``inf`` for a
-        non-private learner (``leak=True``).
+        Privacy cost the step's DP mechanisms spend per record, under the
+        report's neighbouring relation. ``inf`` for a non-private learner
+        (``leak=True``).
     note : str
         Where the number comes from, in words.
     leak : bool
@@ -94,7 +107,7 @@ class StepCost:
         ``"data-independent"`` for a step that costs nothing."""
         if self.leak:
             return "non-private"
-        if self.cost == PrivacyCost.zero():
+        if self.cost.epsilon == 0 and self.cost.delta == 0 and self.cost.gamma == 0:
             return "data-independent"
         return self.cost.notion
 
@@ -111,15 +124,22 @@ class PrivacyReport:
         One row per priced step (path, ε, δ, notion, note).
     cost : PrivacyCost
         Sequential composition (:func:`~skdp_anomaly.privacy.compose_sequential`)
-        of the rows of the differentially private steps. Leaking rows are left
-        out: their loss is unbounded and they are listed in ``leaks`` instead.
+        of the rows of the differentially private steps, under ``neighbours``.
+        Leaking rows are left out: their loss is unbounded and they are listed
+        in ``leaks`` instead.
     leaks : list of str
-        Everything the ε above does not cover. Empty when the whole estimator
-        is differentially private with cost ``cost``.
+        Everything the ε above does not cover. Empty when no step leaks.
     budget : PrivacyCost or None
-        The budget the report was checked against.
+        The budget the report was checked against (under ``neighbours``).
     notes : list of str
-        Remarks on the composition (e.g. mixed notions, fold assumptions).
+        Remarks on the composition (e.g. mixed notions, how folds are counted).
+    assumptions : list of str
+        What the total rests on that the package cannot verify (e.g. a label
+        set read from ``y`` and treated as public). The total holds only if
+        they hold.
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation every row, the total and the budget are
+        stated under.
 
     Examples
     --------
@@ -127,11 +147,14 @@ class PrivacyReport:
     >>> from skdp_anomaly.budget import PrivacyReport, StepCost
     >>> report = PrivacyReport(
     ...     "Pipeline",
-    ...     [StepCost("a", "A", PrivacyCost(0.5)), StepCost("b", "B", PrivacyCost(1.0))],
-    ...     budget=PrivacyCost(2.0),
+    ...     [StepCost("a", "A", PrivacyCost(0.5, neighbours="replace")),
+    ...      StepCost("b", "B", PrivacyCost(1.0, neighbours="replace"))],
+    ...     budget=PrivacyCost(2.0, neighbours="replace"),
     ... )
     >>> report.epsilon, report.within_budget, report.is_private
     (1.5, True, True)
+    >>> report.to_markdown().splitlines()[0].split(" (")[0]
+    'Privacy report of Pipeline under replace-one-record neighbours'
     """
 
     estimator: str
@@ -139,16 +162,31 @@ class PrivacyReport:
     leaks: list = field(default_factory=list)
     budget: PrivacyCost | None = None
     notes: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
+    neighbours: str = "replace"
     cost: PrivacyCost = field(init=False)
 
     def __post_init__(self):
-        from ..privacy import compose_sequential
-
+        check_neighbours(self.neighbours)
         object.__setattr__(self, "steps", list(self.steps))
-        object.__setattr__(self, "leaks", list(dict.fromkeys(self.leaks)))
-        object.__setattr__(self, "notes", list(dict.fromkeys(self.notes)))
-        cost = compose_sequential([s.cost for s in self.steps if not s.leak])
+        for item in ("leaks", "notes", "assumptions"):
+            object.__setattr__(self, item, list(dict.fromkeys(getattr(self, item))))
+        for row in self.steps:
+            self._check_relation(row.cost, f"step {row.path or '(root)'!r}")
+        if self.budget is not None:
+            self._check_relation(self.budget, "the budget")
+        cost = compose_sequential([s.cost for s in self.steps if not s.leak],
+                                  neighbours=self.neighbours)
         object.__setattr__(self, "cost", cost)
+
+    def _check_relation(self, cost: PrivacyCost, what: str) -> None:
+        # a row under another relation would be added up as if it held under this one
+        if cost.neighbours != self.neighbours and not cost.is_zero:
+            raise ValueError(
+                f"{what} is stated under {cost.relation} but the report under "
+                f"{relation_text(self.neighbours)}: every row of a report "
+                "is stated under the report's neighbouring relation (see PrivacyCost.under)."
+            )
 
     # -- totals ------------------------------------------------------------
     @property
@@ -171,7 +209,12 @@ class PrivacyReport:
 
     @property
     def is_private(self) -> bool:
-        """True when nothing leaks and the total ε is finite."""
+        """True when nothing leaks, nothing is assumed and the total ε is finite."""
+        return not self.assumptions and self.is_private_given_assumptions
+
+    @property
+    def is_private_given_assumptions(self) -> bool:
+        """True when nothing leaks and the total ε is finite: DP if ``assumptions`` hold."""
         return not self.leaks and self.cost.is_private
 
     @property
@@ -190,6 +233,8 @@ class PrivacyReport:
     def to_markdown(self) -> str:
         """A markdown table of the rows and the total, then budget, notes and leaks."""
         lines = [
+            f"Privacy report of {self.estimator} under {_HEADER_RELATION[self.neighbours]}",
+            "",
             "| step | estimator | ε | δ | notion | note |",
             "|---|---|---:|---:|---|---|",
         ]
@@ -225,15 +270,22 @@ class PrivacyReport:
         if notes:
             out.append("Notes:")
             out.extend(f"- {n}" for n in notes)
-        if self.leaks:
-            out.append(
-                f"NOT differentially private: {len(self.leaks)} leak(s), not covered by "
-                "the total above:"
-            )
-            out.extend(f"- {leak}" for leak in self.leaks)
-        else:
-            out.append(f"No leaks found: the estimator satisfies {self.cost}.")
+        out.extend(self._verdict())
         return "\n".join(out).rstrip() + "\n"
+
+    def _verdict(self) -> list:
+        """Closing lines: leaks, then what the total rests on; a clean verdict only without both."""
+        listed = [f"- {a}" for a in self.assumptions]
+        if self.leaks:
+            out = [f"NOT differentially private: {len(self.leaks)} leak(s), not covered by "
+                   "the total above:", *(f"- {leak}" for leak in self.leaks)]
+            if listed:
+                out += ["The total also rests on these assumptions (not verified):", *listed]
+            return out
+        if listed:
+            return [f"No leaks found; the total, {self.cost}, holds only if these "
+                    "assumptions hold (the package cannot verify them):", *listed]
+        return [f"No leaks found: the estimator satisfies {self.cost}."]
 
     def __str__(self) -> str:
         return self.to_markdown()
@@ -241,7 +293,8 @@ class PrivacyReport:
     def __repr__(self) -> str:
         return (
             f"PrivacyReport(estimator={self.estimator!r}, epsilon={self.epsilon:.6g}, "
-            f"delta={self.delta:.6g}, n_steps={len(self.steps)}, n_leaks={len(self.leaks)}, "
+            f"delta={self.delta:.6g}, neighbours={self.neighbours!r}, n_steps={len(self.steps)}, "
+            f"n_leaks={len(self.leaks)}, n_assumptions={len(self.assumptions)}, "
             f"within_budget={self.within_budget})"
         )
 

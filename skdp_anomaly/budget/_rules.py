@@ -1,19 +1,29 @@
 """Pricing of single (non-composite) steps, from their parameters only.
 
 Order of the rules (first match wins): this package's privacy-cost protocol,
-diffprivlib models, the allow-list of data-independent transformers, sklearn's
-``requires_fit=False`` tag, samplers (``fit_resample``), anything else that
-fits. Allow-list entries match the exact class, so a subclass that learns
-from the data is not mistaken for its data-independent parent.
+diffprivlib models, the allow-list of data-independent transformers, the
+scikit-learn tag ``requires_fit=False`` of third-party classes, samplers
+(``fit_resample``), anything else that fits. Allow-list entries match the
+exact class, so a subclass that learns from the data is not mistaken for its
+data-independent parent.
+
+Every price is stated under the neighbouring relation of the report
+(:func:`price_step`'s ``neighbours``): an add/remove cost is converted to
+replace-one by group privacy; a cost that holds only under replace-one
+neighbours (every diffprivlib model) is a leak under add/remove neighbours,
+since its output can reveal ``n``. What a price takes as public without
+checking it is returned as an *assumption*, never silently priced 0.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Real
 
+from sklearn.base import is_classifier
 from sklearn.feature_extraction import FeatureHasher
+from sklearn.feature_extraction.image import PatchExtractor
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.kernel_approximation import (
@@ -34,9 +44,9 @@ from sklearn.preprocessing import (
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils import get_tags
 
-from ..privacy import PrivacyCost
+from ..privacy import PrivacyCost, relation_text
 
-__all__ = ["StepPrice", "price_step"]
+__all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]
 
 THEOREM_32 = (
     "thesis (seed 004) Theorem 3.2: the points a non-private resampler such as SMOTE "
@@ -46,37 +56,104 @@ THEOREM_32 = (
     "steps after it does not hold. Use skdp_anomaly.DPSMOTE instead (Theorem 3.3: "
     "its ε simply adds to theirs)"
 )
+#: The one assumption every classifier that reads its label set from y rests on.
+LABELS_PUBLIC = "the set of class labels is read from y and treated as public"
 
 
 @dataclass(frozen=True)
 class StepPrice:
-    """The price of one leaf step."""
+    """The price of one leaf step, stated under the report's relation."""
 
     cost: PrivacyCost
     note: str
-    kind: str  # "dp", "free", "learner" (non-private), "sampler" (non-private)
+    kind: str  # "dp", "free", "learner"/"sampler" (non-private), "relation" (wrong relation)
     leaks: tuple = ()
+    assumptions: tuple = ()
 
     @property
     def leak_row(self) -> bool:
-        return self.kind in ("learner", "sampler")
+        return self.kind in ("learner", "sampler", "relation")
+
+
+def _where(path: str) -> str:
+    return path or "(root)"
+
+
+def _zero(neighbours: str) -> PrivacyCost:
+    return PrivacyCost.zero().under(neighbours)
+
+
+def check_instance(obj, where: str) -> None:
+    """Raise a TypeError when ``obj`` is a class where an estimator instance is needed."""
+    if isinstance(obj, type):
+        name = obj.__name__
+        raise TypeError(
+            f"{where}: got the class {name}, not an estimator; pass an instance, e.g. {name}()."
+        )
+
+
+# -- the neighbouring relation ----------------------------------------------
+def _conversion_note(before: PrivacyCost, after: PrivacyCost) -> str:
+    if before.delta:
+        change = (f"ε={before.epsilon:g}, δ={before.delta:.3g} → ε={after.epsilon:g}, "
+                  f"δ={after.delta:.3g}")
+    else:
+        change = f"ε={before.epsilon:g} → {after.epsilon:g}"
+    return f"add/remove {change} under replace-one (group privacy)"
+
+
+def _relation_leak(path: str, cls: str, cost: PrivacyCost, neighbours: str) -> str:
+    if cost.neighbours == "replace":
+        return (
+            f"{_where(path)}: {cls}'s {cost.notion} holds only under replace-one neighbours, "
+            "i.e. with the dataset size n public: its analysis fixes n, and its output can "
+            "reveal n (e.g. diffprivlib GaussianNB's noisy class counts sum to n exactly), "
+            "which add/remove neighbours protect. Price with neighbours='replace' (n public), "
+            "or use a step whose cost holds under add/remove neighbours."
+        )
+    return (
+        f"{_where(path)}: {cls}'s {cost.notion} under {cost.relation} has no group-privacy "
+        f"conversion to {relation_text(neighbours)}, so it bounds nothing "
+        f"in this report. Price with neighbours={cost.neighbours!r}."
+    )
+
+
+def _restate(price: StepPrice, neighbours: str, path: str, cls: str) -> StepPrice:
+    """``price`` with its cost under ``neighbours``: converted, or a leak when impossible."""
+    cost = price.cost
+    if cost.neighbours == neighbours or cost.is_zero:
+        return replace(price, cost=cost.under(neighbours))
+    try:
+        converted = cost.under(neighbours)
+    except ValueError:
+        return StepPrice(
+            PrivacyCost.infinite(neighbours=neighbours),
+            f"{cost.notion} under {cost.relation} only",
+            "relation",
+            price.leaks + (_relation_leak(path, cls, cost, neighbours),),
+            price.assumptions,
+        )
+    # the conversion is said on the row; the cost keeps only the step's own notes
+    return replace(price, cost=replace(converted, notes=cost.notes),
+                   note=f"{price.note}; {_conversion_note(cost, converted)}")
 
 
 # -- diffprivlib ------------------------------------------------------------
 # parameters that diffprivlib computes from the data when they are None
+# (a classifier's `classes` is the label-set assumption instead, see below)
 _DIFFPRIVLIB_DATA_PARAMS = {
     "GaussianNB": ("bounds",),
     "LogisticRegression": ("data_norm",),
     "LinearRegression": ("bounds_X", "bounds_y"),
-    "RandomForestClassifier": ("bounds", "classes"),
-    "DecisionTreeClassifier": ("bounds", "classes"),
+    "RandomForestClassifier": ("bounds",),
+    "DecisionTreeClassifier": ("bounds",),
     "StandardScaler": ("bounds",),
     "PCA": ("data_norm", "bounds"),
     "KMeans": ("bounds",),
 }
-_GENERIC_DATA_PARAMS = ("bounds", "bounds_X", "bounds_y", "data_norm", "classes")
-# diffprivlib classifiers that take the label set from np.unique(y) without noise
-_LABELS_FROM_DATA = {"GaussianNB", "LogisticRegression"}
+_GENERIC_DATA_PARAMS = ("bounds", "bounds_X", "bounds_y", "data_norm")
+# every diffprivlib model holds under replace-one neighbours with n public
+_DIFFPRIVLIB_NEIGHBOURS = "replace"
 
 
 def _is_diffprivlib(estimator) -> bool:
@@ -99,9 +176,29 @@ def _check_epsilon_param(value, path: str, cls: str) -> float:
         or not (math.isfinite(value) and value > 0)
     ):
         raise ValueError(
-            f"{path or cls}: {cls}.epsilon must be a positive finite number, got {value!r}."
+            f"{_where(path)}: {cls}.epsilon must be a positive finite number, got {value!r}."
         )
     return float(value)
+
+
+def label_set_assumption(estimator, path: str) -> tuple:
+    """The one rule for the label set of a classifier (none for other estimators).
+
+    A classifier that takes its labels from ``np.unique(y)`` releases them
+    exactly: they are public only by assumption. ``classes=[...]`` given in
+    advance removes the assumption where the class has that parameter.
+    """
+    if not is_classifier(estimator):
+        return ()
+    cls = type(estimator).__name__
+    params = estimator.get_params(deep=False)
+    if "classes" not in params:
+        return (f"{_where(path)}: diffprivlib {cls}: {LABELS_PUBLIC} "
+                f"({cls} has no `classes` parameter)",)
+    if params["classes"] is None:
+        return (f"{_where(path)}: diffprivlib {cls}(classes=None): {LABELS_PUBLIC}; "
+                "pass classes=[...] to fix it in advance",)
+    return ()
 
 
 def _price_diffprivlib(estimator, path: str) -> StepPrice:
@@ -111,110 +208,140 @@ def _price_diffprivlib(estimator, path: str) -> StepPrice:
         params.get("epsilon", getattr(estimator, "epsilon", None)), path, cls
     )
     delta = float(params.get("delta", getattr(estimator, "delta", 0.0)) or 0.0)
-    cost = PrivacyCost(epsilon, delta=delta)
+    cost = PrivacyCost(epsilon, delta=delta, neighbours=_DIFFPRIVLIB_NEIGHBOURS)
 
     names = _DIFFPRIVLIB_DATA_PARAMS.get(cls, _GENERIC_DATA_PARAMS)
     if cls == "PCA" and params.get("centered", False):
         names = ("data_norm",)  # centered=True: no DP mean, bounds unused
     missing = [n for n in names if n in params and params[n] is None]
-    leaks = []
-    for name in missing:
-        what = "the set of labels" if name == "classes" else f"`{name}`"
-        leaks.append(
-            f"{path or '(root)'}: diffprivlib {cls} has {name}=None, so {what} is computed "
-            "from the data at fit (PrivacyLeakWarning): the step's ε does not hold for "
-            f"the records that determine it. Pass {name} from domain knowledge."
-        )
+    leaks = tuple(
+        f"{_where(path)}: diffprivlib {cls} has {name}=None, so `{name}` is computed from the "
+        "data at fit (PrivacyLeakWarning): the step's ε does not hold for the records that "
+        f"determine it. Pass {name} from domain knowledge."
+        for name in missing
+    )
     notes = ["diffprivlib `epsilon`" + (" and `delta`" if delta else "")]
-    if cls in _LABELS_FROM_DATA:
-        notes.append("label set taken from y without noise, as in diffprivlib")
-    if _is_fitted(estimator) and not missing and any(n in params for n in names):
+    if _is_fitted(estimator) and not missing and any(n in params for n in (*names, "classes")):
         notes.append(
-            "already fitted: diffprivlib replaces None bounds/data_norm by data-derived "
-            "values at fit, so such a leak is no longer visible (validate before fit)"
+            "already fitted: diffprivlib replaces None bounds/data_norm/classes by "
+            "data-derived values at fit, so such a leak or assumption is no longer visible "
+            "(validate before fit)"
         )
-    return StepPrice(cost, "; ".join(notes), "dp", tuple(leaks))
+    return StepPrice(cost, "; ".join(notes), "dp", leaks, label_set_assumption(estimator, path))
 
 
 # -- this package's protocol -----------------------------------------------
 _PROTOCOL_DATA_PARAMS = ("bounds", "bounds_X", "bounds_y", "data_norm")
 
 
-def _price_protocol(estimator, path: str) -> StepPrice:
-    cls = type(estimator).__name__
-    cost = estimator.privacy_cost()
+def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
+    try:
+        cost = estimator.privacy_cost()
+    except (TypeError, ValueError) as exc:  # e.g. epsilon=0: say which step
+        error = ValueError if isinstance(exc, ValueError) else TypeError
+        raise error(f"{_where(path)}: {cls}.privacy_cost() failed: {exc}") from exc
     if not isinstance(cost, PrivacyCost):
         raise TypeError(
-            f"{path or cls}: {cls}.privacy_cost() must return a PrivacyCost, got "
+            f"{_where(path)}: {cls}.privacy_cost() must return a PrivacyCost, got "
             f"{type(cost).__name__}."
         )
+    return cost
+
+
+def _price_protocol(estimator, path: str) -> StepPrice:
+    cls = type(estimator).__name__
+    cost = _protocol_cost(estimator, path, cls)
     try:
         params = estimator.get_params(deep=False)
     except Exception:  # noqa: BLE001 - a protocol object need not be an estimator
         params = {}
     leaks = tuple(
-        f"{path or '(root)'}: {cls} has {name}=None, so it is computed from the data at "
+        f"{_where(path)}: {cls} has {name}=None, so it is computed from the data at "
         f"fit (PrivacyLeakWarning, stored in `{name}_`): the step's ε does not hold for the "
         f"records that determine it. Pass {name} from domain knowledge."
         for name in _PROTOCOL_DATA_PARAMS
         if name in params and params[name] is None
     )
+    # third-party protocol objects may predate privacy_assumptions()
+    stated = getattr(estimator, "privacy_assumptions", None)
+    assumptions = tuple(f"{_where(path)}: {a}" for a in (stated() if callable(stated) else ()))
     kind = "dp" if cost.epsilon > 0 or cost.delta > 0 else "free"
-    return StepPrice(cost, "privacy_cost()", kind, leaks)
+    return StepPrice(cost, "privacy_cost()", kind, leaks, assumptions)
 
 
 # -- data-independent transformers -----------------------------------------
+# A rule returns (verdict, text): "free" (text: why), "assume" (text: what is
+# taken as public without being checked) or "learns" (text: what it learns).
 def _always(note):
-    return lambda est: (True, note)
+    return lambda est, neighbours: ("free", note)
 
 
-def _encoder(est):
+def _function_transformer(est, neighbours):
+    given = [name for name in ("func", "inverse_func") if getattr(est, name) is not None]
+    if not given:
+        return "free", "identity"
+    subject = " and ".join(f"`{n}`" for n in given) + (" both map" if len(given) == 2 else " maps")
+    text = (f"{subject} each record on its own (not checked: a function of the whole X, such "
+            "as X − X.mean(0), learns from the data)")
+    if len(given) == 2 and est.check_inverse:
+        text += ("; `inverse_func` inverts `func` on every record (check_inverse=True warns at "
+                 "fit when it does not on a sample of the records)")
+    return "assume", text
+
+
+def _encoder(est, neighbours):
     if isinstance(est.categories, str):  # 'auto'
-        return False, "categories='auto' learns the categories present in the data"
+        return "learns", "categories='auto' learns the categories present in the data"
     if est.min_frequency is not None or est.max_categories is not None:
-        return (
-            False,
-            "min_frequency/max_categories count category frequencies in the data",
+        return "learns", "min_frequency/max_categories count category frequencies in the data"
+    if est.handle_unknown == "error":
+        other = "ignore" if isinstance(est, OneHotEncoder) else "use_encoded_value"
+        return "assume", (
+            "every value lies in the declared categories: with handle_unknown='error' fit "
+            f"raises on any other value, quoting it (use handle_unknown='{other}')"
         )
-    return True, "explicit categories"
+    return "free", "explicit categories"
 
 
-def _spline(est):
+def _spline(est, neighbours):
     if isinstance(est.knots, str):
-        return (
-            False,
-            f"knots='{est.knots}' places the knots from the data's range/quantiles",
-        )
-    return True, "explicit knots"
+        return "learns", f"knots='{est.knots}' places the knots from the data's range/quantiles"
+    return "free", "explicit knots"
 
 
-def _missing_indicator(est):
+def _missing_indicator(est, neighbours):
     if est.features != "all":
-        return (
-            False,
-            "features='missing-only' learns which features have missing values",
-        )
-    return True, "features='all'"
+        return "learns", "features='missing-only' learns which features have missing values"
+    return "free", "features='all'"
 
 
-def _simple_imputer(est):
-    if est.strategy != "constant":
-        return False, f"strategy='{est.strategy}' imputes a statistic of the data"
+def _simple_imputer(est, neighbours):
+    if not (isinstance(est.strategy, str) and est.strategy == "constant"):
+        return "learns", f"strategy={est.strategy!r} imputes a statistic of the data"
     if est.add_indicator:
-        return False, "add_indicator=True learns which features have missing values"
-    return True, "strategy='constant'"
+        return "learns", "add_indicator=True learns which features have missing values"
+    if not est.keep_empty_features:
+        return "learns", (
+            "keep_empty_features=False: whether a feature is entirely missing decides a "
+            "warning at fit (and, from scikit-learn 1.8, whether the feature is dropped)"
+        )
+    return "free", "strategy='constant', keep_empty_features=True"
 
 
-def _random_projection(est):
-    if isinstance(est.n_components, str):
-        return False, "n_components='auto' derives the dimension from n_samples"
-    return True, "random matrix from parameters and n_features only"
+def _random_projection(est, neighbours):
+    if not isinstance(est.n_components, str):
+        return "free", "random matrix from parameters and n_features only"
+    if neighbours == "replace":
+        return "free", ("n_components='auto' derives the dimension from n_samples, public "
+                        "under replace-one neighbours")
+    return "learns", ("n_components='auto' derives the dimension from n_samples, which "
+                      "add/remove neighbours protect")
 
 
-def _function_transformer(est):
-    if est.func is None and est.inverse_func is None:
-        return True, "identity"
-    return True, "assumes `func` maps each record on its own (not checked)"
+def _rbf_sampler(est, neighbours):
+    if isinstance(est.gamma, str):  # 'scale'
+        return "learns", f"gamma={est.gamma!r} sets the kernel width from the variance of X"
+    return "free", "random features from gamma, n_components and n_features only"
 
 
 _DATA_INDEPENDENT = {
@@ -227,7 +354,7 @@ _DATA_INDEPENDENT = {
     OrdinalEncoder: _encoder,
     MissingIndicator: _missing_indicator,
     SimpleImputer: _simple_imputer,
-    RBFSampler: _always("random features from parameters and n_features only"),
+    RBFSampler: _rbf_sampler,
     SkewedChi2Sampler: _always("random features from parameters and n_features only"),
     PolynomialCountSketch: _always("random sketch from parameters and n_features only"),
     AdditiveChi2Sampler: _always("stateless, per record"),
@@ -235,63 +362,84 @@ _DATA_INDEPENDENT = {
     SparseRandomProjection: _random_projection,
     FeatureHasher: _always("stateless hashing"),
     HashingVectorizer: _always("stateless hashing"),
+    PatchExtractor: _always("stateless, per image"),
 }
 
 
-def _stateless_by_tags(estimator) -> bool:
+def _apply_rule(rule, estimator, path: str, cls: str, neighbours: str) -> StepPrice:
+    verdict, text = rule(estimator, neighbours)
+    if verdict == "free":
+        return StepPrice(_zero(neighbours), text, "free")
+    if verdict == "assume":
+        return StepPrice(_zero(neighbours), "0 if the assumption listed below the table holds",
+                         "free", assumptions=(f"{_where(path)}: {cls}: {text}",))
+    return StepPrice(PrivacyCost.infinite(neighbours=neighbours), text, "learner",
+                     (_learner_leak(path, cls, text),))
+
+
+def _declared_stateless(estimator) -> bool:
+    # scikit-learn's own stateless classes are in the allow-list; its tag is not
+    # trusted for the others (GaussianProcessRegressor has requires_fit=False, being
+    # usable unfitted, yet its fit learns from the data)
+    if type(estimator).__module__.split(".")[0] == "sklearn":
+        return False
     try:
         return get_tags(estimator).requires_fit is False
     except Exception:  # noqa: BLE001 - third-party tags may be broken; then not trusted
         return False
 
 
+def _tag_rule(est, neighbours):
+    return "assume", (
+        "declares the scikit-learn tag requires_fit=False, taken to mean that its fit learns "
+        "nothing from the data (not checked: the tag only says it can be used unfitted)"
+    )
+
+
 def _learner_leak(path: str, cls: str, why: str = "") -> str:
     why = f" ({why})" if why else ""
     return (
-        f"{path or '(root)'}: {cls} learns from the data without differential privacy"
+        f"{_where(path)}: {cls} learns from the data without differential privacy"
         f"{why}; its fitted state, and everything fitted or predicted downstream of "
         "it, depends on single records."
     )
 
 
-def price_step(estimator, path: str) -> StepPrice:
-    """Price a leaf step (not a Pipeline, union, column transformer or search)."""
+def price_step(estimator, path: str, neighbours: str = "replace") -> StepPrice:
+    """Price a leaf step (not a Pipeline, union, column transformer or search).
+
+    The cost is stated under ``neighbours``, the relation of the report.
+    """
     if estimator is None or (isinstance(estimator, str) and estimator in ("passthrough", "drop")):
-        return StepPrice(PrivacyCost.zero(), f"{estimator!s}: does not look at the data", "free")
+        return StepPrice(_zero(neighbours), f"{estimator!s}: does not look at the data", "free")
+    check_instance(estimator, _where(path))
     cls = type(estimator).__name__
     if callable(getattr(estimator, "privacy_cost", None)):
-        return _price_protocol(estimator, path)
+        return _restate(_price_protocol(estimator, path), neighbours, path, cls)
     if _is_diffprivlib(estimator) and hasattr(estimator, "epsilon"):
-        return _price_diffprivlib(estimator, path)
+        return _restate(_price_diffprivlib(estimator, path), neighbours, path, cls)
     rule = _DATA_INDEPENDENT.get(type(estimator))
     if rule is not None:
-        ok, note = rule(estimator)
-        if ok:
-            return StepPrice(PrivacyCost.zero(), note, "free")
-        return StepPrice(PrivacyCost.infinite(), note, "learner", (_learner_leak(path, cls, note),))
-    if hasattr(estimator, "fit") and _stateless_by_tags(estimator):
-        return StepPrice(PrivacyCost.zero(), "stateless (sklearn tag requires_fit=False)", "free")
+        return _apply_rule(rule, estimator, path, cls, neighbours)
+    if hasattr(estimator, "fit") and _declared_stateless(estimator):
+        return _apply_rule(_tag_rule, estimator, path, cls, neighbours)
+    infinite = PrivacyCost.infinite(neighbours=neighbours)
     if hasattr(estimator, "fit_resample"):
         # the leak text depends on what follows; the walker writes it
-        return StepPrice(PrivacyCost.infinite(), "non-private resampling", "sampler")
+        return StepPrice(infinite, "non-private resampling", "sampler")
     if hasattr(estimator, "fit"):
-        return StepPrice(
-            PrivacyCost.infinite(),
-            "learns without DP",
-            "learner",
-            (_learner_leak(path, cls),),
-        )
+        return StepPrice(infinite, "learns without DP", "learner", (_learner_leak(path, cls),))
     return StepPrice(
-        PrivacyCost.infinite(),
+        infinite,
         "not an estimator",
         "learner",
-        (f"{path or '(root)'}: {cls} is not an estimator the validator can price.",),
+        (f"{_where(path)}: {cls} is not an estimator the validator can price.",),
     )
 
 
 def sampler_leak(path: str, cls: str, dp_after: list) -> str:
     """Leak text of a non-private sampler; cites Theorem 3.2 when DP steps follow it."""
-    where = path or "(root)"
+    where = _where(path)
     if dp_after:
         shown = ", ".join(p or "(root)" for p in dp_after[:5])
         more = "" if len(dp_after) <= 5 else f" and {len(dp_after) - 5} more"

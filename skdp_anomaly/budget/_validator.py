@@ -17,15 +17,16 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion
 from sklearn.pipeline import Pipeline as SkPipeline
 
-from ..privacy import PrivacyCost, PrivacyLeakWarning, compose_sequential
-from ._cv import (
-    FOLD_ASSUMPTION,
-    distribution_probes,
-    product_indices,
-    training_memberships,
+from ..privacy import (
+    PrivacyCost,
+    PrivacyLeakWarning,
+    check_neighbours,
+    compose_sequential,
+    relation_text,
 )
+from ._cv import distribution_probes, product_indices, training_memberships
 from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
-from ._rules import price_step, sampler_leak
+from ._rules import check_instance, price_step, sampler_leak
 
 __all__ = ["check_privacy_budget", "print_pipeline_report", "validate_budget"]
 
@@ -34,21 +35,29 @@ _MAX_PROBES = 5000
 
 
 # -- input validation ---------------------------------------------------------
-def validate_budget(budget, name: str = "budget") -> PrivacyCost | None:
-    """Return ``budget`` as a :class:`PrivacyCost` (or None), raising a ValueError naming ``name``.
+def validate_budget(budget, name: str = "budget", *,
+                    neighbours: str = "replace") -> PrivacyCost | None:
+    """Return ``budget`` as a :class:`PrivacyCost` under ``neighbours`` (or None).
 
     Accepted: None; a positive finite real ε (pure ε-DP budget); a
-    :class:`PrivacyCost` with positive finite ε; an ``(epsilon, delta)`` pair
-    with ``0 <= delta < 1``.
+    :class:`PrivacyCost` with positive finite ε stated under ``neighbours``;
+    an ``(epsilon, delta)`` pair with ``0 <= delta < 1``. Raises a ValueError
+    naming ``name`` otherwise.
+
+    A :class:`PrivacyCost` budget under the other relation is rejected rather
+    than converted: a replace-one total says nothing under add/remove
+    neighbours, and turning an add/remove budget ε into 2ε under replace-one
+    would accept pipelines that reveal ``n``, which that budget protects.
 
     Examples
     --------
     >>> from skdp_anomaly.budget import validate_budget
     >>> validate_budget(2.0)
-    PrivacyCost(epsilon=2, delta=0, notion='pure ε-DP')
-    >>> validate_budget((1.0, 1e-6)).delta
+    PrivacyCost(epsilon=2, delta=0, notion='pure ε-DP', neighbours='replace')
+    >>> validate_budget((1.0, 1e-6), neighbours="add_remove").delta
     1e-06
     """
+    check_neighbours(neighbours)
     expected = (
         f"The {name!r} parameter must be None, a positive finite float, a PrivacyCost or an "
         "(epsilon, delta) pair with epsilon > 0 finite and 0 <= delta < 1"
@@ -57,10 +66,18 @@ def validate_budget(budget, name: str = "budget") -> PrivacyCost | None:
         return None
     if isinstance(budget, PrivacyCost):
         cost = budget
+        if cost.neighbours != neighbours:
+            raise ValueError(
+                f"The {name!r} parameter is stated under {cost.relation} but the estimator is "
+                f"priced under {relation_text(neighbours)}: a replace-one total implies nothing "
+                "under add/remove neighbours, and an add/remove budget converted to replace-one "
+                "would accept pipelines that reveal n. Pass neighbours="
+                f"{cost.neighbours!r} or state the budget under {neighbours!r}."
+            )
     elif isinstance(budget, Real) and not isinstance(budget, bool):
         if not (math.isfinite(budget) and budget > 0):
             raise ValueError(f"{expected}. Got {budget!r} instead.")
-        return PrivacyCost(float(budget))
+        return PrivacyCost(float(budget), neighbours=neighbours)
     elif isinstance(budget, Sequence) and not isinstance(budget, str) and len(budget) == 2:
         eps, delta = budget
         if not all(isinstance(v, Real) and not isinstance(v, bool) for v in (eps, delta)):
@@ -68,7 +85,7 @@ def validate_budget(budget, name: str = "budget") -> PrivacyCost | None:
         if not (0 <= delta < 1):
             raise ValueError(f"{expected}. Got delta={delta!r} instead.")
         try:
-            cost = PrivacyCost(float(eps), delta=float(delta))
+            cost = PrivacyCost(float(eps), delta=float(delta), neighbours=neighbours)
         except (TypeError, ValueError):
             raise ValueError(f"{expected}. Got {budget!r} instead.") from None
     else:
@@ -78,19 +95,30 @@ def validate_budget(budget, name: str = "budget") -> PrivacyCost | None:
     return cost
 
 
-def _check_on_leak(on_leak) -> str:
+def _check_on_leak(on_leak, budget) -> str:
+    """``on_leak`` with None resolved: a leak fails a budget, and is warned without one."""
+    if on_leak is None:
+        return "warn" if budget is None else "raise"
     if on_leak not in _ON_LEAK:
         raise ValueError(
-            f"The 'on_leak' parameter must be one of {_ON_LEAK}. Got {on_leak!r} instead."
+            f"The 'on_leak' parameter must be one of {_ON_LEAK} or None. Got {on_leak!r} instead."
         )
     return on_leak
+
+
+def _check_estimator(estimator) -> None:
+    if estimator is None or isinstance(estimator, str):
+        raise TypeError(
+            f"check_privacy_budget needs an estimator instance, got {estimator!r}."
+        )
+    check_instance(estimator, "check_privacy_budget needs an estimator instance")
 
 
 # -- composition helpers ------------------------------------------------------
 def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
     """``times``-fold sequential composition; ``times`` may be ``inf``."""
     if times == 0 or (cost.epsilon == 0 and cost.delta == 0 and cost.gamma == 0):
-        return PrivacyCost.zero() if times == 0 else cost
+        return PrivacyCost.zero().under(cost.neighbours) if times == 0 else cost
     if math.isinf(times):
         return replace(
             cost,
@@ -101,11 +129,11 @@ def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
     return cost.scale(int(times))
 
 
-def _worst(costs) -> PrivacyCost:
+def _worst(costs, neighbours: str) -> PrivacyCost:
     """Component-wise maximum: a bound on whichever of ``costs`` actually runs."""
-    costs = list(costs)
+    costs = [c.under(neighbours) for c in costs]
     if not costs:
-        return PrivacyCost.zero()
+        return PrivacyCost.zero().under(neighbours)
     notes = tuple(dict.fromkeys(n for c in costs for n in c.notes))
     return PrivacyCost(
         max(c.epsilon for c in costs),
@@ -113,6 +141,7 @@ def _worst(costs) -> PrivacyCost:
         gamma=max(c.gamma for c in costs),
         anomaly_restricted=any(c.anomaly_restricted for c in costs),
         notes=notes,
+        neighbours=neighbours,
     )
 
 
@@ -120,18 +149,23 @@ def _join(path: str, name: str) -> str:
     return f"{path}__{name}" if path else name
 
 
-def _total(rows) -> PrivacyCost:
-    return compose_sequential([r.cost for r in rows if not r.leak])
+def _total(rows, neighbours: str) -> PrivacyCost:
+    return compose_sequential([r.cost for r in rows if not r.leak], neighbours=neighbours)
 
 
 # -- the walker ---------------------------------------------------------------
 class _Walker:
-    """Walks an estimator in fit order, collecting rows, leaks and notes."""
+    """Walks an estimator in fit order, collecting rows, leaks, notes and assumptions.
 
-    def __init__(self):
+    Every row is stated under ``neighbours``, the relation of the report.
+    """
+
+    def __init__(self, neighbours: str):
+        self.neighbours = neighbours
         self.rows: list[StepCost] = []
         self.leaks: list = []  # str, or a pending sampler (dict) resolved in finish()
         self.notes: list[str] = []
+        self.assumptions: list[str] = []
         self._pending_samplers: list[dict] = []
 
     # composites ---------------------------------------------------------
@@ -170,7 +204,7 @@ class _Walker:
             self.walk(est.remainder, _join(path, "remainder"))
 
     def _leaf(self, est, path):
-        price = price_step(est, path)
+        price = price_step(est, path, self.neighbours)
         cls = type(est).__name__ if not isinstance(est, str) and est is not None else str(est)
         self._add(StepCost(path, cls, price.cost, price.note, price.leak_row))
         if price.kind == "sampler":
@@ -178,6 +212,7 @@ class _Walker:
             self._pending_samplers.append(pending)
             self.leaks.append(pending)
         self.leaks.extend(price.leaks)
+        self.assumptions.extend(price.assumptions)
 
     def _add(self, row: StepCost) -> None:
         if not row.leak and (row.cost.epsilon > 0 or row.cost.delta > 0):
@@ -194,22 +229,33 @@ class _Walker:
         return self
 
     # searches -----------------------------------------------------------
+    def add_folds(self, fold, where: str) -> None:
+        """Record how a splitter's fold count was established: a note, or a leak."""
+        self.notes.append(fold.note)
+        if fold.leak:
+            self.leaks.append(f"{where}: {fold.leak}")
+        if fold.assumption:
+            self.assumptions.append(f"{where}: {fold.assumption}")
+
     def _walk_search(self, search, path):
         cls = type(search).__name__
+        infinite = PrivacyCost.infinite(neighbours=self.neighbours)
         if not isinstance(search, (GridSearchCV, RandomizedSearchCV)):
-            self._add(StepCost(path, cls, PrivacyCost.infinite(), "unsupported search", True))
+            self._add(StepCost(path, cls, infinite, "unsupported search", True))
             self.leaks.append(
                 f"{path or '(root)'}: the validator cannot price {cls} (the number of fits "
                 "per record is not known from its parameters)."
             )
             return
-        members, cv_note = training_memberships(search.cv, search.estimator)
+        fold = training_memberships(search.cv, search.estimator, neighbours=self.neighbours)
+        members = fold.memberships
         est_path = _join(path, "estimator")
         if isinstance(search, GridSearchCV):
-            plan = _grid_plan(search, est_path)
+            plan = _grid_plan(search, est_path, self.neighbours)
         else:
-            plan = _randomized_plan(search, est_path)
-        self.notes.extend([cv_note, plan.note, FOLD_ASSUMPTION])
+            plan = _randomized_plan(search, est_path, self.neighbours)
+        self.add_folds(fold, path or "(root)")
+        self.notes.append(plan.note)
         n_cand = plan.n_candidates
         # fold fits, aggregated per (path, leak) so rows still add up to the total
         groups: dict = {}
@@ -219,10 +265,10 @@ class _Walker:
                 entry[2].append(_repeat(r.cost, members * mult))
         fit_note = f"{_fmt(members)} training folds × {n_cand} candidates"
         for (rpath, leak), (estimator, note, costs) in groups.items():
-            cost = PrivacyCost.infinite() if leak else compose_sequential(costs)
+            cost = infinite if leak else compose_sequential(costs, neighbours=self.neighbours)
             self._add(StepCost(rpath, estimator, cost, f"{fit_note}; {note}", leak))
         if search.refit is not False:
-            refit = _worst(plan.candidate_totals)
+            refit = _worst(plan.candidate_totals, self.neighbours)
             self._add(
                 StepCost(
                     _join(path, "best_estimator_"),
@@ -234,6 +280,7 @@ class _Walker:
             )
         self.leaks.extend(plan.leaks)
         self.notes.extend(plan.notes)
+        self.assumptions.extend(plan.assumptions)
         self.leaks.append(
             f"{path or '(root)'}: {cls} chooses hyperparameters by non-private validation "
             "scores: best_params_, the scores in cv_results_/best_score_ and the choice of "
@@ -248,43 +295,42 @@ def _fmt(x: float) -> str:
 class _Plan:
     """Candidates of a search: ``weighted_rows`` is a list of (rows of one fit, multiplicity)."""
 
-    def __init__(self, weighted_rows, candidate_totals, n_candidates, note, leaks=(), notes=()):
+    def __init__(self, weighted_rows, candidate_totals, n_candidates, note, walkers):
         self.weighted_rows = weighted_rows
         self.candidate_totals = candidate_totals
         self.n_candidates = n_candidates
         self.note = note
-        self.leaks = list(leaks)
-        self.notes = list(notes)
+        self.leaks = [leak for w in walkers for leak in w.leaks]
+        self.notes = [n for w in walkers for n in w.notes]
+        self.assumptions = [a for w in walkers for a in w.assumptions]
 
 
-def _price_candidate(estimator, params: dict, path: str) -> _Walker:
+def _price_candidate(estimator, params: dict, path: str, neighbours: str) -> _Walker:
     est = clone(estimator)
     est.set_params(**params)
-    walker = _Walker()
+    walker = _Walker(neighbours)
     walker.walk(est, path)
     return walker.finish()
 
 
-def _exact_plan(search, candidates, path, note) -> _Plan:
-    walkers = [_price_candidate(search.estimator, p, path) for p in candidates]
-    leaks = [leak for w in walkers for leak in w.leaks]
-    notes = [n for w in walkers for n in w.notes]
+def _exact_plan(search, candidates, path, note, neighbours) -> _Plan:
+    walkers = [_price_candidate(search.estimator, p, path, neighbours) for p in candidates]
     return _Plan(
         [(w.rows, 1) for w in walkers],
-        [_total(w.rows) for w in walkers],
+        [_total(w.rows, neighbours) for w in walkers],
         len(candidates),
         note,
-        leaks,
-        notes,
+        walkers,
     )
 
 
-def _grid_plan(search, path) -> _Plan:
+def _grid_plan(search, path, neighbours) -> _Plan:
     candidates = list(ParameterGrid(search.param_grid))
-    return _exact_plan(search, candidates, path, f"param_grid: {len(candidates)} candidates")
+    return _exact_plan(search, candidates, path, f"param_grid: {len(candidates)} candidates",
+                       neighbours)
 
 
-def _randomized_plan(search, path) -> _Plan:
+def _randomized_plan(search, path, neighbours) -> _Plan:
     from sklearn.model_selection import ParameterSampler
 
     dists = search.param_distributions
@@ -305,11 +351,12 @@ def _randomized_plan(search, path) -> _Plan:
             path,
             f"RandomizedSearchCV with int random_state: the {len(candidates)} sampled "
             "candidates are enumerated exactly",
+            neighbours,
         )
-    return _worst_case_plan(search, dists, path)
+    return _worst_case_plan(search, dists, path, neighbours)
 
 
-def _worst_case_plan(search, dists, path) -> _Plan:
+def _worst_case_plan(search, dists, path, neighbours) -> _Plan:
     """n_iter × the most expensive candidate, probing distributions at their support ends."""
     all_lists = all(not hasattr(v, "rvs") for d in dists for v in d.values())
     n_eff = search.n_iter
@@ -339,7 +386,7 @@ def _worst_case_plan(search, dists, path) -> _Plan:
         for idx in product_indices([len(v) for v in values]):
             params = {k: values[i][j] for i, (k, j) in enumerate(zip(keys, idx))}
             try:
-                indexed[idx] = _price_candidate(search.estimator, params, path)
+                indexed[idx] = _price_candidate(search.estimator, params, path, neighbours)
             except (ValueError, TypeError):
                 # an open end of a support (ε=0 of expon) is never drawn: skip it
                 if not any(j < e for j, e in zip(idx, n_ends)):
@@ -362,24 +409,18 @@ def _worst_case_plan(search, dists, path) -> _Plan:
             worst_rows.setdefault((r.path, r.leak), []).append(r)
     rows = []
     for (rpath, leak), rs in worst_rows.items():
-        cost = _worst(r.cost for r in rs)
+        cost = _worst((r.cost for r in rs), neighbours)
         if rpath in unbounded_paths and not leak:
             cost = replace(cost, epsilon=math.inf)
         rows.append(StepCost(rpath, rs[0].estimator, cost, rs[0].note, leak))
-    worst_total = _total(rows)
     note = (
         f"RandomizedSearchCV without an int random_state: worst case n_iter={n_eff} × the "
         "most expensive candidate (distributions probed at their support ends, assuming "
         "the cost is monotone in each sampled parameter)"
     )
-    return _Plan(
-        [(rows, n_eff)],
-        [worst_total],
-        n_eff,
-        note,
-        [leak for w in walkers for leak in w.leaks],
-        notes + [n for w in walkers for n in w.notes],
-    )
+    plan = _Plan([(rows, n_eff)], [_total(rows, neighbours)], n_eff, note, walkers)
+    plan.notes = notes + plan.notes
+    return plan
 
 
 def _paths_depending_on(indexed: dict, axis: int) -> set:
@@ -402,8 +443,9 @@ def check_privacy_budget(
     estimator,
     budget=None,
     *,
+    neighbours: str = "replace",
     cv=None,
-    on_leak: str = "warn",
+    on_leak: str | None = None,
 ) -> PrivacyReport:
     """Price an estimator's privacy cost from its parameters and check it against a budget.
 
@@ -413,44 +455,75 @@ def check_privacy_budget(
     does not split records); ``GridSearchCV`` and
     ``RandomizedSearchCV`` cost every fit that trains on a record plus the
     refit. Leaf steps are priced by this package's protocol
-    (``privacy_cost()``), by diffprivlib's ``epsilon`` (and ``delta``), as
-    data-independent (allow-list, or sklearn tag ``requires_fit=False``), or
-    else reported as leaks.
+    (``privacy_cost()``, ``privacy_assumptions()``), by diffprivlib's
+    ``epsilon`` (and ``delta``), as data-independent (allow-list), or else
+    reported as leaks.
 
     Parameters
     ----------
-    estimator : estimator
+    estimator : estimator instance
         Fitted or not; validate **before** fitting when diffprivlib steps have
         ``bounds=None`` (diffprivlib overwrites them with data-derived values
         at fit, after which the leak is invisible in the parameters).
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
-        Maximum total cost. A float is a pure ε budget.
+        Maximum total cost, under ``neighbours``. A float is a pure ε budget.
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation every row and the total are stated under
+        (see Notes).
     cv : None, int, CV splitter or iterable, default=None
         Price ``cross_validate(estimator, cv=cv)`` instead of a single fit:
         each record pays for every training fold it is in (no refit).
-    on_leak : {"warn", "raise", "ignore"}, default="warn"
+    on_leak : {"warn", "raise", "ignore"} or None, default=None
         What to do when a step leaks: emit a
         :class:`~diffprivlib.utils.PrivacyLeakWarning` per leak, raise
-        :class:`PrivacyLeakError`, or only list it in the report.
+        :class:`PrivacyLeakError`, or only list it in the report. None means
+        "raise" when a ``budget`` is given (a leak fails a budget) and "warn"
+        otherwise.
 
     Returns
     -------
     report : PrivacyReport
-        Per-step rows, totals ``epsilon``/``delta``, ``leaks``.
+        Per-step rows, totals ``epsilon``/``delta``, ``leaks``, ``assumptions``.
 
     Raises
     ------
     PrivacyBudgetError
         When the total exceeds ``budget`` (a ``ValueError``).
     PrivacyLeakError
-        When ``on_leak="raise"`` and something leaks (a ``PrivacyBudgetError``).
+        When ``on_leak`` resolves to "raise" and something leaks (a
+        ``PrivacyBudgetError``).
+    TypeError
+        When ``estimator`` is None or a class rather than an instance.
+    ValueError
+        When a step's ε is invalid (e.g. 0); the message names the step.
 
     Notes
     -----
-    Costs are per record, under the neighbouring relation each step states
-    (diffprivlib: add/remove one record), composed with
+    **Neighbouring relation.** The default is replace-one neighbours
+    (datasets of equal size ``n`` differing in one record; ``n`` public):
+    diffprivlib's models, and this package's change-point detector, hold
+    under that relation only, so it is the one a pipeline total can be stated
+    under. An add/remove cost converts soundly to replace-one (ε → 2ε, group
+    privacy: a replacement is a removal and an addition), and each converted
+    row says so; the converse is impossible. Users who must hide ``n`` pass
+    ``neighbours="add_remove"``: every step whose cost holds only under
+    replace-one neighbours is then a leak, since its output can reveal ``n``.
+
+    Costs are per record, composed with
     :func:`~skdp_anomaly.privacy.compose_sequential` (basic composition: ε, δ
     add up; mixing notions gives the weakest, and the report says so).
+
+    **Assumptions.** What the total takes as public without the package being
+    able to check it (a label set read from ``y``, a ``FunctionTransformer``
+    function that maps each record on its own, public CV groups...) is listed
+    in ``report.assumptions``; ``report.is_private`` is True only without
+    leaks and assumptions.
+
+    **Cross-validation.** A fold count is a bound only when a record's fold
+    does not depend on the other records; each splitter's proof, or the leak
+    when there is none (label-stratified splitters, index-based splitters
+    under add/remove neighbours), is in the report. Choosing hyperparameters
+    from raw validation scores is never covered (reported as a leak).
 
     The validator reads parameters, never accountants: ``sklearn.base.clone``
     deep-copies diffprivlib ``BudgetAccountant`` objects, so a search or a
@@ -462,54 +535,68 @@ def check_privacy_budget(
     seed 004 (thesis), Theorem 3.2. With :class:`skdp_anomaly.DPSMOTE`
     costs add up (Theorem 3.3).
 
-    Cross-validation accounting assumes a record's fold does not depend on
-    the presence of other records; choosing hyperparameters from raw
-    validation scores is never covered (reported as a leak).
-
     Examples
     --------
     >>> from diffprivlib.models import LogisticRegression, StandardScaler
-    >>> from sklearn.model_selection import GridSearchCV
+    >>> from sklearn.model_selection import GridSearchCV, KFold
     >>> from sklearn.pipeline import Pipeline
     >>> from skdp_anomaly.budget import check_privacy_budget
     >>> pipe = Pipeline([
     ...     ("scale", StandardScaler(epsilon=0.5, bounds=(0, 1))),
     ...     ("clf", LogisticRegression(epsilon=1.0, data_norm=2.0)),
     ... ])
-    >>> check_privacy_budget(pipe, budget=2.0).epsilon
-    1.5
-    >>> search = GridSearchCV(pipe, {"clf__epsilon": [0.5, 1.0, 2.0]}, cv=5)
+    >>> report = check_privacy_budget(pipe, budget=2.0)
+    >>> report.epsilon, report.neighbours
+    (1.5, 'replace')
+    >>> len(report.assumptions), "class labels is read from y" in report.assumptions[0]
+    (1, True)
+    >>> search = GridSearchCV(pipe, {"clf__epsilon": [0.5, 1.0, 2.0]}, cv=KFold(5))
     >>> # 4 training folds × (1 + 1.5 + 2.5) + refit of the dearest candidate (2.5)
     >>> check_privacy_budget(search, on_leak="ignore").epsilon
     22.5
     """
-    budget_cost = validate_budget(budget)
-    on_leak = _check_on_leak(on_leak)
-    walker = _Walker()
+    _check_estimator(estimator)
+    neighbours = check_neighbours(neighbours)
+    budget_cost = validate_budget(budget, neighbours=neighbours)
+    on_leak = _check_on_leak(on_leak, budget_cost)
+    walker = _Walker(neighbours)
     if cv is not None:
-        members, cv_note = training_memberships(cv, estimator)
-        inner = _Walker()
-        inner.walk(estimator, "")
-        inner.finish()
-        for r in inner.rows:
-            note = f"{_fmt(members)} training folds; {r.note}"
-            walker._add(replace(r, cost=_repeat(r.cost, members), note=note))
-        walker.leaks = [
-            *inner.leaks,
-            (
-                "cross-validation: the validation scores are computed without differential "
-                "privacy (report them only after adding noise, or not at all)."
-            ),
-        ]
-        walker.notes = inner.notes + [cv_note, FOLD_ASSUMPTION]
+        _walk_cross_validation(walker, estimator, cv)
     else:
         walker.walk(estimator, "")
         walker.finish()
     report = PrivacyReport(
-        type(estimator).__name__, walker.rows, walker.leaks, budget_cost, walker.notes
+        type(estimator).__name__,
+        walker.rows,
+        walker.leaks,
+        budget_cost,
+        walker.notes,
+        walker.assumptions,
+        neighbours,
     )
     _enforce(report, on_leak)
     return report
+
+
+def _walk_cross_validation(walker: _Walker, estimator, cv) -> None:
+    """Rows of ``cross_validate(estimator, cv=cv)``: every fit that trains on a record."""
+    fold = training_memberships(cv, estimator, neighbours=walker.neighbours)
+    inner = _Walker(walker.neighbours)
+    inner.walk(estimator, "")
+    inner.finish()
+    for r in inner.rows:
+        note = f"{_fmt(fold.memberships)} training folds; {r.note}"
+        walker._add(replace(r, cost=_repeat(r.cost, fold.memberships), note=note))
+    walker.leaks = [
+        *inner.leaks,
+        (
+            "cross-validation: the validation scores are computed without differential "
+            "privacy (report them only after adding noise, or not at all)."
+        ),
+    ]
+    walker.notes = list(inner.notes)
+    walker.assumptions = list(inner.assumptions)
+    walker.add_folds(fold, "cross-validation")
 
 
 def _enforce(report: PrivacyReport, on_leak: str) -> None:
@@ -541,16 +628,23 @@ def _enforce(report: PrivacyReport, on_leak: str) -> None:
 
 _EXPLANATION = """\
 How to read this report:
+- the report's first line names the neighbouring relation: every ε holds for datasets that
+  differ in one record under that relation (replace-one: same size n, n public;
+  add/remove: n protected too).
 - step: the parameter path of the step (what set_params accepts); estimator: its class.
 - ε, δ: what that step costs one record, read from its parameters before fitting
-  (diffprivlib's `epsilon`, this package's `privacy_cost()`); 0 for steps that do
-  not learn from the data; ∞ for steps that learn without privacy.
+  (diffprivlib's `epsilon`, this package's `privacy_cost()`), converted to the report's
+  relation (an add/remove ε counts 2ε under replace-one, group privacy); 0 for steps
+  that do not learn from the data; ∞ for steps that learn without privacy.
 - notion: the guarantee of the row (pure ε-DP, (ε, δ)-DP, ...); a total mixing
   notions holds only as the weakest of them.
 - total: basic sequential composition of the DP rows (ε and δ add up), the budget a
   run of fit spends. Under a search every training fold and the refit are counted.
 - leaks: what the total does NOT cover (non-private steps, data-derived bounds,
-  hyperparameters chosen on raw scores). With a leak the estimator is not DP.
+  label-dependent folds, hyperparameters chosen on raw scores). With a leak the
+  estimator is not DP.
+- assumptions: what the total takes as public without the package being able to
+  check it; the total holds only if they hold.
 """
 
 
@@ -559,6 +653,7 @@ def print_pipeline_report(
     estimator,
     *,
     budget=None,
+    neighbours: str = "replace",
     cv=None,
     explain: bool = False,
     file=None,
@@ -573,9 +668,12 @@ def print_pipeline_report(
         Heading (printed as a markdown ``##`` title).
     estimator : estimator or PrivacyReport
         What to price; a report (e.g. ``BudgetedPipeline.privacy_report_``,
-        computed before fitting) is printed as is.
+        computed before fitting) is printed as is, and must be stated under
+        ``neighbours``.
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
         Budget to compare against (the report says whether it is met).
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation of the report; see :func:`check_privacy_budget`.
     cv : None, int or CV splitter, default=None
         Price ``cross_validate(estimator, cv=cv)``; see :func:`check_privacy_budget`.
     explain : bool, default=False
@@ -596,16 +694,22 @@ def print_pipeline_report(
     >>> report = print_pipeline_report("nb", GaussianNB(epsilon=1.0, bounds=(0, 1)), file=buf)
     >>> report.epsilon
     1.0
-    >>> buf.getvalue().splitlines()[0]
-    '## nb'
+    >>> [line.split(" (")[0] for line in buf.getvalue().splitlines()[:3]]
+    ['## nb', '', 'Privacy report of GaussianNB under replace-one-record neighbours']
     """
     file = sys.stdout if file is None else file
+    neighbours = check_neighbours(neighbours)
     if isinstance(estimator, PrivacyReport):
         report = estimator
+        if report.neighbours != neighbours:
+            raise ValueError(
+                f"The report is stated under {relation_text(report.neighbours)}, not "
+                f"{relation_text(neighbours)}: pass neighbours={report.neighbours!r}."
+            )
     else:
-        report = check_privacy_budget(estimator, cv=cv, on_leak="ignore")
+        report = check_privacy_budget(estimator, neighbours=neighbours, cv=cv, on_leak="ignore")
     if budget is not None:
-        report = replace(report, budget=validate_budget(budget))
+        report = replace(report, budget=validate_budget(budget, neighbours=neighbours))
     print(f"## {name}\n", file=file)
     print(report.to_markdown(), file=file)
     if explain:
