@@ -66,10 +66,21 @@ def test_dpsmote_step_uses_auto_granularity():
 def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):
     _, text, result = tiny_run
     reports = result["privacy_reports"]
-    # DP-LR alone and DPSMOTE(ε/2) + DP-LR(ε/2) both total the first ε exactly
-    assert reports["none"]["is_private"] and reports["none"]["epsilon"] == pytest.approx(1.0)
-    assert reports["dpsmote"]["is_private"]
-    assert reports["dpsmote"]["epsilon"] == pytest.approx(1.0)
+    # stated under replace-one neighbours (n public), diffprivlib's relation
+    assert {r["neighbours"] for r in reports.values() if isinstance(r, dict)} == {"replace"}
+    assert "Privacy report of Pipeline under replace-one-record neighbours" in text
+    none, dpsmote = reports["none"], reports["dpsmote"]
+    assert none["is_private_given_assumptions"] and none["epsilon"] == pytest.approx(1.0)
+    # DPSMOTE's add/remove ε/4 counts ε/2 under replace-one (group privacy): the same
+    # total ε as the classifier alone
+    assert dpsmote["is_private_given_assumptions"]
+    assert dpsmote["epsilon"] == pytest.approx(1.0)
+    assert "add/remove ε=0.25 → 0.5 under replace-one (group privacy)" in text
+    # the classifier's label set and the public scaler's function are assumptions;
+    # DPSMOTE's label set is public (classes=[0, 1])
+    assert not none["is_private"] and not dpsmote["is_private"]
+    assert any("class labels" in a for a in dpsmote["assumptions"])
+    assert not any("DPSMOTE(classes=None)" in a for a in dpsmote["assumptions"])
     # SMOTE before the DP classifier is a leak (thesis Theorem 3.2)
     assert not reports["smote"]["is_private"]
     assert "Theorem 3.2" in text
@@ -80,11 +91,12 @@ def test_pipelines_have_public_bounds_only():
     from skdp_anomaly.budget import PrivacyLeakError, check_privacy_budget
 
     pipes = showcase.build_pipelines(2.0, n_minority_train=12, random_state=0)
-    for method in ("none", "dpsmote"):
-        report = check_privacy_budget(pipes[method], 2.0, on_leak="raise")
-        assert report.epsilon == pytest.approx(2.0)
+    # a budget makes a leak raise: none here (bounds and data_norm are public)
+    for method, total in (("none", 2.0), ("dpsmote", 2.0)):  # same total, the point of the demo
+        report = check_privacy_budget(pipes[method], total)
+        assert report.epsilon == pytest.approx(total) and report.leaks == []
     with pytest.raises(PrivacyLeakError):
-        check_privacy_budget(pipes["smote"], on_leak="raise")
+        check_privacy_budget(pipes["smote"], 2.0)
 
 
 def test_public_scaler_is_fixed_and_clips():
