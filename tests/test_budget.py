@@ -4,6 +4,10 @@ Everything here is deterministic (costs are read from parameters): no test has
 a false-failure rate.
 """
 
+from _diffprivlib import require_diffprivlib
+
+require_diffprivlib()  # the whole module prices or fits diffprivlib models
+
 import io
 import math
 import pickle

@@ -7,6 +7,10 @@ splitter demonstrations, from scikit-learn's deterministic splitters): no
 test has a false-failure rate.
 """
 
+from _diffprivlib import require_diffprivlib
+
+require_diffprivlib()  # the whole module prices or fits diffprivlib models
+
 import inspect
 import math
 import warnings

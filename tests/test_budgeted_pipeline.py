@@ -4,6 +4,10 @@ Deterministic (costs come from parameters; fits use fixed seeds): no test has
 a false-failure rate.
 """
 
+from _diffprivlib import require_diffprivlib
+
+require_diffprivlib()  # the whole module prices or fits diffprivlib models
+
 import pickle
 import warnings
 

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from diffprivlib.accountant import BudgetAccountant
+from _accountants import Ledger
 
 from skdp_anomaly.changepoint import (
     PrivateChangePointDetector,
@@ -166,7 +166,7 @@ def step_series(rng, n, k_star, mu0, mu1):
 
 def test_fit_attributes_predict_and_privacy():
     x = step_series(np.random.default_rng(0), 200, 150, 0.0, 5.0)
-    acc = BudgetAccountant()
+    acc = Ledger()
     det = PrivateChangePointDetector(epsilon=2.0, random_state=1, accountant=acc).fit(x)
     assert isinstance(det.change_point_, int)
     assert 20 <= det.change_point_ <= 180

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from diffprivlib.accountant import BudgetAccountant
+from _accountants import Ledger, LedgerRefused
 
 from skdp_anomaly.changepoint import PrivateChangePointDetector, online_pncpd_batch
 from skdp_anomaly.changepoint._core import candidate_range
@@ -114,7 +114,7 @@ def test_estimator_paper_setting_a_few_runs():
 
 def test_privacy_spent_progression_and_accountant():
     x = paper_stream(3, k_star=1000, after=400)
-    acc = BudgetAccountant()
+    acc = Ledger()
     det = PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
                                      direction="decrease", random_state=0, accountant=acc)
     det.partial_fit(x[:150])  # window not full: nothing answered
@@ -231,7 +231,7 @@ def test_online_charges_each_stage_before_its_release(monkeypatch):
     from skdp_anomaly.changepoint import _online
 
     x = paper_stream(3, k_star=1000, after=400)
-    acc = BudgetAccountant()
+    acc = Ledger()
     at_feed, pncpd = _online.AboveThreshold.feed, _online.pncpd
     seen = {"feed": [], "pncpd": []}
 
@@ -255,14 +255,13 @@ def test_online_charges_each_stage_before_its_release(monkeypatch):
 
 @pytest.mark.parametrize("window", [None, 200])
 def test_refused_budget_leaves_the_detector_unfitted(window):
-    from diffprivlib.utils import BudgetError
     from sklearn.exceptions import NotFittedError
 
     x = paper_stream(3, k_star=1000, after=400)
-    acc = BudgetAccountant(epsilon=1.0)
+    acc = Ledger(epsilon=1.0)
     kw = dict(window=window, threshold=0.8) if window else {}
     det = PrivateChangePointDetector(epsilon=2.0, accountant=acc, random_state=0, **kw)
-    with pytest.raises(BudgetError):
+    with pytest.raises(LedgerRefused):
         det.partial_fit(x) if window else det.fit(x)
     assert acc.total()[0] == 0
     assert not [k for k in vars(det) if k.endswith("_")]

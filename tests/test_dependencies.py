@@ -1,17 +1,66 @@
-"""Guards for the dependency caps stated in the README."""
+"""Guards for the dependency story in the README: diffprivlib is optional.
 
+The package installs and works with scikit-learn 1.6 to 1.9; diffprivlib
+0.6.6 (the ``diffprivlib`` extra, which caps scikit-learn below 1.8) is an
+integration, imported only by the code paths that need it.
+"""
+
+import subprocess
+import sys
 import warnings
 
 import numpy as np
+import pytest
 import sklearn
 from sklearn.datasets import make_classification
 
-
-def test_sklearn_within_cap():
-    major, minor = (int(v) for v in sklearn.__version__.split(".")[:2])
-    assert (1, 6) <= (major, minor) < (1, 8), sklearn.__version__
+from _diffprivlib import AVAILABLE, needs_diffprivlib
 
 
+def _sklearn_version():
+    return tuple(int(v) for v in sklearn.__version__.split(".")[:2])
+
+
+def test_sklearn_in_the_supported_range():
+    assert _sklearn_version() >= (1, 6), sklearn.__version__
+    if AVAILABLE:  # the diffprivlib extra carries the cap diffprivlib needs
+        assert _sklearn_version() < (1, 8), sklearn.__version__
+
+
+def test_importing_the_package_does_not_import_diffprivlib():
+    code = ("import sys, skdp_anomaly, skdp_anomaly.cli, skdp_anomaly.budget; "
+            "print(any(m == 'diffprivlib' or m.startswith('diffprivlib.') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
+
+
+def test_leak_warning_is_ours_without_diffprivlib():
+    from skdp_anomaly.privacy import PrivacyLeakWarning, check_bounds
+
+    with pytest.warns(PrivacyLeakWarning, match="computed from the data"):
+        check_bounds(None, np.zeros((3, 2)), n_features=2)
+    assert issubclass(PrivacyLeakWarning, RuntimeWarning)
+
+
+@needs_diffprivlib
+def test_leak_warning_is_diffprivlibs_too_once_it_is_imported():
+    from diffprivlib.utils import PrivacyLeakWarning as Theirs
+
+    from skdp_anomaly.privacy import PrivacyLeakWarning as Ours
+    from skdp_anomaly.privacy import check_bounds
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_bounds(None, np.zeros((3, 2)), n_features=2)
+    assert issubclass(caught[0].category, Ours) and issubclass(caught[0].category, Theirs)
+    with warnings.catch_warnings():  # a filter written for diffprivlib's class applies
+        warnings.simplefilter("error", Theirs)
+        with pytest.raises(Theirs):
+            check_bounds(None, np.zeros((3, 2)), n_features=2)
+
+
+@needs_diffprivlib
 def test_diffprivlib_models_import_and_logistic_regression_fits():
     # fails at import on scikit-learn 1.9 and at fit on 1.8 (`multi_class`)
     from diffprivlib.models import LogisticRegression
@@ -25,12 +74,43 @@ def test_diffprivlib_models_import_and_logistic_regression_fits():
     assert set(np.unique(clf.predict(X))) <= {0, 1}
 
 
+@needs_diffprivlib
+def test_diffprivlib_accountant_is_charged_and_refuses_before_release():
+    from diffprivlib.accountant import BudgetAccountant
+    from diffprivlib.utils import BudgetError
+
+    from skdp_anomaly import DPSMOTE
+
+    X, y = make_classification(n_samples=300, n_features=2, n_informative=2, n_redundant=0,
+                               weights=[0.8], random_state=0)
+    acc = BudgetAccountant(epsilon=3.0)
+    DPSMOTE(epsilon=1.0, bounds=(-5, 5), random_state=0, accountant=acc).fit_resample(X, y)
+    assert acc.total()[0] == pytest.approx(2.0)  # replace-one ledger: 2ε
+    est = DPSMOTE(epsilon=1.0, bounds=(-5, 5), random_state=0, accountant=acc)
+    with pytest.raises(BudgetError, match="replace-one"):
+        est.fit_resample(X, y)
+    assert acc.total()[0] == pytest.approx(2.0) and not hasattr(est, "noisy_counts_")
+
+
+@needs_diffprivlib
+def test_no_accountant_means_diffprivlibs_default_is_untouched():
+    from diffprivlib.accountant import BudgetAccountant
+
+    from skdp_anomaly import DPSMOTE
+
+    X, y = make_classification(n_samples=300, n_features=2, n_informative=2, n_redundant=0,
+                               weights=[0.8], random_state=0)
+    before = BudgetAccountant.load_default(None).total()
+    DPSMOTE(epsilon=1.0, bounds=(-5, 5), random_state=0).fit_resample(X, y)
+    assert BudgetAccountant.load_default(None).total() == before
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     readme = (root / "README.md").read_text()
-    ci = (root / ".ci" / "run").read_text().strip().splitlines()
-    command = ci[-1]
+    ci = (root / ".ci" / "run").read_text()
+    command = next(line for line in ci.splitlines() if "pip install \".[test]\"" in line)
     assert "pytest" in command
-    assert f"\n{command}\n" in readme
+    assert f"\n{command.strip()}\n" in readme

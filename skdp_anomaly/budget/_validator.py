@@ -19,10 +19,10 @@ from sklearn.pipeline import Pipeline as SkPipeline
 
 from ..privacy import (
     PrivacyCost,
-    PrivacyLeakWarning,
     check_neighbours,
     compose_sequential,
     relation_text,
+    warn_privacy_leak,
 )
 from ._cv import distribution_probes, product_indices, training_memberships
 from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
@@ -475,7 +475,7 @@ def check_privacy_budget(
         each record pays for every training fold it is in (no refit).
     on_leak : {"warn", "raise", "ignore"} or None, default=None
         What to do when a step leaks: emit a
-        :class:`~diffprivlib.utils.PrivacyLeakWarning` per leak, raise
+        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` per leak, raise
         :class:`PrivacyLeakError`, or only list it in the report. None means
         "raise" when a ``budget`` is given (a leak fails a budget) and "warn"
         otherwise.
@@ -623,7 +623,7 @@ def _enforce(report: PrivacyReport, on_leak: str) -> None:
             report,
         )
     for leak in report.leaks:
-        warnings.warn(leak, PrivacyLeakWarning, stacklevel=3)
+        warn_privacy_leak(leak, stacklevel=3)
 
 
 _EXPLANATION = """\

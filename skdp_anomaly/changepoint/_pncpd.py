@@ -66,8 +66,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         and charged before each release (offline: ε before the selection;
         online: ε/2 before the first window is answered, ε/2 more before the
         change point is selected), so a refused run releases nothing and
-        leaves the detector unfitted. ``None``: diffprivlib's default
-        accountant.
+        leaves the detector unfitted. ``None`` charges no accountant (pass
+        ``BudgetAccountant.load_default(None)`` to share diffprivlib's default
+        one).
 
     Attributes
     ----------

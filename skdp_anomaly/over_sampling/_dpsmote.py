@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
-from diffprivlib.accountant import BudgetAccountant
 from imblearn.over_sampling.base import BaseOverSampler
 from imblearn.utils import check_sampling_strategy, check_target_type
 from imblearn.utils._validation import ArraysTransformer
 from sklearn.base import _fit_context
 from sklearn.preprocessing import label_binarize
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -201,7 +200,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         Data range, per feature (arrays of length n_features) or for all
         features (scalars). Rows outside are clipped into the edge cells.
         ``None`` computes them from the data with a
-        :class:`diffprivlib.utils.PrivacyLeakWarning` (the guarantee then does
+        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` (the guarantee then does
         not hold); they are stored in ``bounds_``.
     granularity : float in (0, 1] or "auto", default=0.25
         ν: cell width as a fraction of each feature's range; the grid has
@@ -247,10 +246,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         rows come from two independent child streams of it.
     accountant : diffprivlib.accountant.BudgetAccountant, default=None
         Checked for the whole cost before the data are read, and charged each
-        part right before its release; ``None`` uses diffprivlib's default
-        accountant. The accountant's ledger is kept under replace-one
-        neighbours (the relation of diffprivlib's models that share it), so
-        it is charged ``2·epsilon`` per fit (group privacy).
+        part right before its release; ``None`` charges no accountant (pass
+        ``BudgetAccountant.load_default(None)`` to share diffprivlib's default
+        one). The accountant's ledger is kept under replace-one neighbours
+        (the relation of diffprivlib's models that share it), so it is charged
+        ``2·epsilon`` per fit (group privacy). Any object with
+        ``spend(epsilon, delta)`` (and optionally ``check``) works.
 
     Attributes
     ----------
@@ -422,7 +423,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             np.random.RandomState,
             np.random.Generator,
         ],
-        "accountant": [None, BudgetAccountant],
+        "accountant": [None, HasMethods(["spend"])],
     }
 
     def __init__(

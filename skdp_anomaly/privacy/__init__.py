@@ -25,7 +25,7 @@ from ._mechanisms import (
 )
 from ._protocol import ACCOUNTANT_NEIGHBOURS, PrivacyCostMixin
 from ._rng import check_random_state
-from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds
+from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds, warn_privacy_leak
 
 __all__ = [
     "ACCOUNTANT_NEIGHBOURS",
@@ -50,4 +50,5 @@ __all__ = [
     "compose_parallel",
     "compose_sequential",
     "relation_text",
+    "warn_privacy_leak",
 ]

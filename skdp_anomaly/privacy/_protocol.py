@@ -15,9 +15,13 @@ and checks that the accountant can pay the whole planned cost
 before the mechanism that releases it (:meth:`PrivacyCostMixin._charge`). A
 refused fit therefore computes nothing and leaves the estimator unfitted.
 
-When the user passes a diffprivlib ``BudgetAccountant`` (``accountant``
-parameter) it is charged as diffprivlib's own models charge it; ``None`` uses
-diffprivlib's default accountant. The accountant keeps one ledger of (ε, δ)
+When the user passes an accountant (``accountant`` parameter: a diffprivlib
+``BudgetAccountant``, or any object with ``spend(epsilon, delta)`` and
+optionally ``check(epsilon, delta)``) it is charged as diffprivlib's own
+models charge theirs. ``None`` charges no accountant: this package does not
+import diffprivlib (which does not import on every scikit-learn); to share
+diffprivlib's default accountant pass ``BudgetAccountant.load_default(None)``.
+The accountant keeps one ledger of (ε, δ)
 for diffprivlib's models, whose guarantees hold under replace-one neighbours
 (n public), so this package charges it every cost **under replace-one
 neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`): an add/remove ε counts 2ε there
@@ -28,9 +32,6 @@ why the budget validator works from parameters, not accountants.
 """
 
 from __future__ import annotations
-
-from diffprivlib.accountant import BudgetAccountant
-from diffprivlib.utils import BudgetError
 
 from ._cost import PrivacyCost
 
@@ -55,28 +56,27 @@ class PrivacyCostMixin:
         return ()
 
     # -- accounting, in this order: start, then charge before each release -----
-    def _accountant(self) -> BudgetAccountant:
-        return BudgetAccountant.load_default(getattr(self, "accountant", None))
-
     def _start_private_fit(self, planned: PrivacyCost) -> None:
         """Forget any earlier fit, then check that the accountant can pay ``planned``.
 
-        Call before reading the data: when the budget is refused
-        (:class:`diffprivlib.utils.BudgetError`) nothing has been computed and
-        the estimator is unfitted.
+        Call before reading the data: when the budget is refused (the
+        accountant's error, diffprivlib's ``BudgetError``) nothing has been
+        computed and the estimator is unfitted.
         """
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
+        accountant = getattr(self, "accountant", None)
         epsilon, delta = self._ledger_entry(planned)
-        if epsilon > 0 or delta > 0:
-            try:
-                self._accountant().check(epsilon, delta)
-            except BudgetError as exc:
-                raise BudgetError(
-                    f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
-                    f"accountant ({planned} is charged under replace-one neighbours, the "
-                    f"relation of diffprivlib's accountant): {exc}"
-                ) from None
+        if accountant is None or not hasattr(accountant, "check") or epsilon == delta == 0:
+            return
+        try:
+            accountant.check(epsilon, delta)
+        except ValueError as exc:  # diffprivlib's BudgetError is a ValueError
+            raise type(exc)(
+                f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
+                f"accountant ({planned} is charged under replace-one neighbours, the "
+                f"relation of diffprivlib's accountant): {exc}"
+            ) from None
 
     def _charge(self, cost: PrivacyCost) -> None:
         """Charge ``cost`` to the accountant; call right before the release it pays for.
@@ -84,9 +84,10 @@ class PrivacyCostMixin:
         A release that spends nothing is not charged (diffprivlib refuses
         ε = δ = 0).
         """
+        accountant = getattr(self, "accountant", None)
         epsilon, delta = self._ledger_entry(cost)
-        if epsilon > 0 or delta > 0:
-            self._accountant().spend(epsilon, delta)
+        if accountant is not None and (epsilon > 0 or delta > 0):
+            accountant.spend(epsilon, delta)
 
     @staticmethod
     def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:

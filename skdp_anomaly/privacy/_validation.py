@@ -1,13 +1,45 @@
-"""Data-independent bounds: validation, data-derived fallback, clipping."""
+"""Data-independent bounds: validation, data-derived fallback, clipping; leak warnings."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
-from diffprivlib.utils import PrivacyLeakWarning
 
-__all__ = ["check_bounds", "clip_to_bounds", "PrivacyLeakWarning"]
+__all__ = ["check_bounds", "clip_to_bounds", "PrivacyLeakWarning", "warn_privacy_leak"]
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """A step's privacy guarantee does not hold (e.g. bounds computed from the data).
+
+    The same role as :class:`diffprivlib.utils.PrivacyLeakWarning`, without
+    importing diffprivlib (which does not import on every scikit-learn). When
+    diffprivlib has been imported, :func:`warn_privacy_leak` emits a class
+    derived from both, so ``warnings`` filters and ``pytest.warns`` written for
+    either class catch it.
+    """
+
+
+_BOTH = {}
+
+
+def _leak_category() -> type:
+    utils = sys.modules.get("diffprivlib.utils")
+    theirs = getattr(utils, "PrivacyLeakWarning", None)
+    if not (isinstance(theirs, type) and issubclass(theirs, Warning)):
+        return PrivacyLeakWarning
+    if theirs not in _BOTH:
+        _BOTH[theirs] = type("PrivacyLeakWarning", (PrivacyLeakWarning, theirs), {
+            "__module__": __name__,
+            "__doc__": "A PrivacyLeakWarning of skdp_anomaly and of diffprivlib at once.",
+        })
+    return _BOTH[theirs]
+
+
+def warn_privacy_leak(message: str, stacklevel: int = 2) -> None:
+    """Warn with :class:`PrivacyLeakWarning` (and diffprivlib's, once it is imported)."""
+    warnings.warn(message, _leak_category(), stacklevel=stacklevel + 1)
 
 
 def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
@@ -19,7 +51,7 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
         Each of ``lower``/``upper`` a scalar or an array of length
         ``n_features``. ``None`` computes the bounds from ``X`` (its per-feature
         min and max), which leaks information about the data: a
-        :class:`diffprivlib.utils.PrivacyLeakWarning` is emitted and the
+        :class:`PrivacyLeakWarning` is emitted and the
         privacy guarantee no longer holds for the records at the extremes.
     X : array-like of shape (n_samples, n_features), optional
         Needed only when ``bounds`` is None.
@@ -41,11 +73,10 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
     if bounds is None:
         if X is None:
             raise ValueError(f"{name} is None and no data was given to compute it from.")
-        warnings.warn(
+        warn_privacy_leak(
             f"{name} have not been specified and are computed from the data. This "
             "leaks information about the data and breaks the privacy guarantee. "
             f"Specify {name} from domain knowledge to remove this warning.",
-            PrivacyLeakWarning,
             stacklevel=3,
         )
         X = np.asarray(X, dtype=np.float64)
