@@ -67,18 +67,21 @@ def test_online_no_detection_reports_half_budget(tmp_path, capsys):
     "content, argv, message",
     [
         ("t,v\n1,2\n", ["--column", "w"], "--column 'w' is not a column"),
-        ("t,v\n1,abc\n", ["--column", "v"], "must be numeric: data row 1"),
-        ("t,v\n1,2\n2,\n", ["--column", "v"], "data row 2 is not a number"),
-        ("t,v\n1,nan\n", ["--column", "v"], "NaN or infinite"),
+        ("t,v\n1,abc\n", ["--column", "v"], "column 'v' is not numeric on line 2"),
+        ("t,v\n1,2\n2,\n", ["--column", "v"], "column 'v' has a missing value (empty or NaN) "
+                                              "on line 3"),
+        ("t,v\n1,nan\n", ["--column", "v"], "column 'v' has a missing value (empty or NaN) "
+                                           "on line 2"),
+        ("t,v\n1,2\n2,-inf\n", ["--column", "v"], "column 'v' has an infinite value on line 3"),
         ("t,v\n", ["--column", "v"], "no data rows"),
         ("", ["--column", "v"], "empty"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--index-column", "x"], "--index-column 'x'"),
-        ("t,v\n1,2\n2,3\n3,4\n", ["--column", "v", "--gamma", "0.7"], "gamma"),
+        ("t,v\n1,2\n2,3\n3,4\n", ["--column", "v", "--gamma", "0.7"], "--gamma"),
         ("t,v\n1,2\n", ["--column", "v"], "candidate range"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--online"], "--online needs --window"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--window", "10"], "for --online mode"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--online", "--window", "10", "--threshold",
-                             "0.8", "--gamma", "0.3"], "gamma must be in the range"),
+                             "0.8", "--gamma", "0.3"], "--gamma must be in the range"),
     ],
 )
 def test_errors_are_one_line_without_data_values(tmp_path, capsys, content, argv, message):
@@ -96,7 +99,7 @@ def test_missing_file_and_bad_epsilon(tmp_path, capsys):
     path = tmp_path / "ok.csv"
     path.write_text("v\n1\n2\n3\n")
     code, _, err = run_cli(capsys, path, "--column", "v", "--epsilon", -1)
-    assert code == 2 and "--epsilon must be > 0" in err
+    assert code == 2 and "--epsilon must be a float in the range (0.0, inf)" in err
 
 
 def test_read_column_with_delimiter_and_index(tmp_path):
@@ -115,3 +118,109 @@ def test_console_script_entry_point(series_csv):
     )
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"change point: data row \d+ \(0-based\)", proc.stdout)
+
+
+# --------------------------------------------- arguments checked before any data is read
+@pytest.fixture
+def data_access(monkeypatch):
+    """Record (and stop) any read of the series and any fit."""
+    from skdp_anomaly.cli import _changepoint
+
+    calls = []
+
+    def record(name):
+        def called(*args, **kwargs):
+            calls.append(name)
+            raise RuntimeError(f"{name} was called")
+        return called
+
+    monkeypatch.setattr(_changepoint, "read_column", record("read_column"))
+    monkeypatch.setattr(PrivateChangePointDetector, "fit", record("fit"))
+    monkeypatch.setattr(PrivateChangePointDetector, "partial_fit", record("partial_fit"))
+    return calls
+
+
+ONLINE = ["--online", "--window", "100", "--threshold", "0.8"]
+BAD_CHANGEPOINT_ARGS = [
+    (["--epsilon", "0"], "--epsilon"),
+    (["--epsilon", "-1"], "--epsilon"),
+    (["--epsilon", "inf"], "--epsilon"),
+    (["--epsilon", "nan"], "--epsilon"),
+    (["--gamma", "0"], "--gamma"),
+    (["--gamma", "0.5"], "--gamma"),
+    (["--gamma", "nan"], "--gamma"),
+    (["--random-state", "-1"], "--random-state"),
+    (["--delimiter", ";;"], "--delimiter"),
+    ([*ONLINE, "--window", "7"], "--window"),
+    ([*ONLINE, "--window", "2"], "--window"),
+    ([*ONLINE, "--threshold", "nan"], "--threshold"),
+    ([*ONLINE, "--gamma", "0.3"], "--gamma"),
+    (["--online"], "--online needs --window"),
+    (["--threshold", "0.8"], "are for --online mode"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD_CHANGEPOINT_ARGS,
+                         ids=[" ".join(a) for a, _ in BAD_CHANGEPOINT_ARGS])
+def test_bad_arguments_stop_before_reading_data(series_csv, capsys, data_access, argv, message):
+    path, _ = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, *argv)
+    assert data_access == []  # no row read, no budget spent
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1, err
+    assert " parameter of PrivateChangePointDetector" not in err  # CLI names only
+
+
+def test_missing_input_stops_before_reading(tmp_path, capsys, data_access):
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column", "v", "--epsilon", 1)
+    assert data_access == [] and code == 2 and "no such file" in err
+
+
+def test_valid_arguments_reach_the_recorded_reader(series_csv, data_access):
+    """The recorder above watches the reader the command really uses."""
+    path, _ = series_csv
+    with pytest.raises(RuntimeError, match="read_column was called"):
+        main(["changepoint", str(path), "--column", "value", "--epsilon", "1"])
+    assert data_access == ["read_column"]
+
+
+def test_tab_delimiter_spelled_out(tmp_path):
+    path = tmp_path / "tab.csv"
+    path.write_text("t\tv\n" + "".join(f"{i}\t{i * (i > 20)}\n" for i in range(40)))
+    assert main(["changepoint", str(path), "--column", "v", "--epsilon", "1",
+                 "--delimiter", "\\t", "--random-state", "0"]) == 0
+
+
+# ------------------------------------------------- warnings: message only; leaks void ε
+def _fit_warning(monkeypatch, message, category):
+    original = PrivateChangePointDetector.fit
+
+    def fit(self, X, y=None):
+        import warnings
+
+        warnings.warn(message, category)
+        return original(self, X, y)
+
+    monkeypatch.setattr(PrivateChangePointDetector, "fit", fit)
+
+
+def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
+    _fit_warning(monkeypatch, "threshold below the range of Theorem 2.6", UserWarning)
+    path, _ = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    assert code == 0
+    assert err == ("skdp-anomaly changepoint: warning: --threshold below the range of "
+                   "Theorem 2.6\n")
+    assert "privacy spent: ε=1" in out
+
+
+def test_leak_warning_voids_the_privacy_claim(series_csv, capsys, monkeypatch):
+    from skdp_anomaly.privacy import PrivacyLeakWarning
+
+    _fit_warning(monkeypatch, "something was computed from the data", PrivacyLeakWarning)
+    path, _ = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    assert code == 0
+    assert "warning: something was computed from the data" in err
+    assert "NOT differentially private" in out
+    assert "privacy spent" not in out and "pure ε-DP" not in out

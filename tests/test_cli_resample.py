@@ -79,26 +79,30 @@ def test_resample_without_bounds_warns(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
     assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
                  "--random-state", "0", "-o", str(out)]) == 0
-    assert "warning: bounds have not been specified" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "warning: --bounds/--bounds-file have not been specified" in err
+    # the summary must not claim an ε the leak has voided
+    assert "NOT differentially private" in err and "pass --bounds or --bounds-file" in err
+    assert "privacy spent" not in err and "pure ε-DP" not in err
 
 
 def test_resample_errors(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
     base = ["resample", str(csv_in), "--epsilon", "1", "--bounds", "-5", "5", "-o", str(out)]
     assert main(base + ["--target", "nope"]) == 2
-    assert "target column 'nope' not found" in capsys.readouterr().err
+    assert "--target 'nope' is not a column of in.csv" in capsys.readouterr().err
     assert main(base + ["--target", "a"]) == 2  # 'label' becomes a feature: not numeric
     err = capsys.readouterr().err
     assert "column 'label' is not numeric" in err and "pos" not in err  # no data values
     assert main(["resample", str(tmp_path / "missing.csv"), "--target", "label",
                  "--epsilon", "1", "-o", str(out)]) == 2
     assert main(base + ["--target", "label", "--epsilon", "-1"]) == 2
-    assert "epsilon" in capsys.readouterr().err
+    assert "--epsilon" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
-    bad.write_text("a,label\n1.0,x\n,y\n")
+    bad.write_text("a,label\n1.0,x\nz,y\n")
     assert main(["resample", str(bad), "--target", "label", "--epsilon", "1",
                  "-o", str(out)]) == 2
-    assert "column 'a' is not numeric" in capsys.readouterr().err
+    assert "column 'a' is not numeric on line 3" in capsys.readouterr().err
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("a,label\n1.0,x,3\n")
     assert main(["resample", str(ragged), "--target", "label", "--epsilon", "1",
@@ -166,3 +170,160 @@ def test_public_label_set_option(csv_in, tmp_path, capsys):
                  "--random-state", "0", "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "'other'" in err  # its noisy size is released like any other class
+
+
+# --------------------------------------------- arguments checked before any data is read
+@pytest.fixture()
+def data_access(monkeypatch):
+    """Record (and stop) any read of the data rows and any fit."""
+    from skdp_anomaly.cli import _resample
+    from skdp_anomaly.over_sampling import DPSMOTE
+
+    calls = []
+
+    def record(name):
+        def called(*args, **kwargs):
+            calls.append(name)
+            raise RuntimeError(f"{name} was called")
+        return called
+
+    monkeypatch.setattr(_resample, "read_table", record("read_table"))
+    monkeypatch.setattr(DPSMOTE, "fit_resample", record("fit_resample"))
+    monkeypatch.setattr(DPSMOTE, "fit", record("fit"))
+    return calls
+
+
+def _resample_argv(csv_in, tmp_path, changes):
+    """``resample`` with valid options, then ``changes`` (None drops an option)."""
+    options = {"IN": str(csv_in), "--target": "label", "--epsilon": "1",
+               "--bounds": ["-5", "5"], "-o": str(tmp_path / "out.csv")}
+    for key, value in changes.items():
+        if isinstance(value, str):
+            value = value.format(tmp=tmp_path, input=csv_in)
+        options[key] = value
+    argv = ["resample", options.pop("IN")]
+    for option, value in options.items():
+        if value is not None:
+            argv += [option, *([value] if isinstance(value, str) else value)]
+    return argv
+
+
+BAD_RESAMPLE_ARGS = [
+    ({"--epsilon": "0"}, "--epsilon"),
+    ({"--epsilon": "-1"}, "--epsilon"),
+    ({"--epsilon": "inf"}, "--epsilon"),
+    ({"--epsilon": "nan"}, "--epsilon"),
+    ({"--epsilon": "1e300"}, "--epsilon"),  # noise would vanish in floating point
+    ({"--count-share": "0"}, "--count-share"),
+    ({"--count-share": "1"}, "--count-share"),
+    ({"--granularity": "0"}, "--granularity"),
+    ({"--granularity": "1.5"}, "--granularity"),
+    ({"--connectivity": "-1"}, "--connectivity"),
+    ({"--sampling-strategy": "most"}, "--sampling-strategy"),
+    ({"--random-state": "-1"}, "--random-state"),
+    ({"--classes": ["pos"]}, "--classes"),
+    ({"--classes": ["pos", "pos"]}, "--classes"),
+    ({"--bounds": ["5", "-5"]}, "--bounds"),
+    ({"--bounds": ["0", "inf"]}, "--bounds"),
+    ({"--target": "nope"}, "--target 'nope'"),
+    ({"-o": "{tmp}/no_such_dir/out.csv"}, "--output"),
+    ({"-o": "{input}/out.csv"}, "--output"),  # the "directory" is a file
+    ({"-o": "{tmp}"}, "--output"),  # a directory, not a file
+    ({"-o": "{input}"}, "must differ from the input"),
+    ({"-o": "{tmp}/./in.csv"}, "must differ from the input"),
+    ({"IN": "{tmp}/missing.csv"}, "no such file"),
+    ({"--bounds": None, "--bounds-file": "{tmp}/missing.csv"}, "--bounds-file"),
+]
+
+
+@pytest.mark.parametrize("changes, message", BAD_RESAMPLE_ARGS,
+                         ids=[str(c) for c, _ in BAD_RESAMPLE_ARGS])
+def test_bad_arguments_stop_before_reading_data(csv_in, tmp_path, capsys, data_access,
+                                                changes, message):
+    code = main(_resample_argv(csv_in, tmp_path, changes))
+    err = capsys.readouterr().err
+    assert data_access == []  # no data row read, no budget spent
+    assert code == 2
+    assert message in err and err.count("\n") == 1, err
+    assert "'epsilon'" not in err and " parameter of DPSMOTE" not in err  # CLI names only
+
+
+@pytest.mark.parametrize("content, message", [
+    ("feature,lower,upper\na,-5,5\n", "no bounds for features ['b', 'c']"),
+    ("name,low,high\n", "expected a header 'feature,lower,upper'"),
+    ("feature,lower,upper\na,-5,5\nb,5,-5\nc,-5,5\n", "lower < upper"),
+    ("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\nd,0,1\n", "unknown columns ['d']"),
+])
+def test_bad_bounds_file_stops_before_reading_data(csv_in, tmp_path, capsys, data_access,
+                                                   content, message):
+    bounds = tmp_path / "bounds.csv"
+    bounds.write_text(content)
+    code = main(_resample_argv(csv_in, tmp_path, {"--bounds": None,
+                                                  "--bounds-file": str(bounds)}))
+    err = capsys.readouterr().err
+    assert data_access == [] and code == 2
+    assert "--bounds-file" in err and message in err and err.count("\n") == 1, err
+
+
+def test_valid_arguments_reach_the_recorded_reader(csv_in, tmp_path, data_access):
+    """The recorder above watches the reader the command really uses."""
+    with pytest.raises(RuntimeError, match="read_table was called"):
+        main(_resample_argv(csv_in, tmp_path, {}))
+    assert data_access == ["read_table"]
+
+
+# ---------------------------------------------------- library hints in the CLI's syntax
+def test_noise_warning_names_cli_options(csv_in, tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "0.05",
+                 "--bounds", "-5", "5", "--random-state", "0", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "DPSMOTE: the dense grid has 64 cells" in err  # DPSMOTENoiseWarning fired
+    assert "--granularity auto or a larger --granularity" in err
+    assert "granularity='auto'" not in err
+
+
+def test_estimator_error_names_cli_options(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "wide.csv"
+    names = [f"f{j}" for j in range(14)]
+    rows = [",".join(names + ["y"])] + [
+        ",".join([*map(str, rng.uniform(size=14)), str(int(i % 5 == 0))]) for i in range(50)
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    code = main(["resample", str(path), "--target", "y", "--epsilon", "1", "--bounds", "0", "1",
+                 "--histogram", "dense", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--histogram dense needs 4**14 cells" in err
+    assert "use --histogram sparse or auto" in err and "a larger --granularity" in err
+    assert "histogram=" not in err
+
+
+# ------------------------------------------------------------ missing and non-finite cells
+@pytest.mark.parametrize("cell, message", [
+    ("", "column 'b' has a missing value (empty or NaN) on line 4"),
+    ("nan", "column 'b' has a missing value (empty or NaN) on line 4"),
+    ("NaN", "column 'b' has a missing value (empty or NaN) on line 4"),
+    ("inf", "column 'b' has an infinite value on line 4"),
+    ("-Infinity", "column 'b' has an infinite value on line 4"),
+    ("abc", "column 'b' is not numeric on line 4"),
+])
+def test_bad_cell_named_by_column_and_line(tmp_path, capsys, cell, message):
+    path = tmp_path / "cells.csv"
+    path.write_text(f"a,label,b\n1.25,x,2.5\n3.75,y,4.125\n5.5,x,{cell}\n6.5,y,7.5\n")
+    code = main(["resample", str(path), "--target", "label", "--epsilon", "1",
+                 "--bounds", "0", "9", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    for value in ("1.25", "2.5", "3.75", "4.125", "5.5", "6.5", "7.5", "abc"):
+        assert value not in err  # positions only, never data values
+
+
+def test_bad_cell_line_counts_across_chunks(tmp_path):
+    from skdp_anomaly.cli._resample import read_table
+
+    path = tmp_path / "chunks.csv"
+    path.write_text("a,label\n1,x\n2,x\n\n3,y\n4,y\nnan,x\n")
+    with pytest.raises(ValueError, match="missing value .* on line 7"):
+        read_table(str(path), "label", chunk=2)

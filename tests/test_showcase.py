@@ -7,6 +7,10 @@ privacy reports and the CLI plumbing.
 
 from __future__ import annotations
 
+from _diffprivlib import require_diffprivlib
+
+require_diffprivlib()  # the whole module prices or fits diffprivlib models
+
 import argparse
 import io
 import json
@@ -184,3 +188,40 @@ def test_public_bounds_cover_the_published_data():
     assert np.all(lower <= X.min(axis=0)) and np.all(X.max(axis=0) <= upper)
     # rounded outward, not the exact data range (which would be data-derived)
     assert np.any(lower < X.min(axis=0)) and np.any(upper > X.max(axis=0))
+
+
+def test_demo_warnings_print_message_only(tmp_path, capsys, monkeypatch):
+    import warnings
+
+    from skdp_anomaly.cli import main
+
+    def fake_showcase(*args, **kwargs):
+        warnings.warn("the demo noticed something", UserWarning)
+        return {}
+
+    monkeypatch.setattr(showcase, "run_showcase", fake_showcase)
+    assert main(["demo", "--output-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == "skdp-anomaly demo: warning: the demo noticed something\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--output-dir", "{file}"], "--output-dir"),
+    (["--output-dir", "{file}/sub"], "--output-dir"),
+])
+def test_demo_checks_output_dir_before_running(tmp_path, capsys, monkeypatch, argv, message):
+    from skdp_anomaly.cli import main
+
+    calls = []
+    monkeypatch.setattr(showcase, "run_showcase", lambda *a, **k: calls.append(1))
+    file = tmp_path / "a_file"
+    file.write_text("")
+    code = main(["demo", *(a.format(file=file) for a in argv)])
+    err = capsys.readouterr().err
+    assert calls == [] and code == 2
+    assert message in err and err.count("\n") == 1, err
+
+
+def test_cli_rejects_one_fold():
+    parser = showcase.add_arguments(argparse.ArgumentParser())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--folds", "1"])

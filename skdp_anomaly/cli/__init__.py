@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from .._version import __version__
+from ._common import one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
 _COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint")
@@ -22,7 +23,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Differentially private anomaly detection for scikit-learn.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True,
+        help="one of the commands below; 'skdp-anomaly COMMAND --help' lists its options",
+    )
     for name in _COMMAND_MODULES:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
@@ -39,9 +43,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, KeyError) as exc:
-        # user errors: one clear line, no traceback
+        with one_line_warnings(args.command):
+            return int(args.func(args) or 0)
+    except (ValueError, OSError, KeyError) as exc:
+        # user errors (bad options, unreadable files): one clear line, no traceback
         print(f"skdp-anomaly {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

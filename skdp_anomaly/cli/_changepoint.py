@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._common import bad_cell, check_input_file, is_privacy_leak, library_calls
+
 __all__ = ["add_parser", "run", "read_column"]
 
 _PROGRESS_MIN_ROWS = 200_000
@@ -43,10 +45,28 @@ def add_parser(subparsers) -> None:
     p.add_argument("--online", action="store_true", help="run ONLINEPNCPD over the rows")
     p.add_argument("--window", type=int, default=None, help="online window length n (even)")
     p.add_argument("--threshold", type=float, default=None, help="online threshold T")
-    p.add_argument("--delimiter", default=",", help="CSV delimiter (default ',')")
+    p.add_argument("--delimiter", type=_delimiter, default=",",
+                   help="CSV delimiter, one character; '\\t' or 'tab' for tabs (default ',')")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
     p.set_defaults(func=run)
+
+
+def _delimiter(text: str) -> str:
+    """``--delimiter``: a tab is hard to type, so it has names (length checked before reading)."""
+    return {"\\t": "\t", "tab": "\t"}.get(text, text)
+
+
+def _finite(text: str, column: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is not None and math.isfinite(value):
+        return value
+    # the position and kind of the problem, never the cell's text: it is data
+    raise ValueError(f"{bad_cell(text, column, line)}; the detector needs a finite number "
+                     "in every row.")
 
 
 def read_column(path, column: str, *, delimiter: str = ",", index_column: str | None = None):
@@ -76,20 +96,13 @@ def read_column(path, column: str, *, delimiter: str = ",", index_column: str | 
         col = positions[column]
         idx = positions.get(index_column)
         values, index_values = [], []
-        for row_number, row in enumerate(reader, start=1):
+        for row in reader:
+            line = reader.line_num
             if not row:
-                raise ValueError(f"data row {row_number} is empty.")
+                raise ValueError(f"line {line} is empty.")
             if col >= len(row):
-                raise ValueError(f"data row {row_number} has no value for column {column!r}.")
-            try:
-                value = float(row[col])
-            except ValueError:
-                raise ValueError(
-                    f"column {column!r} must be numeric: data row {row_number} is not a number."
-                ) from None
-            if not math.isfinite(value):
-                raise ValueError(f"column {column!r}: data row {row_number} is NaN or infinite.")
-            values.append(value)
+                raise ValueError(f"line {line} has no value for column {column!r}.")
+            values.append(_finite(row[col], column, line))
             if idx is not None:
                 index_values.append(row[idx] if idx < len(row) else "")
     if not values:
@@ -110,29 +123,38 @@ def _feed_online(det, x):
     return det
 
 
-def run(args) -> int:
+def _checked_detector(args):
+    """The detector, once every option has passed the checks that need no data.
+
+    A bad option then stops the command before the input is read and before
+    any budget is spent: the estimator's own parameter validation runs here
+    rather than inside the fit.
+    """
     from ..changepoint import PrivateChangePointDetector
 
+    check_input_file(args.input, "IN.csv")
+    if len(args.delimiter) != 1:
+        raise ValueError(f"--delimiter must be one character ('\\t' or 'tab' for a tab), "
+                         f"got {args.delimiter!r}.")
     if args.online and (args.window is None or args.threshold is None):
         raise ValueError("--online needs --window N and --threshold T.")
     if not args.online and (args.window is not None or args.threshold is not None):
         raise ValueError("--window and --threshold are for --online mode.")
-    if not (args.epsilon > 0):
-        raise ValueError(f"--epsilon must be > 0, got {args.epsilon!r}.")
-    x, index_values = read_column(args.input, args.column, delimiter=args.delimiter,
-                                  index_column=args.index_column)
     det = PrivateChangePointDetector(
         epsilon=args.epsilon, gamma=args.gamma, direction=args.direction,
-        window=args.window if args.online else None,
-        threshold=args.threshold if args.online else None,
-        random_state=args.random_state,
+        window=args.window, threshold=args.threshold, random_state=args.random_state,
     )
+    with library_calls("changepoint"):
+        det._validate_params()
+        if args.online:
+            det._check_online_params()  # even window, γ < 1/4, candidates in the window
+        det.privacy_cost()
+    return det
+
+
+def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
     mode = "ONLINEPNCPD (Algorithm 4)" if args.online else "PNCPD (Algorithm 3)"
-    if args.online:
-        _feed_online(det, x)
-    else:
-        det.fit(x)
-    print(f"method: {mode}, column {args.column!r}, {x.size} rows")
+    print(f"method: {mode}, column {args.column!r}, {n_rows} rows")
     if det.detected_:
         k = det.change_point_
         print(f"change point: data row {k} (0-based) starts the new segment; "
@@ -145,8 +167,23 @@ def run(args) -> int:
         if det.alarm_index_ is not None:
             print(f"alarm raised at window centre row {det.alarm_index_}, but the input "
                   "ended before PNCPD's window was complete")
-    spent = det.privacy_spent_
-    print(f"privacy spent: {spent} (budget of a full run: ε={det.privacy_cost().epsilon:g})")
+    if leaked:  # a leak voids the ε: do not print one
+        print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
+    else:
+        print(f"privacy spent: {det.privacy_spent_} "
+              f"(budget of a full run: ε={det.privacy_cost().epsilon:g})")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")
+
+
+def run(args) -> int:
+    det = _checked_detector(args)
+    x, index_values = read_column(args.input, args.column, delimiter=args.delimiter,
+                                  index_column=args.index_column)
+    with library_calls("changepoint") as shown:
+        if args.online:
+            _feed_online(det, x)
+        else:
+            det.fit(x)
+    _print_result(args, det, x.size, index_values, leaked=any(map(is_privacy_leak, shown)))
     return 0

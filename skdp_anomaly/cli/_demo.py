@@ -10,6 +10,7 @@ diffprivlib's models hold under.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 
@@ -69,6 +70,8 @@ def run(args) -> int:
 
     from ..budget import print_pipeline_report
 
+    if not (math.isfinite(args.budget) and args.budget > 0):  # before loading and fitting
+        raise ValueError(f"--budget must be a positive finite ε, got {args.budget!r}.")
     out = sys.stdout
     X, y = load_breast_cancer(return_X_y=True)
     X = X[:, :N_FEATURES]  # the "mean" features (a public choice of columns)

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import sys
 import warnings
 
 import numpy as np
+
+from ._common import (
+    bad_cell,
+    check_input_file,
+    check_output_file,
+    is_privacy_leak,
+    library_calls,
+)
 
 # show a progress bar for inputs larger than this many bytes
 _PROGRESS_BYTES = 8 << 20
@@ -66,7 +75,10 @@ def add_parser(subparsers) -> None:
                         "present in the data are used and treated as public")
     p.add_argument("--count-share", type=float, default=0.1,
                    help="share of epsilon for the class sizes (default 0.1)")
-    p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default="auto")
+    p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default="auto",
+                   help="how the noisy grid histogram is stored: 'dense' (every cell), "
+                        "'sparse' (only cells above a noisy threshold, for many features) "
+                        "or 'auto' (dense while the grid is small; default)")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed, for reproducible experiments only (default: OS entropy)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
@@ -83,33 +95,61 @@ def _progress(iterable, total_bytes: int, desc: str, quiet: bool):
 
 
 def _rows(reader, header, size, quiet):
-    """Data rows with their line numbers, checked for width, blank lines skipped."""
-    for line, row in enumerate(_progress(reader, size, "reading", quiet), start=2):
+    """``(line, row)`` of the data rows, checked for width; blank lines skipped."""
+    for row in _progress(reader, size, "reading", quiet):
         if not row:
             continue
         if len(row) != len(header):
-            raise ValueError(f"line {line} has {len(row)} fields, the header has {len(header)}")
-        yield row
+            raise ValueError(
+                f"line {reader.line_num} has {len(row)} fields, the header has {len(header)}"
+            )
+        yield reader.line_num, row
 
 
-def _to_float(block, names):
+_NEEDS_NUMBERS = ("DPSMOTE needs a finite number in every feature cell (encode or drop "
+                  "categorical columns; impute or drop incomplete rows).")
+
+
+def _to_float(block, names, lines):
+    """The block as floats, or an error naming the first bad cell's column and line."""
     try:
         X = np.array(block, dtype=np.float64)
     except ValueError:
-        # find the column, never echo the offending value: it is data
-        for j, name in enumerate(names):
-            try:
-                np.array([r[j] for r in block], dtype=np.float64)
-            except ValueError:
-                raise ValueError(
-                    f"column {name!r} is not numeric; DPSMOTE supports numeric features "
-                    "only (categorical data is out of scope: encode it or drop the column)."
-                ) from None
-        raise
-    bad = ~np.all(np.isfinite(X), axis=0)
-    if bad.any():
-        raise ValueError(f"column {names[int(np.argmax(bad))]!r} has NaN or infinite values.")
-    return X
+        X = None
+    if X is not None and np.isfinite(X).all():
+        return X
+    for line, row in zip(lines, block):
+        for name, text in zip(names, row):
+            problem = bad_cell(text, name, line)
+            if problem:
+                raise ValueError(f"{problem}; {_NEEDS_NUMBERS}")
+    # every cell is a finite number to float(), only numpy's parser refused one
+    return np.array([[float(text) for text in row] for row in block])
+
+
+def _target_index(header, target: str, path: str) -> int:
+    if target not in header:
+        raise ValueError(f"--target {target!r} is not a column of {os.path.basename(path)}; "
+                         f"columns: {', '.join(header)}")
+    if header.count(target) > 1:
+        raise ValueError(f"--target {target!r} appears more than once in the header")
+    if len(header) < 2:
+        raise ValueError("the input has no feature columns besides --target.")
+    return header.index(target)
+
+
+def _header(reader, path: str):
+    try:
+        return next(reader)
+    except StopIteration:
+        raise ValueError(f"{path} is empty; expected a header row.") from None
+
+
+def read_header(path: str, target: str):
+    """``(header, target_index)``: the schema only, no data row is read."""
+    with open(path, newline="") as fh:
+        header = _header(csv.reader(fh), path)
+    return header, _target_index(header, target, path)
 
 
 def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 16):
@@ -117,27 +157,19 @@ def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 
     size = os.path.getsize(path)
     with open(path, newline="") as fh:
         reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ValueError(f"{path} is empty; expected a header row.") from None
-        if target not in header:
-            raise ValueError(f"target column {target!r} not found; columns are {header}")
-        if header.count(target) > 1:
-            raise ValueError(f"target column {target!r} appears more than once in the header")
-        t = header.index(target)
+        header = _header(reader, path)
+        t = _target_index(header, target, path)
         names = header[:t] + header[t + 1:]
-        if not names:
-            raise ValueError("the input has no feature columns besides the target.")
-        parts, labels, block = [], [], []
-        for row in _rows(reader, header, size, quiet):
+        parts, labels, block, lines = [], [], [], []
+        for line, row in _rows(reader, header, size, quiet):
             labels.append(row[t])
             block.append(row[:t] + row[t + 1:])
+            lines.append(line)
             if len(block) == chunk:
-                parts.append(_to_float(block, names))
-                block = []
+                parts.append(_to_float(block, names, lines))
+                block, lines = [], []
         if block:
-            parts.append(_to_float(block, names))
+            parts.append(_to_float(block, names, lines))
     if not labels:
         raise ValueError(f"{path} has no data rows.")
     return header, t, np.concatenate(parts), np.array(labels)
@@ -145,22 +177,28 @@ def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 
 
 def read_bounds_file(path: str, features):
     """Per-feature ``(lower, upper)`` from a ``feature,lower,upper`` CSV."""
+    where = f"--bounds-file {path}"
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None or not {"feature", "lower", "upper"} <= set(reader.fieldnames):
-            raise ValueError(f"{path}: expected a header 'feature,lower,upper'.")
+            raise ValueError(f"{where}: expected a header 'feature,lower,upper'.")
         table = {}
         for row in reader:
             try:
                 table[row["feature"]] = (float(row["lower"]), float(row["upper"]))
             except (TypeError, ValueError):
-                raise ValueError(f"{path}: bounds of {row['feature']!r} are not numbers.") from None
+                raise ValueError(
+                    f"{where}: bounds of {row['feature']!r} are not numbers.") from None
     missing = [f for f in features if f not in table]
     if missing:
-        raise ValueError(f"{path}: no bounds for features {missing}.")
+        raise ValueError(f"{where}: no bounds for features {missing}.")
     extra = sorted(set(table) - set(features))
     if extra:
-        raise ValueError(f"{path}: bounds given for unknown columns {extra}.")
+        raise ValueError(f"{where}: bounds given for unknown columns {extra}.")
+    bad = [f for f in features if not (math.isfinite(sum(table[f])) and table[f][0] < table[f][1])]
+    if bad:
+        raise ValueError(f"{where}: each feature needs finite bounds with lower < upper; "
+                         f"not so for {bad[:5]}.")
     lower = np.array([table[f][0] for f in features])
     upper = np.array([table[f][1] for f in features])
     return lower, upper
@@ -173,39 +211,46 @@ def _strategy(text: str):
         return text
 
 
-def run(args: argparse.Namespace) -> int:
+def _checked_sampler(args: argparse.Namespace):
+    """The sampler, once every option has passed the checks that need no data.
+
+    A bad option then stops the command before the input is read and before
+    any budget is spent: the estimator's own parameter validation runs here
+    rather than inside the fit.
+    """
     from ..over_sampling import DPSMOTE
 
-    if os.path.abspath(args.output) == os.path.abspath(args.input):
-        raise ValueError("the output file must differ from the input file.")
-    header, t, X, y = read_table(args.input, args.target, quiet=args.quiet)
-    features = header[:t] + header[t + 1:]
+    check_input_file(args.input, "IN.csv")
+    check_output_file(args.output, args.input)
+    if args.bounds_file is not None:
+        check_input_file(args.bounds_file, "--bounds-file")
     if args.bounds is not None:
-        bounds = tuple(args.bounds)
-    elif args.bounds_file is not None:
-        bounds = read_bounds_file(args.bounds_file, features)
-    else:
-        bounds = None
+        low, high = args.bounds
+        if not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise ValueError(f"--bounds LOW HIGH needs finite LOW < HIGH, got {low:g} {high:g}.")
     sampler = DPSMOTE(
         epsilon=args.epsilon, sampling_strategy=_strategy(args.sampling_strategy),
-        bounds=bounds, granularity=args.granularity, connectivity=args.connectivity,
+        bounds=None if args.bounds is None else tuple(args.bounds),
+        granularity=args.granularity, connectivity=args.connectivity,
         class_counts="public" if args.public_counts else "private",
         count_share=args.count_share, histogram=args.histogram,
         classes=args.classes, random_state=args.random_state,
     )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        X_res, y_res = sampler.fit_resample(X, y)
-    for w in caught:
-        print(f"skdp-anomaly resample: warning: {w.message}", file=sys.stderr)
+    with library_calls("resample"):
+        sampler._validate_params()
+        sampler.privacy_cost()  # the budget split: count share, ε too large for exact noise
+        sampler._check_classes()  # the public label set against the strategy
+    return sampler
 
-    synth, labels = X_res[len(X):], y_res[len(X):]
+
+def _write(args, header, t, synth, labels) -> None:
+    """The original rows, streamed again unchanged, then the synthetic rows."""
     chunk = 1 << 16
     starts = range(0, len(synth), chunk)
     with open(args.output, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)
-        with open(args.input, newline="") as src:  # the original rows, streamed again
+        with open(args.input, newline="") as src:
             reader = csv.reader(src)
             next(reader)
             writer.writerows(row for row in reader if row)
@@ -214,17 +259,43 @@ def run(args: argparse.Namespace) -> int:
             block = synth[start:start + chunk].astype(str)
             writer.writerows(np.insert(block, t, labels[start:start + chunk], axis=1).tolist())
 
+
+def _privacy_line(sampler, leaked: bool) -> str:
+    """What the release guarantees; no ε when a leak warning voided it."""
+    if not leaked:
+        return f"privacy spent: {sampler.privacy_spent_}"
+    if sampler.bounds is None:
+        return ("privacy: NOT differentially private — the bounds were computed from the data "
+                "(PrivacyLeakWarning); pass --bounds or --bounds-file from domain knowledge")
+    return "privacy: NOT differentially private — see the PrivacyLeakWarning above"
+
+
+def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: bool) -> None:
+    err = sys.stderr
+    # the exact number of rows is not a DP output unless the class sizes are public
+    originals = f"{n_original} original" if args.public_counts else "the original rows"
+    print(f"DPSMOTE: wrote {originals} + {n_synthetic} synthetic rows to {args.output}", file=err)
+    print(f"  synthetic rows per class: {dict(sampler.sampling_strategy_)}", file=err)
+    if hasattr(sampler, "noisy_class_counts_"):
+        print(f"  noisy class sizes: {sampler.noisy_class_counts_}", file=err)
+    else:
+        print("  class sizes declared public (--public-counts)", file=err)
+    print(f"  histogram: {sampler.histogram_}, {sampler.n_cells_} cells per feature", file=err)
+    print(f"  {_privacy_line(sampler, leaked)}", file=err)
+
+
+def run(args: argparse.Namespace) -> int:
+    sampler = _checked_sampler(args)
+    header, t = read_header(args.input, args.target)  # the schema, before any data row
+    if args.bounds_file is not None:
+        features = header[:t] + header[t + 1:]
+        sampler.set_params(bounds=read_bounds_file(args.bounds_file, features))
+    header, t, X, y = read_table(args.input, args.target, quiet=args.quiet)
+    with library_calls("resample") as shown:
+        warnings.simplefilter("always")  # every run's warnings, also when repeated
+        X_res, y_res = sampler.fit_resample(X, y)
+    _write(args, header, t, X_res[len(X):], y_res[len(X):])
     if not args.quiet:
-        spent = sampler.privacy_spent_
-        # the exact number of rows is not a DP output unless the class sizes are public
-        originals = f"{len(X)} original" if args.public_counts else "the original rows"
-        print(f"DPSMOTE: wrote {originals} + {len(synth)} synthetic rows to {args.output}",
-              file=sys.stderr)
-        print(f"  synthetic rows per class: {dict(sampler.sampling_strategy_)}", file=sys.stderr)
-        if hasattr(sampler, "noisy_class_counts_"):
-            print(f"  noisy class sizes: {sampler.noisy_class_counts_}", file=sys.stderr)
-        else:
-            print("  class sizes declared public (--public-counts)", file=sys.stderr)
-        print(f"  histogram: {sampler.histogram_}, {sampler.n_cells_} cells per feature; "
-              f"privacy spent: {spent}", file=sys.stderr)
+        _print_summary(args, sampler, len(X), len(X_res) - len(X),
+                       leaked=any(map(is_privacy_leak, shown)))
     return 0

@@ -1,0 +1,234 @@
+"""Pieces shared by the sub-commands.
+
+* argument checks that run before any data is read (paths, and the
+  estimators' own parameter validation), so a bad option costs no budget;
+* library warnings and errors printed as one line, in the CLI's option
+  syntax (``--granularity auto``, not ``granularity='auto'``);
+* the classification of a CSV cell that is not a finite number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import sys
+import warnings
+
+__all__ = [
+    "OPTION_OF",
+    "bad_cell",
+    "check_input_file",
+    "check_output_dir",
+    "check_output_file",
+    "cli_text",
+    "is_privacy_leak",
+    "library_calls",
+    "one_line_warnings",
+]
+
+# estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector)
+OPTION_OF = {
+    "epsilon": "--epsilon",
+    "bounds": "--bounds/--bounds-file",
+    "granularity": "--granularity",
+    "connectivity": "--connectivity",
+    "sampling_strategy": "--sampling-strategy",
+    "count_share": "--count-share",
+    "histogram": "--histogram",
+    "classes": "--classes",
+    "random_state": "--random-state",
+    "gamma": "--gamma",
+    "window": "--window",
+    "threshold": "--threshold",
+    "direction": "--direction",
+}
+# settings whose CLI spelling is a flag rather than "--option value"
+_FLAG_OF = {"class_counts='public'": "--public-counts",
+            "class_counts='private'": "no --public-counts"}
+
+_NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
+# sklearn's InvalidParameterError ("The 'x' parameter of Estimator must be ...")
+# and the estimators' own "The 'classes' parameter has ..."
+_SKLEARN = re.compile(rf"[Tt]he '({_NAMES})' parameter(?: of \w+)?")
+# "pass the public label set as 'classes'"
+_QUOTED_AS = re.compile(rf"\bas '({_NAMES})'")
+# alternatives of that message a CLI user cannot type (objects, callables, None)
+_UNTYPABLE = re.compile(r"(?:,\s*|\s+or\s+)(?:an instance of '[^']*'|a callable\b|None\b)")
+# name=value, where a quoted value may be followed by "or 'other'" alternatives
+_ASSIGNMENT = re.compile(
+    rf"\b({_NAMES})=('[^']*'(?:(?:, | or )'[^']*')*|\[[^\]]*\]|[^\s,;)]+)"
+)
+# Plain words such as "bounds" or "histogram" are parameters only in these
+# places (message start, after a verb of choice); elsewhere ("over the bounds",
+# "the sparse histogram") they are ordinary words.
+_PLAIN = re.compile(
+    rf"(^|\b(?:[Ll]arger|[Ss]maller|[Ss]pecify|[Pp]ass|[Ss]et|[Uu]se) )({_NAMES})\b(?![=_'])"
+)
+# names with an underscore are never ordinary words
+_SNAKE = re.compile(
+    rf"(?<![\w'-])({'|'.join(n for n in OPTION_OF if '_' in n)})(?![\w'=])"
+)
+
+
+def _value(text: str) -> str:
+    """A Python literal as typed on the command line: 'auto' -> auto, [0, 1] -> 0 1."""
+    if text.startswith("["):
+        text = text[1:-1].replace(",", " ")
+    return re.sub(r"""['"]""", "", " ".join(text.split()))
+
+
+def cli_text(message: str) -> str:
+    """Rewrite estimator parameter spellings in ``message`` to the CLI's options.
+
+    >>> cli_text("Use granularity='auto' or a larger granularity.")
+    'Use --granularity auto or a larger --granularity.'
+    >>> cli_text("use histogram='sparse' or 'auto' (class_counts='public')")
+    'use --histogram sparse or auto (--public-counts)'
+    >>> cli_text("The 'count_share' parameter of DPSMOTE must be a float in the range "
+    ...          "(0.0, 1.0) or None. Got 1.0 instead.")
+    '--count-share must be a float in the range (0.0, 1.0). Got 1.0 instead.'
+    >>> cli_text("The 'random_state' parameter of DPSMOTE must be None, an int in the range "
+    ...          "[0, inf), an instance of 'numpy.random.mtrand.RandomState' or an instance "
+    ...          "of 'numpy.random._generator.Generator'. Got -3 instead.")
+    '--random-state must be an int in the range [0, inf). Got -3 instead.'
+    >>> cli_text("rows drawn uniformly over the bounds of the sparse histogram")
+    'rows drawn uniformly over the bounds of the sparse histogram'
+    """
+    for setting, flag in _FLAG_OF.items():
+        message = message.replace(setting, flag)
+    if _SKLEARN.match(message):
+        message = _UNTYPABLE.sub("", message).replace("must be None, ", "must be ")
+    message = _SKLEARN.sub(lambda m: OPTION_OF[m[1]], message)
+    message = _QUOTED_AS.sub(lambda m: f"as {OPTION_OF[m[1]]}", message)
+    message = _ASSIGNMENT.sub(lambda m: f"{OPTION_OF[m[1]]} {_value(m[2])}", message)
+    message = _PLAIN.sub(lambda m: m[1] + OPTION_OF[m[2]], message)
+    return _SNAKE.sub(lambda m: OPTION_OF[m[1]], message)
+
+
+# ------------------------------------------------------------------ warnings
+def is_privacy_leak(category: type) -> bool:
+    """Whether a warning category says that a privacy guarantee does not hold.
+
+    Ours, or diffprivlib's (its models warn with their own class).
+    """
+    from ..privacy import PrivacyLeakWarning
+
+    theirs = getattr(sys.modules.get("diffprivlib.utils"), "PrivacyLeakWarning", None)
+    return issubclass(category, tuple(c for c in (PrivacyLeakWarning, theirs) if c))
+
+
+@contextlib.contextmanager
+def one_line_warnings(command: str, rewrite: bool = False):
+    """Print each warning as ``skdp-anomaly COMMAND: warning: MESSAGE``.
+
+    Only the message: the file and line of a library's internals mean
+    nothing to a user of the command line. Yields the list of the
+    categories shown, so that a command can tell whether a leak was reported.
+    """
+    shown = []
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        shown.append(category)
+        text = cli_text(str(message)) if rewrite else str(message)
+        print(f"skdp-anomaly {command}: warning: {text}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield shown
+
+
+@contextlib.contextmanager
+def library_calls(command: str):
+    """Around calls into the estimators: their warnings and errors in CLI terms.
+
+    Leak warnings are always shown (and so always counted), whatever the
+    filters say: the summary must not claim a guarantee a hidden warning voided.
+    """
+    with one_line_warnings(command, rewrite=True) as shown:
+        from ..privacy import PrivacyLeakWarning
+
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        try:
+            yield shown
+        except ValueError as exc:  # includes sklearn's InvalidParameterError
+            raise ValueError(cli_text(str(exc))) from exc
+
+
+# --------------------------------------------------------------------- paths
+def check_input_file(path: str, what: str) -> None:
+    """``path`` is a readable file; ``what`` names the argument in the error."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path} ({what})")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{what}: {path} is not readable.")
+
+
+def _writable_dir(path: str, option: str) -> None:
+    if not os.path.isdir(path):
+        raise ValueError(f"{option}: the directory {path} does not exist.")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{option}: the directory {path} is not writable.")
+
+
+def check_output_file(path: str, input_path: str, option: str = "-o/--output") -> None:
+    """The output file can be written and is not the input (read while writing)."""
+    if os.path.isdir(path):
+        raise ValueError(f"{option}: {path} is a directory; give a file name.")
+    _writable_dir(os.path.dirname(os.path.abspath(path)), option)
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"{option}: {path} exists and is not writable.")
+    if os.path.realpath(path) == os.path.realpath(input_path):
+        raise ValueError(f"{option} must differ from the input file {input_path}.")
+
+
+def check_output_dir(path: str, option: str) -> None:
+    """``path`` is, or can be created as, a writable directory."""
+    path = os.path.abspath(path)
+    existing = path
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if existing != path and not os.path.isdir(existing):
+        raise ValueError(f"{option}: cannot create {path}: {existing} is not a directory.")
+    if existing == path and not os.path.isdir(path):
+        raise ValueError(f"{option}: {path} exists and is not a directory.")
+    _writable_dir(existing, option)
+
+
+# --------------------------------------------------------------------- cells
+# spellings of a missing value, besides those float() reads as NaN
+_MISSING = frozenset({"", "na", "n/a", "null"})
+_PROBLEM = {
+    "missing": "has a missing value (empty or NaN)",
+    "infinite": "has an infinite value",
+    "text": "is not numeric",
+}
+
+
+def _cell_problem(text: str) -> str | None:
+    s = text.strip()
+    if s.lower() in _MISSING:
+        return "missing"
+    try:
+        value = float(s)
+    except ValueError:
+        return "text"
+    if math.isnan(value):
+        return "missing"
+    return "infinite" if math.isinf(value) else None
+
+
+def bad_cell(text: str, column: str, line: int) -> str | None:
+    """Why the cell ``text`` is not a finite number, as an error naming its
+    ``column`` and ``line``; None for a finite number.
+
+    The message gives the position only, never the cell's text: it is data.
+
+    >>> bad_cell("NaN", "b", 17)
+    "column 'b' has a missing value (empty or NaN) on line 17"
+    >>> bad_cell("2.5", "b", 17) is None
+    True
+    """
+    problem = _cell_problem(text)
+    return None if problem is None else f"column {column!r} {_PROBLEM[problem]} on line {line}"

@@ -1,0 +1,36 @@
+"""``--help`` of every sub-command: each option explained, in plain text."""
+
+import argparse
+import re
+
+import pytest
+
+from skdp_anomaly.cli import build_parser
+
+
+def _parsers():
+    """The top-level parser and every sub-command's parser, by name."""
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {"skdp-anomaly": parser, **subs.choices}
+
+
+def test_all_sub_commands_are_registered():
+    assert set(_parsers()) >= {"skdp-anomaly", "demo", "budget-demo", "resample", "changepoint"}
+
+
+def test_every_option_has_help():
+    missing = [
+        f"{name} {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in _parsers().items()
+        for action in parser._actions
+        if not isinstance(action, argparse._HelpAction) and not (action.help or "").strip()
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("name", sorted(_parsers()))
+def test_help_is_plain_text(name):
+    text = _parsers()[name].format_help()
+    assert "``" not in text
+    assert not re.search(r":(class|func|meth|mod|attr|obj):", text), text
