@@ -260,6 +260,8 @@ def test_budget_is_checked_in_the_report_relation():
     assert report.within_budget and report.budget.neighbours == "add_remove"
 
 
+# 40 rows on purpose (the test is about the report): the noisy grid may dominate
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.over_sampling.DPSMOTENoiseWarning")
 def test_budgeted_pipeline_neighbours_parameter():
     X, y = np.random.default_rng(0).uniform(0, 1, (40, 2)), np.tile([0, 1], 20)
     pipe = BudgetedPipeline(issue_example().steps, budget=3.0)

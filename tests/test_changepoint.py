@@ -8,6 +8,7 @@ import pytest
 from _accountants import Ledger
 
 from skdp_anomaly.changepoint import (
+    ChangePointNoiseWarning,
     PrivateChangePointDetector,
     ThresholdRange,
     drift_index_to_original,
@@ -281,7 +282,7 @@ def test_predict_before_fit_and_bad_shape():
 
     with pytest.raises(NotFittedError):
         PrivateChangePointDetector().predict(np.arange(5.0))
-    det = PrivateChangePointDetector(random_state=0).fit(np.arange(50.0))
+    det = PrivateChangePointDetector(random_state=0).fit(np.arange(80.0))
     with pytest.raises(ValueError, match="features"):
         det.predict(np.zeros((5, 2)))
 
@@ -385,4 +386,36 @@ def test_pncpd_batch_errors():
 def test_warnings_are_not_raised_for_private_fits():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        PrivateChangePointDetector(random_state=0).fit(np.arange(30.0))
+        PrivateChangePointDetector(random_state=0).fit(np.arange(80.0))
+
+
+# -- silent misconfiguration (issue 8) ------------------------------------------------
+
+
+@pytest.mark.parametrize("threshold", [0.5, 1.0, 1.5, 0.2, -1.0])
+def test_threshold_outside_one_half_to_one_is_refused(threshold):
+    det = PrivateChangePointDetector(epsilon=1.0, window=500, threshold=threshold)
+    with pytest.raises(ValueError, match=r"'threshold' parameter .* range \(0.5, 1.0\)"):
+        det.partial_fit(np.zeros(10))
+
+
+def test_threshold_without_window_is_refused():
+    det = PrivateChangePointDetector(threshold=0.8)
+    with pytest.raises(ValueError, match="threshold=0.8 is used only in online mode"):
+        det.fit(np.arange(100.0))
+    assert not hasattr(det, "change_point_")
+
+
+@pytest.mark.parametrize("n", [2, 5, 10, 40])
+def test_short_series_warn_that_the_result_is_a_guess(n):
+    with pytest.warns(ChangePointNoiseWarning, match=f"the series has {n} samples") as record:
+        PrivateChangePointDetector(epsilon=1.0, random_state=0).fit(np.arange(float(n)))
+    assert record[0].filename == __file__  # points at the caller, not at sklearn
+    assert "Use at least 80 samples" in str(record[0].message)
+
+
+def test_online_window_too_short_for_its_epsilon_warns():
+    det = PrivateChangePointDetector(epsilon=1.0, window=40, threshold=0.8, random_state=0)
+    with pytest.warns(ChangePointNoiseWarning, match="the window has 40 samples") as record:
+        det.partial_fit(np.zeros(10))
+    assert record[0].filename == __file__

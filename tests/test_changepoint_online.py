@@ -130,8 +130,11 @@ def test_privacy_spent_progression_and_accountant():
     # halted: the detecting chunk is read only up to the detection
     g = candidate_range(200, 0.1)[0]
     assert det.n_seen_ == det.alarm_index_ + 100 + g
-    with pytest.raises(RuntimeError, match="halted"):
-        det.partial_fit(x[:5])
+    # further chunks are ignored, so a loop over the whole stream runs to its end
+    seen, point = det.n_seen_, det.change_point_
+    assert det.partial_fit(x[:5]) is det
+    assert det.n_seen_ == seen and det.change_point_ == point
+    assert acc.total()[0] == pytest.approx(4.0)
     labels = det.predict(x)
     assert labels.sum() == len(x) - det.change_point_
     # fit starts over and gives the same answer for the same seed
@@ -183,6 +186,7 @@ def test_online_parameter_errors(kwargs, match):
         PrivateChangePointDetector(**kwargs).partial_fit(np.zeros(10))
 
 
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
 def test_partial_fit_needs_window_and_clean_chunks():
     with pytest.raises(ValueError, match="window=None"):
         PrivateChangePointDetector().partial_fit(np.zeros(10))

@@ -70,12 +70,19 @@ def _quiet_warnings():
         yield
 
 
-@sklearn_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def _listed(mark):
+    """The checks' parametrize mark with its generator turned into a list (pytest
+    deprecates parametrizing over a generator)."""
+    names, values = mark.args
+    return pytest.mark.parametrize(names, list(values), **mark.kwargs)
+
+
+@_listed(sklearn_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks))
 def test_sklearn_checks(estimator, check):
     check(estimator)
 
 
-@imblearn_checks(SAMPLERS, expected_failed_checks=expected_failed_checks)
+@_listed(imblearn_checks(SAMPLERS, expected_failed_checks=expected_failed_checks))
 def test_imblearn_checks(estimator, check):
     check(estimator)
 

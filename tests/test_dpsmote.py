@@ -235,7 +235,8 @@ def test_classes_parameter_handles_an_absent_class_like_any_other(data):
 def test_classes_parameter_one_present_class_is_not_an_error(data):
     X, y = data
     one = y == 0
-    est, X_res, y_res = _fit(X[one], y[one], classes=[0, 1])
+    with pytest.warns(DPSMOTENoiseWarning, match="class 1"):  # its histogram is pure noise
+        est, X_res, y_res = _fit(X[one], y[one], classes=[0, 1])
     assert set(est.noisy_class_counts_) == {0, 1}
     # without `classes`, the label set comes from the data and one class is an error
     with pytest.raises(ValueError, match="more than 1 class.*classes"):
@@ -246,7 +247,9 @@ def test_classes_parameter_keys_do_not_depend_on_which_labels_occur(data):
     X, y = data
     keys = []
     for keep in (y >= 0, y == 0, y == 1):
-        est, *_ = _fit(X[keep], y[keep], classes=[0, 1], sampling_strategy="all")
+        with warnings.catch_warnings():  # an absent class has a pure-noise histogram
+            warnings.simplefilter("ignore", DPSMOTENoiseWarning)
+            est, *_ = _fit(X[keep], y[keep], classes=[0, 1], sampling_strategy="all")
         keys.append((tuple(est.noisy_class_counts_), tuple(est.sampling_strategy_)))
     assert len(set(keys)) == 1
 
@@ -862,3 +865,16 @@ def test_release_synopsis_batch_auto_granularity():
     stacked = batch.stacked()
     assert stacked.shape == (4000, 2 + 2 + 16 + 1)
     np.testing.assert_array_equal(stacked[:, -1], batch.n_cells)
+
+
+def test_warnings_point_at_the_callers_line_through_a_pipeline():
+    from imblearn.pipeline import Pipeline
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_classification(n_samples=300, n_features=8, n_informative=4,
+                               weights=[0.95], random_state=0)
+    pipe = Pipeline([("s", DPSMOTE(epsilon=0.5, bounds=(-6, 6), random_state=0)),
+                     ("clf", LogisticRegression())])
+    with pytest.warns(DPSMOTENoiseWarning) as record:
+        pipe.fit(X, y)
+    assert {w.filename for w in record} == {__file__}

@@ -623,7 +623,7 @@ def _enforce(report: PrivacyReport, on_leak: str) -> None:
             report,
         )
     for leak in report.leaks:
-        warn_privacy_leak(leak, stacklevel=3)
+        warn_privacy_leak(leak)
 
 
 _EXPLANATION = """\

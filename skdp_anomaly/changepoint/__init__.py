@@ -11,11 +11,12 @@ once (Monte Carlo accuracy studies and privacy audits), and
 
 from ._audit import move_one_element, online_pncpd_batch, pncpd_batch
 from ._drift import drift_index_to_original, drift_transform
-from ._pncpd import PrivateChangePointDetector
+from ._pncpd import ChangePointNoiseWarning, PrivateChangePointDetector
 from ._statistic import mann_whitney_statistic
 from ._thresholds import ThresholdRange, threshold_range
 
 __all__ = [
+    "ChangePointNoiseWarning",
     "PrivateChangePointDetector",
     "ThresholdRange",
     "drift_index_to_original",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,11 +10,40 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._warn import warn
 from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd, pncpd_noise_scale
 from ._online import OnlinePNCPD
 
-__all__ = ["PrivateChangePointDetector"]
+__all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
+
+# a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
+# change and the score without one: the selection is then close to uniform
+_MAX_USEFUL_SCALE = 0.25
+
+
+class ChangePointNoiseWarning(UserWarning):
+    """The noise of report-noisy-max outweighs any possible change (parameters only)."""
+
+
+def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
+                             total_epsilon: float) -> None:
+    """Warn when PNCPD on ``n`` points at ``epsilon`` is close to a uniform guess.
+
+    ``n`` is public under replace-one neighbours, so this reads no private data.
+    """
+    scale = pncpd_noise_scale(n, gamma, epsilon)
+    if scale <= _MAX_USEFUL_SCALE:
+        return
+    needed = math.ceil(2.0 / (_MAX_USEFUL_SCALE * epsilon * gamma))
+    warn(
+        f"PrivateChangePointDetector: the {what} has {n} samples; with epsilon="
+        f"{total_epsilon:g} and gamma={gamma:g} the report-noisy-max noise has Laplace scale "
+        f"{scale:.3g}, above {_MAX_USEFUL_SCALE}, half the largest possible gap between the "
+        "statistic at a change and without one, so the reported change point is close to a "
+        f"uniform guess. Use at least {needed} samples, or a larger epsilon or gamma.",
+        ChangePointNoiseWarning,
+    )
 
 
 class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
@@ -52,8 +82,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Same ε for all three (see Notes).
     window : int, default=None
         Online window length ``n`` (even, >= 4). ``None``: offline mode.
-    threshold : float, default=None
-        AboveThreshold threshold ``T`` (online mode only; required there) on
+    threshold : float in (0.5, 1), default=None
+        AboveThreshold threshold ``T`` (online mode only; required there, and
+        refused without ``window``) on
         the centre statistic ``U`` of each window (``"decrease"``), on
         ``1 - U`` (``"increase"``) or on ``max(U, 1 - U)`` (``"both"``); all
         are ``≈ 1/2`` without a change. See :func:`threshold_range` for the
@@ -190,7 +221,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
         "direction": [StrOptions(set(DIRECTIONS))],
         "window": [Interval(Integral, 4, None, closed="left"), None],
-        "threshold": [Interval(Real, None, None, closed="neither"), None],
+        # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
+        # ≈ 1/2 without a change and at most 1, so other thresholds alarm on noise
+        "threshold": [Interval(Real, 0.5, 1.0, closed="neither"), None],
         "random_state": ["random_state", np.random.Generator],
         "accountant": [HasMethods(["spend"]), None],
     }
@@ -261,6 +294,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
                              f"(Theorem 2.6), got {self.gamma!r}.")
         candidate_range(self.window, self.gamma)
+        _warn_if_noise_dominates(self.window, self.gamma, self.epsilon / 2, "window",
+                                 self.epsilon)
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -284,10 +319,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             x = self._check_series(X, reset=True)
             self._start_online()
             return self._online_feed(x)
+        if self.threshold is not None:
+            raise ValueError(
+                f"threshold={self.threshold!r} is used only in online mode, but window=None; "
+                "set window (an even int >= 4) for online detection, or threshold=None."
+            )
         self._start_private_fit(self.privacy_cost())
         x = self._check_series(X, reset=True)
         n = x.shape[0]
         candidate_range(n, self.gamma)
+        _warn_if_noise_dominates(n, self.gamma, self.epsilon, "series", self.epsilon)
         rng = check_random_state(self.random_state)
         self._online = None
         cost = self.privacy_cost()
@@ -307,8 +348,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Requires ``window`` and ``threshold``. The first call starts a new
         run (as does :meth:`fit`; later calls continue it). After the
         detection the detector has halted: the rest of the detecting chunk
-        is not read and further calls raise (call :meth:`fit` or clone the
-        estimator to start over).
+        is not read and further chunks are ignored (not read), so a loop
+        ``for chunk in stream: det.partial_fit(chunk)`` runs to the end; check
+        ``detected_`` to stop early, and call :meth:`fit` or clone the
+        estimator to start a new run.
 
         Parameters
         ----------
@@ -328,10 +371,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         if first:
             self._check_online_params()
         elif self._online.detected:
-            raise RuntimeError(
-                f"{type(self).__name__} has halted after its detection (change_point_="
-                f"{self.change_point_}); call fit or clone it to start a new run."
-            )
+            return self  # halted after its single detection (Algorithm 4)
         if first:
             self._start_private_fit(self.privacy_cost())
         x = self._check_stream_chunk(X) if not first else None

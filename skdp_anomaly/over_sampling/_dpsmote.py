@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -19,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .._warn import warn
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
@@ -734,11 +734,11 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 hist = release_sparse(grid, coords, eps_hist, theta, noise_rng)
             self.noisy_counts_[labels[j]] = hist
             if not np.any((hist.counts if kind == "sparse" else hist) > 0):
-                warnings.warn(
+                warn(
                     f"DPSMOTE: no cell of the noisy histogram of class {labels[j]!r} is "
                     "positive; its synthetic rows are drawn uniformly over the bounds. "
                     "Use a larger epsilon, granularity='auto' or a larger granularity.",
-                    DPSMOTENoiseWarning, stacklevel=3,
+                    DPSMOTENoiseWarning,
                 )
             elif kind == "sparse":
                 _warn_sparse_mass(grid, eps_hist, hist, class_sizes[j], labels[j],
@@ -751,9 +751,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
 
         if n_new.sum() == 0:
-            warnings.warn(
+            warn(
                 "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "
-                "sampling_strategy.", UserWarning, stacklevel=3,
+                "sampling_strategy.", UserWarning,
             )
         cost = self.privacy_cost()
         self.privacy_spent_ = (cost if over_sampled.size
@@ -815,12 +815,12 @@ def _warn_dense_noise(grid, eps_hist, class_size, label, class_counts, auto):
         advice = ("granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
                   "or fewer features help" if auto
                   else "Use granularity='auto' or a larger granularity")
-        warnings.warn(
+        warn(
             f"DPSMOTE: the dense grid has {grid.size} cells ({grid.n_cells} per feature); at "
             f"epsilon_hist={eps_hist:.3g} their expected positive noise mass is about {mass:.3g}, "
             f"above {_who(label, class_counts)} ({int(class_size)}): most synthetic rows will "
             f"come from empty cells lifted by noise. {advice}.",
-            DPSMOTENoiseWarning, stacklevel=4,
+            DPSMOTENoiseWarning,
         )
 
 
@@ -832,12 +832,12 @@ def _warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, aut
         advice = ("A grid histogram cannot carry this class at this size: use a larger "
                   "epsilon or fewer features" if auto
                   else "Use granularity='auto', a larger granularity or a larger epsilon")
-        warnings.warn(
+        warn(
             f"DPSMOTE: the sparse histogram of class {label!r} released {len(hist.counts)} "
             f"cells of total count {released} (threshold {hist.threshold}; about "
             f"{min(spurious, released):.3g} of it expected from empty cells), far below "
             f"{_who(label, class_counts)} ({int(class_size)}): the synthetic rows come from "
-            f"few, possibly spurious cells. {advice}.", DPSMOTENoiseWarning, stacklevel=4,
+            f"few, possibly spurious cells. {advice}.", DPSMOTENoiseWarning,
         )
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-import warnings
 
 import numpy as np
+
+from .._warn import warn
 
 __all__ = ["check_bounds", "clip_to_bounds", "PrivacyLeakWarning", "warn_privacy_leak"]
 
@@ -37,9 +38,10 @@ def _leak_category() -> type:
     return _BOTH[theirs]
 
 
-def warn_privacy_leak(message: str, stacklevel: int = 2) -> None:
-    """Warn with :class:`PrivacyLeakWarning` (and diffprivlib's, once it is imported)."""
-    warnings.warn(message, _leak_category(), stacklevel=stacklevel + 1)
+def warn_privacy_leak(message: str) -> None:
+    """Warn with :class:`PrivacyLeakWarning` (and diffprivlib's, once it is imported),
+    attributed to the user's line."""
+    warn(message, _leak_category())
 
 
 def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
@@ -76,8 +78,7 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
         warn_privacy_leak(
             f"{name} have not been specified and are computed from the data. This "
             "leaks information about the data and breaks the privacy guarantee. "
-            f"Specify {name} from domain knowledge to remove this warning.",
-            stacklevel=3,
+            f"Specify {name} from domain knowledge to remove this warning."
         )
         X = np.asarray(X, dtype=np.float64)
         lower, upper = X.min(axis=0), X.max(axis=0)

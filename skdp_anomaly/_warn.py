@@ -1,0 +1,35 @@
+"""Warnings that point at the user's line, through scikit-learn's call chain.
+
+A warning raised inside ``fit`` travels through sklearn's ``_fit_context``
+wrapper, imblearn's ``fit_resample`` and pipelines; a fixed ``stacklevel``
+then names a line of ``sklearn/base.py``. :func:`warn` walks the stack
+instead and attributes the warning to the first frame outside this package,
+scikit-learn, imbalanced-learn and joblib (which pipelines call through).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import imblearn
+import joblib
+import sklearn
+
+__all__ = ["warn"]
+
+_INTERNAL = tuple(
+    os.path.dirname(os.path.abspath(path)) + os.sep
+    for path in (__file__, sklearn.__file__, imblearn.__file__, joblib.__file__)
+)
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn(message, category)`` attributed to the first caller outside
+    skdp_anomaly, scikit-learn, imbalanced-learn and joblib."""
+    frame, level = sys._getframe(0), 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _INTERNAL):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
