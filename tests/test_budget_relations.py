@@ -104,7 +104,7 @@ def lr(epsilon=1.0):
 
 def issue_example():
     return ImbPipeline([
-        ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1])),
+        ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1], random_state=0)),
         ("nb", dp.GaussianNB(epsilon=1, bounds=(0, 1))),
     ])
 

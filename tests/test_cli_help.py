@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from skdp_anomaly.cli import build_parser
+from skdp_anomaly.cli import build_parser, main
 
 
 def _parsers():
@@ -34,3 +34,21 @@ def test_help_is_plain_text(name):
     text = _parsers()[name].format_help()
     assert "``" not in text
     assert not re.search(r":(class|func|meth|mod|attr|obj):", text), text
+
+
+@pytest.mark.parametrize("argv", [["demo", "--output-dir", "{tmp}"], ["budget-demo"]])
+def test_demos_without_diffprivlib_say_how_to_install_it(argv, tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_diffprivlib(name, *args, **kwargs):
+        if name == "diffprivlib" or name.startswith("diffprivlib."):
+            raise ImportError("cannot import name 'DOUBLE' from 'sklearn.tree._tree'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_diffprivlib)
+    code = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "pip install 'skdp-anomaly[diffprivlib]'" in err

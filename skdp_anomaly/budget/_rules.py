@@ -48,13 +48,15 @@ from ..privacy import PrivacyCost, relation_text
 
 __all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]
 
+#: Where the sampler leak comes from, in words (the thesis states it as a formula).
+THESIS = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
 THEOREM_32 = (
-    "thesis (seed 004) Theorem 3.2: the points a non-private resampler such as SMOTE "
-    "adds depend on single records, which inflates the sensitivity of every downstream "
-    "ε-DP algorithm; it is then only (ε', δ)-DP with ε' growing like "
-    "l(d,k)·(α·n0 − n1)/(n1·k) (l(d,k) ≥ 2^(0.2075·d), Lemma 3.1), so the ε of the DP "
-    "steps after it does not hold. Use skdp_anomaly.DPSMOTE instead (Theorem 3.3: "
-    "its ε simply adds to theirs)"
+    f"{THESIS}, Theorem 3.2: every point a non-private resampler such as SMOTE adds is "
+    "interpolated from single records, so one record can move many training rows; the "
+    "privacy loss of each DP step after it then grows with the number of synthetic rows "
+    "per minority record and exponentially with the number of features, and the ε stated "
+    "for those steps does not hold. Use skdp_anomaly.DPSMOTE instead (Theorem 3.3: its ε "
+    "simply adds to theirs)"
 )
 #: The one assumption every classifier that reads its label set from y rests on.
 LABELS_PUBLIC = "the set of class labels is read from y and treated as public"
@@ -450,5 +452,5 @@ def sampler_leak(path: str, cls: str, dp_after: list) -> str:
     return (
         f"{where}: {cls} resamples without differential privacy (which rows are kept, "
         "duplicated or synthesised depends on single records). Use skdp_anomaly.DPSMOTE "
-        "for a DP over-sampler (thesis seed 004, Theorems 3.1–3.3)."
+        f"for a DP over-sampler ({THESIS}, Theorems 3.1–3.3)."
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import bad_cell, check_input_file, is_privacy_leak, library_calls
+from ._common import CITE, bad_cell, check_input_file, is_privacy_leak, library_calls
 
 __all__ = ["add_parser", "run", "read_column"]
 
@@ -28,7 +28,7 @@ def add_parser(subparsers) -> None:
         help="differentially private change point of one numeric CSV column",
         description=(
             "Estimate the single change point of a numeric CSV column with ε-DP "
-            "(seed 004, ch. 2; neighbours: one row's value replaced). Offline: PNCPD "
+            f"({CITE}, ch. 2; neighbours: one row's value replaced). Offline: PNCPD "
             "(report-noisy-max over the Mann-Whitney statistic). --online: ONLINEPNCPD "
             "over the rows as a stream (AboveThreshold ε/2 + PNCPD ε/2)."
         ),

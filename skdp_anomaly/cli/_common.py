@@ -16,7 +16,11 @@ import re
 import sys
 import warnings
 
+#: The thesis behind DPSMOTE and the change-point detector, as the CLI cites it.
+CITE = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
+
 __all__ = [
+    "CITE",
     "OPTION_OF",
     "bad_cell",
     "check_input_file",
@@ -26,6 +30,7 @@ __all__ = [
     "is_privacy_leak",
     "library_calls",
     "one_line_warnings",
+    "require_diffprivlib",
 ]
 
 # estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector)
@@ -232,3 +237,16 @@ def bad_cell(text: str, column: str, line: int) -> str | None:
     """
     problem = _cell_problem(text)
     return None if problem is None else f"column {column!r} {_PROBLEM[problem]} on line {line}"
+
+
+def require_diffprivlib(command: str) -> None:
+    """Raise a one-line error when ``command`` cannot run for want of diffprivlib."""
+    try:
+        import diffprivlib.models  # noqa: F401
+    except ImportError as exc:  # not installed, or 0.6.6 next to scikit-learn >= 1.9
+        raise ValueError(
+            f"{command} uses diffprivlib's models, which do not import here "
+            f"({type(exc).__name__}: {exc}); install them with "
+            "pip install 'skdp-anomaly[diffprivlib]' (diffprivlib 0.6.6 needs "
+            "scikit-learn < 1.8)."
+        ) from None

@@ -70,8 +70,11 @@ def run(args) -> int:
 
     from ..budget import print_pipeline_report
 
+    from ._common import require_diffprivlib
+
     if not (math.isfinite(args.budget) and args.budget > 0):  # before loading and fitting
         raise ValueError(f"--budget must be a positive finite ε, got {args.budget!r}.")
+    require_diffprivlib("skdp-anomaly budget-demo")
     out = sys.stdout
     X, y = load_breast_cancer(return_X_y=True)
     X = X[:, :N_FEATURES]  # the "mean" features (a public choice of columns)

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ._common import (
+    CITE,
     bad_cell,
     check_input_file,
     check_output_file,
@@ -45,8 +46,8 @@ def add_parser(subparsers) -> None:
         "resample",
         help="over-sample the minority classes of a CSV file with DP-SMOTE",
         description=(
-            "Append differentially private synthetic minority rows (DP-SMOTE, thesis "
-            "Algorithm 6) to a CSV file. The synthetic rows and the printed summary are "
+            "Append differentially private synthetic minority rows (DP-SMOTE, Algorithm 6 "
+            f"of {CITE}) to a CSV file. The synthetic rows and the printed summary are "
             "epsilon-DP under add/remove-one-record neighbours given public bounds; the "
             "original rows are copied unchanged."
         ),
@@ -61,7 +62,7 @@ def add_parser(subparsers) -> None:
                         help="CSV with header 'feature,lower,upper' and one row per feature")
     p.add_argument("--granularity", type=_granularity, default=0.25,
                    help="cell width as a fraction of each feature's range, or 'auto' to "
-                        "choose it from the DP class size (default 0.25, the thesis')")
+                        "choose it from the DP class size (default 0.25, as in Lut's thesis)")
     p.add_argument("--connectivity", type=int, default=2,
                    help="neighbour cells at most this many grid edges away (default 2)")
     p.add_argument("--sampling-strategy", default="auto", metavar="S",

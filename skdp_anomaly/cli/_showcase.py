@@ -365,7 +365,7 @@ def _explain(results, ratios, epsilons, reports, file):
          f"{mean('dpsmote', 'recall'):.0%} (G-mean {mean('dpsmote', 'g_mean'):.2f})."),
         f"* SMOTE + DP-LR scores recall {mean('smote', 'recall'):.0%}, G-mean "
         f"{mean('smote', 'g_mean'):.2f}, but its ε is not a real guarantee: SMOTE's rows "
-        "interpolate single patients, so one record moves many training rows (thesis 004, "
+        "interpolate single patients, so one record moves many training rows (Lut 2022, "
         "Theorem 3.2)"
         + (" — the privacy report above flags it as a leak." if reports.get("smote") else "."),
         "* DPSMOTE's synthetic rows come from a noisy grid histogram only, so the pipeline is "
@@ -428,7 +428,7 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
 
-    print("skdp-anomaly demo: differentially private over-sampling (DP-SMOTE, thesis 004 ch. 3)",
+    print("skdp-anomaly demo: differentially private over-sampling (DP-SMOTE of Lut 2022, ch. 3)",
           file=file)
     print(f"Data: sklearn breast cancer, malignant = rare class, under-sampled to "
           f"{', '.join(f'{r:.0%}' for r in ratios)}; the {len(FEATURES)} 'mean' features scaled "
@@ -536,9 +536,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Run the showcase from parsed arguments; returns the exit status."""
-    from ._common import check_output_dir
+    from ._common import check_output_dir, require_diffprivlib
 
     check_output_dir(args.output_dir, "--output-dir")  # before minutes of fitting
+    require_diffprivlib("skdp-anomaly demo")
     run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
                  n_repeats=args.repeats, n_folds=args.folds, random_state=args.random_state,
                  plot=not args.no_plot)

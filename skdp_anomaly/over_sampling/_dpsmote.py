@@ -497,7 +497,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         return PrivacyCost.pure(
             check_epsilon(self.epsilon), note,
             "DPSMOTE output includes the original rows: a model trained on it composes "
-            "sequentially with DPSMOTE (thesis Theorem 3.3)",
+            "sequentially with DPSMOTE (Lut 2022, Theorem 3.3)",
             neighbours="add_remove",
         )
 
