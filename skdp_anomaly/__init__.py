@@ -4,6 +4,8 @@ Public API
 ----------
 DPSMOTE
     Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
+PrivateOnlineActiveSVC
+    Private online active learning of a linear SVM (seed 003), ``partial_fit``.
 PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
     Private nonparametric change-point detection, offline and online (thesis ch. 2).
 audit, AuditResult
@@ -18,6 +20,7 @@ PrivacyCost
 """
 
 from ._version import __version__
+from .active_learning import PrivateOnlineActiveSVC
 from .auditing import AuditResult, audit
 from .budget import (
     BudgetedPipeline,
@@ -45,6 +48,7 @@ __all__ = [
     "PrivacyLeakError",
     "PrivacyReport",
     "PrivateChangePointDetector",
+    "PrivateOnlineActiveSVC",
     "ThresholdRange",
     "__version__",
     "audit",

@@ -1,0 +1,11 @@
+"""Differentially private online active learning (seed 003).
+
+:class:`PrivateOnlineActiveSVC` learns a linear SVM from a stream, asking for
+the labels of informative rows only (private Bernoulli or exponential
+selection) and releasing noisy mini-batch updates (FLSW / FLMB).
+"""
+
+from ._online_svc import PrivateOnlineActiveSVC
+from ._selection import calibrated_slab
+
+__all__ = ["PrivateOnlineActiveSVC", "calibrated_slab"]
