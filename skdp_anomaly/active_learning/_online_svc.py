@@ -9,7 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    assert_all_finite,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from .._warn import warn
 from ..privacy import (
@@ -19,12 +24,17 @@ from ..privacy import (
     check_random_state,
     warn_privacy_leak,
 )
-from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, distances, selection_mechanism
+from . import _kernel as kernel
+from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
 
 __all__ = ["PrivateOnlineActiveSVC"]
 
-# rows whose selection bits are drawn with one fixed w before the next update may cut them
-_BLOCK = 256
+_SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
+           "all": kernel.SELECT_ALL}
+_UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW}
+# update-noise vectors drawn from the noise stream at a time; the unused ones
+# carry over to the next call, so the draws do not depend on the chunking
+_NOISE_REFILL = 64
 
 
 class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
@@ -213,7 +223,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         if self.selection == "all":
             return PrivacyCost.pure(eps_g, "every label read; ε on the noisy updates",
                                     neighbours="replace")
-        mech, _ = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
+        mech = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
         spent_s = mech.cost.epsilon
         return PrivacyCost.pure(
             spent_s + eps_g,
@@ -254,6 +264,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         if classes is None and y is not None:  # reads every label: the label set is public
             y = column_or_1d(y, warn=True)
+            if y.dtype.kind == "f":
+                assert_all_finite(y, input_name="y")
             check_classification_targets(y)
             classes = np.unique(y)
         return self._partial_fit(X, y, classes, label_oracle, first=True)
@@ -348,7 +360,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         eps_s, eps_g = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
         sel_rng, noise_rng = check_random_state(self.random_state).spawn(2)
-        self._state = _State(np.zeros(X.shape[1]), sel_rng, noise_rng)
+        self._state = _State(X.shape[1], self.batch_size, sel_rng, noise_rng)
         self.coef_ = np.zeros((1, X.shape[1]))
         self.intercept_ = np.zeros(1)
         self.n_labels_requested_ = self.n_updates_ = self.n_seen_ = 0
@@ -361,87 +373,58 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         return X * scale[:, None]
 
     # -------------------------------------------------------- the stream
-    def _slab_now(self) -> float:
-        if self.slab_schedule == "shrinking":
-            return self.data_norm_ / (self.n_updates_ + 1)
-        return self.slab_
+    def _kernel_floats(self) -> np.ndarray:
+        eps_s, eps_g = self._split()
+        floats = np.zeros(kernel.N_FLOATS)
+        floats[kernel.P_FLIP] = 1.0 / (1.0 + math.exp(eps_s)) if eps_s else 0.0
+        floats[kernel.DATA_NORM] = self.data_norm_
+        floats[kernel.SLAB] = self.slab_
+        if self.selection == "exponential":
+            floats[kernel.EXP_RATE] = eps_s / (self.data_norm_ - self.slab_)
+        floats[kernel.ALPHA] = self.alpha
+        floats[kernel.ETA] = 1.0 / self.alpha if self.eta0 is None else self.eta0
+        floats[kernel.RADIUS] = 1.0 / math.sqrt(self.alpha)  # the SVM optimum lies inside
+        return floats
 
     def _run(self, X, labels):
         state, n = self._state, X.shape[0]
-        if n == 0:
-            return
-        eps_s, _ = self._split()
-        uniforms = state.sel_rng.random(n)
-        i = 0
-        while i < n:
-            end = min(n, i + _BLOCK)
-            if self.update == "flsw":
-                end = min(end, i + self.batch_size - state.window_seen)
-            if self.selection == "all":
-                chosen = np.ones(end - i, bool)
+        ints = state.ints
+        ints[kernel.ROW] = 0
+        uniforms = state.sel_rng.random(n) if self.selection != "all" else np.empty(0)
+        y, use_y = labels.kernel_view(self.classes_)
+        floats = self._kernel_floats()
+        if use_y:
+            floats[kernel.NEG], floats[kernel.POS] = self.classes_
+        avg_start = 1 if self.average is True else int(self.average or 0)
+        modes = (_SELECT[self.selection], _UPDATE[self.update], self.batch_size,
+                 self.slab_schedule == "shrinking")
+        while True:
+            kernel.run_stream(X, uniforms, y, use_y, state.w, state.average, avg_start,
+                              state.buf, state.buf_idx, state.signs, state.noise, ints,
+                              floats, *modes)
+            status = ints[kernel.STATUS]
+            if status == kernel.DONE:
+                break
+            if status == kernel.NEED_NOISE:
+                state.noise = self._noise_mech().noise(X.shape[1], state.noise_rng,
+                                                       n=_NOISE_REFILL)
+                ints[kernel.NOISE_POS] = 0
+            elif status == kernel.NEED_LABELS:
+                labels.fill(state)
             else:
-                _, probability = selection_mechanism(self.selection, eps_s, self._slab_now(),
-                                                     self.data_norm_)
-                d = np.minimum(distances(X[i:end], state.w), self.data_norm_)
-                chosen = uniforms[i:end] < probability(d)
-            picked = np.flatnonzero(chosen)
-            if self.update == "flmb":
-                need = self.batch_size - len(state.rows)
-                if picked.size >= need:
-                    end = i + int(picked[need - 1]) + 1
-                    picked = picked[:need]
-            rows = i + picked
-            state.add(X[rows], labels.read(rows))
-            if labels.y is not None:  # a label is read when its row is selected
-                self.n_labels_requested_ += int(rows.size)
-            if self.update == "flsw":
-                state.window_seen += end - i
-            self.n_seen_ += end - i
-            i = end
-            if self._update_due():
-                self._noisy_update(labels)
+                labels.refuse()
+        if labels.y is not None:  # pending rows of this call: read their labels from this y
+            labels.fill(state)
+        self.n_seen_ += n
+        self.n_updates_ = int(ints[kernel.N_UPDATES])
+        self.n_labels_requested_ = int(ints[kernel.N_LABELS])
+        self.coef_ = state.average[None, :].copy()
         self.privacy_spent_ = self.privacy_cost()
 
-    def _update_due(self) -> bool:
-        state = self._state
-        if self.update == "flmb":
-            return len(state.rows) == self.batch_size
-        if state.window_seen < self.batch_size:
-            return False
-        state.window_seen = 0
-        if not state.rows:  # no selection in the window: the state is published unchanged
-            return False
-        return True
-
-    def _noisy_update(self, labels):
-        """Eq. (10) on the buffered batch, then release the iterate."""
-        state = self._state
-        Xb, yb = state.take(labels)
-        B = Xb.shape[0]
-        if labels.y is None:  # the oracle was asked for this batch
-            self.n_labels_requested_ += B
-        signs = np.where(yb == self.classes_[1], 1.0, -1.0)
-        active = signs * (Xb @ state.w) < 1.0  # u of eq. (9)
-        gradient = (signs[active, None] * Xb[active]).sum(axis=0)
+    def _noise_mech(self) -> VectorLaplaceMechanism:
+        """Eq. (8): density ∝ exp(-(ε_g / 2M) ‖z‖), i.e. L2 sensitivity 2M at ε_g."""
         _, eps_g = self._split()
-        z = VectorLaplaceMechanism(eps_g, 2.0 * self.data_norm_).noise(Xb.shape[1],
-                                                                       state.noise_rng)
-        t = self.n_updates_ + 1
-        step = (1.0 / self.alpha if self.eta0 is None else self.eta0) / t
-        w = state.w - step * (self.alpha * state.w - gradient / B + z / B)
-        radius = 1.0 / math.sqrt(self.alpha)  # post-processing: the optimum lies inside
-        norm = math.sqrt(float(w @ w))
-        state.w = w if norm <= radius else w * (radius / norm)
-        self.n_updates_ = t
-        self._release(state.w)
-
-    def _release(self, w):
-        start = 1 if self.average is True else (int(self.average) if self.average else None)
-        if start is None or self.n_updates_ < start:
-            self.coef_ = w[None, :].copy()
-            return
-        k = self.n_updates_ - start + 1
-        self.coef_ = self.coef_ + (w[None, :] - self.coef_) / k
+        return VectorLaplaceMechanism(eps_g, 2.0 * self.data_norm_, neighbours="replace")
 
     # ------------------------------------------------------------ predict
     def decision_function(self, X):
@@ -462,36 +445,54 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
 
 
 class _State:
-    """The private state of a run: the current iterate, the label buffer, the streams."""
+    """The private state of a run: the iterate, the label buffer, the two streams."""
 
-    def __init__(self, w, sel_rng, noise_rng):
-        self.w, self.sel_rng, self.noise_rng = w, sel_rng, noise_rng
-        self.rows, self.labels = [], []
-        self.window_seen = 0
+    def __init__(self, n_features, batch_size, sel_rng, noise_rng):
+        self.w = np.zeros(n_features)
+        self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
+        self.buf = np.zeros((batch_size, n_features))
+        self.buf_idx = np.zeros(batch_size, np.int64)
+        self.signs = np.zeros(batch_size)
+        self.noise = np.zeros((0, n_features))
+        self.ints = np.zeros(kernel.N_INTS, np.int64)
+        self.sel_rng, self.noise_rng = sel_rng, noise_rng
         self.source = None  # "y" or "label_oracle", fixed by the first call
-
-    def add(self, X_rows, labels):
-        self.rows.extend(X_rows)
-        if labels is not None:
-            self.labels.extend(labels)
-
-    def take(self, labels):
-        Xb = np.asarray(self.rows, dtype=np.float64)
-        yb = np.asarray(self.labels) if self.labels else labels.ask(Xb)
-        self.rows, self.labels = [], []
-        return Xb, yb
 
 
 class _Labels:
     """Where the labels of selected rows come from: ``y`` (read at the selected
-    indices only) or the oracle (asked once per batch, at the update)."""
+    rows only) or the oracle (asked once per batch, when its update is due)."""
 
     def __init__(self, y, oracle, classes):
         self.y, self.oracle, self.classes = y, oracle, classes
 
-    def read(self, rows):
-        if self.y is None or rows.size == 0:
-            return None if self.y is None else []
+    def kernel_view(self, classes):
+        """``(y, True)`` when the compiled loop can read ``y`` itself (a numeric
+        ndarray with numeric classes), else ``(placeholder, False)``."""
+        numeric = isinstance(self.y, np.ndarray) and self.y.dtype.kind in "biuf"
+        if numeric and np.asarray(classes).dtype.kind in "biuf":
+            return self.y, True
+        return np.zeros(1), False
+
+    def fill(self, state):
+        """Labels of the buffered rows that have none yet (``signs`` as ±1)."""
+        ints = state.ints
+        first, last = int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N])
+        if last == first:
+            return
+        if self.y is not None:
+            values = self._read(state.buf_idx[first:last])
+        else:
+            values = self._ask(state.buf[first:last])
+        state.signs[first:last] = np.where(values == self.classes[1], 1.0, -1.0)
+        ints[kernel.LABELLED] = last
+        ints[kernel.N_LABELS] += last - first
+
+    def refuse(self):
+        raise ValueError("a label of a selected row is not one of classes "
+                         f"{self.classes.tolist()!r}.")
+
+    def _read(self, rows):
         if isinstance(self.y, np.ndarray):
             values = self.y[rows]
         elif hasattr(self.y, "iloc"):
@@ -500,7 +501,7 @@ class _Labels:
             values = np.asarray([self.y[int(i)] for i in rows])
         return self._check(values)
 
-    def ask(self, X_rows):
+    def _ask(self, X_rows):
         values = np.asarray(self.oracle(X_rows.copy()))
         if values.shape != (X_rows.shape[0],):
             raise ValueError(f"label_oracle returned {values.shape} labels for "
@@ -509,6 +510,5 @@ class _Labels:
 
     def _check(self, values):
         if not np.all(np.isin(values, self.classes)):
-            raise ValueError("a label of a selected row is not one of classes "
-                             f"{self.classes.tolist()!r}.")
+            self.refuse()
         return values

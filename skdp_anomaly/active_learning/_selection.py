@@ -1,32 +1,22 @@
-"""Private point selection of seed 003 (§3.1): slabs, calibration and the vectorised draw.
+"""Private point selection of seed 003 (§3.1): the slab and its privacy calibration.
 
-Within a selection window the classifier ``w`` is fixed, so the informativeness
-``d(x, w) = |<w, x>| / ||w||`` (eq. 5) and the selection bits of a whole block
-of rows are computed at once; the caller cuts the block at the next update.
+The selection itself runs in the compiled stream loop (``_kernel.py``); the
+mechanisms here state its cost.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy.optimize import brentq
 
 from ..privacy import BernoulliSelection, ExponentialSelection
 
-__all__ = ["calibrated_slab", "distances", "selection_mechanism"]
+__all__ = ["calibrated_slab", "selection_mechanism"]
 
 #: The paper's Bernoulli threshold τ = e^{-0.2} on unit-ball data: a slab of
 #: half-width 0.2 · M (§5).
 BERNOULLI_SLAB_SHARE = 0.2
-
-
-def distances(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``d(x, w)`` of eq. (5) for each row; 0 while ``w = 0`` (no hyperplane yet)."""
-    norm = math.sqrt(float(w @ w))
-    if norm == 0.0:
-        return np.zeros(X.shape[0])
-    return np.abs(X @ w) / norm
 
 
 def calibrated_slab(epsilon: float, data_norm: float) -> float:
@@ -58,9 +48,7 @@ def calibrated_slab(epsilon: float, data_norm: float) -> float:
 
 
 def selection_mechanism(kind: str, epsilon: float, slab: float, data_norm: float):
-    """The mechanism that draws selection bits for rows at distances ``d``."""
+    """The selection mechanism (its ``cost`` is the selection's privacy cost)."""
     if kind == "bernoulli":
-        mech = BernoulliSelection(epsilon)
-        return mech, lambda d: mech.probability(d <= slab)
-    mech = ExponentialSelection(epsilon, slab, data_norm)
-    return mech, mech.probability
+        return BernoulliSelection(epsilon)
+    return ExponentialSelection(epsilon, slab, data_norm)

@@ -1,0 +1,151 @@
+"""The compiled stream loop of :class:`PrivateOnlineActiveSVC`.
+
+Each row's selection depends on the current iterate, and the iterate changes
+at every update, so the stream is inherently sequential: a per-row Python
+loop would be ~100× slower than ``SGDClassifier``. The loop below runs
+compiled (numba) and returns to Python only when it needs something Python
+holds: the labels of a full batch when they come from an oracle (or from a
+``y`` numba cannot read), or more update noise, which is drawn in Python from
+the estimator's own noise stream.
+
+State travels in small arrays so that a run can stop and resume between
+calls (a partial batch carries over).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["run_stream"]
+
+# selection and update modes
+SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
+UPDATE_FLMB, UPDATE_FLSW = 0, 1
+
+# positions in the int64 state array (numba freezes module constants)
+(ROW, BUF_N, WINDOW_SEEN, N_UPDATES, NOISE_POS, N_LABELS, STATUS, PENDING, BAD_ROW,
+ LABELLED) = range(10)
+N_INTS = 10
+# positions in the float64 parameter array
+P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG = range(9)
+N_FLOATS = 9
+# why the kernel returned (ints[STATUS])
+DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL = range(4)
+
+
+@njit(cache=True)
+def _update(w, buf, signs, B, noise_row, alpha, eta_t, radius):
+    """Eq. (10) on the batch ``buf[:B]`` with labels ``signs`` (±1), projected."""
+    d = w.shape[0]
+    grad = np.zeros(d)
+    for k in range(B):
+        margin = 0.0
+        for j in range(d):
+            margin += buf[k, j] * w[j]
+        if signs[k] * margin < 1.0:  # u of eq. (9): the hinge loss is positive
+            for j in range(d):
+                grad[j] += signs[k] * buf[k, j]
+    norm2 = 0.0
+    for j in range(d):
+        w[j] = w[j] - eta_t * (alpha * w[j] - grad[j] / B + noise_row[j] / B)
+        norm2 += w[j] * w[j]
+    norm = math.sqrt(norm2)
+    if norm > radius:
+        for j in range(d):
+            w[j] *= radius / norm
+        norm = radius
+    return norm
+
+
+@njit(cache=True)
+def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs, noise, ints,
+               floats, select_mode, update_mode, batch_size, shrinking):
+    """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
+
+    ``buf[:BUF_N]`` holds the selected rows of the pending batch (``buf_idx``
+    their row numbers in ``X``), ``signs[:LABELLED]`` their labels as ±1.
+    With ``use_y`` the kernel reads ``y`` at selected rows only; otherwise it
+    returns ``NEED_LABELS`` when a full batch lacks labels.
+    """
+    n, d = X.shape
+    p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
+    exp_rate, alpha, eta, radius = floats[EXP_RATE], floats[ALPHA], floats[ETA], floats[RADIUS]
+    pos, neg = floats[POS], floats[NEG]
+    wnorm = 0.0
+    for j in range(d):
+        wnorm += w[j] * w[j]
+    wnorm = math.sqrt(wnorm)
+    while True:
+        if ints[PENDING] == 1:  # a full batch waits for its update
+            if ints[LABELLED] < ints[BUF_N]:
+                ints[STATUS] = NEED_LABELS
+                return
+            if ints[NOISE_POS] >= noise.shape[0]:
+                ints[STATUS] = NEED_NOISE
+                return
+            B = ints[BUF_N]
+            t = ints[N_UPDATES] + 1
+            wnorm = _update(w, buf, signs, B, noise[ints[NOISE_POS]], alpha, eta / t, radius)
+            ints[NOISE_POS] += 1
+            ints[N_UPDATES] = t
+            ints[BUF_N] = 0
+            ints[LABELLED] = 0
+            ints[PENDING] = 0
+            if avg_start > 0 and t >= avg_start:
+                k = t - avg_start + 1
+                for j in range(d):
+                    average[j] += (w[j] - average[j]) / k
+            else:
+                for j in range(d):
+                    average[j] = w[j]
+        i = ints[ROW]
+        if i >= n:
+            ints[STATUS] = DONE
+            return
+        if select_mode == SELECT_ALL:
+            chosen = True
+        else:
+            dist = 0.0
+            if wnorm > 0.0:
+                dot = 0.0
+                for j in range(d):
+                    dot += X[i, j] * w[j]
+                dist = min(abs(dot) / wnorm, M)
+            if select_mode == SELECT_BERNOULLI:
+                width = M / (ints[N_UPDATES] + 1) if shrinking else slab
+                prob = 1.0 - p_flip if dist <= width else p_flip
+            else:
+                prob = math.exp(-max(slab, dist) * exp_rate)
+            chosen = uniforms[i] < prob
+        if chosen:
+            b = ints[BUF_N]
+            for j in range(d):
+                buf[b, j] = X[i, j]
+            buf_idx[b] = i
+            if use_y:  # only the label of a selected row is read
+                label = y[i]
+                if label == pos:
+                    signs[b] = 1.0
+                elif label == neg:
+                    signs[b] = -1.0
+                else:
+                    ints[BAD_ROW] = i
+                    ints[STATUS] = BAD_LABEL
+                    return
+                ints[N_LABELS] += 1
+                ints[LABELLED] = b + 1
+            ints[BUF_N] = b + 1
+        ints[ROW] = i + 1
+        due = False
+        if update_mode == UPDATE_FLMB:
+            due = ints[BUF_N] == batch_size
+        else:
+            ints[WINDOW_SEEN] += 1
+            if ints[WINDOW_SEEN] == batch_size:
+                ints[WINDOW_SEEN] = 0
+                due = ints[BUF_N] > 0  # an empty window publishes the state unchanged
+        if due:
+            ints[PENDING] = 1
