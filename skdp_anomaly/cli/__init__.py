@@ -14,7 +14,7 @@ from .._version import __version__
 from ._common import one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
-_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint")
+_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc")
 
 
 def build_parser() -> argparse.ArgumentParser:

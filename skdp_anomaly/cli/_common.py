@@ -33,7 +33,8 @@ __all__ = [
     "require_diffprivlib",
 ]
 
-# estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector)
+# estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector,
+# PrivateOnlineActiveSVC)
 OPTION_OF = {
     "epsilon": "--epsilon",
     "bounds": "--bounds/--bounds-file",
@@ -48,6 +49,11 @@ OPTION_OF = {
     "window": "--window",
     "threshold": "--threshold",
     "direction": "--direction",
+    "batch_size": "--batch-size",
+    "data_norm": "--data-norm",
+    "alpha": "--alpha",
+    "selection": "--selection",
+    "update": "--update",
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",

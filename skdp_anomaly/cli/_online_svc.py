@@ -1,0 +1,158 @@
+"""``skdp-anomaly online-svc``: stream a CSV through the private online active SVC.
+
+The rows are read in chunks and fed to
+:class:`~skdp_anomaly.PrivateOnlineActiveSVC` in file order; only the labels
+of the rows the private selection picks are converted and used. Accuracy is
+reported on a separate ``--test`` file only: computing it on the training
+stream would read every private label and print a statistic that is not DP.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from ._common import bad_cell, check_input_file, is_privacy_leak, library_calls
+
+__all__ = ["add_parser", "run", "read_chunks"]
+
+_CHUNK = 4096
+_CITE = ("Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "
+         "with Applications to Anomaly Detection, AISec 2016")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "online-svc",
+        help="learn a linear SVM privately from a CSV stream, asking for few labels",
+        description=(
+            f"Stream the rows of a CSV file (in file order) through a private online active "
+            f"linear SVM ({_CITE}): a private selection step picks the rows whose labels are "
+            "used, and noisy mini-batch updates learn the classifier. The classifier is "
+            "epsilon-DP under replace-one-row neighbours, given a public --data-norm and "
+            "public --classes. Prints the labels requested, the updates, the privacy spent "
+            "and, with --test, the accuracy on that file."
+        ),
+    )
+    p.add_argument("input", metavar="IN.csv", help="training stream: CSV with a header row")
+    p.add_argument("--target", required=True, metavar="COL", help="name of the label column")
+    p.add_argument("--classes", required=True, nargs=2, metavar=("NEG", "POS"),
+                   help="the two labels of the target column (public)")
+    p.add_argument("--epsilon", required=True, type=float, help="privacy budget per row (> 0)")
+    p.add_argument("--data-norm", type=float, default=1.0,
+                   help="public bound M on a row's L2 norm; longer rows are shrunk to it "
+                        "(default 1)")
+    p.add_argument("--selection", choices=("bernoulli", "exponential", "all"),
+                   default="bernoulli", help="how rows are chosen for labelling; 'all' reads "
+                                             "every label (default: bernoulli)")
+    p.add_argument("--update", choices=("flmb", "flsw"), default="flmb",
+                   help="an update every --batch-size selected rows (flmb) or observed rows "
+                        "(flsw) (default: flmb)")
+    p.add_argument("--batch-size", type=int, default=5, help="mini-batch / window size (default 5)")
+    p.add_argument("--alpha", type=float, default=0.01,
+                   help="L2 regularisation λ (default 0.01)")
+    p.add_argument("--average", action="store_true",
+                   help="release the mean of the iterates (post-processing, no extra ε)")
+    p.add_argument("--test", metavar="TEST.csv", default=None,
+                   help="held-out CSV with the same columns, for the accuracy")
+    p.add_argument("--random-state", type=int, default=None,
+                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def read_chunks(path, target: str, chunk: int = _CHUNK) -> Iterator[tuple[np.ndarray, list]]:
+    """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread."""
+    with Path(path).open(newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise ValueError(f"{path} is empty (a header row is required).") from None
+        if target not in header:
+            raise ValueError(f"--target {target!r} is not a column of {Path(path).name}; "
+                             f"columns: {', '.join(header)}")
+        t = header.index(target)
+        names = header[:t] + header[t + 1:]
+        rows, labels = [], []
+        for row in reader:
+            if len(row) != len(header):
+                raise ValueError(f"line {reader.line_num} has {len(row)} fields, the header "
+                                 f"{len(header)}.")
+            labels.append(row[t].strip())
+            rows.append([_number(row[j], header[j], reader.line_num)
+                         for j in range(len(header)) if j != t])
+            if len(rows) == chunk:
+                yield np.asarray(rows), labels
+                rows, labels = [], []
+        if rows:
+            yield np.asarray(rows), labels
+        elif not names:
+            raise ValueError("the input has no feature columns besides the target.")
+
+
+def _number(text: str, column: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value):
+        return value
+    raise ValueError(f"{bad_cell(text, column, line)}; the classifier needs finite numbers.")
+
+
+def _checked_estimator(args):
+    """The estimator, once every option passed the checks that need no data."""
+    from ..active_learning import PrivateOnlineActiveSVC
+
+    check_input_file(args.input, "IN.csv")
+    if args.test is not None:
+        check_input_file(args.test, "--test")
+    if args.classes[0] == args.classes[1]:
+        raise ValueError("--classes needs two different labels.")
+    est = PrivateOnlineActiveSVC(
+        epsilon=args.epsilon, selection=args.selection, update=args.update,
+        batch_size=args.batch_size, data_norm=args.data_norm, alpha=args.alpha,
+        average=args.average, random_state=args.random_state,
+    )
+    with library_calls("online-svc"):
+        est._validate_params()
+        est.privacy_cost()
+    return est
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    est = _checked_estimator(args)
+    classes = list(args.classes)
+    n_rows = 0
+    with library_calls("online-svc") as shown, tqdm(unit="row", disable=args.quiet,
+                                                    desc="online-svc") as bar:
+        for X, labels in read_chunks(args.input, args.target):
+            # the label text is read only for the rows the selection picks
+            est.partial_fit(X, labels, classes=classes)
+            n_rows += X.shape[0]
+            bar.update(X.shape[0])
+    if n_rows == 0:
+        raise ValueError(f"{args.input} has no data rows.")
+    print(f"rows streamed: {n_rows}; labels requested: {est.n_labels_requested_}; "
+          f"updates released: {est.n_updates_}")
+    if any(map(is_privacy_leak, shown)):
+        print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
+    else:
+        print(f"privacy spent: {est.privacy_spent_}")
+    if args.test is not None:
+        correct = total = 0
+        for X, labels in read_chunks(args.test, args.target):
+            correct += int(np.sum(est.predict(X) == np.asarray(labels)))
+            total += len(labels)
+        print(f"accuracy on {Path(args.test).name}: {correct / max(total, 1):.4f} "
+              f"({total} rows)")
+    if args.random_state is not None:
+        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    return 0
