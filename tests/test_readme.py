@@ -21,11 +21,11 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_the_readme_has_the_three_snippets():
-    assert len(SNIPPETS) == 3
+def test_the_readme_has_the_four_snippets():
+    assert len(SNIPPETS) == 4
 
 
-@pytest.mark.parametrize("code", SNIPPETS, ids=["dpsmote", "changepoint", "audit"])
+@pytest.mark.parametrize("code", SNIPPETS, ids=["dpsmote", "changepoint", "online_svc", "audit"])
 def test_snippet_runs(code, capsys):
     if "diffprivlib" in code and not AVAILABLE:
         pytest.skip(REASON)
@@ -42,5 +42,9 @@ def test_snippet_runs(code, capsys):
     elif "PrivateChangePointDetector" in code:
         assert abs(namespace["det"].change_point_ - 600) <= 100
         assert abs(namespace["online"].change_point_ - 6000) <= 100
+    elif "PrivateOnlineActiveSVC" in code:
+        svc = namespace["svc"]
+        assert out == ["21805", "0.965"]  # the numbers the README quotes
+        assert svc.n_labels_requested_ < 50_000 / 2
     else:
         assert 0.95 <= namespace["result"].epsilon_lower_bound <= 1.0
