@@ -135,6 +135,15 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     this estimator cannot know. ``privacy_cost()`` equals ``epsilon`` unless a
     fixed exponential ``slab`` costs more than ``ε_s``.
 
+    Between calls the pending batch (at most ``batch_size`` selected rows and
+    their labels) and the two generators are kept in private state, as the
+    paper's buffer: never released, but stored by ``pickle`` mid-stream, so
+    treat a pickled estimator like the data.
+
+    **Speed.** Each selection depends on the last update, so the stream is
+    sequential; the loop is compiled with numba and returns to Python only
+    for an oracle's labels and for more update noise.
+
     **Choices where the paper is unclear.** ``d(x, 0) = 0`` (before the first
     update every row is informative); an FLSW window without selections makes
     no update (the paper publishes the previous state); the iterate is
