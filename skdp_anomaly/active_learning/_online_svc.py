@@ -6,6 +6,7 @@ import math
 import numbers
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -28,6 +29,13 @@ from . import _kernel as kernel
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
 
 __all__ = ["PrivateOnlineActiveSVC"]
+
+#: Above this selection ε, 1 - 1/(1+e^ε) rounds to 1 (ε ≈ 36.7) or the exponential
+#: selection probabilities underflow: an outcome becomes impossible on one side.
+MAX_SELECTION_EPSILON = 30.0
+#: Above this update ε the noise radius, ~d·2M/ε, falls within ~1e-6 of M and
+#: towards double-precision rounding of the update.
+MAX_UPDATE_EPSILON = 1e6
 
 _SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
            "all": kernel.SELECT_ALL}
@@ -165,6 +173,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     (True, True)
     """
 
+    _private_state = ("_state",)
+
     _parameter_constraints: dict = {
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "selection": [StrOptions({"bernoulli", "exponential", "all"})],
@@ -229,13 +239,23 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("slab_schedule='shrinking' is defined for selection='bernoulli' "
                              "only (a shrinking exponential slab would raise its cost).")
         eps_s, eps_g = self._split()
+        if eps_s > MAX_SELECTION_EPSILON or eps_g > MAX_UPDATE_EPSILON:
+            raise ValueError(
+                f"epsilon={self.epsilon!r} gives ε_s={eps_s:.4g} to the selection and "
+                f"ε_g={eps_g:.4g} to the updates; above ε_s = {MAX_SELECTION_EPSILON:g} the "
+                "selection probabilities round to 0 or 1, and above ε_g = "
+                f"{MAX_UPDATE_EPSILON:g} the update noise falls below double precision: "
+                "the output would be exact. Use a smaller epsilon (or selection_share)."
+            )
         if self.selection == "all":
-            return PrivacyCost.pure(eps_g, "every label read; ε on the noisy updates",
-                                    neighbours="replace")
+            return PrivacyCost.pure(float(self.epsilon), "every label read; ε on the noisy "
+                                    "updates", neighbours="replace")
         mech = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
         spent_s = mech.cost.epsilon
+        # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
+        total = float(self.epsilon) if spent_s <= eps_s else spent_s + eps_g
         return PrivacyCost.pure(
-            spent_s + eps_g,
+            total,
             f"{self.selection} selection ε_s={spent_s:.4g} + noisy {self.update.upper()} "
             f"updates ε_g={eps_g:.4g}; each stream element is selected and updated at most once",
             neighbours="replace",
@@ -319,7 +339,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
                              f"{type(label_oracle).__name__}.")
         if first:
             classes = self._check_classes(classes)
-            self._start_private_fit(self.privacy_cost())
+            cost = self.privacy_cost()
+            self._start_private_fit(cost)
+            self._charge(cost)  # the whole run's ε, before any row is read
             X = validate_data(self, X, reset=True, dtype=np.float64)
             self._start(classes, X)
         else:
@@ -374,7 +396,6 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         self.intercept_ = np.zeros(1)
         self.n_labels_requested_ = self.n_updates_ = self.n_seen_ = 0
         self.privacy_spent_ = PrivacyCost.pure(0.0, neighbours="replace")
-        self._charge(self.privacy_cost())
 
     def _project(self, X):
         norms = np.linalg.norm(X, axis=1)
@@ -385,7 +406,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     def _kernel_floats(self) -> np.ndarray:
         eps_s, eps_g = self._split()
         floats = np.zeros(kernel.N_FLOATS)
-        floats[kernel.P_FLIP] = 1.0 / (1.0 + math.exp(eps_s)) if eps_s else 0.0
+        floats[kernel.P_FLIP] = float(expit(-eps_s)) if eps_s else 0.0  # 1/(1+e^ε_s)
         floats[kernel.DATA_NORM] = self.data_norm_
         floats[kernel.SLAB] = self.slab_
         if self.selection == "exponential":

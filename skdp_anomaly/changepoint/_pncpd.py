@@ -216,6 +216,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     True
     """
 
+    _private_state = ("_online",)
+
     _parameter_constraints: dict = {
         "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.special import expit
 
 from ._cost import PrivacyCost, check_neighbours
 
@@ -210,7 +211,7 @@ class RandomizedResponse:
     @property
     def flip_probability(self) -> float:
         """``1 / (1 + e^ε)``."""
-        return 1.0 / (1.0 + math.exp(self.epsilon))
+        return float(expit(-self.epsilon))  # 1 / (1 + e^ε), no overflow at large ε
 
     @property
     def cost(self) -> PrivacyCost:
@@ -421,7 +422,7 @@ class BernoulliSelection:
 
     def probability(self, informative) -> np.ndarray:
         """Selection probabilities for a boolean array of informativeness."""
-        p = 1.0 / (1.0 + math.exp(self.epsilon))
+        p = float(expit(-self.epsilon))  # 1 / (1 + e^ε)
         return np.where(np.asarray(informative, dtype=bool), 1.0 - p, p)
 
     def select(self, informative, rng: np.random.Generator) -> np.ndarray:

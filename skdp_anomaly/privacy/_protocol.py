@@ -63,8 +63,7 @@ class PrivacyCostMixin:
         accountant's error, diffprivlib's ``BudgetError``) nothing has been
         computed and the estimator is unfitted.
         """
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, name)
+        self._forget()
         accountant = getattr(self, "accountant", None)
         epsilon, delta = self._ledger_entry(planned)
         if accountant is None or not hasattr(accountant, "check") or epsilon == delta == 0:
@@ -78,16 +77,31 @@ class PrivacyCostMixin:
                 f"relation of diffprivlib's accountant): {exc}"
             ) from None
 
+    #: private attributes that hold the state of a run (forgotten with the fitted ones)
+    _private_state: tuple = ()
+
+    def _forget(self) -> None:
+        """Drop every fitted attribute and the private state of a run."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, name)
+        for name in self._private_state:
+            self.__dict__.pop(name, None)
+
     def _charge(self, cost: PrivacyCost) -> None:
         """Charge ``cost`` to the accountant; call right before the release it pays for.
 
         A release that spends nothing is not charged (diffprivlib refuses
-        ε = δ = 0).
+        ε = δ = 0). A refusal (an accountant without ``check`` refuses only
+        here) forgets the run, so that nothing half-fitted survives it.
         """
         accountant = getattr(self, "accountant", None)
         epsilon, delta = self._ledger_entry(cost)
         if accountant is not None and (epsilon > 0 or delta > 0):
-            accountant.spend(epsilon, delta)
+            try:
+                accountant.spend(epsilon, delta)
+            except Exception:
+                self._forget()
+                raise
 
     @staticmethod
     def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:
