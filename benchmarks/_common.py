@@ -205,3 +205,14 @@ def max_rss_mib() -> float:
 
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 2**20 if sys.platform == "darwin" else rss / 1024
+
+
+def source_fingerprint(subpackage: str) -> str:
+    """Short hash of a subpackage's sources, stored with results to tie them to the code."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent.parent / "skdp_anomaly" / subpackage
+    digest = hashlib.sha256()
+    for path in sorted(root.glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]

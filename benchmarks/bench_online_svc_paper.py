@@ -10,7 +10,7 @@ two data sets, with anchors in the same run:
   training labels, C chosen on the same inner split as η/λ);
 * the passive private baseline ``selection="all"`` (every label read; all of
   ε = 2 on the updates, and also at ε = 1 = the active learners' ε_g);
-* a near-noise-free limit: FLMB-Bernoulli at ε = 200 (the same single-pass
+* a near-noise-free limit: FLMB-Bernoulli at ε = 200 (ε_s = 20, ε_g = 180; the same single-pass
   online learner with negligible noise), to separate the cost of privacy
   from the cost of one online pass;
 * ``average=True`` (running mean of the released iterates, free
@@ -75,7 +75,6 @@ figure per data set, ``results/online_svc_paper_{digits,kdd}[_quick|_custom].png
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import sys
 import time
@@ -85,7 +84,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, fmt, fmt_mean_std, mean_std, print_table, write_json  # noqa: E402
+from _common import (  # noqa: E402
+    RESULTS_DIR,
+    fmt,
+    fmt_mean_std,
+    mean_std,
+    print_table,
+    source_fingerprint,
+    write_json,
+)
 from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 from sklearn.svm import LinearSVC  # noqa: E402
@@ -110,8 +117,11 @@ MAIN = {
     "passive (all), ε=1": dict(update="flmb", selection="all", epsilon=1.0),
     "FLMB-Bernoulli shrinking": dict(update="flmb", selection="bernoulli", slab_schedule="shrinking"),
     "FLSW-Bernoulli shrinking": dict(update="flsw", selection="bernoulli", slab_schedule="shrinking"),
+    # the selection keeps ε_s = 20 (the estimator refuses ε_s > 30, where the selection
+    # probabilities round to 0 or 1); the updates get the other 180
     "FLMB-Bernoulli ε=200 (near noise-free)": dict(update="flmb", selection="bernoulli",
-                                                    epsilon=NEAR_NOISE_FREE_EPSILON),
+                                                    epsilon=NEAR_NOISE_FREE_EPSILON,
+                                                    selection_share=0.1),
 }
 NO_AVERAGE = {"FLMB-Bernoulli ε=200 (near noise-free)"}
 FIG23 = ["FLSW-Bernoulli", "FLSW-exponential", "FLMB-Bernoulli", "FLMB-exponential",
@@ -559,14 +569,6 @@ def pca_probe(args, seed0, eta_factor, lam, orders):
     return out
 
 
-def _source_fingerprint():
-    root = Path(__file__).resolve().parent.parent / "skdp_anomaly" / "active_learning"
-    h = hashlib.sha256()
-    for p in sorted(root.glob("*.py")):
-        h.update(p.name.encode() + p.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="digits,kdd", help="comma list of digits, kdd")
@@ -594,7 +596,7 @@ def main(argv=None):
     payload = {"settings": dict(vars(args), epsilon=EPSILON, selection_share=0.5, batch_size=5,
                                 lambda_grid=LAMBDA_GRID, eta_factors=ETA_FACTORS, C_grid=C_GRID,
                                 label_budget=LABEL_BUDGET),
-               "estimator_source_sha256_16": _source_fingerprint(), "datasets": {}}
+               "estimator_source_sha256_16": source_fingerprint("active_learning"), "datasets": {}}
     t_all = time.perf_counter()
     for name in [s.strip() for s in args.datasets.split(",") if s.strip()]:
         t0 = time.perf_counter()

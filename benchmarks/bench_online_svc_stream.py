@@ -38,7 +38,6 @@ Writes ``results/online_svc_stream.json`` only for the default settings
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import time
 import warnings
@@ -47,7 +46,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt, fmt_mean_std, print_table, time_interleaved, write_json  # noqa: E402
+from _common import (  # noqa: E402
+    fmt,
+    fmt_mean_std,
+    print_table,
+    source_fingerprint,
+    time_interleaved,
+    write_json,
+)
 from sklearn.linear_model import SGDClassifier  # noqa: E402
 
 from skdp_anomaly import PrivateOnlineActiveSVC  # noqa: E402
@@ -111,14 +117,6 @@ def stream_pass(make, X, y):
             est.partial_fit(X[s:s + CHUNK], y[s:s + CHUNK], classes=CLASSES)
         return est
     return run
-
-
-def _source_fingerprint():
-    root = Path(__file__).resolve().parent.parent / "skdp_anomaly" / "active_learning"
-    h = hashlib.sha256()
-    for p in sorted(root.glob("*.py")):
-        h.update(p.name.encode() + p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def main(argv=None):
@@ -196,7 +194,7 @@ def main(argv=None):
     write_json("online_svc_stream" + suffix, {
         "settings": dict(vars(args), d=D, chunk=CHUNK, epsilon=EPSILON, alpha=0.01, eta0="1/alpha",
                          test_rows=len(y_test)),
-        "estimator_source_sha256_16": _source_fingerprint(),
+        "estimator_source_sha256_16": source_fingerprint("active_learning"),
         "accuracy": {name: dict(marks=marks, mean=acc[name].mean(0),
                                 std=acc[name].std(0, ddof=1) if args.seeds > 1 else None,
                                 per_seed=acc[name], labels_mean=labels[name].mean(0))
