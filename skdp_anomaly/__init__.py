@@ -4,6 +4,8 @@ Public API
 ----------
 DPSMOTE
     Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
+NoisyGroupSearch
+    Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
 PrivateOnlineActiveSVC
     Private online active learning of a linear SVM (seed 003), ``partial_fit``.
 PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
@@ -29,6 +31,7 @@ from .budget import (
     PrivacyReport,
     check_privacy_budget,
 )
+from .group_search import NoisyGroupSearch
 from .changepoint import (
     PrivateChangePointDetector,
     ThresholdRange,
@@ -43,6 +46,7 @@ __all__ = [
     "AuditResult",
     "BudgetedPipeline",
     "DPSMOTE",
+    "NoisyGroupSearch",
     "PrivacyBudgetError",
     "PrivacyCost",
     "PrivacyLeakError",

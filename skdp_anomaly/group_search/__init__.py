@@ -1,0 +1,12 @@
+"""Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
+
+:class:`NoisyGroupSearch` runs the noisy Bayesian bisection of Bittner,
+Sarwate and Wright; :class:`MaxSensor` and :class:`RandomizedResponseSensor`
+are the built-in answerers of its queries, and document the protocol a user
+sensor follows.
+"""
+
+from ._noisy_group_search import NoisyGroupSearch
+from ._sensors import MaxSensor, RandomizedResponseSensor
+
+__all__ = ["MaxSensor", "NoisyGroupSearch", "RandomizedResponseSensor"]

@@ -1,0 +1,385 @@
+"""Anomaly-restricted private search for the anomaly by noisy Bayesian bisection (seed 000)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
+from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
+
+__all__ = ["NoisyGroupSearch"]
+
+# a query splits the items by fresh uniforms in buckets of about this many items
+_BUCKET = 8
+
+
+class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
+    """Find the anomaly by noisy group queries, with anomaly-restricted DP (seed 000).
+
+    The searcher keeps a posterior over which item is the anomaly (uniform at
+    first). Each query splits the items into a random half ``Q`` holding just
+    under half of the posterior mass and the rest (eq. 10), asks a sensor for
+    a noisy answer about the two halves, and updates the posterior by Bayes'
+    rule (eqs. 6, 11, 12). It stops by the posterior (``halting``) or the
+    budget, and flags the ``n_candidates`` items of largest posterior.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Anomaly-restricted ε of **one** query.
+    oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
+        ``"direct"``: noisy maxima of the halves, likelihood (11);
+        ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
+        error bound ``p`` of eq. (24) and update (6) (the version of §5 whose
+        query count Proposition 3 bounds); ``"randomized_response"``: the
+        bit of eq. (5) with update (6). Or an object following the sensor
+        protocol (:mod:`skdp_anomaly.group_search`): ``response`` is
+        ``"maxima"`` (direct update) or ``"bit"`` (randomized-response
+        update), ``query(mask)`` answers for the items of the mask; the
+        sensor holds the scores and is responsible for its noise, calibrated
+        to ``epsilon`` and ``low`` as the built-ins are.
+    low, high : float, default=1.0, 2.0
+        ``t_ℓ < t_h``: non-anomalous scores lie in ``[0, t_ℓ]``, the anomaly is
+        ``>= t_h`` (eq. 1). Public parameters, never read from the data.
+    halting : {"posterior", "bz", "budget"}, default="posterior"
+        Stop when the largest posterior entry exceeds ``alpha``
+        (``"posterior"``), when ``max log(f/(1-f)) > log(1/delta)``
+        (``"bz"``, eq. 25), or when one more query would exceed ``budget``.
+    alpha : float in (0, 1), default=0.5
+    delta : float in (0, 1), default=0.05
+    budget : float or None, default=None
+        Total ε cap; with another halting rule it caps that rule too.
+    max_queries : int, default=10_000
+        A safety cap on the number of queries (reported in ``halted_by_``).
+    n_candidates : int, default=4
+        Items flagged (``-1``) by :meth:`fit_predict`: the largest posterior
+        entries (§6.2 uses 4).
+    n_anomalies : int, default=1
+        §7: with ``k > 1`` the items are split into disjoint random groups,
+        ``ceil(k(k-1)/(2·0.05))`` of them so that two anomalies share a group
+        with probability at most 5 % (for anomalies placed at random), and
+        each group is searched on its own; the candidates are the union.
+    score_func : callable or None, default=None
+        Maps the rows of a multi-column ``X`` to scores ``x_i >= 0``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Query splits and sensor noise come from independent child streams.
+    accountant : object with ``spend(epsilon, delta)``, default=None
+        Charged ``epsilon`` before each query.
+
+    Attributes
+    ----------
+    posterior_ : ndarray of shape (n_samples,)
+        The final belief about which item is the anomaly (sums to 1; with
+        several groups, each group's posterior divided by the number of groups).
+    candidates_ : ndarray of int
+        Indices of the flagged items.
+    n_queries_ : int
+        Queries made (the largest over groups).
+    halted_by_ : str
+        ``"posterior"``, ``"bz"``, ``"budget"`` or ``"max_queries"`` (the
+        first group's reason when there are several).
+    groups_ : ndarray of shape (n_samples,)
+        The group of each item (all 0 with one anomaly); public randomness.
+    privacy_spent_ : PrivacyCost
+        ``n_queries_ · epsilon``, anomaly-restricted, replace-one neighbours.
+    n_features_in_ : int
+
+    Notes
+    -----
+    **Privacy.** Anomaly-restricted ε-DP per query (Definitions 1–2):
+    neighbouring datasets have the same anomaly and differ in the value of one
+    *non-anomalous* item (replace-one neighbours restricted to non-anomalies);
+    the anomaly itself is not protected, by design. Under the data model
+    (non-anomalous scores in ``[0, t_ℓ]``) the maximum of a group moves by at
+    most ``t_ℓ`` (Lemma 1); the two halves are disjoint, so one answer is
+    ε-DP by parallel composition, and ``t`` queries cost ``tε``
+    (Proposition 2). Data that violate the model weaken the guarantee: a
+    non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``. The
+    query sets depend only on earlier answers and fresh public randomness.
+    The budget validator keeps this notion apart from plain DP.
+
+    The randomized-response bit depends on the anomaly's location only, so
+    under anomaly-restricted neighbours its loss is 0; ``epsilon`` (the
+    paper's Proposition 1 for plain neighbours) is charged as an upper bound.
+
+    **Choices.** The random permutation of eq. (10) is drawn as fresh
+    uniforms ordered within buckets, which gives the same split distribution
+    in O(n) per query; when one item holds half of the mass or more, ``Q`` is
+    that item alone. The true group maxima are never stored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly import NoisyGroupSearch
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.uniform(0, 1, 10_000)
+    >>> scores[1234] = 3.0                        # the anomaly, >= t_h
+    >>> search = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=0)
+    >>> labels = search.fit_predict(scores.reshape(-1, 1))
+    >>> bool(1234 in search.candidates_), int((labels == -1).sum())
+    (True, 4)
+    """
+
+    _parameter_constraints: dict = {
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
+                   HasMethods(["query"])],
+        "low": [Interval(numbers.Real, 0, None, closed="neither")],
+        "high": [Interval(numbers.Real, 0, None, closed="neither")],
+        "halting": [StrOptions({"posterior", "bz", "budget"})],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "budget": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "max_queries": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_anomalies": [Interval(numbers.Integral, 1, None, closed="left")],
+        "score_func": [callable, None],
+        "random_state": ["random_state", np.random.Generator],
+        "accountant": [HasMethods(["spend"]), None],
+    }
+
+    def __init__(self, *, epsilon=1.0, oracle="direct", low=1.0, high=2.0, halting="posterior",
+                 alpha=0.5, delta=0.05, budget=None, max_queries=10_000, n_candidates=4,
+                 n_anomalies=1, score_func=None, random_state=None, accountant=None):
+        self.epsilon = epsilon
+        self.oracle = oracle
+        self.low = low
+        self.high = high
+        self.halting = halting
+        self.alpha = alpha
+        self.delta = delta
+        self.budget = budget
+        self.max_queries = max_queries
+        self.n_candidates = n_candidates
+        self.n_anomalies = n_anomalies
+        self.score_func = score_func
+        self.random_state = random_state
+        self.accountant = accountant
+
+    # ------------------------------------------------------------ privacy
+    def _query_cost(self) -> PrivacyCost:
+        return PrivacyCost.anomaly_restricted_dp(
+            float(self.epsilon), "one group query: two disjoint halves (parallel composition)",
+            neighbours="replace")
+
+    def _max_queries(self) -> int:
+        """Queries the parameters allow (the budget, the safety cap)."""
+        cap = int(self.max_queries)
+        if self.budget is not None:
+            cap = min(cap, int(math.floor(self.budget / self.epsilon * (1 + 1e-12))))
+        return cap
+
+    def privacy_cost(self) -> PrivacyCost:
+        """The most a search can spend: ``epsilon`` per query, up to the budget.
+
+        Without ``budget`` the number of queries is set by the data through
+        the posterior, and only ``max_queries · epsilon`` bounds it; the
+        actual spend is ``privacy_spent_``.
+
+        Examples
+        --------
+        >>> from skdp_anomaly import NoisyGroupSearch
+        >>> cost = NoisyGroupSearch(epsilon=0.5, budget=10.0).privacy_cost()
+        >>> cost.epsilon, cost.notion
+        (10.0, 'anomaly-restricted ε-DP')
+        """
+        self._check_params()
+        return self._query_cost().scale(self._max_queries())
+
+    def _check_params(self):
+        if not self.low < self.high:
+            raise ValueError(f"low must be < high (t_ℓ < t_h), got low={self.low!r}, "
+                             f"high={self.high!r}.")
+        if self.halting == "budget" and self.budget is None:
+            raise ValueError("halting='budget' needs a budget (a total ε).")
+        if self.budget is not None and self.budget < self.epsilon:
+            raise ValueError(f"budget={self.budget!r} is below the cost of one query "
+                             f"(epsilon={self.epsilon!r}).")
+
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Search for the anomaly among the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 1) or (n_samples, n_features)
+            Anomaly scores ``>= 0`` (one column), or rows mapped to scores by
+            ``score_func``. With a sensor object as ``oracle``, only the
+            number of rows is used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self._forget()
+        scores = self._scores(X)
+        n = scores.shape[0]
+        rng = check_random_state(self.random_state)
+        split_rng, group_rng, noise_rng = rng.spawn(3)
+        groups = self._groups(n, group_rng)
+        posterior = np.empty(n)
+        spent, reasons, candidates = 0, [], []
+        n_groups = int(groups.max()) + 1
+        for g in range(n_groups):
+            members = np.flatnonzero(groups == g)
+            sensor = self._sensor(scores[members], noise_rng)
+            f, queries, reason = self._search(sensor, members.size, split_rng)
+            posterior[members] = f / n_groups
+            spent = max(spent, queries)  # disjoint groups: parallel composition
+            reasons.append(reason)
+            top = np.argsort(f, kind="stable")[::-1][:self.n_candidates]
+            candidates.append(members[top])
+        self.groups_ = groups
+        self.posterior_ = posterior
+        self.candidates_ = np.sort(np.concatenate(candidates))
+        self.n_queries_ = spent
+        self.halted_by_ = reasons[0]
+        self.privacy_spent_ = self._query_cost().scale(spent) if spent else PrivacyCost.zero()
+        return self
+
+    def _scores(self, X):
+        if not isinstance(self.oracle, str) and X is not None and np.ndim(X) == 1:
+            X = np.asarray(X).reshape(-1, 1)
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
+                          ensure_all_finite=isinstance(self.oracle, str))
+        if not isinstance(self.oracle, str):
+            return np.zeros(X.shape[0])  # the sensor holds the scores
+        if self.score_func is not None:
+            scores = np.asarray(self.score_func(X), dtype=np.float64).reshape(-1)
+            if scores.shape != (X.shape[0],):
+                raise ValueError(f"score_func returned shape {scores.shape}; expected one "
+                                 f"score per row, ({X.shape[0]},).")
+        elif X.shape[1] != 1:
+            raise ValueError(f"X has {X.shape[1]} columns: pass one column of anomaly scores, "
+                             "or a score_func that maps rows to scores.")
+        else:
+            scores = X[:, 0]
+        if not np.all(np.isfinite(scores)) or np.any(scores < 0):
+            raise ValueError("anomaly scores must be finite and >= 0 (eq. 1 of seed 000).")
+        return scores
+
+    def _groups(self, n, rng):
+        k = int(self.n_anomalies)
+        if k == 1:
+            return np.zeros(n, np.int64)
+        if not isinstance(self.oracle, str):
+            raise ValueError("n_anomalies > 1 needs a built-in oracle: a sensor object answers "
+                             "for halves of all its items, not of one group.")
+        n_groups = min(n // 2, math.ceil(k * (k - 1) / (2 * 0.05)))
+        if n_groups < k:
+            raise ValueError(f"n_anomalies={k} needs at least {k} groups of 2 or more items; "
+                             f"there are {n} items.")
+        return rng.permutation(np.arange(n) % n_groups)
+
+    def _sensor(self, scores, rng):
+        if not isinstance(self.oracle, str):
+            return self.oracle
+        if self.oracle == "randomized_response":
+            return RandomizedResponseSensor(scores, self.high, self.epsilon, rng)
+        return MaxSensor(scores, self.low, self.epsilon, rng)
+
+    # ------------------------------------------------------------ search
+    def _search(self, sensor, n, rng):
+        """Algorithm 1 over ``n`` items; returns (posterior, queries, halting reason)."""
+        f = np.full(n, 1.0 / n)
+        limit = self._max_queries()
+        threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
+        queries = 0
+        while True:
+            if self.halting != "budget" and f.max() > threshold:
+                return f, queries, self.halting
+            if queries >= limit:
+                budget_bound = self.budget is not None and limit < self.max_queries
+                return f, queries, "budget" if budget_bound else "max_queries"
+            self._charge(self._query_cost())  # before the answer exists
+            mask = _split(f, rng)
+            answer = sensor.query(mask)
+            queries += 1
+            f = self._update(f, mask, answer, sensor)
+
+    def _update(self, f, mask, answer, sensor):
+        """Bayes' rule (6) or (12): the two halves get two likelihoods."""
+        eps, low, high = float(self.epsilon), float(self.low), float(self.high)
+        if sensor.response == "bit":
+            p = flip_probability(eps)
+            log_ratio = math.log1p(-p) - math.log(p)  # R = Q if the bit is 1, else the rest
+            log_ratio = log_ratio if _check_bit(answer) else -log_ratio
+        else:
+            y_in, y_out = _check_maxima(answer)
+            if self.oracle == "binarized":
+                p = binarized_error(eps, low, high)
+                log_ratio = math.log1p(-p) - math.log(p)
+                log_ratio = log_ratio if y_in > y_out else -log_ratio
+            else:  # eq. (11): anomaly in Q vs in the rest
+                scale = eps / low
+                in_q = -scale * (abs(y_in - high) + abs(y_out - low))
+                in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
+                log_ratio = in_q - in_rest
+        # multiply one side by e^{log_ratio} relative to the other, in a safe direction
+        if log_ratio >= 0:
+            f = np.where(mask, f, f * math.exp(-log_ratio))
+        else:
+            f = np.where(mask, f * math.exp(log_ratio), f)
+        return f / f.sum()
+
+    # ------------------------------------------------------------ predict
+    def fit_predict(self, X, y=None):
+        """Search, then label the candidates ``-1`` and every other item ``+1``."""
+        self.fit(X)
+        labels = np.ones(self.posterior_.shape[0], dtype=int)
+        labels[self.candidates_] = -1
+        return labels
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _split(f, rng):
+    """Eq. (10) in O(n): the items in a random order (fresh uniforms), then the
+    longest prefix holding less than half of the mass (one heavy item alone)."""
+    n = f.shape[0]
+    u = rng.random(n)
+    n_buckets = max(1, n // _BUCKET)
+    bucket = np.minimum((u * n_buckets).astype(np.int64), n_buckets - 1)
+    mass = np.bincount(bucket, weights=f, minlength=n_buckets)
+    before = np.cumsum(mass) - mass  # mass of the buckets before each one
+    c = int(np.searchsorted(before + mass, 0.5, side="left"))  # the bucket crossing 1/2
+    c = min(c, n_buckets - 1)
+    mask = bucket < c
+    inside = np.flatnonzero(bucket == c)
+    inside = inside[np.argsort(u[inside], kind="stable")]
+    prefix = before[c] + np.cumsum(f[inside])
+    mask[inside[prefix < 0.5]] = True
+    if not mask.any():  # the first item in the order holds half of the mass or more
+        first = inside[0] if inside.size else int(np.argmin(u))
+        mask[first] = True
+    return mask
+
+
+def _check_bit(answer) -> bool:
+    if isinstance(answer, (bool, np.bool_)) or answer in (0, 1):
+        return bool(answer)
+    raise ValueError(f"a 'bit' sensor must answer True/False (or 0/1), got {answer!r}.")
+
+
+def _check_maxima(answer) -> tuple[float, float]:
+    try:
+        y_in, y_out = (float(v) for v in answer)
+    except (TypeError, ValueError):
+        raise ValueError("a 'maxima' sensor must answer a pair of numbers (noisy maximum in "
+                         f"the queried half, noisy maximum in the rest), got {answer!r}.") from None
+    if not (math.isfinite(y_in) and math.isfinite(y_out)):
+        raise ValueError(f"a 'maxima' sensor answered non-finite values {answer!r}.")
+    return y_in, y_out
