@@ -325,12 +325,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
                 in_q = -scale * (abs(y_in - high) + abs(y_out - low))
                 in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
                 log_ratio = in_q - in_rest
-        # multiply one side by e^{log_ratio} relative to the other, in a safe direction
-        if log_ratio >= 0:
-            f = np.where(mask, f, f * math.exp(-log_ratio))
-        else:
-            f = np.where(mask, f * math.exp(log_ratio), f)
-        return f / f.sum()
+        # scale the losing side down by e^{-|log_ratio|} (never up: no overflow)
+        shrink = math.exp(-abs(log_ratio))
+        side = mask if log_ratio < 0 else ~mask
+        f *= 1.0 - (1.0 - shrink) * side
+        f /= f.sum()
+        return f
 
     # ------------------------------------------------------------ predict
     def fit_predict(self, X, y=None):
@@ -347,23 +347,27 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
 
 def _split(f, rng):
-    """Eq. (10) in O(n): the items in a random order (fresh uniforms), then the
-    longest prefix holding less than half of the mass (one heavy item alone)."""
+    """Eq. (10) in O(n): the items in a uniformly random order, then the longest
+    prefix holding less than half of the mass (one heavy item alone).
+
+    The order is drawn as a uniform bucket per item and, inside the one bucket
+    where the mass crosses 1/2, uniform keys: ordering by (bucket, key) is
+    ordering by i.i.d. uniforms, i.e. a uniform permutation, without a sort of
+    all n items.
+    """
     n = f.shape[0]
-    u = rng.random(n)
     n_buckets = max(1, n // _BUCKET)
-    bucket = np.minimum((u * n_buckets).astype(np.int64), n_buckets - 1)
+    bucket = rng.integers(0, n_buckets, size=n)
     mass = np.bincount(bucket, weights=f, minlength=n_buckets)
-    before = np.cumsum(mass) - mass  # mass of the buckets before each one
-    c = int(np.searchsorted(before + mass, 0.5, side="left"))  # the bucket crossing 1/2
-    c = min(c, n_buckets - 1)
+    through = np.cumsum(mass)  # mass of the buckets up to and including each one
+    c = min(int(np.searchsorted(through, 0.5, side="left")), n_buckets - 1)
     mask = bucket < c
     inside = np.flatnonzero(bucket == c)
-    inside = inside[np.argsort(u[inside], kind="stable")]
-    prefix = before[c] + np.cumsum(f[inside])
+    inside = inside[np.argsort(rng.random(inside.size), kind="stable")]
+    prefix = (through[c] - mass[c]) + np.cumsum(f[inside])
     mask[inside[prefix < 0.5]] = True
     if not mask.any():  # the first item in the order holds half of the mass or more
-        first = inside[0] if inside.size else int(np.argmin(u))
+        first = inside[0] if inside.size else int(np.flatnonzero(bucket == bucket.min())[0])
         mask[first] = True
     return mask
 

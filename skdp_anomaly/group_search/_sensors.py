@@ -56,8 +56,10 @@ class MaxSensor:
         self._rng = rng
 
     def query(self, mask):
-        inside = float(np.max(self._scores, where=mask, initial=0.0))
-        outside = float(np.max(self._scores, where=~mask, initial=0.0))
+        # scores are >= 0, so the max of x·mask is the max over the half (0 if empty);
+        # two plain passes, several times faster than a masked reduction
+        inside = float(np.max(self._scores * mask, initial=0.0))
+        outside = float(np.max(self._scores * ~mask, initial=0.0))
         noise = self._mech.noise(2, self._rng)
         return inside + float(noise[0]), outside + float(noise[1])
 
@@ -82,7 +84,7 @@ class RandomizedResponseSensor:
         self._rng = rng
 
     def query(self, mask):
-        found = bool(np.max(self._scores, where=mask, initial=0.0) >= self._high)
+        found = bool(np.max(self._scores * mask, initial=0.0) >= self._high)
         return bool(self._mech.randomise(np.array([found]), self._rng)[0])
 
 
