@@ -13,7 +13,14 @@ import pytest
 from imblearn.utils.estimator_checks import parametrize_with_checks as imblearn_checks
 from sklearn.utils.estimator_checks import parametrize_with_checks as sklearn_checks
 
-from skdp_anomaly import DPSMOTE, PrivateChangePointDetector, PrivateOnlineActiveSVC
+import numpy as np
+
+from skdp_anomaly import (
+    DPSMOTE,
+    NoisyGroupSearch,
+    PrivateChangePointDetector,
+    PrivateOnlineActiveSVC,
+)
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
 _SPARSE = "sparse X is out of scope: the grid histogram needs dense numeric features"
@@ -49,6 +56,7 @@ EXPECTED_FAILED_CHECKS = {
         "check_fit1d": "a 1-D X is the natural input (one series); the check expects an error",
         "check_fit2d_predict1d": "predict accepts a 1-D series by design",
     },
+    ("NoisyGroupSearch", None): {},
     ("PrivateOnlineActiveSVC", None): {
         "check_classifiers_train": ("asserts > 83 % training accuracy after one private pass "
                                     "over ~100 rows; the noisy updates (ε = 1) need more rows"),
@@ -56,8 +64,22 @@ EXPECTED_FAILED_CHECKS = {
 }
 
 SAMPLERS = [DPSMOTE(random_state=0), DPSMOTE(random_state=0, class_counts="public")]
+
+
+class RowNorms:
+    """Anomaly scores of multi-column rows, for the checks that fit on several features
+    (a class, so that its repr, and so the test ids, are the same in every worker)."""
+
+    def __call__(self, X):
+        return np.linalg.norm(X, axis=1)
+
+    def __repr__(self):
+        return "RowNorms()"
+
+
 ESTIMATORS = SAMPLERS + [PrivateChangePointDetector(epsilon=1.0, random_state=0),
-                         PrivateOnlineActiveSVC(random_state=0)]
+                         PrivateOnlineActiveSVC(random_state=0),
+                         NoisyGroupSearch(score_func=RowNorms(), random_state=0)]
 
 
 def expected_failed_checks(estimator):
