@@ -14,7 +14,8 @@ from .._version import __version__
 from ._common import one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
-_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc")
+_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc",
+                    "_group_search")
 
 
 def build_parser() -> argparse.ArgumentParser:

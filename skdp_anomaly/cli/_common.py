@@ -54,6 +54,11 @@ OPTION_OF = {
     "alpha": "--alpha",
     "selection": "--selection",
     "update": "--update",
+    "low": "--low",
+    "high": "--high",
+    "budget": "--budget",
+    "oracle": "--oracle",
+    "n_candidates": "--candidates",
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",

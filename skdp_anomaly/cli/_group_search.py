@@ -1,0 +1,73 @@
+"""``skdp-anomaly group-search``: find the anomaly of a CSV score column by noisy group queries.
+
+The scores are read into a sensor (:class:`~skdp_anomaly.group_search.MaxSensor`)
+that answers each query with noisy maxima; the search sees only those answers
+and prints the candidate rows, the queries made and the anomaly-restricted ε
+spent.
+"""
+
+from __future__ import annotations
+
+from ._changepoint import read_column
+from ._common import check_input_file, library_calls
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "group-search",
+        help="find the anomaly of a score column by private noisy group queries",
+        description=(
+            "Search the rows of a CSV file for the single anomaly of a score column with "
+            "noisy group queries (Bittner, Sarwate and Wright, Using Noisy Binary Search for "
+            "Differentially Private Anomaly Detection). Non-anomalous scores must lie in "
+            "[0, --low] and the anomaly at or above --high; each query is anomaly-restricted "
+            "epsilon-DP (the anomaly itself is not protected). Prints the candidate rows "
+            "(0-based), the number of queries and the epsilon spent."
+        ),
+    )
+    p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
+    p.add_argument("--column", required=True, metavar="SCORE",
+                   help="name of the column of anomaly scores (>= 0)")
+    p.add_argument("--epsilon", required=True, type=float,
+                   help="anomaly-restricted epsilon of one query (> 0)")
+    p.add_argument("--low", required=True, type=float,
+                   help="t_l: public bound of the non-anomalous scores")
+    p.add_argument("--high", required=True, type=float,
+                   help="t_h: public lower bound of the anomaly's score (> --low)")
+    p.add_argument("--oracle", choices=("direct", "binarized", "randomized_response"),
+                   default="direct", help="how a query is answered and used (default: direct)")
+    p.add_argument("--alpha", type=float, default=0.5,
+                   help="stop when the largest posterior entry exceeds this (default 0.5)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="total epsilon cap: stop before a query would exceed it")
+    p.add_argument("--candidates", type=int, default=4,
+                   help="rows reported as candidates (default 4)")
+    p.add_argument("--random-state", type=int, default=None,
+                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..group_search import NoisyGroupSearch
+
+    check_input_file(args.input, "IN.csv")
+    search = NoisyGroupSearch(
+        epsilon=args.epsilon, oracle=args.oracle, low=args.low, high=args.high,
+        alpha=args.alpha, budget=args.budget, n_candidates=args.candidates,
+        random_state=args.random_state,
+    )
+    with library_calls("group-search"):
+        search._validate_params()
+        search.privacy_cost()  # low < high, a budget of at least one query
+    scores, _ = read_column(args.input, args.column)
+    with library_calls("group-search"):
+        search.fit(scores.reshape(-1, 1))
+    rows = ", ".join(str(int(i)) for i in search.candidates_)
+    print(f"candidate rows (0-based): {rows}")
+    print(f"queries: {search.n_queries_} (stopped by {search.halted_by_})")
+    print(f"privacy spent: {search.privacy_spent_}; the anomaly itself is not protected")
+    if args.random_state is not None:
+        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    return 0

@@ -1,0 +1,42 @@
+"""``skdp-anomaly group-search``. Fixed seeds: deterministic."""
+
+import numpy as np
+import pytest
+
+from skdp_anomaly.cli import main
+
+
+@pytest.fixture
+def scores_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 2000)
+    x[777] = 3.0
+    path = tmp_path / "scores.csv"
+    path.write_text("id,score\n" + "".join(f"{i},{v}\n" for i, v in enumerate(x)))
+    return path
+
+
+def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
+    code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "1",
+                 "--low", "1", "--high", "2.5", "--random-state", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "777" in out.splitlines()[0]
+    assert "anomaly-restricted ε-DP" in out and "not protected" in out
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--low", "2", "--high", "1"], "low must be < high"),
+    (["--low", "1", "--high", "2", "--budget", "0.5"], "below the cost of one query"),
+    (["--low", "1", "--high", "2", "--candidates", "0"], "--candidates"),
+])
+def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra, match):
+    from skdp_anomaly.cli import _group_search
+
+    def never(*args, **kwargs):
+        raise AssertionError("the data was read")
+
+    monkeypatch.setattr(_group_search, "read_column", never)
+    code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "1",
+                 *extra])
+    assert code == 2 and match in capsys.readouterr().err
