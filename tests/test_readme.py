@@ -21,11 +21,12 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_the_readme_has_the_four_snippets():
-    assert len(SNIPPETS) == 4
+def test_the_readme_has_the_five_snippets():
+    assert len(SNIPPETS) == 5
 
 
-@pytest.mark.parametrize("code", SNIPPETS, ids=["dpsmote", "changepoint", "online_svc", "audit"])
+@pytest.mark.parametrize("code", SNIPPETS,
+                         ids=["dpsmote", "changepoint", "online_svc", "group_search", "audit"])
 def test_snippet_runs(code, capsys):
     if "diffprivlib" in code and not AVAILABLE:
         pytest.skip(REASON)
@@ -42,6 +43,9 @@ def test_snippet_runs(code, capsys):
     elif "PrivateChangePointDetector" in code:
         assert abs(namespace["det"].change_point_ - 600) <= 100
         assert abs(namespace["online"].change_point_ - 6000) <= 100
+    elif "NoisyGroupSearch" in code:
+        assert 31_415 in namespace["search"].candidates_
+        assert namespace["search"].privacy_spent_.anomaly_restricted
     elif "PrivateOnlineActiveSVC" in code:
         svc = namespace["svc"]
         assert out == ["21805", "0.965"]  # the numbers the README quotes
