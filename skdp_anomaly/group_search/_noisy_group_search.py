@@ -192,6 +192,13 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self._check_params()
         return self._query_cost().scale(self._max_queries())
 
+    def privacy_assumptions(self) -> tuple:
+        """The data model the guarantee rests on (eq. 1), which the search cannot check."""
+        return (f"NoisyGroupSearch: the non-anomalous scores lie in [0, low={self.low!r}] and "
+                f"the anomaly is >= high={self.high!r} (seed 000, eq. 1); a larger "
+                "non-anomalous score is protected only at epsilon·score/low, and the anomaly "
+                "itself is not protected",)
+
     def _check_params(self):
         if not self.low < self.high:
             raise ValueError(f"low must be < high (t_ℓ < t_h), got low={self.low!r}, "
