@@ -237,6 +237,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         posterior = np.empty(n)
         spent, reasons, candidates = 0, [], []
         n_groups = int(groups.max()) + 1
+        self._charged = 0  # queries paid for so far: the most of any group (disjoint groups)
         for g in range(n_groups):
             members = np.flatnonzero(groups == g)
             sensor = self._sensor(scores[members], noise_rng)
@@ -246,6 +247,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             reasons.append(reason)
             top = np.argsort(f, kind="stable")[::-1][:self.n_candidates]
             candidates.append(members[top])
+        del self._charged
         self.groups_ = groups
         self.posterior_ = posterior
         self.candidates_ = np.sort(np.concatenate(candidates))
@@ -290,7 +292,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     def _sensor(self, scores, rng):
         if not isinstance(self.oracle, str):
-            return self.oracle
+            return _checked_sensor(self.oracle, float(self.epsilon))
         if self.oracle == "randomized_response":
             return RandomizedResponseSensor(scores, self.high, self.epsilon, rng)
         return MaxSensor(scores, self.low, self.epsilon, rng)
@@ -308,10 +310,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             if queries >= limit:
                 budget_bound = self.budget is not None and limit < self.max_queries
                 return f, queries, "budget" if budget_bound else "max_queries"
-            self._charge(self._query_cost())  # before the answer exists
+            queries += 1
+            if queries > self._charged:  # before the answer exists; groups run in parallel
+                self._charge(self._query_cost())
+                self._charged = queries
             mask = _split(f, rng)
             answer = sensor.query(mask)
-            queries += 1
             f = self._update(f, mask, answer, sensor)
 
     def _update(self, f, mask, answer, sensor):
@@ -385,7 +389,23 @@ def _check_bit(answer) -> bool:
     raise ValueError(f"a 'bit' sensor must answer True/False (or 0/1), got {answer!r}.")
 
 
+def _checked_sensor(sensor, epsilon: float):
+    """A user sensor follows the protocol, at the ε the searcher charges."""
+    response = getattr(sensor, "response", None)
+    if response not in ("maxima", "bit"):
+        raise ValueError(f"the sensor's response must be 'maxima' or 'bit', got {response!r}.")
+    declared = getattr(sensor, "epsilon", None)
+    if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon,
+                                                                rel_tol=1e-12):
+        raise ValueError(f"the sensor answers at epsilon={declared!r} but the search charges "
+                         f"epsilon={epsilon!r} per query; they must be equal.")
+    return sensor
+
+
 def _check_maxima(answer) -> tuple[float, float]:
+    if isinstance(answer, (str, bytes)):
+        raise ValueError("a 'maxima' sensor must answer a pair of numbers, got the string "
+                         f"{answer!r}.")
     try:
         y_in, y_out = (float(v) for v in answer)
     except (TypeError, ValueError):
