@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from _recording import record_calls
 
 from skdp_anomaly.changepoint import PrivateChangePointDetector
 from skdp_anomaly.cli import main
@@ -126,18 +127,9 @@ def data_access(monkeypatch):
     """Record (and stop) any read of the series and any fit."""
     from skdp_anomaly.cli import _changepoint
 
-    calls = []
-
-    def record(name):
-        def called(*args, **kwargs):
-            calls.append(name)
-            raise RuntimeError(f"{name} was called")
-        return called
-
-    monkeypatch.setattr(_changepoint, "read_column", record("read_column"))
-    monkeypatch.setattr(PrivateChangePointDetector, "fit", record("fit"))
-    monkeypatch.setattr(PrivateChangePointDetector, "partial_fit", record("partial_fit"))
-    return calls
+    return record_calls(monkeypatch, [(_changepoint, "read_column"),
+                                      (PrivateChangePointDetector, "fit"),
+                                      (PrivateChangePointDetector, "partial_fit")])
 
 
 ONLINE = ["--online", "--window", "100", "--threshold", "0.8"]

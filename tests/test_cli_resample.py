@@ -4,6 +4,7 @@ import csv
 
 import numpy as np
 import pytest
+from _recording import record_calls
 from sklearn.datasets import make_classification
 
 from skdp_anomaly.cli import main
@@ -179,18 +180,8 @@ def data_access(monkeypatch):
     from skdp_anomaly.cli import _resample
     from skdp_anomaly.over_sampling import DPSMOTE
 
-    calls = []
-
-    def record(name):
-        def called(*args, **kwargs):
-            calls.append(name)
-            raise RuntimeError(f"{name} was called")
-        return called
-
-    monkeypatch.setattr(_resample, "read_table", record("read_table"))
-    monkeypatch.setattr(DPSMOTE, "fit_resample", record("fit_resample"))
-    monkeypatch.setattr(DPSMOTE, "fit", record("fit"))
-    return calls
+    return record_calls(monkeypatch, [(_resample, "read_table"), (DPSMOTE, "fit_resample"),
+                                      (DPSMOTE, "fit")])
 
 
 def _resample_argv(csv_in, tmp_path, changes):
