@@ -245,8 +245,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             posterior[members] = f / n_groups
             spent = max(spent, queries)  # disjoint groups: parallel composition
             reasons.append(reason)
-            top = np.argsort(f, kind="stable")[::-1][:self.n_candidates]
-            candidates.append(members[top])
+            candidates.append(members[_largest(f, self.n_candidates)])
         del self._charged
         self.groups_ = groups
         self.posterior_ = posterior
@@ -381,6 +380,13 @@ def _split(f, rng):
         first = inside[0] if inside.size else int(np.flatnonzero(bucket == bucket.min())[0])
         mask[first] = True
     return mask
+
+
+def _largest(f, k):
+    """Indices of the ``k`` largest entries, largest first, in O(n) (no full sort)."""
+    k = min(int(k), f.shape[0])
+    top = np.argpartition(f, f.shape[0] - k)[f.shape[0] - k:]
+    return top[np.argsort(-f[top], kind="stable")]
 
 
 def _check_bit(answer) -> bool:
