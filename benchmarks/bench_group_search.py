@@ -294,7 +294,6 @@ def section_speed(args):
         out.append({"n": n, "time_s": t_fit, "repeats": repeats, "queries": est.n_queries_,
                     "time_per_query_s": per_q, "numpy_max_s": t_max, "ratio": per_q / t_max,
                     "found": bool(n // 3 in est.candidates_)})
-        del x, X, holder
     print_table("Speed — direct oracle, ε = 1, t_ℓ = 1, t_h = 2.5, uniform[0, 1] scores, α = 0.5 "
                 "(median of repeats)",
                 ["n", "fit (s)", "queries", "per query (ms)", "numpy.max (ms)",

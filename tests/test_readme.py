@@ -8,7 +8,6 @@ import re
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from skdp_anomaly.changepoint import ChangePointNoiseWarning

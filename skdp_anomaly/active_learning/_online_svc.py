@@ -17,7 +17,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._warn import warn
 from ..privacy import (
     PrivacyCost,
     PrivacyCostMixin,

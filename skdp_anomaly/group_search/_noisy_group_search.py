@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
