@@ -4,6 +4,9 @@ Public API
 ----------
 DPSMOTE
     Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
+DPOAD
+    Private outsourcing of anomaly detection over windowed histograms (seed 001);
+    the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
 NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
 PrivateOnlineActiveSVC
@@ -31,6 +34,7 @@ from .budget import (
     PrivacyReport,
     check_privacy_budget,
 )
+from .dpoad import DPOAD
 from .group_search import NoisyGroupSearch
 from .changepoint import (
     PrivateChangePointDetector,
@@ -45,6 +49,7 @@ from .privacy import PrivacyCost
 __all__ = [
     "AuditResult",
     "BudgetedPipeline",
+    "DPOAD",
     "DPSMOTE",
     "NoisyGroupSearch",
     "PrivacyBudgetError",

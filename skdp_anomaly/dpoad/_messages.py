@@ -1,0 +1,246 @@
+"""The messages that cross between the data owner and the analyst (seed 001, Fig. 5).
+
+Everything the analyst (the MSSP) learns arrives in a :class:`WindowRelease`;
+everything the owner learns back arrives in an :class:`AnalystReport`. Both
+are frozen, hold read-only arrays, and convert to and from plain JSON
+(:func:`to_json`, :func:`from_json`), so the two roles can live on
+different machines: nothing else has to cross.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+__all__ = [
+    "AnalystReport",
+    "SamplingParameters",
+    "SensitivityFeedback",
+    "WindowRelease",
+    "from_json",
+    "to_json",
+]
+
+
+def _frozen_array(values, dtype) -> np.ndarray:
+    array = np.array(values, dtype=dtype)  # a copy: the message owns its data
+    array.setflags(write=False)
+    return array
+
+
+class _Message:
+    """Equality by value (arrays compared element-wise) and a dict form."""
+
+    _arrays: dict = {}
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if f.name in self._arrays:
+                if not np.array_equal(a, b):
+                    return False
+            elif a != b:
+                return False
+        return True
+
+    __hash__ = None
+
+    def to_dict(self) -> dict:
+        """Plain-Python form (lists, floats, strings), ready for :mod:`json`."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in self._arrays:
+                value = value.tolist()
+            elif isinstance(value, _Message):
+                value = value.to_dict()
+            out[f.name] = value
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class SamplingParameters(_Message):
+    """Sensitivity-sampler parameters of one window (Thm II.2 / IV.2).
+
+    Attributes
+    ----------
+    phase : {"learning", "prediction"}
+    m : int
+        Number of sensitivity candidates drawn.
+    k : int
+        Order statistic used: the k-th smallest candidate is the sensitivity.
+    rho : float
+        The Kolmogorov (DKW) confidence ρ the theorem was evaluated at.
+    """
+
+    phase: str
+    m: int
+    k: int
+    rho: float
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SamplingParameters":
+        return cls(str(data["phase"]), int(data["m"]), int(data["k"]), float(data["rho"]))
+
+    @property
+    def quantile_level(self) -> float:
+        """``k / m``, the sensitivity quantile level of Fig. 6(a)."""
+        return self.k / self.m
+
+
+@dataclass(frozen=True, eq=False)
+class WindowRelease(_Message):
+    """Everything the data owner sends the analyst about one window (Step 4).
+
+    Attributes
+    ----------
+    window : int
+        0-based index of the window.
+    values : ndarray of shape (n_bins,)
+        The privatised counts (``space="count"``, integers) or the privatised
+        disentangled counts ``g(count)`` (``space="disentangled"``).
+    space : {"count", "disentangled"}
+    noise_scale : float
+        ``sensitivity / epsilon``, the scale of the noise added to each value.
+    sensitivity : float
+        The sensitivity Δ the noise was calibrated to (in the units of
+        ``values``).
+    phase : {"global", "record", "learning", "prediction"}
+    sampling : SamplingParameters or None
+        The sampler's (m, k, ρ) when Δ was sampled.
+    max_count : int
+        The count domain {0..max_count} of this window (public; data-derived,
+        with a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`, only when
+        the owner was given ``max_count=None``).
+    """
+
+    window: int
+    values: np.ndarray
+    space: str
+    noise_scale: float
+    sensitivity: float
+    phase: str
+    sampling: SamplingParameters | None
+    max_count: int
+
+    _arrays = {"values": None}
+
+    def __post_init__(self):
+        dtype = np.int64 if self.space == "count" else np.float64
+        object.__setattr__(self, "values", _frozen_array(self.values, dtype))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "WindowRelease":
+        sampling = data["sampling"]
+        return cls(int(data["window"]), data["values"], str(data["space"]),
+                   float(data["noise_scale"]), float(data["sensitivity"]), str(data["phase"]),
+                   None if sampling is None else SamplingParameters.from_dict(sampling),
+                   int(data["max_count"]))
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityFeedback(_Message):
+    """What the owner needs for the prediction phase (Step 6).
+
+    Attributes
+    ----------
+    disentangler : ndarray of shape (n_knots, 2)
+        The strictly increasing disentangler ``g`` as knots ``(c / max_count,
+        g)`` of a piecewise-linear map of [0, 1] onto [0, 1] with
+        ``g(0) = 0``; ``[[0, 0], [1, 1]]`` is the default ``g(c) = c /
+        max_count``.
+    support : ndarray of shape (n_support,)
+        Values ``g(c)`` of the learnt count distribution.
+    probabilities : ndarray of shape (n_support,)
+        Their probabilities (sum to 1): the pooled pseudo-counts weighted by
+        their raw KSE score to the power −4, so that likely anomalies carry
+        little mass.
+    """
+
+    disentangler: np.ndarray
+    support: np.ndarray
+    probabilities: np.ndarray
+
+    _arrays = {"disentangler": None, "support": None, "probabilities": None}
+
+    def __post_init__(self):
+        for name in self._arrays:
+            object.__setattr__(self, name, _frozen_array(getattr(self, name), np.float64))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SensitivityFeedback":
+        return cls(data["disentangler"], data["support"], data["probabilities"])
+
+    def g(self, counts, max_count: int) -> np.ndarray:
+        """Disentangle counts in {0..max_count} into [0, 1]."""
+        knots = self.disentangler
+        return np.interp(np.asarray(counts, np.float64) / max_count, knots[:, 0], knots[:, 1])
+
+    def g_inverse(self, values, max_count: int) -> np.ndarray:
+        """Counts in {0..max_count} nearest to ``g⁻¹(values)`` (Alg. 1, line 14)."""
+        knots = self.disentangler
+        x = np.interp(np.clip(np.asarray(values, np.float64), 0.0, 1.0), knots[:, 1], knots[:, 0])
+        return np.clip(np.rint(x * max_count), 0, max_count).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class AnalystReport(_Message):
+    """The analyst's answer about one window (Step 7).
+
+    Attributes
+    ----------
+    window : int
+    anomalies : ndarray of bool, shape (n_bins,)
+        The window's cells flagged: normalised score > threshold.
+    scores : ndarray of shape (n_bins,)
+        The window's normalised KSE scores in [0, 1] (min–max over the pool).
+    feedback : SensitivityFeedback
+    """
+
+    window: int
+    anomalies: np.ndarray
+    scores: np.ndarray
+    feedback: SensitivityFeedback
+
+    _arrays = {"anomalies": None, "scores": None}
+
+    def __post_init__(self):
+        object.__setattr__(self, "anomalies", _frozen_array(self.anomalies, bool))
+        object.__setattr__(self, "scores", _frozen_array(self.scores, np.float64))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AnalystReport":
+        return cls(int(data["window"]), data["anomalies"], data["scores"],
+                   SensitivityFeedback.from_dict(data["feedback"]))
+
+
+_TYPES = {cls.__name__: cls for cls in (WindowRelease, AnalystReport, SensitivityFeedback,
+                                        SamplingParameters)}
+
+
+def to_json(message) -> str:
+    """Serialise a message to a JSON string (its type included).
+
+    Examples
+    --------
+    >>> from skdp_anomaly.dpoad import SamplingParameters, from_json, to_json
+    >>> message = SamplingParameters("learning", 1305, 1305, 0.0042)
+    >>> from_json(to_json(message)) == message
+    True
+    """
+    if type(message) not in _TYPES.values():
+        raise TypeError(f"to_json serialises DPOAD messages only, got {type(message).__name__}.")
+    return json.dumps({"type": type(message).__name__, "message": message.to_dict()})
+
+
+def from_json(text: str):
+    """Rebuild a message serialised by :func:`to_json`."""
+    data = json.loads(text)
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind not in _TYPES:
+        raise ValueError(f"not a DPOAD message: type {kind!r}.")
+    return _TYPES[kind].from_dict(data["message"])

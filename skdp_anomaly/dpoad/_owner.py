@@ -1,0 +1,256 @@
+"""The data owner (seed 001, Steps 1–3): histogram a window and privatise its counts."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost, check_random_state
+from ..privacy._validation import warn_privacy_leak
+from ._messages import AnalystReport, WindowRelease
+from ._sampling import _check_gamma, kth_smallest_draw, sampling_parameters
+
+__all__ = ["DataOwner", "MECHANISMS", "check_bins", "window_cost", "window_histogram"]
+
+#: The owner's mechanisms: the paper's three and the record-level baseline.
+MECHANISMS = ("dpoad", "painfree", "laplace", "record")
+
+
+def check_bins(bins) -> list[np.ndarray]:
+    """Validate the analyst's public bin edges: one increasing 1-D array, or a list of them.
+
+    Returns a list with one float array of edges per feature.
+    """
+    if isinstance(bins, (list, tuple)) and len(bins) > 0 and np.ndim(bins[0]) == 1:
+        edges = [np.asarray(b, dtype=np.float64) for b in bins]
+    else:
+        edges = [np.asarray(bins, dtype=np.float64)]
+    for j, e in enumerate(edges):
+        where = "" if len(edges) == 1 else f" (feature {j})"
+        if e.ndim != 1 or e.size < 2:
+            raise ValueError(f"The 'bins' parameter{where} must hold at least two edges in a 1-D "
+                             f"array; got shape {e.shape}.")
+        if not np.all(np.isfinite(e)) or not np.all(np.diff(e) > 0):
+            raise ValueError(f"The 'bins' parameter{where} must be finite and strictly "
+                             "increasing.")
+    return edges
+
+
+def window_histogram(X, bins) -> np.ndarray:
+    """Counts of the records of one window in the cells of ``bins`` (Step 2).
+
+    Bins follow :func:`numpy.histogramdd`: each is half-open ``[a, b)`` except
+    the last, which includes its right edge; several features give the
+    product cells flattened in C order.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_records,) or (n_records, n_features)
+    bins : array-like or list of array-like
+        Public bin edges (see :class:`~skdp_anomaly.DPOAD`).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_cells,)
+
+    Raises
+    ------
+    ValueError
+        NaN/inf, a wrong number of features, or a record outside the bins.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.dpoad import window_histogram
+    >>> window_histogram([0.5, 1.5, 1.7, 2.0], [0, 1, 2]).tolist()
+    [1, 3]
+    """
+    edges = check_bins(bins)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X.reshape(-1, 1)
+    if X.ndim != 2 or X.shape[1] != len(edges):
+        raise ValueError(f"X has shape {X.shape}; the bins describe {len(edges)} feature(s).")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("Input X contains NaN or infinity.")
+    flat = np.zeros(X.shape[0], dtype=np.int64)
+    for j, e in enumerate(edges):
+        column = X[:, j]
+        if np.any(column < e[0]) or np.any(column > e[-1]):
+            raise ValueError(
+                "X has records outside the 'bins' parameter's range: the bins are public and "
+                "fixed by the analyst (Step 2), so widen them, or clip the records to "
+                "[bins[0], bins[-1]] yourself if that is the intended model.")
+        index = np.searchsorted(e, column, side="right") - 1
+        index = np.minimum(index, e.size - 2)  # the last bin includes its right edge
+        flat = flat * (e.size - 1) + index
+    n_cells = math.prod(e.size - 1 for e in edges)
+    return np.bincount(flat, minlength=n_cells).astype(np.int64)
+
+
+class DataOwner:
+    """The data owner's side of DPOAD: it alone sees records.
+
+    Parameters
+    ----------
+    bins : array-like or list of array-like
+        The analyst's public bin edges.
+    epsilon : float, default=1.0
+        ε spent on each window.
+    gamma : float in (0, 1), default=0.05
+        Random-DP confidence (validated always; unused by ``"laplace"`` and
+        ``"record"``).
+    mechanism : {"dpoad", "painfree", "laplace", "record"}, default="dpoad"
+    max_count : int >= 1 or None, default=None
+        Public cap of a cell count; ``None`` uses the window's record count
+        (a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
+    learning_windows : int, default=1
+    sensitivity_samples : int, default=100_000
+    random_state : None, int or numpy.random.Generator, default=None
+        Sensitivity candidates and noise come from separate child streams.
+
+    Notes
+    -----
+    :meth:`release` keeps nothing of the window: no records, no counts. The
+    only state carried between windows is the window index and the last
+    :class:`~skdp_anomaly.dpoad.SensitivityFeedback` received.
+    See :class:`~skdp_anomaly.DPOAD` for the mechanisms and their guarantees.
+    """
+
+    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="dpoad", max_count=None,
+                 learning_windows=1, sensitivity_samples=100_000, random_state=None):
+        self.bins = check_bins(bins)
+        self.epsilon = _check_positive("epsilon", epsilon)
+        self.gamma = _check_gamma(gamma)
+        if mechanism not in MECHANISMS:
+            raise ValueError(f"The 'mechanism' parameter must be one of {MECHANISMS}; "
+                             f"got {mechanism!r}.")
+        self.mechanism = mechanism
+        self.max_count = None if max_count is None else _check_int("max_count", max_count)
+        self.learning_windows = _check_int("learning_windows", learning_windows)
+        self.sensitivity_samples = _check_int("sensitivity_samples", sensitivity_samples)
+        sample_rng, noise_rng = check_random_state(random_state).spawn(2)
+        self._sample_rng, self._noise_rng = sample_rng, noise_rng
+        self.n_released = 0
+        self.feedback = None
+        # the parameters are checked now: a bad (gamma, m) fails before any data is read
+        self.learning_parameters = sampling_parameters(self.gamma)
+        self.prediction_parameters = (
+            sampling_parameters(self.gamma, "prediction", m=self.sensitivity_samples,
+                                epsilon=self.epsilon, learning_windows=self.learning_windows)
+            if mechanism == "dpoad" else None)
+
+    @property
+    def phase(self) -> str:
+        """The phase of the next window's release."""
+        if self.mechanism == "laplace":
+            return "global"
+        if self.mechanism == "record":
+            return "record"
+        if self.mechanism == "dpoad" and self.n_released >= self.learning_windows:
+            return "prediction"
+        return "learning"
+
+    def cost(self) -> PrivacyCost:
+        """The privacy cost of one window's release (see :class:`~skdp_anomaly.DPOAD`)."""
+        return window_cost(self.mechanism, self.epsilon, self.gamma)
+
+    def release(self, X) -> WindowRelease:
+        """Histogram the window ``X`` and privatise its counts (Steps 2–4).
+
+        Raises
+        ------
+        ValueError
+            An empty window, NaN/inf, or records outside the bins.
+        """
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[0] == 0:
+            raise ValueError("X is an empty window: a window must hold at least one record.")
+        counts = window_histogram(X, self.bins)
+        max_count = self.max_count
+        if max_count is None:
+            max_count = int(X.shape[0])
+            warn_privacy_leak(
+                "max_count=None: the count domain {0..max_count} is the window's record count, "
+                "read from the data and released with the window; pass a public max_count.")
+        counts = np.minimum(counts, max_count)
+        phase = self.phase
+        if phase == "prediction":
+            release = self._release_prediction(counts, max_count)
+        else:
+            release = self._release_counts(counts, max_count, phase)
+        self.n_released += 1
+        return release
+
+    def _release_counts(self, counts, max_count, phase) -> WindowRelease:
+        sampling = None
+        if phase == "global":
+            sensitivity = float(max_count)
+        elif phase == "record":
+            sensitivity = 1.0
+        else:  # Pain-Free: the k-th smallest of m uniform draws on {0..max_count}, floored at 1
+            sampling = self.learning_parameters
+            drawn = kth_smallest_draw(np.arange(max_count + 1), None, sampling.m, sampling.k,
+                                      self._sample_rng)
+            sensitivity = max(1.0, drawn)
+        mechanism = GeometricMechanism(self.epsilon, sensitivity)
+        values = mechanism.randomise(counts, self._noise_rng)
+        return WindowRelease(self.n_released, values, "count", sensitivity / self.epsilon,
+                             sensitivity, phase, sampling, max_count)
+
+    def _release_prediction(self, counts, max_count) -> WindowRelease:
+        feedback = self.feedback
+        if feedback is None:
+            raise RuntimeError("the prediction phase needs the analyst's feedback: pass each "
+                               "AnalystReport to DataOwner.receive before the next release.")
+        sampling = self.prediction_parameters
+        floor = float(feedback.g(1, max_count) - feedback.g(0, max_count))
+        drawn = kth_smallest_draw(feedback.support, feedback.probabilities, sampling.m,
+                                  sampling.k, self._sample_rng)
+        sensitivity = max(floor, drawn)
+        mechanism = LaplaceMechanism(self.epsilon, sensitivity)
+        values = mechanism.randomise(feedback.g(counts, max_count), self._noise_rng)
+        return WindowRelease(self.n_released, values, "disentangled", mechanism.scale,
+                             sensitivity, "prediction", sampling, max_count)
+
+    def receive(self, report: AnalystReport) -> None:
+        """Take the analyst's report (Step 7); its feedback drives the prediction phase."""
+        if not isinstance(report, AnalystReport):
+            raise TypeError(f"DataOwner.receive takes an AnalystReport, got "
+                            f"{type(report).__name__}.")
+        self.feedback = report.feedback
+
+
+def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:
+    """The cost of one window under ``mechanism``."""
+    if mechanism == "record":
+        return PrivacyCost.pure(
+            epsilon, "DPOAD record: histogram of one window, sensitivity 1 (one record adds or "
+            "removes 1 in one cell)", neighbours="add_remove")
+    unit = ("the neighbouring unit is one contributor's count cell (up to max_count records "
+            "of one window-bin), added or removed")
+    if mechanism == "laplace":
+        return PrivacyCost.pure(epsilon, f"DPOAD laplace: {unit}; global sensitivity max_count",
+                                neighbours="add_remove")
+    pairs = ("uniform on {0..max_count}" if mechanism == "painfree" else
+             "the analyst-learnt, anomaly-down-weighted count distribution after the "
+             "learning windows")
+    return PrivacyCost.random_dp(
+        epsilon, gamma, f"DPOAD {mechanism}: {unit}; ε-DP holds for all but a γ-fraction of "
+        f"neighbouring pairs drawn from {pairs}", neighbours="add_remove")
+
+
+def _check_positive(name, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            0 < value < math.inf):
+        raise ValueError(f"The {name!r} parameter must be a float in the range (0, inf); "
+                         f"got {value!r}.")
+    return float(value)
+
+
+def _check_int(name, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"The {name!r} parameter must be an int >= 1; got {value!r}.")
+    return int(value)
+
