@@ -16,7 +16,8 @@ def _parsers():
 
 
 def test_all_sub_commands_are_registered():
-    assert set(_parsers()) >= {"skdp-anomaly", "demo", "budget-demo", "resample", "changepoint"}
+    assert set(_parsers()) >= {"skdp-anomaly", "demo", "budget-demo", "resample", "changepoint",
+                              "dpoad"}
 
 
 def test_every_option_has_help():

@@ -15,7 +15,7 @@ from ._common import one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
 _COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc",
-                    "_group_search")
+                    "_group_search", "_dpoad")
 
 
 def build_parser() -> argparse.ArgumentParser:

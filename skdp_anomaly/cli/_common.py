@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 # estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector,
-# PrivateOnlineActiveSVC)
+# PrivateOnlineActiveSVC, NoisyGroupSearch, DPOAD)
 OPTION_OF = {
     "epsilon": "--epsilon",
     "bounds": "--bounds/--bounds-file",
@@ -59,10 +59,14 @@ OPTION_OF = {
     "budget": "--budget",
     "oracle": "--oracle",
     "n_candidates": "--candidates",
+    "max_count": "--max-count",
+    "learning_windows": "--learning-windows",
+    "sensitivity_samples": "--sensitivity-samples",
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",
-            "class_counts='private'": "no --public-counts"}
+            "class_counts='private'": "no --public-counts",
+            "max_count=None": "no --max-count"}
 
 _NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
 # sklearn's InvalidParameterError ("The 'x' parameter of Estimator must be ...")

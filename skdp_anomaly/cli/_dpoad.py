@@ -1,0 +1,396 @@
+"""``skdp-anomaly dpoad``: private outsourced anomaly detection over the windows of a CSV file.
+
+Reads the CSV with the :mod:`csv` module, groups the records by the
+``--window-column`` and runs :class:`~skdp_anomaly.DPOAD` window by window
+(one ``partial_fit`` per window, in sorted window order). Prints only public
+inputs and what the analyst received or derived from the releases: never a
+window's record count or true counts. Error messages name lines and columns
+but never print data values.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._common import (
+    bad_cell,
+    check_input_file,
+    check_output_file,
+    is_privacy_leak,
+    library_calls,
+)
+
+__all__ = ["add_parser", "parse_bins", "read_windows", "run"]
+
+_CITE = ("Mohammady, Wang, Wang and Zhang, DPOAD: Differentially Private Outsourcing of "
+         "Anomaly Detection through Iterative Sensitivity Learning")
+_BINS_SYNTAX = ("comma-separated increasing edges such as 0,1,2,5,10, or START:STOP:COUNT for "
+                "numpy.linspace(START, STOP, COUNT), i.e. COUNT edges and COUNT-1 equal bins, "
+                "such as 0:10:11")
+_NEEDS_NUMBERS = "DPOAD needs a finite number in every record."
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "dpoad",
+        help="flag anomalous (window, bin) counts of a CSV file with DPOAD's private histograms",
+        description=(
+            f"Outsourced anomaly detection over windowed histograms ({_CITE}). The records of "
+            "each window (one value of --window-column) are counted in the public --bins; "
+            "only the privatised counts reach the analyst, which flags the (window, bin) "
+            "cells whose count is out of distribution. Prints the privacy guarantee, then "
+            "one line per window: the cells flagged and the sensitivity used. Windows are "
+            "processed in sorted order of their label (numerically when every label is a "
+            "number, as text otherwise: ISO dates and times sort correctly); the labels and "
+            "the bins are treated as public and printed. The paper's mechanisms (dpoad, "
+            "painfree, laplace) protect one contributor's count cell (up to --max-count "
+            "records of one window-bin); dpoad and painfree give only (epsilon, gamma)-random "
+            "DP, and cells with high (anomalous) counts are deliberately not protected. When "
+            "each record belongs to a different person, use --mechanism record: pure "
+            "epsilon-DP for one record and far less noise. Windows compose sequentially: the "
+            "total is the number of windows times --epsilon."
+        ),
+    )
+    p.add_argument("input", metavar="IN.csv", help="CSV file with a header row, one record a row")
+    p.add_argument("--column", dest="columns", action="append", required=True, metavar="COL",
+                   help="name of a numeric record column; repeat for several features (the "
+                        "cells are then the product of their bins)")
+    p.add_argument("--window-column", required=True, metavar="W",
+                   help="name of the column whose value says which time window a record "
+                        "belongs to, such as its hour or day. The labels are printed, so they "
+                        "must be public: not per-record time stamps")
+    p.add_argument("--bins", action="append", required=True, metavar="EDGES",
+                   help=f"the public bin edges of a --column, once per --column in the same "
+                        f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
+                        "includes its right edge; records outside are an error. Write "
+                        "--bins=-5:5:11 when the first edge is negative")
+    p.add_argument("--epsilon", required=True, type=float, help="ε spent on each window (> 0)")
+    p.add_argument("--mechanism", choices=("dpoad", "painfree", "laplace", "record"),
+                   default="dpoad",
+                   help="dpoad: Pain-Free for --learning-windows windows, then the analyst-learnt "
+                        "sensitivity; painfree: the sampled sensitivity in every window; "
+                        "laplace: the global sensitivity --max-count; record: sensitivity 1, "
+                        "protecting one record (recommended when each record is a different "
+                        "person) (default: dpoad)")
+    p.add_argument("--max-count", type=int, default=None, metavar="C",
+                   help="public cap of a cell count (>= 1): the count domain is {0..C}, larger "
+                        "counts are clipped. Without it each window's record count is used, "
+                        "which is read from the data and released (a PrivacyLeakWarning)")
+    p.add_argument("--gamma", type=float, default=0.05,
+                   help="random-DP confidence γ in (0, 1) of dpoad and painfree: ε-DP may fail "
+                        "for a γ-fraction of neighbouring pairs (default 0.05)")
+    p.add_argument("--threshold", type=float, default=0.9,
+                   help="detection threshold T in [0, 1) on the normalised scores (default 0.9)")
+    p.add_argument("--learning-windows", type=int, default=1, metavar="N",
+                   help="windows released with Pain-Free before dpoad's prediction phase "
+                        "(default 1)")
+    p.add_argument("--sensitivity-samples", type=int, default=100_000, metavar="M",
+                   help="candidates drawn for dpoad's learnt sensitivity (default 100000)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE.json",
+                   help="also write the windows, the cells flagged, the privacy guarantee and "
+                        "every message the analyst received or sent back (needs --max-count)")
+    p.add_argument("--random-state", type=int, default=None,
+                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.set_defaults(func=run)
+
+
+# ---------------------------------------------------------------------- bins
+def parse_bins(text: str) -> np.ndarray:
+    """``--bins``: ``0,1,2,5,10`` or ``START:STOP:COUNT`` (:func:`numpy.linspace`).
+
+    >>> parse_bins("0,1,2,5").tolist()
+    [0.0, 1.0, 2.0, 5.0]
+    >>> parse_bins("0:1:5").tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    try:
+        if ":" in text:
+            start, stop, count = text.split(":")
+            start, stop, count = float(start), float(stop), int(count)
+            # linspace over an infinite range warns before the check below refuses it
+            edges = (np.linspace(start, stop, count) if math.isfinite(stop - start)
+                     else np.array([start, stop]))
+        else:
+            edges = np.array([float(edge) for edge in text.split(",")])
+    except ValueError:
+        raise ValueError(f"--bins {text!r}: expected {_BINS_SYNTAX}.") from None
+    if edges.size < 2:
+        raise ValueError(f"--bins {text!r}: needs at least two edges (one bin).")
+    if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
+        raise ValueError(f"--bins {text!r}: the edges must be finite and strictly increasing.")
+    return edges
+
+
+def _number(value: float) -> str:
+    return f"{value:.10g}"
+
+
+def _interval(edges: np.ndarray, j: int) -> str:
+    """Bin ``j`` as numpy.histogramdd counts it: ``[a, b)``, the last one ``[a, b]``."""
+    close = "]" if j == edges.size - 2 else ")"
+    return f"[{_number(edges[j])}, {_number(edges[j + 1])}{close}"
+
+
+def _cell_text(cell: int, edges: list, columns: list) -> str:
+    index = np.unravel_index(cell, [e.size - 1 for e in edges])
+    if len(edges) == 1:
+        return _interval(edges[0], int(index[0]))
+    return " × ".join(f"{name} {_interval(e, int(j))}"
+                      for name, e, j in zip(columns, edges, index))
+
+
+# ------------------------------------------------------------------- reading
+def _finite(text: str, column: str, line: int) -> float:
+    problem = bad_cell(text, column, line)
+    if problem is not None:  # the position and kind of the problem, never the cell's text
+        raise ValueError(f"{problem}; {_NEEDS_NUMBERS}")
+    return float(text)
+
+
+def _positions(header: list, columns: list, window_column: str, name: str) -> list:
+    positions = []
+    for column, flag in [*((c, "--column") for c in columns),
+                         (window_column, "--window-column")]:
+        if column not in header:
+            raise ValueError(f"{flag} {column!r} is not a column of {name}; "
+                             f"columns: {', '.join(header)}")
+        positions.append(header.index(column))
+    return positions
+
+
+def _window_order(labels) -> list:
+    """Numerically when every label is a finite number, else as text."""
+    try:
+        keys = {label: float(label) for label in labels}
+    except ValueError:
+        return sorted(labels)
+    if not all(map(math.isfinite, keys.values())):
+        return sorted(labels)
+    return sorted(labels, key=lambda label: (keys[label], label))
+
+
+def read_windows(path, columns: list, window_column: str, bins: list):
+    """The records grouped by window: ``(labels, windows)`` in window order.
+
+    ``windows[i]`` is a float array of shape ``(n_records, len(columns))``.
+    Raises ValueError naming the line and column of a bad cell, or of a
+    record outside ``bins``, but never its value.
+    """
+    path = Path(path)
+    with path.open(newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise ValueError(f"{path} is empty (a header row is required).") from None
+        *features, w = _positions(header, columns, window_column, path.name)
+        groups: dict = {}
+        for row in reader:
+            if not row:
+                continue  # a blank line holds no record
+            line = reader.line_num
+            if max(*features, w) >= len(row):
+                raise ValueError(f"line {line} has {len(row)} fields, the header {len(header)}.")
+            label = row[w].strip()
+            if not label:
+                raise ValueError(f"column {window_column!r} has a missing value on line "
+                                 f"{line}; every record needs a window.")
+            record = [_finite(row[j], name, line) for j, name in zip(features, columns)]
+            for value, name, edges in zip(record, columns, bins):
+                if not edges[0] <= value <= edges[-1]:
+                    raise ValueError(
+                        f"column {name!r} on line {line} is outside its --bins "
+                        f"[{_number(edges[0])}, {_number(edges[-1])}]: the bins are public "
+                        "and fixed in advance, so widen them or drop such records.")
+            groups.setdefault(label, []).append(record)
+    if not groups:
+        raise ValueError(f"{path.name} has no data rows.")
+    labels = _window_order(groups)
+    return labels, [np.asarray(groups[label], dtype=np.float64) for label in labels]
+
+
+# ------------------------------------------------------------ before the data
+def _smallest_sensitivity(args) -> float:
+    """The smallest count-space sensitivity a window of this run may use."""
+    if args.mechanism == "laplace" and args.max_count is not None:
+        return float(args.max_count)
+    return 1.0  # record; Pain-Free and dpoad's learning phase floor their draw at 1
+
+
+def _checked_detector(args):
+    """The detector and its bins, once every option passed the checks that need no data.
+
+    A bad option then stops the command before the input is read and before
+    any budget is spent: the estimator's own parameter validation, and the
+    sampler's (m, k) for these γ and ε, run here rather than in the first window.
+    """
+    from ..dpoad import DPOAD, DataOwner
+    from ..privacy import MAX_GEOMETRIC_EPSILON
+
+    check_input_file(args.input, "IN.csv")
+    if args.output is not None:
+        check_output_file(args.output, args.input)
+        if args.max_count is None:
+            raise ValueError("-o/--output needs --max-count: without it every release holds "
+                             "its window's record count.")
+    if len(args.bins) != len(args.columns):
+        raise ValueError(f"--bins is given {len(args.bins)} time(s) for {len(args.columns)} "
+                         "--column(s): give one --bins per --column, in the same order.")
+    twice = sorted({c for c in args.columns if args.columns.count(c) > 1})
+    if twice:
+        raise ValueError(f"--column {twice[0]!r} is given more than once.")
+    edges = [parse_bins(text) for text in args.bins]
+    det = DPOAD(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
+                max_count=args.max_count, threshold=args.threshold,
+                learning_windows=args.learning_windows,
+                sensitivity_samples=args.sensitivity_samples, random_state=args.random_state)
+    with library_calls("dpoad"):
+        det._validate_params()
+        det.privacy_cost()
+        DataOwner(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
+                  max_count=args.max_count, learning_windows=args.learning_windows,
+                  sensitivity_samples=args.sensitivity_samples)  # (m, k) of Thm II.2 / IV.2
+    smallest = _smallest_sensitivity(args)
+    if args.epsilon / smallest > MAX_GEOMETRIC_EPSILON:
+        raise ValueError(
+            f"--epsilon {args.epsilon:g} is over {MAX_GEOMETRIC_EPSILON:g} times the smallest "
+            f"sensitivity this run may use ({smallest:g}): the noise would round to zero and "
+            "exact counts would be released.")
+    return det, edges
+
+
+# ------------------------------------------------------------------- fitting
+def _fit_windows(det, windows) -> None:
+    """One ``partial_fit`` per window; each distinct warning shown once, not once a window.
+
+    Call inside :func:`library_calls`, whose display then shows (and counts)
+    every warning, leaks included, whatever the filters say.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for X in windows:
+            det.partial_fit(X)
+    for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
+        warnings.showwarning(message, category, __file__, 0)
+
+
+# ------------------------------------------------------------------ printing
+_UNIT = {
+    "record": "one record, added or removed (a cell count changes by 1)",
+    "cell": "one contributor's count cell (up to {cap} records of one window-bin), added or "
+            "removed",
+}
+_RANDOM_DP = ("(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neighbouring pairs "
+              "drawn from {pairs}; cells with high (anomalous) counts are deliberately not "
+              "protected")
+_PAIRS = {"painfree": "the uniform count domain",
+          "dpoad": "the uniform count domain (learning windows), then the analyst-learnt, "
+                   "anomaly-down-weighted count distribution"}
+
+
+def _unit(args) -> str:
+    cap = "--max-count" if args.max_count is None else f"--max-count {args.max_count}"
+    return _UNIT["record" if args.mechanism == "record" else "cell"].format(cap=cap)
+
+
+def _privacy_lines(args, det, leaked: bool) -> list:
+    lines = [f"unit protected: {_unit(args)}"]
+    if leaked:  # a leak voids the ε: do not print one
+        if args.max_count is None:
+            lines.append("privacy: NOT differentially private — without --max-count each "
+                         "window's count domain is its record count, read from the data and "
+                         "released (PrivacyLeakWarning); pass a public --max-count")
+        else:
+            lines.append("privacy: NOT differentially private — see the PrivacyLeakWarning "
+                         "above")
+        return lines
+    cost = det.privacy_cost()
+    notion = (_RANDOM_DP.format(pairs=_PAIRS[args.mechanism]) if cost.gamma
+              else "pure ε-DP for that unit")
+    lines.append(f"privacy per window: ε={cost.epsilon:g}"
+                 + (f", γ={cost.gamma:g}" if cost.gamma else "") + f", {notion}")
+    spent = det.privacy_spent_
+    lines.append(f"privacy spent: ε={spent.epsilon:g}" + (f", γ={spent.gamma:g}" if spent.gamma
+                                                           else "")
+                 + f" ({spent.notion}) over {det.n_windows_} windows, composed sequentially "
+                   "(a contributor may appear in every window)")
+    return lines
+
+
+def _sensitivity_text(args, release) -> str:
+    if args.max_count is None and args.mechanism != "record":
+        # derived from the window's record count: not printed
+        return "sensitivity not shown (it depends on the record count without --max-count)"
+    if release.space == "disentangled":
+        return (f"sensitivity Δ={release.sensitivity:.4g} on the disentangled scale g(count) "
+                f"in [0, 1] ({release.phase})")
+    return f"sensitivity Δ={release.sensitivity:.4g} counts ({release.phase})"
+
+
+def _window_line(args, label, anomalies, release, edges) -> str:
+    cells = [_cell_text(int(c), edges, args.columns) for c in np.flatnonzero(anomalies)]
+    flagged = f"{len(cells)} flagged" + (f" {'; '.join(cells)}" if cells else "")
+    return f"window {label}: {flagged} | {_sensitivity_text(args, release)}"
+
+
+def _print_result(args, det, labels, edges, leaked: bool) -> None:
+    names = ", ".join(repr(c) for c in args.columns)
+    print(f"DPOAD, mechanism {args.mechanism}: {det.n_windows_} windows of {names} over "
+          f"{det.n_bins_} cells")
+    for line in _privacy_lines(args, det, leaked):
+        print(line)
+    for label, anomalies, release in zip(labels, det.anomalies_, det.releases_):
+        print(_window_line(args, label, anomalies, release, edges))
+    flagged = [label for label, hit in zip(labels, det.anomalous_windows_) if hit]
+    print(f"anomalous windows: {len(flagged)} of {det.n_windows_}"
+          + (f": {', '.join(flagged)}" if flagged else ""))
+    if args.output is not None:
+        print(f"wrote {args.output}")
+    if args.random_state is not None:
+        print("note: --random-state makes the noise reproducible; do not use it for releases")
+
+
+def _cost_dict(cost) -> dict:
+    # the unit protected is stated beside it: the cost's own relation names records
+    return {"epsilon": cost.epsilon, "gamma": cost.gamma, "notion": cost.notion}
+
+
+def _write_json(args, det, labels, edges, leaked: bool) -> None:
+    from ..dpoad import to_json
+
+    windows = [
+        {"label": label, "phase": release.phase, "sensitivity": release.sensitivity,
+         "flagged_cells": [
+             {"cell": int(c), "bins": _cell_text(int(c), edges, args.columns)}
+             for c in np.flatnonzero(anomalies)]}
+        for label, anomalies, release in zip(labels, det.anomalies_, det.releases_)]
+    document = {
+        "command": "dpoad", "mechanism": args.mechanism, "columns": args.columns,
+        "bins": [e.tolist() for e in edges], "max_count": args.max_count,
+        "privacy": {"unit": _unit(args), "differentially_private": not leaked,
+                    "per_window": None if leaked else _cost_dict(det.privacy_cost()),
+                    "spent": None if leaked else _cost_dict(det.privacy_spent_)},
+        "windows": windows,
+        "releases": [json.loads(to_json(r)) for r in det.releases_],
+        "reports": [json.loads(to_json(r)) for r in det.reports_],
+    }
+    with open(args.output, "w") as fh:
+        json.dump(document, fh, ensure_ascii=False, indent=1)
+
+
+def run(args) -> int:
+    det, edges = _checked_detector(args)
+    labels, windows = read_windows(args.input, args.columns, args.window_column, edges)
+    with library_calls("dpoad") as shown:
+        _fit_windows(det, windows)
+    leaked = any(map(is_privacy_leak, shown))
+    if args.output is not None:
+        _write_json(args, det, labels, edges, leaked)
+    _print_result(args, det, labels, edges, leaked)
+    return 0

@@ -1,0 +1,385 @@
+"""The ``skdp-anomaly dpoad`` sub-command. Fixed seeds: deterministic."""
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from _recording import record_calls
+
+from skdp_anomaly import DPOAD
+from skdp_anomaly.cli import build_parser, main
+from skdp_anomaly.cli._dpoad import parse_bins, read_windows
+from skdp_anomaly.dpoad import DataOwner, WindowRelease, from_json, window_histogram
+
+BURST_WINDOW = 6  # of the windows labelled 1..10
+
+
+def _write(path, header, rows):
+    path.write_text(header + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def burst_csv(tmp_path):
+    """Ten windows labelled 1..10 (rows shuffled); window 6 has a burst at value 7.5, size 2.5."""
+    rng = np.random.default_rng(1)
+    rows, windows = [], {}
+    for t in range(1, 11):
+        x, y = rng.uniform(0, 10, 500), rng.uniform(0, 4, 500)
+        if t == BURST_WINDOW:
+            x[:150], y[:150] = 7.5, 2.5
+        windows[t] = np.c_[x, y]
+        rows += [(t, float(a), float(b)) for a, b in zip(x, y)]
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    return _write(tmp_path / "burst.csv", "time,value,size", rows), windows
+
+
+def run_cli(capsys, *argv):
+    code = main(["dpoad", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _flagged_lines(out):
+    """``{label: text after 'N flagged'}`` of the per-window lines."""
+    return dict(re.findall(r"^window (\S+): (\d+ flagged[^|]*)\|", out, flags=re.MULTILINE))
+
+
+RECORD = ["--mechanism", "record", "--max-count", "300", "--random-state", "0"]
+
+
+# ------------------------------------------------------------------ results
+def test_burst_window_and_bin_are_printed(burst_csv, capsys):
+    path, windows = burst_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 1, *RECORD)
+    assert code == 0, err
+    assert err == ""
+    lines = _flagged_lines(out)
+    assert list(lines) == [str(t) for t in range(1, 11)]  # numeric order, not 1, 10, 2, ...
+    assert "[7, 8)" in lines[str(BURST_WINDOW)]
+    # the same as the library, fed the windows in that order
+    det = DPOAD(np.linspace(0, 10, 11), epsilon=1.0, mechanism="record", max_count=300,
+                random_state=0)
+    for t in range(1, 11):
+        det.partial_fit(windows[t][:, 0])
+    for t, anomalies in zip(range(1, 11), det.anomalies_):
+        assert lines[str(t)].startswith(f"{anomalies.sum()} flagged")
+    assert 7 in np.flatnonzero(det.anomalies_[BURST_WINDOW - 1])
+    assert "unit protected: one record, added or removed" in out
+    assert "privacy per window: ε=1, pure ε-DP" in out
+    assert "privacy spent: ε=10 (pure ε-DP) over 10 windows, composed sequentially" in out
+    assert "sensitivity Δ=1 counts (record)" in out
+    assert re.search(rf"^anomalous windows: \d+ of 10: .*\b{BURST_WINDOW}\b", out, flags=re.MULTILINE)
+    assert "do not use it for releases" in out
+
+
+def test_several_features_print_product_cells(burst_csv, capsys):
+    path, windows = burst_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--column", "size",
+                             "--window-column", "time", "--bins", "0:10:11",
+                             "--bins", "0,1,2,3,4", "--epsilon", 1, *RECORD)
+    assert code == 0, err
+    assert "over 40 cells" in out
+    assert "value [7, 8) × size [2, 3)" in _flagged_lines(out)[str(BURST_WINDOW)]
+    det = DPOAD([np.linspace(0, 10, 11), np.arange(5.0)], epsilon=1.0, mechanism="record",
+                max_count=300, random_state=0)
+    for t in range(1, 11):
+        det.partial_fit(windows[t])
+    assert out.count(" × ") == int(det.anomalies_.sum())
+
+
+@pytest.mark.parametrize("mechanism, notion", [
+    ("dpoad", "(ε, γ)-random DP: ε-DP holds for all but a γ-fraction"),
+    ("painfree", "(ε, γ)-random DP: ε-DP holds for all but a γ-fraction"),
+    ("laplace", "pure ε-DP for that unit"),
+])
+def test_the_paper_mechanisms_state_their_unit_and_notion(burst_csv, capsys, mechanism, notion):
+    path, _ = burst_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 2, "--mechanism", mechanism,
+                             "--max-count", 200, "--random-state", 0)
+    assert code == 0 and err == ""
+    assert ("unit protected: one contributor's count cell (up to --max-count 200 records of "
+            "one window-bin)") in out
+    assert notion in out
+    if mechanism == "laplace":
+        assert "privacy spent: ε=20 (pure ε-DP)" in out
+        assert out.count("sensitivity Δ=200 counts (global)") == 10
+    else:
+        assert "privacy spent: ε=20, γ=0.5 ((ε, γ)-random DP)" in out
+        assert "not protected" in out
+    if mechanism == "dpoad":
+        assert "counts (learning)" in out and "g(count) in [0, 1] (prediction)" in out
+
+
+def test_text_labels_are_sorted_as_text(tmp_path, capsys):
+    rows = [(day, v) for day in ("2024-01-03", "2024-01-01", "2024-01-02") for v in (0.5, 1.5)]
+    path = _write(tmp_path / "days.csv", "day,v", rows)
+    code, out, _ = run_cli(capsys, path, "--column", "v", "--window-column", "day",
+                           "--bins", "0,1,2", "--epsilon", 1, *RECORD)
+    assert code == 0
+    assert list(_flagged_lines(out)) == ["2024-01-01", "2024-01-02", "2024-01-03"]
+
+
+def test_output_json_holds_the_messages(burst_csv, tmp_path, capsys):
+    path, _ = burst_csv
+    target = tmp_path / "dpoad.json"
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 1, "-o", target, *RECORD)
+    assert code == 0, err
+    assert f"wrote {target}" in out
+    doc = json.loads(target.read_text())
+    assert [w["label"] for w in doc["windows"]] == [str(t) for t in range(1, 11)]
+    burst = doc["windows"][BURST_WINDOW - 1]["flagged_cells"]
+    assert {"cell": 7, "bins": "[7, 8)"} in burst
+    assert doc["privacy"]["spent"] == {"epsilon": 10.0, "gamma": 0.0, "notion": "pure ε-DP"}
+    releases = [from_json(json.dumps(r)) for r in doc["releases"]]
+    assert all(isinstance(r, WindowRelease) for r in releases) and len(releases) == 10
+    assert {r.max_count for r in releases} == {300}  # the public cap, not a record count
+    assert [r["message"]["window"] for r in doc["reports"]] == list(range(10))
+
+
+# --------------------------------------------- nothing data-derived but DP outputs
+@pytest.fixture
+def crafted_csv(tmp_path):
+    """Three windows with distinctive record counts (987, 4321, 2345)."""
+    rng = np.random.default_rng(5)
+    rows = [(label, float(v)) for label, n in (("A", 987), ("B", 4321), ("C", 2345))
+            for v in rng.uniform(0, 10, n)]
+    path = _write(tmp_path / "crafted.csv", "w,v", rows)
+    secrets = {987, 4321, 2345, 987 + 4321 + 2345}
+    for label, n in (("A", 987), ("B", 4321), ("C", 2345)):
+        values = [v for w, v in rows if w == label]
+        secrets |= {int(c) for c in window_histogram(values, np.linspace(0, 10, 11))}
+    assert min(secrets) >= 50  # no clash with the small public numbers printed
+    return path, secrets
+
+
+def _numbers(text):
+    return {int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", text)}
+
+
+@pytest.mark.parametrize("argv", [
+    ["--mechanism", "record", "--max-count", "5000"],
+    ["--mechanism", "laplace", "--max-count", "5000"],
+    ["--mechanism", "dpoad", "--max-count", "5000"],
+    ["--mechanism", "laplace"],  # without --max-count the sensitivity is the record count
+    ["--mechanism", "painfree"],
+    ["--mechanism", "record"],
+], ids=" ".join)
+def test_no_true_count_or_record_count_is_printed(crafted_csv, capsys, argv):
+    path, secrets = crafted_csv
+    code, out, err = run_cli(capsys, path, "--column", "v", "--window-column", "w",
+                             "--bins", "0:10:11", "--epsilon", 1, "--random-state", 0, *argv)
+    assert code == 0, err
+    assert len(_flagged_lines(out)) == 3
+    assert not (_numbers(out) | _numbers(err)) & secrets
+
+
+def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
+    path, _ = crafted_csv
+    code, out, err = run_cli(capsys, path, "--column", "v", "--window-column", "w",
+                             "--bins", "0:10:11", "--epsilon", 1, "--mechanism", "painfree")
+    assert code == 0
+    warning_lines = err.splitlines()
+    assert len(warning_lines) == 1  # once, not once a window
+    assert warning_lines[0].startswith("skdp-anomaly dpoad: warning: no --max-count:")
+    assert "max_count" not in err  # the CLI's option names
+    assert "NOT differentially private" in out and "pass a public --max-count" in out
+    assert "privacy spent" not in out and "ε=" not in out
+    assert out.count("sensitivity not shown") == 3
+
+
+def test_leak_warnings_are_shown_on_every_run(crafted_csv, capsys):
+    path, _ = crafted_csv
+    argv = ["--column", "v", "--window-column", "w", "--bins", "0:10:11", "--epsilon", 1]
+    for _ in range(2):  # no warning registry hides the second run's leak
+        code, out, err = run_cli(capsys, path, *argv)
+        assert code == 0 and "warning: no --max-count" in err
+        assert "NOT differentially private" in out
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "content, argv, message",
+    [
+        ("t,v\n1,2\n", ["--column", "x"], "--column 'x' is not a column of bad.csv; columns: t, v"),
+        ("t,v\n1,2\n", ["--column", "v", "--window-column", "x"], "--window-column 'x' is not"),
+        ("t,v\n1,abc\n", ["--column", "v"], "column 'v' is not numeric on line 2"),
+        ("t,v\n1,2\n2,\n", ["--column", "v"],
+         "column 'v' has a missing value (empty or NaN) on line 3"),
+        ("t,v\n1,NaN\n", ["--column", "v"],
+         "column 'v' has a missing value (empty or NaN) on line 2"),
+        ("t,v\n1,2\n2,inf\n", ["--column", "v"], "column 'v' has an infinite value on line 3"),
+        ("t,v\n1,2\n2,11.5\n", ["--column", "v"],
+         "column 'v' on line 3 is outside its --bins [0, 10]"),
+        ("t,v\n1,2\n2,-0.5\n", ["--column", "v"], "outside its --bins"),
+        ("t,v\n1,2\n,3\n", ["--column", "v"], "column 't' has a missing value on line 3"),
+        ("t,v\n1,2\n2\n", ["--column", "v"], "line 3 has 1 fields"),
+        ("t,v\n", ["--column", "v"], "no data rows"),
+        ("", ["--column", "v"], "empty"),
+    ],
+)
+def test_bad_data_is_one_line_without_data_values(tmp_path, capsys, content, argv, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, out, err = run_cli(capsys, path, "--window-column", "t", "--bins", "0:10:11",
+                             "--epsilon", 1, "--max-count", 10, *argv)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1, err
+    assert "abc" not in err and "11.5" not in err and "-0.5" not in err  # no data value
+
+
+def test_missing_file(tmp_path, capsys):
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column", "v", "--window-column",
+                           "t", "--bins", "0,1", "--epsilon", 1)
+    assert code == 2 and "no such file" in err
+
+
+# --------------------------------------------- arguments checked before any data is read
+@pytest.fixture
+def data_access(monkeypatch):
+    """Record (and stop) any read of the records, any fit and any release."""
+    from skdp_anomaly.cli import _dpoad
+
+    return record_calls(monkeypatch, [(_dpoad, "read_windows"), (DPOAD, "fit"),
+                                      (DPOAD, "partial_fit"), (DataOwner, "release")])
+
+
+BAD_DPOAD_ARGS = [
+    (["--epsilon", "0"], "--epsilon must be"),
+    (["--epsilon", "-1"], "--epsilon must be"),
+    (["--epsilon", "inf"], "--epsilon"),
+    (["--epsilon", "nan"], "--epsilon must be"),
+    (["--epsilon", "31", "--mechanism", "record"], "--epsilon 31 is over 30 times"),
+    (["--epsilon", "31"], "--epsilon 31 is over 30 times"),
+    (["--gamma", "0"], "--gamma must be"),
+    (["--gamma", "1"], "--gamma must be"),
+    (["--gamma", "nan"], "--gamma must be"),
+    (["--gamma", "0.001"], "--sensitivity-samples 100000 is too small for --gamma 0.001"),
+    (["--threshold", "1"], "--threshold must be"),
+    (["--threshold", "-0.1"], "--threshold must be"),
+    (["--max-count", "0"], "--max-count must be an int in the range [1, inf)"),
+    (["--learning-windows", "0"], "--learning-windows must be"),
+    (["--sensitivity-samples", "0"], "--sensitivity-samples must be"),
+    (["--random-state", "-1"], "--random-state must be"),
+    (["--bins", "0:10:11"], "--bins is given 2 time(s) for 1 --column(s)"),
+    (["--column", "size"], "--bins is given 1 time(s) for 2 --column(s)"),
+    (["--column", "value", "--bins", "0:1:2"], "--column 'value' is given more than once"),
+]
+BAD_BINS = [
+    ("0,,1", "expected comma-separated increasing edges"),
+    ("0;1;2", "expected comma-separated increasing edges"),
+    ("0:10", "START:STOP:COUNT"),
+    ("0:10:x", "START:STOP:COUNT"),
+    ("0:10:1", "needs at least two edges"),
+    ("5", "needs at least two edges"),
+    ("3,2,1", "finite and strictly increasing"),
+    ("0,1,1,2", "finite and strictly increasing"),
+    ("0,nan", "finite and strictly increasing"),
+    ("0:inf:3", "finite and strictly increasing"),
+]
+
+
+BAD_ARGUMENTS = ([("0:10:11", argv, message) for argv, message in BAD_DPOAD_ARGS]
+                 + [(bins, [], message) for bins, message in BAD_BINS])
+
+
+@pytest.mark.parametrize(
+    "bins, argv, message", BAD_ARGUMENTS,
+    ids=[" ".join([f"--bins={b}", *a]) for b, a, _ in BAD_ARGUMENTS],
+)
+def test_bad_arguments_stop_before_reading_data(burst_csv, capsys, data_access, bins, argv,
+                                                message):
+    path, _ = burst_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             f"--bins={bins}", "--epsilon", 1, *argv)
+    assert data_access == []  # no row read, no budget spent
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1, err
+    assert " parameter of DPOAD" not in err and "max_count" not in err  # CLI names only
+
+
+@pytest.mark.parametrize("output, message", [
+    ("{tmp}/out.json", "-o/--output needs --max-count"),
+    ("{tmp}", "is a directory"),
+    ("{tmp}/missing/out.json", "does not exist"),
+    ("{input}", "must differ from the input file"),
+])
+def test_bad_output_stops_before_reading_data(burst_csv, tmp_path, capsys, data_access,
+                                              output, message):
+    path, _ = burst_csv
+    output = output.format(tmp=tmp_path, input=path)
+    max_count = [] if "needs --max-count" in message else ["--max-count", "10"]
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 1, "-o", output, *max_count)
+    assert data_access == [] and code == 2 and out == ""
+    assert message in err and err.count("\n") == 1, err
+
+
+def test_missing_input_stops_before_reading(tmp_path, capsys, data_access):
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column", "v", "--window-column",
+                           "t", "--bins", "0,1", "--epsilon", 1)
+    assert data_access == [] and code == 2 and "no such file" in err
+
+
+def test_valid_arguments_reach_the_recorded_reader(burst_csv, data_access):
+    """The recorder above watches the reader the command really uses."""
+    path, _ = burst_csv
+    with pytest.raises(RuntimeError, match="read_windows was called"):
+        main(["dpoad", str(path), "--column", "value", "--window-column", "time",
+              "--bins", "0:10:11", "--epsilon", "1"])
+    assert data_access == ["read_windows"]
+
+
+# ------------------------------------------------------------------- pieces
+def test_parse_bins_forms():
+    assert parse_bins("0,1,2,5,10").tolist() == [0, 1, 2, 5, 10]
+    assert parse_bins(" -1, 0 ,1").tolist() == [-1, 0, 1]
+    assert np.allclose(parse_bins("-5:5:11"), np.linspace(-5, 5, 11))
+
+
+def test_read_windows_groups_and_orders(tmp_path):
+    path = _write(tmp_path / "w.csv", "w,x", [(10, 0.5), (9, 1.5), (10, 1.0), (9.5, 0.0)])
+    labels, windows = read_windows(path, ["x"], "w", [np.array([0.0, 1.0, 2.0])])
+    assert labels == ["9", "9.5", "10"]
+    assert [w[:, 0].tolist() for w in windows] == [[1.5], [0.0], [0.5, 1.0]]
+
+
+def test_negative_first_edge_with_equals_sign(tmp_path, capsys):
+    path = _write(tmp_path / "neg.csv", "w,x", [(1, -3.0), (1, 2.0), (2, 4.5), (2, -5.0)])
+    code, out, err = run_cli(capsys, path, "--column", "x", "--window-column", "w",
+                             "--bins=-5:5:3", "--epsilon", 1, *RECORD)
+    assert code == 0, err
+    assert "over 2 cells" in out
+
+
+def test_help_lists_the_options():
+    parser = build_parser()
+    text = parser._subparsers._group_actions[0].choices["dpoad"].format_help()
+    flat = " ".join(text.split())
+    for option in ("--column", "--window-column", "--bins", "--epsilon", "--mechanism",
+                   "--max-count", "--gamma", "--threshold", "--learning-windows",
+                   "--sensitivity-samples", "--output", "--random-state"):
+        assert option in text
+    assert "{dpoad,painfree,laplace,record}" in text
+    assert "START:STOP:COUNT" in flat and "numpy.linspace(START, STOP, COUNT)" in flat
+    assert "0,1,2,5,10" in flat
+    assert "use --mechanism record" in flat
+    assert "(epsilon, gamma)-random DP" in flat
+    assert "sorted order" in flat
+
+
+def test_console_script_entry_point(burst_csv):
+    path, _ = burst_csv
+    proc = subprocess.run(
+        [sys.executable, "-m", "skdp_anomaly", "dpoad", str(path), "--column", "value",
+         "--window-column", "time", "--bins", "0:10:11", "--epsilon", "1", *RECORD],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(rf"^window {BURST_WINDOW}: \d+ flagged.*\[7, 8\)", proc.stdout, flags=re.MULTILINE)
