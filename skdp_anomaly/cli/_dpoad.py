@@ -216,13 +216,6 @@ def read_windows(path, columns: list, window_column: str, bins: list):
 
 
 # ------------------------------------------------------------ before the data
-def _smallest_sensitivity(args) -> float:
-    """The smallest count-space sensitivity a window of this run may use."""
-    if args.mechanism == "laplace" and args.max_count is not None:
-        return float(args.max_count)
-    return 1.0  # record; Pain-Free and dpoad's learning phase floor their draw at 1
-
-
 def _checked_detector(args):
     """The detector and its bins, once every option passed the checks that need no data.
 
@@ -230,8 +223,7 @@ def _checked_detector(args):
     any budget is spent: the estimator's own parameter validation, and the
     sampler's (m, k) for these γ and ε, run here rather than in the first window.
     """
-    from ..dpoad import DPOAD, DataOwner
-    from ..privacy import MAX_GEOMETRIC_EPSILON
+    from ..dpoad import DPOAD
 
     check_input_file(args.input, "IN.csv")
     if args.output is not None:
@@ -251,17 +243,8 @@ def _checked_detector(args):
                 learning_windows=args.learning_windows,
                 sensitivity_samples=args.sensitivity_samples, random_state=args.random_state)
     with library_calls("dpoad"):
-        det._validate_params()
+        # parameters, the sampler's (m, k) of Thm II.2 / IV.2 and the noise limits
         det.privacy_cost()
-        DataOwner(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
-                  max_count=args.max_count, learning_windows=args.learning_windows,
-                  sensitivity_samples=args.sensitivity_samples)  # (m, k) of Thm II.2 / IV.2
-    smallest = _smallest_sensitivity(args)
-    if args.epsilon / smallest > MAX_GEOMETRIC_EPSILON:
-        raise ValueError(
-            f"--epsilon {args.epsilon:g} is over {MAX_GEOMETRIC_EPSILON:g} times the smallest "
-            f"sensitivity this run may use ({smallest:g}): the noise would round to zero and "
-            "exact counts would be released.")
     return det, edges
 
 

@@ -77,7 +77,10 @@ class Analyst:
         self.pseudo_counts: list = []
         self.reports: list = []
         self._feedback = SensitivityFeedback(LINEAR_DISENTANGLER, [0.0], [1.0])
-        self._tally = np.zeros(0, dtype=np.int64)
+        # the pool of windows 0..i: its distinct pseudo-counts and their multiplicities
+        # (sparse, so that memory does not grow with max_count)
+        self._pool_values = np.zeros(0, dtype=np.int64)
+        self._pool_multiplicity = np.zeros(0, dtype=np.int64)
 
     def receive(self, release: WindowRelease) -> AnalystReport:
         """Score the window, learn the count distribution, and report (Steps 5–7)."""
@@ -94,19 +97,25 @@ class Analyst:
         self.releases.append(release)
         pseudo = self._reconstruct(release)
         self.pseudo_counts.append(pseudo)
-        # the pool of windows 0..i as a tally of its values (all in {0..max_count})
-        tally = np.bincount(pseudo, minlength=max(max_count + 1, self._tally.size))
-        tally[: self._tally.size] += self._tally
-        self._tally = tally
-        distinct = np.flatnonzero(tally)
-        raw = value_scores(distinct, tally[distinct])
+        distinct, multiplicity = self._pool(pseudo)
+        raw = value_scores(distinct, multiplicity)
         low, high = raw.min(), raw.max()
         normalised = (raw - low) / (high - low) if high > low else np.zeros_like(raw)
         scores = normalised[np.searchsorted(distinct, pseudo)]
-        self._feedback = self._learn(distinct, tally[distinct], raw, max_count)
+        self._feedback = self._learn(distinct, multiplicity, raw, max_count)
         report = AnalystReport(release.window, scores > self.threshold, scores, self._feedback)
         self.reports.append(report)
         return report
+
+    def _pool(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Add a window's pseudo-counts to the pool; return its values and multiplicities."""
+        values, added = np.unique(pseudo, return_counts=True)
+        distinct = np.union1d(self._pool_values, values)
+        multiplicity = np.zeros(distinct.size, dtype=np.int64)
+        multiplicity[np.searchsorted(distinct, self._pool_values)] += self._pool_multiplicity
+        multiplicity[np.searchsorted(distinct, values)] += added
+        self._pool_values, self._pool_multiplicity = distinct, multiplicity
+        return distinct, multiplicity
 
     def _reconstruct(self, release: WindowRelease) -> np.ndarray:
         if release.space == "count":

@@ -4,10 +4,13 @@ For a pool of N values, the point a has the distance distribution
 ``P_a = {|x_a − x_j|}_{j=1..N}`` (itself included) and the score
 ``s_a = mean_b KS(P_a, P_b)``, the two-sample Kolmogorov–Smirnov statistic
 averaged over all points. ``P_a`` depends only on the *value* of ``x_a``, so
-the work is done once per distinct value ``u`` (weights = multiplicities):
-O(N + u² T), where T is the number of distinct distances (the range + 1 for
-integer counts, so ``u, T <= max_count + 1``). The pairwise maxima run
-compiled.
+the work is done once per distinct value ``u`` (weights = multiplicities).
+Integer values spread densely over their range R (``u <= R <= max_count + 1``)
+tabulate the ECDFs on the integer grid: O(N + u² R). Otherwise (real values,
+or integers spread over a range much wider than the pool, as a large
+``max_count`` gives) each row's distances are sorted once and every pair's KS
+is a merge of two sorted rows: O(N + u³), with no table over the range. The
+pairwise maxima run compiled.
 """
 
 from __future__ import annotations
@@ -66,8 +69,53 @@ def _mean_ks_matrix(cdf, w):
     return scores / w.sum()
 
 
+@njit(cache=True)
+def _mean_ks_sorted(dist, cum, w):
+    """Weighted mean KS between rows of sorted distances ``dist``.
+
+    ``cum[a, i]`` is the ECDF of row a just after ``dist[a, i]``. A pair's KS is
+    read off one merge of the two rows: both ECDFs change only at their own
+    distances, so the supremum is attained at one of them.
+    """
+    u, length = dist.shape
+    scores = np.zeros(u)
+    for a in range(u):
+        for b in range(a + 1, u):
+            i = 0
+            j = 0
+            ks = 0.0
+            while i < length or j < length:
+                if j >= length or (i < length and dist[a, i] < dist[b, j]):
+                    t = dist[a, i]
+                else:
+                    t = dist[b, j]
+                while i < length and dist[a, i] <= t:
+                    i += 1
+                while j < length and dist[b, j] <= t:
+                    j += 1
+                fa = cum[a, i - 1] if i > 0 else 0.0
+                fb = cum[b, j - 1] if j > 0 else 0.0
+                if abs(fa - fb) > ks:
+                    ks = abs(fa - fb)
+            scores[a] += w[b] * ks
+            scores[b] += w[a] * ks
+    return scores / w.sum()
+
+
 def _integer_valued(values: np.ndarray) -> bool:
     return bool(np.all(values == np.rint(values)))
+
+
+def _dense_integers(distinct: np.ndarray) -> bool:
+    """Whether the integer grid (the whole range R) is the cheaper way to score.
+
+    It costs O(u² R) time and O(R) memory against the merge's O(u³) time and
+    O(u²) memory; R >= u for distinct integers, so the grid wins only when the
+    pool fills its range, or when u² rows would not fit the table budget.
+    """
+    u = distinct.size
+    span = distinct[-1] - distinct[0] + 1
+    return span <= 4 * u or u * u > _MAX_CDF_ENTRIES
 
 
 def kse_scores(x) -> np.ndarray:
@@ -87,9 +135,8 @@ def kse_scores(x) -> np.ndarray:
 
     Notes
     -----
-    Exact. Integer values cost O(n + u² R) with u distinct values over a
-    range R; other values O(n + u² D) with D ≤ u² distinct distances, so keep
-    real-valued pools small.
+    Exact. With u distinct values: O(n + u² R) for integers that fill their
+    range R, O(n + u³) time and O(u²) memory otherwise.
 
     Examples
     --------
@@ -115,7 +162,7 @@ def value_scores(distinct, weights) -> np.ndarray:
     if distinct.size <= 1:
         return np.zeros(distinct.size)
     n = float(weights.sum())
-    if _integer_valued(distinct):
+    if _integer_valued(distinct) and _dense_integers(distinct):
         pos = (distinct - distinct[0]).astype(np.int64)
         cum = np.cumsum(np.bincount(pos, weights=weights))
         if pos.size * cum.size > _MAX_CDF_ENTRIES:  # too big to tabulate: compute on the fly
@@ -126,15 +173,10 @@ def value_scores(distinct, weights) -> np.ndarray:
         cdf = (cum[hi] - np.where(lo >= 0, cum[np.maximum(lo, 0)], 0.0)) / n
         return _mean_ks_matrix(cdf, weights)
     distances = np.abs(distinct[:, None] - distinct[None, :])
-    grid = np.unique(distances)
-    order = np.argsort(distances, axis=1)
+    order = np.argsort(distances, axis=1, kind="stable")
     sorted_d = np.take_along_axis(distances, order, axis=1)
     cum_w = np.cumsum(weights[order], axis=1) / n
-    cdf = np.empty((distinct.size, grid.size))
-    for a in range(distinct.size):
-        idx = np.searchsorted(sorted_d[a], grid, side="right") - 1
-        cdf[a] = np.where(idx >= 0, cum_w[a, np.maximum(idx, 0)], 0.0)
-    return _mean_ks_matrix(cdf, weights)
+    return _mean_ks_sorted(sorted_d, cum_w, weights)
 
 
 def normalise_scores(scores) -> np.ndarray:

@@ -7,10 +7,21 @@ import numbers
 
 import numpy as np
 
-from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost, check_random_state
+from ..privacy import (
+    MAX_GEOMETRIC_EPSILON,
+    GeometricMechanism,
+    LaplaceMechanism,
+    PrivacyCost,
+    check_random_state,
+)
 from ..privacy._validation import warn_privacy_leak
 from ._messages import AnalystReport, WindowRelease
-from ._sampling import _check_gamma, kth_smallest_draw, sampling_parameters
+from ._sampling import (
+    _check_gamma,
+    kth_smallest_draw,
+    kth_smallest_uniform,
+    sampling_parameters,
+)
 
 __all__ = ["DataOwner", "MECHANISMS", "check_bins", "window_cost", "window_histogram"]
 
@@ -140,6 +151,25 @@ class DataOwner:
             sampling_parameters(self.gamma, "prediction", m=self.sensitivity_samples,
                                 epsilon=self.epsilon, learning_windows=self.learning_windows)
             if mechanism == "dpoad" else None)
+        self.check_release_limits()
+
+    def check_release_limits(self) -> None:
+        """Refuse, before any data is read, settings whose noise would round away.
+
+        The count-space releases use geometric noise of scale Δ/ε with Δ >= 1
+        count, which vanishes in double precision beyond ε/Δ = 30.
+        """
+        geometric_unit = self.mechanism in ("record", "painfree", "dpoad")
+        if geometric_unit and self.epsilon > MAX_GEOMETRIC_EPSILON:
+            raise ValueError(
+                f"The 'epsilon' parameter is {self.epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
+                f"mechanism={self.mechanism!r} may calibrate geometric noise to a sensitivity of "
+                "1 count, which then rounds to zero and releases exact counts.")
+        if (self.mechanism == "laplace" and self.max_count is not None
+                and self.epsilon / self.max_count > MAX_GEOMETRIC_EPSILON):
+            raise ValueError(
+                f"The 'epsilon' parameter is {self.epsilon:g}: epsilon/max_count exceeds "
+                f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero.")
 
     @property
     def phase(self) -> str:
@@ -171,9 +201,11 @@ class DataOwner:
         max_count = self.max_count
         if max_count is None:
             max_count = int(X.shape[0])
-            warn_privacy_leak(
-                "max_count=None: the count domain {0..max_count} is the window's record count, "
-                "read from the data and released with the window; pass a public max_count.")
+            if self.n_released == 0:  # once per stream, not once per window
+                warn_privacy_leak(
+                    "max_count=None: the count domain {0..max_count} of every window is its "
+                    "record count, read from the data and released with the window; pass a "
+                    "public max_count.")
         counts = np.minimum(counts, max_count)
         phase = self.phase
         if phase == "prediction":
@@ -191,8 +223,8 @@ class DataOwner:
             sensitivity = 1.0
         else:  # Pain-Free: the k-th smallest of m uniform draws on {0..max_count}, floored at 1
             sampling = self.learning_parameters
-            drawn = kth_smallest_draw(np.arange(max_count + 1), None, sampling.m, sampling.k,
-                                      self._sample_rng)
+            drawn = kth_smallest_uniform(max_count + 1, sampling.m, sampling.k,
+                                         self._sample_rng)
             sensitivity = max(1.0, drawn)
         mechanism = GeometricMechanism(self.epsilon, sensitivity)
         values = mechanism.randomise(counts, self._noise_rng)

@@ -66,6 +66,7 @@ def _min_prediction_m(rho: float, epsilon: float, learning_windows: int) -> int:
 
 def _prediction(gamma: float, m: int, epsilon: float, learning_windows: int,
                 rho_rule: str) -> SamplingParameters:
+    requested = m
     rho = _prediction_rho(m, gamma, rho_rule)
     if m < _min_prediction_m(rho, epsilon, learning_windows):
         # raise m to the smallest m' meeting the bound at ρ(m'): the bound grows
@@ -85,10 +86,11 @@ def _prediction(gamma: float, m: int, epsilon: float, learning_windows: int,
         rho = _prediction_rho(m, gamma, rho_rule)
     k = _ceil(_prediction_k(m, gamma, rho))
     if k > m:
+        raised = "" if m == requested else f" (raised to Thm IV.2's lower bound m={m})"
         raise ValueError(
-            f"sensitivity_samples={m} is too small for gamma={gamma!r}: the prediction phase "
-            f"needs k <= m but Thm IV.2 gives k={k}. Use more sensitivity samples or a larger "
-            "gamma.")
+            f"sensitivity_samples={requested}{raised} is too small for gamma={gamma!r}: the "
+            f"prediction phase needs k <= m but Thm IV.2 gives k={k}. Use more sensitivity "
+            "samples or a larger gamma.")
     return SamplingParameters("prediction", m, k, rho)
 
 
@@ -128,7 +130,9 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
     Raises
     ------
     ValueError
-        ``gamma`` outside (0, 1), an unknown phase, or ``k > m``.
+        ``gamma`` outside (0, 1), an unknown phase or ``rho`` rule, ``m`` or
+        ``learning_windows`` not an int >= 1, ``epsilon`` not in (0, inf), or
+        ``k > m``.
 
     Examples
     --------
@@ -149,7 +153,26 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
         raise ValueError(f"The 'rho' parameter must be 'argmin' or 'fit'; got {rho!r}.")
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise ValueError(f"The 'm' parameter must be an int >= 1; got {m!r}.")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
+            0 < epsilon < math.inf):
+        raise ValueError(f"The 'epsilon' parameter must be a float in the range (0, inf); "
+                         f"got {epsilon!r}.")
+    if (isinstance(learning_windows, bool) or not isinstance(learning_windows, numbers.Integral)
+            or learning_windows < 1):
+        raise ValueError(f"The 'learning_windows' parameter must be an int >= 1; "
+                         f"got {learning_windows!r}.")
     return _prediction(gamma, int(m), float(epsilon), int(learning_windows), rho)
+
+
+def kth_smallest_uniform(n_values: int, m: int, k: int, rng: np.random.Generator) -> float:
+    """The k-th smallest of ``m`` i.i.d. uniform draws on {0..n_values-1}.
+
+    The same draw as ``kth_smallest_draw(np.arange(n_values), None, m, k, rng)``
+    without building (and sorting) the domain when it is large.
+    """
+    if n_values > 4 * m:
+        return float(np.partition(rng.integers(0, n_values, size=m), k - 1)[k - 1])
+    return kth_smallest_draw(np.arange(n_values), None, m, k, rng)
 
 
 def kth_smallest_draw(support: np.ndarray, probabilities, m: int, k: int,
