@@ -92,8 +92,8 @@ def mechanism_for(epsilon, class_counts, d, histogram_class=1):
     from skdp_anomaly.over_sampling import DPSMOTE
     from skdp_anomaly.over_sampling._dpsmote import _release_synopsis_batch
 
-    est = DPSMOTE(epsilon=epsilon, bounds=(-1.0, 1.0), granularity=0.25, connectivity=2,
-                  class_counts=class_counts)
+    est = DPSMOTE(epsilon=epsilon, bounds=(-1.0, 1.0), synopsis="grid", granularity=0.25,
+                  connectivity=2, class_counts=class_counts)
 
     def mech(data, rng, n):
         X, y = data
@@ -185,8 +185,8 @@ def run_end_to_end(epsilon, n_runs, seed):
 
     def mech(data, rng):
         Xd, yd = data
-        est = DPSMOTE(epsilon=epsilon, bounds=(-1.0, 1.0), granularity=0.25, connectivity=2,
-                      random_state=rng, accountant=BudgetAccountant())
+        est = DPSMOTE(epsilon=epsilon, bounds=(-1.0, 1.0), synopsis="grid", granularity=0.25,
+                      connectivity=2, random_state=rng, accountant=BudgetAccountant())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             X_res, _ = est.fit_resample(Xd, yd)

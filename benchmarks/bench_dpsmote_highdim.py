@@ -99,8 +99,8 @@ def main(argv=None):
 
     configs = [(1.0, 0.25), (10.0, 0.25), (1.0, 0.5), (10.0, 0.5)]
     for eps, nu in configs:
-        sampler = DPSMOTE(epsilon=eps, bounds=(-BOUND, BOUND), granularity=nu, connectivity=2,
-                          random_state=0)
+        sampler = DPSMOTE(epsilon=eps, bounds=(-BOUND, BOUND), synopsis="grid", granularity=nu,
+                          connectivity=2, random_state=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             t_med, times = time_median(lambda s=sampler: s.fit_resample(X_tr, y_tr),

@@ -145,7 +145,7 @@ def make_dpsmote(epsilon, seed, standin=False, histogram="auto", granularity=0.2
     d = 8
     return DPSMOTE(
         epsilon=epsilon, sampling_strategy="auto", bounds=(-np.ones(d), np.ones(d)),
-        granularity=granularity, connectivity=2, histogram=histogram, class_counts=CLASS_COUNTS,
+        synopsis="grid", granularity=granularity, connectivity=2, histogram=histogram, class_counts=CLASS_COUNTS,
         random_state=seed, accountant=BudgetAccountant(),
     )
 

@@ -7,6 +7,9 @@ DPSMOTE
 DPOAD
     Private outsourcing of anomaly detection over windowed histograms (seed 001);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
+dp_imbalanced_pipeline, NoisyPriorThresholdClassifier
+    The recommended private pipeline for imbalanced classes (DPSMOTE, then a
+    diffprivlib classifier, one total ε) and the cheap baseline it must beat.
 NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
 PrivateOnlineActiveSVC
@@ -36,6 +39,7 @@ from .budget import (
 )
 from .dpoad import DPOAD
 from .group_search import NoisyGroupSearch
+from .imbalanced import NoisyPriorThresholdClassifier, dp_imbalanced_pipeline
 from .changepoint import (
     PrivateChangePointDetector,
     ThresholdRange,
@@ -52,6 +56,7 @@ __all__ = [
     "DPOAD",
     "DPSMOTE",
     "NoisyGroupSearch",
+    "NoisyPriorThresholdClassifier",
     "PrivacyBudgetError",
     "PrivacyCost",
     "PrivacyLeakError",
@@ -62,6 +67,7 @@ __all__ = [
     "__version__",
     "audit",
     "check_privacy_budget",
+    "dp_imbalanced_pipeline",
     "drift_index_to_original",
     "drift_transform",
     "threshold_range",

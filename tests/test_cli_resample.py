@@ -45,6 +45,31 @@ def test_resample_writes_original_plus_synthetic(csv_in, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "noisy class sizes" in err and "pure ε-DP" in err
     assert f"{len(synth)} synthetic rows" in err
+    # the default synopsis: the DP class mean is printed (a DP output), no grid
+    assert "synopsis: gaussian" in err and "noisy mean of class 'pos': a=" in err
+    assert "cells" not in err and "histogram" not in err
+
+
+def test_resample_summary_of_each_synopsis(csv_in, tmp_path, capsys):
+    from skdp_anomaly.over_sampling import DPSMOTE
+
+    out = tmp_path / "out.csv"
+    base = ["resample", str(csv_in), "--target", "label", "--epsilon", "1", "--bounds", "-5",
+            "5", "--random-state", "0", "-o", str(out)]
+    assert main(base + ["--synopsis", "grid", "--granularity", "0.5"]) == 0
+    err = capsys.readouterr().err
+    assert "synopsis: grid histogram (dense), 2 cells per feature" in err
+    assert "noisy mean" not in err
+    assert main(base + ["--spread", "0.2"]) == 0
+    err = capsys.readouterr().err
+    assert "spread 0.2 of each feature's half-range" in err
+    # the printed mean is the sampler's noisy_means_ (same seed, same release)
+    X = np.array([[float(r[0]), float(r[2]), float(r[3])] for r in _read(csv_in)[1]])
+    y = np.array([r[1] for r in _read(csv_in)[1]])
+    sampler = DPSMOTE(epsilon=1.0, bounds=(-5, 5), spread=0.2, random_state=0)
+    sampler.fit_resample(X, y)
+    a, b, c = sampler.noisy_means_["pos"]
+    assert f"noisy mean of class 'pos': a={a:.4g}, b={b:.4g}, c={c:.4g}" in err
 
 
 def test_resample_reproducible_and_options(csv_in, tmp_path):
@@ -52,8 +77,9 @@ def test_resample_reproducible_and_options(csv_in, tmp_path):
     for name in ("o1.csv", "o2.csv"):
         out = tmp_path / name
         assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "2",
-                     "--bounds", "-5", "5", "--granularity", "0.5", "--connectivity", "1",
-                     "--public-counts", "--random-state", "7", "--quiet", "-o", str(out)]) == 0
+                     "--bounds", "-5", "5", "--synopsis", "grid", "--granularity", "0.5",
+                     "--connectivity", "1", "--public-counts", "--random-state", "7",
+                     "--quiet", "-o", str(out)]) == 0
         outs.append(out.read_text())
     assert outs[0] == outs[1]
     _, rows = _read(tmp_path / "o1.csv")
@@ -146,12 +172,12 @@ def test_read_table_in_chunks_matches_whole(csv_in):
 def test_resample_granularity_auto_and_bad_value(csv_in, tmp_path, capsys):
     out = tmp_path / "auto.csv"
     assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--granularity", "auto", "--random-state", "0",
-                 "-o", str(out)]) == 0
+                 "--bounds", "-5", "5", "--synopsis", "grid", "--granularity", "auto",
+                 "--random-state", "0", "-o", str(out)]) == 0
     assert "cells per feature" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse usage error, exit code 2
         main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-              "--granularity", "fine", "-o", str(out)])
+              "--synopsis", "grid", "--granularity", "fine", "-o", str(out)])
     assert "expected a float in (0, 1] or 'auto'" in capsys.readouterr().err
 
 
@@ -207,9 +233,17 @@ BAD_RESAMPLE_ARGS = [
     ({"--epsilon": "1e300"}, "--epsilon"),  # noise would vanish in floating point
     ({"--count-share": "0"}, "--count-share"),
     ({"--count-share": "1"}, "--count-share"),
-    ({"--granularity": "0"}, "--granularity"),
-    ({"--granularity": "1.5"}, "--granularity"),
-    ({"--connectivity": "-1"}, "--connectivity"),
+    ({"--synopsis": "grid", "--granularity": "0"}, "--granularity"),
+    ({"--synopsis": "grid", "--granularity": "1.5"}, "--granularity"),
+    ({"--synopsis": "grid", "--connectivity": "-1"}, "--connectivity"),
+    ({"--spread": "0"}, "--spread"),
+    ({"--spread": "-0.5"}, "--spread"),
+    ({"--spread": "inf"}, "--spread"),
+    # an option of the other synopsis is refused, not silently ignored
+    ({"--granularity": "0.5"}, "--granularity applies to --synopsis grid only"),
+    ({"--connectivity": "1", "--histogram": "dense"},
+     "--connectivity and --histogram apply to --synopsis grid only"),
+    ({"--synopsis": "grid", "--spread": "0.3"}, "--spread applies to --synopsis gaussian only"),
     ({"--sampling-strategy": "most"}, "--sampling-strategy"),
     ({"--random-state": "-1"}, "--random-state"),
     ({"--classes": ["pos"]}, "--classes"),
@@ -267,11 +301,21 @@ def test_valid_arguments_reach_the_recorded_reader(csv_in, tmp_path, data_access
 def test_noise_warning_names_cli_options(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
     assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "0.05",
-                 "--bounds", "-5", "5", "--random-state", "0", "-o", str(out)]) == 0
+                 "--bounds", "-5", "5", "--synopsis", "grid", "--random-state", "0",
+                 "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "DPSMOTE: the dense grid has 64 cells" in err  # DPSMOTENoiseWarning fired
     assert "--granularity auto or a larger --granularity" in err
     assert "granularity='auto'" not in err
+    # the Gaussian synopsis' warning in the same syntax (public sizes, so that it fires:
+    # d/(ε n) = 3/(0.05 · 80) = 0.75 > 0.5)
+    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "0.05",
+                 "--bounds", "-5", "5", "--public-counts", "--random-state", "0",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: DPSMOTE: the noisy mean of class 'pos' has Laplace noise" in err
+    assert "Use a larger --epsilon or fewer features" in err
+    assert "epsilon_hist=" in err  # a derived quantity, not an option: left as it is
 
 
 def test_estimator_error_names_cli_options(tmp_path, capsys):
@@ -283,7 +327,7 @@ def test_estimator_error_names_cli_options(tmp_path, capsys):
     ]
     path.write_text("\n".join(rows) + "\n")
     code = main(["resample", str(path), "--target", "y", "--epsilon", "1", "--bounds", "0", "1",
-                 "--histogram", "dense", "-o", str(tmp_path / "out.csv")])
+                 "--synopsis", "grid", "--histogram", "dense", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == 2
     assert "--histogram dense needs 4**14 cells" in err

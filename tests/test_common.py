@@ -2,32 +2,38 @@
 
 One registry, ``EXPECTED_FAILED_CHECKS``, declares each expected failure with
 a one-line reason; every other check must pass. Samplers also run
-imbalanced-learn's checks. DPSMOTE runs twice, with private class sizes (the
-default) and with ``class_counts="public"``, so checks that need exact class
-sizes are still exercised on the same code path.
+imbalanced-learn's checks. DPSMOTE runs three times: with private class sizes
+(the default), with ``class_counts="public"``, so checks that need exact class
+sizes are still exercised on the same code path, and with the grid synopsis
+(``synopsis="grid"``; the other two use the default Gaussian synopsis).
 """
 
 import warnings
 
 import pytest
 from imblearn.utils.estimator_checks import parametrize_with_checks as imblearn_checks
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks as sklearn_checks
 
 import numpy as np
 
 from skdp_anomaly import (
+    DPOAD,
     DPSMOTE,
     NoisyGroupSearch,
+    NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
     PrivateOnlineActiveSVC,
 )
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
-_SPARSE = "sparse X is out of scope: the grid histogram needs dense numeric features"
+_SPARSE = "sparse X is out of scope: both synopses need dense numeric features"
 _NOISY_SIZES = ("asserts every class reaches the exact majority size; private class sizes "
                 "are noisy by design (the public-counts run passes it)")
 _MULTI_FEATURE = "fits on multi-feature X; the detector takes one series (n,) or (n, 1)"
 _TIME_ORDER = "labels depend on each sample's position in time, not on the row alone"
+_ONE_D_HARNESS = ("the one_d_array tag (a window of 1-D records) makes the check pass 1-D X, "
+                  "which the check itself then indexes as 2-D")
 
 EXPECTED_FAILED_CHECKS = {
     ("DPSMOTE", "private"): {
@@ -36,6 +42,10 @@ EXPECTED_FAILED_CHECKS = {
     },
     ("DPSMOTE", "public"): {
         "check_samplers_pandas_sparse": _SPARSE,
+    },
+    ("DPSMOTE", "private, grid"): {
+        "check_samplers_pandas_sparse": _SPARSE,
+        "check_samplers_fit_resample": _NOISY_SIZES,
     },
     # tests/test_changepoint_checks.py re-tests the multi-feature checks'
     # contracts (returns self, params untouched, clone, pickle, memmap, dtypes)
@@ -56,14 +66,32 @@ EXPECTED_FAILED_CHECKS = {
         "check_fit1d": "a 1-D X is the natural input (one series); the check expects an error",
         "check_fit2d_predict1d": "predict accepts a 1-D series by design",
     },
+    # tests/test_dpoad.py re-tests these checks' contracts on (n, 1) windows
+    ("DPOAD", None): {
+        **{check: _ONE_D_HARNESS for check in (
+            "check_dont_overwrite_parameters", "check_n_features_in_after_fitting",
+            "check_dtype_object", "check_f_contiguous_array_estimator",
+            "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+            "check_fit2d_1sample", "check_fit2d_1feature", "check_dict_unchanged",
+            "check_n_features_in", "check_fit2d_predict1d",
+        )},
+        "check_fit1d": "a 1-D X is the natural input (one window of 1-D records)",
+        "check_estimator_sparse_array": ("the one_d_array tag makes X 1-D, and scipy cannot "
+                                         "convert the check's 1-D sparse array to lil format"),
+    },
     ("NoisyGroupSearch", None): {},
+    ("NoisyPriorThresholdClassifier", None): {
+        "check_classifiers_train": ("asserts predict == argmax(predict_proba); predict is "
+                                    "argmax of predict_proba / the DP class prior by design"),
+    },
     ("PrivateOnlineActiveSVC", None): {
         "check_classifiers_train": ("asserts > 83 % training accuracy after one private pass "
                                     "over ~100 rows; the noisy updates (ε = 1) need more rows"),
     },
 }
 
-SAMPLERS = [DPSMOTE(random_state=0), DPSMOTE(random_state=0, class_counts="public")]
+SAMPLERS = [DPSMOTE(random_state=0), DPSMOTE(random_state=0, class_counts="public"),
+            DPSMOTE(random_state=0, synopsis="grid")]
 
 
 class RowNorms:
@@ -79,12 +107,23 @@ class RowNorms:
 
 ESTIMATORS = SAMPLERS + [PrivateChangePointDetector(epsilon=1.0, random_state=0),
                          PrivateOnlineActiveSVC(random_state=0),
-                         NoisyGroupSearch(score_func=RowNorms(), random_state=0)]
+                         NoisyGroupSearch(score_func=RowNorms(), random_state=0),
+                         # sklearn's model: the checks need no diffprivlib (its privacy
+                         # is priced in tests/test_imbalanced.py)
+                         NoisyPriorThresholdClassifier(LogisticRegression(), random_state=0),
+                         # wide public bins: every value the checks feed is inside them
+                         DPOAD(np.linspace(-1e4, 1e4, 9), max_count=100, random_state=0)]
+
+
+def _key(estimator):
+    variant = getattr(estimator, "class_counts", None)
+    if getattr(estimator, "synopsis", "gaussian") != "gaussian":
+        variant = f"{variant}, {estimator.synopsis}"
+    return type(estimator).__name__, variant
 
 
 def expected_failed_checks(estimator):
-    key = (type(estimator).__name__, getattr(estimator, "class_counts", None))
-    return EXPECTED_FAILED_CHECKS[key]
+    return EXPECTED_FAILED_CHECKS[_key(estimator)]
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +154,6 @@ def test_imblearn_checks(estimator, check):
 
 
 def test_every_registered_failure_names_a_real_estimator():
-    names = {type(e).__name__ for e in ESTIMATORS}
-    assert {name for name, _ in EXPECTED_FAILED_CHECKS} == names
+    assert set(EXPECTED_FAILED_CHECKS) == {_key(e) for e in ESTIMATORS}
     assert all(reason.strip() for reasons in EXPECTED_FAILED_CHECKS.values()
                for reason in reasons.values())

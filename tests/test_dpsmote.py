@@ -1,6 +1,9 @@
 """Behaviour tests for DPSMOTE (thesis 004, §3.3, Algorithm 6).
 
-Statistical tests use fixed seeds; each states its false-failure rate.
+Tests of behaviour common to both synopses run over ``SYNOPSES``; tests about
+the grid say ``synopsis="grid"``. The Gaussian synopsis has its own module,
+tests/test_dpsmote_gaussian.py. Statistical tests use fixed seeds; each states
+its false-failure rate.
 """
 
 import pickle
@@ -49,6 +52,14 @@ def data():
     return X, y
 
 
+SYNOPSES = ["gaussian", "grid"]
+
+
+def _synopsis_attr(synopsis):
+    """The fitted attribute holding the per-class releases of ``synopsis``."""
+    return {"gaussian": "noisy_means_", "grid": "noisy_counts_"}[synopsis]
+
+
 def _fit(X, y, **kw):
     kw.setdefault("bounds", (-6, 6))
     kw.setdefault("random_state", 0)
@@ -59,10 +70,11 @@ def _fit(X, y, **kw):
 # -- output and fitted attributes ------------------------------------------------
 
 
-@pytest.mark.parametrize("histogram", ["dense", "sparse"])
-def test_output_is_original_rows_plus_synthetic(data, histogram):
+@pytest.mark.parametrize("synopsis, histogram",
+                         [("gaussian", "auto"), ("grid", "dense"), ("grid", "sparse")])
+def test_output_is_original_rows_plus_synthetic(data, synopsis, histogram):
     X, y = data
-    est, X_res, y_res = _fit(X, y, histogram=histogram)
+    est, X_res, y_res = _fit(X, y, synopsis=synopsis, histogram=histogram)
     n_new = est.sampling_strategy_[1]
     assert X_res.shape == (len(X) + n_new, X.shape[1])
     np.testing.assert_array_equal(X_res[: len(X)], X)
@@ -70,8 +82,10 @@ def test_output_is_original_rows_plus_synthetic(data, histogram):
     assert np.all(y_res[len(y):] == 1)
     lo, hi = est.bounds_
     assert np.all(X_res[len(X):] >= lo) and np.all(X_res[len(X):] <= hi)
-    assert est.histogram_ == histogram and est.n_cells_ == 4
-    assert set(est.noisy_counts_) == {1}
+    assert est.synopsis_ == synopsis
+    assert set(getattr(est, _synopsis_attr(synopsis))) == {1}
+    if synopsis == "grid":
+        assert est.histogram_ == histogram and est.n_cells_ == 4
 
 
 def test_strategy_comes_from_noisy_counts(data):
@@ -133,12 +147,13 @@ def test_n_synthetic_float_and_clamping():
         _n_synthetic({7: 3}, classes, [[5, 3]])
 
 
-def test_multiclass_and_string_labels():
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_multiclass_and_string_labels(synopsis):
     X, y = make_classification(n_samples=900, n_features=3, n_informative=3, n_redundant=0,
                                n_classes=3, weights=[0.7, 0.2], random_state=1)
     labels = np.array(["a", "b", "c"])[y]
-    est, _, y_res = _fit(X, labels, sampling_strategy="not majority")
-    assert set(est.noisy_counts_) == set(est.sampling_strategy_) == {"b", "c"}
+    est, _, y_res = _fit(X, labels, sampling_strategy="not majority", synopsis=synopsis)
+    assert set(getattr(est, _synopsis_attr(synopsis))) == set(est.sampling_strategy_) == {"b", "c"}
     assert Counter(y_res.tolist())["c"] == np.sum(labels == "c") + est.sampling_strategy_["c"]
 
 
@@ -157,12 +172,16 @@ def test_privacy_cost_spent_and_accountant(data):
     assert est.accountant.total()[0] == pytest.approx(2.8)
 
 
-def test_no_synthetic_rows_spends_count_budget_only(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_no_synthetic_rows_spends_count_budget_only(data, synopsis):
     X, y = data
-    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, sampling_strategy={0: 0})
+    acc = Ledger()
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, sampling_strategy={0: 0},
+                  synopsis=synopsis, accountant=acc)
     with pytest.warns(UserWarning, match="no synthetic rows"):
         X_res, _ = est.fit_resample(X, y)
-    assert len(X_res) == len(X) and est.noisy_counts_ == {}
+    assert len(X_res) == len(X) and getattr(est, _synopsis_attr(synopsis)) == {}
+    assert acc.total()[0] == pytest.approx(0.2)  # the class sizes only, 2·0.1 under replace
     assert est.privacy_spent_.epsilon == pytest.approx(0.1)
 
 
@@ -184,20 +203,23 @@ def test_refused_budget_releases_nothing_and_leaves_unfitted(data):
         check_is_fitted(est)
 
 
-def test_refused_refit_forgets_the_earlier_fit(data):
-
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_refused_refit_forgets_the_earlier_fit(data, synopsis):
     X, y = data
     acc = Ledger(epsilon=3.0)
-    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc)
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
+                  synopsis=synopsis)
     est.fit_resample(X, y)  # 2 under the accountant's replace-one ledger
     assert acc.total()[0] == pytest.approx(2.0)
+    assert hasattr(est, _synopsis_attr(synopsis))
     with pytest.raises(LedgerRefused):
         est.fit_resample(X, y)
-    assert not hasattr(est, "noisy_counts_") and not hasattr(est, "privacy_spent_")
+    assert not [k for k in vars(est) if k.endswith("_")]  # no noisy output of either fit
     assert acc.total()[0] == pytest.approx(2.0)
 
 
-def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, synopsis):
     X, y = data
     acc = Ledger()
     charged_before_draw = []
@@ -208,35 +230,48 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch):
         return original(self, size, rng)
 
     monkeypatch.setattr(_dpsmote.GeometricMechanism, "noise", spy)
-    monkeypatch.setattr(_dpsmote, "release_dense",
-                        lambda true, eps, rng, n_runs=None: (
-                            charged_before_draw.append(acc.total()[0]) or true))
-    DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc).fit_resample(X, y)
-    # class sizes: 2·0.1 charged before their noise; histogram: 2·0.9 more before its release
+    if synopsis == "grid":
+        monkeypatch.setattr(_dpsmote, "release_dense",
+                            lambda true, eps, rng, n_runs=None: (
+                                charged_before_draw.append(acc.total()[0]) or true))
+    else:
+        original_means = _dpsmote.release_means
+
+        def means(sums, sizes, eps, rng):
+            charged_before_draw.append(acc.total()[0])
+            return original_means(sums, sizes, eps, rng)
+
+        monkeypatch.setattr(_dpsmote, "release_means", means)
+    DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
+            synopsis=synopsis).fit_resample(X, y)
+    # class sizes: 2·0.1 charged before their noise; synopsis: 2·0.9 more before its release
     assert charged_before_draw == [pytest.approx(0.2), pytest.approx(2.0)]
 
 
 # -- the public label set (issue 7, item 2) ------------------------------------------
 
 
-def test_classes_parameter_handles_an_absent_class_like_any_other(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_classes_parameter_handles_an_absent_class_like_any_other(data, synopsis):
     X, y = data
     kw = dict(epsilon=1.0, bounds=(-6, 6), classes=[0, 1, 2], random_state=0,
-              sampling_strategy={2: 5})
+              sampling_strategy={2: 5}, synopsis=synopsis)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPSMOTENoiseWarning)
         est, X_res, y_res = _fit(X, y, **kw)
     assert set(est.noisy_class_counts_) == {0, 1, 2}
     assert list(est.sampling_strategy_) == [2]
     assert np.sum(y_res == 2) == est.sampling_strategy_[2] == 5
-    assert set(est.noisy_counts_) == {2}  # pure noise, released like any other class
+    # pure noise, released like any other class
+    assert set(getattr(est, _synopsis_attr(synopsis))) == {2}
 
 
-def test_classes_parameter_one_present_class_is_not_an_error(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_classes_parameter_one_present_class_is_not_an_error(data, synopsis):
     X, y = data
     one = y == 0
-    with pytest.warns(DPSMOTENoiseWarning, match="class 1"):  # its histogram is pure noise
-        est, X_res, y_res = _fit(X[one], y[one], classes=[0, 1])
+    with pytest.warns(DPSMOTENoiseWarning, match="class 1"):  # its synopsis is pure noise
+        est, X_res, y_res = _fit(X[one], y[one], classes=[0, 1], synopsis=synopsis)
     assert set(est.noisy_class_counts_) == {0, 1}
     # without `classes`, the label set comes from the data and one class is an error
     with pytest.raises(ValueError, match="more than 1 class.*classes"):
@@ -284,35 +319,44 @@ def test_label_set_assumption_is_stated():
                                               class_counts="public").privacy_assumptions())
 
 
-def test_string_labels_with_classes(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_string_labels_with_classes(data, synopsis):
     X, y = data
     labels = np.array(["neg", "pos"])[y]
     est, X_res, y_res = _fit(X, labels, classes=["neg", "pos", "unseen"],
-                             sampling_strategy={"pos": int(np.sum(y == 0))})
+                             sampling_strategy={"pos": int(np.sum(y == 0))}, synopsis=synopsis)
     assert set(est.noisy_class_counts_) == {"neg", "pos", "unseen"}
     assert set(np.unique(y_res)) == {"neg", "pos"}
+    assert set(getattr(est, _synopsis_attr(synopsis))) == {"pos"}
+    assert y_res.dtype == labels.dtype
 
 
 # -- randomness (issue 7, item 9) ---------------------------------------------------
 
 
-def test_noise_and_synthetic_rows_use_separate_streams(data, monkeypatch):
+def _spy_rng(monkeypatch, name, key, seen):
+    """Wrap ``_dpsmote.<name>`` to record the generator (a positional argument) it gets."""
+    original = getattr(_dpsmote, name)
+
+    def spy(*args, **kwargs):
+        seen[key] = next(a for a in args if isinstance(a, np.random.Generator))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_dpsmote, name, spy)
+
+
+@pytest.mark.parametrize("synopsis, release, sample", [
+    ("grid", "release_dense", "sample_synthetic"),
+    ("gaussian", "release_means", "sample_gaussian"),
+])
+def test_noise_and_synthetic_rows_use_separate_streams(data, monkeypatch, synopsis, release,
+                                                       sample):
     """The generator that draws the noise never draws a released uniform."""
     X, y = data
     seen = {}
-    original_release, original_sample = _dpsmote.release_dense, _dpsmote.sample_synthetic
-
-    def release(true, eps, rng, n_runs=None):
-        seen["noise"] = rng
-        return original_release(true, eps, rng, n_runs=n_runs)
-
-    def sample(grid, hist, n, conn, rng, offsets=None):
-        seen["sample"] = rng
-        return original_sample(grid, hist, n, conn, rng, offsets)
-
-    monkeypatch.setattr(_dpsmote, "release_dense", release)
-    monkeypatch.setattr(_dpsmote, "sample_synthetic", sample)
-    _fit(X, y)
+    _spy_rng(monkeypatch, release, "noise", seen)
+    _spy_rng(monkeypatch, sample, "sample", seen)
+    _fit(X, y, synopsis=synopsis)
     assert seen["noise"] is not seen["sample"]
     a = seen["noise"].bit_generator.seed_seq
     b = seen["sample"].bit_generator.seed_seq
@@ -348,13 +392,21 @@ def test_bounds_none_warns_and_is_stored(data):
     assert est.bounds is None  # parameter untouched
 
 
-def test_out_of_bounds_rows_are_clipped_into_edge_cells(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_out_of_bounds_rows_are_clipped(data, synopsis):
     X, y = data
     X = X.copy()
     X[y == 1] *= 100.0  # far outside the bounds
-    est, X_res, _ = _fit(X, y, bounds=(-1, 1), histogram="dense")
+    est, X_res, _ = _fit(X, y, bounds=(-1, 1), histogram="dense", synopsis=synopsis)
     synth = X_res[len(X):]
-    assert np.all(np.abs(synth) <= 1)
+    assert len(synth) > 0 and np.all(np.abs(synth) <= 1)
+    if synopsis == "gaussian":
+        # the mean of the clipped rows: each coordinate is the mean sign of the class
+        # (|x| ≥ 1 after × 100 except for |x| < 0.01); noise scale 4/(0.9·~180) ≈ 0.025,
+        # so 0.2 is 8 scales: false failure < 4·e^-8 ≈ 1e-3 (seed fixed: deterministic)
+        expect = np.mean(np.clip(X[y == 1], -1, 1), axis=0)
+        np.testing.assert_allclose(est.noisy_means_[1], expect, atol=0.2)
+        return
     hist = est.noisy_counts_[1]
     assert hist.shape == (4,) * 4
     # the minority mass sits in the 2**4 corner cells (all coordinates 0 or 3);
@@ -403,9 +455,10 @@ def test_bad_parameters(data, params, match):
         DPSMOTE(**params).fit_resample(X, y)
 
 
-def test_bad_data(data):
+@pytest.mark.parametrize("synopsis", SYNOPSES)
+def test_bad_data(data, synopsis):
     X, y = data
-    est = DPSMOTE(bounds=(-6, 6), random_state=0)
+    est = DPSMOTE(bounds=(-6, 6), random_state=0, synopsis=synopsis)
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -419,7 +472,8 @@ def test_bad_data(data):
     assert "secret" not in str(info.value)  # no data values in errors
     assert "Categorical data is out of scope" in str(info.value)
     with pytest.raises(ValueError, match="histogram='dense'"):
-        DPSMOTE(bounds=(-6, 6), histogram="dense", granularity=0.005).fit_resample(X, y)
+        DPSMOTE(bounds=(-6, 6), histogram="dense", granularity=0.005,
+                synopsis="grid").fit_resample(X, y)
 
 
 def test_bad_pandas_column(data):
@@ -559,7 +613,7 @@ def test_sparse_beyond_int64_cells():
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(size=(600, 30)), rng.normal(0.3, 0.05, size=(300, 30))]
     y = np.r_[np.zeros(600, int), np.ones(300, int)]
-    est = DPSMOTE(epsilon=2.0, bounds=(-3, 3), granularity=0.2, random_state=0)
+    est = DPSMOTE(epsilon=2.0, bounds=(-3, 3), granularity=0.2, random_state=0, synopsis="grid")
     X_res, _ = est.fit_resample(X, y)
     assert est.histogram_ == "sparse" and est.n_cells_ == 5
     hist = est.noisy_counts_[1]
@@ -629,7 +683,7 @@ def test_release_dense_batch_shape_and_noise_scale():
 
 def test_release_synopsis_batch(data):
     X, y = data
-    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6))
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), synopsis="grid")
     batch = _release_synopsis_batch(est, X, y, 500, histogram_class=1, random_state=0)
     assert batch.noisy_class_counts.shape == (500, 2) and batch.noisy_counts.shape == (500, 256)
     assert batch.stacked().shape == (500, 2 + 2 + 256)
@@ -673,12 +727,13 @@ def test_many_features_single_cell_uses_sparse():
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(60, 40))
     y = np.r_[np.zeros(45, int), np.ones(15, int)]
-    est = DPSMOTE(bounds=(0, 1), granularity=1.0, random_state=0)
+    est = DPSMOTE(bounds=(0, 1), granularity=1.0, random_state=0, synopsis="grid")
     X_res, _ = est.fit_resample(X, y)
     assert est.histogram_ == "sparse"
     np.testing.assert_allclose(X_res[60:], 0.5)  # the only cell centre
     with pytest.raises(ValueError, match="at most 32 features"):
-        DPSMOTE(bounds=(0, 1), granularity=1.0, histogram="dense").fit_resample(X, y)
+        DPSMOTE(bounds=(0, 1), granularity=1.0, histogram="dense",
+                synopsis="grid").fit_resample(X, y)
 
 
 def test_distinct_empty_cells_rejection_path_is_uniform():
@@ -715,7 +770,7 @@ def test_d30_int64_codes_path():
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(size=(500, 30)), rng.normal(0.5, 0.1, size=(400, 30))]
     y = np.r_[np.zeros(500, int), np.ones(400, int)]
-    est = DPSMOTE(epsilon=2.0, bounds=(-4, 4), random_state=0)
+    est = DPSMOTE(epsilon=2.0, bounds=(-4, 4), random_state=0, synopsis="grid")
     X_res, _ = est.fit_resample(X, y)
     assert est.histogram_ == "sparse" and 4**30 < 2**63
     hist = est.noisy_counts_[1]
@@ -787,7 +842,7 @@ def test_auto_granularity_is_a_function_of_the_noisy_size_only(monkeypatch):
     chosen = []
     for n_min in (100, 40_000):
         X, y = _pima_like(n_min=n_min, n_maj=50_000)
-        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0)
+        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0, synopsis="grid")
         est.fit_resample(X, y)
         chosen.append((est.n_cells_, est.granularity_))
     assert choose_n_cells(100, 0.9, 8) == 2 and choose_n_cells(40_000, 0.9, 8) == 4
@@ -798,7 +853,7 @@ def test_auto_granularity_fit_attributes_and_public_counts():
     X, y = _pima_like(n_min=214)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DPSMOTENoiseWarning)  # auto never warns here
-        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=1)
+        est = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=1, synopsis="grid")
         X_res, _ = est.fit_resample(X, y)
     noisy = max(est.noisy_class_counts_[1], 1)
     assert est.n_cells_ == choose_n_cells(noisy, 0.9, 8) == 2 and est.granularity_ == 0.5
@@ -807,10 +862,11 @@ def test_auto_granularity_fit_attributes_and_public_counts():
     assert est.privacy_spent_.epsilon == 1.0  # the choice is post-processing: no extra ε
     # class_counts="public": the exact (public) size drives the choice, all ε on the cells
     X, y = _pima_like(n_min=3_000, n_maj=6_000)
-    pub = DPSMOTE(bounds=(-1, 1), granularity="auto", class_counts="public", random_state=0)
+    pub = DPSMOTE(bounds=(-1, 1), granularity="auto", class_counts="public", random_state=0,
+                  synopsis="grid")
     pub.fit_resample(X, y)
     assert pub.n_cells_ == choose_n_cells(3_000, 1.0, 8) == 3
-    fixed = DPSMOTE(bounds=(-1, 1), granularity=0.5, random_state=0)
+    fixed = DPSMOTE(bounds=(-1, 1), granularity=0.5, random_state=0, synopsis="grid")
     with pytest.warns(DPSMOTENoiseWarning, match="dense grid"):
         fixed.set_params(granularity=0.25).fit_resample(*_pima_like())
     assert fixed.granularity_ == 0.25 and fixed.n_cells_ == 4
@@ -818,7 +874,7 @@ def test_auto_granularity_fit_attributes_and_public_counts():
 
 def test_dense_noise_warning_names_only_dp_outputs():
     X, y = _pima_like(n_min=200)
-    est = DPSMOTE(bounds=(-1, 1), random_state=3)  # ν = 0.25: 65 536 cells
+    est = DPSMOTE(bounds=(-1, 1), random_state=3, synopsis="grid")  # ν = 0.25: 65 536 cells
     with pytest.warns(DPSMOTENoiseWarning) as record:
         est.fit_resample(X, y)
     msgs = [str(w.message) for w in record if "dense grid" in str(w.message)]
@@ -834,7 +890,7 @@ def test_sparse_release_far_below_class_size_warns():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(900, 30))
     y = np.r_[np.zeros(600, int), np.ones(300, int)]
-    est = DPSMOTE(bounds=(-1, 1), random_state=0)
+    est = DPSMOTE(bounds=(-1, 1), random_state=0, synopsis="grid")
     with pytest.warns(DPSMOTENoiseWarning, match="DPSMOTE") as record:
         est.fit_resample(X, y)
     assert est.histogram_ == "sparse"
@@ -842,7 +898,7 @@ def test_sparse_release_far_below_class_size_warns():
     assert "sparse histogram" in text or "no cell" in text
     # "auto" takes the coarsest grid (2**30 cells, sparse): still nothing real
     # survives θ with 300 rows, and the warning says so instead of failing silently
-    auto = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0)
+    auto = DPSMOTE(bounds=(-1, 1), granularity="auto", random_state=0, synopsis="grid")
     with pytest.warns(DPSMOTENoiseWarning, match="cannot carry this class"):
         auto.fit_resample(X, y)
     assert auto.n_cells_ == 2 and auto.histogram_ == "sparse"
@@ -850,7 +906,7 @@ def test_sparse_release_far_below_class_size_warns():
 
 def test_release_synopsis_batch_auto_granularity():
     X, y = _pima_like(n_min=12, n_maj=40, d=2)
-    est = DPSMOTE(bounds=(-1, 1), granularity="auto")
+    est = DPSMOTE(bounds=(-1, 1), granularity="auto", synopsis="grid")
     batch = _release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
     sizes = np.maximum(batch.noisy_class_counts, 1)
     drive = _dpsmote._auto_class_size(sizes, batch.n_synthetic)

@@ -53,18 +53,46 @@ def test_metrics_json_written(tiny_run):
     assert set(payload["metrics"]["0.1"]) == set(showcase.METHODS)
     assert set(payload["metrics"]["0.1"]["dpsmote"]["4"]) == set(showcase.METRICS)
     assert "plot" not in result["paths"]  # plot=False
-    fallbacks = payload["dpsmote_uniform_fallbacks"]
-    assert fallbacks["fits"] == 4  # 1 repeat x 2 folds x 2 epsilons
-    assert 0 <= fallbacks["uniform"] <= fallbacks["fits"]
-    assert 0 <= fallbacks["noise_warnings"] <= fallbacks["fits"]
+    fits = payload["dpsmote_fits"]
+    # the default synopsis: no grid counters
+    assert set(fits) == {"synopsis", "fits", "noise_warnings"} and fits["synopsis"] == "gaussian"
+    assert fits["fits"] == 4  # 1 repeat x 2 folds x 2 epsilons
+    assert 0 <= fits["noise_warnings"] <= fits["fits"]
+
+
+def test_grid_synopsis_run_counts_cells(tmp_path):
+    buf = io.StringIO()
+    showcase.run_showcase(tmp_path, plot=False, file=buf, synopsis="grid",
+                          **{**TINY, "epsilons": (1.0,)})
+    fits = json.loads((tmp_path / "metrics.json").read_text())["dpsmote_fits"]
+    assert fits["synopsis"] == "grid" and fits["fits"] == 2
+    assert 0 <= fits["uniform"] <= fits["fits"]
     # granularity="auto" picks 2..4 cells per feature, once per fit
-    cells = fallbacks["cells_per_feature"]
-    assert set(cells) <= {"2", "3", "4"} and sum(cells.values()) == fallbacks["fits"]
+    cells = fits["cells_per_feature"]
+    assert set(cells) <= {"2", "3", "4"} and sum(cells.values()) == fits["fits"]
+    text = buf.getvalue()
+    assert "grid chosen by granularity='auto'" in text and "noisy grid histogram" in text
+    assert "DP mean" not in text
 
 
-def test_dpsmote_step_uses_auto_granularity():
-    pipe = showcase.build_pipelines(1.0, n_minority_train=20, random_state=0)["dpsmote"]
-    assert pipe.named_steps["resample"].granularity == "auto"
+def test_dpsmote_step_synopsis():
+    step = showcase.build_pipelines(1.0, n_minority_train=20,
+                                    random_state=0)["dpsmote"].named_steps["resample"]
+    assert step.synopsis == "gaussian"
+    grid = showcase.build_pipelines(1.0, n_minority_train=20, random_state=0,
+                                    synopsis="grid")["dpsmote"].named_steps["resample"]
+    assert grid.synopsis == "grid" and grid.granularity == "auto"
+    with pytest.raises(ValueError, match="synopsis"):
+        showcase.build_pipelines(1.0, n_minority_train=20, synopsis="kde")
+
+
+def test_default_run_does_not_describe_a_grid(tiny_run):
+    _, text, _ = tiny_run
+    assert "synopsis: the DP mean of the malignant rows" in text
+    assert "DPSMOTE's synthetic rows come from the DP mean of the malignant rows only" in text
+    assert "per-class sums (Gaussian synopsis)" in text  # the privacy report's note
+    for grid_word in ("grid", "cell", "histogram"):
+        assert grid_word not in text, grid_word
 
 
 def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):
@@ -128,6 +156,7 @@ def test_load_imbalanced_ratio():
         (dict(ratios=(0.7,)), "ratios"),
         (dict(n_repeats=0), "n_repeats"),
         (dict(n_folds=1), "n_folds"),
+        (dict(synopsis="kde"), "synopsis"),
     ],
 )
 def test_bad_arguments(tmp_path, kwargs, match):
@@ -166,9 +195,14 @@ def test_cli_pieces(tmp_path, capsys):
     showcase.add_parser(sub)
     args = parser.parse_args(["demo", "--output-dir", str(tmp_path), "--epsilons", "2",
                               "--ratios", "0.1", "--repeats", "1", "--folds", "2", "--no-plot"])
+    assert args.synopsis == "gaussian"
     assert args.func(args) == 0
     assert (tmp_path / "metrics.json").exists()
     assert "DPSMOTE" in capsys.readouterr().out
+    args = parser.parse_args(["demo", "--output-dir", str(tmp_path), "--synopsis", "grid"])
+    assert args.synopsis == "grid"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["demo", "--synopsis", "kde"])
 
 
 def test_cli_rejects_bad_values():

@@ -237,8 +237,10 @@ _PROTOCOL_DATA_PARAMS = ("bounds", "bounds_X", "bounds_y", "data_norm")
 
 
 def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
+    # a meta-estimator prices its own release here; the walker adds its members
+    own = getattr(estimator, "_own_privacy_cost", None)
     try:
-        cost = estimator.privacy_cost()
+        cost = own() if callable(own) else estimator.privacy_cost()
     except (TypeError, ValueError) as exc:  # e.g. epsilon=0: say which step
         error = ValueError if isinstance(exc, ValueError) else TypeError
         raise error(f"{_where(path)}: {cls}.privacy_cost() failed: {exc}") from exc

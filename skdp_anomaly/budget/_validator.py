@@ -49,6 +49,19 @@ def validate_budget(budget, name: str = "budget", *,
     neighbours, and turning an add/remove budget ε into 2ε under replace-one
     would accept pipelines that reveal ``n``, which that budget protects.
 
+    Parameters
+    ----------
+    budget : None, float, PrivacyCost or (epsilon, delta)
+        The budget to check.
+    name : str, default="budget"
+        The parameter name used in error messages.
+    neighbours : {"replace", "add_remove"}, default="replace"
+        The relation the budget is stated under.
+
+    Returns
+    -------
+    PrivacyCost or None
+
     Examples
     --------
     >>> from skdp_anomaly.budget import validate_budget
@@ -190,6 +203,12 @@ class _Walker:
                 self.walk(member, _join(path, name))
         elif isinstance(est, BaseSearchCV):
             self._walk_search(est, path)
+        elif callable(getattr(est, "_privacy_children", None)):
+            # a meta-estimator of this package: its own release, then each member,
+            # all fitted on every record (sequential composition)
+            self._leaf(est, path)
+            for name, member in est._privacy_children():
+                self.walk(member, _join(path, name))
         else:
             self._leaf(est, path)
 

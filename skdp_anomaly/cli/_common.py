@@ -38,6 +38,8 @@ __all__ = [
 OPTION_OF = {
     "epsilon": "--epsilon",
     "bounds": "--bounds/--bounds-file",
+    "synopsis": "--synopsis",
+    "spread": "--spread",
     "granularity": "--granularity",
     "connectivity": "--connectivity",
     "sampling_strategy": "--sampling-strategy",

@@ -3,7 +3,9 @@
 Reads ``IN.csv`` (header row; numeric feature columns plus one label
 column), runs :class:`~skdp_anomaly.over_sampling.DPSMOTE` and writes the
 original rows, unchanged, followed by the synthetic rows to ``OUT.csv`` with
-the same columns. Uses only the csv module and numpy (pandas is not a
+the same columns. ``--synopsis`` chooses what DPSMOTE releases per class: the
+DP class mean (``gaussian``, the default) or the noisy grid histogram of
+Algorithm 6 (``grid``). Uses only the csv module and numpy (pandas is not a
 runtime dependency).
 """
 
@@ -29,6 +31,10 @@ from ._common import (
 
 # show a progress bar for inputs larger than this many bytes
 _PROGRESS_BYTES = 8 << 20
+# defaults of the options that apply to one synopsis only (None on the parser, so
+# that an option given for the other synopsis is an error, not silently ignored)
+_GRID_DEFAULTS = {"granularity": 0.25, "connectivity": 2, "histogram": "auto"}
+_GAUSSIAN_DEFAULTS = {"spread": 0.45}
 
 
 def _granularity(text: str):
@@ -46,10 +52,13 @@ def add_parser(subparsers) -> None:
         "resample",
         help="over-sample the minority classes of a CSV file with DP-SMOTE",
         description=(
-            "Append differentially private synthetic minority rows (DP-SMOTE, Algorithm 6 "
-            f"of {CITE}) to a CSV file. The synthetic rows and the printed summary are "
-            "epsilon-DP under add/remove-one-record neighbours given public bounds; the "
-            "original rows are copied unchanged."
+            "Append differentially private synthetic minority rows (DP-SMOTE, after "
+            f"{CITE}, ch. 3) to a CSV file. The synthetic rows are drawn from a DP synopsis "
+            "of each minority class: its noisy mean (--synopsis gaussian, the default) or "
+            "a noisy grid histogram (--synopsis grid, Algorithm 6 of the thesis). The "
+            "synthetic rows and the printed summary are epsilon-DP under "
+            "add/remove-one-record neighbours given public bounds; the original rows are "
+            "copied unchanged."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="input CSV with a header row")
@@ -60,26 +69,35 @@ def add_parser(subparsers) -> None:
                         help="the same public range for every feature")
     bounds.add_argument("--bounds-file", metavar="FILE",
                         help="CSV with header 'feature,lower,upper' and one row per feature")
-    p.add_argument("--granularity", type=_granularity, default=0.25,
-                   help="cell width as a fraction of each feature's range, or 'auto' to "
-                        "choose it from the DP class size (default 0.25, as in Lut's thesis)")
-    p.add_argument("--connectivity", type=int, default=2,
-                   help="neighbour cells at most this many grid edges away (default 2)")
+    p.add_argument("--synopsis", choices=("gaussian", "grid"), default="gaussian",
+                   help="what is released per over-sampled class: 'gaussian' (its DP mean; "
+                        "synthetic rows drawn around it; default, best beyond a few "
+                        "features) or 'grid' (a noisy grid histogram, Algorithm 6)")
+    p.add_argument("--spread", type=float, default=None,
+                   help="--synopsis gaussian: standard deviation of the synthetic rows as a "
+                        "fraction of each feature's half-range (default 0.45)")
+    p.add_argument("--granularity", type=_granularity, default=None,
+                   help="--synopsis grid: cell width as a fraction of each feature's range, "
+                        "or 'auto' to choose it from the DP class size (default 0.25, as in "
+                        "Lut's thesis)")
+    p.add_argument("--connectivity", type=int, default=None,
+                   help="--synopsis grid: neighbour cells at most this many grid edges away "
+                        "(default 2)")
     p.add_argument("--sampling-strategy", default="auto", metavar="S",
                    help="'auto', 'minority', 'not minority', 'not majority', 'all', or a "
                         "float ratio (binary targets); default 'auto'")
     p.add_argument("--public-counts", action="store_true",
                    help="declare the class sizes public: exact sizes, full epsilon on the "
-                        "histograms (the guarantee then does not cover the class sizes)")
+                        "synopsis (the guarantee then does not cover the class sizes)")
     p.add_argument("--classes", nargs="+", metavar="LABEL",
                    help="the public set of class labels (at least 2); without it the labels "
                         "present in the data are used and treated as public")
     p.add_argument("--count-share", type=float, default=0.1,
                    help="share of epsilon for the class sizes (default 0.1)")
-    p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default="auto",
-                   help="how the noisy grid histogram is stored: 'dense' (every cell), "
-                        "'sparse' (only cells above a noisy threshold, for many features) "
-                        "or 'auto' (dense while the grid is small; default)")
+    p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default=None,
+                   help="--synopsis grid: how the noisy grid histogram is stored: 'dense' "
+                        "(every cell), 'sparse' (only cells above a noisy threshold, for many "
+                        "features) or 'auto' (dense while the grid is small; default)")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed, for reproducible experiments only (default: OS entropy)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
@@ -212,6 +230,22 @@ def _strategy(text: str):
         return text
 
 
+def _synopsis_options(args: argparse.Namespace) -> dict:
+    """The synopsis-specific parameters; an option of the other synopsis is an error."""
+    own, other = ((_GAUSSIAN_DEFAULTS, _GRID_DEFAULTS) if args.synopsis == "gaussian"
+                  else (_GRID_DEFAULTS, _GAUSSIAN_DEFAULTS))
+    given = [name for name in other if getattr(args, name) is not None]
+    if given:
+        options = " and ".join(f"--{name}" for name in given)
+        verb = "applies" if len(given) == 1 else "apply"
+        needs = "grid" if args.synopsis == "gaussian" else "gaussian"
+        raise ValueError(f"{options} {verb} to --synopsis {needs} only (got --synopsis "
+                         f"{args.synopsis}).")
+    values = {name: getattr(args, name) for name in own}
+    return {name: default if values[name] is None else values[name]
+            for name, default in own.items()}
+
+
 def _checked_sampler(args: argparse.Namespace):
     """The sampler, once every option has passed the checks that need no data.
 
@@ -232,10 +266,9 @@ def _checked_sampler(args: argparse.Namespace):
     sampler = DPSMOTE(
         epsilon=args.epsilon, sampling_strategy=_strategy(args.sampling_strategy),
         bounds=None if args.bounds is None else tuple(args.bounds),
-        granularity=args.granularity, connectivity=args.connectivity,
+        synopsis=args.synopsis, **_synopsis_options(args),
         class_counts="public" if args.public_counts else "private",
-        count_share=args.count_share, histogram=args.histogram,
-        classes=args.classes, random_state=args.random_state,
+        count_share=args.count_share, classes=args.classes, random_state=args.random_state,
     )
     with library_calls("resample"):
         sampler._validate_params()
@@ -271,7 +304,21 @@ def _privacy_line(sampler, leaked: bool) -> str:
     return "privacy: NOT differentially private — see the PrivacyLeakWarning above"
 
 
-def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: bool) -> None:
+def _synopsis_lines(sampler, features) -> list:
+    """What phase 1 released, in words (DP outputs and parameters only)."""
+    if sampler.synopsis_ == "grid":
+        return [f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} cells "
+                "per feature"]
+    lines = [f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
+             f"spread {sampler.spread:g} of each feature's half-range)"]
+    for label, mean in sampler.noisy_means_.items():
+        values = ", ".join(f"{name}={value:.4g}" for name, value in zip(features, mean))
+        lines.append(f"  noisy mean of class {label!r}: {values}")
+    return lines
+
+
+def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: bool,
+                   features=()) -> None:
     err = sys.stderr
     # the exact number of rows is not a DP output unless the class sizes are public
     originals = f"{n_original} original" if args.public_counts else "the original rows"
@@ -281,7 +328,8 @@ def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: boo
         print(f"  noisy class sizes: {sampler.noisy_class_counts_}", file=err)
     else:
         print("  class sizes declared public (--public-counts)", file=err)
-    print(f"  histogram: {sampler.histogram_}, {sampler.n_cells_} cells per feature", file=err)
+    for line in _synopsis_lines(sampler, features):
+        print(line, file=err)
     print(f"  {_privacy_line(sampler, leaked)}", file=err)
 
 
@@ -298,5 +346,6 @@ def run(args: argparse.Namespace) -> int:
     _write(args, header, t, X_res[len(X):], y_res[len(X):])
     if not args.quiet:
         _print_summary(args, sampler, len(X), len(X_res) - len(X),
-                       leaked=any(map(is_privacy_leak, shown)))
+                       leaked=any(map(is_privacy_leak, shown)),
+                       features=header[:t] + header[t + 1:])
     return 0

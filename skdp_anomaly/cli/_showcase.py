@@ -12,7 +12,10 @@ nominal privacy budget ε:
 * ``dpsmote`` — :class:`~skdp_anomaly.over_sampling.DPSMOTE` with ε/4 then
   ``LogisticRegression(epsilon=ε/2)``: ε-DP in total (Theorem 3.3) under
   replace-one neighbours, the relation diffprivlib's model holds under, where
-  DPSMOTE's add/remove ε/4 counts ε/2 (group privacy).
+  DPSMOTE's add/remove ε/4 counts ε/2 (group privacy). DPSMOTE uses its
+  default synopsis, the DP mean of the malignant rows (``synopsis="gaussian"``);
+  ``synopsis="grid"`` (``--synopsis grid``) runs the thesis' noisy grid
+  histogram with ``granularity="auto"`` instead.
 
 It prints each pipeline's privacy report, a metrics table (ROC-AUC, minority
 recall, G-mean, F1) and writes ``metrics.json`` and a plot of the metrics
@@ -45,6 +48,7 @@ DEFAULT_EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 DEFAULT_RATIOS = (0.10, 0.05)
 DEFAULT_REPEATS = 10
 METHODS = ("none", "smote", "dpsmote")
+SYNOPSES = ("gaussian", "grid")
 METHOD_LABELS = {
     "none": "DP-LR(ε), no resampling",
     "smote": "SMOTE + DP-LR(ε)  [claimed ε is false]",
@@ -92,8 +96,9 @@ BREAST_CANCER_BOUNDS = np.array([
     (0.055, 0.21),  # worst fractal dimension
 ])
 # The ten "mean" features: a public, domain-level choice of columns (the other
-# twenty are their standard errors and worst values). Fewer features make the
-# DPSMOTE grid (2 cells per feature as chosen by granularity="auto") 2^10 cells
+# twenty are their standard errors and worst values). Fewer features mean less
+# noise on DPSMOTE's DP mean (its Laplace scale grows with d) and, with the grid
+# synopsis, a grid of 2^10 cells (2 per feature, as granularity="auto" chooses)
 # instead of 2^30.
 FEATURES = tuple(range(10))
 
@@ -131,13 +136,15 @@ def load_imbalanced(ratio: float, rng: np.random.Generator, features=FEATURES):
 
 
 # ------------------------------------------------------------------ pipelines
-def build_pipelines(epsilon: float, n_minority_train: int, random_state=None, features=FEATURES):
+def build_pipelines(epsilon: float, n_minority_train: int, random_state=None, features=FEATURES,
+                    synopsis: str = "gaussian"):
     """The three pipelines compared at nominal privacy budget ``epsilon``.
 
     Returns a dict method -> unfitted ``imblearn.pipeline.Pipeline``. Every
     step has its data-dependent parameters fixed from public knowledge:
     scaling bounds, DPSMOTE ``bounds`` and the classifier's ``data_norm``
-    (features lie in [-1, 1]^d, so ||x||₂ <= sqrt(d)).
+    (features lie in [-1, 1]^d, so ||x||₂ <= sqrt(d)). ``synopsis`` is
+    DPSMOTE's (``"gaussian"``, its default, or ``"grid"``).
     """
     from diffprivlib.accountant import BudgetAccountant
     from diffprivlib.models import LogisticRegression
@@ -154,6 +161,13 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None, fe
                                   random_state=random_state, accountant=BudgetAccountant())
 
     k = max(1, min(5, n_minority_train - 1))
+    if synopsis not in SYNOPSES:
+        raise ValueError(f"synopsis must be one of {SYNOPSES}, got {synopsis!r}.")
+    # grid: granularity="auto" chooses the grid from the DP minority size
+    # (post-processing, no extra ε); with a few dozen malignant rows it picks
+    # 2 cells per feature (2^10 cells). The thesis's ν = 0.25 (4^10 ≈ 10^6
+    # cells) left no cell above the noise in ~90 % of fits.
+    grid = {"granularity": "auto", "connectivity": 2} if synopsis == "grid" else {}
     return {
         "none": Pipeline([("scale", public_scaler(features)), ("clf", dplr(epsilon))]),
         "smote": Pipeline([
@@ -163,15 +177,11 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None, fe
         ]),
         "dpsmote": Pipeline([
             ("scale", public_scaler(features)),
-            # granularity="auto": the grid is chosen from the DP minority size
-            # (post-processing, no extra ε); with a few dozen malignant rows it
-            # picks 2 cells per feature (2^10 cells). The thesis's ν = 0.25
-            # (4^10 ≈ 10^6 cells) left no cell above the noise in ~90 % of fits.
             # ε/4 under add/remove is ε/2 under replace-one neighbours, the
             # relation of the classifier: ε in total
-            ("resample", DPSMOTE(epsilon=epsilon / 4, bounds=(-1.0, 1.0), granularity="auto",
-                                 connectivity=2, classes=[0, 1], random_state=random_state,
-                                 accountant=BudgetAccountant())),
+            ("resample", DPSMOTE(epsilon=epsilon / 4, bounds=(-1.0, 1.0), synopsis=synopsis,
+                                 classes=[0, 1], random_state=random_state,
+                                 accountant=BudgetAccountant(), **grid)),
             ("clf", dplr(epsilon / 2)),
         ]),
     }
@@ -192,7 +202,7 @@ def _scores(pipe, X_test, y_test):
 
 
 # ------------------------------------------------------------------- reports
-def privacy_reports(epsilon: float, file=None) -> dict:
+def privacy_reports(epsilon: float, file=None, synopsis: str = "gaussian") -> dict:
     """Print the budget validator's report of each pipeline at ``epsilon``.
 
     The reports are stated under replace-one-record neighbours (n public),
@@ -200,7 +210,7 @@ def privacy_reports(epsilon: float, file=None) -> dict:
     add/remove ε counts twice there (group privacy), and each report says so.
     """
     file = sys.stdout if file is None else file
-    pipes = build_pipelines(epsilon, n_minority_train=10)
+    pipes = build_pipelines(epsilon, n_minority_train=10, synopsis=synopsis)
     try:
         from ..budget import check_privacy_budget
     except ImportError:  # pragma: no cover - the validator ships with the package
@@ -226,17 +236,34 @@ def privacy_reports(epsilon: float, file=None) -> dict:
 
 
 # ---------------------------------------------------------------- experiment
-def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file):
-    from sklearn.model_selection import StratifiedKFold
+def _new_fit_stats(synopsis):
+    """Counters of the DPSMOTE fits: how many warned that noise dominates and, for the
+    grid, how many had no positive cell (uniform rows) and the cells per feature
+    granularity="auto" chose."""
+    stats = {"synopsis": synopsis, "fits": 0, "noise_warnings": 0}
+    if synopsis == "grid":
+        stats.update(uniform=0, cells_per_feature={})
+    return stats
 
+
+def _count_fit(stats, sampler, caught):
     from ..over_sampling._dpsmote import DPSMOTENoiseWarning
+
+    stats["fits"] += 1
+    stats["noise_warnings"] += any(issubclass(w.category, DPSMOTENoiseWarning) for w in caught)
+    if stats["synopsis"] == "grid":
+        stats["uniform"] += any("no cell" in str(w.message) for w in caught)
+        cells = stats["cells_per_feature"]
+        cells[str(sampler.n_cells_)] = cells.get(str(sampler.n_cells_), 0) + 1
+
+
+def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file, synopsis="gaussian"):
+    from sklearn.model_selection import StratifiedKFold
 
     results = {r: {m: {e: {k: [] for k in METRICS} for e in epsilons} for m in METHODS}
                for r in ratios}
     sizes = {}
-    # DPSMOTE fits: how many had no positive cell (uniform rows), how many warned that
-    # noise dominates, and the cells per feature granularity="auto" chose
-    uniform = {"fits": 0, "uniform": 0, "noise_warnings": 0, "cells_per_feature": {}}
+    stats = _new_fit_stats(synopsis)
     for ratio in ratios:
         t0 = time.perf_counter()
         for rep in range(n_repeats):
@@ -248,27 +275,22 @@ def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file):
             for train, test in folds.split(X, y):
                 n1 = int(y[train].sum())
                 for eps in epsilons:
-                    pipes = build_pipelines(eps, n1, random_state=int(rng.integers(2**31)))
+                    pipes = build_pipelines(eps, n1, random_state=int(rng.integers(2**31)),
+                                            synopsis=synopsis)
                     for method, pipe in pipes.items():
                         with warnings.catch_warnings(record=True) as caught:
                             warnings.simplefilter("always")  # recorded, not printed
                             pipe.fit(X[train], y[train])
                             scores = _scores(pipe, X[test], y[test])
                         if method == "dpsmote":
-                            uniform["fits"] += 1
-                            uniform["uniform"] += any("no cell" in str(w.message) for w in caught)
-                            uniform["noise_warnings"] += any(
-                                issubclass(w.category, DPSMOTENoiseWarning) for w in caught)
-                            m = str(pipe.named_steps["resample"].n_cells_)
-                            cells = uniform["cells_per_feature"]
-                            cells[m] = cells.get(m, 0) + 1
+                            _count_fit(stats, pipe.named_steps["resample"], caught)
                         for k, v in scores.items():
                             results[ratio][method][eps][k].append(v)
         n, n1 = sizes[ratio]
         print(f"  minority fraction {ratio:.0%}: {n} rows ({n1} malignant), "
               f"{n_repeats} repeats × {n_folds} folds × {len(epsilons)} ε × 3 pipelines "
               f"in {time.perf_counter() - t0:.1f} s", file=file, flush=True)
-    return results, sizes, uniform
+    return results, sizes, stats
 
 
 def _summary(values):
@@ -339,7 +361,7 @@ def _plot(results, ratios, epsilons, path: Path, file) -> bool:
     return True
 
 
-def _explain(results, ratios, epsilons, reports, file):
+def _explain(results, ratios, epsilons, reports, file, synopsis="gaussian"):
     eps_mid = 1.0 if 1.0 in epsilons else epsilons[len(epsilons) // 2]
     ratio = min(ratios)
 
@@ -368,12 +390,10 @@ def _explain(results, ratios, epsilons, reports, file):
         "interpolate single patients, so one record moves many training rows (Lut 2022, "
         "Theorem 3.2)"
         + (" — the privacy report above flags it as a leak." if reports.get("smote") else "."),
-        "* DPSMOTE's synthetic rows come from a noisy grid histogram only, so the pipeline is "
-        "ε-DP end to end under replace-one neighbours (DPSMOTE's add/remove ε/4, which "
-        "counts ε/2 there, + classifier ε/2, Theorem 3.3): " + verdict,
-        ("* With a few dozen malignant rows, most noisy cells are noise: the synthetic rows "
-         "mostly tell the classifier *how much* of the rare class to expect, and only at "
-         "larger ε *where* it lies. They never reveal a single patient."),
+        f"* DPSMOTE's synthetic rows come from {_SYNOPSIS_WORDS[synopsis]} only, so the "
+        "pipeline is ε-DP end to end under replace-one neighbours (DPSMOTE's add/remove ε/4, "
+        "which counts ε/2 there, + classifier ε/2, Theorem 3.3): " + verdict,
+        _SYNOPSIS_NOISE[synopsis],
         ("* Scores are noisy at small ε and tiny minorities (± and the shaded bands are "
          "standard errors); the public feature bounds and data_norm are what make every ε "
          "above hold."),
@@ -381,9 +401,38 @@ def _explain(results, ratios, epsilons, reports, file):
     print("\n".join(lines), file=file)
 
 
+_SYNOPSIS_WORDS = {"gaussian": "the DP mean of the malignant rows",
+                   "grid": "a noisy grid histogram"}
+_SYNOPSIS_NOISE = {
+    "gaussian": ("* With a few dozen malignant rows the DP mean is noisy at small ε (Laplace "
+                 "noise of about d/(ε·n) half-ranges per feature, ε being DPSMOTE's share): the synthetic rows then "
+                 "mostly tell the classifier *how much* of the rare class to expect, and at "
+                 "larger ε also *where* it lies. They never reveal a single patient."),
+    "grid": ("* With a few dozen malignant rows, most noisy cells are noise: the synthetic rows "
+             "mostly tell the classifier *how much* of the rare class to expect, and only at "
+             "larger ε *where* it lies. They never reveal a single patient."),
+}
+
+
+def _print_fit_stats(stats, file):
+    fits = stats["fits"]
+    if stats["synopsis"] == "gaussian":
+        print(f"  DPSMOTE synopsis: the DP mean of the malignant rows, synthetic rows drawn "
+              f"around it; fits warned that noise dominates the mean: "
+              f"{stats['noise_warnings']}/{fits}", file=file)
+        return
+    print(f"  DPSMOTE fits whose noisy histogram had no positive cell (synthetic rows then "
+          f"drawn uniformly over the bounds, still ε-DP): {stats['uniform']}/{fits}", file=file)
+    cells = ", ".join(f"{m} per feature: {n} fits"
+                      for m, n in sorted(stats["cells_per_feature"].items()))
+    print(f"  DPSMOTE grid chosen by granularity='auto' from the DP minority size: {cells}; "
+          f"fits warned that noise dominates the grid: {stats['noise_warnings']}/{fits}",
+          file=file)
+
+
 def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
                  n_repeats: int = DEFAULT_REPEATS, n_folds: int = 3, random_state: int = 0,
-                 plot: bool = True, file=None) -> dict:
+                 plot: bool = True, file=None, synopsis: str = "gaussian") -> dict:
     """Run the showcase and write ``metrics.json`` (and ``dpsmote_demo.png``) to ``output_dir``.
 
     Parameters
@@ -406,6 +455,8 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
         Write the PNG (needs matplotlib).
     file : text stream, default=None
         Where to print (``None``: standard output).
+    synopsis : {"gaussian", "grid"}, default="gaussian"
+        DPSMOTE's synopsis in the ``dpsmote`` pipeline.
 
     Returns
     -------
@@ -423,13 +474,15 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
         raise ValueError(f"n_repeats must be >= 1, got {n_repeats!r}.")
     if int(n_folds) < 2:
         raise ValueError(f"n_folds must be >= 2, got {n_folds!r}.")
+    if synopsis not in SYNOPSES:
+        raise ValueError(f"synopsis must be one of {SYNOPSES}, got {synopsis!r}.")
     file = sys.stdout if file is None else file
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
 
-    print("skdp-anomaly demo: differentially private over-sampling (DP-SMOTE of Lut 2022, ch. 3)",
-          file=file)
+    print("skdp-anomaly demo: differentially private over-sampling (DP-SMOTE after Lut 2022, "
+          f"ch. 3; synopsis: {_SYNOPSIS_WORDS[synopsis]})", file=file)
     print(f"Data: sklearn breast cancer, malignant = rare class, under-sampled to "
           f"{', '.join(f'{r:.0%}' for r in ratios)}; the {len(FEATURES)} 'mean' features scaled "
           "to [-1, 1] with fixed public bounds (published ranges rounded outward).", file=file)
@@ -441,7 +494,7 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
     eps_report = 1.0 if 1.0 in epsilons else epsilons[0]
     print(f"\n1) Privacy report of each pipeline at ε = {eps_report:g} "
           "(from parameters, before fitting):", file=file)
-    reports = privacy_reports(eps_report, file=file)
+    reports = privacy_reports(eps_report, file=file, synopsis=synopsis)
 
     print(f"\n2) Fitting {len(METHODS)} pipelines × {len(epsilons)} ε × {len(ratios)} fractions "
           f"× {n_repeats} repeats × {n_folds} folds ...", file=file, flush=True)
@@ -449,16 +502,9 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
 
     # the matrices are tiny: one BLAS thread avoids oversubscription on busy machines
     with threadpool_limits(limits=1):
-        results, sizes, uniform = _evaluate(epsilons, ratios, int(n_repeats), int(n_folds),
-                                            random_state, file)
-    print(f"  DPSMOTE fits whose noisy histogram had no positive cell (synthetic rows then "
-          f"drawn uniformly over the bounds, still ε-DP): {uniform['uniform']}/{uniform['fits']}",
-          file=file)
-    cells = ", ".join(f"{m} per feature: {n} fits"
-                      for m, n in sorted(uniform["cells_per_feature"].items()))
-    print(f"  DPSMOTE grid chosen by granularity='auto' from the DP minority size: {cells}; "
-          f"fits warned that noise dominates the grid: {uniform['noise_warnings']}/"
-          f"{uniform['fits']}", file=file)
+        results, sizes, stats = _evaluate(epsilons, ratios, int(n_repeats), int(n_folds),
+                                          random_state, file, synopsis)
+    _print_fit_stats(stats, file)
 
     print("\n3) Test-set metrics (mean ± standard error over repeats × folds; "
           "decision threshold 0.5):", file=file)
@@ -471,7 +517,7 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
         "n_folds": int(n_folds), "random_state": random_state,
         "sizes": {f"{r:g}": {"n": n, "n_minority": n1} for r, (n, n1) in sizes.items()},
         "privacy_reports": {"epsilon": eps_report, **reports},
-        "dpsmote_uniform_fallbacks": uniform,
+        "dpsmote_fits": stats,
         "metrics": {f"{r:g}": {m: {f"{e:g}": {k: _summary(v)[0] for k, v in res.items()}
                                     for e, res in by_eps.items()}
                                for m, by_eps in by_method.items()}
@@ -484,7 +530,7 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
         if _plot(results, ratios, epsilons, png, file):
             paths["plot"] = str(png)
     print("\nWrote " + ", ".join(paths.values()), file=file)
-    _explain(results, ratios, epsilons, reports, file)
+    _explain(results, ratios, epsilons, reports, file, synopsis)
     print(f"\n(done in {time.perf_counter() - t0:.1f} s)", file=file)
     return {"results": results, "privacy_reports": reports, "paths": paths, "sizes": sizes}
 
@@ -530,6 +576,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="cross-validation folds, at least 2 (default: %(default)s)")
     parser.add_argument("--random-state", type=int, default=0,
                         help="seed (demo only, for reproducible output; default: %(default)s)")
+    parser.add_argument("--synopsis", choices=SYNOPSES, default="gaussian",
+                        help="DPSMOTE's synopsis: the DP class mean ('gaussian', default) or "
+                             "the thesis' noisy grid histogram ('grid')")
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     return parser
 
@@ -542,7 +591,7 @@ def run(args) -> int:
     require_diffprivlib("skdp-anomaly demo")
     run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
                  n_repeats=args.repeats, n_folds=args.folds, random_state=args.random_state,
-                 plot=not args.no_plot)
+                 plot=not args.no_plot, synopsis=args.synopsis)
     return 0
 
 
@@ -562,7 +611,8 @@ pipelines:
            whose ε is not a real guarantee (thesis 004, Theorem 3.2)
   dpsmote  DPSMOTE(epsilon=ε/4), then LogisticRegression(epsilon=ε/2): ε-DP in
            total (Theorem 3.3) under replace-one neighbours, where DPSMOTE's
-           add/remove ε/4 counts ε/2 (group privacy)"""
+           add/remove ε/4 counts ε/2 (group privacy); its synopsis is the DP
+           mean of the malignant rows, or the noisy grid with --synopsis grid"""
 
 
 def add_parser(subparsers, name: str = "demo"):

@@ -1,9 +1,11 @@
 """Differentially private over-sampling for imbalanced learning (thesis 004, chapter 3).
 
 DPSMOTE
-    DP-SMOTE (Algorithm 6): SMOTE on a noisy grid histogram of each minority class.
+    DP-SMOTE: synthetic minority rows drawn from a DP synopsis of each class, its
+    noisy mean (default) or a noisy grid histogram with SMOTE between cells
+    (Algorithm 6).
 DPSMOTENoiseWarning
-    Warned when noise dominates the released histogram (built from DP outputs only).
+    Warned when noise dominates the released synopsis (built from DP outputs only).
 SparseHistogram
     The released cells of a sparse noisy histogram (``DPSMOTE.noisy_counts_``).
 """

@@ -1,0 +1,386 @@
+"""Tests of skdp_anomaly.imbalanced: NoisyPriorThresholdClassifier and dp_imbalanced_pipeline.
+
+Seeds are fixed, so the tests are deterministic; each statistical assertion
+states its false-failure rate over seeds. Tests that price or fit diffprivlib
+models skip where it does not import; the others use scikit-learn models or a
+stand-in with diffprivlib's parameters.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from _accountants import Ledger, LedgerRefused
+from _diffprivlib import needs_diffprivlib
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_classification
+from sklearn.dummy import DummyClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from skdp_anomaly import (
+    DPSMOTE,
+    NoisyPriorThresholdClassifier,
+    audit,
+    check_privacy_budget,
+    dp_imbalanced_pipeline,
+)
+from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _threshold
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=2000, n_features=5, n_informative=3, n_redundant=0,
+                               weights=[0.9], random_state=0)
+    return X, y
+
+
+def _clf(**kw):
+    kw.setdefault("random_state", 0)
+    return NoisyPriorThresholdClassifier(LogisticRegression(), **kw)
+
+
+# -- NoisyPriorThresholdClassifier: the decision rule --------------------------------
+
+
+def test_prior_is_the_class_proportion_at_large_epsilon(data):
+    # ε = 10: P(Z ≠ 0) = 2e^-10/(1+e^-10) ≈ 9e-5 per class, P(|Z| ≥ 5) ≈ 2e^-50; the
+    # tolerance 0.003 (6 records in 2000) fails only if |Z| ≥ 3 for a class: false-
+    # failure rate < 2·2e^-30 ≈ 2e-13
+    X, y = data
+    clf = _clf(epsilon=10.0).fit(X, y)
+    truth = np.bincount(y) / len(y)
+    np.testing.assert_allclose(clf.class_prior_, truth, atol=0.003)
+    assert clf.class_prior_.sum() == pytest.approx(1.0)
+    assert clf.noisy_class_counts_.dtype.kind == "i"
+    np.testing.assert_array_equal(clf.classes_, [0, 1])
+
+
+def test_prior_is_noisy_at_small_epsilon(data):
+    # ε = 0.05: the noisy counts differ from the true ones in most fits (P(Z = 0)
+    # = (1-a)/(1+a) ≈ 0.025 per class; all 10 seeds exact for class 1: 1e-16)
+    X, y = data
+    truth = np.bincount(y)
+    exact = sum(int(_clf(epsilon=0.05, random_state=s).fit(X, y).noisy_class_counts_[1]
+                    == truth[1]) for s in range(10))
+    assert exact < 10
+
+
+def test_predict_is_argmax_of_proba_over_prior(data):
+    X, y = data
+    clf = _clf(epsilon=1.0).fit(X, y)
+    proba = clf.predict_proba(X)
+    expect = clf.classes_[np.argmax(proba / clf.class_prior_, axis=1)]
+    np.testing.assert_array_equal(clf.predict(X), expect)
+    # binary: the threshold P(1 | x) > π̂(1), rows at an exact tie left out
+    pi1 = clf.class_prior_[1]
+    away = ~np.isclose(proba[:, 1], pi1)
+    assert away.sum() > 1990
+    np.testing.assert_array_equal(clf.predict(X)[away], (proba[:, 1] > pi1)[away].astype(int))
+    # and it finds more of the minority than the plain classifier (threshold 0.5)
+    plain = LogisticRegression().fit(X, y).predict(X)
+    assert clf.predict(X)[y == 1].mean() > plain[y == 1].mean() + 0.05
+
+
+def test_multiclass_prior_division():
+    X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, n_classes=3,
+                               weights=[0.7, 0.2], random_state=1)
+    clf = _clf(epsilon=2.0).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.predict(X), np.argmax(proba / clf.class_prior_, axis=1))
+    assert clf.class_prior_.shape == (3,)
+
+
+def test_ranking_is_that_of_the_wrapped_estimator(data):
+    X, y = data
+    clf = _clf(epsilon=0.5).fit(X, y)
+    plain = LogisticRegression().fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), plain.predict_proba(X))
+    assert roc_auc_score(y, clf.predict_proba(X)[:, 1]) == roc_auc_score(
+        y, plain.predict_proba(X)[:, 1])
+
+
+def test_string_labels_and_classes_parameter(data):
+    X, y = data
+    labels = np.array(["neg", "pos"])[y]
+    clf = _clf(classes=["pos", "neg", "rare"]).fit(X, labels)
+    # the wrapped model's classes order the prior; the absent label is released
+    # (noised) but has no column to divide
+    np.testing.assert_array_equal(clf.classes_, ["neg", "pos"])
+    assert clf.noisy_class_counts_.shape == (2,)
+    assert set(clf.predict(X)) <= {"neg", "pos"}
+    assert clf.privacy_assumptions() == ()
+    assert "classes=None" in _clf().privacy_assumptions()[0]
+
+
+@pytest.mark.parametrize("classes, match", [
+    (["a"], "at least 2"),
+    ([0, 0, 1], "distinct"),
+    ([[0, 1]], "1-D"),
+])
+def test_classes_parameter_errors_come_before_the_data(data, classes, match):
+    X, y = data
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan  # would be the error if the data were read first
+    acc = Ledger()
+    with pytest.raises(ValueError, match=match):
+        _clf(classes=classes, accountant=acc).fit(X_nan, y)
+    assert acc.total()[0] == 0
+
+
+def test_label_outside_classes_is_refused_without_naming_it(data):
+    X, y = data
+    y_bad = y.copy()
+    y_bad[3] = 7
+    with pytest.raises(ValueError, match="not in the 'classes' parameter") as info:
+        _clf(classes=[0, 1]).fit(X, y_bad)
+    assert "7" not in str(info.value)
+    # labels of another type are "not in" the set too, not a numpy comparison error
+    with pytest.raises(ValueError, match="not in the 'classes' parameter"):
+        _clf(classes=[0, 1]).fit(X, np.array(["neg", "pos"])[y])
+
+
+@pytest.mark.parametrize("kw, fit_args, match", [
+    ({}, "one class", "at least 2 classes"),
+    ({}, "nan", "NaN"),
+    ({"epsilon": 0}, None, "epsilon"),
+    ({"epsilon": -1.0}, None, "epsilon"),
+    ({"epsilon": 31.0}, None, "epsilon"),  # exact geometric noise refuses ε/Δ > 30
+])
+def test_bad_input(data, kw, fit_args, match):
+    X, y = data
+    if fit_args == "one class":
+        y = np.zeros_like(y)
+    elif fit_args == "nan":
+        X = X.copy()
+        X[5, 2] = np.nan
+    with pytest.raises(ValueError, match=match):
+        _clf(**kw).fit(X, y)
+
+
+def test_unfitted_predict_raises(data):
+    with pytest.raises(NotFittedError):
+        _clf().predict(data[0])
+
+
+# -- NoisyPriorThresholdClassifier: accounting --------------------------------------
+
+
+def test_accountant_is_charged_before_the_release(data, monkeypatch):
+    X, y = data
+    acc = Ledger()
+    seen = []
+    original = _threshold.GeometricMechanism.randomise
+
+    def spy(self, values, rng):
+        seen.append(acc.total()[0])
+        return original(self, values, rng)
+
+    monkeypatch.setattr(_threshold.GeometricMechanism, "randomise", spy)
+    clf = _clf(epsilon=0.3, accountant=acc).fit(X, y)
+    # the ledger is kept under replace-one neighbours: 2ε by group privacy
+    assert seen == [pytest.approx(0.6)]
+    assert acc.total()[0] == pytest.approx(0.6)
+    assert clf.privacy_spent_.epsilon == pytest.approx(0.3)
+    assert clf.privacy_spent_.neighbours == "add_remove"
+
+
+def test_refused_budget_leaves_it_unfitted(data):
+    X, y = data
+    acc = Ledger(epsilon=0.1)
+    clf = _clf(epsilon=0.3, accountant=acc)
+    with pytest.raises(LedgerRefused):
+        clf.fit(X, y)
+    assert acc.total()[0] == 0
+    assert not [k for k in vars(clf) if k.endswith("_")]
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+    # a refit that is refused forgets the earlier fit (two fits cost 1.2 of 1.3)
+    acc = Ledger(epsilon=1.3)
+    clf = _clf(epsilon=0.3, accountant=acc).fit(X, y)
+    clf.fit(X, y)
+    with pytest.raises(LedgerRefused):
+        clf.fit(X, y)
+    assert not hasattr(clf, "class_prior_") and acc.total()[0] == pytest.approx(1.2)
+
+
+@needs_diffprivlib
+def test_privacy_cost_adds_the_wrapped_diffprivlib_model():
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=3.0),
+                                        epsilon=0.1)
+    cost = clf.privacy_cost()
+    # add/remove ε = 0.1 counts 0.2 under replace-one neighbours, diffprivlib's relation
+    assert cost.epsilon == pytest.approx(2 * 0.1 + 1.0) and cost.neighbours == "replace"
+    report = check_privacy_budget(clf, 1.2)
+    rows = [(s.path, s.estimator, s.epsilon, s.leak) for s in report.steps]
+    assert rows == [("", "NoisyPriorThresholdClassifier", pytest.approx(0.2), False),
+                    ("estimator", "LogisticRegression", pytest.approx(1.0), False)]
+    assert report.epsilon == pytest.approx(1.2) and report.leaks == []
+    assert any("class sizes" in note for note in report.cost.notes)
+    with pytest.raises(Exception, match="budget"):
+        check_privacy_budget(clf, 1.1)
+
+
+def test_privacy_cost_with_a_non_private_model_is_an_error():
+    clf = NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=0.1)
+    with pytest.raises(ValueError, match="without differential privacy"):
+        clf.privacy_cost()
+    report = check_privacy_budget(clf, on_leak="ignore")
+    assert [s.path for s in report.steps if s.leak] == ["estimator"]
+    with pytest.raises(ValueError, match="epsilon"):
+        NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=0).privacy_cost()
+
+
+def test_audit_of_the_class_size_release():
+    # Add/remove one minority record; the release is the noisy size of class 1 (the
+    # prior is post-processing of it). Two-sided geometric at ε = 1: the event "noisy
+    # size >= n1 + 1" has probabilities 1/(1+a) and a/(1+a), ratio e^ε exactly, so the
+    # bound must be <= ε and, with 4000 fits per input, >= 0.8 ε (expected ≈ 0.9 ε).
+    eps, n1 = 1.0, 10
+    X = np.r_[np.zeros((30, 2)), np.ones((n1, 2))]
+    y = np.r_[np.zeros(30, int), np.ones(n1, int)]
+    plus = (np.r_[X, [[1.0, 1.0]]], np.r_[y, [1]])
+
+    def mech(data, rng):
+        clf = NoisyPriorThresholdClassifier(DummyClassifier(strategy="prior"), epsilon=eps,
+                                            random_state=int(rng.integers(2**31)))
+        return clf.fit(*data).noisy_class_counts_[1]
+
+    events = {"size1 >= n1+1": lambda o: o >= n1 + 1, "size1 >= n1+2": lambda o: o >= n1 + 2}
+    res = audit(mech, ((X, y), plus), events, n_runs=4000, claimed_epsilon=eps,
+                random_state=0, name="NoisyPriorThresholdClassifier class sizes")
+    assert res.epsilon_lower_bound <= eps, res.to_markdown()
+    assert res.epsilon_lower_bound >= 0.8 * eps, res.to_markdown()
+
+
+# -- dp_imbalanced_pipeline -------------------------------------------------------------
+
+
+class _DPStandIn(ClassifierMixin, BaseEstimator):
+    """diffprivlib's parameters (epsilon, data_norm, bounds, random_state), no diffprivlib."""
+
+    def __init__(self, epsilon=1.0, data_norm=None, bounds=None, random_state=None):
+        self.epsilon = epsilon
+        self.data_norm = data_norm
+        self.bounds = bounds
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+BOX = ([-1.0, -2.0, 0.0], [1.0, 3.0, 4.0])
+
+
+def test_pipeline_split_and_data_norm():
+    pipe = dp_imbalanced_pipeline(_DPStandIn(), epsilon=2.0, bounds=BOX, random_state=0)
+    sampler, clf = pipe.named_steps["dpsmote"], pipe.named_steps["classifier"]
+    assert isinstance(sampler, DPSMOTE) and sampler.synopsis == "gaussian"
+    assert PIPELINE_SPLIT == 0.25
+    assert sampler.epsilon == pytest.approx(0.5) and clf.epsilon == pytest.approx(1.0)
+    # 2·0.25ε (DPSMOTE under replace-one) + 0.5ε = ε
+    assert 2 * sampler.epsilon + clf.epsilon == pytest.approx(2.0)
+    assert sampler.bounds is BOX
+    # the L2 norm of the box's farthest corner (1, 3, 4)
+    assert clf.data_norm == pytest.approx(np.sqrt(26.0))
+    assert clf.bounds is BOX
+
+
+def test_pipeline_keeps_what_the_user_set_and_clones():
+    user = _DPStandIn(epsilon=9.0, data_norm=2.5, bounds=(-1, 1))
+    pipe = dp_imbalanced_pipeline(user, epsilon=1.0, bounds=BOX)
+    clf = pipe.named_steps["classifier"]
+    assert clf is not user and user.epsilon == 9.0  # the argument is not modified
+    assert clf.data_norm == 2.5 and clf.bounds == (-1, 1) and clf.epsilon == 0.5
+
+
+def test_pipeline_seeds():
+    a = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=3)
+    b = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=3)
+    c = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=4)
+
+    def seeds(p):
+        return p.named_steps["dpsmote"].random_state, p.named_steps["classifier"].random_state
+
+    assert seeds(a) == seeds(b)  # reproducible
+    assert seeds(a)[0] != seeds(a)[1]  # independent child seeds
+    assert seeds(a) != seeds(c) and all(isinstance(s, int) for s in seeds(a))
+    assert seeds(dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX)) == (None, None)
+    gen = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX,
+                                 random_state=np.random.default_rng(3))
+    assert all(isinstance(s, int) for s in seeds(gen))
+    with pytest.raises(ValueError, match="random_state"):
+        dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state="seed")
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(classifier=_DPStandIn(), bounds=(-1, 1)), "data_norm"),  # scalar bounds
+    (dict(classifier=LogisticRegression(), bounds=BOX), "'epsilon' parameter"),
+    (dict(classifier=_DPStandIn(), bounds=(1, -1)), "lower < upper"),
+    (dict(classifier=_DPStandIn(), bounds=5), "pair"),
+    (dict(classifier=_DPStandIn(), bounds=BOX, epsilon=0), "epsilon"),
+])
+def test_pipeline_errors(kw, match):
+    kw.setdefault("epsilon", 1.0)
+    classifier = kw.pop("classifier")
+    with pytest.raises(ValueError, match=match):
+        dp_imbalanced_pipeline(classifier, **kw)
+
+
+def test_pipeline_scalar_bounds_are_fine_without_data_norm():
+    pipe = dp_imbalanced_pipeline(_DPStandIn(data_norm=2.0), epsilon=1.0, bounds=(-1, 1))
+    assert pipe.named_steps["classifier"].bounds == (-1, 1)
+
+
+@needs_diffprivlib
+def test_pipeline_budget_and_fit_with_diffprivlib(data):
+    from diffprivlib.models import GaussianNB
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    X, y = data
+    X = np.clip(X, -4, 4)
+    bounds = ([-4.0] * 5, [4.0] * 5)
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+                                  random_state=0)
+    assert pipe.named_steps["classifier"].data_norm == pytest.approx(np.sqrt(5 * 16))
+    report = check_privacy_budget(pipe, 2.0)  # raises if over budget or leaking
+    assert report.epsilon == pytest.approx(2.0) and report.neighbours == "replace"
+    assert [s.epsilon for s in report.steps] == [pytest.approx(1.0), pytest.approx(1.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # diffprivlib's and scipy's own warnings
+        pipe.fit(X, y)
+        pred = pipe.predict(X)
+    assert pred.shape == y.shape and set(pred) <= {0, 1}
+    # GaussianNB takes the bounds, not a norm
+    nb = dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=bounds, random_state=0)
+    assert nb.named_steps["classifier"].bounds == bounds
+    assert check_privacy_budget(nb, 2.0).epsilon == pytest.approx(2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert nb.fit(X, y).predict(X).shape == y.shape
+    # scalar bounds: fine for GaussianNB, an error for a classifier that needs data_norm
+    dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4))
+    with pytest.raises(ValueError, match="data_norm"):
+        dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=(-4, 4))
+
+
+@needs_diffprivlib
+def test_noisy_prior_inside_the_pipeline_budget():
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0,
+                                  bounds=([-1.0] * 3, [1.0] * 3), random_state=0)
+    pipe.steps[-1] = ("classifier", NoisyPriorThresholdClassifier(pipe.steps[-1][1],
+                                                                  epsilon=0.05))
+    report = check_privacy_budget(pipe)
+    # DPSMOTE 2·0.5 + prior 2·0.05 + LR 1
+    assert report.epsilon == pytest.approx(2.1)
+    assert [s.path for s in report.steps] == ["dpsmote", "classifier",
+                                              "classifier__estimator"]
