@@ -261,8 +261,11 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         )
 
     def privacy_assumptions(self) -> tuple:
-        """What :meth:`privacy_cost` takes as public: the two labels, given as
-        ``classes`` (or, in :meth:`fit` without ``classes``, read from ``y``)."""
+        """What :meth:`privacy_cost` takes as public: the two class labels.
+
+        They are given as ``classes``, or, in :meth:`fit` without ``classes``,
+        read from ``y``.
+        """
         return ("PrivateOnlineActiveSVC: the two class labels are public (passed as classes, "
                 "or read from y by fit when classes is None)",)
 
@@ -274,6 +277,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The stream, one row per element, in arrival order; rows are
+            projected onto the ball of radius ``data_norm``.
         y : array-like of shape (n_samples,), default=None
             Labels; only those of selected rows are read. None needs
             ``label_oracle`` and ``classes``.
@@ -308,6 +313,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_chunk, n_features)
+            The next rows of the stream, in arrival order.
         y : array-like of shape (n_chunk,), default=None
             Labels; only those of selected rows are read.
         classes : array-like of shape (2,), default=None

@@ -28,6 +28,24 @@ def calibrated_slab(epsilon: float, data_norm: float) -> float:
     ``b``. The root of ``cost(b) = epsilon`` is the narrowest slab that keeps
     the corrected cost at ``epsilon`` (0.2385·M at ε = 1, where the paper
     uses 0.2·M and pays 1.171).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε the selection must cost, in ``(0, inf)``.
+    data_norm : float
+        ``M``, the bound on the distance of a point to the decision boundary.
+
+    Returns
+    -------
+    float
+        The slab half-width ``b``.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.active_learning import calibrated_slab
+    >>> round(calibrated_slab(1.0, 1.0), 4)
+    0.2385
     """
 
     def not_selected_excess(b: float) -> float:

@@ -25,8 +25,20 @@ __all__ = ["audit", "AuditResult", "clopper_pearson"]
 def clopper_pearson(k, n, alpha: float):
     """One-sided Clopper–Pearson bounds, each at level ``alpha``.
 
-    Returns ``(lower, upper)``: ``P(p >= lower) >= 1 - alpha`` and
-    ``P(p <= upper) >= 1 - alpha``. Vectorised over ``k``.
+    Parameters
+    ----------
+    k : int or array-like of int
+        Numbers of successes (vectorised).
+    n : int
+        Number of trials.
+    alpha : float
+        Level of each one-sided bound, in ``(0, 1)``.
+
+    Returns
+    -------
+    lower, upper : ndarray of float64
+        ``P(p >= lower) >= 1 - alpha`` and ``P(p <= upper) >= 1 - alpha``,
+        shaped like ``k``.
 
     Examples
     --------
@@ -56,8 +68,32 @@ class AuditResult:
     rows : list of dict
         One row per event: counts on each input, estimated probabilities and
         the lower bound in each direction.
-    n_runs, alpha, delta, claimed_epsilon
-        The audit's settings.
+    n_runs : int
+        Runs per input.
+    alpha : float
+        The bound holds with probability at least ``1 - alpha``.
+    delta : float
+        The δ of the audited (ε, δ) claim (0: pure ε-DP).
+    claimed_epsilon : float or None
+        The ε the mechanism claims, for reports (``ratio``).
+    name : str
+        Label for reports.
+    extras : dict
+        Free-form details a caller attaches (e.g. the scenario's relation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly import audit
+    >>> from skdp_anomaly.privacy import LaplaceMechanism
+    >>> lap = LaplaceMechanism(epsilon=1.0)
+    >>> result = audit(lambda c, rng, n: lap.randomise(np.full(n, c), rng), (0, 1),
+    ...                {"output >= 1": lambda out: out >= 1}, n_runs=100_000, batch=True,
+    ...                claimed_epsilon=1.0, random_state=0, name="Laplace")
+    >>> bool(0.9 < result.ratio <= 1.0)  # within the claim, and close to it
+    True
+    >>> print(result.to_markdown().splitlines()[0])
+    | event | count A | count B | ε lb (A>B) | ε lb (B>A) |
     """
 
     epsilon_lower_bound: float
@@ -78,7 +114,14 @@ class AuditResult:
         return self.epsilon_lower_bound / self.claimed_epsilon
 
     def to_markdown(self) -> str:
-        """A markdown table of the per-event counts and bounds."""
+        """A markdown table of the per-event counts and bounds.
+
+        Returns
+        -------
+        str
+            One row per event: the counts on each input and the lower bound
+            in each direction.
+        """
         head = "| event | count A | count B | ε lb (A>B) | ε lb (B>A) |\n|---|---:|---:|---:|---:|"
         body = [
             f"| {r['event']} | {r['count_a']} | {r['count_b']} | "
@@ -186,6 +229,7 @@ def audit(
     Returns
     -------
     AuditResult
+        The lower bound, the event that gave it and the per-event counts.
 
     Examples
     --------

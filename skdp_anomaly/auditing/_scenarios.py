@@ -34,6 +34,32 @@ class AuditScenario:
 
     ``tight`` marks mechanisms whose worst case attains ε exactly on one of
     the events, so a lower bound far below ε means over-noising.
+
+    Attributes
+    ----------
+    name : str
+        Label of the mechanism and its setting.
+    mechanism : callable
+        ``mechanism(x, rng, n)`` (``batch=True``) or ``mechanism(x, rng)``,
+        as :func:`audit` takes it.
+    neighbours : tuple
+        The worst-case pair of neighbouring inputs.
+    events : dict
+        Event name -> callable on the array of outputs, fixed in advance.
+    claimed_epsilon : float
+        The ε the mechanism claims.
+    tight : bool
+        Whether the bound must come close to ``claimed_epsilon``.
+    batch : bool, default=True
+        Whether ``mechanism`` draws ``n`` outputs per call.
+    relation : str, default=""
+        The neighbouring relation of the pair, in words.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.auditing import mechanism_scenarios
+    >>> [s.name for s in mechanism_scenarios(1.0)][:2]
+    ['geometric (count)', 'Laplace']
     """
 
     name: str
@@ -53,7 +79,18 @@ def _above_threshold_run(queries, rng, *, epsilon):
 
 
 def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
-    """The audit scenario of each mechanism at privacy level ``epsilon``."""
+    """The audit scenario of each mechanism at privacy level ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        The ε every mechanism is built with.
+
+    Returns
+    -------
+    list of AuditScenario
+        One scenario per mechanism of :mod:`skdp_anomaly.privacy`.
+    """
     geo = GeometricMechanism(epsilon)
     lap = LaplaceMechanism(epsilon)
     rr = RandomizedResponse(epsilon)
@@ -116,7 +153,32 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
 
 def run_scenario(scenario: AuditScenario, n_runs: int, *, random_state=0,
                  alpha: float = 0.05) -> AuditResult:
-    """Run one scenario through :func:`audit`."""
+    """Run one scenario through :func:`audit`.
+
+    Parameters
+    ----------
+    scenario : AuditScenario
+        The mechanism, neighbours, events and claim.
+    n_runs : int
+        Runs per input.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the audit's draws.
+    alpha : float, default=0.05
+        The bound holds with probability at least ``1 - alpha``.
+
+    Returns
+    -------
+    AuditResult
+        The audit's outcome.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.auditing import mechanism_scenarios, run_scenario
+    >>> laplace = mechanism_scenarios(1.0)[1]
+    >>> result = run_scenario(laplace, n_runs=100_000)
+    >>> bool(0.9 < result.epsilon_lower_bound <= 1.0)
+    True
+    """
     return audit(
         scenario.mechanism, scenario.neighbours, scenario.events, n_runs=n_runs,
         batch=scenario.batch, claimed_epsilon=scenario.claimed_epsilon,

@@ -43,8 +43,12 @@ class BudgetedPipeline(Pipeline):
     on_leak : {"warn", "raise", "ignore"} or None, default=None
         See :func:`check_privacy_budget`: None raises on a leak when a
         ``budget`` is given and warns otherwise.
-    transform_input, memory, verbose
-        As in :class:`imblearn.pipeline.Pipeline`.
+    transform_input : list of str, default=None
+        As in :class:`imblearn.pipeline.Pipeline` (metadata routing).
+    memory : str or object with the joblib.Memory interface, default=None
+        As in :class:`imblearn.pipeline.Pipeline`: caches fitted transformers.
+    verbose : bool, default=False
+        As in :class:`imblearn.pipeline.Pipeline`: print the time of each step.
 
     Attributes
     ----------
@@ -133,8 +137,22 @@ class BudgetedPipeline(Pipeline):
         """Check the privacy budget (sets ``privacy_report_``), then fit the steps.
 
         Raises :class:`PrivacyBudgetError` before fitting anything when one fit
-        would exceed ``budget``. See :meth:`imblearn.pipeline.Pipeline.fit` for
-        the parameters.
+        would exceed ``budget``.
+
+        Parameters
+        ----------
+        X : iterable
+            Training data, as the first step takes it.
+        y : iterable, default=None
+            Training targets.
+        **params : dict
+            Fit parameters of the steps, as in
+            :meth:`imblearn.pipeline.Pipeline.fit`.
+
+        Returns
+        -------
+        self : BudgetedPipeline
+            The fitted pipeline.
         """
         self._check_privacy()
         return super().fit(X, y, **params)

@@ -24,6 +24,13 @@ class PrivacyBudgetError(ValueError):
     """The privacy cost of an estimator exceeds the budget given to the validator.
 
     The :class:`PrivacyReport` that failed is available as ``report``.
+
+    Parameters
+    ----------
+    message : str
+        What exceeds the budget (built from parameters and ε/δ only).
+    report : PrivacyReport or None, default=None
+        The report that failed the check.
     """
 
     def __init__(self, message: str, report: PrivacyReport | None = None):
@@ -37,6 +44,13 @@ class PrivacyLeakError(PrivacyBudgetError):
     A leak is a step whose privacy loss is not bounded by any ε (a non-private
     learner, data-derived bounds, hyperparameters chosen on raw scores...), so
     it is a :class:`PrivacyBudgetError` too: catching that catches both.
+
+    Parameters
+    ----------
+    message : str
+        The leaks, in words.
+    report : PrivacyReport or None, default=None
+        The report that lists them.
     """
 
 
@@ -95,16 +109,21 @@ class StepCost:
 
     @property
     def epsilon(self) -> float:
+        """The ε of the row (``inf`` for a leaking learner)."""
         return self.cost.epsilon
 
     @property
     def delta(self) -> float:
+        """The δ of the row."""
         return self.cost.delta
 
     @property
     def notion(self) -> str:
-        """Notion of the row's cost: ``"non-private"`` for a leaking learner,
-        ``"data-independent"`` for a step that costs nothing."""
+        """Notion of the row's cost, e.g. ``"pure ε-DP"``.
+
+        ``"non-private"`` for a leaking learner, ``"data-independent"`` for a
+        step that costs nothing.
+        """
         if self.leak:
             return "non-private"
         if self.cost.epsilon == 0 and self.cost.delta == 0 and self.cost.gamma == 0:
@@ -205,6 +224,7 @@ class PrivacyReport:
 
     @property
     def notion(self) -> str:
+        """Notion of the total, e.g. ``"pure ε-DP"`` (the weakest of the rows)."""
         return self.cost.notion
 
     @property

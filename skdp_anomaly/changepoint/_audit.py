@@ -67,10 +67,13 @@ def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
     epsilon : float
         Privacy parameter of each run (``np.inf``: non-private argmax).
     gamma : float, default=0.1
+        Constraint γ: candidates ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``, in ``(0, 1/2)``.
     direction : {"both", "increase", "decrease"}, default="both"
+        As for :class:`PrivateChangePointDetector`.
     n_runs : int, optional
         Required for 1-D ``X``; must be None for 2-D.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise of all runs.
     return_direction : bool, default=False
         Also return a bool array, True where the reported change is an
         increase (the full output of ``direction="both"``).
@@ -123,11 +126,21 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     ----------
     x : array-like of shape (m,)
         The stream.
-    window, threshold, epsilon, gamma, direction
-        As for :class:`PrivateChangePointDetector` (``epsilon`` total:
-        ε/2 AboveThreshold + ε/2 PNCPD; ``np.inf``: noiseless).
+    window : int
+        Window length ``n`` (even, >= 4), as for :class:`PrivateChangePointDetector`.
+    threshold : float
+        AboveThreshold threshold ``T``.
+    epsilon : float
+        Total ε of each run: ε/2 AboveThreshold + ε/2 PNCPD (``np.inf``:
+        noiseless).
+    gamma : float, default=0.1
+        Constraint γ of the PNCPD step, in ``(0, 1/4)``.
+    direction : {"both", "increase", "decrease"}, default="both"
+        As for :class:`PrivateChangePointDetector`.
     n_runs : int
-    random_state : None, int or numpy.random.Generator
+        Number of independent runs.
+    random_state : None, int or numpy.random.Generator, default=None
+        Source of the noise of all runs.
 
     Returns
     -------
@@ -196,6 +209,20 @@ def move_one_element(x, t: int, margin: float = 1.0):
     ``min(x) - margin`` resp. ``max(x) + margin``: one element moved across
     all the others, which changes each count of Eq. (2.1) containing it by
     the most possible ("replace one element" neighbours).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The series.
+    t : int
+        Index of the element to move.
+    margin : float, default=1.0
+        How far beyond the other values the element is placed.
+
+    Returns
+    -------
+    low, high : ndarray of float64, shape (n,)
+        The two neighbouring series.
 
     Examples
     --------

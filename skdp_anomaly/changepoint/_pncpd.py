@@ -242,7 +242,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ------------------------------------------------------------ protocol
     def privacy_cost(self) -> PrivacyCost:
-        """ε of one fit (offline) or one full online run, from the parameters.
+        """The ε of one fit (offline) or one full online run, from the parameters.
 
         Examples
         --------
@@ -420,10 +420,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples,) or (n_samples, 1)
+            The series; only its length is used.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,), int
+            0 before ``change_point_``, 1 from it on.
         """
         check_is_fitted(self, "detected_")
         x = self._check_series(X, reset=False)

@@ -81,6 +81,7 @@ def mann_whitney_statistic(x, ks=None) -> np.ndarray:
     Parameters
     ----------
     x : array-like of shape (n,) or (n_series, n)
+        One series, or one per row.
     ks : array-like of int, optional
         Splits (numbers of points before the change), each in ``[1, n - 1]``;
         default all of them.
@@ -88,6 +89,7 @@ def mann_whitney_statistic(x, ks=None) -> np.ndarray:
     Returns
     -------
     V : ndarray of float64, shape (len(ks),) or (n_series, len(ks))
+        The statistic at each split, in ``[0, 1]``.
 
     Examples
     --------

@@ -18,6 +18,13 @@ class ThresholdRange(NamedTuple):
     ----------
     lower, upper : float
         ``T_L`` and ``T_U``.
+
+    Examples
+    --------
+    >>> from skdp_anomaly import threshold_range
+    >>> r = threshold_range(500, 10.0, 0.9998, 5000, 0.4, 0.1, convention="section-2.6")
+    >>> 0.8 in r, r.empty
+    (True, False)
     """
 
     lower: float

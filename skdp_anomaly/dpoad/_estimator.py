@@ -68,11 +68,11 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     ----------
     n_windows_ : int
         Windows processed.
-    anomalies_ : ndarray of bool, shape (n_windows_, n_bins)
+    anomalies_ : ndarray of bool, shape (n_windows, n_bins)
         Row i: the cells of window i flagged at iteration i.
-    anomalous_windows_ : ndarray of bool, shape (n_windows_,)
+    anomalous_windows_ : ndarray of bool, shape (n_windows,)
         ``anomalies_.any(axis=1)``.
-    anomaly_scores_ : ndarray of shape (n_windows_, n_bins)
+    anomaly_scores_ : ndarray of shape (n_windows, n_bins)
         The normalised scores in [0, 1] behind ``anomalies_``.
     releases_ : list of WindowRelease
         Everything that crossed to the analyst.
@@ -230,6 +230,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_records,) or (n_records, n_features)
+            The records of the first time window, inside the bins.
         y : None
             Ignored.
 

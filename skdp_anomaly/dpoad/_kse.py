@@ -180,7 +180,17 @@ def value_scores(distinct, weights) -> np.ndarray:
 
 
 def normalise_scores(scores) -> np.ndarray:
-    """Min–max normalise scores to [0, 1] (all zero when they are all equal)."""
+    """Min–max normalise scores to [0, 1] (all zero when they are all equal).
+
+    Parameters
+    ----------
+    scores : array-like
+        Raw scores, e.g. from :func:`kse_scores`.
+
+    Returns
+    -------
+    ndarray
+    """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.size == 0:
         return scores.copy()
@@ -204,8 +214,11 @@ def detect_anomalies(counts, *, max_count: int, threshold: float = 0.9):
     Parameters
     ----------
     counts : array-like of int, shape (n_windows, n_bins)
+        Counts of each window's cells, in window order.
     max_count : int
+        Counts are clipped to {0..max_count}, as the owner clips them.
     threshold : float in [0, 1), default=0.9
+        Cells whose normalised score exceeds it are flagged.
 
     Returns
     -------

@@ -84,6 +84,7 @@ class SamplingParameters(_Message):
 
     @classmethod
     def from_dict(cls, data: dict) -> "SamplingParameters":
+        """Rebuild the message from :meth:`to_dict`'s plain form."""
         return cls(str(data["phase"]), int(data["m"]), int(data["k"]), float(data["rho"]))
 
     @property
@@ -135,6 +136,7 @@ class WindowRelease(_Message):
 
     @classmethod
     def from_dict(cls, data: dict) -> "WindowRelease":
+        """Rebuild the message from :meth:`to_dict`'s plain form."""
         sampling = data["sampling"]
         return cls(int(data["window"]), data["values"], str(data["space"]),
                    float(data["noise_scale"]), float(data["sensitivity"]), str(data["phase"]),
@@ -173,6 +175,7 @@ class SensitivityFeedback(_Message):
 
     @classmethod
     def from_dict(cls, data: dict) -> "SensitivityFeedback":
+        """Rebuild the message from :meth:`to_dict`'s plain form."""
         return cls(data["disentangler"], data["support"], data["probabilities"])
 
     def g(self, counts, max_count: int) -> np.ndarray:
@@ -181,7 +184,7 @@ class SensitivityFeedback(_Message):
         return np.interp(np.asarray(counts, np.float64) / max_count, knots[:, 0], knots[:, 1])
 
     def g_inverse(self, values, max_count: int) -> np.ndarray:
-        """Counts in {0..max_count} nearest to ``g⁻¹(values)`` (Alg. 1, line 14)."""
+        """Return the counts in {0..max_count} nearest to ``g⁻¹(values)`` (Alg. 1, line 14)."""
         knots = self.disentangler
         x = np.interp(np.clip(np.asarray(values, np.float64), 0.0, 1.0), knots[:, 1], knots[:, 0])
         return np.clip(np.rint(x * max_count), 0, max_count).astype(np.int64)
@@ -214,6 +217,7 @@ class AnalystReport(_Message):
 
     @classmethod
     def from_dict(cls, data: dict) -> "AnalystReport":
+        """Rebuild the message from :meth:`to_dict`'s plain form."""
         return cls(int(data["window"]), data["anomalies"], data["scores"],
                    SensitivityFeedback.from_dict(data["feedback"]))
 
@@ -224,6 +228,15 @@ _TYPES = {cls.__name__: cls for cls in (WindowRelease, AnalystReport, Sensitivit
 
 def to_json(message) -> str:
     """Serialise a message to a JSON string (its type included).
+
+    Parameters
+    ----------
+    message : WindowRelease, AnalystReport, SensitivityFeedback or SamplingParameters
+        The message to serialise.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -238,7 +251,17 @@ def to_json(message) -> str:
 
 
 def from_json(text: str):
-    """Rebuild a message serialised by :func:`to_json`."""
+    """Rebuild a message serialised by :func:`to_json`.
+
+    Parameters
+    ----------
+    text : str
+        The output of :func:`to_json`.
+
+    Returns
+    -------
+    WindowRelease, AnalystReport, SensitivityFeedback or SamplingParameters
+    """
     data = json.loads(text)
     kind = data.get("type") if isinstance(data, dict) else None
     if kind not in _TYPES:

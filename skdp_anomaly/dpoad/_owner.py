@@ -50,7 +50,7 @@ def check_bins(bins) -> list[np.ndarray]:
 
 
 def window_histogram(X, bins) -> np.ndarray:
-    """Counts of the records of one window in the cells of ``bins`` (Step 2).
+    """Count the records of one window in the cells of ``bins`` (Step 2).
 
     Bins follow :func:`numpy.histogramdd`: each is half-open ``[a, b)`` except
     the last, which includes its right edge; several features give the
@@ -59,6 +59,7 @@ def window_histogram(X, bins) -> np.ndarray:
     Parameters
     ----------
     X : array-like of shape (n_records,) or (n_records, n_features)
+        The records of the window.
     bins : array-like or list of array-like
         Public bin edges (see :class:`~skdp_anomaly.DPOAD`).
 
@@ -117,7 +118,9 @@ class DataOwner:
         Public cap of a cell count; ``None`` uses the window's record count
         (a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
     learning_windows : int, default=1
+        Windows released with Pain-Free before ``"dpoad"``'s prediction phase.
     sensitivity_samples : int, default=100_000
+        The prediction phase's m (Alg. 1 line 3).
     random_state : None, int or numpy.random.Generator, default=None
         Sensitivity candidates and noise come from separate child streams.
 

@@ -52,7 +52,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         (``"posterior"``), when ``max log(f/(1-f)) > log(1/delta)``
         (``"bz"``, eq. 25), or when one more query would exceed ``budget``.
     alpha : float in (0, 1), default=0.5
+        Posterior threshold of ``halting="posterior"`` (the paper's τ; §6.2
+        uses 0.5).
     delta : float in (0, 1), default=0.05
+        Target error probability of ``halting="bz"`` (eq. 25).
     budget : float or None, default=None
         Total ε cap; with another halting rule it caps that rule too.
     max_queries : int, default=10_000

@@ -43,8 +43,19 @@ class MaxSensor:
     low : float
         ``t_ℓ``, the bound of the non-anomalous scores and the sensitivity.
     epsilon : float
+        The anomaly-restricted ε of one answer.
     rng : numpy.random.Generator
         The noise stream (nothing else draws from it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly.group_search import MaxSensor
+    >>> scores = np.array([0.2, 0.9, 3.0, 0.4])         # item 2 is the anomaly
+    >>> sensor = MaxSensor(scores, low=1.0, epsilon=2.0, rng=np.random.default_rng(0))
+    >>> inside, outside = sensor.query(np.array([False, False, True, True]))
+    >>> bool(inside > outside)
+    True
     """
 
     response = "maxima"
@@ -56,6 +67,18 @@ class MaxSensor:
         self._rng = rng
 
     def query(self, mask):
+        """Answer one group query with the two noisy maxima.
+
+        Parameters
+        ----------
+        mask : ndarray of bool, shape (n,)
+            True for the items of the queried half ``Q``.
+
+        Returns
+        -------
+        (float, float)
+            ``(Y, Ȳ)``: the noisy maxima of ``Q`` and of the rest.
+        """
         # scores are >= 0, so x·mask keeps the half's scores and zeros elsewhere, and
         # x - x·mask the rest's: plain passes, several times faster than masked reductions
         kept = self._scores * mask
@@ -73,6 +96,27 @@ class RandomizedResponseSensor:
     bit has the same distribution on both datasets (privacy loss 0). The
     searcher charges the paper's ``log((1-p)/p) = ε`` (Proposition 1), an
     upper bound.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n,)
+        Non-negative anomaly scores.
+    high : float
+        ``t_h``: an item whose score reaches it is the anomaly.
+    epsilon : float
+        ε of randomized response (flip probability ``1/(1+e^ε)``).
+    rng : numpy.random.Generator
+        The flip stream (nothing else draws from it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly.group_search import RandomizedResponseSensor
+    >>> scores = np.array([0.2, 0.9, 3.0, 0.4])
+    >>> sensor = RandomizedResponseSensor(scores, high=2.5, epsilon=5.0,
+    ...                                   rng=np.random.default_rng(0))
+    >>> sensor.query(np.array([False, False, True, True]))  # flipped w.p. 0.007
+    True
     """
 
     response = "bit"
@@ -85,6 +129,18 @@ class RandomizedResponseSensor:
         self._rng = rng
 
     def query(self, mask):
+        """Answer one group query with a randomized-response bit.
+
+        Parameters
+        ----------
+        mask : ndarray of bool, shape (n,)
+            True for the items of the queried half ``Q``.
+
+        Returns
+        -------
+        bool
+            ``1(i* ∈ Q)``, flipped with probability ``1/(1+e^ε)``.
+        """
         found = bool(np.max(self._scores * mask, initial=0.0) >= self._high)
         return bool(self._mech.randomise(np.array([found]), self._rng)[0])
 

@@ -54,7 +54,25 @@ _RELATION_TEXT = {
 
 
 def check_neighbours(neighbours, name: str = "neighbours") -> str:
-    """Validate a neighbouring relation: one of :data:`NEIGHBOURS`."""
+    """Validate a neighbouring relation: one of :data:`NEIGHBOURS`.
+
+    Parameters
+    ----------
+    neighbours : str
+        The value to check.
+    name : str, default="neighbours"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    str
+        ``neighbours``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``neighbours`` is not one of :data:`NEIGHBOURS`.
+    """
     if neighbours not in NEIGHBOURS:
         raise ValueError(
             f"The {name!r} parameter must be one of {NEIGHBOURS} (the neighbouring relation "
@@ -64,7 +82,24 @@ def check_neighbours(neighbours, name: str = "neighbours") -> str:
 
 
 def relation_text(neighbours: str) -> str:
-    """Human-readable name of a neighbouring relation."""
+    """Human-readable name of a neighbouring relation.
+
+    Parameters
+    ----------
+    neighbours : {"add_remove", "replace"}
+        The relation.
+
+    Returns
+    -------
+    str
+        E.g. ``'add/remove-one-record neighbours'``.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import relation_text
+    >>> relation_text("replace")
+    'replace-one-record neighbours (n public)'
+    """
     return _RELATION_TEXT[check_neighbours(neighbours)]
 
 
@@ -134,24 +169,89 @@ class PrivacyCost:
     # -- constructors named after the notions -----------------------------
     @classmethod
     def pure(cls, epsilon: float, *notes: str, neighbours: str) -> "PrivacyCost":
-        """Pure ε-DP under ``neighbours``."""
+        """Pure ε-DP under ``neighbours``.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε, ``>= 0``.
+        *notes : str
+            Free-text notes carried along (e.g. how the cost was derived).
+        neighbours : {"add_remove", "replace"}
+            The neighbouring relation the guarantee holds under.
+
+        Returns
+        -------
+        PrivacyCost
+            The cost.
+        """
         return cls(epsilon, notes=notes, neighbours=neighbours)
 
     @classmethod
     def approx(cls, epsilon: float, delta: float, *notes: str, neighbours: str) -> "PrivacyCost":
-        """(ε, δ)-DP under ``neighbours``."""
+        """(ε, δ)-DP under ``neighbours``.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε, ``>= 0``.
+        delta : float
+            δ, in ``[0, 1]``.
+        *notes : str
+            Free-text notes carried along (e.g. how the cost was derived).
+        neighbours : {"add_remove", "replace"}
+            The neighbouring relation the guarantee holds under.
+
+        Returns
+        -------
+        PrivacyCost
+            The cost.
+        """
         return cls(epsilon, delta=delta, notes=notes, neighbours=neighbours)
 
     @classmethod
     def anomaly_restricted_dp(cls, epsilon: float, *notes: str,
                               neighbours: str) -> "PrivacyCost":
-        """Anomaly-restricted ε-DP (seed 000, Def. 1–2) under ``neighbours``."""
+        """Anomaly-restricted ε-DP (seed 000, Def. 1–2) under ``neighbours``.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε, ``>= 0``.
+        *notes : str
+            Free-text notes carried along (e.g. how the cost was derived).
+        neighbours : {"add_remove", "replace"}
+            The neighbouring relation the guarantee holds under.
+
+        Returns
+        -------
+        PrivacyCost
+            The cost (``anomaly_restricted=True``).
+        """
         return cls(epsilon, anomaly_restricted=True, notes=notes, neighbours=neighbours)
 
     @classmethod
     def random_dp(cls, epsilon: float, gamma: float, *notes: str,
                   neighbours: str) -> "PrivacyCost":
-        """(ε, γ)-random DP (seed 001, Def. II.1) under ``neighbours``."""
+        """(ε, γ)-random DP (seed 001, Def. II.1) under ``neighbours``.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε, ``>= 0``.
+        gamma : float
+            γ, the probability (over the draw of the neighbouring pair) that
+            the ε bound fails, in ``[0, 1]``.
+        *notes : str
+            Free-text notes carried along (e.g. how the cost was derived).
+        neighbours : {"add_remove", "replace"}
+            The neighbouring relation the guarantee holds under.
+
+        Returns
+        -------
+        PrivacyCost
+            The cost.
+        """
         return cls(epsilon, gamma=gamma, notes=notes, neighbours=neighbours)
 
     @classmethod
@@ -165,7 +265,20 @@ class PrivacyCost:
 
     @classmethod
     def infinite(cls, *notes: str, neighbours: str) -> "PrivacyCost":
-        """The cost of a step that learns from the data without privacy."""
+        """The cost of a step that learns from the data without privacy.
+
+        Parameters
+        ----------
+        *notes : str
+            Free-text notes carried along (e.g. how the cost was derived).
+        neighbours : {"add_remove", "replace"}
+            The neighbouring relation the guarantee holds under.
+
+        Returns
+        -------
+        PrivacyCost
+            ε = ∞.
+        """
         return cls(math.inf, notes=notes, neighbours=neighbours)
 
     # -- derived -----------------------------------------------------------
@@ -198,7 +311,18 @@ class PrivacyCost:
         return relation_text(self.neighbours)
 
     def with_notes(self, *notes: str) -> "PrivacyCost":
-        """Return a copy with ``notes`` appended."""
+        """Return a copy with ``notes`` appended.
+
+        Parameters
+        ----------
+        *notes : str
+            Notes to append (empty strings are dropped).
+
+        Returns
+        -------
+        PrivacyCost
+            The copy.
+        """
         return replace(self, notes=self.notes + tuple(n for n in notes if n))
 
     def under(self, neighbours: str) -> "PrivacyCost":
@@ -215,6 +339,16 @@ class PrivacyCost:
         (ε, γ)-random DP and anomaly-restricted costs have no group-privacy
         conversion here (their relaxations are defined per neighbouring pair),
         and raise too.
+
+        Parameters
+        ----------
+        neighbours : {"add_remove", "replace"}
+            The target relation.
+
+        Returns
+        -------
+        PrivacyCost
+            The converted cost (with a note on the conversion).
 
         Raises
         ------
@@ -255,7 +389,18 @@ class PrivacyCost:
                        notes=self.notes + (note,))
 
     def scale(self, times: int) -> "PrivacyCost":
-        """Cost of running the same mechanism ``times`` times on the same data."""
+        """Cost of running the same mechanism ``times`` times on the same data.
+
+        Parameters
+        ----------
+        times : int
+            Number of runs, ``>= 0`` (0 gives :meth:`zero`).
+
+        Returns
+        -------
+        PrivacyCost
+            The sequential composition of ``times`` copies.
+        """
         if times < 0:
             raise ValueError(f"times must be >= 0, got {times}.")
         if times == 0:
@@ -346,10 +491,16 @@ def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None =
     Parameters
     ----------
     costs : iterable of PrivacyCost
+        The costs of the mechanisms run on the same records.
     neighbours : {"add_remove", "replace"}, default=None
         Convert every cost to this relation first (:meth:`PrivacyCost.under`).
         ``None``: the costs must share one relation (zero costs aside), else
         a ValueError is raised rather than one misleading number.
+
+    Returns
+    -------
+    PrivacyCost
+        The composed cost.
 
     Examples
     --------
@@ -369,8 +520,19 @@ def compose_parallel(costs: Iterable[PrivacyCost], *, neighbours: str | None = N
 
     Valid **only** when the mechanisms read provably disjoint sets of records
     (e.g. per-class histograms of a labelled dataset); the caller must know
-    that, this function cannot check it. ``neighbours`` as in
-    :func:`compose_sequential`.
+    that, this function cannot check it.
+
+    Parameters
+    ----------
+    costs : iterable of PrivacyCost
+        The costs of the mechanisms, each run on its own set of records.
+    neighbours : {"add_remove", "replace"}, default=None
+        As in :func:`compose_sequential`.
+
+    Returns
+    -------
+    PrivacyCost
+        The composed cost.
 
     Examples
     --------

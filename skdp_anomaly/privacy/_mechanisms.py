@@ -54,6 +54,18 @@ MAX_GEOMETRIC_EPSILON = 30.0
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Validate a privacy parameter: a real number in ``(0, inf)``.
 
+    Parameters
+    ----------
+    epsilon : float
+        The value to check.
+    name : str, default="epsilon"
+        The parameter's name, for the error message.
+
+    Returns
+    -------
+    float
+        ``epsilon`` as a Python float.
+
     Raises
     ------
     TypeError, ValueError
@@ -100,8 +112,11 @@ class _Mechanism:
 
     @property
     def cost(self) -> PrivacyCost:
-        """Pure ε-DP under ``neighbours``, when ``sensitivity`` is the query's
-        global sensitivity under that relation."""
+        """Pure ε-DP under ``neighbours`` (where ``sensitivity`` is global).
+
+        ``sensitivity`` must be the query's global sensitivity under that
+        relation; raises ``ValueError`` when ``neighbours`` is None.
+        """
         return _cost_under(self, self.neighbours)
 
 
@@ -121,6 +136,16 @@ class GeometricMechanism(_Mechanism):
     (30): beyond about 36.7 the noise rounds to exactly zero in double
     precision, so larger values are refused rather than silently releasing
     exact counts.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in ``(0, inf)``.
+    sensitivity : float, default=1.0
+        L1 sensitivity Δ of the integer query.
+    neighbours : {"add_remove", "replace"} or None, default=None
+        The neighbouring relation under which ``sensitivity`` holds; ``cost``
+        is stated under it (and raises while it is None).
 
     Examples
     --------
@@ -148,12 +173,38 @@ class GeometricMechanism(_Mechanism):
         return math.exp(-self.epsilon / self.sensitivity)
 
     def noise(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw two-sided geometric noise of shape ``size`` (int64)."""
+        """Draw two-sided geometric noise of shape ``size`` (int64).
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Shape of the noise array.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of int64
+            The noise.
+        """
         p = -math.expm1(-self.epsilon / self.sensitivity)  # 1 - alpha, accurate for small ε
         return rng.geometric(p, size=size).astype(np.int64) - rng.geometric(p, size=size)
 
     def randomise(self, counts, rng: np.random.Generator) -> np.ndarray:
-        """Return ``counts`` plus noise; ``counts`` must be integers."""
+        """Return ``counts`` plus noise; ``counts`` must be integers.
+
+        Parameters
+        ----------
+        counts : array-like of int
+            The true counts.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of int64
+            The noisy counts, same shape.
+        """
         counts = np.asarray(counts)
         if counts.dtype.kind not in "iub":
             raise TypeError("GeometricMechanism randomises integer counts only.")
@@ -165,6 +216,16 @@ class LaplaceMechanism(_Mechanism):
     """Laplace noise of scale ``Δ/ε`` for real-valued queries.
 
     Privacy: pure ε-DP for a query of L1 sensitivity ``Δ`` (``sensitivity``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in ``(0, inf)``.
+    sensitivity : float, default=1.0
+        L1 sensitivity Δ of the real-valued query.
+    neighbours : {"add_remove", "replace"} or None, default=None
+        The neighbouring relation under which ``sensitivity`` holds; ``cost``
+        is stated under it (and raises while it is None).
 
     Examples
     --------
@@ -180,11 +241,37 @@ class LaplaceMechanism(_Mechanism):
         return self.sensitivity / self.epsilon
 
     def noise(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw Laplace(0, Δ/ε) noise of shape ``size``."""
+        """Draw Laplace(0, Δ/ε) noise of shape ``size``.
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Shape of the noise array.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of float64
+            The noise.
+        """
         return rng.laplace(0.0, self.scale, size=size)
 
     def randomise(self, values, rng: np.random.Generator) -> np.ndarray:
-        """Return ``values`` plus Laplace noise (float64)."""
+        """Return ``values`` plus Laplace noise (float64).
+
+        Parameters
+        ----------
+        values : array-like of float
+            The true values.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of float64
+            The noisy values, same shape.
+        """
         values = np.asarray(values, dtype=np.float64)
         return values + self.noise(values.shape, rng)
 
@@ -195,6 +282,11 @@ class RandomizedResponse:
 
     Privacy: pure ε-DP for each bit under "replace the bit" neighbours (the
     bit belongs to one individual), since ``P(keep)/P(flip) = e^ε``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in ``(0, inf)``.
 
     Examples
     --------
@@ -219,7 +311,20 @@ class RandomizedResponse:
         return PrivacyCost.pure(self.epsilon, neighbours="replace")
 
     def randomise(self, bits, rng: np.random.Generator) -> np.ndarray:
-        """Return the bits (bool array), each flipped independently."""
+        """Return the bits (bool array), each flipped independently.
+
+        Parameters
+        ----------
+        bits : array-like of bool
+            The true bits, one per individual.
+        rng : numpy.random.Generator
+            Source of the flips.
+
+        Returns
+        -------
+        ndarray of bool
+            The randomised bits, same shape.
+        """
         bits = np.asarray(bits).astype(bool)
         return bits ^ (rng.random(bits.shape) < self.flip_probability)
 
@@ -234,6 +339,19 @@ class ReportNoisyMax(_Mechanism):
 
     Privacy: pure ε-DP when each score changes by at most ``Δ`` between
     neighbours. The noisy scores themselves are never returned.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in ``(0, inf)``.
+    sensitivity : float, default=1.0
+        Largest change Δ of any one score between neighbours.
+    monotone : bool, default=False
+        True when all scores move in the same direction between neighbours
+        (noise scale ``Δ/ε`` instead of ``2Δ/ε``).
+    neighbours : {"add_remove", "replace"} or None, default=None
+        The neighbouring relation under which ``sensitivity`` holds; ``cost``
+        is stated under it (and raises while it is None).
 
     Examples
     --------
@@ -255,6 +373,20 @@ class ReportNoisyMax(_Mechanism):
 
         Passing a 2-D array draws many independent selections at once (one
         per row), which the auditor uses.
+
+        Parameters
+        ----------
+        scores : array-like of float
+            The scores (finite).
+        rng : numpy.random.Generator
+            Source of the noise.
+        axis : int, default=-1
+            Axis of the candidates.
+
+        Returns
+        -------
+        int or ndarray of int
+            The index of the largest noisy score (one per row for 2-D scores).
         """
         scores = np.asarray(scores, dtype=np.float64)
         if scores.size == 0:
@@ -283,9 +415,23 @@ class AboveThreshold:
     Parameters
     ----------
     threshold : float
+        The public threshold ``T`` (finite).
     epsilon : float
+        Privacy parameter ε of the whole run, in ``(0, inf)``.
     sensitivity : float, default=1.0
-    rng : numpy.random.Generator
+        Largest change Δ of any one query between neighbours.
+    rng : numpy.random.Generator, default=None
+        Source of the threshold and query noise (None: fresh OS entropy).
+    neighbours : {"add_remove", "replace"} or None, default=None
+        The neighbouring relation under which ``sensitivity`` holds; ``cost``
+        is stated under it (and raises while it is None).
+
+    Attributes
+    ----------
+    n_seen_ : int
+        Queries answered so far.
+    halted : bool
+        Whether a positive answer has been given (no more queries then).
 
     Examples
     --------
@@ -336,8 +482,19 @@ class AboveThreshold:
         return _cost_under(self, self.neighbours)
 
     def feed(self, queries) -> int | None:
-        """Feed a chunk of query values; return the global index of the first
-        positive answer (counting from 0 over all chunks fed), or None."""
+        """Answer a chunk of queries; stop at the first positive answer.
+
+        Parameters
+        ----------
+        queries : array-like of float
+            The next query values (finite), in stream order.
+
+        Returns
+        -------
+        int or None
+            The global index of the first positive answer (counting from 0
+            over all chunks fed), or None when this chunk has none.
+        """
         if self.halted:
             raise RuntimeError("AboveThreshold has halted; start a new one.")
         queries = np.asarray(queries, dtype=np.float64).ravel()
@@ -365,6 +522,16 @@ class VectorLaplaceMechanism(_Mechanism):
     (the log-density ratio between ``z`` and ``z + v`` is at most
     ``ε‖v‖₂/Δ`` by the triangle inequality).
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in ``(0, inf)``.
+    sensitivity : float, default=1.0
+        L2 sensitivity Δ of the vector query.
+    neighbours : {"add_remove", "replace"} or None, default=None
+        The neighbouring relation under which ``sensitivity`` holds; ``cost``
+        is stated under it (and raises while it is None).
+
     Examples
     --------
     >>> import numpy as np
@@ -374,7 +541,22 @@ class VectorLaplaceMechanism(_Mechanism):
     """
 
     def noise(self, dim: int, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
-        """Draw ``n`` noise vectors of dimension ``dim`` (shape ``(dim,)`` if n is None)."""
+        """Draw ``n`` noise vectors of dimension ``dim`` (shape ``(dim,)`` if n is None).
+
+        Parameters
+        ----------
+        dim : int
+            Dimension d of each vector.
+        rng : numpy.random.Generator
+            Source of the noise.
+        n : int or None, default=None
+            Number of vectors; None draws a single vector of shape ``(dim,)``.
+
+        Returns
+        -------
+        ndarray of float64
+            Shape ``(dim,)`` or ``(n, dim)``.
+        """
         if not isinstance(dim, Integral) or dim < 1:
             raise ValueError(f"dim must be a positive int, got {dim!r}.")
         shape = (dim,) if n is None else (n, dim)
@@ -384,7 +566,20 @@ class VectorLaplaceMechanism(_Mechanism):
         return direction / norms * radius
 
     def randomise(self, vectors, rng: np.random.Generator) -> np.ndarray:
-        """Return ``vectors`` (shape (d,) or (n, d)) plus independent noise."""
+        """Return ``vectors`` (shape (d,) or (n, d)) plus independent noise.
+
+        Parameters
+        ----------
+        vectors : array-like of shape (d,) or (n, d)
+            The true vectors.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of float64
+            The noisy vectors, same shape.
+        """
         vectors = np.asarray(vectors, dtype=np.float64)
         n = None if vectors.ndim == 1 else vectors.shape[0]
         return vectors + self.noise(vectors.shape[-1], rng, n=n)
@@ -401,6 +596,11 @@ class BernoulliSelection:
     element" neighbours, given the current model is public (Lemma 1; the
     paper's lemma states ``p > 1/2`` with ``ε = log(p/(1-p))``, which is the
     same mechanism with p relabelled).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε of one selection, in ``(0, inf)``.
 
     Examples
     --------
@@ -421,11 +621,36 @@ class BernoulliSelection:
         return PrivacyCost.pure(self.epsilon, neighbours="replace")
 
     def probability(self, informative) -> np.ndarray:
-        """Selection probabilities for a boolean array of informativeness."""
+        """Selection probabilities for a boolean array of informativeness.
+
+        Parameters
+        ----------
+        informative : array-like of bool
+            Whether each point lies in the slab.
+
+        Returns
+        -------
+        ndarray of float64
+            ``1 - p`` where informative, ``p`` elsewhere.
+        """
         p = float(expit(-self.epsilon))  # 1 / (1 + e^ε)
         return np.where(np.asarray(informative, dtype=bool), 1.0 - p, p)
 
     def select(self, informative, rng: np.random.Generator) -> np.ndarray:
+        """Draw the selection of each point.
+
+        Parameters
+        ----------
+        informative : array-like of bool
+            Whether each point lies in the slab.
+        rng : numpy.random.Generator
+            Source of the selection uniforms.
+
+        Returns
+        -------
+        ndarray of bool
+            True where the point is selected (its label is asked for).
+        """
         prob = self.probability(informative)
         return rng.random(prob.shape) < prob
 
@@ -446,6 +671,16 @@ class ExponentialSelection:
     therefore reports ``max(ε, log((1-q_min)/(1-q_max)))``, which is the
     exact privacy loss of the selection bit under "replace one stream
     element" neighbours.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε of eq. (7), in ``(0, inf)`` (the true cost is
+        :attr:`cost`, which can exceed it).
+    b : float
+        Slab half-width, ``0 <= b < M``.
+    M : float
+        Upper bound on the distance of a point to the decision boundary.
 
     Examples
     --------
@@ -470,11 +705,24 @@ class ExponentialSelection:
         return self.M - self.b
 
     def probability(self, distance) -> np.ndarray:
+        """Selection probabilities ``exp(-max(b, d) ε/Δ)``.
+
+        Parameters
+        ----------
+        distance : array-like of float
+            Distance of each point to the decision boundary (clipped to ``[0, M]``).
+
+        Returns
+        -------
+        ndarray of float64
+            The probability of selecting each point.
+        """
         d = np.clip(np.asarray(distance, dtype=np.float64), 0.0, self.M)
         return np.exp(-np.maximum(self.b, d) * self.epsilon / self.sensitivity)
 
     @property
     def cost(self) -> PrivacyCost:
+        """The exact cost ``max(ε, log((1 - q_min)/(1 - q_max)))`` (Lemma 2 corrected)."""
         q_max = math.exp(-self.b * self.epsilon / self.sensitivity)
         q_min = math.exp(-self.M * self.epsilon / self.sensitivity)
         if q_max >= 1.0:  # b == 0: "not selected" impossible only at d = 0
@@ -484,5 +732,19 @@ class ExponentialSelection:
         return PrivacyCost.pure(max(self.epsilon, not_selected), neighbours="replace")
 
     def select(self, distance, rng: np.random.Generator) -> np.ndarray:
+        """Draw the selection of each point.
+
+        Parameters
+        ----------
+        distance : array-like of float
+            Distance of each point to the decision boundary.
+        rng : numpy.random.Generator
+            Source of the selection uniforms.
+
+        Returns
+        -------
+        ndarray of bool
+            True where the point is selected (its label is asked for).
+        """
         prob = self.probability(distance)
         return rng.random(prob.shape) < prob

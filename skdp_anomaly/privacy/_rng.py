@@ -25,6 +25,7 @@ def check_random_state(random_state=None) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
+        The generator to draw the noise from.
 
     Examples
     --------

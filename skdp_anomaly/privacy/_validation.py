@@ -39,8 +39,17 @@ def _leak_category() -> type:
 
 
 def warn_privacy_leak(message: str) -> None:
-    """Warn with :class:`PrivacyLeakWarning` (and diffprivlib's, once it is imported),
-    attributed to the user's line."""
+    """Warn with :class:`PrivacyLeakWarning`, attributed to the user's line.
+
+    Once diffprivlib has been imported, the warning is also an instance of
+    diffprivlib's ``PrivacyLeakWarning``.
+
+    Parameters
+    ----------
+    message : str
+        What leaks, and how to avoid it. It must not contain data-dependent
+        values.
+    """
     warn(message, _leak_category())
 
 
@@ -58,12 +67,14 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
     X : array-like of shape (n_samples, n_features), optional
         Needed only when ``bounds`` is None.
     n_features : int
-    name : str
+        The number of features the bounds are for.
+    name : str, default="bounds"
         Parameter name used in error messages.
 
     Returns
     -------
     lower, upper : ndarray of shape (n_features,)
+        The bounds as float arrays, ``lower < upper`` for every feature.
 
     Examples
     --------
@@ -117,5 +128,24 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
 
 
 def clip_to_bounds(X, lower, upper) -> np.ndarray:
-    """Clip each column of ``X`` into ``[lower, upper]`` (a new array)."""
+    """Clip each column of ``X`` into ``[lower, upper]`` (a new array).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    lower, upper : float or array-like of shape (n_features,)
+        The public bounds, e.g. from :func:`check_bounds`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples, n_features)
+        The clipped copy.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import clip_to_bounds
+    >>> clip_to_bounds([[-3.0, 0.5]], -1.0, 1.0).tolist()
+    [[-1.0, 0.5]]
+    """
     return np.clip(np.asarray(X, dtype=np.float64), lower, upper)
