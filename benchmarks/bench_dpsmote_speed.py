@@ -21,11 +21,28 @@ traced; compiled scratch space outside numpy's allocator may be missed). At
 increase); a timed-out run is reported as "> timeout", so the ratio shown is
 an upper bound.
 
+The SMOTE comparison uses ``synopsis="grid"`` (ν = 0.25, ℓ = 2) unless
+``--synopsis gaussian`` is given: its reference table was measured with the
+grid, the default synopsis before issue 12.
+
+**Floor table** (issue 12, ``--floor-sizes``): ``fit_resample`` of the
+default ``DPSMOTE(epsilon=1, bounds=...)`` (Gaussian synopsis, private class
+counts) and of ``synopsis="grid"`` against the unavoidable work, measured in
+the same run and timed in alternation: one validation pass
+(``sklearn.utils.validation.check_X_y``), one binning pass over the minority
+rows (``X[y == 1]``, then ``np.floor((X_min - lo) / w).astype(int16)``) and
+writing the output arrays (``np.concatenate`` of X with the synthetic rows,
+and of y, the synthetic block drawn beforehand with DPSMOTE's row count).
+n rows in total, 10 % minority, d = 8, bounds [-1, 1]^d public. Target:
+default ``fit_resample`` ≤ 3× the floor (median ratio).
+
 Run from the repository root::
 
     nice python benchmarks/bench_dpsmote_speed.py            # ~10-15 min on 2 cores
     nice python benchmarks/bench_dpsmote_speed.py --max-n 100000   # quicker
+    nice python benchmarks/bench_dpsmote_speed.py --floor-only     # floor table, ~2 min
     nice python benchmarks/bench_dpsmote_speed.py --profile 1000000 10   # cProfile one case
+    nice python benchmarks/bench_dpsmote_speed.py --profile-floor 10000000   # cProfile, default
 """
 
 from __future__ import annotations
@@ -43,8 +60,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import peak_memory, print_table, time_interleaved, time_median, write_json  # noqa: E402
-from imblearn.over_sampling import SMOTE  # noqa: E402
+from _common import peak_memory, print_table, time_interleaved, time_median, write_json
+from imblearn.over_sampling import SMOTE
 
 
 def make_data(n1, d, seed=0):
@@ -57,17 +74,137 @@ def make_data(n1, d, seed=0):
     return X, y
 
 
-def make_dpsmote(d, seed=0, standin=False, **params):
+def make_dpsmote(d, seed=0, standin=False, synopsis="grid", **params):
     if standin:
         return SMOTE(random_state=seed)
     from skdp_anomaly.over_sampling import DPSMOTE
 
-    kwargs = dict(epsilon=1.0, bounds=(-np.ones(d), np.ones(d)), granularity=0.25,
-                  connectivity=2, random_state=seed)
-    if "class_counts" in inspect.signature(DPSMOTE).parameters:
+    kwargs = {"epsilon": 1.0, "bounds": (-np.ones(d), np.ones(d)), "granularity": 0.25,
+                  "connectivity": 2, "random_state": seed}
+    signature = inspect.signature(DPSMOTE).parameters
+    if "class_counts" in signature:
         kwargs["class_counts"] = "public"
+    if "synopsis" in signature:
+        kwargs["synopsis"] = synopsis
     kwargs.update(params)
     return DPSMOTE(**kwargs)
+
+
+# -- floor: the unavoidable work of fit_resample (issue 12) -----------------------------
+def make_floor_data(n, d, minority_share=0.1, seed=0):
+    """n rows in [-1, 1]^d, the last ``minority_share·n`` of class 1."""
+    rng = np.random.default_rng(seed)
+    n1 = round(minority_share * n)
+    X = rng.normal(-0.2, 0.4, size=(n, d))
+    X[n - n1:] += 0.5
+    np.clip(X, -1.0, 1.0, out=X)
+    y = np.zeros(n, dtype=np.int64)
+    y[n - n1:] = 1
+    return X, y
+
+
+def floor_parts(X, y, n_synthetic, n_cells=4, seed=1):
+    """The floor's three passes as callables, plus the synthetic block they write.
+
+    The synthetic block (``n_synthetic`` rows of class 1) is drawn here, outside
+    the timed region: the floor counts writing the output, not drawing it.
+    """
+    from sklearn.utils.validation import check_X_y
+
+    d = X.shape[1]
+    lo, width = -np.ones(d), np.full(d, 2.0 / n_cells)
+    Z = np.random.default_rng(seed).uniform(-1, 1, size=(n_synthetic, d))
+    y_syn = np.ones(n_synthetic, dtype=y.dtype)
+
+    def validate():
+        return check_X_y(X, y, dtype=[np.float64, np.float32])
+
+    def bin_minority():
+        X_min = X[y == 1]
+        return np.floor((X_min - lo) / width).astype(np.int16)
+
+    def write_output():
+        return np.concatenate([X, Z]), np.concatenate([y, y_syn])
+
+    def floor():
+        validate()
+        bin_minority()
+        write_output()
+
+    return floor, {"validation": validate, "binning": bin_minority, "output": write_output}
+
+
+def floor_case(n, d, repeats, seed=0):
+    """Median times of the floor, default DPSMOTE and the grid synopsis, in alternation."""
+    from skdp_anomaly.over_sampling import DPSMOTE
+
+    X, y = make_floor_data(n, d, seed=seed)
+    bounds = (-np.ones(d), np.ones(d))
+    default = DPSMOTE(epsilon=1.0, bounds=bounds, random_state=seed)
+    grid = DPSMOTE(epsilon=1.0, bounds=bounds, synopsis="grid", random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n_synthetic = len(default.fit_resample(X, y)[1]) - n  # warm-up, output size
+        grid.fit_resample(X, y)
+        floor, parts = floor_parts(X, y, n_synthetic)
+        timed = time_interleaved({"floor": floor,
+                                  "gaussian": lambda: default.fit_resample(X, y),
+                                  "grid": lambda: grid.fit_resample(X, y)}, repeats=repeats)
+        part_times = {k: time_median(f, repeats=repeats)[0] for k, f in parts.items()}
+    t_floor = timed["floor"][0]
+    return {"n": n, "d": d, "n_minority": int(y.sum()), "n_synthetic": n_synthetic,
+                "floor_s": t_floor, "floor_parts_s": part_times,
+                "gaussian_s": timed["gaussian"][0], "grid_s": timed["grid"][0],
+                "gaussian_ratio": timed["gaussian"][0] / t_floor,
+                "grid_ratio": timed["grid"][0] / t_floor,
+                "grid_histogram": grid.histogram_,
+                "times": {k: v[1] for k, v in timed.items()}}
+
+
+def floor_table(sizes, d, repeats_small=7, repeats_large=3):
+    rows = []
+    for n in sizes:
+        r = floor_case(n, d, repeats_small if n <= 1_000_000 else repeats_large)
+        rows.append(r)
+        print(f"  n={n:>9} d={d}: floor {r['floor_s']:.3f} s, default {r['gaussian_s']:.3f} s "
+              f"({r['gaussian_ratio']:.2f}×), grid {r['grid_s']:.3f} s "
+              f"({r['grid_ratio']:.2f}×)", flush=True)
+    table = [
+        [f"{r['n']:.0e}".replace("+0", ""), r["d"], r["n_minority"], r["n_synthetic"],
+         f"{r['floor_s']:.3f}",
+         " / ".join(f"{r['floor_parts_s'][k]:.3f}" for k in ("validation", "binning", "output")),
+         f"{r['gaussian_s']:.3f}", f"{r['gaussian_ratio']:.2f}",
+         f"{r['grid_s']:.3f}", f"{r['grid_ratio']:.2f}",
+         "✓" if r["gaussian_ratio"] <= 3.0 else "✗", f"{len(r['times']['floor'])}"]
+        for r in rows
+    ]
+    print_table(
+        "fit_resample against the floor (median wall time; 10 % minority, bounds public, ε = 1)",
+        ["n rows", "d", "minority", "synthetic rows", "floor s",
+         "validation / binning / output s", "default (gaussian) s", "default / floor",
+         "grid s", "grid / floor", "default ≤ 3×", "repeats"],
+        table,
+    )
+    return rows
+
+
+def profile_floor(n, d, top=25):
+    """cProfile of the default DPSMOTE at n rows (10 % minority)."""
+    from skdp_anomaly.over_sampling import DPSMOTE
+
+    X, y = make_floor_data(n, d)
+    dp = DPSMOTE(epsilon=1.0, bounds=(-np.ones(d), np.ones(d)), random_state=0)
+    prof = cProfile.Profile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prof.enable()
+        dp.fit_resample(X, y)
+        prof.disable()
+    for key in ("cumulative", "tottime"):
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats(key).print_stats(top)
+        print(f"\n### cProfile of default DPSMOTE.fit_resample, n={n}, d={d} (by {key})\n\n"
+              f"```\n{buf.getvalue()}```")
 
 
 def repeats_for(n):
@@ -114,10 +251,11 @@ def smote_in_child(n1, d, timeout_s):
     return seconds, peak
 
 
-def bench_case(n1, d, standin, smote_budget_s, measure_memory=True, child_timeout_s=300.0):
+def bench_case(n1, d, standin, smote_budget_s, measure_memory=True, child_timeout_s=300.0,
+               synopsis="grid"):
     X, y = make_data(n1, d)
     reps = repeats_for(n1)
-    dp = make_dpsmote(d, standin=standin)
+    dp = make_dpsmote(d, standin=standin, synopsis=synopsis)
     sm = SMOTE(k_neighbors=5, random_state=0)
     smote_note = ""
     with warnings.catch_warnings():
@@ -145,17 +283,17 @@ def bench_case(n1, d, standin, smote_budget_s, measure_memory=True, child_timeou
         if measure_memory:
             mem_dp, _ = peak_memory(lambda: dp.fit_resample(X, y))
     # imblearn's "auto" asks for exactly n0 - n1 = n1 rows
-    return dict(n_minority=n1, d=d, synthetic_dpsmote=n_dp, synthetic_smote=n1,
-                dpsmote_s=t_dp, smote_s=t_sm, ratio=t_dp / t_sm,
-                dpsmote_times=times_dp, smote_times=times_sm,
-                dpsmote_peak_mib=mem_dp, smote_peak_mib=mem_sm,
-                histogram=getattr(dp, "histogram_", "–"), smote_note=smote_note,
-                input_mib=X.nbytes / 2**20)
+    return {"n_minority": n1, "d": d, "synthetic_dpsmote": n_dp, "synthetic_smote": n1,
+                "dpsmote_s": t_dp, "smote_s": t_sm, "ratio": t_dp / t_sm,
+                "dpsmote_times": times_dp, "smote_times": times_sm,
+                "dpsmote_peak_mib": mem_dp, "smote_peak_mib": mem_sm,
+                "histogram": getattr(dp, "histogram_", "–"), "smote_note": smote_note,
+                "input_mib": X.nbytes / 2**20}
 
 
-def profile_case(n1, d, standin, top=25):
+def profile_case(n1, d, standin, top=25, synopsis="grid"):
     X, y = make_data(n1, d)
-    dp = make_dpsmote(d, standin=standin)
+    dp = make_dpsmote(d, standin=standin, synopsis=synopsis)
     prof = cProfile.Profile()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -183,20 +321,44 @@ def main(argv=None):
     parser.add_argument("--profile", type=int, nargs=2, metavar=("N1", "D"))
     parser.add_argument("--standin", action="store_true",
                         help="use imblearn SMOTE in place of DPSMOTE (to test this script)")
+    parser.add_argument("--synopsis", choices=("grid", "gaussian"), default="grid",
+                        help="DPSMOTE synopsis of the SMOTE comparison (default: grid)")
+    parser.add_argument("--floor-sizes", type=int, nargs="*", default=[1_000_000, 10_000_000],
+                        help="total rows of the floor table (empty: skip it)")
+    parser.add_argument("--floor-d", type=int, default=8)
+    parser.add_argument("--floor-only", action="store_true",
+                        help="only the floor table (writes dpsmote_speed_floor.json)")
+    parser.add_argument("--profile-floor", type=int, metavar="N",
+                        help="cProfile the default DPSMOTE at N rows (floor data)")
     args = parser.parse_args(argv)
     if args.profile:
-        profile_case(*args.profile, args.standin)
+        profile_case(*args.profile, args.standin, synopsis=args.synopsis)
+        return
+    if args.profile_floor:
+        profile_floor(args.profile_floor, args.floor_d)
+        return
+    floor_default = args.floor_sizes == [1_000_000, 10_000_000] and args.floor_d == 8
+    if args.floor_only:
+        print(f"# DPSMOTE.fit_resample against the floor, d={args.floor_d}")
+        t0 = time.perf_counter()
+        floor_rows = floor_table(args.floor_sizes, args.floor_d)
+        ok = all(r["gaussian_ratio"] <= 3.0 for r in floor_rows)
+        print(f"\ntarget 'default fit_resample within 3× the floor': {'MET' if ok else 'MISSED'}; "
+              f"total {time.perf_counter() - t0:.0f} s")
+        write_json("dpsmote_speed_floor" + ("" if floor_default else "_custom"),
+                   {"floor_rows": floor_rows, "floor_target_met": ok})
         return
     sizes = [n for n in args.sizes if args.max_n is None or n <= args.max_n]
     print("# DPSMOTE.fit_resample vs imblearn SMOTE (k=5): equal output size "
-          "(n1 synthetic rows), DPSMOTE ε=1, ν=0.25, ℓ=2, bounds [-1, 1]^d")
+          f"(n1 synthetic rows), DPSMOTE ε=1, synopsis={args.synopsis!r}"
+          + (", ν=0.25, ℓ=2" if args.synopsis == "grid" else "") + ", bounds [-1, 1]^d")
     if args.standin:
         print("**STAND-IN RUN: 'DPSMOTE' is imblearn SMOTE**")
     rows, t0 = [], time.perf_counter()
     for n1 in sizes:
         for d in args.dims:
             r = bench_case(n1, d, args.standin, args.smote_budget, not args.no_memory,
-                           args.smote_timeout)
+                           args.smote_timeout, synopsis=args.synopsis)
             rows.append(r)
             print(f"  n1={n1:>8} d={d:>2}: DPSMOTE {r['dpsmote_s']:.3f} s, SMOTE {r['smote_s']:.3f} s "
                   f"(ratio {r['ratio']:.3f}), peak {r['dpsmote_peak_mib']:.0f} vs "
@@ -222,11 +384,20 @@ def main(argv=None):
     ok = all(r["ratio"] <= 1.0 for r in rows if r["d"] <= 10)
     print(f"\ntarget 'DPSMOTE no slower than SMOTE for d <= 10': {'MET' if ok else 'MISSED'}"
           f" (worst ratio {max(r['ratio'] for r in rows):.3f}); total {time.perf_counter() - t0:.0f} s")
+    floor_rows, floor_ok = [], None
+    if args.floor_sizes and not args.standin:
+        floor_rows = floor_table(args.floor_sizes, args.floor_d)
+        floor_ok = all(r["gaussian_ratio"] <= 3.0 for r in floor_rows)
+        print(f"\ntarget 'default fit_resample within 3× the floor': "
+              f"{'MET' if floor_ok else 'MISSED'}")
     default = (args.sizes == [10_000, 100_000, 1_000_000] and args.dims == [2, 8, 10]
-               and args.max_n is None and not args.no_memory)
+               and args.max_n is None and not args.no_memory and args.synopsis == "grid"
+               and floor_default)
     write_json("dpsmote_speed" + ("_standin" if args.standin else "")
                + ("" if default else "_custom"),
-               {"rows": rows, "target_met": ok, "standin": args.standin})
+               {"rows": rows, "target_met": ok, "standin": args.standin,
+                "synopsis": args.synopsis, "floor_rows": floor_rows,
+                "floor_target_met": floor_ok})
 
 
 if __name__ == "__main__":

