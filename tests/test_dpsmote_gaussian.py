@@ -276,8 +276,9 @@ def test_synopsis_grid_parameters_do_not_change_the_gaussian_release():
     # granularity, connectivity and histogram apply to the grid only
     X, y = _two_classes(n_maj=400, n_min=80)
     a = DPSMOTE(bounds=(-4, 4), random_state=4).fit_resample(X, y)[0]
-    b = DPSMOTE(bounds=(-4, 4), random_state=4, granularity="auto", connectivity=0,
-                histogram="sparse").fit_resample(X, y)[0]
+    with pytest.warns(UserWarning, match="ignored with synopsis='gaussian'"):
+        b = DPSMOTE(bounds=(-4, 4), random_state=4, granularity="auto", connectivity=0,
+                    histogram="sparse").fit_resample(X, y)[0]
     np.testing.assert_array_equal(a, b)
 
 
@@ -301,3 +302,27 @@ def test_release_gaussian_batch():
         _release_gaussian_batch(est, X, y, 5, mean_class=7)
     with pytest.raises(TypeError, match="DPSMOTE"):
         _release_gaussian_batch(object(), X, y, 5, mean_class=1)
+
+
+@pytest.mark.parametrize("synopsis, params", [
+    ("gaussian", {"granularity": "auto"}),
+    ("gaussian", {"connectivity": 1, "histogram": "sparse"}),
+    ("grid", {"spread": 0.3}),
+])
+def test_parameters_of_the_other_synopsis_warn_that_they_are_ignored(synopsis, params):
+    X = np.random.default_rng(0).uniform(-1, 1, (200, 3))
+    y = np.r_[np.zeros(170, int), np.ones(30, int)]
+    sampler = DPSMOTE(epsilon=5.0, bounds=(-1, 1), synopsis=synopsis, random_state=0, **params)
+    with pytest.warns(UserWarning, match="ignored with synopsis") as record:
+        sampler.fit_resample(X, y)
+    assert all(name in str(w.message) for w in record if "ignored" in str(w.message)
+               for name in params)
+
+
+def test_default_parameters_do_not_warn_about_the_other_synopsis():
+    X = np.random.default_rng(0).uniform(-1, 1, (200, 3))
+    y = np.r_[np.zeros(170, int), np.ones(30, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("ignore", category=DPSMOTENoiseWarning)
+        DPSMOTE(epsilon=5.0, bounds=(-1, 1), random_state=0).fit_resample(X, y)

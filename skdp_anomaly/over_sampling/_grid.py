@@ -378,7 +378,9 @@ def release_sparse(grid: Grid, coords, epsilon: float, threshold: int, rng) -> S
     if n_empty <= _INT64_MAX:
         m = int(rng.binomial(n_empty, p))
     else:
-        m = int(rng.poisson(float(n_empty) * p))
+        # n_empty can exceed a float (4**1617 cells at d = 1617): the mean in logs
+        mean = math.exp(math.log(n_empty) + math.log(p)) if p > 0 else 0.0
+        m = int(rng.poisson(mean))
     false_coords = _distinct_empty_cells(grid, m, nonempty_keys, rng)
     false_counts = threshold + rng.geometric(-math.expm1(-epsilon), size=m).astype(np.int64) - 1
 
