@@ -29,35 +29,19 @@ import numpy as np
 import pytest
 
 from skdp_anomaly import audit
-from skdp_anomaly.dpoad import Analyst, DataOwner, WindowRelease
+from skdp_anomaly.dpoad import DataOwner
+from skdp_anomaly.dpoad._audit import AUDIT_BINS, AUDIT_CELL, learnt_report
+from skdp_anomaly.dpoad._audit import audit_window as window
 
 EPS = 1.0
-BINS = np.linspace(0.0, 1.0, 17)
+BINS = AUDIT_BINS
 N_BINS = BINS.size - 1
-CELL = 5
+CELL = AUDIT_CELL
 N_RUNS = 10_000
 
 
-def window(cell_count, base=10, seed=0):
-    """Records with ``base`` in every cell except ``CELL``, which holds ``cell_count``."""
-    counts = np.full(N_BINS, base)
-    counts[CELL] = cell_count
-    rng = np.random.default_rng(seed)
-    cells = np.repeat(np.arange(N_BINS), counts)
-    return (cells + rng.uniform(0.1, 0.9, cells.size)) / N_BINS
 
 
-def learnt_report(max_count=100, seed=0):
-    """An analyst's report after three benign windows (one holding a 95-count anomaly)."""
-    rng = np.random.default_rng(seed)
-    analyst = Analyst(max_count=max_count)
-    for w in range(3):
-        counts = rng.poisson(20, N_BINS)
-        if w == 2:
-            counts[5] = 95
-        report = analyst.receive(WindowRelease(w, counts, "count", 1.0, 1.0, "record", None,
-                                               max_count))
-    return report
 
 
 def owner_releases(mechanism, *, max_count, gamma=0.05, report=None):

@@ -979,6 +979,18 @@ def _warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, aut
         )
 
 
+def _class_codes(classes, wanted, name: str) -> list:
+    """Indices in ``classes`` of a label or a list of labels named by the caller."""
+    wanted = wanted if isinstance(wanted, (list, tuple)) else [wanted]
+    codes = []
+    for label in wanted:
+        hits = np.flatnonzero(classes == label)
+        if hits.size == 0:
+            raise ValueError(f"{name} {label!r} is not one of the classes.")
+        codes.append(int(hits[0]))
+    return codes
+
+
 def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class,
                             random_state=None) -> SynopsisBatch:
     """``n_runs`` independent phase-1 releases of ``estimator`` on ``(X, y)``, vectorised.
@@ -1009,13 +1021,7 @@ def _release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_
     classes, y_codes = _encode_labels(y, estimator._check_classes())
     true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y_codes, classes.size)
     rng = check_random_state(random_state)
-    wanted = histogram_class if isinstance(histogram_class, (list, tuple)) else [histogram_class]
-    codes = []
-    for label in wanted:
-        hits = np.flatnonzero(classes == label)
-        if hits.size == 0:
-            raise ValueError(f"histogram_class {label!r} is not one of the classes.")
-        codes.append(int(hits[0]))
+    codes = _class_codes(classes, histogram_class, "histogram_class")
     if estimator.class_counts == "private":
         mech = GeometricMechanism(eps_counts)
         noisy_sizes = true_sizes + mech.noise((n_runs, classes.size), rng)
@@ -1075,13 +1081,7 @@ def _release_gaussian_batch(estimator: DPSMOTE, X, y, n_runs: int, *, mean_class
     X, y, _ = estimator._check_X_y(X, y)
     classes, y_codes = _encode_labels(y, estimator._check_classes())
     true_sizes, eps_counts, eps_hist, bounds = estimator._prepare(X, y_codes, classes.size)
-    wanted = mean_class if isinstance(mean_class, (list, tuple)) else [mean_class]
-    codes = []
-    for label in wanted:
-        hits = np.flatnonzero(classes == label)
-        if hits.size == 0:
-            raise ValueError(f"mean_class {label!r} is not one of the classes.")
-        codes.append(int(hits[0]))
+    codes = _class_codes(classes, mean_class, "mean_class")
     rng = check_random_state(random_state)
     if estimator.class_counts == "private":
         noisy_sizes = true_sizes + GeometricMechanism(eps_counts).noise((n_runs, classes.size),
