@@ -397,7 +397,8 @@ def test_out_of_bounds_rows_are_clipped(data, synopsis):
     X, y = data
     X = X.copy()
     X[y == 1] *= 100.0  # far outside the bounds
-    est, X_res, _ = _fit(X, y, bounds=(-1, 1), histogram="dense", synopsis=synopsis)
+    grid_only = {"histogram": "dense"} if synopsis == "grid" else {}
+    est, X_res, _ = _fit(X, y, bounds=(-1, 1), synopsis=synopsis, **grid_only)
     synth = X_res[len(X):]
     assert len(synth) > 0 and np.all(np.abs(synth) <= 1)
     if synopsis == "gaussian":
@@ -934,3 +935,22 @@ def test_warnings_point_at_the_callers_line_through_a_pipeline():
     with pytest.warns(DPSMOTENoiseWarning) as record:
         pipe.fit(X, y)
     assert {w.filename for w in record} == {__file__}
+
+
+@pytest.mark.parametrize("y", [
+    np.array([3, 1, 3, 7, 1], dtype=np.int64),
+    np.array([-2, 5, -2, 0], dtype=np.int8),
+    np.array([9, 9, 4], dtype=np.uint16),
+    np.array([0, 70_000, 3]),            # a span too wide for the table: np.unique
+    np.array(["b", "a", "b"]),
+    np.array([0.5, 1.5, 0.5]),
+    np.array([True, False, True]),
+])
+def test_label_encoding_equals_numpy_unique(y):
+    from skdp_anomaly.over_sampling._dpsmote import _unique_codes
+
+    classes, codes = _unique_codes(y)
+    expected_classes, expected_codes = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(codes, expected_codes.reshape(-1))

@@ -685,7 +685,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         changed = [name for name, default in self._SYNOPSIS_PARAMS[other].items()
                    if getattr(self, name) != default]
         if changed:
-            warn(f"DPSMOTE: {', '.join(changed)} apply only to synopsis={other!r} and are "
+            verb = "applies" if len(changed) == 1 else "apply"
+            warn(f"DPSMOTE: {', '.join(changed)} {verb} only to synopsis={other!r}, so "
                  f"ignored with synopsis={self.synopsis!r}.", UserWarning)
 
     def _check_classes(self):
@@ -882,7 +883,7 @@ def _encode_labels(y, classes):
     """``(classes, codes)``: the public label set and each row's index in it, or
     (``classes=None``) the labels present in ``y``."""
     if classes is None:
-        classes, codes = np.unique(y, return_inverse=True)
+        classes, codes = _unique_codes(y)
         if classes.size <= 1:
             raise ValueError(
                 f"The target 'y' needs to have more than 1 class. Got {classes.size} class "
@@ -901,6 +902,25 @@ def _encode_labels(y, classes):
             "are not listed here, to keep them out of logs)."
         )
     return classes, codes
+
+
+# integer labels spanning at most this many values are encoded by a table, in O(n)
+_TABLE_LABEL_SPAN = 1 << 16
+
+
+def _unique_codes(y):
+    """``np.unique(y, return_inverse=True)``, in one O(n) pass for small integer labels."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iu" and y.size:
+        low, high = int(y.min()), int(y.max())
+        if high - low < _TABLE_LABEL_SPAN:
+            offset = y - low if low else y
+            present = np.bincount(offset, minlength=high - low + 1) > 0
+            table = np.cumsum(present) - 1
+            classes = (np.flatnonzero(present) + low).astype(y.dtype)
+            return classes, table[offset]
+    classes, codes = np.unique(y, return_inverse=True)
+    return classes, codes.reshape(-1)
 
 
 class DPSMOTENoiseWarning(UserWarning):
