@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ._kse import value_scores
+from ._kse import normalise_scores, value_scores
 from ._messages import AnalystReport, SensitivityFeedback, WindowRelease
 
 __all__ = ["Analyst", "LINEAR_DISENTANGLER"]
@@ -99,9 +99,7 @@ class Analyst:
         self.pseudo_counts.append(pseudo)
         distinct, multiplicity = self._pool(pseudo)
         raw = value_scores(distinct, multiplicity)
-        low, high = raw.min(), raw.max()
-        normalised = (raw - low) / (high - low) if high > low else np.zeros_like(raw)
-        scores = normalised[np.searchsorted(distinct, pseudo)]
+        scores = normalise_scores(raw)[np.searchsorted(distinct, pseudo)]
         self._feedback = self._learn(distinct, multiplicity, raw, max_count)
         report = AnalystReport(release.window, scores > self.threshold, scores, self._feedback)
         self.reports.append(report)

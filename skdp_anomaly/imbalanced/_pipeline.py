@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from imblearn.pipeline import Pipeline
 from sklearn.base import clone
 
 from ..over_sampling import DPSMOTE
-from ..privacy import check_epsilon
+from ..privacy import check_epsilon, check_random_state
 
 __all__ = ["PIPELINE_SPLIT", "dp_imbalanced_pipeline"]
 
@@ -111,12 +110,8 @@ def _bounds(bounds):
 
 
 def _child_seeds(random_state):
+    """Two independent int seeds (diffprivlib takes ints), or None for deployment."""
     if random_state is None:
         return None, None
-    if isinstance(random_state, numbers.Integral) or isinstance(random_state,
-                                                                 np.random.Generator):
-        rng = np.random.default_rng(random_state)
-        return tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=2))
-    raise ValueError(f"random_state must be None, an int or a numpy Generator; got "
-                     f"{random_state!r}.")
-
+    rng = check_random_state(random_state)
+    return tuple(int(s) for s in rng.integers(0, 2**31 - 1, size=2))
