@@ -347,7 +347,7 @@ def _spy_rng(monkeypatch, name, key, seen):
 
 @pytest.mark.parametrize("synopsis, release, sample", [
     ("grid", "release_dense", "sample_synthetic"),
-    ("gaussian", "release_means", "sample_gaussian"),
+    ("gaussian", "release_means", "chunk_seeds"),
 ])
 def test_noise_and_synthetic_rows_use_separate_streams(data, monkeypatch, synopsis, release,
                                                        sample):

@@ -34,7 +34,7 @@ _PROGRESS_BYTES = 8 << 20
 # defaults of the options that apply to one synopsis only (None on the parser, so
 # that an option given for the other synopsis is an error, not silently ignored)
 _GRID_DEFAULTS = {"granularity": 0.25, "connectivity": 2, "histogram": "auto"}
-_GAUSSIAN_DEFAULTS = {"spread": 0.45}
+_GAUSSIAN_DEFAULTS = {"spread": 0.8}
 
 
 def _granularity(text: str):
@@ -75,7 +75,7 @@ def add_parser(subparsers) -> None:
                         "features) or 'grid' (a noisy grid histogram, Algorithm 6)")
     p.add_argument("--spread", type=float, default=None,
                    help="--synopsis gaussian: standard deviation of the synthetic rows as a "
-                        "fraction of each feature's half-range (default 0.45)")
+                        "fraction of each feature's half-range (default 0.8)")
     p.add_argument("--granularity", type=_granularity, default=None,
                    help="--synopsis grid: cell width as a fraction of each feature's range, "
                         "or 'auto' to choose it from the DP class size (default 0.25, as in "

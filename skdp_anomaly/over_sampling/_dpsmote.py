@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .._dask import is_dask_collection
 from .._warn import warn
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
@@ -28,7 +29,16 @@ from ..privacy import (
     check_epsilon,
     check_random_state,
 )
-from ._gaussian import BoxScale, mean_noise_scale, release_means, sample_gaussian, unit_sum
+from ._gaussian import (
+    BoxScale,
+    chunk_seeds,
+    fill_gaussian,
+    fixed_to_float,
+    mean_noise_scale,
+    release_means,
+    unit_fixed_sum,
+    unit_sum,
+)
 from ._grid import (
     Grid,
     SparseHistogram,
@@ -213,10 +223,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         the noisy grid histogram of Algorithm 6 (``granularity``,
         ``connectivity`` and ``histogram`` apply to it only). The default was
         chosen on ten public imbalanced sets (see Notes).
-    spread : float > 0, default=0.45
+    spread : float > 0, default=0.8
         ``synopsis="gaussian"``: the standard deviation of the synthetic rows
         per feature, as a fraction of the feature's half-range
-        ``(upper − lower) / 2``. Public, never read from the data.
+        ``(upper − lower) / 2``, before clipping to the bounds. Public, never
+        read from the data. The default was the best of 0.45 to 1.0 on public
+        sets (see Notes).
     granularity : float in (0, 1] or "auto", default=0.25
         ν (``synopsis="grid"``): cell width as a fraction of each feature's range; the grid has
         ``ceil(1/ν)`` equal-width cells per feature (paper: 0.25). "auto"
@@ -363,9 +375,23 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     Gaussian synopsis gave a higher mean ROC-AUC than the grid (ν = 0.25) at
     every ε from 0.5 to 10 (by 0.01 to 0.05) and a higher mean G-mean at
     ε ≥ 2 (by 0.03 to 0.13); at ε ≤ 1 the grid's G-mean was higher by 0.01
-    to 0.02, within the standard error. ``spread`` 0.45 was the best of 0.2,
-    0.3 and 0.45 (0.6 within noise). On the 1 617 features of hiva the grid
-    cannot be used at all (its connectivity ball is too large).
+    to 0.02, within the standard error. ``spread`` 0.8 beat 0.45 and 0.6 by
+    0.01 to 0.03 in G-mean at every total ε from 0.5 to 5 (paired over the
+    sets; level at ε = 10), and 1.0 by as much at ε = 10 where 1.0 was
+    ahead at small ε: wide synthetic rows mostly move the decision threshold
+    and the intercept towards the minority, with the DP mean giving the
+    direction; narrow ones bend the boundary towards a noisy mean. On the
+    1 617 features of hiva the grid cannot be used at all (its connectivity
+    ball is too large).
+
+    **Exact sums and chunked draws.** The class sums are computed in fixed
+    point (each unit-box coordinate rounded to a multiple of ``2^-32``,
+    summed as int64; a row's contribution stays in ``[-1, 1]^d``, so the
+    sensitivity is unchanged) and the synthetic rows are drawn in chunks of
+    65 536 rows from generators spawned in order from the sampling stream.
+    Both make the result independent of how the data are split into blocks:
+    ``fit_resample`` on dask collections returns the same rows, bit for bit
+    (see the user guide's Dask page).
 
     **Phase 2 of the grid** (Algorithm 6, post-processing): a centre cell is drawn with
     probability ∝ its noisy count (negative counts count as 0), a neighbour
@@ -486,7 +512,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         sampling_strategy="auto",
         bounds=None,
         synopsis="gaussian",
-        spread=0.45,
+        spread=0.8,
         granularity=0.25,
         connectivity=2,
         class_counts="private",
@@ -607,7 +633,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                     ) from None
             if kind in "USV":
                 raise ValueError(_NON_NUMERIC.format(what="X is an array of strings"))
-        y, binarize_y = check_target_type(y, indicate_one_vs_all=True)
+        if _integer_labels(y):  # type_of_target's sort of y is not needed for these
+            binarize_y = False
+        else:
+            y, binarize_y = check_target_type(y, indicate_one_vs_all=True)
         X, y = validate_data(self, X=X, y=y, reset=True, accept_sparse=False,
                              dtype=[np.float64, np.float32])
         return X, y, binarize_y
@@ -642,17 +671,24 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         fit (:class:`diffprivlib.utils.BudgetError`) computes nothing and
         leaves the sampler unfitted.
 
+        Dask arrays, or a dask DataFrame and Series, are read in one
+        blockwise pass (class sizes and exact class sums, added on the
+        client); the noise is added once on the client and dask collections
+        are returned, whose synthetic rows are drawn on the workers. Same
+        data and ``random_state``: the same rows as in memory, bit for bit
+        (Gaussian synopsis only).
+
         Parameters
         ----------
-        X : {array-like, dataframe} of shape (n_samples, n_features)
+        X : {array-like, dataframe, dask array, dask dataframe} of shape (n_samples, n_features)
             Numeric features.
-        y : array-like of shape (n_samples,)
+        y : {array-like, dask array, dask series} of shape (n_samples,)
             Class labels (in ``classes`` when that is given).
 
         Returns
         -------
-        X_resampled : {ndarray, dataframe} of shape (n_samples_new, n_features)
-        y_resampled : {ndarray, series} of shape (n_samples_new,)
+        X_resampled : {ndarray, dataframe, dask array, dask dataframe} of shape (n_samples_new, n_features)
+        y_resampled : {ndarray, series, dask array, dask series} of shape (n_samples_new,)
         """
         # Same template as imblearn's SamplerMixin.fit_resample, except that
         # sampling_strategy_ is never computed from the exact class sizes
@@ -661,23 +697,30 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         self._start_private_fit(self.privacy_cost())
         self._warn_ignored_params()
         classes = self._check_classes()
-        check_classification_targets(y)
+        if is_dask_collection(X) or is_dask_collection(y):
+            from ._dask_resample import fit_resample_dask
+
+            return fit_resample_dask(self, X, y, classes)
+        if not _integer_labels(y):  # 1-D integer labels are always binary or multiclass
+            check_classification_targets(y)
         arrays_transformer = ArraysTransformer(X, y)
         X, y, binarize_y = self._check_X_y(X, y)
         classes, y_codes = _encode_labels(y, classes)
+        public_strategy = None
         if self.class_counts == "public" and self.classes is None:
             strategy = check_sampling_strategy(self.sampling_strategy, y, self._sampling_type)
-            self.sampling_strategy_ = OrderedDict(
+            public_strategy = OrderedDict(
                 (getattr(c, "item", lambda c=c: c)(), int(n)) for c, n in strategy.items()
             )
-        X_res, y_res = self._fit_resample(X, y, classes=classes, y_codes=y_codes)
+        X_res, y_res = self._fit_resample(X, y, classes=classes, y_codes=y_codes,
+                                          public_strategy=public_strategy)
         if binarize_y:
             y_res = label_binarize(y_res, classes=classes)
         return arrays_transformer.transform(X_res, y_res)
 
     #: parameters that only one synopsis reads, with their defaults
     _SYNOPSIS_PARAMS = {"grid": {"granularity": 0.25, "connectivity": 2, "histogram": "auto"},
-                        "gaussian": {"spread": 0.45}}
+                        "gaussian": {"spread": 0.8}}
 
     def _warn_ignored_params(self):
         """Warn when a parameter of the other synopsis is set: it has no effect."""
@@ -753,48 +796,61 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             kind = "dense" if small else "sparse"
         return grid, kind
 
-    def _fit_resample(self, X, y, *, classes, y_codes):
+    def _fit_resample(self, X, y, *, classes, y_codes, public_strategy=None):
         # the noise has a stream of its own: the raw uniforms of phase 2 end up in
         # the released rows and must not expose the stream that hid the counts
         noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
         true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y_codes, classes.size)
         self.bounds_ = bounds
+        n_new, class_sizes = self._release_sizes(classes, true_sizes, eps_counts, noise_rng,
+                                                 public_strategy)
+        over_sampled = np.flatnonzero(n_new > 0)
+        self.synopsis_ = self.synopsis
+        if self.synopsis == "gaussian":
+            box = BoxScale(*bounds)
+            plan = self._release_gaussian(classes, box, eps_hist, class_sizes, n_new,
+                                          over_sampled, noise_rng, sample_rng, X.shape[1],
+                                          lambda j: unit_fixed_sum(X[y_codes == j], box))
+            X_res, y_res = _write_gaussian(X, y, plan, float(self.spread), box)
+        else:
+            parts = self._release_grid(X, y, classes, y_codes, bounds, eps_hist, class_sizes,
+                                       n_new, over_sampled, noise_rng, sample_rng)
+            X_res, y_res = np.concatenate([X] + parts[0]), np.concatenate([y] + parts[1])
+        self._finish_fit(n_new, over_sampled, eps_counts)
+        return X_res, y_res
 
+    def _release_sizes(self, classes, true_sizes, eps_counts, noise_rng, public_strategy=None):
+        """The DP (or declared public) class sizes and the synthetic rows per class.
+
+        Returns ``(n_new, class_sizes)``; sets ``noisy_class_counts_`` and
+        ``sampling_strategy_``. ``true_sizes`` are private and never stored.
+        ``public_strategy``: imblearn's sampling strategy from the exact sizes
+        (``class_counts="public"`` without ``classes``), used as it is.
+        """
         if self.class_counts == "private":
             self._charge(PrivacyCost.pure(eps_counts, neighbours="add_remove"))
             noisy_sizes = GeometricMechanism(eps_counts).randomise(true_sizes, noise_rng)
             self.noisy_class_counts_ = dict(zip(classes.tolist(), noisy_sizes.tolist()))
             n_new, targeted = _n_synthetic(self.sampling_strategy, classes, noisy_sizes)
-            n_new, targeted = n_new[0], targeted[0]
             self.sampling_strategy_ = OrderedDict(
-                (c, int(n)) for c, n, t in zip(classes.tolist(), n_new, targeted) if t
+                (c, int(n)) for c, n, t in zip(classes.tolist(), n_new[0], targeted[0]) if t
             )
-            class_sizes = np.maximum(noisy_sizes, 1)
+            return n_new[0], np.maximum(noisy_sizes, 1)
+        if public_strategy is None:  # public sizes over the public label set
+            n_new, targeted = _n_synthetic(self.sampling_strategy, classes, true_sizes)
+            self.sampling_strategy_ = OrderedDict(
+                (c, int(n)) for c, n, t in zip(classes.tolist(), n_new[0], targeted[0]) if t
+            )
+            n_new = n_new[0]
         else:
-            if self.classes is not None:  # public sizes over the public label set
-                n_new, targeted = _n_synthetic(self.sampling_strategy, classes, true_sizes)
-                n_new, targeted = n_new[0], targeted[0]
-                self.sampling_strategy_ = OrderedDict(
-                    (c, int(n)) for c, n, t in zip(classes.tolist(), n_new, targeted) if t
-                )
-            else:
-                index = {c: i for i, c in enumerate(classes.tolist())}
-                n_new = np.zeros(classes.size, np.int64)
-                for c, n in self.sampling_strategy_.items():
-                    n_new[index[c]] = n
-            class_sizes = np.maximum(true_sizes, 1)  # public by the user's declaration
+            index = {c: i for i, c in enumerate(classes.tolist())}
+            n_new = np.zeros(classes.size, np.int64)
+            self.sampling_strategy_ = public_strategy
+            for c, n in public_strategy.items():
+                n_new[index[c]] = n
+        return n_new, np.maximum(true_sizes, 1)  # public by the user's declaration
 
-        over_sampled = np.flatnonzero(n_new > 0)
-        self.synopsis_ = self.synopsis
-        if self.synopsis == "gaussian":
-            X_res, y_res = self._release_gaussian(X, y, classes, y_codes, bounds, eps_hist,
-                                                  class_sizes, n_new, over_sampled, noise_rng,
-                                                  sample_rng)
-        else:
-            parts = self._release_grid(X, y, classes, y_codes, bounds, eps_hist, class_sizes,
-                                       n_new, over_sampled, noise_rng, sample_rng)
-            X_res, y_res = np.concatenate([X] + parts[0]), np.concatenate([y] + parts[1])
-
+    def _finish_fit(self, n_new, over_sampled, eps_counts):
         if n_new.sum() == 0:
             warn(
                 "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "
@@ -803,37 +859,30 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         cost = self.privacy_cost()
         self.privacy_spent_ = (cost if over_sampled.size
                                else PrivacyCost.pure(eps_counts, *cost.notes, neighbours="add_remove"))
-        return X_res, y_res
 
-    def _release_gaussian(self, X, y, classes, y_codes, bounds, eps_hist, class_sizes, n_new,
-                          over_sampled, noise_rng, sample_rng):
-        """Phase 1 and 2 with the Gaussian synopsis: a DP mean per over-sampled class.
+    def _release_gaussian(self, classes, box, eps_hist, class_sizes, n_new, over_sampled,
+                          noise_rng, sample_rng, n_features, fixed_sum):
+        """Phase 1 of the Gaussian synopsis: a DP mean per over-sampled class.
 
-        Returns the resampled set, filled in place: the original rows, then
-        each over-sampled class's synthetic rows.
+        ``fixed_sum(j)`` is class ``j``'s exact unit-box sum
+        (:func:`unit_fixed_sum`, private). Sets ``noisy_means_``; returns the
+        plan of phase 2, one ``(label, mean in the unit box, chunk seeds,
+        rows)`` per over-sampled class, which the in-memory and the Dask
+        paths both draw from (:func:`fill_gaussian`).
         """
-        box = BoxScale(*bounds)
         labels = classes.tolist()
         self.noisy_means_ = {}
         if over_sampled.size:
             self._charge(PrivacyCost.pure(eps_hist, neighbours="add_remove"))
-        n = X.shape[0]
-        total = n + int(n_new[over_sampled].sum())
-        X_res = np.empty((total, X.shape[1]), dtype=X.dtype)
-        y_res = np.empty(total, dtype=y.dtype)
-        X_res[:n], y_res[:n] = X, y
-        start = n
+        plan = []
         for j in over_sampled:
-            _warn_mean_noise(X.shape[1], eps_hist, class_sizes[j], labels[j], self.class_counts)
-            mean = release_means(unit_sum(X[y_codes == j], box), class_sizes[j], eps_hist,
+            _warn_mean_noise(n_features, eps_hist, class_sizes[j], labels[j], self.class_counts)
+            mean = release_means(fixed_to_float(fixed_sum(j)), class_sizes[j], eps_hist,
                                  noise_rng)
             self.noisy_means_[labels[j]] = box.from_unit(mean)
-            stop = start + int(n_new[j])
-            sample_gaussian(mean, float(self.spread), stop - start, box, sample_rng,
-                            out=X_res[start:stop])
-            y_res[start:stop] = classes[j]
-            start = stop
-        return X_res, y_res
+            plan.append((classes[j], mean, chunk_seeds(sample_rng, int(n_new[j])),
+                         int(n_new[j])))
+        return plan
 
     def _release_grid(self, X, y, classes, y_codes, bounds, eps_hist, class_sizes, n_new,
                       over_sampled, noise_rng, sample_rng):
@@ -879,6 +928,21 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         return X_parts, y_parts
 
 
+def _write_gaussian(X, y, plan, spread: float, box: BoxScale):
+    """The resampled set, filled in place: the original rows, then each plan's rows."""
+    n = X.shape[0]
+    total = n + sum(rows for *_, rows in plan)
+    X_res = np.empty((total, X.shape[1]), dtype=X.dtype)
+    y_res = np.empty(total, dtype=y.dtype)
+    X_res[:n], y_res[:n] = X, y
+    start = n
+    for label, mean, seeds, rows in plan:
+        fill_gaussian(mean, spread, box, seeds, X_res[start:start + rows])
+        y_res[start:start + rows] = label
+        start += rows
+    return X_res, y_res
+
+
 def _encode_labels(y, classes):
     """``(classes, codes)``: the public label set and each row's index in it, or
     (``classes=None``) the labels present in ``y``."""
@@ -902,6 +966,11 @@ def _encode_labels(y, classes):
             "are not listed here, to keep them out of logs)."
         )
     return classes, codes
+
+
+def _integer_labels(y) -> bool:
+    """True for a 1-D numpy array of integers: binary or multiclass, nothing to infer."""
+    return isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
 
 
 # integer labels spanning at most this many values are encoded by a table, in O(n)

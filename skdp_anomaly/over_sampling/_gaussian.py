@@ -11,15 +11,35 @@ Dividing by the DP (or public) class size and clipping to the box is
 post-processing. Synthetic rows are ``clip(μ̂ + spread · N(0, I))`` in the
 unit box, mapped back to the bounds: the spread is a public parameter, not
 read from the data.
+
+Two choices make the in-memory and the Dask paths give the same rows bit for
+bit, however the data are chunked:
+
+* the class sums are exact: each unit-box coordinate is rounded to a multiple
+  of ``2^-32`` and summed as an int64 (exact and associative, so partial sums
+  over any blocks add up to the same integer); a row's rounded contribution
+  still lies in ``[-1, 1]^d``, so the sensitivity is unchanged;
+* synthetic rows come in chunks of ``SYNTHETIC_CHUNK`` rows, each drawn from a
+  generator of its own, spawned in order from the sampling stream.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..privacy import LaplaceMechanism
 
-__all__ = ["BoxScale", "release_means", "sample_gaussian", "unit_sum"]
+__all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "fill_gaussian", "release_means",
+           "sample_gaussian", "unit_sum"]
+
+#: rows per independently seeded chunk of synthetic rows
+SYNTHETIC_CHUNK = 1 << 16
+# unit-box coordinates are summed as integers in units of 2^-_FIXED_BITS: exact for
+# classes of up to 2^(63 - 32 - 1) ≈ 10^9 rows
+_FIXED_BITS = 32
+_FIXED_SCALE = float(1 << _FIXED_BITS)
+MAX_CLASS_ROWS = 1 << (62 - _FIXED_BITS)
 
 
 class BoxScale:
@@ -42,11 +62,28 @@ class BoxScale:
         return U * self.half_range + self.centre
 
 
+def unit_fixed_sum(X_class, box: BoxScale) -> np.ndarray:
+    """Exact int64 sum of a block's rows in the unit box, in units of ``2^-32``.
+
+    Private (never stored). Partial sums of any blocks of the same rows add up
+    to the same integers, which is what lets the Dask path match this one.
+    """
+    if X_class.shape[0] == 0:
+        return np.zeros(box.centre.shape[0], np.int64)
+    U = box.to_unit(X_class)
+    U *= _FIXED_SCALE
+    np.rint(U, out=U)
+    return U.astype(np.int64).sum(axis=0)
+
+
+def fixed_to_float(fixed_sum) -> np.ndarray:
+    """The float value of :func:`unit_fixed_sum`'s integers."""
+    return np.asarray(fixed_sum, np.int64).astype(np.float64) / _FIXED_SCALE
+
+
 def unit_sum(X_class, box: BoxScale) -> np.ndarray:
     """Sum of a class's rows in the unit box (private: never stored)."""
-    if X_class.shape[0] == 0:
-        return np.zeros(box.centre.shape[0])
-    return box.to_unit(X_class).sum(axis=0)
+    return fixed_to_float(unit_fixed_sum(X_class, box))
 
 
 def release_means(sums, class_sizes, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -72,25 +109,59 @@ def release_means(sums, class_sizes, epsilon: float, rng: np.random.Generator) -
     return np.clip(noisy / sizes, -1.0, 1.0)
 
 
+@njit(cache=True, nogil=True)
+def _fill(rng, mean, scale, lower, upper, out):  # pragma: no cover - compiled
+    # one pass: draw, scale, shift and clip each coordinate straight into the
+    # output (numba's Generator.standard_normal is numpy's algorithm on the same
+    # bit stream, so the values equal rng.standard_normal's)
+    n, d = out.shape
+    for i in range(n):
+        for j in range(d):
+            v = mean[j] + scale[j] * rng.standard_normal()
+            if v < lower[j]:
+                v = lower[j]
+            elif v > upper[j]:
+                v = upper[j]
+            out[i, j] = v
+
+
+def chunk_seeds(rng: np.random.Generator, n: int) -> list:
+    """One :class:`numpy.random.SeedSequence` per ``SYNTHETIC_CHUNK`` rows of ``n``."""
+    return rng.bit_generator.seed_seq.spawn(-(-int(n) // SYNTHETIC_CHUNK))
+
+
+def fill_gaussian(mean_unit, spread: float, box: BoxScale, seeds, out) -> np.ndarray:
+    """Fill ``out`` (shape (k, d)) with rows ``clip(μ̂ + spread · N(0, I))`` mapped to the bounds.
+
+    Row ``i`` of ``out`` is row ``i % SYNTHETIC_CHUNK`` of the chunk drawn from
+    ``seeds[i // SYNTHETIC_CHUNK]``, so any slice of the synthetic rows can be
+    drawn on its own (the Dask path draws its blocks on the workers).
+    """
+    mean = np.ascontiguousarray(box.from_unit(np.asarray(mean_unit, np.float64)))
+    scale = np.ascontiguousarray(float(spread) * box.half_range)
+    lower = np.ascontiguousarray(box.centre - box.half_range)
+    upper = np.ascontiguousarray(box.centre + box.half_range)
+    for c, seed in enumerate(seeds):
+        part = out[c * SYNTHETIC_CHUNK:(c + 1) * SYNTHETIC_CHUNK]
+        if part.shape[0]:
+            _fill(np.random.default_rng(seed), mean, scale, lower, upper, part)
+    return out
+
+
 def sample_gaussian(mean_unit, spread: float, n: int, box: BoxScale,
                     rng: np.random.Generator, dtype=np.float64, out=None) -> np.ndarray:
     """``n`` rows ``clip(μ̂ + spread · N(0, I))`` in the unit box, mapped to the bounds.
 
     Written into ``out`` (shape (n, d)) when given, so that the resampled set
-    is filled in place. The normals are drawn in single precision (half the
-    cost; their 24-bit resolution is far below the spread of the rows) and
-    scaled, shifted and clipped in the bounds' units, which is the same map.
+    is filled in place; the chunks' seeds are spawned from ``rng``
+    (:func:`chunk_seeds`).
     """
     d = mean_unit.shape[0]
     if out is None:
         out = np.empty((n, d), dtype=dtype)
     if n == 0:
         return out
-    draws = rng.standard_normal((n, d), dtype=np.float32)
-    np.multiply(draws, spread * box.half_range, out=out, casting="unsafe")
-    out += mean_unit * box.half_range + box.centre
-    np.clip(out, box.centre - box.half_range, box.centre + box.half_range, out=out)
-    return out
+    return fill_gaussian(mean_unit, spread, box, chunk_seeds(rng, n), out)
 
 
 def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:
