@@ -39,8 +39,10 @@ that need the method.
 Target (issue 12): at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean
 ROC-AUC of P ≥ A − 0.02.
 
-``--dplr-C auto`` reruns everything with a dpLR regularisation that avoids
-the dead zone of diffprivlib's objective perturbation (see ``dp_lr_C``);
+Every dpLR takes the regularisation ``C`` of ``dp_lr_C`` (the rule
+``dp_imbalanced_pipeline`` applies, which avoids the dead zone of
+diffprivlib's objective perturbation); ``--dplr-C 1`` reruns everything
+with diffprivlib's default ``C = 1``;
 ``--variants`` probes P's split, spread and ratio (A, B, P kept).
 
 Run from the repository root::
@@ -93,16 +95,16 @@ METHOD_NAMES = {
 VARIANTS = {
     "P s=0.15": {"share": 0.15},
     "P s=0.35": {"share": 0.35},
-    "P spread=0.3": {"spread": 0.3},
+    "P spread=0.45": {"spread": 0.45},
     "P spread=0.6": {"spread": 0.6},
-    "P ratio=0.5": {"sampling_strategy": 0.5},
+    "P spread=1.0": {"spread": 1.0},
 }
 VARIANT_NAMES = {
     "P s=0.15": "DPSMOTE 0.15ε + dpLR 0.7ε",
     "P s=0.35": "DPSMOTE 0.35ε + dpLR 0.3ε",
-    "P spread=0.3": "P with spread 0.3",
+    "P spread=0.45": "P with spread 0.45 (the default before)",
     "P spread=0.6": "P with spread 0.6",
-    "P ratio=0.5": "P with sampling_strategy=0.5 (minority to half the majority)",
+    "P spread=1.0": "P with spread 1.0",
 }
 # total ε under replace-one neighbours, as a multiple of the nominal ε
 TOTAL_FACTOR = {"A": 1.0, "B": 1.0, "P": 1.0, "P½": 1.0, "T": 1.5}
@@ -185,14 +187,17 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
     if method == "P":
         from diffprivlib.models import LogisticRegression
 
-        # data_norm is filled in from the bounds: √d
-        prototype = LogisticRegression(max_iter=cfg["max_iter"],
-                                       C=dp_lr_C(epsilon / 2, d, cfg["c_mode"]))
+        # data_norm is filled in from the bounds (√d), and C = 1 is replaced by the
+        # package's dead-zone-free rule, i.e. dp_lr_C(ε/2, d, "auto")
+        prototype = LogisticRegression(max_iter=cfg["max_iter"])
         pipe = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
                                       random_state=seed)
         # every dpLR of a fold draws its noise from the same seed (common random
         # numbers): paired differences between methods then show less seed noise
-        return pipe.set_params(classifier__random_state=seed)
+        C = dp_lr_C(epsilon / 2, d, cfg["c_mode"])
+        if cfg["c_mode"] == "auto":
+            assert math.isclose(pipe.named_steps["classifier"].C, C, rel_tol=1e-12)
+        return pipe.set_params(classifier__random_state=seed, classifier__C=C)
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
@@ -496,9 +501,10 @@ def main(argv=None):
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--repeats", type=int, default=2, help="repeats of 5-fold CV")
     parser.add_argument("--max-iter", type=int, default=200, help="dpLR max_iter")
-    parser.add_argument("--dplr-C", choices=("1", "auto"), default="1",
-                        help="dpLR's C: diffprivlib's default 1, or 'auto' = min(1, C*(ε, d)), "
-                        "which avoids the dead zone of objective perturbation (see dp_lr_C)")
+    parser.add_argument("--dplr-C", choices=("1", "auto"), default="auto",
+                        help="dpLR's C: 'auto' = min(1, C*(ε, d)) for every method, the rule "
+                        "dp_imbalanced_pipeline applies, which avoids the dead zone of objective "
+                        "perturbation (see dp_lr_C); or diffprivlib's default 1")
     parser.add_argument("--variants", action="store_true",
                         help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)")
     parser.add_argument("--jobs", type=int, default=2)
@@ -556,7 +562,7 @@ def main(argv=None):
         suffix = "_custom"
     else:
         suffix = ("_variants" if args.variants else "") + (
-            "_cauto" if args.dplr_C == "auto" else "")
+            "_c1" if args.dplr_C == "1" else "")
     if not args.no_plot and not args.variants and summary["complete_sets"]:
         plot(results, summary["complete_sets"], eps_list,
              RESULTS_DIR / f"dpsmote_baselines{suffix}.png")

@@ -26,7 +26,7 @@ from skdp_anomaly import (
     check_privacy_budget,
     dp_imbalanced_pipeline,
 )
-from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _threshold
+from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _threshold, dead_zone_free_C
 
 
 @pytest.fixture(scope="module")
@@ -369,6 +369,33 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
     dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4))
     with pytest.raises(ValueError, match="data_norm"):
         dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=(-4, 4))
+
+
+def test_dead_zone_free_C_keeps_half_of_epsilon_for_the_noise():
+    # diffprivlib's objective perturbation keeps ε' = ε − 2 log(1 + data_norm·C/4)
+    for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0):
+        for norm in (1.0, np.sqrt(8), np.sqrt(36), np.sqrt(1617)):
+            C = dead_zone_free_C(eps, norm)
+            assert 0 < C <= 1
+            kept = eps - 2 * np.log1p(norm * C / 4)
+            assert kept >= eps / 2 - 1e-12
+            if C < 1:  # the largest C that keeps ε/2
+                assert kept == pytest.approx(eps / 2)
+
+
+@needs_diffprivlib
+def test_pipeline_sets_C_by_the_rule_for_diffprivlib_logistic_regression():
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    bounds = ([-1.0] * 21, [1.0] * 21)
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds)
+    clf = pipe.named_steps["classifier"]
+    assert clf.C == pytest.approx(dead_zone_free_C(1.0, np.sqrt(21))) and clf.C < 1
+    # a C the user set is kept; other classifiers are left alone
+    user = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds)
+    assert user.named_steps["classifier"].C == 0.5
+    large = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=20.0, bounds=bounds)
+    assert large.named_steps["classifier"].C == 1.0  # no dead zone at ε = 10
 
 
 @needs_diffprivlib

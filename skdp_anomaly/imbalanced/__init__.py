@@ -6,7 +6,8 @@ is the cheap baseline it is measured against (a DP class prior as the decision
 threshold).
 """
 
-from ._pipeline import PIPELINE_SPLIT, dp_imbalanced_pipeline
+from ._pipeline import PIPELINE_SPLIT, dead_zone_free_C, dp_imbalanced_pipeline
 from ._threshold import NoisyPriorThresholdClassifier
 
-__all__ = ["NoisyPriorThresholdClassifier", "PIPELINE_SPLIT", "dp_imbalanced_pipeline"]
+__all__ = ["NoisyPriorThresholdClassifier", "PIPELINE_SPLIT", "dead_zone_free_C",
+           "dp_imbalanced_pipeline"]
