@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from .._dask import is_dask_collection
 from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
@@ -80,6 +81,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     posterior_ : ndarray of shape (n_samples,)
         The final belief about which item is the anomaly (sums to 1; with
         several groups, each group's posterior divided by the number of groups).
+        A dask array, chunked like the scores, on dask input (as dask-ml's
+        estimators keep per-sample results lazy): it refers to data persisted
+        on the workers, which stays there while the estimator holds it.
     candidates_ : ndarray of int
         Indices of the flagged items.
     n_queries_ : int
@@ -89,6 +93,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         first group's reason when there are several).
     groups_ : ndarray of shape (n_samples,)
         The group of each item (all 0 with one anomaly); public randomness.
+        A lazy dask array of zeros on dask input.
     privacy_spent_ : PrivacyCost
         ``n_queries_ · epsilon``, anomaly-restricted, replace-one neighbours.
     n_features_in_ : int
@@ -115,6 +120,31 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     uniforms ordered within buckets, which gives the same split distribution
     in O(n) per query; when one item holds half of the mass or more, ``Q`` is
     that item alone. The true group maxima are never stored.
+
+    **Dask.** ``fit`` on a dask array of shape ``(n, 1)`` or ``(n,)``, a
+    one-column dask DataFrame or a Series (or a multi-column dask array or
+    DataFrame with ``score_func``, applied block by block, so it must be
+    row-wise) runs the same loop, likelihoods, noise and accounting; only the
+    per-item work is blockwise. Validation is one reduction pass (n, chunk
+    sizes, finite and ``>= 0``); the scores are then persisted on the workers
+    for the fit. Each query's split draws a uniform bucket per item (among
+    ``min(n // 8, 2**16)``) from a child seed per query and block taken from
+    the split stream; the bucket masses are summed over blocks, the crossing
+    bucket's members (a few thousand at most) get uniform keys from further
+    child seeds and are ordered in one task, and ``Q`` is recomputed on the
+    workers from the same seeds: the same distribution as in memory (a
+    uniform order, the longest prefix under 1/2, a heavy item alone), not the
+    same draws. The two maxima are one blockwise reduction; their noise is
+    drawn on the client from the noise stream by the sensor classes; the
+    update is lazy, then persisted, so the graph does not grow with queries.
+    The posterior stays on the workers, not on the client, because at
+    ``n = 10^8`` it is 800 MB and each query would ship the membership of
+    ``Q`` (100 MB) back to the workers; the client holds O(1) per query (the
+    mass of ``Q``, the total, the largest entry, the two noisy maxima).
+    ``candidates_`` comes from a blockwise top-k. ``n_anomalies > 1`` and
+    sensor objects as ``oracle`` raise ``NotImplementedError`` on dask input
+    (a user sensor answers numpy masks over the items it holds). Nothing
+    imports dask unless ``X`` is a dask collection.
 
     Examples
     --------
@@ -222,7 +252,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         X : array-like of shape (n_samples, 1) or (n_samples, n_features)
             Anomaly scores ``>= 0`` (one column), or rows mapped to scores by
             ``score_func``. With a sensor object as ``oracle``, only the
-            number of rows is used.
+            number of rows is used. A dask array, DataFrame or Series runs
+            the search on the workers (see Notes).
         y : None
             Ignored.
 
@@ -232,6 +263,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         """
         self._check_params()
         self._forget()
+        if is_dask_collection(X):
+            return self._fit_dask(X)
         scores = self._scores(X)
         n = scores.shape[0]
         rng = check_random_state(self.random_state)
@@ -244,7 +277,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         for g in range(n_groups):
             members = np.flatnonzero(groups == g)
             sensor = self._sensor(scores[members], noise_rng)
-            f, queries, reason = self._search(sensor, members.size, split_rng)
+            belief = _Posterior(members.size, split_rng)
+            queries, reason = self._search(sensor, belief)
+            f = belief.f
             posterior[members] = f / n_groups
             spent = max(spent, queries)  # disjoint groups: parallel composition
             reasons.append(reason)
@@ -256,6 +291,36 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.n_queries_ = spent
         self.halted_by_ = reasons[0]
         self.privacy_spent_ = self._query_cost().scale(spent) if spent else PrivacyCost.zero()
+        return self
+
+    def _fit_dask(self, X):
+        """The search over a dask collection: the same loop, a belief on the workers."""
+        from ._dask_search import DaskPosterior, dask_scores
+
+        if not isinstance(self.oracle, str):
+            raise NotImplementedError(
+                "oracle: a sensor object answers numpy masks over the items it holds; a dask "
+                "X needs a built-in oracle ('direct', 'binarized' or 'randomized_response').")
+        if self.n_anomalies != 1:
+            raise NotImplementedError(
+                f"n_anomalies={self.n_anomalies!r} is not supported on dask input (the group "
+                "search runs one group there); pass n_anomalies=1 or a numpy array.")
+        scores, n_features, names = dask_scores(X, self.score_func)
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = names
+        split_rng, _, noise_rng = check_random_state(self.random_state).spawn(3)
+        belief = DaskPosterior(scores.chunks, split_rng)
+        sensor = self._sensor(scores, noise_rng)
+        self._charged = 0
+        queries, reason = self._search(sensor, belief)
+        del self._charged
+        self.posterior_, top, self.groups_ = belief.result(self.n_candidates)
+        self.candidates_ = np.sort(top)
+        self.n_queries_ = queries
+        self.halted_by_ = reason
+        self.privacy_spent_ = (self._query_cost().scale(queries) if queries
+                               else PrivacyCost.zero())
         return self
 
     def _scores(self, X):
@@ -300,28 +365,32 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return MaxSensor(scores, self.low, self.epsilon, rng)
 
     # ------------------------------------------------------------ search
-    def _search(self, sensor, n, rng):
-        """Algorithm 1 over ``n`` items; returns (posterior, queries, halting reason)."""
-        f = np.full(n, 1.0 / n)
+    def _search(self, sensor, belief):
+        """Algorithm 1; returns (queries, halting reason), the posterior stays in ``belief``.
+
+        ``belief`` holds the posterior and the split stream: ``max()``,
+        ``split()`` (the mask of ``Q``, eq. 10) and ``update(mask, log_ratio)``
+        (:class:`_Posterior` in memory, ``DaskPosterior`` on the workers).
+        """
         limit = self._max_queries()
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
         queries = 0
         while True:
-            if self.halting != "budget" and f.max() > threshold:
-                return f, queries, self.halting
+            if self.halting != "budget" and belief.max() > threshold:
+                return queries, self.halting
             if queries >= limit:
                 budget_bound = self.budget is not None and limit < self.max_queries
-                return f, queries, "budget" if budget_bound else "max_queries"
+                return queries, "budget" if budget_bound else "max_queries"
             queries += 1
             if queries > self._charged:  # before the answer exists; groups run in parallel
                 self._charge(self._query_cost())
                 self._charged = queries
-            mask = _split(f, rng)
+            mask = belief.split()
             answer = sensor.query(mask)
-            f = self._update(f, mask, answer, sensor)
+            belief.update(mask, self._log_ratio(answer, sensor))
 
-    def _update(self, f, mask, answer, sensor):
-        """Bayes' rule (6) or (12): the two halves get two likelihoods."""
+    def _log_ratio(self, answer, sensor) -> float:
+        """Bayes' rule (6) or (12): log of the likelihood ratio, anomaly in ``Q`` vs the rest."""
         eps, low, high = float(self.epsilon), float(self.low), float(self.high)
         if sensor.response == "bit":
             p = flip_probability(eps)
@@ -338,17 +407,18 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
                 in_q = -scale * (abs(y_in - high) + abs(y_out - low))
                 in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
                 log_ratio = in_q - in_rest
-        # scale the losing side down by e^{-|log_ratio|} (never up: no overflow)
-        shrink = math.exp(-abs(log_ratio))
-        side = mask if log_ratio < 0 else ~mask
-        f *= 1.0 - (1.0 - shrink) * side
-        f /= f.sum()
-        return f
+        return log_ratio
 
     # ------------------------------------------------------------ predict
     def fit_predict(self, X, y=None):
-        """Search, then label the candidates ``-1`` and every other item ``+1``."""
+        """Search, then label the candidates ``-1`` and every other item ``+1``.
+
+        On dask input the labels are a dask array chunked like the scores.
+        """
         self.fit(X)
+        if is_dask_collection(self.posterior_):
+            from ._dask_search import flag_candidates
+            return flag_candidates(self.posterior_.chunks, self.candidates_)
         labels = np.ones(self.posterior_.shape[0], dtype=int)
         labels[self.candidates_] = -1
         return labels
@@ -357,6 +427,27 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+class _Posterior:
+    """The belief over ``n`` items in memory: ``f``, and the split stream."""
+
+    def __init__(self, n: int, rng: np.random.Generator):
+        self.f = np.full(n, 1.0 / n)
+        self._rng = rng
+
+    def max(self) -> float:
+        return float(self.f.max())
+
+    def split(self):
+        return _split(self.f, self._rng)
+
+    def update(self, mask, log_ratio: float) -> None:
+        # scale the losing side down by e^{-|log_ratio|} (never up: no overflow)
+        shrink = math.exp(-abs(log_ratio))
+        side = mask if log_ratio < 0 else ~mask
+        self.f *= 1.0 - (1.0 - shrink) * side
+        self.f /= self.f.sum()
 
 
 def _split(f, rng):
@@ -377,12 +468,26 @@ def _split(f, rng):
     mask = bucket < c
     inside = np.flatnonzero(bucket == c)
     inside = inside[np.argsort(rng.random(inside.size), kind="stable")]
-    prefix = (through[c] - mass[c]) + np.cumsum(f[inside])
-    mask[inside[prefix < 0.5]] = True
-    if not mask.any():  # the first item in the order holds half of the mass or more
-        first = inside[0] if inside.size else int(np.flatnonzero(bucket == bucket.min())[0])
-        mask[first] = True
+    if inside.size:
+        mask[inside[:_prefix_length(through[c] - mass[c], f[inside], mask.any())]] = True
+    elif not mask.any():  # rounding left the crossing bucket empty: the first item alone
+        mask[int(np.flatnonzero(bucket == bucket.min())[0])] = True
     return mask
+
+
+def _prefix_length(before: float, ordered, earlier: bool) -> int:
+    """How many items of the crossing bucket, in key order, join ``Q``.
+
+    ``before`` is the mass of the buckets before it, ``ordered`` its items'
+    masses in key order and ``earlier`` whether those buckets hold any item.
+    The longest prefix holding less than half of the mass; when it is empty,
+    the first item in the order holds half of the mass or more and forms ``Q``
+    alone. Shared by the in-memory and the dask split.
+    """
+    k = int(np.count_nonzero(before + np.cumsum(ordered) < 0.5))
+    if k == 0 and not earlier and len(ordered):
+        k = 1
+    return k
 
 
 def _largest(f, k):

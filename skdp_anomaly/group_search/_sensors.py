@@ -12,7 +12,9 @@ queried half ``Q``. The protocol is two attributes and one method:
 * ``query(mask) -> (float, float) | bool``.
 
 :class:`MaxSensor` and :class:`RandomizedResponseSensor` are the built-ins
-over an array of scores; a user object with the same protocol lets the search
+over an array of scores (a numpy array, or a dask array chunked by rows: the
+statistic is then a blockwise reduction on the workers and only its value
+reaches the client, where the noise is added); a user object with the same protocol lets the search
 drive a real sensor network without the searcher ever seeing a score.
 """
 
@@ -23,6 +25,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
+from .._dask import is_dask_collection
 from ..privacy import LaplaceMechanism, RandomizedResponse
 
 __all__ = ["MaxSensor", "RandomizedResponseSensor"]
@@ -38,7 +41,7 @@ class MaxSensor:
 
     Parameters
     ----------
-    scores : ndarray of shape (n,)
+    scores : ndarray or dask array of shape (n,)
         Non-negative anomaly scores.
     low : float
         ``t_ℓ``, the bound of the non-anomalous scores and the sensitivity.
@@ -61,7 +64,7 @@ class MaxSensor:
     response = "maxima"
 
     def __init__(self, scores, low: float, epsilon: float, rng: np.random.Generator):
-        self._scores = np.asarray(scores, dtype=np.float64)
+        self._scores = _as_scores(scores)
         self._mech = LaplaceMechanism(epsilon, low, neighbours="replace")
         self.epsilon = float(epsilon)
         self._rng = rng
@@ -72,18 +75,15 @@ class MaxSensor:
         Parameters
         ----------
         mask : ndarray of bool, shape (n,)
-            True for the items of the queried half ``Q``.
+            True for the items of the queried half ``Q`` (a dask array chunked
+            like the scores when they are a dask array).
 
         Returns
         -------
         (float, float)
             ``(Y, Ȳ)``: the noisy maxima of ``Q`` and of the rest.
         """
-        # scores are >= 0, so x·mask keeps the half's scores and zeros elsewhere, and
-        # x - x·mask the rest's: plain passes, several times faster than masked reductions
-        kept = self._scores * mask
-        inside = float(np.max(kept, initial=0.0))
-        outside = float(np.max(self._scores - kept, initial=0.0))
+        inside, outside = _statistic(_half_maxima, 2, self._scores, mask)
         noise = self._mech.noise(2, self._rng)
         return inside + float(noise[0]), outside + float(noise[1])
 
@@ -99,7 +99,7 @@ class RandomizedResponseSensor:
 
     Parameters
     ----------
-    scores : ndarray of shape (n,)
+    scores : ndarray or dask array of shape (n,)
         Non-negative anomaly scores.
     high : float
         ``t_h``: an item whose score reaches it is the anomaly.
@@ -122,7 +122,7 @@ class RandomizedResponseSensor:
     response = "bit"
 
     def __init__(self, scores, high: float, epsilon: float, rng: np.random.Generator):
-        self._scores = np.asarray(scores, dtype=np.float64)
+        self._scores = _as_scores(scores)
         self._high = float(high)
         self._mech = RandomizedResponse(epsilon)
         self.epsilon = float(epsilon)
@@ -134,15 +134,45 @@ class RandomizedResponseSensor:
         Parameters
         ----------
         mask : ndarray of bool, shape (n,)
-            True for the items of the queried half ``Q``.
+            True for the items of the queried half ``Q`` (a dask array chunked
+            like the scores when they are a dask array).
 
         Returns
         -------
         bool
             ``1(i* ∈ Q)``, flipped with probability ``1/(1+e^ε)``.
         """
-        found = bool(np.max(self._scores * mask, initial=0.0) >= self._high)
+        (inside,) = _statistic(_inside_max, 1, self._scores, mask)
+        found = bool(inside >= self._high)
         return bool(self._mech.randomise(np.array([found]), self._rng)[0])
+
+
+def _as_scores(scores):
+    return scores if is_dask_collection(scores) else np.asarray(scores, dtype=np.float64)
+
+
+def _half_maxima(scores, mask) -> tuple[float, float]:
+    # scores are >= 0, so x·mask keeps the half's scores and zeros elsewhere, and
+    # x - x·mask the rest's: plain passes, several times faster than masked reductions
+    kept = scores * mask
+    return float(np.max(kept, initial=0.0)), float(np.max(scores - kept, initial=0.0))
+
+
+def _inside_max(scores, mask) -> tuple[float]:
+    return (float(np.max(scores * mask, initial=0.0)),)
+
+
+def _statistic(func, width: int, scores, mask) -> tuple:
+    """The true statistic ``func(scores, mask)``, over one array or block by block.
+
+    One definition serves both: on a dask array each block yields ``func`` of
+    its rows (all statistics here are maxima) and the blocks are reduced by
+    ``max`` on the workers.
+    """
+    if is_dask_collection(scores):
+        from ._dask_search import blockwise_statistic
+        return blockwise_statistic(func, width, scores, mask)
+    return func(scores, mask)
 
 
 def binarized_error(epsilon: float, low: float, high: float) -> float:
