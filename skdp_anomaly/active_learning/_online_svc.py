@@ -147,6 +147,13 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     paper's buffer: never released, but stored by ``pickle`` mid-stream, so
     treat a pickled estimator like the data.
 
+    **Dask.** ``dask_ml.wrappers.Incremental(svc, shuffle_blocks=False)``
+    feeds the blocks of a dask array to :meth:`partial_fit` in order and
+    gives exactly the state of the same calls in memory (its default,
+    ``shuffle_blocks=True``, visits the blocks in random order: another
+    stream). Incremental fits a clone, so the accountant charged is a copy
+    (``inc.estimator_.accountant``), not the object passed.
+
     **Speed.** Each selection depends on the last update, so the stream is
     sequential; the loop is compiled with numba and returns to Python only
     for an oracle's labels and for more update noise.

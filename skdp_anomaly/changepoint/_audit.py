@@ -15,6 +15,7 @@ import numpy as np
 
 from ..privacy import AboveThreshold, ReportNoisyMax, check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd_decode, pncpd_scores, pncpd_sensitivity
+from ._in_memory import reject_dask_collection
 from ._statistic import sliding_centre_counts
 
 __all__ = ["pncpd_batch", "online_pncpd_batch", "move_one_element"]
@@ -31,7 +32,8 @@ def _check_common(epsilon, gamma, direction, gamma_max=0.5):
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}.")
 
 
-def _as_float_array(x, name="X"):
+def _as_float_array(x, name, where):
+    reject_dask_collection(x, where)
     arr = np.asarray(x, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity.")
@@ -96,7 +98,7 @@ def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
     ((1000,), True)
     """
     _check_common(epsilon, gamma, direction)
-    X = _as_float_array(X)
+    X = _as_float_array(X, "X", "pncpd_batch")
     if X.ndim == 1:
         if n_runs is None or int(n_runs) < 1:
             raise ValueError("n_runs must be a positive int for a 1-D X.")
@@ -162,7 +164,7 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     True
     """
     _check_common(epsilon, gamma, direction, gamma_max=0.25)
-    x = _as_float_array(x, "x")
+    x = _as_float_array(x, "x", "online_pncpd_batch")
     if x.ndim != 1 or not isinstance(window, (int, np.integer)) or window < 4 or window % 2:
         raise ValueError("x must be 1-D and window an even int >= 4.")
     if x.size < window:
@@ -231,7 +233,7 @@ def move_one_element(x, t: int, margin: float = 1.0):
     >>> lo.tolist(), hi.tolist()
     ([0.0, -1.0, 2.0], [0.0, 3.0, 2.0])
     """
-    x = _as_float_array(x, "x")
+    x = _as_float_array(x, "x", "move_one_element")
     if x.ndim != 1 or not -x.size <= t < x.size:
         raise ValueError("x must be 1-D and t an index into it.")
     others = np.delete(x, t)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._in_memory import reject_dask_collection
+
 __all__ = ["drift_transform", "drift_index_to_original"]
 
 
@@ -35,6 +37,9 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``x`` is a dask collection (the detector it feeds needs the
+        whole series in memory): ``.compute()`` it first.
     ValueError
         If ``n`` is odd (no point is dropped silently: drop the first or the
         last point yourself), ``n < 2``, ``x`` is not one series, or ``x`` or
@@ -57,6 +62,7 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
     >>> drift_transform(np.exp([0.0, 1.0, 2.0, 4.0]), f_inverse=np.log).tolist()
     [1.0, 2.0]
     """
+    reject_dask_collection(x, "drift_transform")
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]

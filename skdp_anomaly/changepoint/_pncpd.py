@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._warn import warn
 from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd, pncpd_noise_scale
+from ._in_memory import reject_dask_collection
 from ._online import OnlinePNCPD
 
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
@@ -182,6 +183,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     ``x_t`` (exact integers, ties as in (2.1)), O(n log n). Online updates
     of ``U`` are vectorised over blocks of window positions, O(n) each.
 
+    **Memory.** ``V(k)`` needs the global ranks of the whole series, so the
+    detector works in memory and refuses dask collections (a TypeError
+    rather than a blockwise statistic that would be wrong). An offline
+    :meth:`fit` holds the float64 series (8 bytes per sample) plus about 32
+    bytes per sample of working memory (tracemalloc peak, measured at 10^5
+    to 4·10^6 samples): 10^8 samples need ~4 GB, 10^9 ~40 GB. Online,
+    :meth:`partial_fit` keeps O(``window``) samples between calls whatever
+    the stream length, so a dask array is fed block by block in order:
+    ``for block in x.blocks: det.partial_fit(block.compute())``.
+
     References
     ----------
     Seed 004 (thesis), chapter 2: Eq. (2.1), Algorithm 3 and Theorems
@@ -314,7 +325,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Returns
         -------
         self : PrivateChangePointDetector
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is a dask collection (the statistic needs the global
+            ranks of the whole series; see Notes, "Memory").
         """
+        reject_dask_collection(X, f"{type(self).__name__}.fit", advice="fit")
         if self.window is not None:
             self._check_online_params()
             self._start_private_fit(self.privacy_cost())
@@ -365,7 +383,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Returns
         -------
         self : PrivateChangePointDetector
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is a dask collection: feed its blocks in order as NumPy
+            arrays instead (see Notes, "Memory").
         """
+        reject_dask_collection(X, f"{type(self).__name__}.partial_fit", advice="partial_fit")
         if self.window is None:
             raise ValueError("partial_fit needs the online mode: set window (an even int) "
                              "and threshold; got window=None.")
@@ -428,6 +453,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             0 before ``change_point_``, 1 from it on.
         """
         check_is_fitted(self, "detected_")
+        reject_dask_collection(X, f"{type(self).__name__}.predict", advice="predict")
         x = self._check_series(X, reset=False)
         idx = np.arange(x.shape[0])
         if self.change_point_ is None:

@@ -32,6 +32,8 @@ from bisect import bisect_left, bisect_right, insort
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ._in_memory import reject_dask_collection
+
 __all__ = ["mann_whitney_counts", "mann_whitney_statistic", "sliding_centre_counts"]
 
 
@@ -97,6 +99,7 @@ def mann_whitney_statistic(x, ks=None) -> np.ndarray:
     >>> mann_whitney_statistic([5.0, 5.0, 0.0, 0.0]).round(3).tolist()
     [0.667, 1.0, 0.667]
     """
+    reject_dask_collection(x, "mann_whitney_statistic")
     counts = mann_whitney_counts(x)
     n = counts.shape[-1] - 1
     ks = np.arange(1, n) if ks is None else np.asarray(ks, dtype=np.int64)
