@@ -22,9 +22,11 @@ from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _dpsmote
 from skdp_anomaly.over_sampling._dpsmote import _release_gaussian_batch
 from skdp_anomaly.over_sampling._gaussian import (
     BoxScale,
+    class_fixed_sums,
     mean_noise_scale,
     release_means,
     sample_gaussian,
+    unit_fixed_sum,
     unit_sum,
 )
 
@@ -326,3 +328,23 @@ def test_default_parameters_do_not_warn_about_the_other_synopsis():
         warnings.simplefilter("error", UserWarning)
         warnings.filterwarnings("ignore", category=DPSMOTENoiseWarning)
         DPSMOTE(epsilon=5.0, bounds=(-1, 1), random_state=0).fit_resample(X, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_pass_class_sums_equal_the_gathered_sums_exactly(dtype):
+    # the compiled one-pass kernel (both fit paths) against unit_fixed_sum on each class's
+    # gathered rows: the same integers, with a flat feature and rows outside the bounds
+    rng = np.random.default_rng(11)
+    X = rng.normal(0, 1.5, (20_001, 4)).astype(dtype)
+    X[:, 2] = 2.0
+    codes = rng.integers(0, 3, 20_001)
+    box = BoxScale(np.array([-2.0, -1.0, 2.0, -2.0]), np.array([2.0, 1.0, 2.0, 5.0]))
+    sums, bad = class_fixed_sums(X, codes, 3, [0, 2], box)
+    assert bad == 0 and sums.dtype == np.int64
+    np.testing.assert_array_equal(sums[0], unit_fixed_sum(X[codes == 0], box))
+    np.testing.assert_array_equal(sums[2], unit_fixed_sum(X[codes == 2], box))
+    np.testing.assert_array_equal(sums[1], 0)  # not wanted: not read
+    X[5, 1] = np.nan
+    X[7, 3] = np.inf
+    _, bad = class_fixed_sums(X, codes, 3, [0, 1, 2], box)
+    assert bad == 2

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import import_dask, is_dask_collection
 from ..privacy import check_bounds, check_random_state
-from ._gaussian import MAX_CLASS_ROWS, SYNTHETIC_CHUNK, BoxScale, fill_gaussian, unit_fixed_sum
+from ._gaussian import MAX_CLASS_ROWS, SYNTHETIC_CHUNK, BoxScale, class_fixed_sums, fill_gaussian
 
 __all__ = ["fit_resample_dask"]
 
@@ -137,8 +137,6 @@ def _block_statistics(X_block, y_block, lower, upper, classes):
     """Per-label row counts and exact unit-box sums of one block (private, never stored)."""
     from ._dpsmote import _unique_codes
 
-    box = BoxScale(lower, upper)
-    n_bad = int(np.count_nonzero(~np.isfinite(X_block)))
     if classes is None:
         labels, codes = _unique_codes(y_block)
         unknown = 0
@@ -146,13 +144,12 @@ def _block_statistics(X_block, y_block, lower, upper, classes):
         codes = np.searchsorted(classes, y_block)
         known = classes[np.minimum(codes, classes.size - 1)] == y_block
         unknown = int(np.count_nonzero(~known))
+        codes = np.minimum(codes, classes.size - 1)
         labels = classes
-    codes = codes.reshape(-1)
-    sizes = np.bincount(codes, minlength=labels.size) if y_block.size else np.zeros(0, int)
-    sums = np.zeros((labels.size, X_block.shape[1]), np.int64)
-    if n_bad == 0 and unknown == 0:
-        for j in np.flatnonzero(sizes):
-            sums[j] = unit_fixed_sum(X_block[codes == j], box)
+    codes = np.asarray(codes, np.int64).reshape(-1)
+    sizes = np.bincount(codes, minlength=labels.size)
+    sums, n_bad = class_fixed_sums(X_block, codes, labels.size, np.arange(labels.size),
+                                   BoxScale(lower, upper))
     return labels, sizes, sums, n_bad, unknown
 
 

@@ -32,11 +32,11 @@ from ..privacy import (
 from ._gaussian import (
     BoxScale,
     chunk_seeds,
+    class_fixed_sums,
     fill_gaussian,
     fixed_to_float,
     mean_noise_scale,
     release_means,
-    unit_fixed_sum,
     unit_sum,
 )
 from ._grid import (
@@ -808,9 +808,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         self.synopsis_ = self.synopsis
         if self.synopsis == "gaussian":
             box = BoxScale(*bounds)
+            sums, _ = class_fixed_sums(X, y_codes, classes.size, over_sampled, box)  # private
             plan = self._release_gaussian(classes, box, eps_hist, class_sizes, n_new,
                                           over_sampled, noise_rng, sample_rng, X.shape[1],
-                                          lambda j: unit_fixed_sum(X[y_codes == j], box))
+                                          lambda j: sums[j])
             X_res, y_res = _write_gaussian(X, y, plan, float(self.spread), box)
         else:
             parts = self._release_grid(X, y, classes, y_codes, bounds, eps_hist, class_sizes,

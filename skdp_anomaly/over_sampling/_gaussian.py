@@ -30,8 +30,8 @@ from numba import njit
 
 from ..privacy import LaplaceMechanism
 
-__all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "fill_gaussian", "release_means",
-           "sample_gaussian", "unit_sum"]
+__all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "class_fixed_sums", "fill_gaussian",
+           "release_means", "sample_gaussian", "unit_sum"]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
@@ -74,6 +74,49 @@ def unit_fixed_sum(X_class, box: BoxScale) -> np.ndarray:
     U *= _FIXED_SCALE
     np.rint(U, out=U)
     return U.astype(np.int64).sum(axis=0)
+
+
+@njit(cache=True, nogil=True)
+def _class_fixed_sums(X, codes, wanted, centre, safe, flat, sums):  # pragma: no cover
+    # one pass over the rows: unit_fixed_sum of every wanted class at once (the
+    # same IEEE operations, so the same integers); returns the non-finite values met
+    bad = 0
+    for i in range(X.shape[0]):
+        c = codes[i]
+        if not wanted[c]:
+            continue
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            if not np.isfinite(x):
+                bad += 1
+                continue
+            if flat[j]:
+                continue
+            u = (x - centre[j]) / safe[j]
+            if u < -1.0:
+                u = -1.0
+            elif u > 1.0:
+                u = 1.0
+            sums[c, j] += np.int64(np.rint(u * _FIXED_SCALE))
+    return bad
+
+
+def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
+    """:func:`unit_fixed_sum` of each wanted class in one pass, without gathering its rows.
+
+    Returns ``(sums, n_non_finite)``: int64 sums of shape (n_classes, d), zero
+    for the classes not wanted, and the number of non-finite values met in
+    the wanted classes' rows. Private (never stored).
+    """
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    sums = np.zeros((n_classes, X.shape[1]), np.int64)
+    wanted_mask = np.zeros(n_classes, np.bool_)
+    wanted_mask[np.asarray(wanted, np.int64)] = True
+    bad = _class_fixed_sums(X, np.ascontiguousarray(codes, np.int64), wanted_mask,
+                            box.centre, box._safe, box._flat, sums)
+    return sums, int(bad)
 
 
 def fixed_to_float(fixed_sum) -> np.ndarray:
