@@ -348,3 +348,15 @@ def test_one_pass_class_sums_equal_the_gathered_sums_exactly(dtype):
     X[7, 3] = np.inf
     _, bad = class_fixed_sums(X, codes, 3, [0, 1, 2], box)
     assert bad == 2
+
+
+def test_more_rows_than_exact_sums_hold_is_refused_before_any_release(monkeypatch):
+    # the limit is on the rows passed (public to the caller), never on a class size
+    from skdp_anomaly.over_sampling import _gaussian
+
+    monkeypatch.setattr(_gaussian, "MAX_CLASS_ROWS", 1000)
+    X, y = _two_classes(n_maj=900, n_min=200)
+    est = DPSMOTE(epsilon=1.0, bounds=(-3, 3), random_state=0)
+    with pytest.raises(ValueError, match="sums at most 1000 rows exactly; X has 1100"):
+        est.fit_resample(X, y)
+    assert not hasattr(est, "noisy_class_counts_")

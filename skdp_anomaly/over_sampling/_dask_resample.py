@@ -19,7 +19,13 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import import_dask, is_dask_collection
 from ..privacy import check_bounds, check_random_state
-from ._gaussian import MAX_CLASS_ROWS, SYNTHETIC_CHUNK, BoxScale, class_fixed_sums, fill_gaussian
+from ._gaussian import (
+    SYNTHETIC_CHUNK,
+    BoxScale,
+    check_exact_sum_rows,
+    class_fixed_sums,
+    fill_gaussian,
+)
 
 __all__ = ["fit_resample_dask"]
 
@@ -41,6 +47,7 @@ def fit_resample_dask(est, X, y, classes):
     if est.synopsis != "gaussian":
         raise NotImplementedError(_NOT_GAUSSIAN)
     Xa, ya, frame = _as_arrays(est, X, y)
+    check_exact_sum_rows(Xa.shape[0])
     d = Xa.shape[1]
     lower, upper = _bounds(est, Xa)
     box = BoxScale(lower, upper)
@@ -50,9 +57,6 @@ def fit_resample_dask(est, X, y, classes):
     fixed = np.zeros((classes.size, d), np.int64)
     where = np.searchsorted(classes, labels)
     true_sizes[where], fixed[where] = sizes, sums
-    if true_sizes.max() >= MAX_CLASS_ROWS:
-        raise ValueError(f"DPSMOTE sums a class of up to {MAX_CLASS_ROWS} rows exactly; a class "
-                         "is larger.")
 
     noise_rng, sample_rng = check_random_state(est.random_state).spawn(2)
     eps_counts, eps_hist = est._budget_split()

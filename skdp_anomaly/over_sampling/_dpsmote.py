@@ -31,6 +31,7 @@ from ..privacy import (
 )
 from ._gaussian import (
     BoxScale,
+    check_exact_sum_rows,
     chunk_seeds,
     class_fixed_sums,
     fill_gaussian,
@@ -800,6 +801,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # the noise has a stream of its own: the raw uniforms of phase 2 end up in
         # the released rows and must not expose the stream that hid the counts
         noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
+        if self.synopsis == "gaussian":
+            check_exact_sum_rows(X.shape[0])  # before any release
         true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y_codes, classes.size)
         self.bounds_ = bounds
         n_new, class_sizes = self._release_sizes(classes, true_sizes, eps_counts, noise_rng,

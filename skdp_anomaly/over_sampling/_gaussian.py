@@ -119,6 +119,17 @@ def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
     return sums, int(bad)
 
 
+def check_exact_sum_rows(n_rows: int) -> None:
+    """Refuse data with more rows than the fixed-point sums hold exactly.
+
+    Checked on the number of rows the caller passed (not on a class size, which
+    an error message must not reveal).
+    """
+    if n_rows >= MAX_CLASS_ROWS:
+        raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_CLASS_ROWS} rows exactly; "
+                         f"X has {n_rows}. Resample a part of the data at a time.")
+
+
 def fixed_to_float(fixed_sum) -> np.ndarray:
     """The float value of :func:`unit_fixed_sum`'s integers."""
     return np.asarray(fixed_sum, np.int64).astype(np.float64) / _FIXED_SCALE
