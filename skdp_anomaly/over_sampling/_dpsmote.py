@@ -388,7 +388,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     **Exact sums and chunked draws.** The class sums are computed in fixed
     point (each unit-box coordinate rounded to a multiple of ``2^-32``,
     summed as int64; a row's contribution stays in ``[-1, 1]^d``, so the
-    sensitivity is unchanged) and the synthetic rows are drawn in chunks of
+    sensitivity is unchanged; exact for up to ``2^30`` rows per fit, which is
+    checked on the rows passed before anything is released) and the synthetic rows are drawn in chunks of
     65 536 rows from generators spawned in order from the sampling stream.
     Both make the result independent of how the data are split into blocks:
     ``fit_resample`` on dask collections returns the same rows, bit for bit
