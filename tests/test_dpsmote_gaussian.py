@@ -22,10 +22,11 @@ from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _dpsmote
 from skdp_anomaly.over_sampling._dpsmote import _release_gaussian_batch
 from skdp_anomaly.over_sampling._gaussian import (
     BoxScale,
+    chunk_seeds,
     class_fixed_sums,
+    fill_gaussian,
     mean_noise_scale,
     release_means,
-    sample_gaussian,
     unit_fixed_sum,
     unit_sum,
 )
@@ -190,7 +191,8 @@ def test_features_whose_bounds_coincide():
     np.testing.assert_array_equal(U, [[0.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
     np.testing.assert_array_equal(unit_sum(np.array([[1.0, 7.0], [2.0, -5.0]]), box), [1.0, 0.0])
     np.testing.assert_array_equal(box.from_unit(np.array([0.5, 0.9])), [1.5, 3.0])
-    Z = sample_gaussian(np.array([0.0, 0.7]), 0.5, 500, box, np.random.default_rng(0))
+    Z = fill_gaussian(np.array([0.0, 0.7]), 0.5, box,
+                      chunk_seeds(np.random.default_rng(0), 500), np.empty((500, 2)))
     assert np.all(Z[:, 1] == 3.0) and np.all((Z[:, 0] >= 0) & (Z[:, 0] <= 2))
     # DPSMOTE itself refuses such bounds (a zero-width feature has no cells either),
     # and bounds=None gives a constant feature a range of width 1
@@ -354,7 +356,7 @@ def test_more_rows_than_exact_sums_hold_is_refused_before_any_release(monkeypatc
     # the limit is on the rows passed (public to the caller), never on a class size
     from skdp_anomaly.over_sampling import _gaussian
 
-    monkeypatch.setattr(_gaussian, "MAX_CLASS_ROWS", 1000)
+    monkeypatch.setattr(_gaussian, "MAX_EXACT_SUM_ROWS", 1000)
     X, y = _two_classes(n_maj=900, n_min=200)
     est = DPSMOTE(epsilon=1.0, bounds=(-3, 3), random_state=0)
     with pytest.raises(ValueError, match="sums at most 1000 rows exactly; X has 1100"):

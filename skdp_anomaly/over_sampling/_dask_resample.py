@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import import_dask, is_dask_collection
-from ..privacy import check_bounds, check_random_state
+from ..privacy import check_bounds
 from ._gaussian import (
     SYNTHETIC_CHUNK,
     BoxScale,
@@ -58,16 +58,11 @@ def fit_resample_dask(est, X, y, classes):
     where = np.searchsorted(classes, labels)
     true_sizes[where], fixed[where] = sizes, sums
 
-    noise_rng, sample_rng = check_random_state(est.random_state).spawn(2)
-    eps_counts, eps_hist = est._budget_split()
     est.bounds_ = (lower, upper)
-    n_new, class_sizes = est._release_sizes(classes, true_sizes, eps_counts, noise_rng)
-    over_sampled = np.flatnonzero(n_new > 0)
-    est.synopsis_ = est.synopsis
-    plan = est._release_gaussian(classes, box, eps_hist, class_sizes, n_new, over_sampled,
-                                 noise_rng, sample_rng, d, lambda j: fixed[j])
+    plan, n_new, over_sampled = est._release_gaussian_plan(classes, true_sizes, box, d,
+                                                           lambda wanted: fixed)
     X_res, y_res = _lazy_output(Xa, ya, plan, float(est.spread), box)
-    est._finish_fit(n_new, over_sampled, eps_counts)
+    est._finish_fit(n_new, over_sampled)
     if frame is not None:
         return _to_frames(X_res, y_res, *frame)
     return X_res, y_res

@@ -799,30 +799,52 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         return grid, kind
 
     def _fit_resample(self, X, y, *, classes, y_codes, public_strategy=None):
-        # the noise has a stream of its own: the raw uniforms of phase 2 end up in
-        # the released rows and must not expose the stream that hid the counts
-        noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
         if self.synopsis == "gaussian":
             check_exact_sum_rows(X.shape[0])  # before any release
         true_sizes, eps_counts, eps_hist, bounds = self._prepare(X, y_codes, classes.size)
         self.bounds_ = bounds
+        if self.synopsis == "gaussian":
+            box = BoxScale(*bounds)
+            plan, n_new, over_sampled = self._release_gaussian_plan(
+                classes, true_sizes, box, X.shape[1],
+                lambda wanted: class_fixed_sums(X, y_codes, classes.size, wanted, box)[0],
+                public_strategy)
+            X_res, y_res = _write_gaussian(X, y, plan, float(self.spread), box)
+        else:
+            # the noise has a stream of its own: the raw uniforms of phase 2 end up in
+            # the released rows and must not expose the stream that hid the counts
+            noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
+            n_new, class_sizes = self._release_sizes(classes, true_sizes, eps_counts, noise_rng,
+                                                     public_strategy)
+            over_sampled = np.flatnonzero(n_new > 0)
+            self.synopsis_ = self.synopsis
+            parts = self._release_grid(X, y, classes, y_codes, bounds, eps_hist, class_sizes,
+                                       n_new, over_sampled, noise_rng, sample_rng)
+            X_res, y_res = np.concatenate([X] + parts[0]), np.concatenate([y] + parts[1])
+        self._finish_fit(n_new, over_sampled)
+        return X_res, y_res
+
+    def _release_gaussian_plan(self, classes, true_sizes, box, n_features, class_sums,
+                               public_strategy=None):
+        """Everything the Gaussian synopsis releases, from the private class statistics.
+
+        ``class_sums(wanted)`` returns the exact fixed-point unit-box sums
+        (:func:`class_fixed_sums`) of the classes ``wanted``. The in-memory and
+        the Dask paths both call this, so they draw the same noise in the same
+        order. Returns ``(plan, n_new, over_sampled)``.
+        """
+        # the noise has a stream of its own: the raw normals of phase 2 end up in
+        # the released rows and must not expose the stream that hid the sums
+        noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
+        eps_counts, eps_hist = self._budget_split()
         n_new, class_sizes = self._release_sizes(classes, true_sizes, eps_counts, noise_rng,
                                                  public_strategy)
         over_sampled = np.flatnonzero(n_new > 0)
         self.synopsis_ = self.synopsis
-        if self.synopsis == "gaussian":
-            box = BoxScale(*bounds)
-            sums, _ = class_fixed_sums(X, y_codes, classes.size, over_sampled, box)  # private
-            plan = self._release_gaussian(classes, box, eps_hist, class_sizes, n_new,
-                                          over_sampled, noise_rng, sample_rng, X.shape[1],
-                                          lambda j: sums[j])
-            X_res, y_res = _write_gaussian(X, y, plan, float(self.spread), box)
-        else:
-            parts = self._release_grid(X, y, classes, y_codes, bounds, eps_hist, class_sizes,
-                                       n_new, over_sampled, noise_rng, sample_rng)
-            X_res, y_res = np.concatenate([X] + parts[0]), np.concatenate([y] + parts[1])
-        self._finish_fit(n_new, over_sampled, eps_counts)
-        return X_res, y_res
+        sums = class_sums(over_sampled)  # private
+        plan = self._release_gaussian(classes, box, eps_hist, class_sizes, n_new, over_sampled,
+                                      noise_rng, sample_rng, n_features, lambda j: sums[j])
+        return plan, n_new, over_sampled
 
     def _release_sizes(self, classes, true_sizes, eps_counts, noise_rng, public_strategy=None):
         """The DP (or declared public) class sizes and the synthetic rows per class.
@@ -855,7 +877,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 n_new[index[c]] = n
         return n_new, np.maximum(true_sizes, 1)  # public by the user's declaration
 
-    def _finish_fit(self, n_new, over_sampled, eps_counts):
+    def _finish_fit(self, n_new, over_sampled):
+        eps_counts = self._budget_split()[0]
         if n_new.sum() == 0:
             warn(
                 "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "

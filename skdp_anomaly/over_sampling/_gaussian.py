@@ -31,15 +31,15 @@ from numba import njit
 from ..privacy import LaplaceMechanism
 
 __all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "class_fixed_sums", "fill_gaussian",
-           "release_means", "sample_gaussian", "unit_sum"]
+           "release_means", "unit_sum"]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
 # unit-box coordinates are summed as integers in units of 2^-_FIXED_BITS: exact for
-# classes of up to 2^(63 - 32 - 1) ≈ 10^9 rows
+# up to 2^(62 - 32) ≈ 10^9 rows
 _FIXED_BITS = 32
 _FIXED_SCALE = float(1 << _FIXED_BITS)
-MAX_CLASS_ROWS = 1 << (62 - _FIXED_BITS)
+MAX_EXACT_SUM_ROWS = 1 << (62 - _FIXED_BITS)
 
 
 class BoxScale:
@@ -125,9 +125,9 @@ def check_exact_sum_rows(n_rows: int) -> None:
     Checked on the number of rows the caller passed (not on a class size, which
     an error message must not reveal).
     """
-    if n_rows >= MAX_CLASS_ROWS:
-        raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_CLASS_ROWS} rows exactly; "
-                         f"X has {n_rows}. Resample a part of the data at a time.")
+    if n_rows >= MAX_EXACT_SUM_ROWS:
+        raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_EXACT_SUM_ROWS} rows "
+                         f"exactly; X has {n_rows}. Resample a part of the data at a time.")
 
 
 def fixed_to_float(fixed_sum) -> np.ndarray:
@@ -200,22 +200,6 @@ def fill_gaussian(mean_unit, spread: float, box: BoxScale, seeds, out) -> np.nda
         if part.shape[0]:
             _fill(np.random.default_rng(seed), mean, scale, lower, upper, part)
     return out
-
-
-def sample_gaussian(mean_unit, spread: float, n: int, box: BoxScale,
-                    rng: np.random.Generator, dtype=np.float64, out=None) -> np.ndarray:
-    """``n`` rows ``clip(μ̂ + spread · N(0, I))`` in the unit box, mapped to the bounds.
-
-    Written into ``out`` (shape (n, d)) when given, so that the resampled set
-    is filled in place; the chunks' seeds are spawned from ``rng``
-    (:func:`chunk_seeds`).
-    """
-    d = mean_unit.shape[0]
-    if out is None:
-        out = np.empty((n, d), dtype=dtype)
-    if n == 0:
-        return out
-    return fill_gaussian(mean_unit, spread, box, chunk_seeds(rng, n), out)
 
 
 def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:
