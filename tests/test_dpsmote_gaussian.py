@@ -244,8 +244,9 @@ def test_noise_warning_names_only_dp_outputs():
 def test_no_warning_with_enough_rows():
     X, y = _two_classes(n_maj=2000, n_min=300, d=10)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", DPSMOTENoiseWarning)
-        DPSMOTE(epsilon=1.0, bounds=(-4, 4), random_state=0).fit_resample(X, y)
+        warnings.simplefilter("error", DPSMOTENoiseWarning)  # a warning fails the test
+        X_res, _ = DPSMOTE(epsilon=1.0, bounds=(-4, 4), random_state=0).fit_resample(X, y)
+    assert len(X_res) > len(X)
 
 
 # -- privacy cost and fitted attributes ----------------------------------------------
@@ -329,7 +330,8 @@ def test_default_parameters_do_not_warn_about_the_other_synopsis():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         warnings.filterwarnings("ignore", category=DPSMOTENoiseWarning)
-        DPSMOTE(epsilon=5.0, bounds=(-1, 1), random_state=0).fit_resample(X, y)
+        X_res, _ = DPSMOTE(epsilon=5.0, bounds=(-1, 1), random_state=0).fit_resample(X, y)
+    assert len(X_res) > len(X)  # a UserWarning above fails the test first
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
