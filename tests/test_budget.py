@@ -534,6 +534,26 @@ def test_invalid_diffprivlib_epsilon_names_the_step():
         check_privacy_budget(Pipeline([("clf", dp.LogisticRegression(epsilon=-1, data_norm=1))]))
 
 
+# -- this package's estimators with data-derived parameters -----------------
+def test_dpoad_max_count_none_is_a_leak_not_an_assumption():
+    # max_count=None puts each window's record count in every release
+    from skdp_anomaly import DPOAD
+
+    bins = np.linspace(0, 1, 5)
+    with pytest.warns(PrivacyLeakWarning, match="max_count=None"):
+        report = check_privacy_budget(DPOAD(bins, mechanism="laplace"))
+    (leak,) = report.leaks
+    assert leak.startswith("(root): DPOAD has max_count=None") and "record count" in leak
+    assert not any("max_count=None" in a for a in report.assumptions)
+    assert not report.is_private_given_assumptions
+    with pytest.raises(PrivacyLeakError, match="max_count=None"):
+        check_privacy_budget(DPOAD(bins, mechanism="laplace"), budget=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        report = check_privacy_budget(DPOAD(bins, mechanism="laplace", max_count=50))
+    assert report.leaks == [] and report.epsilon == 2.0  # add/remove ε=1 under replace-one
+
+
 # -- notions ------------------------------------------------------------------
 def test_mixed_notions_compose_to_weakest_and_say_so(no_leak_warning):
     pipe = Pipeline(
