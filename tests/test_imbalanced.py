@@ -105,13 +105,42 @@ def test_string_labels_and_classes_parameter(data):
     X, y = data
     labels = np.array(["neg", "pos"])[y]
     clf = _clf(classes=["pos", "neg", "rare"]).fit(X, labels)
-    # the wrapped model's classes order the prior; the absent label is released
-    # (noised) but has no column to divide
-    np.testing.assert_array_equal(clf.classes_, ["neg", "pos"])
-    assert clf.noisy_class_counts_.shape == (2,)
+    # the public label set, not the training set's: the absent label keeps its column
+    np.testing.assert_array_equal(clf.classes_, ["neg", "pos", "rare"])
+    assert clf.noisy_class_counts_.shape == clf.class_prior_.shape == (3,)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 3) and not proba[:, 2].any()
     assert set(clf.predict(X)) <= {"neg", "pos"}
     assert clf.privacy_assumptions() == ()
     assert "classes=None" in _clf().privacy_assumptions()[0]
+
+
+def test_classes_parameter_fixes_the_label_set_whatever_y_holds(data):
+    X, y = data
+    y3 = np.where(X[:, 0] > 1.5, 2, y)  # a third class, present in one training set only
+    assert (y3 == 2).any()
+    fits = [_clf(classes=[0, 1, 2]).fit(X[keep], y3[keep])
+            for keep in (np.ones(len(y3), bool), y3 != 2)]
+    for clf in fits:
+        np.testing.assert_array_equal(clf.classes_, [0, 1, 2])
+        assert clf.predict_proba(X).shape == (len(X), 3)
+        assert clf.noisy_class_counts_.shape == (3,)
+
+
+@needs_diffprivlib
+def test_wrapped_classifier_with_classes_is_fitted_with_the_public_set(data):
+    from diffprivlib.models import DecisionTreeClassifier
+
+    X, y = data
+    tree = DecisionTreeClassifier(epsilon=1.0, bounds=(-5, 5), random_state=0)
+    clf = NoisyPriorThresholdClassifier(tree, classes=[0, 1, 2], random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.estimator_.classes_, [0, 1, 2])
+    assert tree.classes is None  # the parameter is not mutated
+    # the budget report prices the member as it is fitted: no label-set assumption left
+    report = check_privacy_budget(clf, on_leak="ignore")
+    assert report.assumptions == []
+    with pytest.raises(ValueError, match="'classes' parameter of 'estimator'"):
+        NoisyPriorThresholdClassifier(tree.set_params(classes=[0, 1]), classes=[0, 1, 2]).fit(X, y)
 
 
 @pytest.mark.parametrize("classes, match", [
@@ -133,12 +162,15 @@ def test_label_outside_classes_is_refused_without_naming_it(data):
     X, y = data
     y_bad = y.copy()
     y_bad[3] = 7
+    acc = Ledger()
     with pytest.raises(ValueError, match="not in the 'classes' parameter") as info:
-        _clf(classes=[0, 1]).fit(X, y_bad)
+        _clf(classes=[0, 1], accountant=acc).fit(X, y_bad)
     assert "7" not in str(info.value)
+    assert acc.total()[0] == 0  # refused before any budget is charged
     # labels of another type are "not in" the set too, not a numpy comparison error
     with pytest.raises(ValueError, match="not in the 'classes' parameter"):
-        _clf(classes=[0, 1]).fit(X, np.array(["neg", "pos"])[y])
+        _clf(classes=[0, 1], accountant=acc).fit(X, np.array(["neg", "pos"])[y])
+    assert acc.total()[0] == 0
 
 
 @pytest.mark.parametrize("kw, fit_args, match", [

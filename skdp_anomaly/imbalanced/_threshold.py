@@ -39,8 +39,10 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         ε of the class-size release (pure ε-DP, add/remove-one-record
         neighbours; ``2·epsilon`` under replace-one neighbours).
     classes : array-like or None, default=None
-        The public label set. ``None`` reads it from ``y`` and treats it as
-        public (:meth:`privacy_assumptions`).
+        The public label set: it is ``classes_``, whichever labels the
+        training set holds, and a wrapped estimator with a ``classes``
+        parameter left at None is fitted with it. ``None`` reads it from
+        ``y`` and treats it as public (:meth:`privacy_assumptions`).
     random_state : None, int or numpy.random.Generator, default=None
         Noise of the class sizes; ``None`` for deployment.
     accountant : object with ``spend(epsilon, delta)``, default=None
@@ -53,7 +55,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     estimator_ : classifier
         The fitted clone of ``estimator``.
     classes_ : ndarray
-        Class labels, in the order of ``estimator_.classes_``.
+        Class labels, sorted: ``classes`` when given, else those of ``y``.
     noisy_class_counts_ : ndarray of int
         The DP class sizes, aligned with ``classes_``.
     class_prior_ : ndarray of float
@@ -110,7 +112,8 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
             "histogram (sensitivity 1)", neighbours="add_remove")
 
     def _privacy_children(self):
-        return [("estimator", self.estimator)]
+        # priced as it is fitted: held to the public label set when it takes one
+        return [("estimator", self._child(self._check_classes()))]
 
     def privacy_cost(self) -> PrivacyCost:
         """The class-size release plus the wrapped estimator, under replace-one neighbours.
@@ -147,27 +150,16 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         """
         self._start_private_fit(self._own_privacy_cost())
         public = self._check_classes()  # parameters only: before reading the data
+        child = self._child(public)
         X, y = validate_data(self, X, y, reset=True, ensure_all_finite=True)
         check_classification_targets(y)
-        if public is None:
-            classes = np.unique(y)  # public by assumption (privacy_assumptions)
-            if classes.size < 2:
-                raise ValueError("NoisyPriorThresholdClassifier needs at least 2 classes; y "
-                                 f"has {classes.size} class.")
-        else:
-            classes = public
-            # np.isin, not searchsorted: labels of another type are "not in", not a crash
-            if not np.all(np.isin(y, classes)):  # never name the label: it is data
-                raise ValueError("y contains a label that is not in the 'classes' parameter.")
-        codes = np.searchsorted(classes, y)
+        classes = self._label_set(y, public)
         rng = check_random_state(self.random_state)
         self._charge(self._own_privacy_cost())
         noisy = GeometricMechanism(float(self.epsilon)).randomise(
-            np.bincount(codes, minlength=classes.size), rng)
-        self.estimator_ = clone(self.estimator).fit(X, y)
-        self.classes_ = np.asarray(self.estimator_.classes_)
-        order = np.searchsorted(classes, self.classes_)
-        self.noisy_class_counts_ = noisy[order]
+            np.bincount(np.searchsorted(classes, y), minlength=classes.size), rng)
+        self.estimator_ = child.fit(X, y)
+        self.classes_, self.noisy_class_counts_ = classes, noisy
         prior = np.maximum(self.noisy_class_counts_, 1).astype(np.float64)
         self.class_prior_ = prior / prior.sum()
         self.privacy_spent_ = self._own_privacy_cost()
@@ -183,10 +175,48 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
                              f"distinct class labels; got {self.classes!r}.")
         return np.unique(classes)
 
+    def _child(self, public):
+        """A clone of ``estimator``, given the public label set when it takes one."""
+        child = clone(self.estimator)
+        params = child.get_params(deep=False)
+        if public is None or "classes" not in params:
+            return child
+        if params["classes"] is None:
+            return child.set_params(classes=public.tolist())
+        given = np.unique(np.asarray(params["classes"]))
+        if given.shape != public.shape or not np.all(given == public):
+            raise ValueError("The 'classes' parameter of 'estimator' must be None or the label "
+                             "set of the 'classes' parameter; got "
+                             f"{params['classes']!r} and {self.classes!r}.")
+        return child
+
+    @staticmethod
+    def _label_set(y, public):
+        """``public``, once every label of ``y`` is checked to be in it; else ``np.unique(y)``."""
+        if public is None:
+            classes = np.unique(y)  # public by assumption (privacy_assumptions)
+            if classes.size < 2:
+                raise ValueError("NoisyPriorThresholdClassifier needs at least 2 classes; y "
+                                 f"has {classes.size} class.")
+            return classes
+        # np.isin, not searchsorted: labels of another type are "not in", not a crash
+        if not np.all(np.isin(y, public)):  # never name the label: it is data
+            raise ValueError("y contains a label that is not in the 'classes' parameter.")
+        return public
+
     def predict_proba(self, X):
-        """The wrapped estimator's probabilities (unchanged)."""
+        """The wrapped estimator's probabilities, one column per label of ``classes_``.
+
+        A label the wrapped estimator did not see in training gets probability 0.
+        """
         check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
+        proba = self.estimator_.predict_proba(X)
+        seen = np.asarray(self.estimator_.classes_)
+        if seen.shape == self.classes_.shape and np.all(seen == self.classes_):
+            return proba
+        full = np.zeros((proba.shape[0], self.classes_.size), dtype=proba.dtype)
+        full[:, np.searchsorted(self.classes_, seen)] = proba
+        return full
 
     def predict(self, X):
         """The class of largest ``P(class | x) / π̂(class)``."""
