@@ -259,3 +259,26 @@ def test_dask_split_heavy_item_alone(client):
         assert f[mask].sum() < 0.5 or np.flatnonzero(mask).tolist() == [5]
     # P(Q = {5}) = P(item 5 comes first) = 1/16; over 60 splits at least once w.p. 98 %
     assert any(np.flatnonzero(m).tolist() == [5] for m in masks)
+
+
+# ------------------------------------------------------------------ top-k, any chunking
+def test_two_items_in_chunks_of_one(client):
+    # da.argtopk failed here: k = n_candidates (4) exceeds every partial reduction
+    X = da.from_array(np.array([[0.5], [3.0]]), chunks=1)
+    est = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=0).fit(X)
+    assert est.candidates_.tolist() == [0, 1]
+    assert est.fit_predict(X).compute().tolist() == [-1, -1]
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3, 7, (1, 5, 1, 3, 2)])
+@pytest.mark.parametrize("k", [1, 3, 12, 50])
+def test_candidates_are_the_k_largest_whatever_the_chunks(chunks, k):
+    f = np.random.default_rng(5).permutation(np.arange(1.0, 13.0))
+    with dask.config.set(scheduler="sync"):
+        f_dask = da.from_array(f, chunks=chunks)
+        belief = DaskPosterior(f_dask.chunks, np.random.default_rng(0))
+        belief.f = f_dask.persist()
+        posterior, top, _ = belief.result(k)
+    assert top.dtype == np.int64
+    np.testing.assert_array_equal(top, np.argsort(-f)[:min(k, f.size)])  # largest first
+    np.testing.assert_allclose(posterior.compute(), f / f.sum())

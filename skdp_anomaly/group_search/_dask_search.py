@@ -223,10 +223,39 @@ class DaskPosterior:
         """The normalised posterior (lazy, over the persisted one), the indices of its
         ``n_candidates`` largest entries (numpy) and the groups (all 0, lazy)."""
         dask, da = _modules()
-        k = min(int(n_candidates), self.f.shape[0])
-        top, total = dask.compute(da.argtopk(self.f, k), self.f.sum())
+        top, total = dask.compute(_top_indices(self.f, int(n_candidates)), self.f.sum())
         groups = da.zeros(self.f.shape, chunks=self.f.chunks, dtype=np.int64)
-        return self.f / float(total), np.asarray(top, dtype=np.int64), groups
+        return self.f / float(total), top, groups
+
+
+def _top_indices(f, k: int):
+    """Delayed indices of the ``k`` largest entries of the 1-D dask array ``f``.
+
+    Not ``da.argtopk``: its combine step returns its input unconcatenated when
+    ``k`` is at least the combined length (e.g. chunks of 1, or ``n <= k``),
+    and its aggregate then fails. Each block keeps its own ``k`` largest (few,
+    whatever the chunking), and the client picks among those as in memory.
+    """
+    dask, _ = _modules()
+    offsets = np.cumsum((0,) + f.chunks[0][:-1])
+    parts = [dask.delayed(_block_top)(block, k, int(offset))
+             for block, offset in zip(f.to_delayed().ravel(), offsets)]
+    return dask.delayed(_merge_top)(parts, k)
+
+
+def _block_top(f, k, offset):
+    from ._noisy_group_search import _largest
+
+    top = _largest(f, k) if f.size else np.zeros(0, dtype=np.int64)
+    return f[top], top + offset
+
+
+def _merge_top(parts, k):
+    from ._noisy_group_search import _largest
+
+    values = np.concatenate([v for v, _ in parts])
+    index = np.concatenate([i for _, i in parts]).astype(np.int64)
+    return index[_largest(values, k)]
 
 
 def _call(delayed, token, name, func, *args):
