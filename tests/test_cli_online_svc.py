@@ -4,7 +4,9 @@ import csv
 
 import numpy as np
 import pytest
+from _recording import record_calls
 
+from skdp_anomaly import PrivateOnlineActiveSVC
 from skdp_anomaly.cli import main
 
 
@@ -63,7 +65,62 @@ def test_bad_options_stop_before_reading(files, capsys, monkeypatch, extra, matc
     assert code == 2 and match in capsys.readouterr().err
 
 
-def test_label_outside_classes_is_an_error(files, capsys):
+@pytest.fixture
+def training(monkeypatch):
+    """Record (and stop) any fit: the checks must all come before the first one."""
+    return record_calls(monkeypatch, [(PrivateOnlineActiveSVC, "fit"),
+                                      (PrivateOnlineActiveSVC, "partial_fit")])
+
+
+def _run(files, *extra):
+    return main(["online-svc", str(files / "train.csv"), "--target", "label", "--classes",
+                 "normal", "attack", "--epsilon", "1", "--random-state", "0", "--quiet",
+                 *extra])
+
+
+def test_label_outside_classes_is_an_error_before_training(files, capsys, training):
     code = main(["online-svc", str(files / "train.csv"), "--target", "label", "--classes",
                  "normal", "benign", "--epsilon", "1", "--random-state", "0", "--quiet"])
-    assert code == 2 and "not one of classes" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert code == 2 and "not one of --classes" in captured.err
+    assert "attack" not in captured.err  # the label is data: never printed
+    assert training == [] and "privacy spent" not in captured.out
+
+
+def _rewrite(path, line, cell):
+    """Replace the first cell of 1-based ``line`` of ``path``."""
+    lines = path.read_text().splitlines()
+    lines[line - 1] = ",".join([cell, *lines[line - 1].split(",")[1:]])
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: p.unlink(), "no such file"),
+    (lambda p: _rewrite(p, 1500, "oops"), "column 'a' is not numeric on line 1500"),
+    (lambda p: _rewrite(p, 3, "inf"), "column 'a' has an infinite value on line 3"),
+    (lambda p: p.write_text("a,b\n0.1,0.2\n"), "--target 'label' is not a column"),
+    (lambda p: p.write_text("b,label,a\n0.1,normal,0.2\n"), "the same columns"),
+    (lambda p: p.write_text("a,label,b\n0.1,benign,0.2\n"), "not one of --classes"),
+    (lambda p: p.write_text("a,label,b\n"), "has no data rows"),
+], ids=["missing", "text", "infinite", "no-target", "other-columns", "other-label", "empty"])
+def test_bad_test_file_stops_before_training(files, capsys, training, damage, message):
+    damage(files / "test.csv")
+    code = _run(files, "--test", str(files / "test.csv"))
+    captured = capsys.readouterr()
+    assert code == 2 and message in captured.err and "--test" in captured.err
+    assert training == [] and "privacy spent" not in captured.out
+
+
+def test_bad_row_late_in_the_stream_stops_before_training(files, capsys, training):
+    _rewrite(files / "train.csv", 9500, "NaN")  # in the third chunk of 4096 rows
+    code = _run(files)
+    captured = capsys.readouterr()
+    assert code == 2 and "column 'a' has a missing value (empty or NaN) on line 9500" in captured.err
+    assert training == [] and captured.out == ""
+
+
+def test_valid_files_reach_the_recorded_fit(files, training):
+    """The recorder above watches the fit the command really uses."""
+    with pytest.raises(RuntimeError, match="partial_fit was called"):
+        _run(files, "--test", str(files / "test.csv"))
+    assert training == ["partial_fit"]

@@ -1,10 +1,14 @@
 """``skdp-anomaly online-svc``: stream a CSV through the private online active SVC.
 
-The rows are read in chunks and fed to
-:class:`~skdp_anomaly.PrivateOnlineActiveSVC` in file order; only the labels
-of the rows the private selection picks are converted and used. Accuracy is
-reported on a separate ``--test`` file only: computing it on the training
-stream would read every private label and print a statistic that is not DP.
+Both files are read through once, and every cell checked, before the first
+update: a malformed row or a missing ``--test`` column found halfway would
+otherwise stop the command after budget was spent. The rows are then read in
+chunks and fed to :class:`~skdp_anomaly.PrivateOnlineActiveSVC` in file order;
+only the labels of the rows the private selection picks are converted and
+used (the check pass only tests that each label is one of ``--classes``).
+Accuracy is reported on a separate ``--test`` file only: computing it on the
+training stream would read every private label and print a statistic that is
+not DP.
 """
 
 from __future__ import annotations
@@ -65,34 +69,75 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def read_chunks(path, target: str, chunk: int = _CHUNK) -> Iterator[tuple[np.ndarray, list]]:
-    """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread."""
+def _header(reader, path, target: str) -> tuple[int, list]:
+    """The target's position and the feature names, from the header row."""
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise ValueError(f"{path} is empty (a header row is required).") from None
+    if target not in header:
+        raise ValueError(f"--target {target!r} is not a column of {Path(path).name}; "
+                         f"columns: {', '.join(header)}")
+    t = header.index(target)
+    names = header[:t] + header[t + 1:]
+    if not names:
+        raise ValueError(f"{Path(path).name} has no feature columns besides the target.")
+    return t, names
+
+
+def read_chunks(path, target: str, chunk: int = _CHUNK, *,
+                classes=None) -> Iterator[tuple[np.ndarray, list]]:
+    """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread.
+
+    With ``classes``, each label cell is also checked to be one of them (an
+    error names its line, never its text).
+    """
     with Path(path).open(newline="") as fh:
         reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path} is empty (a header row is required).") from None
-        if target not in header:
-            raise ValueError(f"--target {target!r} is not a column of {Path(path).name}; "
-                             f"columns: {', '.join(header)}")
-        t = header.index(target)
-        names = header[:t] + header[t + 1:]
+        t, names = _header(reader, path, target)
+        width = len(names) + 1
         rows, labels = [], []
         for row in reader:
-            if len(row) != len(header):
+            if len(row) != width:
                 raise ValueError(f"line {reader.line_num} has {len(row)} fields, the header "
-                                 f"{len(header)}.")
+                                 f"{width}.")
             labels.append(row[t].strip())
-            rows.append([_number(row[j], header[j], reader.line_num)
-                         for j in range(len(header)) if j != t])
+            if classes is not None and labels[-1] not in classes:
+                raise ValueError(f"column {target!r} on line {reader.line_num} holds a label "
+                                 "that is not one of --classes.")
+            rows.append([_number(row[j], name, reader.line_num)
+                         for j, name in zip([*range(t), *range(t + 1, width)], names)])
             if len(rows) == chunk:
                 yield np.asarray(rows), labels
                 rows, labels = [], []
         if rows:
             yield np.asarray(rows), labels
-        elif not names:
-            raise ValueError("the input has no feature columns besides the target.")
+
+
+def _check_file(path, target: str, classes) -> list:
+    """Read ``path`` through, checking every cell; its feature names."""
+    with Path(path).open(newline="") as fh:
+        _, names = _header(csv.reader(fh), path, target)
+    # every chunk, not the first one only: a bad row anywhere must stop the command
+    if sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes)) == 0:
+        raise ValueError(f"{Path(path).name} has no data rows.")
+    return names
+
+
+def _checked_inputs(args) -> None:
+    """Every input file read and checked: nothing is fitted before they all pass."""
+    classes = set(args.classes)
+    names = _check_file(args.input, args.target, classes)
+    if args.test is None:
+        return
+    try:
+        test_names = _check_file(args.test, args.target, classes)
+    except ValueError as exc:
+        raise ValueError(f"--test {args.test}: {exc}") from None
+    if test_names != names:
+        raise ValueError(f"--test {args.test} has the feature columns "
+                         f"{', '.join(test_names)}; IN.csv has {', '.join(names)} (the same "
+                         "columns in the same order are needed).")
 
 
 def _number(text: str, column: str, line: int) -> float:
@@ -129,6 +174,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     est = _checked_estimator(args)
+    _checked_inputs(args)
     classes = list(args.classes)
     n_rows = 0
     with library_calls("online-svc") as shown, tqdm(unit="row", disable=args.quiet,
@@ -138,8 +184,6 @@ def run(args) -> int:
             est.partial_fit(X, labels, classes=classes)
             n_rows += X.shape[0]
             bar.update(X.shape[0])
-    if n_rows == 0:
-        raise ValueError(f"{args.input} has no data rows.")
     print(f"rows streamed: {n_rows}; labels requested: {est.n_labels_requested_}; "
           f"updates released: {est.n_updates_}")
     if any(map(is_privacy_leak, shown)):
