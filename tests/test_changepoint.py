@@ -248,10 +248,10 @@ def test_direction_semantics():
 
 def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
     x = step_series(np.random.default_rng(10), 100, 37, 0.0, 2.0)
-    det = PrivateChangePointDetector(epsilon=1e12, direction="increase").fit(x)
+    det = PrivateChangePointDetector(epsilon=1e6, direction="increase").fit(x)
     ks = np.arange(10, 91)
     assert det.change_point_ == ks[np.argmin(mann_whitney_statistic(x, ks))]
-    with pytest.raises(ValueError, match=r"epsilon.*range \(0.0, inf\)"):
+    with pytest.raises(ValueError, match=r"epsilon.*range \(0.0, 1048576.0\]"):
         PrivateChangePointDetector(epsilon=math.inf).fit(x)
 
 

@@ -100,7 +100,7 @@ def test_missing_file_and_bad_epsilon(tmp_path, capsys):
     path = tmp_path / "ok.csv"
     path.write_text("v\n1\n2\n3\n")
     code, _, err = run_cli(capsys, path, "--column", "v", "--epsilon", -1)
-    assert code == 2 and "--epsilon must be a float in the range (0.0, inf)" in err
+    assert code == 2 and "--epsilon must be a float in the range (0.0, 1048576.0]" in err
 
 
 def test_read_column_with_delimiter_and_index(tmp_path):

@@ -95,8 +95,8 @@ def test_incremental_svc_equals_partial_fit_on_the_same_blocks(client, params):
     _assert_same_state(inc.estimator_, local)
     assert 0 < inc.estimator_.n_labels_requested_ < len(X)
     assert inc.estimator_.privacy_spent_ == est.privacy_cost()
-    # the run does not depend on the chunking: one in-memory fit gives the same state
-    _assert_same_state(inc.estimator_, clone(est).fit(X, y, classes=[0, 1]))
+    # each call draws from a generator of its own (none is kept between calls), so a
+    # seed repeats the run for the same blocks; another chunking draws other noise
     np.testing.assert_array_equal(inc.predict(da.from_array(X[:500], chunks=(250, 3))).compute(),
                                   local.predict(X[:500]))
 
@@ -355,7 +355,9 @@ def test_online_detector_runs_over_dask_blocks_in_order():
     det = PrivateChangePointDetector(**params)
     for block in da.from_array(x, chunks=700).blocks:
         det.partial_fit(block.compute())
-    ref = PrivateChangePointDetector(**params).fit(x)
+    ref = PrivateChangePointDetector(**params)
+    for block in np.array_split(x, np.arange(700, x.size, 700)):  # the same blocks in memory
+        ref.partial_fit(block)
     assert det.change_point_ == ref.change_point_ and det.privacy_spent_ == ref.privacy_spent_
     assert abs(det.change_point_ - 3000) <= 10
 

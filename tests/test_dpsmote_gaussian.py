@@ -82,18 +82,24 @@ def test_noisy_mean_is_inside_the_bounds_even_when_noise_dominates():
 
 
 def test_release_means_divides_the_noisy_sum_by_the_dp_size():
-    sums = np.array([[6.0, -3.0]])
+    unit = 2 ** 32  # the sums are fixed-point integers in units of 2^-32
+    sums = np.array([[6 * unit, -3 * unit]])
     got = release_means(sums, np.array([3]), 1e9, np.random.default_rng(0))  # no noise left
     np.testing.assert_allclose(got, [[1.0, -1.0]], atol=1e-6)  # 2 → clipped to 1; -1
-    got = release_means(np.array([[1.0, 1.0]]), np.array([-4]), 1e9, np.random.default_rng(0))
+    got = release_means(np.array([[unit, unit]]), np.array([-4]), 1e9, np.random.default_rng(0))
     np.testing.assert_allclose(got, [[1.0, 1.0]], atol=1e-6)  # a size ≤ 0 divides by 1
-    # Laplace of scale b = d/ε per coordinate: d = 2, ε = 0.5 → variance 2b² = 32. The
-    # sample variance over 2·10⁵ draws has standard error √((24b⁴ − 4b⁴)/n) ≈ 0.16, so
-    # rtol 5 % (1.6) is 10 standard errors: false failure < 1e-10 per coordinate. The
-    # scale 1/ε (sensitivity 1) would give 8 and fail.
-    noisy = release_means(np.zeros((200_000, 2)), np.ones(200_000) * 1e6, 0.5,
+    # (discrete) Laplace of scale b = d/ε per coordinate: d = 2, ε = 0.5 → variance
+    # 2b² = 32. The sample variance over 2·10⁵ draws has standard error
+    # √((24b⁴ − 4b⁴)/n) ≈ 0.16, so rtol 5 % (1.6) is 10 standard errors: false failure
+    # < 1e-10 per coordinate. The scale 1/ε (sensitivity 1) would give 8 and fail.
+    noisy = release_means(np.zeros((200_000, 2), np.int64), np.ones(200_000) * 1e6, 0.5,
                           np.random.default_rng(1)) * 1e6
     np.testing.assert_allclose(noisy.var(axis=0), 32.0, rtol=0.05)
+    # float-safe: every noisy sum is a multiple of 2^-32, whatever the true sum
+    sums = release_means(np.full((1000, 2), 12345, np.int64), np.ones(1000), 0.5,
+                         np.random.default_rng(2))
+    steps = sums * unit
+    assert np.array_equal(steps, np.rint(steps))
 
 
 def test_mean_uses_the_noisy_size_not_the_true_one(monkeypatch):

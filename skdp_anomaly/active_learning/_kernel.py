@@ -6,7 +6,7 @@ loop would be ~100× slower than ``SGDClassifier``. The loop below runs
 compiled (numba) and returns to Python only when it needs something Python
 holds: the labels of a full batch when they come from an oracle (or from a
 ``y`` numba cannot read), or more update noise, which is drawn in Python from
-the estimator's own noise stream.
+the noise stream of the current call.
 
 State travels in small arrays so that a run can stop and resume between
 calls (a partial batch carries over).
@@ -30,15 +30,23 @@ UPDATE_FLMB, UPDATE_FLSW = 0, 1
  LABELLED) = range(10)
 N_INTS = 10
 # positions in the float64 parameter array
-P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG = range(9)
-N_FLOATS = 9
+P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID = range(10)
+N_FLOATS = 10
+# |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
+MAX_STEPS = float(2 ** 52)
 # why the kernel returned (ints[STATUS])
 DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL = range(4)
 
 
 @njit(cache=True)
-def _update(w, buf, signs, B, noise_row, alpha, eta_t, radius):
-    """Eq. (10) on the batch ``buf[:B]`` with labels ``signs`` (±1), projected."""
+def _update(w, buf, signs, B, noise_row, grid, alpha, eta_t, radius):
+    """Eq. (10) on the batch ``buf[:B]`` with labels ``signs`` (±1), projected.
+
+    The released noisy gradient is ``grid · (round(grad / grid) + noise_row)``
+    with integer noise in grid steps: exactly a multiple of the power-of-two
+    ``grid`` whatever the data (float-safe), and the iterate is computed from
+    it alone.
+    """
     d = w.shape[0]
     grad = np.zeros(d)
     for k in range(B):
@@ -50,7 +58,9 @@ def _update(w, buf, signs, B, noise_row, alpha, eta_t, radius):
                 grad[j] += signs[k] * buf[k, j]
     norm2 = 0.0
     for j in range(d):
-        w[j] = w[j] - eta_t * (alpha * w[j] - grad[j] / B + noise_row[j] / B)
+        steps = min(max(grad[j] / grid, -MAX_STEPS), MAX_STEPS)
+        noisy = (np.rint(steps) + noise_row[j]) * grid
+        w[j] = w[j] - eta_t * (alpha * w[j] - noisy / B)
         norm2 += w[j] * w[j]
     norm = math.sqrt(norm2)
     if norm > radius:
@@ -73,6 +83,7 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
     n, d = X.shape
     p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
     exp_rate, alpha, eta, radius = floats[EXP_RATE], floats[ALPHA], floats[ETA], floats[RADIUS]
+    grid = floats[GRID]
     pos, neg = floats[POS], floats[NEG]
     wnorm = 0.0
     for j in range(d):
@@ -88,7 +99,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                 return
             B = ints[BUF_N]
             t = ints[N_UPDATES] + 1
-            wnorm = _update(w, buf, signs, B, noise[ints[NOISE_POS]], alpha, eta / t, radius)
+            wnorm = _update(w, buf, signs, B, noise[ints[NOISE_POS]], grid, alpha, eta / t,
+                            radius)
             ints[NOISE_POS] += 1
             ints[N_UPDATES] = t
             ints[BUF_N] = 0

@@ -1,4 +1,4 @@
-"""Differentially private online active learning of a linear SVM (seed 003)."""
+"""Differentially private online active learning of a linear SVM (Ghassemi et al. 2016)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from sklearn.utils.validation import (
 
 from ..privacy import (
     PrivacyCost,
+    LaplaceMechanism,
     PrivacyCostMixin,
-    VectorLaplaceMechanism,
-    check_random_state,
+    call_rng,
     warn_privacy_leak,
 )
 from . import _kernel as kernel
@@ -39,8 +39,8 @@ MAX_UPDATE_EPSILON = 1e6
 _SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
            "all": kernel.SELECT_ALL}
 _UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW}
-# update-noise vectors drawn from the noise stream at a time; the unused ones
-# carry over to the next call, so the draws do not depend on the chunking
+# update-noise vectors drawn from the noise stream at a time; the unused ones are
+# dropped at the end of a call, so that no noise is kept between calls
 _NOISE_REFILL = 64
 
 
@@ -49,10 +49,10 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
 
     Rows arrive in stream order. For each row a private selection step decides
     whether to ask for its label (Bernoulli or exponential selection on the
-    distance to the current hyperplane, seed 003 §3.1, eqs. 5–7); selected
+    distance to the current hyperplane, §3.1, eqs. 5–7); selected
     rows are collected into mini-batches, and each batch makes one noisy
-    hinge-loss gradient step (eq. 10) with noise of density
-    ``∝ exp(-(ε_g / 2M) ‖z‖)`` (eq. 8). Updates happen every ``batch_size``
+    hinge-loss gradient step (eq. 10) with noise calibrated to ``ε_g``
+    (eq. 8, made float-safe: see Notes). Updates happen every ``batch_size``
     observations (``update="flsw"``, Algorithm 3) or every ``batch_size``
     selections (``update="flmb"``, Algorithm 4). ``selection="all"`` is the
     passive baseline (Algorithm 2 with mini-batches): every label is read and
@@ -99,7 +99,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         one. Costs no privacy.
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` draws from OS entropy (the only safe choice in deployment).
-        Selection and update noise come from two independent child streams.
+        Each call draws from a generator of its own (an int seed gives call
+        ``k`` the seed's child ``k``), split into independent streams for
+        selection and update noise.
     accountant : object with ``spend(epsilon, delta)``, default=None
         Checked and charged the whole ``epsilon`` when a run starts (first
         :meth:`partial_fit` or :meth:`fit`), before any row is read.
@@ -111,7 +113,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
         The released classifier (or the mean of the released iterates).
     intercept_ : ndarray of shape (1,)
-        Always 0: the model of seed 003 has no intercept (add a constant
+        Always 0: the model of the paper has no intercept (add a constant
         feature within ``data_norm`` to learn one).
     n_labels_requested_ : int
         Labels read (from ``y``) or asked from ``label_oracle`` so far.
@@ -129,23 +131,34 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     **Privacy.** Neighbouring streams have the same length and differ in one
-    element ``(x_t, y_t)`` (replace one stream element, seed 003 §2). Each
+    element ``(x_t, y_t)`` (replace one stream element, §2). Each
     element is seen once: it takes part in one selection (``ε_s``: Bernoulli,
     Lemma 1; exponential, Lemma 2 *corrected*, see
     :class:`~skdp_anomaly.privacy.ExponentialSelection`) and in at most one
-    update (``ε_g``, Lemma 3: replacing one row moves the batch sum by at most
-    ``2M/B``, and the noise ``z/B`` has density ``∝ exp(-(ε_g B / 2M)‖·‖)``
-    after scaling). The released iterates, the update times and the batch
+    update (``ε_g``, Lemma 3: replacing one row moves the batch's gradient
+    sum by at most ``2M`` in L2 norm, hence ``2M√d`` in L1 norm). The released iterates, the update times and the batch
     sizes are therefore ``(ε_s + ε_g)``-DP (Theorems 1–3), whatever the
     stream length; the label buffer is never released. Feeding the same
     records again (several passes) costs ``epsilon`` again per pass, which
     this estimator cannot know. ``privacy_cost()`` equals ``epsilon`` unless a
     fixed exponential ``slab`` costs more than ``ε_s``.
 
+    **Float-safe noise (a departure from eq. 8).** Eq. (8)'s noise, density
+    ``∝ exp(-(ε_g / 2M) ‖z‖₂)``, is a continuous vector: added to the
+    gradient in floating point, the low-order bits of the result can reveal
+    the gradient (Mironov 2012), and no sampler of that density on a grid is
+    known. Each update therefore releases the gradient sum rounded to a
+    power-of-two grid plus discrete Laplace noise per coordinate, calibrated
+    to the L1 sensitivity ``2M√d`` (and the rounding)
+    (:class:`~skdp_anomaly.privacy.LaplaceMechanism`): pure ``ε_g``-DP, with
+    a noise norm about ``√2`` times eq. (8)'s in expectation.
+
     Between calls the pending batch (at most ``batch_size`` selected rows and
-    their labels) and the two generators are kept in private state, as the
-    paper's buffer: never released, but stored by ``pickle`` mid-stream, so
-    treat a pickled estimator like the data.
+    their labels) is kept in private state, as the paper's buffer: never
+    released, but stored by ``pickle`` mid-stream, so treat a pickled
+    running estimator like the data. No generator and no noise is kept: each
+    call draws from a generator of its own
+    (:func:`~skdp_anomaly.privacy.call_rng`).
 
     **Dask.** ``dask_ml.wrappers.Incremental(svc, shuffle_blocks=False)``
     feeds the blocks of a dask array to :meth:`partial_fit` in order and
@@ -353,8 +366,13 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             classes = self._check_classes(classes)
             cost = self.privacy_cost()
             self._start_private_fit(cost)
-            self._charge(cost)  # the whole run's ε, before any row is read
-            X = validate_data(self, X, reset=True, dtype=np.float64)
+            try:  # every input is checked before the run's ε is charged
+                X = validate_data(self, X, reset=True, dtype=np.float64)
+                _check_y_length(y, X)
+            except Exception:
+                self._forget()
+                raise
+            self._charge(cost)  # the whole run's ε, before any row is used
             self._start(classes, X)
         else:
             if classes is not None and not np.array_equal(
@@ -368,8 +386,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         elif source != self._state.source:
             raise ValueError(f"this run takes its labels from {self._state.source}; pass the "
                              f"same source on every call (got {source}), or call fit to restart.")
-        if y is not None and len(y) != X.shape[0]:
-            raise ValueError(f"y has {len(y)} labels but X has {X.shape[0]} rows.")
+        _check_y_length(y, X)
         labels = _Labels(y, label_oracle, self.classes_)
         self._run(self._project(X), labels)
         return self
@@ -402,8 +419,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             self.data_norm_ = float(self.data_norm)
         eps_s, eps_g = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
-        sel_rng, noise_rng = check_random_state(self.random_state).spawn(2)
-        self._state = _State(X.shape[1], self.batch_size, sel_rng, noise_rng)
+        self._state = _State(X.shape[1], self.batch_size)
         self.coef_ = np.zeros((1, X.shape[1]))
         self.intercept_ = np.zeros(1)
         self.n_labels_requested_ = self.n_updates_ = self.n_seen_ = 0
@@ -432,9 +448,13 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         state, n = self._state, X.shape[0]
         ints = state.ints
         ints[kernel.ROW] = 0
-        uniforms = state.sel_rng.random(n) if self.selection != "all" else np.empty(0)
+        sel_rng, noise_rng = call_rng(self.random_state, state.n_calls).spawn(2)
+        state.n_calls += 1
+        uniforms = sel_rng.random(n) if self.selection != "all" else np.empty(0)
         y, use_y = labels.kernel_view(self.classes_)
         floats = self._kernel_floats()
+        mech = self._noise_mech(X.shape[1])
+        floats[kernel.GRID] = mech.granularity
         if use_y:
             floats[kernel.NEG], floats[kernel.POS] = self.classes_
         avg_start = 1 if self.average is True else int(self.average or 0)
@@ -448,8 +468,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             if status == kernel.DONE:
                 break
             if status == kernel.NEED_NOISE:
-                state.noise = self._noise_mech().noise(X.shape[1], state.noise_rng,
-                                                       n=_NOISE_REFILL)
+                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]),
+                                               noise_rng).astype(np.float64)
                 ints[kernel.NOISE_POS] = 0
             elif status == kernel.NEED_LABELS:
                 labels.fill(state)
@@ -457,16 +477,18 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
                 labels.refuse()
         if labels.y is not None:  # pending rows of this call: read their labels from this y
             labels.fill(state)
+        state.drop_noise()
         self.n_seen_ += n
         self.n_updates_ = int(ints[kernel.N_UPDATES])
         self.n_labels_requested_ = int(ints[kernel.N_LABELS])
         self.coef_ = state.average[None, :].copy()
         self.privacy_spent_ = self.privacy_cost()
 
-    def _noise_mech(self) -> VectorLaplaceMechanism:
-        """Eq. (8): density ∝ exp(-(ε_g / 2M) ‖z‖), i.e. L2 sensitivity 2M at ε_g."""
+    def _noise_mech(self, n_features: int) -> LaplaceMechanism:
+        """The update's float-safe mechanism: L1 sensitivity ``2M√d`` at ε_g (see Notes)."""
         _, eps_g = self._split()
-        return VectorLaplaceMechanism(eps_g, 2.0 * self.data_norm_, neighbours="replace")
+        return LaplaceMechanism(eps_g, 2.0 * self.data_norm_ * math.sqrt(n_features),
+                                neighbours="replace", coordinates=n_features)
 
     # ------------------------------------------------------------ predict
     def decision_function(self, X):
@@ -487,9 +509,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
 
 
 class _State:
-    """The private state of a run: the iterate, the label buffer, the two streams."""
+    """The private state of a run: the iterate and the label buffer (no generator)."""
 
-    def __init__(self, n_features, batch_size, sel_rng, noise_rng):
+    def __init__(self, n_features, batch_size):
         self.w = np.zeros(n_features)
         self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
         self.buf = np.zeros((batch_size, n_features))
@@ -497,8 +519,18 @@ class _State:
         self.signs = np.zeros(batch_size)
         self.noise = np.zeros((0, n_features))
         self.ints = np.zeros(kernel.N_INTS, np.int64)
-        self.sel_rng, self.noise_rng = sel_rng, noise_rng
+        self.n_calls = 0  # calls so far: picks each call's generator (call_rng)
         self.source = None  # "y" or "label_oracle", fixed by the first call
+
+    def drop_noise(self):
+        """Forget the unused update noise, so that a pickle holds none."""
+        self.noise = np.zeros((0, self.w.shape[0]))
+        self.ints[kernel.NOISE_POS] = 0
+
+
+def _check_y_length(y, X):
+    if y is not None and len(y) != X.shape[0]:
+        raise ValueError(f"y has {len(y)} labels but X has {X.shape[0]} rows.")
 
 
 class _Labels:

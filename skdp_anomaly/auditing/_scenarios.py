@@ -21,7 +21,6 @@ from ..privacy import (
     LaplaceMechanism,
     RandomizedResponse,
     ReportNoisyMax,
-    VectorLaplaceMechanism,
 )
 from ._auditor import AuditResult, audit
 
@@ -74,7 +73,7 @@ class AuditScenario:
 
 def _above_threshold_run(queries, rng, *, epsilon):
     at = AboveThreshold(threshold=0.5, epsilon=epsilon, rng=rng)
-    hit = at.feed(queries)
+    hit = at.feed(queries, rng)
     return -1 if hit is None else hit
 
 
@@ -95,8 +94,7 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
     lap = LaplaceMechanism(epsilon)
     rr = RandomizedResponse(epsilon)
     rnm = ReportNoisyMax(epsilon)
-    vec1 = VectorLaplaceMechanism(epsilon)
-    vec3 = VectorLaplaceMechanism(epsilon)
+    lap3 = LaplaceMechanism(epsilon, 3.0, coordinates=3)
     ber = BernoulliSelection(epsilon)
     exp_sel = ExponentialSelection(epsilon, b=0.2, M=1.0)
     at_queries = (np.zeros(3), np.ones(3))
@@ -127,15 +125,16 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
             batch=False, relation="every query moves by 1",
         ),
         AuditScenario(
-            "vector Laplace d=1", lambda v, rng, n: vec1.randomise(np.full((n, 1), v), rng)[:, 0],
-            (0.0, 1.0), {"out >= 1": lambda o: o >= 1.0}, epsilon, True,
-            relation="L2 sensitivity 1 (d=1: the Laplace mechanism)",
+            "Laplace d=3 (one coordinate moves)",
+            lambda v, rng, n: lap3.randomise(np.tile(v, (n, 1)), rng)[:, 0],
+            (np.zeros(3), np.array([3.0, 0.0, 0.0])), {"out_0 >= 3": lambda o: o >= 3.0},
+            epsilon, True, relation="L1 sensitivity 3, all on one coordinate",
         ),
         AuditScenario(
-            "vector Laplace d=3",
-            lambda v, rng, n: vec3.randomise(np.tile(v, (n, 1)), rng)[:, 0],
-            (np.zeros(3), np.array([1.0, 0.0, 0.0])), {"out_0 >= 1": lambda o: o >= 1.0},
-            epsilon, False, relation="L2 sensitivity 1 along one axis",
+            "Laplace d=3 (every coordinate moves)",
+            lambda v, rng, n: lap3.randomise(np.tile(v, (n, 1)), rng)[:, 0],
+            (np.zeros(3), np.ones(3)), {"out_0 >= 1": lambda o: o >= 1.0},
+            epsilon, False, relation="L1 sensitivity 3 spread over the coordinates",
         ),
         AuditScenario(
             "Bernoulli selection", lambda inf, rng, n: ber.select(np.full(n, inf), rng),

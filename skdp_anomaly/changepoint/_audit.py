@@ -183,11 +183,12 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     else:
         proto = AboveThreshold(threshold=float(threshold), epsilon=epsilon / 2,
                                sensitivity=2.0 / window, rng=rng)
+        q_steps, t_steps = proto.to_steps(q), proto.threshold_steps
         step = max(1, _CELLS // q.size)
         for a in range(0, n_runs, step):
             b = min(n_runs, a + step)
-            noisy_t = threshold + rng.laplace(0.0, proto.threshold_scale, size=(b - a, 1))
-            noisy_q = q + rng.laplace(0.0, proto.query_scale, size=(b - a, q.size))
+            noisy_t = t_steps + proto.threshold_noise((b - a, 1), rng)
+            noisy_q = q_steps + proto.query_noise((b - a, q.size), rng)
             passed = noisy_q >= noisy_t
             first = np.argmax(passed, axis=1)
             hit[a:b] = np.where(passed[np.arange(b - a), first], first, -1)

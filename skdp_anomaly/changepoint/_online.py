@@ -1,4 +1,4 @@
-"""ONLINEPNCPD (seed 004, Algorithm 4) over a stream fed in chunks.
+"""ONLINEPNCPD (Lut 2022, Algorithm 4) over a stream fed in chunks.
 
 The state is kept in :class:`OnlinePNCPD`; the estimator wraps it. Indices
 are absolute, 0-based positions in the stream.
@@ -9,8 +9,8 @@ are absolute, 0-based positions in the stream.
   the first full window (``s = 0``, the paper's initial database).
 * Sensitivity of each query under "replace one element": ``2/n`` (Theorem
   2.5; ``1/k = 1/(n-k) = 2/n`` at the centre). AboveThreshold with ``ε/2``
-  then draws the threshold noise ``Lap(2Δ/(ε/2)) = Lap(8/(εn))`` and query
-  noise ``Lap(16/(εn))`` exactly as Algorithm 4.
+  then draws the threshold noise of scale ``2Δ/(ε/2) = 8/(εn)`` and query
+  noise of scale ``16/(εn)``, as Algorithm 4 (discrete Laplace on a grid).
 * ``direction``: ``"decrease"`` queries ``U``, ``"increase"`` ``1 - U`` and
   ``"both"`` ``max(U, 1 - U)``; a maximum of two sensitivity-Δ queries has
   sensitivity Δ, so every variant is covered by the same ε/2.
@@ -19,12 +19,13 @@ are absolute, 0-based positions in the stream.
   ``x[c - h + g : c + h + g]`` (Algorithm 4's shifted window); report
   ``change_point = c - h + g + k̃``.
 
-Randomness: two independent child generators (``Generator.spawn``), one for
-AboveThreshold and one for PNCPD. AboveThreshold's query noise is drawn
-sequentially per query, so the noise a query gets does not depend on how the
-stream is chunked, and PNCPD's noise does not depend on how many query noises
-were drawn in the chunk that raised the alarm: the result is the same for any
-chunking of the same stream with the same seed.
+Randomness: the noisy threshold is drawn when the run starts; each chunk's
+query noise and PNCPD's noise come from the generator of that call
+(:func:`~skdp_anomaly.privacy.call_rng`, split in two), so the run keeps no
+generator between calls. With an int seed a run repeats exactly for the same
+chunking; another chunking gives other, equally distributed, noise. All
+noise lives on AboveThreshold's and report-noisy-max's power-of-two grids
+(float-safe), at scales within ``2^-20`` of Algorithm 4's.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class _NoiselessThreshold:
     def __init__(self, threshold):
         self.threshold, self.n_seen_ = float(threshold), 0
 
-    def feed(self, queries):
+    def feed(self, queries, rng=None):
         hits = np.flatnonzero(np.asarray(queries) > self.threshold)
         start = self.n_seen_
         self.n_seen_ += len(queries) if not hits.size else int(hits[0]) + 1
@@ -64,12 +65,13 @@ class OnlinePNCPD:
         self.window, self.h = int(window), int(window) // 2
         self.epsilon, self.gamma, self.direction = float(epsilon), float(gamma), direction
         self.shift = candidate_range(self.window, gamma)[0]  # g = ⌈γn⌉
-        at_rng, self._pncpd_rng = rng.spawn(2)
+        # ``rng`` draws the noisy threshold only and is not kept: every feed brings
+        # the generator of its own call
         if math.isinf(epsilon):
             self._above = _NoiselessThreshold(threshold)
         else:
             self._above = AboveThreshold(threshold=float(threshold), epsilon=epsilon / 2,
-                                         sensitivity=2.0 / self.window, rng=at_rng)
+                                         sensitivity=2.0 / self.window, rng=rng)
         # called with ε/2 right before each of the two releases (accounting first)
         self._charge = charge if charge is not None else (lambda epsilon: None)
         self.n_seen = 0                 # points consumed
@@ -92,16 +94,17 @@ class OnlinePNCPD:
             return 1.0 - u
         return np.maximum(u, 1.0 - u)
 
-    def feed(self, x: np.ndarray) -> None:
-        """Consume a chunk (1-D float array); stops reading at the detection."""
+    def feed(self, x: np.ndarray, rng: np.random.Generator) -> None:
+        """Consume a chunk (1-D float array) with this call's noise; stops at the detection."""
+        query_rng, pncpd_rng = rng.spawn(2)
         pos = 0
         while pos < x.size and not self.detected:
             if self.alarm_index is None:
-                pos = self._scan(x, pos)
+                pos = self._scan(x, pos, query_rng)
             else:
-                pos = self._fill(x, pos)
+                pos = self._fill(x, pos, pncpd_rng)
 
-    def _scan(self, x: np.ndarray, pos: int) -> int:
+    def _scan(self, x: np.ndarray, pos: int, rng) -> int:
         part = x[pos:pos + _BLOCK]
         buf = np.concatenate([self._tail, part])
         if buf.size < self.window:
@@ -112,7 +115,7 @@ class OnlinePNCPD:
             counts = counts[1:]         # that window was answered before
         if counts.size and self.n_queries == 0 and self._last_count is None:
             self._charge(self.epsilon / 2)  # AboveThreshold's answers start here
-        hit = self._above.feed(self._queries(counts)) if counts.size else None
+        hit = self._above.feed(self._queries(counts), rng) if counts.size else None
         if hit is None:
             self.n_queries += counts.size
             self._last_count = int(counts[-1]) if counts.size else self._last_count
@@ -129,7 +132,7 @@ class OnlinePNCPD:
         self.n_seen = window_end
         return pos + used
 
-    def _fill(self, x: np.ndarray, pos: int) -> int:
+    def _fill(self, x: np.ndarray, pos: int, rng) -> int:
         need = self.window + self.shift - self._tail.size
         part = x[pos:pos + need]
         self._tail = np.concatenate([self._tail, part])
@@ -137,7 +140,7 @@ class OnlinePNCPD:
         if self._tail.size == self.window + self.shift:
             seg = self._tail[self.shift:]
             self._charge(self.epsilon / 2)
-            k, name = pncpd(seg, self.epsilon / 2, self.gamma, self.direction, self._pncpd_rng)
+            k, name = pncpd(seg, self.epsilon / 2, self.gamma, self.direction, rng)
             start = self.alarm_index - self.h + self.shift
             self.change_point, self.detected_direction = start + k, name
             # halted: drop the raw samples and the noisy threshold for good

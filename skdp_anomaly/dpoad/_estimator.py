@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import PrivacyCost, PrivacyCostMixin
 from ._analyst import Analyst
 from ._owner import MECHANISMS, DataOwner, check_bins, window_cost
 
@@ -36,7 +36,9 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         The analyst's public bin edges (Step 2): one increasing array of
         ``n_bins + 1`` edges for 1-D records, or a list of such arrays, one
         per feature, whose product cells are flattened in C order (as
-        :func:`numpy.histogramdd`). Never read from the data.
+        :func:`numpy.histogramdd`). Never read from the data. A record
+        outside the edges is counted in the nearest edge bin (clipped), never
+        refused: an error would let one record change the output.
     epsilon : float, default=1.0
         ε spent on each window.
     gamma : float in (0, 1), default=0.05
@@ -218,9 +220,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         if self.mechanism != "record":
             out.append("DPOAD: each count cell belongs to one contributor (the unit protected) "
                        "and a count above max_count is clipped")
-        if self.max_count is None:
-            out.append("DPOAD: max_count=None reads the count domain from each window's "
-                       "record count and releases it")
+        # max_count=None is not an assumption but a leak (the budget report says so)
         return tuple(out)
 
     # ---------------------------------------------------------------- fit
@@ -259,8 +259,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            An empty window, NaN/inf, a wrong number of features, or records
-            outside the bins.
+            An empty window, NaN/inf, or a wrong number of features. Records
+            outside the bins are counted in the nearest edge bin.
         """
         first = not hasattr(self, "owner_")
         if first:
@@ -288,7 +288,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _start(self):
         self._forget()
         self._n_features = len(check_bins(self.bins))
-        self.owner_ = self._make_owner(check_random_state(self.random_state))
+        self.owner_ = self._make_owner(self.random_state)
         self.analyst_ = Analyst(max_count=self.max_count, threshold=float(self.threshold))
         self.releases_, self.reports_ = [], []
         self.sampling_parameters_ = [] if self.mechanism in ("painfree", "dpoad") else None

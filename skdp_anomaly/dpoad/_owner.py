@@ -1,4 +1,4 @@
-"""The data owner (seed 001, Steps 1–3): histogram a window and privatise its counts."""
+"""The data owner (Mohammady et al., Steps 1–3): histogram a window and privatise its counts."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..privacy import (
     GeometricMechanism,
     LaplaceMechanism,
     PrivacyCost,
+    call_rng,
     check_random_state,
 )
 from ..privacy._validation import warn_privacy_leak
@@ -54,7 +55,10 @@ def window_histogram(X, bins) -> np.ndarray:
 
     Bins follow :func:`numpy.histogramdd`: each is half-open ``[a, b)`` except
     the last, which includes its right edge; several features give the
-    product cells flattened in C order.
+    product cells flattened in C order. A record outside the bins is counted
+    in the edge bin nearest to it (clipped to ``[bins[0], bins[-1]]``): the
+    output must not depend on one record through an exception, and clipping
+    keeps one record in exactly one cell, so the sensitivity is unchanged.
 
     Parameters
     ----------
@@ -70,13 +74,15 @@ def window_histogram(X, bins) -> np.ndarray:
     Raises
     ------
     ValueError
-        NaN/inf, a wrong number of features, or a record outside the bins.
+        NaN/inf, or a wrong number of features.
 
     Examples
     --------
     >>> from skdp_anomaly.dpoad import window_histogram
     >>> window_histogram([0.5, 1.5, 1.7, 2.0], [0, 1, 2]).tolist()
     [1, 3]
+    >>> window_histogram([-7.0, 0.5, 9.0], [0, 1, 2]).tolist()  # clipped to the edge bins
+    [2, 1]
     """
     edges = check_bins(bins)
     X = np.asarray(X, dtype=np.float64)
@@ -88,14 +94,10 @@ def window_histogram(X, bins) -> np.ndarray:
         raise ValueError("Input X contains NaN or infinity.")
     flat = np.zeros(X.shape[0], dtype=np.int64)
     for j, e in enumerate(edges):
-        column = X[:, j]
-        if np.any(column < e[0]) or np.any(column > e[-1]):
-            raise ValueError(
-                "X has records outside the 'bins' parameter's range: the bins are public and "
-                "fixed by the analyst (Step 2), so widen them, or clip the records to "
-                "[bins[0], bins[-1]] yourself if that is the intended model.")
-        index = np.searchsorted(e, column, side="right") - 1
-        index = np.minimum(index, e.size - 2)  # the last bin includes its right edge
+        index = np.searchsorted(e, X[:, j], side="right") - 1
+        # below the first edge -> first bin; the last bin includes its right edge
+        # and everything beyond it
+        np.clip(index, 0, e.size - 2, out=index)
         flat = flat * (e.size - 1) + index
     n_cells = math.prod(e.size - 1 for e in edges)
     return np.bincount(flat, minlength=n_cells).astype(np.int64)
@@ -122,13 +124,16 @@ class DataOwner:
     sensitivity_samples : int, default=100_000
         The prediction phase's m (Alg. 1 line 3).
     random_state : None, int or numpy.random.Generator, default=None
-        Sensitivity candidates and noise come from separate child streams.
+        Each release draws from a generator of its own
+        (:func:`~skdp_anomaly.privacy.call_rng`), split into separate child
+        streams for the sensitivity candidates and the noise; no generator is
+        kept between releases.
 
     Notes
     -----
-    :meth:`release` keeps nothing of the window: no records, no counts. The
-    only state carried between windows is the window index and the last
-    :class:`~skdp_anomaly.dpoad.SensitivityFeedback` received.
+    :meth:`release` keeps nothing of the window: no records, no counts, no
+    generator. The only state carried between windows is the window index and
+    the last :class:`~skdp_anomaly.dpoad.SensitivityFeedback` received.
     See :class:`~skdp_anomaly.DPOAD` for the mechanisms and their guarantees.
     """
 
@@ -144,8 +149,8 @@ class DataOwner:
         self.max_count = None if max_count is None else _check_int("max_count", max_count)
         self.learning_windows = _check_int("learning_windows", learning_windows)
         self.sensitivity_samples = _check_int("sensitivity_samples", sensitivity_samples)
-        sample_rng, noise_rng = check_random_state(random_state).spawn(2)
-        self._sample_rng, self._noise_rng = sample_rng, noise_rng
+        check_random_state(random_state)  # refused before any data, not at the first window
+        self.random_state = random_state
         self.n_released = 0
         self.feedback = None
         # the parameters are checked now: a bad (gamma, m) fails before any data is read
@@ -195,7 +200,7 @@ class DataOwner:
         Raises
         ------
         ValueError
-            An empty window, NaN/inf, or records outside the bins.
+            An empty window, or NaN/inf.
         """
         X = np.asarray(X, dtype=np.float64)
         if X.shape[0] == 0:
@@ -211,14 +216,15 @@ class DataOwner:
                     "public max_count.")
         counts = np.minimum(counts, max_count)
         phase = self.phase
+        rngs = call_rng(self.random_state, self.n_released).spawn(2)  # sampling, noise
         if phase == "prediction":
-            release = self._release_prediction(counts, max_count)
+            release = self._release_prediction(counts, max_count, *rngs)
         else:
-            release = self._release_counts(counts, max_count, phase)
+            release = self._release_counts(counts, max_count, phase, *rngs)
         self.n_released += 1
         return release
 
-    def _release_counts(self, counts, max_count, phase) -> WindowRelease:
+    def _release_counts(self, counts, max_count, phase, sample_rng, noise_rng) -> WindowRelease:
         sampling = None
         if phase == "global":
             sensitivity = float(max_count)
@@ -226,15 +232,14 @@ class DataOwner:
             sensitivity = 1.0
         else:  # Pain-Free: the k-th smallest of m uniform draws on {0..max_count}, floored at 1
             sampling = self.learning_parameters
-            drawn = kth_smallest_uniform(max_count + 1, sampling.m, sampling.k,
-                                         self._sample_rng)
+            drawn = kth_smallest_uniform(max_count + 1, sampling.m, sampling.k, sample_rng)
             sensitivity = max(1.0, drawn)
         mechanism = GeometricMechanism(self.epsilon, sensitivity)
-        values = mechanism.randomise(counts, self._noise_rng)
+        values = mechanism.randomise(counts, noise_rng)
         return WindowRelease(self.n_released, values, "count", sensitivity / self.epsilon,
                              sensitivity, phase, sampling, max_count)
 
-    def _release_prediction(self, counts, max_count) -> WindowRelease:
+    def _release_prediction(self, counts, max_count, sample_rng, noise_rng) -> WindowRelease:
         feedback = self.feedback
         if feedback is None:
             raise RuntimeError("the prediction phase needs the analyst's feedback: pass each "
@@ -242,10 +247,12 @@ class DataOwner:
         sampling = self.prediction_parameters
         floor = float(feedback.g(1, max_count) - feedback.g(0, max_count))
         drawn = kth_smallest_draw(feedback.support, feedback.probabilities, sampling.m,
-                                  sampling.k, self._sample_rng)
+                                  sampling.k, sample_rng)
         sensitivity = max(floor, drawn)
-        mechanism = LaplaceMechanism(self.epsilon, sensitivity)
-        values = mechanism.randomise(feedback.g(counts, max_count), self._noise_rng)
+        # one cell changes between neighbours; the float-safe grid keeps the value's
+        # low-order bits from revealing the count as it crosses to the analyst
+        mechanism = LaplaceMechanism(self.epsilon, sensitivity, neighbours="add_remove")
+        values = mechanism.randomise(feedback.g(counts, max_count), noise_rng)
         return WindowRelease(self.n_released, values, "disentangled", mechanism.scale,
                              sensitivity, "prediction", sampling, max_count)
 

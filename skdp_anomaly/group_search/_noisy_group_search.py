@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
-from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import MAX_GRID_EPSILON, PrivacyCost, PrivacyCostMixin, check_random_state
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
 __all__ = ["NoisyGroupSearch"]
@@ -33,7 +33,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Anomaly-restricted ε of **one** query.
+        Anomaly-restricted ε of **one** query, in ``(0, 2^20]`` (beyond, the
+        float-safe noise would approach its double-precision limits).
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
         ``"direct"``: noisy maxima of the halves, likelihood (11);
         ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
@@ -160,7 +161,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        # above MAX_GRID_EPSILON the grid noise would approach its float limits
+        "epsilon": [Interval(numbers.Real, 0, MAX_GRID_EPSILON, closed="right")],
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],
         "low": [Interval(numbers.Real, 0, None, closed="neither")],

@@ -34,10 +34,14 @@ __all__ = ["MaxSensor", "RandomizedResponseSensor"]
 class MaxSensor:
     """Noisy maxima of the two halves, ``max(x_Q) + Lap(t_ℓ/ε)`` and ``max(x_Q̄) + Lap(t_ℓ/ε)``.
 
-    Privacy (seed 000, Lemma 1 and Proposition 2): the maximum of a group has
+    Privacy (Bittner, Sarwate and Wright, Lemma 1 and Proposition 2): the maximum of a group has
     anomaly-restricted sensitivity ``t_ℓ`` (non-anomalous scores lie in
     ``[0, t_ℓ]``), and the changed record is in exactly one half, so one answer
-    is anomaly-restricted ε-DP by parallel composition over the halves.
+    is anomaly-restricted ε-DP by parallel composition over the halves. The
+    noise is the float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`
+    (discrete Laplace on a power-of-two grid, scale within ``2^-20`` of
+    ``t_ℓ/ε``): ``max + rng.laplace`` in floating point reveals the maximum
+    through its low-order bits (Mironov 2012).
 
     Parameters
     ----------
@@ -83,9 +87,10 @@ class MaxSensor:
         (float, float)
             ``(Y, Ȳ)``: the noisy maxima of ``Q`` and of the rest.
         """
-        inside, outside = _statistic(_half_maxima, 2, self._scores, mask)
-        noise = self._mech.noise(2, self._rng)
-        return inside + float(noise[0]), outside + float(noise[1])
+        maxima = np.array(_statistic(_half_maxima, 2, self._scores, mask))
+        # the float-safe grid: a noisy maximum's low-order bits must not reveal it
+        inside, outside = self._mech.randomise(maxima, self._rng)
+        return float(inside), float(outside)
 
 
 class RandomizedResponseSensor:

@@ -35,10 +35,9 @@ from ._gaussian import (
     chunk_seeds,
     class_fixed_sums,
     fill_gaussian,
-    fixed_to_float,
     mean_noise_scale,
     release_means,
-    unit_sum,
+    unit_fixed_sum,
 )
 from ._grid import (
     Grid,
@@ -905,7 +904,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         plan = []
         for j in over_sampled:
             _warn_mean_noise(n_features, eps_hist, class_sizes[j], labels[j], self.class_counts)
-            mean = release_means(fixed_to_float(fixed_sum(j)), class_sizes[j], eps_hist,
+            mean = release_means(fixed_sum(j), class_sizes[j], eps_hist,
                                  noise_rng)
             self.noisy_means_[labels[j]] = box.from_unit(mean)
             plan.append((classes[j], mean, chunk_seeds(sample_rng, int(n_new[j])),
@@ -1208,7 +1207,7 @@ def _release_gaussian_batch(estimator: DPSMOTE, X, y, n_runs: int, *, mean_class
         noisy_sizes = None
         sizes = np.tile(np.maximum(true_sizes, 1), (n_runs, 1))  # public by declaration
     box = BoxScale(*bounds)
-    means = [release_means(np.broadcast_to(unit_sum(X[y_codes == j], box), (n_runs, X.shape[1])),
-                           sizes[:, j], eps_hist, rng)
+    means = [release_means(np.broadcast_to(unit_fixed_sum(X[y_codes == j], box),
+                                           (n_runs, X.shape[1])), sizes[:, j], eps_hist, rng)
              for j in codes]
     return noisy_sizes, np.hstack(means)

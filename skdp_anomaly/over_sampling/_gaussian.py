@@ -4,9 +4,11 @@ A grid histogram has ``m^d`` cells: beyond a handful of features its noise
 swamps any minority class of realistic size. The mean of a class needs only
 ``d`` numbers. Rows are mapped to the unit box ``u = (clip(x) − c) / r`` of
 the public bounds (centre ``c``, half-range ``r``), so that one row's
-contribution to the class sum has L1 norm at most ``d``: Laplace noise of
-scale ``d / ε`` per coordinate makes the sum pure ε-DP under add/remove-one
-neighbours, and classes are disjoint, so their sums compose in parallel.
+contribution to the class sum has L1 norm at most ``d``: discrete Laplace
+noise of scale ``d / ε`` per coordinate, added to the exact fixed-point sums
+by the float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`, makes the
+sum pure ε-DP under add/remove-one neighbours, and classes are disjoint, so
+their sums compose in parallel.
 Dividing by the DP (or public) class size and clipping to the box is
 post-processing. Synthetic rows are ``clip(μ̂ + spread · N(0, I))`` in the
 unit box, mapped back to the bounds: the spread is a public parameter, not
@@ -18,7 +20,9 @@ bit, however the data are chunked:
 * the class sums are exact: each unit-box coordinate is rounded to a multiple
   of ``2^-32`` and summed as an int64 (exact and associative, so partial sums
   over any blocks add up to the same integer); a row's rounded contribution
-  still lies in ``[-1, 1]^d``, so the sensitivity is unchanged;
+  still lies in ``[-1, 1]^d``, so the sensitivity is unchanged, and the noise
+  is added to those integers (the release is a multiple of ``2^-32`` whatever
+  the data, so its low-order bits reveal nothing);
 * synthetic rows come in chunks of ``SYNTHETIC_CHUNK`` rows, each drawn from a
   generator of its own, spawned in order from the sampling stream.
 """
@@ -31,7 +35,7 @@ from numba import njit
 from ..privacy import LaplaceMechanism
 
 __all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "class_fixed_sums", "fill_gaussian",
-           "release_means", "unit_sum"]
+           "release_means", "sum_mechanism", "unit_sum"]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
@@ -140,13 +144,14 @@ def unit_sum(X_class, box: BoxScale) -> np.ndarray:
     return fixed_to_float(unit_fixed_sum(X_class, box))
 
 
-def release_means(sums, class_sizes, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """DP class means in the unit box from true unit-box sums.
+def release_means(fixed_sums, class_sizes, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """DP class means in the unit box from the exact fixed-point class sums.
 
     Parameters
     ----------
-    sums : ndarray of shape (..., d)
-        True sums of the rows of each class in the unit box.
+    fixed_sums : ndarray of int64, shape (..., d)
+        True sums of the rows of each class in the unit box, in units of
+        ``2^-32`` (:func:`unit_fixed_sum`).
     class_sizes : ndarray of shape (...,)
         DP (or public) class sizes, used as divisors (floored at 1).
     epsilon : float
@@ -156,11 +161,18 @@ def release_means(sums, class_sizes, epsilon: float, rng: np.random.Generator) -
     -------
     ndarray of shape (..., d), in [-1, 1]
     """
-    sums = np.asarray(sums, np.float64)
-    d = sums.shape[-1]
-    noisy = LaplaceMechanism(epsilon, float(d), neighbours="add_remove").randomise(sums, rng)
+    fixed_sums = np.asarray(fixed_sums, np.int64)
+    d = fixed_sums.shape[-1]
+    mech = sum_mechanism(epsilon, d)
+    noisy = fixed_to_float(mech.randomise_steps(fixed_sums, rng))
     sizes = np.maximum(np.asarray(class_sizes, np.float64), 1.0)[..., None]
     return np.clip(noisy / sizes, -1.0, 1.0)
+
+
+def sum_mechanism(epsilon: float, d: int) -> LaplaceMechanism:
+    """The class sums' mechanism: L1 sensitivity ``d`` on the grid ``2^-32`` of the sums."""
+    return LaplaceMechanism(epsilon, float(d), neighbours="add_remove", coordinates=d,
+                            granularity=1.0 / _FIXED_SCALE)
 
 
 @njit(cache=True, nogil=True)
@@ -203,5 +215,8 @@ def fill_gaussian(mean_unit, spread: float, box: BoxScale, seeds, out) -> np.nda
 
 
 def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:
-    """Laplace scale of each coordinate of the DP mean, in half-ranges: ``d / (ε n)``."""
+    """Noise scale of each coordinate of the DP mean, in half-ranges: ``d / (ε n)``.
+
+    The nominal scale (the grid's rounding adds a relative ``2^-32``).
+    """
     return d / (epsilon * max(float(class_size), 1.0))

@@ -16,15 +16,15 @@ from ._mechanisms import (
     BernoulliSelection,
     ExponentialSelection,
     MAX_GEOMETRIC_EPSILON,
+    MAX_GRID_EPSILON,
     GeometricMechanism,
     LaplaceMechanism,
     RandomizedResponse,
     ReportNoisyMax,
-    VectorLaplaceMechanism,
     check_epsilon,
 )
 from ._protocol import ACCOUNTANT_NEIGHBOURS, PrivacyCostMixin
-from ._rng import check_random_state
+from ._rng import call_rng, check_random_state
 from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds, warn_privacy_leak
 
 __all__ = [
@@ -35,16 +35,17 @@ __all__ = [
     "GeometricMechanism",
     "LaplaceMechanism",
     "MAX_GEOMETRIC_EPSILON",
+    "MAX_GRID_EPSILON",
     "NEIGHBOURS",
     "PrivacyCost",
     "PrivacyCostMixin",
     "PrivacyLeakWarning",
     "RandomizedResponse",
     "ReportNoisyMax",
-    "VectorLaplaceMechanism",
     "check_bounds",
     "check_epsilon",
     "check_neighbours",
+    "call_rng",
     "check_random_state",
     "clip_to_bounds",
     "compose_parallel",

@@ -11,8 +11,14 @@ sensitivity (``neighbours="add_remove"`` or ``"replace"``), and ``cost``
 states the guarantee under that relation. A mechanism built without
 ``neighbours`` still draws noise, but asking for its ``cost`` raises: a cost
 is never stated without its relation. Randomized response and the two
-selection mechanisms of seed 003 protect one bit or one stream element of a
-fixed-length input, so their relation is always "replace".
+selection mechanisms of Ghassemi, Sarwate and Wright (2016) protect one bit or
+one stream element of a fixed-length input, so their relation is always
+"replace".
+
+Every real-valued release is float-safe: values and comparisons live on a
+power-of-two grid with integer (discrete Laplace) noise
+(:mod:`skdp_anomaly.privacy._grid`), so no output float reveals its input
+through its low-order bits.
 
 diffprivlib's mechanisms are scalar (one Python call per value, ~6 µs each);
 these draw one array of noise per call instead.
@@ -21,13 +27,14 @@ these draw one array of noise per call instead.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
 
 from ._cost import PrivacyCost, check_neighbours
+from ._grid import from_steps, grid_for, grid_steps, to_steps, two_sided_geometric
 
 __all__ = [
     "GeometricMechanism",
@@ -35,11 +42,11 @@ __all__ = [
     "RandomizedResponse",
     "ReportNoisyMax",
     "AboveThreshold",
-    "VectorLaplaceMechanism",
     "BernoulliSelection",
     "ExponentialSelection",
     "check_epsilon",
     "MAX_GEOMETRIC_EPSILON",
+    "MAX_GRID_EPSILON",
 ]
 
 #: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The
@@ -49,6 +56,12 @@ __all__ = [
 #: ε/Δ ≈ 36.7, ``p`` rounds to exactly 1 and the noise vanishes: the count is
 #: released exactly, which is not ε-DP for any ε.
 MAX_GEOMETRIC_EPSILON = 30.0
+
+#: Largest ε a real-valued (grid) release accepts from an estimator's parameters.
+#: The grid is at least ``2^20`` steps per sensitivity, so the integer noise's rate
+#: ``ε/steps`` stays at most 1 (far from :data:`MAX_GEOMETRIC_EPSILON`); at this ε the
+#: noise is a few grid steps, ``2^-20`` of the sensitivity: already exact for any use.
+MAX_GRID_EPSILON = float(2 ** 20)
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -86,6 +99,20 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     if not (0 < sensitivity < math.inf):
         raise ValueError(f"{name} must be in the range (0, inf), got {sensitivity!r}.")
     return sensitivity
+
+
+def check_integer_rate(rate: float, name: str) -> None:
+    """Refuse integer noise of rate ``ε/Δ`` above :data:`MAX_GEOMETRIC_EPSILON`.
+
+    Beyond about 36.7 two-sided geometric noise rounds to zero in double
+    precision and the exact value would be released.
+    """
+    if rate > MAX_GEOMETRIC_EPSILON:
+        raise ValueError(
+            f"{name}: epsilon/sensitivity = {rate:.4g} exceeds {MAX_GEOMETRIC_EPSILON:g}, "
+            "beyond which two-sided geometric noise rounds to zero in double precision and "
+            f"the exact value would be released; use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
+            "sensitivity.")
 
 
 def _cost_under(mechanism, neighbours) -> PrivacyCost:
@@ -159,13 +186,7 @@ class GeometricMechanism(_Mechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.epsilon / self.sensitivity > MAX_GEOMETRIC_EPSILON:
-            raise ValueError(
-                f"GeometricMechanism: epsilon/sensitivity = {self.epsilon / self.sensitivity:.4g} "
-                f"exceeds {MAX_GEOMETRIC_EPSILON:g}, beyond which two-sided geometric noise "
-                "rounds to zero in double precision and the exact count would be released; "
-                f"use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * sensitivity."
-            )
+        check_integer_rate(self.epsilon / self.sensitivity, type(self).__name__)
 
     @property
     def alpha(self) -> float:
@@ -187,8 +208,7 @@ class GeometricMechanism(_Mechanism):
         ndarray of int64
             The noise.
         """
-        p = -math.expm1(-self.epsilon / self.sensitivity)  # 1 - alpha, accurate for small ε
-        return rng.geometric(p, size=size).astype(np.int64) - rng.geometric(p, size=size)
+        return two_sided_geometric(self.epsilon / self.sensitivity, size, rng)
 
     def randomise(self, counts, rng: np.random.Generator) -> np.ndarray:
         """Return ``counts`` plus noise; ``counts`` must be integers.
@@ -213,9 +233,22 @@ class GeometricMechanism(_Mechanism):
 
 @dataclass(frozen=True)
 class LaplaceMechanism(_Mechanism):
-    """Laplace noise of scale ``Δ/ε`` for real-valued queries.
+    """Float-safe Laplace mechanism: a power-of-two grid plus discrete Laplace noise.
 
-    Privacy: pure ε-DP for a query of L1 sensitivity ``Δ`` (``sensitivity``).
+    The true values are rounded to multiples of a power of two ``g``
+    (``granularity``), integer two-sided geometric noise of rate
+    ``ε / steps`` is added in units of ``g``, and the result is scaled back.
+    Every output is exactly ``g`` times an integer, whatever the input, so the
+    bits of a released float reveal nothing beyond the noisy integer (the
+    textbook ``x + rng.laplace(0, Δ/ε)`` does: Mironov 2012).
+
+    Privacy: pure ε-DP for a real-valued query of L1 sensitivity ``Δ``
+    (``sensitivity``) under the caller's relation, when one neighbouring
+    change moves at most ``coordinates`` coordinates. Rounding moves each
+    coordinate by at most ``g/2``, so the rounded query has integer
+    sensitivity ``steps = floor(Δ/g) + coordinates``, and the noise is
+    calibrated to it; ``g`` is chosen so that ``steps·g <= Δ (1 + 2^-20)``.
+    The noise scale in the units of the values is ``scale = steps·g/ε``.
 
     Parameters
     ----------
@@ -226,22 +259,66 @@ class LaplaceMechanism(_Mechanism):
     neighbours : {"add_remove", "replace"} or None, default=None
         The neighbouring relation under which ``sensitivity`` holds; ``cost``
         is stated under it (and raises while it is None).
+    coordinates : int, default=1
+        The most coordinates of one release that one neighbouring change can
+        move (e.g. ``d`` for the sum of ``d``-dimensional rows).
+    granularity : float or None, default=None
+        The grid spacing, a power of two; None picks the largest one with
+        ``coordinates·g <= Δ·2^-20``.
+
+    Attributes
+    ----------
+    steps : int
+        The rounded query's L1 sensitivity in grid steps.
+
+    References
+    ----------
+    .. [1] I. Mironov. On significance of the least significant bits for
+       differential privacy. CCS 2012.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp_anomaly.privacy import LaplaceMechanism
-    >>> LaplaceMechanism(epsilon=0.5, sensitivity=2.0).scale
+    >>> mech = LaplaceMechanism(epsilon=0.5, sensitivity=2.0)
+    >>> round(mech.scale, 4)
     4.0
+    >>> out = mech.randomise(np.array([3.2, -1.0]), np.random.default_rng(0))
+    >>> bool(np.all(out / mech.granularity == np.rint(out / mech.granularity)))
+    True
     """
+
+    coordinates: int = field(default=1, kw_only=True)
+    granularity: float | None = field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if (isinstance(self.coordinates, bool) or not isinstance(self.coordinates, Integral)
+                or self.coordinates < 1):
+            raise ValueError(f"coordinates must be an int >= 1, got {self.coordinates!r}.")
+        if self.granularity is None:
+            object.__setattr__(self, "granularity", grid_for(self.sensitivity, self.coordinates))
+        elif not (isinstance(self.granularity, Real) and self.granularity > 0
+                  and math.frexp(self.granularity)[0] == 0.5):
+            raise ValueError(f"granularity must be a positive power of two, got "
+                             f"{self.granularity!r}.")
+        check_integer_rate(self.epsilon / self.steps, type(self).__name__)
+
+    @property
+    def steps(self) -> int:
+        """Integer L1 sensitivity ``floor(Δ/g) + coordinates`` of the rounded query."""
+        return grid_steps(self.sensitivity, self.granularity, self.coordinates)
 
     @property
     def scale(self) -> float:
-        """Laplace scale ``b = Δ/ε``."""
-        return self.sensitivity / self.epsilon
+        """Noise scale in the units of the values, ``steps·g/ε`` (at least ``Δ/ε``)."""
+        return self.steps * self.granularity / self.epsilon
 
-    def noise(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw Laplace(0, Δ/ε) noise of shape ``size``.
+    def noise_steps(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Integer noise in grid steps, ``P(Z = k) ∝ exp(-ε|k|/steps)`` (int64).
+
+        For callers that round their values to the grid themselves (a
+        compiled loop): the release is ``g · (round(x/g) + Z)``.
 
         Parameters
         ----------
@@ -252,28 +329,55 @@ class LaplaceMechanism(_Mechanism):
 
         Returns
         -------
-        ndarray of float64
-            The noise.
+        ndarray of int64
+            The noise, in grid steps.
         """
-        return rng.laplace(0.0, self.scale, size=size)
+        return two_sided_geometric(self.epsilon / self.steps, size, rng)
 
     def randomise(self, values, rng: np.random.Generator) -> np.ndarray:
-        """Return ``values`` plus Laplace noise (float64).
+        """Return the values, rounded to the grid, plus discrete Laplace noise.
 
         Parameters
         ----------
         values : array-like of float
-            The true values.
+            The true values (finite).
         rng : numpy.random.Generator
             Source of the noise.
 
         Returns
         -------
         ndarray of float64
-            The noisy values, same shape.
+            The noisy values, same shape, each exactly ``granularity`` times
+            an integer.
         """
-        values = np.asarray(values, dtype=np.float64)
-        return values + self.noise(values.shape, rng)
+        steps = to_steps(values, self.granularity)
+        return from_steps(steps + self.noise_steps(steps.shape, rng), self.granularity)
+
+    def randomise_steps(self, steps, rng: np.random.Generator) -> np.ndarray:
+        """Noisy grid steps of values that are already integer multiples of ``granularity``.
+
+        For exact fixed-point queries (a sum of rows each rounded to the grid
+        before summing): no rounding is needed, and the noise is the same as
+        :meth:`randomise`'s. Inputs are clamped to ``±2^61`` so that the sum
+        cannot overflow.
+
+        Parameters
+        ----------
+        steps : array-like of int
+            The true values in grid steps.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray of int64
+            The noisy values in grid steps, same shape.
+        """
+        steps = np.asarray(steps)
+        if steps.dtype.kind not in "iu":
+            raise TypeError("randomise_steps takes integer grid steps.")
+        steps = np.clip(steps.astype(np.int64), -(1 << 61), 1 << 61)
+        return steps + self.noise_steps(steps.shape, rng)
 
 
 @dataclass(frozen=True)
@@ -329,16 +433,51 @@ class RandomizedResponse:
         return bits ^ (rng.random(bits.shape) < self.flip_probability)
 
 
+class _GridQueries:
+    """Scores or queries compared on a power-of-two grid, with integer noise.
+
+    Each value moves by at most ``Δ`` between neighbours; rounded to the grid
+    ``g = grid_for(Δ)`` it moves by at most ``steps = floor(Δ/g) + 1`` grid
+    steps. Comparing integers with integer (discrete Laplace) noise keeps
+    every comparison exact, so no floating-point rounding can decide an
+    outcome differently for two neighbours.
+    """
+
+    @property
+    def granularity(self) -> float:
+        """Grid spacing: a power of two at most ``Δ·2^-20``."""
+        return grid_for(self.sensitivity)
+
+    @property
+    def steps(self) -> int:
+        """The rounded values' sensitivity in grid steps, ``floor(Δ/g) + 1``."""
+        return grid_steps(self.sensitivity, self.granularity)
+
+    def to_steps(self, values) -> np.ndarray:
+        """``values`` rounded to the grid, in int64 steps."""
+        return to_steps(values, self.granularity)
+
+    def _noise(self, multiple: int, size, rng) -> np.ndarray:
+        # discrete Laplace of scale multiple·steps (in steps), i.e. multiple·Δ/ε in value units
+        return two_sided_geometric(self.epsilon / (multiple * self.steps), size, rng)
+
+
 @dataclass(frozen=True)
-class ReportNoisyMax(_Mechanism):
+class ReportNoisyMax(_GridQueries, _Mechanism):
     """Report-noisy-max: the index of the largest noisy score; the index only.
 
-    Adds Laplace noise of scale ``2Δ/ε`` to every score (``Δ/ε`` when
-    ``monotone=True``: all scores move in the same direction between
-    neighbours) and returns the argmax.
+    The scores are rounded to a power-of-two grid (``granularity``) and
+    discrete Laplace noise of scale ``2·steps`` grid steps is added to each
+    (``steps`` when ``monotone=True``: all scores move in the same direction
+    between neighbours), i.e. about ``2Δ/ε`` (``Δ/ε``) in score units
+    (:attr:`scale`); the argmax is returned (the first one on ties).
 
     Privacy: pure ε-DP when each score changes by at most ``Δ`` between
-    neighbours. The noisy scores themselves are never returned.
+    neighbours. The usual proof carries over to integer noise: the event
+    "``i`` wins" is monotone in its own noise, and the discrete Laplace
+    survival function is log-concave, so shifting the winning threshold by
+    the rounded scores' ``2·steps`` (``steps``) changes its probability by at
+    most ``e^ε``. The noisy scores themselves are never returned.
 
     Parameters
     ----------
@@ -348,7 +487,7 @@ class ReportNoisyMax(_Mechanism):
         Largest change Δ of any one score between neighbours.
     monotone : bool, default=False
         True when all scores move in the same direction between neighbours
-        (noise scale ``Δ/ε`` instead of ``2Δ/ε``).
+        (half the noise).
     neighbours : {"add_remove", "replace"} or None, default=None
         The neighbouring relation under which ``sensitivity`` holds; ``cost``
         is stated under it (and raises while it is None).
@@ -363,10 +502,14 @@ class ReportNoisyMax(_Mechanism):
 
     monotone: bool = False
 
+    def __post_init__(self):
+        super().__post_init__()
+        check_integer_rate(self.epsilon / self.steps, type(self).__name__)
+
     @property
     def scale(self) -> float:
-        """Laplace scale of the per-score noise."""
-        return (1.0 if self.monotone else 2.0) * self.sensitivity / self.epsilon
+        """Scale of the per-score noise in score units (``≈ 2Δ/ε``, ``Δ/ε`` if monotone)."""
+        return (1 if self.monotone else 2) * self.steps * self.granularity / self.epsilon
 
     def select(self, scores, rng: np.random.Generator, axis: int = -1):
         """Index of the noisy maximum along ``axis`` (an int for 1-D scores).
@@ -393,24 +536,32 @@ class ReportNoisyMax(_Mechanism):
             raise ValueError("ReportNoisyMax needs at least one score.")
         if not np.all(np.isfinite(scores)):
             raise ValueError("ReportNoisyMax scores must be finite.")
-        noisy = scores + rng.laplace(0.0, self.scale, size=scores.shape)
+        noisy = self.to_steps(scores)
+        noisy += self._noise(1 if self.monotone else 2, scores.shape, rng)
         index = np.argmax(noisy, axis=axis)
         return int(index) if np.ndim(index) == 0 else index
 
 
 @dataclass
-class AboveThreshold:
+class AboveThreshold(_GridQueries):
     """AboveThreshold (sparse vector with one positive answer), over a stream.
 
-    The threshold is perturbed once with Lap(2Δ/ε); each query with fresh
-    Lap(4Δ/ε). The first query whose noisy value reaches the noisy threshold
-    is reported and the mechanism halts. Queries can be fed in chunks
-    (:meth:`feed`), each chunk vectorised; the answer is the same as feeding
-    them one by one.
+    Threshold and queries are rounded to a power-of-two grid
+    (``granularity``); the threshold is perturbed once with discrete Laplace
+    noise of scale ``2·steps`` grid steps (``≈ 2Δ/ε``), each query with fresh
+    noise of scale ``4·steps`` (``≈ 4Δ/ε``). The first query whose noisy value
+    reaches the noisy threshold is reported and the mechanism halts. Queries
+    can be fed in chunks (:meth:`feed`), each chunk vectorised; the answer is
+    the same as feeding them one by one.
 
     Privacy: pure ε-DP for a stream of queries each of sensitivity ``Δ``
     (under the caller's relation), whatever the number of queries, because
-    only the index of the first positive answer is released.
+    only the index of the first positive answer is released. The proof's
+    shifts (the threshold noise by ``steps``, the answering query's noise by
+    ``2·steps``) are integers on the grid, so it holds for the integer noise.
+
+    The object keeps the noisy threshold (it must, to answer later queries)
+    but no generator: each :meth:`feed` takes the generator to draw from.
 
     Parameters
     ----------
@@ -421,7 +572,7 @@ class AboveThreshold:
     sensitivity : float, default=1.0
         Largest change Δ of any one query between neighbours.
     rng : numpy.random.Generator, default=None
-        Source of the threshold and query noise (None: fresh OS entropy).
+        Source of the threshold noise only, not kept (None: fresh OS entropy).
     neighbours : {"add_remove", "replace"} or None, default=None
         The neighbouring relation under which ``sensitivity`` holds; ``cost``
         is stated under it (and raises while it is None).
@@ -437,10 +588,11 @@ class AboveThreshold:
     --------
     >>> import numpy as np
     >>> from skdp_anomaly.privacy import AboveThreshold
-    >>> at = AboveThreshold(threshold=10.0, epsilon=5.0, rng=np.random.default_rng(0))
-    >>> at.feed([0.0, 0.0, 0.0]) is None
+    >>> rng = np.random.default_rng(0)
+    >>> at = AboveThreshold(threshold=10.0, epsilon=5.0, rng=rng)
+    >>> at.feed([0.0, 0.0, 0.0], rng) is None
     True
-    >>> at.feed([50.0, 0.0])
+    >>> at.feed([50.0, 0.0], rng)
     3
     >>> at.halted
     True
@@ -449,45 +601,60 @@ class AboveThreshold:
     threshold: float
     epsilon: float
     sensitivity: float = 1.0
-    rng: np.random.Generator = field(default=None, repr=False)
+    rng: InitVar[np.random.Generator | None] = None
     neighbours: str | None = field(default=None, kw_only=True)
     n_seen_: int = field(default=0, init=False)
     halted: bool = field(default=False, init=False)
-    _noisy_threshold: float = field(default=0.0, init=False, repr=False)
+    _noisy_threshold: int = field(default=0, init=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self, rng):
         self.epsilon = check_epsilon(self.epsilon)
         self.sensitivity = _check_sensitivity(self.sensitivity)
         if not np.isfinite(self.threshold):
             raise ValueError(f"threshold must be finite, got {self.threshold!r}.")
         if self.neighbours is not None:
             check_neighbours(self.neighbours)
-        if self.rng is None:
-            self.rng = np.random.default_rng()
-        self._noisy_threshold = self.threshold + self.rng.laplace(0.0, self.threshold_scale)
+        check_integer_rate(self.epsilon / (2 * self.steps), type(self).__name__)
+        rng = np.random.default_rng() if rng is None else rng
+        self._noisy_threshold = int(self.threshold_steps + self.threshold_noise(None, rng))
+
+    @property
+    def threshold_steps(self) -> int:
+        """The public threshold rounded to the grid, in steps."""
+        return int(self.to_steps(self.threshold))
 
     @property
     def threshold_scale(self) -> float:
-        """Laplace scale ``2Δ/ε`` of the threshold noise."""
-        return 2.0 * self.sensitivity / self.epsilon
+        """Scale ``≈ 2Δ/ε`` of the threshold noise, in query units."""
+        return 2 * self.steps * self.granularity / self.epsilon
 
     @property
     def query_scale(self) -> float:
-        """Laplace scale ``4Δ/ε`` of the per-query noise."""
-        return 4.0 * self.sensitivity / self.epsilon
+        """Scale ``≈ 4Δ/ε`` of the per-query noise, in query units."""
+        return 4 * self.steps * self.granularity / self.epsilon
+
+    def threshold_noise(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Threshold noise in grid steps (for vectorised many-run replicas)."""
+        return self._noise(2, size, rng)
+
+    def query_noise(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Query noise in grid steps (for vectorised many-run replicas)."""
+        return self._noise(4, size, rng)
 
     @property
     def cost(self) -> PrivacyCost:
         """Pure ε-DP under ``neighbours`` (the relation of ``sensitivity``)."""
         return _cost_under(self, self.neighbours)
 
-    def feed(self, queries) -> int | None:
+    def feed(self, queries, rng: np.random.Generator | None = None) -> int | None:
         """Answer a chunk of queries; stop at the first positive answer.
 
         Parameters
         ----------
         queries : array-like of float
             The next query values (finite), in stream order.
+        rng : numpy.random.Generator or None, default=None
+            Source of this chunk's query noise (None: fresh OS entropy).
 
         Returns
         -------
@@ -500,7 +667,8 @@ class AboveThreshold:
         queries = np.asarray(queries, dtype=np.float64).ravel()
         if not np.all(np.isfinite(queries)):
             raise ValueError("AboveThreshold queries must be finite.")
-        noisy = queries + self.rng.laplace(0.0, self.query_scale, size=queries.shape)
+        rng = np.random.default_rng() if rng is None else rng
+        noisy = self.to_steps(queries) + self.query_noise(queries.shape, rng)
         hits = np.flatnonzero(noisy >= self._noisy_threshold)
         start = self.n_seen_
         if hits.size:
@@ -512,82 +680,8 @@ class AboveThreshold:
 
 
 @dataclass(frozen=True)
-class VectorLaplaceMechanism(_Mechanism):
-    """L2 "vector Laplace" noise with density ∝ ``exp(-(ε/Δ) ‖z‖₂)``.
-
-    Drawn as a radius ``Gamma(d, Δ/ε)`` times a uniform direction. This is the
-    noise of seed 003, eq. (8), where ``Δ = 2M`` (M bounds ‖x‖₂).
-
-    Privacy: pure ε-DP for a vector query whose **L2** sensitivity is ``Δ``
-    (the log-density ratio between ``z`` and ``z + v`` is at most
-    ``ε‖v‖₂/Δ`` by the triangle inequality).
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter ε, in ``(0, inf)``.
-    sensitivity : float, default=1.0
-        L2 sensitivity Δ of the vector query.
-    neighbours : {"add_remove", "replace"} or None, default=None
-        The neighbouring relation under which ``sensitivity`` holds; ``cost``
-        is stated under it (and raises while it is None).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly.privacy import VectorLaplaceMechanism
-    >>> VectorLaplaceMechanism(epsilon=1.0).noise(3, np.random.default_rng(0), n=5).shape
-    (5, 3)
-    """
-
-    def noise(self, dim: int, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
-        """Draw ``n`` noise vectors of dimension ``dim`` (shape ``(dim,)`` if n is None).
-
-        Parameters
-        ----------
-        dim : int
-            Dimension d of each vector.
-        rng : numpy.random.Generator
-            Source of the noise.
-        n : int or None, default=None
-            Number of vectors; None draws a single vector of shape ``(dim,)``.
-
-        Returns
-        -------
-        ndarray of float64
-            Shape ``(dim,)`` or ``(n, dim)``.
-        """
-        if not isinstance(dim, Integral) or dim < 1:
-            raise ValueError(f"dim must be a positive int, got {dim!r}.")
-        shape = (dim,) if n is None else (n, dim)
-        direction = rng.standard_normal(shape)
-        norms = np.linalg.norm(direction, axis=-1, keepdims=True)
-        radius = rng.gamma(dim, self.sensitivity / self.epsilon, size=shape[:-1] + (1,))
-        return direction / norms * radius
-
-    def randomise(self, vectors, rng: np.random.Generator) -> np.ndarray:
-        """Return ``vectors`` (shape (d,) or (n, d)) plus independent noise.
-
-        Parameters
-        ----------
-        vectors : array-like of shape (d,) or (n, d)
-            The true vectors.
-        rng : numpy.random.Generator
-            Source of the noise.
-
-        Returns
-        -------
-        ndarray of float64
-            The noisy vectors, same shape.
-        """
-        vectors = np.asarray(vectors, dtype=np.float64)
-        n = None if vectors.ndim == 1 else vectors.shape[0]
-        return vectors + self.noise(vectors.shape[-1], rng, n=n)
-
-
-@dataclass(frozen=True)
 class BernoulliSelection:
-    """Bernoulli (randomized-response) point selection of seed 003, §3.1.
+    """Bernoulli (randomized-response) point selection of Ghassemi et al. (2016), §3.1.
 
     A point is selected with probability ``1 - p`` when it is informative
     (``c(t) >= τ``) and ``p`` otherwise, with ``p = 1/(1+e^ε)``.
@@ -657,7 +751,7 @@ class BernoulliSelection:
 
 @dataclass(frozen=True)
 class ExponentialSelection:
-    """Exponential point selection of seed 003, §3.1, eq. (7).
+    """Exponential point selection of Ghassemi et al. (2016), §3.1, eq. (7).
 
     ``q = exp(-max(b, d) ε/Δ)`` with ``Δ = M - b``, where ``d`` is the
     distance of the point to the decision boundary, ``b`` the slab half-width

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_random_state"]
+__all__ = ["call_rng", "check_random_state"]
 
 
 def check_random_state(random_state=None) -> np.random.Generator:
@@ -47,3 +47,43 @@ def check_random_state(random_state=None) -> np.random.Generator:
         "random_state must be None, a non-negative int, a numpy Generator or a "
         f"RandomState; got {random_state!r}."
     )
+
+
+def call_rng(random_state, call: int) -> np.random.Generator:
+    """The generator of one call of a streaming estimator; nothing is kept between calls.
+
+    A fitted estimator must not hold a generator: a kept PCG64 can be rewound
+    to the noise it drew, hence to the data. Each ``partial_fit`` (or owner
+    release) therefore draws from a generator of its own:
+
+    * ``None``: fresh OS entropy for every call;
+    * an int: the child ``call`` of the seed's
+      :class:`numpy.random.SeedSequence`, so a run repeats exactly (and no two
+      calls share noise);
+    * a ``Generator`` (or ``RandomState``): the user's object, which advances
+      from call to call.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        The estimator's ``random_state`` parameter.
+    call : int
+        The number of calls made before this one (public).
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator for this call only.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import call_rng
+    >>> a, b = call_rng(7, 0).integers(1 << 30), call_rng(7, 1).integers(1 << 30)
+    >>> bool(a == call_rng(7, 0).integers(1 << 30)) and bool(a != b)
+    True
+    """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        check_random_state(random_state)  # the same validation and error
+        seed = np.random.SeedSequence(int(random_state), spawn_key=(int(call),))
+        return np.random.default_rng(seed)
+    return check_random_state(random_state)
