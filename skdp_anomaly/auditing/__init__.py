@@ -1,6 +1,7 @@
 """Empirical privacy auditing (public API)."""
 
 from ._auditor import AuditResult, audit, clopper_pearson
+from ._float_attack import floating_point_audit, grid_reachable, laplace_reachable
 from ._scenarios import AuditScenario, mechanism_scenarios, run_scenario
 
 __all__ = [
@@ -8,6 +9,9 @@ __all__ = [
     "AuditScenario",
     "audit",
     "clopper_pearson",
+    "floating_point_audit",
+    "grid_reachable",
+    "laplace_reachable",
     "mechanism_scenarios",
     "run_scenario",
 ]
