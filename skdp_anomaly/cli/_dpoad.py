@@ -68,7 +68,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bins", action="append", required=True, metavar="EDGES",
                    help=f"the public bin edges of a --column, once per --column in the same "
                         f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
-                        "includes its right edge; records outside are an error. Write "
+                        "includes its right edge; a record outside counts in the nearest edge bin. Write "
                         "--bins=-5:5:11 when the first edge is negative")
     p.add_argument("--epsilon", required=True, type=float, help="ε spent on each window (> 0)")
     p.add_argument("--mechanism", choices=("dpoad", "painfree", "laplace", "record"),
@@ -175,12 +175,14 @@ def _window_order(labels) -> list:
     return sorted(labels, key=lambda label: (keys[label], label))
 
 
-def read_windows(path, columns: list, window_column: str, bins: list):
+def read_windows(path, columns: list, window_column: str):
     """The records grouped by window: ``(labels, windows)`` in window order.
 
     ``windows[i]`` is a float array of shape ``(n_records, len(columns))``.
-    Raises ValueError naming the line and column of a bad cell, or of a
-    record outside ``bins``, but never its value.
+    Raises ValueError naming the line and column of a bad cell, but never its
+    value. Records are not checked against the bins: DPOAD counts one outside
+    them in the nearest edge bin (an error would let one record change the
+    output).
     """
     path = Path(path)
     with path.open(newline="") as fh:
@@ -202,12 +204,6 @@ def read_windows(path, columns: list, window_column: str, bins: list):
                 raise ValueError(f"column {window_column!r} has a missing value on line "
                                  f"{line}; every record needs a window.")
             record = [_finite(row[j], name, line) for j, name in zip(features, columns)]
-            for value, name, edges in zip(record, columns, bins):
-                if not edges[0] <= value <= edges[-1]:
-                    raise ValueError(
-                        f"column {name!r} on line {line} is outside its --bins "
-                        f"[{_number(edges[0])}, {_number(edges[-1])}]: the bins are public "
-                        "and fixed in advance, so widen them or drop such records.")
             groups.setdefault(label, []).append(record)
     if not groups:
         raise ValueError(f"{path.name} has no data rows.")
@@ -369,7 +365,7 @@ def _write_json(args, det, labels, edges, leaked: bool) -> None:
 
 def run(args) -> int:
     det, edges = _checked_detector(args)
-    labels, windows = read_windows(args.input, args.columns, args.window_column, edges)
+    labels, windows = read_windows(args.input, args.columns, args.window_column)
     with library_calls("dpoad") as shown:
         _fit_windows(det, windows)
     leaked = any(map(is_privacy_leak, shown))
