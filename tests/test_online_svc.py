@@ -641,3 +641,35 @@ def test_same_seed_same_run_different_seed_different_run():
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert not np.array_equal(a.coef_, c.coef_)
     assert np.all(np.isfinite(a.coef_))
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[0.1, np.nan]] * 10), np.zeros(10), "NaN"),
+    (np.zeros(10), np.zeros(10), "2D array"),
+    (np.zeros((10, 2)), np.zeros(9), "labels"),
+])
+def test_bad_input_of_the_first_call_charges_nothing(X, y, match):
+    # every input is checked before the run's ε is charged: a refused fit spends nothing
+    ledger = Ledger(epsilon=10.0)
+    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=ledger, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        est.partial_fit(X, y, classes=[0, 1])
+    assert ledger.total() == (0.0, 0.0)
+    with pytest.raises(NotFittedError):
+        est.predict(np.zeros((1, 2)))
+
+
+def test_update_releases_a_gradient_on_the_grid():
+    # one update from w = 0 with B = 1, η = 1, λ = 0: the new iterate is the released
+    # noisy gradient itself, g · (round(grad / g) + z), an exact multiple of the grid
+    from skdp_anomaly.active_learning import _kernel as kernel
+    from skdp_anomaly.privacy import LaplaceMechanism
+
+    g = LaplaceMechanism(1.0, 2.0 * np.sqrt(2), coordinates=2).granularity
+    w = np.zeros(2)
+    buf = np.array([[0.3, -0.7]])
+    noise = np.array([5.0, -3.0])
+    kernel._update(w, buf, np.array([1.0]), 1, noise, g, 0.0, 1.0, 1e9)
+    expected = (np.rint(buf[0] / g) + noise) * g
+    np.testing.assert_array_equal(w, expected)
+    assert np.array_equal(w / g, np.rint(w / g))
