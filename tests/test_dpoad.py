@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pytest
+from _walk import reachable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -516,27 +517,9 @@ def test_nothing_reachable_holds_true_counts_or_records(mechanism):
             assert not _contains_run(leaf, c / max_count), "a true disentangled vector leaked"
 
 
-def _reachable(obj, seen=None):
-    """Every object reachable from ``obj`` through attributes, items and fields."""
-    seen = {} if seen is None else seen
-    if id(obj) in seen or isinstance(obj, (type, str, bytes, int, float, np.ndarray)):
-        return seen
-    seen[id(obj)] = obj
-    children = []
-    if isinstance(obj, dict):
-        children = [*obj.keys(), *obj.values()]
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        children = list(obj)
-    elif hasattr(obj, "__dict__"):
-        children = list(vars(obj).values())
-    for child in children:
-        _reachable(child, seen)
-    return seen
-
-
 def test_the_analyst_holds_no_reference_to_the_owner_or_the_estimator():
     det = run("dpoad", n_windows=3)
-    reached = _reachable(det.analyst_).values()
+    reached = reachable(det.analyst_).values()
     assert not any(isinstance(o, (DataOwner, DPOAD)) for o in reached)
     assert any(isinstance(o, WindowRelease) for o in reached)  # the walk does reach things
 

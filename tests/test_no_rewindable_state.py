@@ -11,6 +11,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _walk import reachable
 from sklearn.linear_model import LogisticRegression
 
 from skdp_anomaly import (
@@ -24,28 +25,6 @@ from skdp_anomaly import (
 
 _RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
            np.random.RandomState)
-
-
-def _reachable(obj, seen=None):
-    """Every object reachable from ``obj`` through attributes, slots, items and fields."""
-    seen = {} if seen is None else seen
-    if id(obj) in seen or isinstance(obj, (type, str, bytes, int, float, np.ndarray)):
-        return seen
-    seen[id(obj)] = obj
-    children = []
-    if isinstance(obj, dict):
-        children = [*obj.keys(), *obj.values()]
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        children = list(obj)
-    else:
-        if hasattr(obj, "__dict__"):
-            children = list(vars(obj).values())
-        for cls in type(obj).__mro__:
-            children += [getattr(obj, s) for s in getattr(cls, "__slots__", ())
-                         if isinstance(s, str) and hasattr(obj, s)]
-    for child in children:
-        _reachable(child, seen)
-    return seen
 
 
 def _two_classes(n=400, d=3, seed=0):
@@ -121,7 +100,7 @@ FITTED = {
 def test_fitted_estimator_holds_no_generator_and_no_seed(name):
     est = FITTED[name]()
     assert est.get_params()["random_state"] is None
-    kept = [type(o).__name__ for o in _reachable(est).values() if isinstance(o, _RANDOM)]
+    kept = [type(o).__name__ for o in reachable(est).values() if isinstance(o, _RANDOM)]
     assert kept == [], f"{name} keeps {kept}"
     assert b"numpy.random" not in pickle.dumps(est)
 
@@ -133,7 +112,7 @@ def test_the_walk_finds_a_kept_generator():
 
     holder = Holder()
     holder.state = {"streams": [np.random.default_rng()]}
-    assert any(isinstance(o, _RANDOM) for o in _reachable(holder).values())
+    assert any(isinstance(o, _RANDOM) for o in reachable(holder).values())
     assert b"numpy.random" in pickle.dumps(holder.state)
 
 
