@@ -233,21 +233,9 @@ def _price_diffprivlib(estimator, path: str) -> StepPrice:
 
 
 # -- this package's protocol -----------------------------------------------
-# parameters this package's estimators derive from the data when they are None,
-# with where the derived value ends up (the leak says what the ε does not cover)
-_PROTOCOL_DATA_PARAMS = {
-    "bounds": "stored in `bounds_`",
-    "bounds_X": "stored in `bounds_X_`",
-    "bounds_y": "stored in `bounds_y_`",
-    "data_norm": "stored in `data_norm_`",
-    # DPOAD: the count domain {0..max_count} is each window's record count
-    "max_count": "the window's record count, carried by every release as its count domain",
-}
-
-
 def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
     # a meta-estimator prices its own release here; the walker adds its members
-    own = getattr(estimator, "_own_privacy_cost", None)
+    own = getattr(estimator, "own_privacy_cost", None)
     try:
         cost = own() if callable(own) else estimator.privacy_cost()
     except (TypeError, ValueError) as exc:  # e.g. epsilon=0: say which step
@@ -261,14 +249,6 @@ def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
     return cost
 
 
-def _data_derived_params(estimator) -> list:
-    try:
-        params = estimator.get_params(deep=False)
-    except Exception:  # noqa: BLE001 - a protocol object need not be an estimator
-        return []
-    return [name for name in _PROTOCOL_DATA_PARAMS if name in params and params[name] is None]
-
-
 def _stated_assumptions(estimator, path: str) -> tuple:
     # third-party protocol objects may predate privacy_assumptions()
     stated = getattr(estimator, "privacy_assumptions", None)
@@ -278,13 +258,9 @@ def _stated_assumptions(estimator, path: str) -> tuple:
 def _price_protocol(estimator, path: str) -> StepPrice:
     cls = type(estimator).__name__
     cost = _protocol_cost(estimator, path, cls)
-    leaked = _data_derived_params(estimator)
-    leaks = tuple(
-        f"{_where(path)}: {cls} has {name}=None, so it is computed from the data at "
-        f"fit (PrivacyLeakWarning, {_PROTOCOL_DATA_PARAMS[name]}): the step's ε does not hold "
-        f"for the records that determine it. Pass {name} from domain knowledge."
-        for name in leaked
-    )
+    # third-party protocol objects may predate privacy_leaks()
+    stated = getattr(estimator, "privacy_leaks", None)
+    leaks = tuple(f"{_where(path)}: {leak}" for leak in (stated() if callable(stated) else ()))
     assumptions = _stated_assumptions(estimator, path)
     kind = "dp" if cost.epsilon > 0 or cost.delta > 0 else "free"
     return StepPrice(cost, "privacy_cost()", kind, leaks, assumptions)

@@ -203,11 +203,11 @@ class _Walker:
                 self.walk(member, _join(path, name))
         elif isinstance(est, BaseSearchCV):
             self._walk_search(est, path)
-        elif callable(getattr(est, "_privacy_children", None)):
+        elif callable(getattr(est, "privacy_children", None)) and est.privacy_children():
             # a meta-estimator of this package: its own release, then each member,
             # all fitted on every record (sequential composition)
             self._leaf(est, path)
-            for name, member in est._privacy_children():
+            for name, member in est.privacy_children():
                 self.walk(member, _join(path, name))
         else:
             self._leaf(est, path)
@@ -551,7 +551,7 @@ def check_privacy_budget(
     value other than ε/δ and fold/candidate counts.
 
     A non-private resampler before a DP step voids that step's guarantee:
-    seed 004 (thesis), Theorem 3.2. With :class:`skdp_anomaly.DPSMOTE`
+    Lut (2022), Theorem 3.2. With :class:`skdp_anomaly.DPSMOTE`
     costs add up (Theorem 3.3).
 
     Examples

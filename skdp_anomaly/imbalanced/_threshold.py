@@ -11,6 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 
 __all__ = ["NoisyPriorThresholdClassifier"]
 
@@ -90,11 +91,11 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     """
 
     _parameter_constraints: dict = {
+        **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict_proba"])],
+        # above 30 the geometric noise of the class sizes rounds to zero
         "epsilon": [Interval(numbers.Real, 0, 30, closed="right")],
         "classes": ["array-like", None],
-        "random_state": ["random_state", np.random.Generator],
-        "accountant": [HasMethods(["spend"]), None],
     }
 
     def __init__(self, estimator, *, epsilon=0.05, classes=None, random_state=None,
@@ -106,27 +107,48 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         self.accountant = accountant
 
     # ------------------------------------------------------------ privacy
-    def _own_privacy_cost(self) -> PrivacyCost:
-        return PrivacyCost.pure(
-            float(self.epsilon), "NoisyPriorThresholdClassifier: class sizes, one geometric "
-            "histogram (sensitivity 1)", neighbours="add_remove")
+    def _mechanism(self) -> GeometricMechanism:
+        """The class sizes: one histogram of disjoint classes, sensitivity 1 (add/remove)."""
+        return GeometricMechanism(float(self.epsilon), neighbours="add_remove")
 
-    def _privacy_children(self):
-        # priced as it is fitted: held to the public label set when it takes one
+    def own_privacy_cost(self) -> PrivacyCost:
+        """Return the cost of the class-size release alone (the wrapped estimator is a child).
+
+        Returns
+        -------
+        PrivacyCost
+            Pure ``epsilon``-DP under add/remove-one-record neighbours.
+        """
+        self._check_params()
+        return self._class_size_cost()
+
+    def _class_size_cost(self) -> PrivacyCost:
+        cost = self._mechanism().cost
+        return PrivacyCost.pure(cost.epsilon, "NoisyPriorThresholdClassifier: class sizes, one "
+                                "geometric histogram (sensitivity 1)", neighbours=cost.neighbours)
+
+    def privacy_children(self) -> list:
+        """Return the wrapped estimator, as it is fitted (held to the public label set).
+
+        Returns
+        -------
+        list of (str, estimator)
+            ``[("estimator", clone)]``.
+        """
+        self._check_params()
         return [("estimator", self._child(self._check_classes()))]
 
-    def privacy_cost(self) -> PrivacyCost:
+    def _more_validate_params(self) -> None:
+        self._check_classes()
+
+    def _privacy_cost(self) -> PrivacyCost:
         """The class-size release plus the wrapped estimator, under replace-one neighbours.
 
-        Raises
-        ------
-        ValueError
-            When the wrapped estimator learns without privacy (the budget
-            validator's leak message says why).
+        Raises ``ValueError`` when the wrapped estimator learns without privacy
+        (the budget validator's leak message says why).
         """
         from ..budget import check_privacy_budget  # the validator prices diffprivlib models
 
-        self._validate_params()
         report = check_privacy_budget(self, None, on_leak="ignore")
         if report.leaks:
             raise ValueError("; ".join(report.leaks))
@@ -141,6 +163,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=False)
+    @private_fit
     def fit(self, X, y):
         """Release the class sizes, then fit a clone of ``estimator`` on ``(X, y)``.
 
@@ -148,21 +171,22 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         -------
         self
         """
-        self._start_private_fit(self._own_privacy_cost())
+        mechanism = self._mechanism()
+        self._start_private_fit(self.own_privacy_cost())
         public = self._check_classes()  # parameters only: before reading the data
         child = self._child(public)
         X, y = validate_data(self, X, y, reset=True, ensure_all_finite=True)
         check_classification_targets(y)
         classes = self._label_set(y, public)
         rng = check_random_state(self.random_state)
-        self._charge(self._own_privacy_cost())
-        noisy = GeometricMechanism(float(self.epsilon)).randomise(
+        self._charge(self._class_size_cost())
+        noisy = mechanism.randomise(
             np.bincount(np.searchsorted(classes, y), minlength=classes.size), rng)
         self.estimator_ = child.fit(X, y)
         self.classes_, self.noisy_class_counts_ = classes, noisy
         prior = np.maximum(self.noisy_class_counts_, 1).astype(np.float64)
         self.class_prior_ = prior / prior.sum()
-        self.privacy_spent_ = self._own_privacy_cost()
+        self.privacy_spent_ = self._spent()
         return self
 
     def _check_classes(self):

@@ -13,8 +13,6 @@ from ._cost import (
 )
 from ._mechanisms import (
     AboveThreshold,
-    BernoulliSelection,
-    ExponentialSelection,
     MAX_GEOMETRIC_EPSILON,
     MAX_GRID_EPSILON,
     GeometricMechanism,
@@ -23,7 +21,13 @@ from ._mechanisms import (
     ReportNoisyMax,
     check_epsilon,
 )
-from ._protocol import ACCOUNTANT_NEIGHBOURS, PrivacyCostMixin
+from ._selection import BernoulliSelection, ExponentialSelection
+from ._protocol import (
+    ACCOUNTANT_NEIGHBOURS,
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    PrivacyCostMixin,
+    private_fit,
+)
 from ._rng import call_rng, check_random_state
 from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds, warn_privacy_leak
 
@@ -37,6 +41,7 @@ __all__ = [
     "MAX_GEOMETRIC_EPSILON",
     "MAX_GRID_EPSILON",
     "NEIGHBOURS",
+    "PRIVACY_PARAMETER_CONSTRAINTS",
     "PrivacyCost",
     "PrivacyCostMixin",
     "PrivacyLeakWarning",
@@ -51,5 +56,6 @@ __all__ = [
     "compose_parallel",
     "compose_sequential",
     "relation_text",
+    "private_fit",
     "warn_privacy_leak",
 ]

@@ -10,9 +10,14 @@ notion                             fields
 =================================  ==========================================
 pure ε-DP                          ``delta == 0``, ``gamma == 0``, not restricted
 (ε, δ)-DP                          ``delta > 0``
-anomaly-restricted ε-DP (seed 000)  ``anomaly_restricted=True`` (Def. 1–2)
-(ε, γ)-random DP (seed 001)         ``gamma > 0`` (Def. II.1)
+anomaly-restricted ε-DP [B]        ``anomaly_restricted=True`` (Def. 1–2)
+(ε, γ)-random DP [M]               ``gamma > 0`` (Def. II.1)
 =================================  ==========================================
+
+[B]: Bittner, Sarwate and Wright, *Using noisy binary search for
+differentially private anomaly detection*; [M]: Mohammady, Wang, Wang and
+Zhang, *DPOAD: differentially private outsourcing of anomaly detection
+through iterative sensitivity learning*.
 
 Each relaxation only *removes* neighbouring pairs (anomaly-restricted), or
 allows the bound to fail with a small probability (δ over the mechanism's
@@ -125,11 +130,11 @@ class PrivacyCost:
     delta : float, default=0.0
         Probability (over the mechanism's randomness) that the ε bound fails.
     gamma : float, default=0.0
-        (ε, γ)-random DP (seed 001, Def. II.1): probability, over the draw of
+        (ε, γ)-random DP (Mohammady et al., Def. II.1): probability, over the draw of
         the neighbouring pair, that the ε bound does not hold.
     anomaly_restricted : bool, default=False
         True when the guarantee covers only anomaly-restricted neighbours
-        (seed 000, Def. 1): the anomalous record itself is not protected.
+        (Bittner, Sarwate and Wright, Def. 1): the anomalous record itself is not protected.
     notes : tuple of str, default=()
         Human-readable remarks carried through composition.
     neighbours : {"add_remove", "replace"}
@@ -212,7 +217,7 @@ class PrivacyCost:
     @classmethod
     def anomaly_restricted_dp(cls, epsilon: float, *notes: str,
                               neighbours: str) -> "PrivacyCost":
-        """Anomaly-restricted ε-DP (seed 000, Def. 1–2) under ``neighbours``.
+        """Anomaly-restricted ε-DP (Bittner, Sarwate and Wright, Def. 1–2) under ``neighbours``.
 
         Parameters
         ----------
@@ -233,7 +238,7 @@ class PrivacyCost:
     @classmethod
     def random_dp(cls, epsilon: float, gamma: float, *notes: str,
                   neighbours: str) -> "PrivacyCost":
-        """(ε, γ)-random DP (seed 001, Def. II.1) under ``neighbours``.
+        """(ε, γ)-random DP (Mohammady et al., Def. II.1) under ``neighbours``.
 
         Parameters
         ----------
@@ -406,6 +411,10 @@ class PrivacyCost:
         if times == 0:
             return PrivacyCost.zero()
         return compose_sequential([self] * int(times))
+
+    def __deepcopy__(self, memo) -> "PrivacyCost":
+        # immutable (frozen, tuple notes): a copy is the object itself
+        return self
 
     def __add__(self, other: "PrivacyCost") -> "PrivacyCost":
         if not isinstance(other, PrivacyCost):

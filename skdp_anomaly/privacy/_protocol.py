@@ -1,111 +1,389 @@
-"""The privacy-cost protocol every estimator of this package follows.
+"""The privacy protocol every estimator of this package follows.
 
-* ``privacy_cost()`` — the cost implied by the parameters, callable before
-  fitting, with its neighbouring relation (the budget validator reads it,
-  never an accountant);
+Public side, readable before fitting (the budget validator and the CLI use
+nothing else):
+
+* ``privacy_cost()`` — validates every parameter (sklearn's
+  ``_parameter_constraints``, then the estimator's cross-parameter hook
+  ``_more_validate_params``) and returns the cost they imply, with its
+  neighbouring relation. A bad setting raises sklearn's
+  ``InvalidParameterError`` or a ``ValueError`` naming the parameter, the same
+  error ``fit`` raises;
+* ``own_privacy_cost()`` — a meta-estimator's own release without its members;
+* ``privacy_children()`` — the members a meta-estimator fits on every record;
 * ``privacy_assumptions()`` — what the guarantee takes as public without
-  checking it (e.g. the set of class labels when it is read from ``y``);
-  the budget validator lists these in its report;
-* ``privacy_spent_`` — the cost actually spent by the last fit (may be lower
-  when a mechanism stops early).
+  checking it;
+* ``privacy_leaks()`` — what a setting leaves unprotected (a bound left
+  ``None`` and read from the data);
+* ``privacy_spent_`` — what the current run actually spent, including the
+  charges of a call that then failed (a new ``fit`` starts a new count; the
+  accountant keeps every charge).
 
-Accounting happens **before** release: a fit first forgets any earlier fit
-and checks that the accountant can pay the whole planned cost
-(:meth:`PrivacyCostMixin._start_private_fit`), then charges each part right
-before the mechanism that releases it (:meth:`PrivacyCostMixin._charge`). A
-refused fit therefore computes nothing and leaves the estimator unfitted.
+One path for every fit (:meth:`PrivacyCostMixin._start_private_fit`,
+:meth:`PrivacyCostMixin._charge`, :func:`private_fit`):
 
-When the user passes an accountant (``accountant`` parameter: a diffprivlib
-``BudgetAccountant``, or any object with ``spend(epsilon, delta)`` and
-optionally ``check(epsilon, delta)``) it is charged as diffprivlib's own
-models charge theirs. ``None`` charges no accountant: this package does not
-import diffprivlib (which does not import on every scikit-learn); to share
-diffprivlib's default accountant pass ``BudgetAccountant.load_default(None)``.
-The accountant keeps one ledger of (ε, δ)
-for diffprivlib's models, whose guarantees hold under replace-one neighbours
-(n public), so this package charges it every cost **under replace-one
-neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`): an add/remove ε counts 2ε there
-(group privacy), and the ledger's total stays true. ``privacy_spent_`` keeps
-the estimator's own relation. Note that ``sklearn.base.clone`` deep-copies
-parameters, so a cloned estimator charges a *copy* of the accountant: this is
-why the budget validator works from parameters, not accountants.
+1. validate the parameters (``privacy_cost()``);
+2. reserve the whole planned cost on the accountant, atomically: two fits
+   sharing an accountant in two threads cannot both pass its check and then
+   overspend;
+3. read and validate the data;
+4. for each release: charge its mechanism's cost, then release;
+5. set ``privacy_spent_``.
+
+A refusal before step 4 releases nothing and leaves the estimator as it
+was. Every public fitting method is a transaction (:func:`private_fit`): on
+any exception, ``KeyboardInterrupt`` included, the estimator is restored to
+its state before the call, except that ``privacy_spent_`` (and the
+accountant) keep every charge made — a charge is made right before its
+release, and a release cannot be taken back.
+
+Accountants: a diffprivlib ``BudgetAccountant``, or any object with
+``spend(epsilon, delta)`` and optionally ``check(epsilon, delta)``. It is
+charged under **replace-one neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`), the
+relation of diffprivlib's models: an add/remove ε counts 2ε there (group
+privacy), so one ledger stays true. ``privacy_spent_`` keeps the estimator's
+own relation. ``sklearn.base.clone`` deep-copies parameters, so a clone
+charges a *copy* of the accountant: the budget validator works from
+parameters, not accountants.
 """
 
 from __future__ import annotations
 
-from ._cost import PrivacyCost
+import copy
+import functools
+import threading
+from numbers import Real
 
-__all__ = ["ACCOUNTANT_NEIGHBOURS", "PrivacyCostMixin"]
+import numpy as np
+from sklearn.utils._param_validation import HasMethods, Interval
+
+from ._cost import PrivacyCost, compose_sequential
+
+__all__ = ["ACCOUNTANT_NEIGHBOURS", "PRIVACY_PARAMETER_CONSTRAINTS", "PrivacyCostMixin",
+           "private_fit"]
 
 #: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
 ACCOUNTANT_NEIGHBOURS = "replace"
 
+#: The constraints every estimator shares; each adds its own (and may narrow these).
+PRIVACY_PARAMETER_CONSTRAINTS = {
+    "epsilon": [Interval(Real, 0, None, closed="neither")],
+    "random_state": ["random_state", np.random.Generator],
+    "accountant": [HasMethods(["spend"]), None],
+}
+
+
+class _Reservations:
+    """Budget reserved on each accountant by fits under way (process-wide).
+
+    ``check`` then ``spend`` is not atomic on an accountant shared by two
+    threads; a fit therefore reserves its whole plan under a lock, and the
+    check counts what other fits have reserved and not yet spent.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held: dict[int, list] = {}  # id(accountant) -> [ε, δ, number of holders]
+
+    def reserve(self, accountant, epsilon: float, delta: float) -> None:
+        with self._lock:
+            held = self._held.get(id(accountant), [0.0, 0.0, 0])
+            if hasattr(accountant, "check") and (epsilon > 0 or delta > 0):
+                accountant.check(epsilon + held[0], delta + held[1])
+            self._held[id(accountant)] = [held[0] + epsilon, held[1] + delta, held[2] + 1]
+
+    def spend(self, accountant, epsilon: float, delta: float, reserved: bool) -> None:
+        with self._lock:
+            held = self._held.get(id(accountant))
+            if reserved and held is not None:
+                # the reservation covers this charge: the accountant sees it once
+                held[0], held[1] = max(held[0] - epsilon, 0.0), max(held[1] - delta, 0.0)
+            accountant.spend(epsilon, delta)
+
+    def release(self, accountant, epsilon: float, delta: float) -> None:
+        with self._lock:
+            held = self._held.get(id(accountant))
+            if held is None:
+                return
+            held[0], held[1], held[2] = (max(held[0] - epsilon, 0.0),
+                                         max(held[1] - delta, 0.0), held[2] - 1)
+            if held[2] <= 0:
+                del self._held[id(accountant)]
+
+
+_RESERVATIONS = _Reservations()
+
+
+class _Run:
+    """One fit's reservation on the accountant and the charges made under it."""
+
+    def __init__(self, accountant, planned: tuple[float, float]):
+        self.accountant = accountant
+        self.left = list(planned)  # reserved and not spent yet
+        self.open = False
+
+    def reserve(self) -> None:
+        if self.accountant is not None:
+            _RESERVATIONS.reserve(self.accountant, *self.left)
+            self.open = True
+
+    def spend(self, epsilon: float, delta: float) -> None:
+        if self.accountant is None or (epsilon == 0 and delta == 0):
+            return
+        _RESERVATIONS.spend(self.accountant, epsilon, delta, reserved=self.open)
+        self.left = [max(self.left[0] - epsilon, 0.0), max(self.left[1] - delta, 0.0)]
+
+    def close(self) -> None:
+        if self.open:
+            _RESERVATIONS.release(self.accountant, *self.left)
+            self.open = False
+
 
 class PrivacyCostMixin:
-    """Mixin implementing the accounting side of the privacy-cost protocol."""
+    """The privacy protocol: validated costs, reserved budgets, transactional fits.
 
-    def privacy_cost(self) -> PrivacyCost:  # pragma: no cover - abstract
-        """Privacy cost implied by the current parameters (before fitting)."""
-        raise NotImplementedError
+    Subclasses write ``_privacy_cost()`` (the cost of valid parameters) and,
+    when parameters constrain each other, ``_more_validate_params()``; their
+    fitting methods are decorated with :func:`private_fit` and call
+    :meth:`_start_private_fit` before reading data and :meth:`_charge` right
+    before each release.
+    """
+
+    #: parameters that, left ``None``, are read from the data: name -> where it goes
+    _data_derived_params: dict = {}
+    #: private attributes that hold the state of a run (forgotten with the fitted ones)
+    _private_state: tuple = ()
+
+    # -- the public side ------------------------------------------------------
+    def privacy_cost(self) -> PrivacyCost:
+        """Return the cost the parameters imply, once every parameter is validated.
+
+        Returns
+        -------
+        PrivacyCost
+            The whole cost of one fit (of one full run for a stream), with its
+            neighbouring relation.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError, ValueError
+            A parameter out of its range, or parameters that contradict each
+            other; the message names the parameter.
+        """
+        self._check_params()
+        return self._privacy_cost()
+
+    def own_privacy_cost(self) -> PrivacyCost:
+        """Return the cost of this estimator's own releases, without its children's.
+
+        Returns
+        -------
+        PrivacyCost
+            :meth:`privacy_cost` for an estimator without members; a
+            meta-estimator overrides it.
+        """
+        return self.privacy_cost()
+
+    def privacy_children(self) -> list:
+        """Return the members fitted on every record, as ``(name, estimator)`` pairs.
+
+        Returns
+        -------
+        list of (str, estimator)
+            Empty except for meta-estimators; the budget validator prices
+            each member and adds it to :meth:`own_privacy_cost`.
+        """
+        return []
 
     def privacy_assumptions(self) -> tuple:
-        """What the guarantee of :meth:`privacy_cost` takes as public, in words.
+        """Return what the guarantee of :meth:`privacy_cost` takes as public, in words.
 
-        Empty when the guarantee rests on the parameters alone.
+        Returns
+        -------
+        tuple of str
+            Empty when the guarantee rests on the parameters alone.
         """
         return ()
 
+    def privacy_leaks(self) -> tuple:
+        """Return what the current setting leaves unprotected, in words.
+
+        A bound left ``None`` is read from the data at fit: the guarantee does
+        not hold for the records that determine it.
+
+        Returns
+        -------
+        tuple of str
+            One sentence per leak; empty when nothing leaks.
+        """
+        params = self.get_params(deep=False)
+        return tuple(
+            f"{type(self).__name__} has {name}=None, so it is computed from the data at fit "
+            f"(PrivacyLeakWarning, {where}): the ε does not hold for the records that "
+            f"determine it. Pass {name} from domain knowledge."
+            for name, where in self._data_derived_params.items()
+            if name in params and params[name] is None)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return bool(getattr(self, "_fitted", False))
+
+    # -- validation -----------------------------------------------------------
+    def _check_params(self) -> None:
+        """sklearn's declarative constraints, then the cross-parameter hook."""
+        self._validate_params()
+        self._more_validate_params()
+
+    def _more_validate_params(self) -> None:
+        """Checks between parameters (raise ``ValueError`` naming the parameter)."""
+
+    def _privacy_cost(self) -> PrivacyCost:  # pragma: no cover - abstract
+        raise NotImplementedError
+
     # -- accounting, in this order: start, then charge before each release -----
-    def _start_private_fit(self, planned: PrivacyCost) -> None:
-        """Forget any earlier fit, then check that the accountant can pay ``planned``.
+    def _start_private_fit(self, planned: PrivacyCost | None = None) -> None:
+        """Forget any earlier fit and reserve ``planned`` (default: ``privacy_cost()``).
 
         Call before reading the data: when the budget is refused (the
         accountant's error, diffprivlib's ``BudgetError``) nothing has been
-        computed and the estimator is unfitted.
+        computed.
         """
+        planned = self.privacy_cost() if planned is None else planned
         self._forget()
-        accountant = getattr(self, "accountant", None)
-        epsilon, delta = self._ledger_entry(planned)
-        if accountant is None or not hasattr(accountant, "check") or epsilon == delta == 0:
-            return
+        self._open_run(planned)
+
+    def _open_run(self, planned: PrivacyCost) -> None:
+        self._close_run()
+        run = _Run(getattr(self, "accountant", None), self._ledger_entry(planned))
         try:
-            accountant.check(epsilon, delta)
+            run.reserve()
         except ValueError as exc:  # diffprivlib's BudgetError is a ValueError
+            epsilon, delta = self._ledger_entry(planned)
             raise type(exc)(
                 f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
                 f"accountant ({planned} is charged under replace-one neighbours, the "
                 f"relation of diffprivlib's accountant): {exc}"
             ) from None
+        self.__dict__["_budget_run"] = run
 
-    #: private attributes that hold the state of a run (forgotten with the fitted ones)
-    _private_state: tuple = ()
+    def _close_run(self) -> None:
+        run = self.__dict__.pop("_budget_run", None)
+        if run is not None:
+            run.close()
 
     def _forget(self) -> None:
         """Drop every fitted attribute and the private state of a run."""
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, name)
-        for name in self._private_state:
+        for name in (*self._private_state, "_fitted", "_charges"):
             self.__dict__.pop(name, None)
 
     def _charge(self, cost: PrivacyCost) -> None:
-        """Charge ``cost`` to the accountant; call right before the release it pays for.
+        """Charge ``cost``; call right before the release it pays for.
 
-        A release that spends nothing is not charged (diffprivlib refuses
-        ε = δ = 0). A refusal (an accountant without ``check`` refuses only
-        here) forgets the run, so that nothing half-fitted survives it.
+        The charge is recorded (``privacy_spent_`` counts it even if the call
+        fails later) and paid to the accountant from the fit's reservation.
         """
-        accountant = getattr(self, "accountant", None)
         epsilon, delta = self._ledger_entry(cost)
-        if accountant is not None and (epsilon > 0 or delta > 0):
-            try:
-                accountant.spend(epsilon, delta)
-            except Exception:
-                self._forget()
-                raise
+        run = self.__dict__.get("_budget_run")
+        if run is None:  # a release outside a started fit: reserve just this one
+            self._open_run(cost)
+            run = self.__dict__["_budget_run"]
+        run.spend(epsilon, delta)
+        self.__dict__.setdefault("_charges", []).append(cost)
+
+    def _spent(self) -> PrivacyCost:
+        """Everything charged in the current run (zero when nothing was)."""
+        charges = self.__dict__.get("_charges", [])
+        if not charges:
+            return PrivacyCost.zero()
+        return compose_sequential(charges)
 
     @staticmethod
     def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:
         # diffprivlib accountants know (ε, δ) only; relaxed notions are charged
         # their (ε, δ) part and the notion is kept in privacy_spent_
+        if cost.epsilon == 0 and cost.delta == 0:
+            return 0.0, 0.0
         ledger = cost.under(ACCOUNTANT_NEIGHBOURS)
         return ledger.epsilon, ledger.delta
+
+    # -- transactions ------------------------------------------------------------
+    @classmethod
+    def _parameter_names(cls) -> frozenset:
+        # cached per class: a stream fed point by point snapshots at every call
+        names = cls.__dict__.get("_parameter_names_cache")
+        if names is None:
+            names = frozenset(cls._get_param_names())
+            cls._parameter_names_cache = names
+        return names
+
+    def _snapshot(self) -> dict:
+        """A copy of everything a call may change (not the parameters)."""
+        params = self._parameter_names()
+        state = {k: v for k, v in vars(self).items() if k not in params and k != "_budget_run"}
+        return copy.deepcopy(state)
+
+    def _restore(self, snapshot: dict, made: list) -> None:
+        """Put back ``snapshot``; keep (and report) the charges ``made`` since it was taken."""
+        params = self._parameter_names()
+        for name in [k for k in vars(self) if k not in params]:
+            del self.__dict__[name]
+        self.__dict__.update(snapshot)
+        if made:
+            self.__dict__["_charges"] = list(snapshot.get("_charges", [])) + list(made)
+            self.privacy_spent_ = compose_sequential(self.__dict__["_charges"])
+
+
+def private_fit(method):
+    """Make a fitting method a transaction of the privacy protocol.
+
+    On any exception (``KeyboardInterrupt`` included) the estimator is put
+    back as it was before the call, except that the charges made during the
+    call stay in ``privacy_spent_`` (and on the accountant). On success the
+    estimator is marked fitted. Either way the call's budget reservation is
+    released, unless the estimator keeps a stream's run open
+    (``_keeps_run_open``).
+
+    Parameters
+    ----------
+    method : callable
+        A fitting method (``fit``, ``partial_fit``, ``fit_resample``) of a
+        :class:`PrivacyCostMixin` estimator.
+
+    Returns
+    -------
+    callable
+        The method, wrapped.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import private_fit
+    >>> callable(private_fit(lambda self, X: self))
+    True
+    """
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        snapshot = self._snapshot()
+        charges_before = list(self.__dict__.get("_charges", []))
+        try:
+            result = method(self, *args, **kwargs)
+        except BaseException:
+            charges_now = self.__dict__.get("_charges", [])
+            made = _new_charges(charges_before, charges_now)
+            self._close_run()
+            self._restore(snapshot, made)
+            raise
+        self.__dict__["_fitted"] = True
+        if not getattr(self, "_keeps_run_open", False):
+            self._close_run()
+        return result
+
+    return wrapper
+
+
+def _new_charges(before: list, now: list) -> list:
+    """The charges added to ``now`` since ``before`` (a fit may have reset the list)."""
+    if len(now) >= len(before) and all(a is b for a, b in zip(before, now)):
+        return list(now[len(before):])
+    return list(now)
