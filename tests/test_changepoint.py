@@ -1,4 +1,4 @@
-"""Offline PNCPD (seed 004, Algorithm 3): statistic, sensitivity, estimator, drift, thresholds."""
+"""Offline PNCPD (Lut 2022, Algorithm 3): statistic, sensitivity, estimator, drift, thresholds."""
 
 import math
 import warnings
@@ -389,7 +389,7 @@ def test_warnings_are_not_raised_for_private_fits():
         PrivateChangePointDetector(random_state=0).fit(np.arange(80.0))
 
 
-# -- silent misconfiguration (issue 8) ------------------------------------------------
+# -- silent misconfiguration ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("threshold", [0.5, 1.0, 1.5, 0.2, -1.0])

@@ -3,6 +3,7 @@
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -147,6 +148,10 @@ BAD_CHANGEPOINT_ARGS = [
     ([*ONLINE, "--window", "2"], "--window"),
     ([*ONLINE, "--threshold", "nan"], "--threshold"),
     ([*ONLINE, "--gamma", "0.3"], "--gamma"),
+    ([*ONLINE, "--gamma", "0.25"], "--gamma must be in the range (0, 0.25)"),
+    ([*ONLINE, "--threshold", "1.5"], "--threshold must be a float in the range (0.5, 1.0)"),
+    ([*ONLINE, "--threshold", "0.5"], "--threshold"),
+    (["--epsilon", "2e6"], "--epsilon must be a float in the range (0.0, 1048576.0]"),
     (["--online"], "--online needs --window"),
     (["--threshold", "0.8"], "are for --online mode"),
 ]
@@ -216,3 +221,29 @@ def test_leak_warning_voids_the_privacy_claim(series_csv, capsys, monkeypatch):
     assert "warning: something was computed from the data" in err
     assert "NOT differentially private" in out
     assert "privacy spent" not in out and "pure ε-DP" not in out
+
+
+def test_options_are_checked_through_privacy_cost_only(series_csv, capsys, monkeypatch):
+    """The command validates through ``privacy_cost()`` (no private method of the
+    detector): what it refuses there stops it before any row is read."""
+    from skdp_anomaly.cli import _changepoint
+
+    calls = []
+    original = PrivateChangePointDetector.privacy_cost
+
+    def privacy_cost(self):
+        calls.append(self.get_params())
+        return original(self)
+
+    def refuse(self):
+        raise ValueError("The 'gamma' parameter is refused here.")
+
+    monkeypatch.setattr(PrivateChangePointDetector, "privacy_cost", privacy_cost)
+    monkeypatch.setattr(PrivateChangePointDetector, "_more_validate_params", refuse)
+    read = record_calls(monkeypatch, [(_changepoint, "read_column")])
+    path, _ = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    assert code == 2 and read == [] and len(calls) == 1
+    assert err.endswith("--gamma is refused here.\n")
+    source = Path(_changepoint.__file__).read_text()
+    assert not re.search(r"\bdet\._", source)

@@ -1,4 +1,4 @@
-"""Private nonparametric change-point detection (seed 004, chapter 2).
+"""Private nonparametric change-point detection (Lut 2022, chapter 2).
 
 :class:`PrivateChangePointDetector` implements PNCPD (offline, Algorithm 3)
 and ONLINEPNCPD (streaming, Algorithm 4); :func:`threshold_range` gives the

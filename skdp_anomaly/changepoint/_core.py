@@ -1,4 +1,4 @@
-"""PNCPD (seed 004, Algorithm 3) as plain functions shared by the estimator,
+"""PNCPD (Lut 2022, Algorithm 3) as plain functions shared by the estimator,
 its online mode and the batch helpers.
 
 Sensitivity under "replace one element" (worked out from Eq. (2.1)): if the
@@ -26,8 +26,8 @@ import numpy as np
 from ..privacy import ReportNoisyMax
 from ._statistic import mann_whitney_counts
 
-__all__ = ["candidate_range", "pncpd_sensitivity", "pncpd_scores", "pncpd_decode",
-           "pncpd_noise_scale", "DIRECTIONS"]
+__all__ = ["candidate_range", "pncpd_sensitivity", "pncpd_mechanism", "pncpd_scores",
+           "pncpd_decode", "pncpd_noise_scale", "DIRECTIONS"]
 
 DIRECTIONS = ("both", "increase", "decrease")
 
@@ -66,11 +66,20 @@ def pncpd_sensitivity(n: int, gamma: float) -> float:
     return 1.0 / min(k_lo, n - k_hi)
 
 
+def pncpd_mechanism(n: int, gamma: float, epsilon: float) -> ReportNoisyMax:
+    """Algorithm 3's report-noisy-max on ``n`` samples (finite ``epsilon``).
+
+    Its ``cost`` is ε-DP under replace-one neighbours, the relation ``Δ`` is
+    derived under.
+    """
+    return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma), neighbours="replace")
+
+
 def pncpd_noise_scale(n: int, gamma: float, epsilon: float) -> float:
     """Laplace scale ``2Δ/ε`` of Algorithm 3 (0 for ``ε = inf``)."""
     if math.isinf(epsilon):
         return 0.0
-    return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma)).scale
+    return pncpd_mechanism(n, gamma, epsilon).scale
 
 
 def pncpd_scores(x, gamma: float, direction: str):
@@ -119,7 +128,7 @@ def pncpd_select(scores: np.ndarray, n: int, gamma: float, epsilon: float, rng) 
     if math.isinf(epsilon):
         idx = np.argmax(scores, axis=-1)
         return int(idx) if np.ndim(idx) == 0 else idx
-    return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma)).select(scores, rng, axis=-1)
+    return pncpd_mechanism(n, gamma, epsilon).select(scores, rng, axis=-1)
 
 
 def pncpd(x, epsilon: float, gamma: float, direction: str, rng) -> tuple[int, str]:

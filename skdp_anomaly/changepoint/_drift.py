@@ -1,4 +1,4 @@
-"""Drift change detection by reduction to a change in distribution (seed 004, §2.5)."""
+"""Drift change detection by reduction to a change in distribution (Lut 2022, §2.5)."""
 
 from __future__ import annotations
 

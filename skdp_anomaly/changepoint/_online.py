@@ -26,6 +26,12 @@ generator between calls. With an int seed a run repeats exactly for the same
 chunking; another chunking gives other, equally distributed, noise. All
 noise lives on AboveThreshold's and report-noisy-max's power-of-two grids
 (float-safe), at scales within ``2^-20`` of Algorithm 4's.
+
+Accounting: :meth:`OnlinePNCPD.feed` calls back ``charge(cost)`` right
+before each of the two releases (:func:`stage_costs`); the callback is an
+argument, not state, because the estimator copies the run's state before
+every call to put it back if the call fails, and the estimator decides
+whether the stage was already charged in the run.
 """
 
 from __future__ import annotations
@@ -34,11 +40,28 @@ import math
 
 import numpy as np
 
-from ..privacy import AboveThreshold
-from ._core import candidate_range, pncpd
+from ..privacy import AboveThreshold, PrivacyCost
+from ._core import candidate_range, pncpd, pncpd_mechanism
 from ._statistic import sliding_centre_counts
 
-__all__ = ["OnlinePNCPD"]
+__all__ = ["ABOVE_THRESHOLD_STAGE", "PNCPD_STAGE", "OnlinePNCPD", "stage_costs"]
+
+#: The notes naming the two charges of a run (how the estimator tells which were made).
+ABOVE_THRESHOLD_STAGE = "ONLINEPNCPD stage 1 of 2: AboveThreshold (ε/2)"
+PNCPD_STAGE = "ONLINEPNCPD stage 2 of 2: PNCPD (ε/2)"
+
+
+def stage_costs(window: int, gamma: float, epsilon: float) -> tuple[PrivacyCost, PrivacyCost]:
+    """The two charges of a run, each named by its note: AboveThreshold's
+    answers (ε/2, whatever their number), then PNCPD's selection (ε/2), both
+    under replace-one neighbours (the relation of the sensitivities above)."""
+    if math.isinf(epsilon):
+        above = selection = PrivacyCost.infinite(neighbours="replace")
+    else:
+        # AboveThreshold's cost is its ε under the relation of its sensitivity 2/n
+        above = PrivacyCost.pure(epsilon / 2, neighbours="replace")
+        selection = pncpd_mechanism(window, gamma, epsilon / 2).cost
+    return above.with_notes(ABOVE_THRESHOLD_STAGE), selection.with_notes(PNCPD_STAGE)
 
 # points per vectorised block: bounds the work wasted after an alarm inside a huge chunk
 _BLOCK = 65_536
@@ -61,7 +84,7 @@ class OnlinePNCPD:
     """State of one run of Algorithm 4 (no validation: the estimator does it)."""
 
     def __init__(self, *, window: int, threshold: float, epsilon: float, gamma: float,
-                 direction: str, rng: np.random.Generator, charge=None):
+                 direction: str, rng: np.random.Generator):
         self.window, self.h = int(window), int(window) // 2
         self.epsilon, self.gamma, self.direction = float(epsilon), float(gamma), direction
         self.shift = candidate_range(self.window, gamma)[0]  # g = ⌈γn⌉
@@ -71,9 +94,8 @@ class OnlinePNCPD:
             self._above = _NoiselessThreshold(threshold)
         else:
             self._above = AboveThreshold(threshold=float(threshold), epsilon=epsilon / 2,
-                                         sensitivity=2.0 / self.window, rng=rng)
-        # called with ε/2 right before each of the two releases (accounting first)
-        self._charge = charge if charge is not None else (lambda epsilon: None)
+                                         sensitivity=2.0 / self.window, rng=rng,
+                                         neighbours="replace")
         self.n_seen = 0                 # points consumed
         self.n_queries = 0              # windows answered by AboveThreshold
         self.alarm_index = None         # centre c of the alarming window
@@ -86,6 +108,14 @@ class OnlinePNCPD:
     def detected(self) -> bool:
         return self.change_point is not None
 
+    @property
+    def stage_costs(self) -> tuple[PrivacyCost, PrivacyCost]:
+        """The charges of the two releases, each made right before its release.
+
+        Computed, not stored: the state is copied before every call.
+        """
+        return stage_costs(self.window, self.gamma, self.epsilon)
+
     def _queries(self, counts: np.ndarray) -> np.ndarray:
         u = counts / float(self.h * self.h)
         if self.direction == "decrease":
@@ -94,17 +124,23 @@ class OnlinePNCPD:
             return 1.0 - u
         return np.maximum(u, 1.0 - u)
 
-    def feed(self, x: np.ndarray, rng: np.random.Generator) -> None:
-        """Consume a chunk (1-D float array) with this call's noise; stops at the detection."""
+    def feed(self, x: np.ndarray, rng: np.random.Generator, charge=None) -> None:
+        """Consume a chunk (1-D float array) with this call's noise; stops at the detection.
+
+        ``charge(cost)`` is called with ``stage_costs[0]`` right before
+        AboveThreshold answers its first window and with ``stage_costs[1]``
+        right before PNCPD runs.
+        """
+        charge = charge if charge is not None else (lambda cost: None)
         query_rng, pncpd_rng = rng.spawn(2)
         pos = 0
         while pos < x.size and not self.detected:
             if self.alarm_index is None:
-                pos = self._scan(x, pos, query_rng)
+                pos = self._scan(x, pos, query_rng, charge)
             else:
-                pos = self._fill(x, pos, pncpd_rng)
+                pos = self._fill(x, pos, pncpd_rng, charge)
 
-    def _scan(self, x: np.ndarray, pos: int, rng) -> int:
+    def _scan(self, x: np.ndarray, pos: int, rng, charge) -> int:
         part = x[pos:pos + _BLOCK]
         buf = np.concatenate([self._tail, part])
         if buf.size < self.window:
@@ -114,7 +150,7 @@ class OnlinePNCPD:
         if self._last_count is not None:
             counts = counts[1:]         # that window was answered before
         if counts.size and self.n_queries == 0 and self._last_count is None:
-            self._charge(self.epsilon / 2)  # AboveThreshold's answers start here
+            charge(self.stage_costs[0])  # AboveThreshold's answers start here
         hit = self._above.feed(self._queries(counts), rng) if counts.size else None
         if hit is None:
             self.n_queries += counts.size
@@ -132,14 +168,14 @@ class OnlinePNCPD:
         self.n_seen = window_end
         return pos + used
 
-    def _fill(self, x: np.ndarray, pos: int, rng) -> int:
+    def _fill(self, x: np.ndarray, pos: int, rng, charge) -> int:
         need = self.window + self.shift - self._tail.size
         part = x[pos:pos + need]
         self._tail = np.concatenate([self._tail, part])
         self.n_seen += part.size
         if self._tail.size == self.window + self.shift:
             seg = self._tail[self.shift:]
-            self._charge(self.epsilon / 2)
+            charge(self.stage_costs[1])
             k, name = pncpd(seg, self.epsilon / 2, self.gamma, self.direction, rng)
             start = self.alarm_index - self.h + self.shift
             self.change_point, self.detected_direction = start + k, name

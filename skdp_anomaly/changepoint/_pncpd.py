@@ -1,4 +1,4 @@
-"""Private nonparametric change-point detection (seed 004, chapter 2)."""
+"""Private nonparametric change-point detection (Lut 2022, chapter 2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._warn import warn
@@ -17,12 +17,23 @@ from ..privacy import (
     PrivacyCostMixin,
     call_rng,
     check_random_state,
+    compose_sequential,
 )
-from ._core import DIRECTIONS, candidate_range, pncpd, pncpd_noise_scale, pncpd_sensitivity
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ._core import (
+    DIRECTIONS,
+    candidate_range,
+    pncpd,
+    pncpd_mechanism,
+    pncpd_noise_scale,
+    pncpd_sensitivity,
+)
 from ._in_memory import reject_dask_collection
-from ._online import OnlinePNCPD
+from ._online import OnlinePNCPD, stage_costs
 
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
+
+_OFFLINE_NOTE = "PNCPD (report-noisy-max)"
 
 # a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
 # change and the score without one: the selection is then close to uniform
@@ -57,7 +68,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     """Differentially private nonparametric change-point detector (PNCPD).
 
     Offline (``window=None``), :meth:`fit` privately estimates the single
-    change point ``k`` of a series (Algorithm 3 of seed 004): report-noisy-max
+    change point ``k`` of a series (Algorithm 3 of Lut 2022): report-noisy-max
     over ``k ∈ {⌈γn⌉, ..., ⌊(1-γ)n⌋}`` of the Mann–Whitney statistic
 
         ``V(k) = #{i <= k < j : x_i > x_j} / (k (n - k))``   (Eq. (2.1)).
@@ -105,11 +116,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         child of the seed), and only the noisy threshold of AboveThreshold,
         which the run needs, is kept until it halts.
     accountant : diffprivlib BudgetAccountant, default=None
-        Checked for the whole ε when a run starts (before the data are read)
-        and charged before each release (offline: ε before the selection;
-        online: ε/2 before the first window is answered, ε/2 more before the
-        change point is selected), so a refused run releases nothing and
-        leaves the detector unfitted. ``None`` charges no accountant (pass
+        The whole ε is reserved on it when a run starts (before the data are
+        read; online, the reservation lasts until the detection) and charged
+        before each release (offline: ε before the selection; online: ε/2
+        before the first window is answered, ε/2 more before the change point
+        is selected, each once per run), so a refused run releases nothing
+        and leaves the detector unfitted. ``None`` charges no accountant (pass
         ``BudgetAccountant.load_default(None)`` to share diffprivlib's default
         one).
 
@@ -196,6 +208,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     so do not publish a pickled running detector. They are discarded at the
     detection.
 
+    **Interrupted calls.** :meth:`fit` and :meth:`partial_fit` are
+    transactions: a call that raises (``KeyboardInterrupt`` included) puts
+    the detector back as it was before the call, stream state and counters
+    (``n_seen_``) together, so the same chunk can be fed again and no sample
+    is read twice. A charge the call made stays in ``privacy_spent_`` (and on
+    the accountant): the release it paid for may have started. Online, the
+    retry does not charge that stage again — the answers of the rolled-back
+    call were never returned — so a run is charged ε at most, however often
+    its calls are retried.
+
     **Complexity.** ``V(k)`` for all ``k`` comes from one stable ranking
     pass: ``S(k) = Σ_{t<k} (r_t - t)`` with ``r_t`` the stable rank of
     ``x_t`` (exact integers, ties as in (2.1)), O(n log n). Online updates
@@ -213,9 +235,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     References
     ----------
-    Seed 004 (thesis), chapter 2: Eq. (2.1), Algorithm 3 and Theorems
-    2.3–2.4 (offline), Algorithm 4 and Theorems 2.5–2.6 (online), §2.5
-    (drift).
+    Lut, *Privacy-Aware Data Analysis*, PhD thesis, Columbia University,
+    2022, chapter 2: Eq. (2.1), Algorithm 3 and Theorems 2.3–2.4 (offline),
+    Algorithm 4 and Theorems 2.5–2.6 (online), §2.5 (drift).
 
     Examples
     --------
@@ -245,9 +267,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     True
     """
 
-    _private_state = ("_online",)
+    # the state of an online run: the algorithm's (samples, noisy threshold), the
+    # call counter that picks each call's generator, and whether the run goes on
+    _private_state = ("_online", "_n_calls", "_keeps_run_open")
 
     _parameter_constraints: dict = {
+        **PRIVACY_PARAMETER_CONSTRAINTS,
         # above MAX_GRID_EPSILON the grid noise would approach its float limits
         "epsilon": [Interval(Real, 0, MAX_GRID_EPSILON, closed="right")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
@@ -256,8 +281,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
         # ≈ 1/2 without a change and at most 1, so other thresholds alarm on noise
         "threshold": [Interval(Real, 0.5, 1.0, closed="neither"), None],
-        "random_state": ["random_state", np.random.Generator],
-        "accountant": [HasMethods(["spend"]), None],
     }
 
     def __init__(self, *, epsilon=1.0, gamma=0.1, direction="both", window=None,
@@ -271,8 +294,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.accountant = accountant
 
     # ------------------------------------------------------------ protocol
-    def privacy_cost(self) -> PrivacyCost:
-        """The ε of one fit (offline) or one full online run, from the parameters.
+    def _privacy_cost(self) -> PrivacyCost:
+        """The ε of one fit (offline) or one full online run, from valid parameters.
 
         Examples
         --------
@@ -281,8 +304,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP', neighbours='replace')
         """
         if self.window is None:
-            return PrivacyCost.pure(self.epsilon, "PNCPD (report-noisy-max)",
-                                    neighbours="replace")
+            return PrivacyCost.pure(self.epsilon, _OFFLINE_NOTE, neighbours="replace")
         return PrivacyCost.pure(self.epsilon, "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2",
                                 neighbours="replace")
 
@@ -316,7 +338,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             return None  # the full validation raises the usual error
         return X
 
-    def _check_online_params(self):
+    def _more_validate_params(self) -> None:
+        """The checks between parameters: which ones each mode takes, and Theorem 2.6's."""
+        if self.window is None:
+            if self.threshold is not None:
+                raise ValueError(
+                    f"threshold={self.threshold!r} is used only in online mode, but "
+                    "window=None; set window (an even int >= 4) for online detection, or "
+                    "threshold=None."
+                )
+            return
         if self.threshold is None:
             raise ValueError("threshold must be a float in online mode (window is not None); "
                              "got None. See threshold_range for Theorem 2.6's range.")
@@ -326,11 +357,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
                              f"(Theorem 2.6), got {self.gamma!r}.")
         candidate_range(self.window, self.gamma)
-        _warn_if_noise_dominates(self.window, self.gamma, self.epsilon / 2, "window",
-                                 self.epsilon)
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
+    @private_fit
     def fit(self, X, y=None):
         """Estimate the change point of the series ``X`` (offline, or online from scratch).
 
@@ -353,34 +383,28 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         reject_dask_collection(X, f"{type(self).__name__}.fit", advice="fit")
         if self.window is not None:
-            self._check_online_params()
-            self._start_private_fit(self.privacy_cost())
+            self._start_online_run(may_resume=False)
             x = self._check_series(X, reset=True)
             self._start_online()
             return self._online_feed(x)
-        if self.threshold is not None:
-            raise ValueError(
-                f"threshold={self.threshold!r} is used only in online mode, but window=None; "
-                "set window (an even int >= 4) for online detection, or threshold=None."
-            )
-        self._start_private_fit(self.privacy_cost())
+        self._start_private_fit()
         x = self._check_series(X, reset=True)
         n = x.shape[0]
         candidate_range(n, self.gamma)
         _warn_if_noise_dominates(n, self.gamma, self.epsilon, "series", self.epsilon)
         rng = check_random_state(self.random_state)
-        self._online = None
-        cost = self.privacy_cost()
-        self._charge(cost)
+        mechanism = pncpd_mechanism(n, self.gamma, self.epsilon)
+        self._charge(mechanism.cost.with_notes(_OFFLINE_NOTE))
         self.change_point_, self.direction_ = pncpd(x, self.epsilon, self.gamma, self.direction, rng)
-        self.noise_scale_ = pncpd_noise_scale(n, self.gamma, self.epsilon)
+        self.noise_scale_ = mechanism.scale
         self.detected_ = True
         self.alarm_index_ = None
         self.n_seen_ = n
-        self.privacy_spent_ = cost
+        self.privacy_spent_ = self._spent()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @private_fit
     def partial_fit(self, X, y=None):
         """Feed the next chunk of the stream to ONLINEPNCPD (Algorithm 4).
 
@@ -391,6 +415,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ``for chunk in stream: det.partial_fit(chunk)`` runs to the end; check
         ``detected_`` to stop early, and call :meth:`fit` or clone the
         estimator to start a new run.
+
+        Each call is all or nothing: a call that raises (``KeyboardInterrupt``
+        included) leaves the run as it was before it, so feeding the same
+        chunk again continues the stream exactly; only a charge it made stays
+        (in ``privacy_spent_`` and on the accountant) and is not made again.
 
         Parameters
         ----------
@@ -413,19 +442,61 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         if self.window is None:
             raise ValueError("partial_fit needs the online mode: set window (an even int) "
                              "and threshold; got window=None.")
-        first = getattr(self, "_online", None) is None
-        if first:
-            self._check_online_params()
-        elif self._online.detected:
-            return self  # halted after its single detection (Algorithm 4)
-        if first:
-            self._start_private_fit(self.privacy_cost())
-        x = self._check_stream_chunk(X) if not first else None
-        if x is None:
-            x = self._check_series(X, reset=first)
-        if first:
+        state = getattr(self, "_online", None)
+        if state is None:
+            self._start_online_run(may_resume=True)
+            x = self._check_series(X, reset=True)
             self._start_online()
+            return self._online_feed(x)
+        if state.detected:
+            return self  # halted after its single detection (Algorithm 4)
+        self._reserve_rest_of_run(state)
+        x = self._check_stream_chunk(X)
+        if x is None:
+            x = self._check_series(X, reset=False)
         return self._online_feed(x)
+
+    # ------------------------------------------------------ online run state
+    def _start_online_run(self, *, may_resume: bool) -> None:
+        """Validate, then reserve the run's budget (before any data is read).
+
+        ``may_resume`` (:meth:`partial_fit`): when the call that started this
+        run failed after a charge, its answers were rolled back unseen and its
+        charge stays in the run; the retry continues that run, so only the
+        stages not charged yet are reserved (and later charged).
+        """
+        cost = self.privacy_cost()
+        _warn_if_noise_dominates(self.window, self.gamma, self.epsilon / 2, "window",
+                                 self.epsilon)
+        costs = stage_costs(self.window, self.gamma, self.epsilon)
+        if may_resume and not self.__sklearn_is_fitted__() and any(map(self._charged, costs)):
+            self._open_run(self._rest_of_run(costs))
+        else:
+            self._start_private_fit(cost)
+
+    def _charged(self, cost: PrivacyCost) -> bool:
+        """Whether the run has made the stage charge ``cost`` (named by its last note).
+
+        The charges of a run survive a rolled-back call (the protocol keeps
+        them), so a retry finds the charge of the call it repeats here.
+        """
+        note = cost.notes[-1]
+        return any(made == cost and note in made.notes
+                   for made in self.__dict__.get("_charges", ()))
+
+    def _reserve_rest_of_run(self, state: OnlinePNCPD) -> None:
+        """Reserve what the run has still to charge, when no reservation is open.
+
+        The protocol releases a run's reservation when a call fails; the
+        next call takes it up again.
+        """
+        if self.__dict__.get("_budget_run") is None:
+            self._open_run(self._rest_of_run(state.stage_costs))
+
+    def _rest_of_run(self, costs) -> PrivacyCost:
+        """The stage charges among ``costs`` that the run has not made yet."""
+        rest = [cost for cost in costs if not self._charged(cost)]
+        return compose_sequential(rest) if rest else PrivacyCost.pure(0.0, neighbours="replace")
 
     def _start_online(self):
         # no generator is kept between calls: each call draws from its own (call_rng)
@@ -433,27 +504,31 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,
-            rng=call_rng(self.random_state, self._n_calls), charge=self._charge_stage,
+            rng=call_rng(self.random_state, self._n_calls),
         )
-        self.privacy_spent_ = PrivacyCost.pure(0.0, neighbours="replace")
         self.noise_scale_ = pncpd_noise_scale(self.window, self.gamma, self.epsilon / 2)
-
-    def _charge_stage(self, epsilon: float) -> None:
-        """Charge one stage of ONLINEPNCPD (ε/2) before it releases anything."""
-        self._charge(PrivacyCost.pure(epsilon, neighbours="replace"))
-        spent = self.privacy_spent_.epsilon + epsilon
-        self.privacy_spent_ = PrivacyCost.pure(spent, *self.privacy_cost().notes,
-                                               neighbours="replace")
 
     def _online_feed(self, x):
         state = self._online
         self._n_calls += 1
-        state.feed(x, call_rng(self.random_state, self._n_calls))
+        made = []
+
+        def charge_stage(cost: PrivacyCost) -> None:
+            # once per run: a retried call finds the charge of the call it repeats
+            if not self._charged(cost):
+                self._charge(cost)
+                made.append(cost)
+
+        state.feed(x, call_rng(self.random_state, self._n_calls), charge=charge_stage)
         self.change_point_ = state.change_point
         self.direction_ = state.detected_direction
         self.detected_ = state.detected
         self.alarm_index_ = state.alarm_index
         self.n_seen_ = state.n_seen
+        if made or not hasattr(self, "privacy_spent_"):
+            # 0 (under the run's relation) until AboveThreshold answers its first window
+            self.privacy_spent_ = self._spent().under("replace")
+        self._keeps_run_open = not state.detected  # the reservation lasts until the detection
         return self
 
     # ------------------------------------------------------------- predict

@@ -1,4 +1,4 @@
-"""The Mann–Whitney change-point statistic of seed 004, Eq. (2.1), fast.
+"""The Mann–Whitney change-point statistic of Lut 2022, Eq. (2.1), fast.
 
 For a series ``x_1, ..., x_n`` the statistic at split ``k`` is
 
@@ -75,7 +75,7 @@ def mann_whitney_counts(x) -> np.ndarray:
 
 
 def mann_whitney_statistic(x, ks=None) -> np.ndarray:
-    """``V(k)`` of Eq. (2.1) (seed 004, §2.2.1) at the splits ``ks``.
+    """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks``.
 
     Not private: the exact statistic, for analysis and plots (e.g. Figure
     2.3) of synthetic or public data. Never publish it for private data.

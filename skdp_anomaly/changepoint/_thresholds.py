@@ -1,4 +1,4 @@
-"""Admissible AboveThreshold thresholds for ONLINEPNCPD (seed 004, Theorem 2.6)."""
+"""Admissible AboveThreshold thresholds for ONLINEPNCPD (Lut 2022, Theorem 2.6)."""
 
 from __future__ import annotations
 

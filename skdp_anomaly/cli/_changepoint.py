@@ -127,8 +127,8 @@ def _checked_detector(args):
     """The detector, once every option has passed the checks that need no data.
 
     A bad option then stops the command before the input is read and before
-    any budget is spent: the estimator's own parameter validation runs here
-    rather than inside the fit.
+    any budget is spent: the estimator's own parameter validation
+    (``privacy_cost()``) runs here rather than inside the fit.
     """
     from ..changepoint import PrivateChangePointDetector
 
@@ -145,10 +145,7 @@ def _checked_detector(args):
         window=args.window, threshold=args.threshold, random_state=args.random_state,
     )
     with library_calls("changepoint"):
-        det._validate_params()
-        if args.online:
-            det._check_online_params()  # even window, γ < 1/4, candidates in the window
-        det.privacy_cost()
+        det.privacy_cost()  # every parameter check: ranges, even window, γ < 1/4 online
     return det
 
 
