@@ -330,17 +330,20 @@ def test_accountant_refusal_leaves_estimator_unfitted(method):
         est.predict(X)
 
 
-def test_accountant_refusal_after_a_run_forgets_it():
+def test_accountant_refusal_of_a_refit_keeps_the_earlier_run():
+    # a refused fit is rolled back (the privacy protocol): the earlier run stays as it was
     X, y = disc_stream(200, seed=16)
     ledger = Ledger(epsilon=3.0)
     est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=ledger, random_state=0)
     est.fit(X, y, classes=[-1, 1])
-    est.predict(X)
+    coef, seen = est.coef_.copy(), est.n_seen_
     with pytest.raises(LedgerRefused):
         est.fit(X, y, classes=[-1, 1])
     assert ledger.spent == [(2.0, 0.0)]
-    with pytest.raises(NotFittedError):
-        est.predict(X)
+    np.testing.assert_array_equal(est.coef_, coef)
+    assert est.n_seen_ == seen and est.privacy_spent_.epsilon == 2.0
+    est.partial_fit(X, y)  # the earlier run goes on, charged once
+    assert est.n_seen_ == 2 * seen and ledger.spent == [(2.0, 0.0)]
 
 
 class SpendOnlyAccountant:

@@ -1,4 +1,4 @@
-"""Differentially private online active learning (seed 003).
+"""Differentially private online active learning (Ghassemi, Sarwate and Wright 2016).
 
 :class:`PrivateOnlineActiveSVC` learns a linear SVM from a stream, asking for
 the labels of informative rows only (private Bernoulli or exponential

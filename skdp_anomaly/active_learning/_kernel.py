@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["run_stream"]
+__all__ = ["record_labels", "run_stream"]
 
 # selection and update modes
 SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
@@ -161,3 +161,18 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                 due = ints[BUF_N] > 0  # an empty window publishes the state unchanged
         if due:
             ints[PENDING] = 1
+
+
+@njit(cache=True)
+def record_labels(signs, ints, first, values):
+    """Store the labels ``values`` (±1) of the buffered rows ``first, first + 1, ...``
+    and count them, in one step.
+
+    Compiled code runs to its end before Python sees a Ctrl-C, so a
+    ``KeyboardInterrupt`` never leaves labels stored but not counted (they
+    would be asked again) or counted but not stored.
+    """
+    for k in range(values.shape[0]):
+        signs[first + k] = values[k]
+    ints[LABELLED] = first + values.shape[0]
+    ints[N_LABELS] += values.shape[0]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     assert_all_finite,
@@ -18,13 +19,16 @@ from sklearn.utils.validation import (
 )
 
 from ..privacy import (
-    PrivacyCost,
+    PRIVACY_PARAMETER_CONSTRAINTS,
     LaplaceMechanism,
+    PrivacyCost,
     PrivacyCostMixin,
     call_rng,
+    private_fit,
     warn_privacy_leak,
 )
 from . import _kernel as kernel
+from ._run_state import Labels, RunState, check_label_source, check_y_length
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
 
 __all__ = ["PrivateOnlineActiveSVC"]
@@ -120,12 +124,21 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     n_updates_ : int
         Noisy updates released so far.
     n_seen_ : int
-        Rows processed so far.
+        Rows processed so far (each row counted once, interrupted calls
+        included).
+    n_seen_last_call_ : int
+        How many leading rows of the last call's ``X`` the stream has
+        consumed: all of them when the call returned. After an exception
+        (a ``label_oracle`` error, a Ctrl-C) the rows ``X[:n_seen_last_call_]``
+        were used and the others not; a retry with the same ``X`` skips the
+        former (see Notes). A call that failed before it used anything left
+        the estimator as it was, this attribute included.
     data_norm_ : float
     slab_ : float
         The slab half-width used (absolute, ``slab·M``).
     privacy_spent_ : PrivacyCost
-        Cost of the run so far (``privacy_cost()`` once a row was processed).
+        The run's charge, ``privacy_cost()``, made when the run started, before
+        any row was used; after a failed :meth:`fit`, also that fit's charge.
     n_features_in_ : int
 
     Notes
@@ -136,9 +149,10 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     Lemma 1; exponential, Lemma 2 *corrected*, see
     :class:`~skdp_anomaly.privacy.ExponentialSelection`) and in at most one
     update (``ε_g``, Lemma 3: replacing one row moves the batch's gradient
-    sum by at most ``2M`` in L2 norm, hence ``2M√d`` in L1 norm). The released iterates, the update times and the batch
-    sizes are therefore ``(ε_s + ε_g)``-DP (Theorems 1–3), whatever the
-    stream length; the label buffer is never released. Feeding the same
+    sum by at most ``2M`` in L2 norm, hence ``2M√d`` in L1 norm). The
+    released iterates, the update times and the batch sizes are therefore
+    ``(ε_s + ε_g)``-DP (Theorems 1–3), whatever the stream length; the label
+    buffer is never released. Feeding the same
     records again (several passes) costs ``epsilon`` again per pass, which
     this estimator cannot know. ``privacy_cost()`` equals ``epsilon`` unless a
     fixed exponential ``slab`` costs more than ``ε_s``.
@@ -154,11 +168,43 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     a noise norm about ``√2`` times eq. (8)'s in expectation.
 
     Between calls the pending batch (at most ``batch_size`` selected rows and
-    their labels) is kept in private state, as the paper's buffer: never
-    released, but stored by ``pickle`` mid-stream, so treat a pickled
-    running estimator like the data. No generator and no noise is kept: each
-    call draws from a generator of its own
-    (:func:`~skdp_anomaly.privacy.call_rng`).
+    their labels, raw) is kept in private state, as the paper's buffer:
+    never released, but stored by ``pickle`` mid-stream, so **a pickle of a
+    running estimator is data**. After an interrupted call the private state
+    also holds a BLAKE2b fingerprint of the rows that call consumed (see
+    below); rows with few possible values can be recovered from it by
+    trying them. No generator and no noise is kept: each call draws from a
+    generator of its own (:func:`~skdp_anomaly.privacy.call_rng`).
+
+    **Interrupted calls.** A stream cannot simply be rolled back: rows sent
+    to ``label_oracle`` were seen by another party, and a rolled-back retry
+    would select and use them again. :meth:`partial_fit` therefore commits
+    what the compiled loop did when an exception (an error of
+    ``label_oracle`` or of ``y``, a ``KeyboardInterrupt``) stops it after
+    the call used anything: ``n_seen_``, ``n_labels_requested_``,
+    ``n_updates_`` and ``coef_`` describe exactly the rows consumed, the
+    labels obtained and the updates made; ``n_seen_last_call_`` says how many
+    rows of the call were consumed; and the exception propagates. The next
+    call whose first rows equal, byte for byte, those consumed is taken as
+    the retry: it resumes at the first unconsumed row and asks no label
+    obtained before (the selected rows still waiting for labels are asked
+    for, with the oracle of the retry). A call with other rows continues the
+    stream after the consumed ones. Either way no row is used twice and
+    ``n_seen_`` counts each row once; the run's ε is not charged again. A
+    call that fails before it used anything (bad input, a refused budget, an
+    oracle error on the batch already pending) leaves the estimator exactly
+    as it was. :meth:`fit` is a fresh run and one transaction: on any
+    exception the estimator returns to its state before the call, and the
+    charge of the failed run stays in ``privacy_spent_`` and on the
+    accountant. A retry of ``fit`` is a new run, charged again: the failed
+    run's rows (those sent to an oracle too) were paid for by its charge,
+    and the new run uses them under its own. To resume instead of paying
+    again, stream with :meth:`partial_fit`.
+
+    Parameters cannot change during a run (``set_params`` between
+    :meth:`partial_fit` calls raises): the run was charged for the
+    mechanisms its first call set up. ``random_state`` and ``accountant``
+    may change.
 
     **Dask.** ``dask_ml.wrappers.Incremental(svc, shuffle_blocks=False)``
     feeds the blocks of a dask array to :meth:`partial_fit` in order and
@@ -192,10 +238,11 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     (True, True)
     """
 
-    _private_state = ("_state",)
+    _private_state = ("_state", "_keeps_run_open")
+    _data_derived_params = {"data_norm": "stored in `data_norm_`"}
 
     _parameter_constraints: dict = {
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        **PRIVACY_PARAMETER_CONSTRAINTS,
         "selection": [StrOptions({"bernoulli", "exponential", "all"})],
         "update": [StrOptions({"flmb", "flsw"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -206,8 +253,6 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "average": ["boolean", Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state", np.random.Generator],
-        "accountant": [HasMethods(["spend"]), None],
     }
 
     def __init__(self, *, epsilon=1.0, selection="bernoulli", update="flmb", batch_size=5,
@@ -242,7 +287,44 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             return calibrated_slab(eps_s, 1.0)  # the cost depends on b/M only
         return BERNOULLI_SLAB_SHARE
 
-    def privacy_cost(self) -> PrivacyCost:
+    def _more_validate_params(self) -> None:
+        """The checks between parameters, and those floating point imposes."""
+        name = type(self).__name__
+        if self.selection == "exponential" and self.slab_schedule == "shrinking":
+            raise ValueError(
+                f"The 'slab_schedule' parameter of {name} must be 'fixed' with "
+                "selection='exponential': 'shrinking' is defined for selection='bernoulli' "
+                "only (a shrinking exponential slab would raise its cost). Got "
+                "slab_schedule='shrinking'.")
+        eps_s, eps_g = self._split()
+        if eps_s > MAX_SELECTION_EPSILON or eps_g > MAX_UPDATE_EPSILON:
+            share = "" if self.selection == "all" else (
+                f" with selection_share={self.selection_share!r}")
+            raise ValueError(
+                f"The 'epsilon' parameter of {name} must leave at most ε_s = "
+                f"{MAX_SELECTION_EPSILON:g} to the selection and ε_g = {MAX_UPDATE_EPSILON:g} "
+                "to the updates: above them the selection probabilities round to 0 or 1 and "
+                "the update noise falls below double precision, so the output would be "
+                f"exact. Got epsilon={self.epsilon!r}{share} (ε_s={eps_s:.4g}, "
+                f"ε_g={eps_g:.4g}); use a smaller epsilon.")
+        if self.selection == "exponential":
+            try:
+                self._slab_fraction(eps_s)
+            except (ArithmeticError, ValueError):
+                raise ValueError(
+                    f"The 'epsilon' parameter of {name} leaves the exponential selection "
+                    f"ε_s={eps_s:.3g}, too small to calibrate its slab in floating point. "
+                    f"Got epsilon={self.epsilon!r}; use a larger epsilon (or selection_share) "
+                    "or a fixed slab.") from None
+        if float(self.alpha) < 1.0 / sys.float_info.max:
+            raise ValueError(
+                f"The 'alpha' parameter of {name} must be at least {1 / sys.float_info.max:.3g}"
+                " (1/alpha is the default step size, and its square root the radius of the "
+                f"iterate's ball). Got alpha={self.alpha!r}.")
+        # the cost does not depend on M: data_norm=None is checked on its value at fit
+        self._update_setup(1.0 if self.data_norm is None else float(self.data_norm), 1)
+
+    def _privacy_cost(self) -> PrivacyCost:
         """Pure ``(ε_s + ε_g)``-DP under replace-one-stream-element neighbours.
 
         Examples
@@ -254,21 +336,10 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         >>> round(fixed.privacy_cost().epsilon, 4)   # Lemma 2 corrected: 1.171 + 1
         2.1711
         """
-        if self.selection == "exponential" and self.slab_schedule == "shrinking":
-            raise ValueError("slab_schedule='shrinking' is defined for selection='bernoulli' "
-                             "only (a shrinking exponential slab would raise its cost).")
-        eps_s, eps_g = self._split()
-        if eps_s > MAX_SELECTION_EPSILON or eps_g > MAX_UPDATE_EPSILON:
-            raise ValueError(
-                f"epsilon={self.epsilon!r} gives ε_s={eps_s:.4g} to the selection and "
-                f"ε_g={eps_g:.4g} to the updates; above ε_s = {MAX_SELECTION_EPSILON:g} the "
-                "selection probabilities round to 0 or 1, and above ε_g = "
-                f"{MAX_UPDATE_EPSILON:g} the update noise falls below double precision: "
-                "the output would be exact. Use a smaller epsilon (or selection_share)."
-            )
         if self.selection == "all":
             return PrivacyCost.pure(float(self.epsilon), "every label read; ε on the noisy "
                                     "updates", neighbours="replace")
+        eps_s, eps_g = self._split()
         mech = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
         spent_s = mech.cost.epsilon
         # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
@@ -291,8 +362,13 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
+    @private_fit
     def fit(self, X, y=None, classes=None, label_oracle=None):
         """One fresh pass over the stream ``X`` (in row order).
+
+        A transaction: on any exception the estimator is as before the call,
+        and ``privacy_spent_`` (and the accountant) keep the run's charge when
+        it was made; a retry is a new run, charged again (see Notes).
 
         Parameters
         ----------
@@ -313,22 +389,23 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        for name in ("_state",):
-            self.__dict__.pop(name, None)
-        if classes is None and y is not None:  # reads every label: the label set is public
-            y = column_or_1d(y, warn=True)
-            if y.dtype.kind == "f":
-                assert_all_finite(y, input_name="y")
-            check_classification_targets(y)
-            classes = np.unique(y)
-        return self._partial_fit(X, y, classes, label_oracle, first=True)
+        cost = self.privacy_cost()
+        y = check_label_source(y, label_oracle)
+        X, labels = self._begin_run(cost, X, y, classes, label_oracle, classes_from_y=True)
+        self._stream(X, labels, skip=None, commit=False)
+        return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, classes=None, label_oracle=None):
         """Process the next rows of the stream.
 
-        The first call needs ``classes`` (as for ``SGDClassifier``); a batch
-        that is not complete at the end of a call carries over to the next.
+        The first call needs ``classes`` (as for ``SGDClassifier``) and charges
+        the run's ε; a batch that is not complete at the end of a call
+        carries over to the next. An exception after the call used rows (or
+        obtained labels) leaves the stream where it stopped, counted in the
+        public attributes (``n_seen_last_call_`` rows of ``X`` consumed), and
+        a retry with the same ``X`` resumes there; an exception before leaves
+        the estimator as it was (see Notes).
 
         Parameters
         ----------
@@ -345,51 +422,64 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        first = getattr(self, "_state", None) is None
-        return self._partial_fit(X, y, classes, label_oracle, first=first)
+        interruption = self._partial_fit(X, y, classes, label_oracle)
+        if interruption is not None:  # committed: the stream stands where it stopped
+            raise interruption
+        return self
 
-    def _partial_fit(self, X, y, classes, label_oracle, first):
-        if y is None and label_oracle is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
-                             "is None and no label_oracle was given.")
-        if y is not None and label_oracle is not None:
-            raise ValueError("Pass either y or label_oracle, not both (the labels of the "
-                             "selected rows come from one of them).")
-        if isinstance(y, np.ndarray) and y.ndim == 2:
-            y = column_or_1d(y, warn=True)
-        elif y is not None and not (hasattr(y, "__getitem__") and hasattr(y, "__len__")):
-            y = np.asarray(y)  # an object that can only be read whole
-        if label_oracle is not None and not callable(label_oracle):
-            raise ValueError("label_oracle must be callable, got "
-                             f"{type(label_oracle).__name__}.")
-        if first:
-            classes = self._check_classes(classes)
-            cost = self.privacy_cost()
-            self._start_private_fit(cost)
-            try:  # every input is checked before the run's ε is charged
-                X = validate_data(self, X, reset=True, dtype=np.float64)
-                _check_y_length(y, X)
-            except Exception:
-                self._forget()
-                raise
-            self._charge(cost)  # the whole run's ε, before any row is used
-            self._start(classes, X)
+    @private_fit
+    def _partial_fit(self, X, y, classes, label_oracle):
+        """One call as a transaction: rolled back when it fails before using
+        anything, committed when it fails after (the exception is returned)."""
+        cost = self.privacy_cost()
+        y = check_label_source(y, label_oracle)
+        if getattr(self, "_state", None) is None:
+            X, labels = self._begin_run(cost, X, y, classes, label_oracle)
+            skip = None
         else:
-            if classes is not None and not np.array_equal(
-                    np.unique(np.asarray(classes)), self.classes_):
-                raise ValueError(f"classes={classes!r} differs from the classes of the first "
-                                 f"call, {self.classes_.tolist()!r}.")
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X, labels = self._continue_run(X, y, classes, label_oracle)
+            skip = self._state.resume_position(X)
+        return self._stream(X, labels, skip, commit=True)
+
+    def _begin_run(self, cost, X, y, classes, label_oracle, classes_from_y=False):
+        """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels."""
+        self._start_private_fit(cost)
+        self._keeps_run_open = True  # the run's reservation lasts while the stream goes on
+        if classes is None and y is not None and classes_from_y:
+            y = column_or_1d(y, warn=True)
+            classes = _classes_of(y)  # reads every label: the label set is public
+        classes = self._check_classes(classes)
+        X = validate_data(self, X, reset=True, dtype=np.float64)
+        check_y_length(y, X)
+        data_norm = self._data_norm_of(X)
+        self._update_setup(data_norm, X.shape[1])  # refuses a bad data_norm before the charge
+        self._charge(cost)  # the whole run's ε, before any row is used
+        self._start(classes, data_norm, X.shape[1])
+        self._state.source = "y" if y is not None else "label_oracle"
+        return X, Labels(y, label_oracle, self.classes_)
+
+    def _continue_run(self, X, y, classes, label_oracle):
+        """The checked ``X`` and labels of a later call of the run."""
+        if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_):
+            raise ValueError(f"classes={classes!r} differs from the classes of the first "
+                             f"call, {self.classes_.tolist()!r}.")
+        for param, before, now in self._state.changed_params(self._run_params()):
+            raise ValueError(
+                f"The '{param}' parameter of {type(self).__name__} changed during the run "
+                f"({before!r}, now {now!r}): the run was charged for the mechanisms of its "
+                "first call. Call fit (or partial_fit on a clone) to start a new run.")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         source = "y" if y is not None else "label_oracle"
-        if self._state.source is None:
-            self._state.source = source
-        elif source != self._state.source:
+        if source != self._state.source:
             raise ValueError(f"this run takes its labels from {self._state.source}; pass the "
                              f"same source on every call (got {source}), or call fit to restart.")
-        _check_y_length(y, X)
-        labels = _Labels(y, label_oracle, self.classes_)
-        self._run(self._project(X), labels)
-        return self
+        check_y_length(y, X)
+        return X, Labels(y, label_oracle, self.classes_)
+
+    def _run_params(self) -> dict:
+        params = self.get_params(deep=False)
+        return {k: v for k, v in params.items() if k not in ("random_state", "accountant")}
 
     @staticmethod
     def _check_classes(classes):
@@ -406,24 +496,27 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
             )
         return classes
 
-    def _start(self, classes, X):
+    def _data_norm_of(self, X) -> float:
+        if self.data_norm is not None:
+            return float(self.data_norm)
+        warn_privacy_leak(
+            "data_norm has not been specified and is computed from the data. This leaks "
+            "information about the data and breaks the privacy guarantee. Specify "
+            "data_norm from domain knowledge to remove this warning."
+        )
+        return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
+
+    def _start(self, classes, data_norm, n_features):
         self.classes_ = classes
-        if self.data_norm is None:
-            warn_privacy_leak(
-                "data_norm has not been specified and is computed from the data. This leaks "
-                "information about the data and breaks the privacy guarantee. Specify "
-                "data_norm from domain knowledge to remove this warning."
-            )
-            self.data_norm_ = float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
-        else:
-            self.data_norm_ = float(self.data_norm)
-        eps_s, eps_g = self._split()
+        self.data_norm_ = data_norm
+        eps_s, _ = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
-        self._state = _State(X.shape[1], self.batch_size)
-        self.coef_ = np.zeros((1, X.shape[1]))
+        self._state = RunState(n_features, self.batch_size, self._run_params())
+        self.coef_ = np.zeros((1, n_features))
         self.intercept_ = np.zeros(1)
         self.n_labels_requested_ = self.n_updates_ = self.n_seen_ = 0
-        self.privacy_spent_ = PrivacyCost.pure(0.0, neighbours="replace")
+        self.n_seen_last_call_ = 0
+        self.privacy_spent_ = self._spent()
 
     def _project(self, X):
         norms = np.linalg.norm(X, axis=1)
@@ -431,30 +524,92 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         return X * scale[:, None]
 
     # -------------------------------------------------------- the stream
-    def _kernel_floats(self) -> np.ndarray:
+    def _update_setup(self, data_norm: float, n_features: int):
+        """The kernel's parameters and the update mechanism at ``M = data_norm``.
+
+        Raises a ``ValueError`` naming ``data_norm`` when floating point cannot
+        hold them (an overflowing sensitivity, a grid or a rate out of range).
+        """
+        eps_s, eps_g = self._split()
+        sensitivity = 2.0 * data_norm * math.sqrt(n_features)
+        try:
+            mech = LaplaceMechanism(eps_g, sensitivity, neighbours="replace",
+                                    coordinates=n_features)
+            floats = self._kernel_floats(data_norm, self._slab_fraction(eps_s) * data_norm)
+            floats[kernel.GRID] = mech.granularity
+            usable = bool(np.all(np.isfinite(floats))) and floats[kernel.GRID] > 0
+        except (ArithmeticError, ValueError):
+            usable = False
+        if not usable:
+            value = "None, read from the data," if self.data_norm is None else (
+                f"{self.data_norm!r}")
+            raise ValueError(
+                f"The 'data_norm' parameter of {type(self).__name__} must keep the update "
+                f"noise (L1 sensitivity 2·M·√{n_features} at ε_g={eps_g:.3g}, on a grid) and "
+                "the selection rate within floating point. Got data_norm="
+                f"{value} with {n_features} feature(s); rescale the data.")
+        return floats, mech
+
+    def _kernel_floats(self, data_norm: float, slab: float) -> np.ndarray:
         eps_s, eps_g = self._split()
         floats = np.zeros(kernel.N_FLOATS)
         floats[kernel.P_FLIP] = float(expit(-eps_s)) if eps_s else 0.0  # 1/(1+e^ε_s)
-        floats[kernel.DATA_NORM] = self.data_norm_
-        floats[kernel.SLAB] = self.slab_
+        floats[kernel.DATA_NORM] = data_norm
+        floats[kernel.SLAB] = slab
         if self.selection == "exponential":
-            floats[kernel.EXP_RATE] = eps_s / (self.data_norm_ - self.slab_)
+            floats[kernel.EXP_RATE] = eps_s / (data_norm - slab)
         floats[kernel.ALPHA] = self.alpha
         floats[kernel.ETA] = 1.0 / self.alpha if self.eta0 is None else self.eta0
         floats[kernel.RADIUS] = 1.0 / math.sqrt(self.alpha)  # the SVM optimum lies inside
         return floats
 
-    def _run(self, X, labels):
+    def _stream(self, X, labels, skip, commit):
+        """Run the call's rows from ``skip`` (None: not a retry, from row 0).
+
+        With ``commit``, an exception raised after the call used rows,
+        labels or updates is committed to the public attributes and returned
+        (the caller raises it); before that, it propagates for the rollback.
+        """
+        state = self._state
+        start = 0 if skip is None else skip
+        state.ints[kernel.ROW] = start
+        before = state.progress()
+        state.interruption = None
+        try:
+            self._run(X, labels, start, retry=skip is not None)
+        except BaseException as exc:
+            if not commit or state.progress() == before:
+                raise
+            if labels.y is not None:
+                try:  # read the pending rows' labels from this y, as at the end of a call
+                    labels.fill(state)
+                except Exception:  # noqa: BLE001 - the first error is the one raised
+                    pass  # a retry with the same X reads them from its y
+            state.drop_noise()
+            position = state.record_interruption(X)
+            self._publish(position - start, position)
+            return exc
+        self._publish(X.shape[0] - start, X.shape[0])
+        return None
+
+    def _run(self, X, labels, start, retry):
         state, n = self._state, X.shape[0]
         ints = state.ints
-        ints[kernel.ROW] = 0
+        if labels.y is not None and ints[kernel.LABELLED] < ints[kernel.BUF_N]:
+            # rows an interrupted call selected wait for labels from its y
+            if retry:
+                labels.fill(state)
+            else:
+                state.drop_unlabelled(flmb=self.update == "flmb")
+        X = self._project(X)
         sel_rng, noise_rng = call_rng(self.random_state, state.n_calls).spawn(2)
         state.n_calls += 1
-        uniforms = sel_rng.random(n) if self.selection != "all" else np.empty(0)
+        uniforms = np.empty(0)
+        if self.selection != "all":
+            uniforms = np.zeros(n)  # the rows before start were consumed by an earlier call
+            uniforms[start:] = sel_rng.random(n - start)
         y, use_y = labels.kernel_view(self.classes_)
-        floats = self._kernel_floats()
-        mech = self._noise_mech(X.shape[1])
-        floats[kernel.GRID] = mech.granularity
+        floats, mech = self._update_setup(self.data_norm_, X.shape[1])
         if use_y:
             floats[kernel.NEG], floats[kernel.POS] = self.classes_
         avg_start = 1 if self.average is True else int(self.average or 0)
@@ -478,17 +633,16 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         if labels.y is not None:  # pending rows of this call: read their labels from this y
             labels.fill(state)
         state.drop_noise()
-        self.n_seen_ += n
+
+    def _publish(self, n_new: int, n_consumed: int) -> None:
+        """The public attributes, from what the compiled loop did."""
+        ints = self._state.ints
+        self.n_seen_ += n_new
+        self.n_seen_last_call_ = n_consumed
         self.n_updates_ = int(ints[kernel.N_UPDATES])
         self.n_labels_requested_ = int(ints[kernel.N_LABELS])
-        self.coef_ = state.average[None, :].copy()
-        self.privacy_spent_ = self.privacy_cost()
-
-    def _noise_mech(self, n_features: int) -> LaplaceMechanism:
-        """The update's float-safe mechanism: L1 sensitivity ``2M√d`` at ε_g (see Notes)."""
-        _, eps_g = self._split()
-        return LaplaceMechanism(eps_g, 2.0 * self.data_norm_ * math.sqrt(n_features),
-                                neighbours="replace", coordinates=n_features)
+        self.coef_ = self._state.average[None, :].copy()
+        self.privacy_spent_ = self._spent()
 
     # ------------------------------------------------------------ predict
     def decision_function(self, X):
@@ -508,81 +662,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-class _State:
-    """The private state of a run: the iterate and the label buffer (no generator)."""
-
-    def __init__(self, n_features, batch_size):
-        self.w = np.zeros(n_features)
-        self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
-        self.buf = np.zeros((batch_size, n_features))
-        self.buf_idx = np.zeros(batch_size, np.int64)
-        self.signs = np.zeros(batch_size)
-        self.noise = np.zeros((0, n_features))
-        self.ints = np.zeros(kernel.N_INTS, np.int64)
-        self.n_calls = 0  # calls so far: picks each call's generator (call_rng)
-        self.source = None  # "y" or "label_oracle", fixed by the first call
-
-    def drop_noise(self):
-        """Forget the unused update noise, so that a pickle holds none."""
-        self.noise = np.zeros((0, self.w.shape[0]))
-        self.ints[kernel.NOISE_POS] = 0
-
-
-def _check_y_length(y, X):
-    if y is not None and len(y) != X.shape[0]:
-        raise ValueError(f"y has {len(y)} labels but X has {X.shape[0]} rows.")
-
-
-class _Labels:
-    """Where the labels of selected rows come from: ``y`` (read at the selected
-    rows only) or the oracle (asked once per batch, when its update is due)."""
-
-    def __init__(self, y, oracle, classes):
-        self.y, self.oracle, self.classes = y, oracle, classes
-
-    def kernel_view(self, classes):
-        """``(y, True)`` when the compiled loop can read ``y`` itself (a numeric
-        ndarray with numeric classes), else ``(placeholder, False)``."""
-        numeric = isinstance(self.y, np.ndarray) and self.y.dtype.kind in "biuf"
-        if numeric and np.asarray(classes).dtype.kind in "biuf":
-            return self.y, True
-        return np.zeros(1), False
-
-    def fill(self, state):
-        """Labels of the buffered rows that have none yet (``signs`` as ±1)."""
-        ints = state.ints
-        first, last = int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N])
-        if last == first:
-            return
-        if self.y is not None:
-            values = self._read(state.buf_idx[first:last])
-        else:
-            values = self._ask(state.buf[first:last])
-        state.signs[first:last] = np.where(values == self.classes[1], 1.0, -1.0)
-        ints[kernel.LABELLED] = last
-        ints[kernel.N_LABELS] += last - first
-
-    def refuse(self):
-        raise ValueError("a label of a selected row is not one of classes "
-                         f"{self.classes.tolist()!r}.")
-
-    def _read(self, rows):
-        if isinstance(self.y, np.ndarray):
-            values = self.y[rows]
-        elif hasattr(self.y, "iloc"):
-            values = self.y.iloc[rows].to_numpy()
-        else:
-            values = np.asarray([self.y[int(i)] for i in rows])
-        return self._check(values)
-
-    def _ask(self, X_rows):
-        values = np.asarray(self.oracle(X_rows.copy()))
-        if values.shape != (X_rows.shape[0],):
-            raise ValueError(f"label_oracle returned {values.shape} labels for "
-                             f"{X_rows.shape[0]} rows; it must return one label per row.")
-        return self._check(values)
-
-    def _check(self, values):
-        if not np.all(np.isin(values, self.classes)):
-            self.refuse()
-        return values
+def _classes_of(y):
+    """The label set of ``y`` (every label read: ``fit`` without ``classes``)."""
+    if y.dtype.kind == "f":
+        assert_all_finite(y, input_name="y")
+    check_classification_targets(y)
+    return np.unique(y)

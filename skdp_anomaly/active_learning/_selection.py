@@ -1,4 +1,5 @@
-"""Private point selection of seed 003 (§3.1): the slab and its privacy calibration.
+"""Private point selection (Ghassemi, Sarwate and Wright 2016, §3.1): the slab and its
+privacy calibration.
 
 The selection itself runs in the compiled stream loop (``_kernel.py``); the
 mechanisms here state its cost.
@@ -22,8 +23,8 @@ BERNOULLI_SLAB_SHARE = 0.2
 def calibrated_slab(epsilon: float, data_norm: float) -> float:
     """The smallest slab ``b`` whose exponential selection costs exactly ``epsilon``.
 
-    Lemma 2 of seed 003 bounds only the "selected" outcome; the "not selected"
-    outcome costs ``log((1 - q_min) / (1 - q_max))`` (see
+    Lemma 2 of Ghassemi et al. (2016) bounds only the "selected" outcome; the
+    "not selected" outcome costs ``log((1 - q_min) / (1 - q_max))`` (see
     :class:`~skdp_anomaly.privacy.ExponentialSelection`), which decreases in
     ``b``. The root of ``cost(b) = epsilon`` is the narrowest slab that keeps
     the corrected cost at ``epsilon`` (0.2385·M at ε = 1, where the paper

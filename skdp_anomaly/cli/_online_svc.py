@@ -165,8 +165,7 @@ def _checked_estimator(args):
         average=args.average, random_state=args.random_state,
     )
     with library_calls("online-svc"):
-        est._validate_params()
-        est.privacy_cost()
+        est.privacy_cost()  # validates every parameter, as partial_fit would
     return est
 
 

@@ -1,0 +1,169 @@
+"""The private state of a :class:`PrivateOnlineActiveSVC` run, and its label sources.
+
+A run's state travels between calls: the iterate, the pending batch (the
+paper's label buffer) and the counters of the compiled loop. When a call is
+interrupted after it used rows of its chunk, the state also records how many
+rows of that chunk were consumed and a fingerprint of them, so that a retry
+with the same chunk resumes after them and no row is used twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from sklearn.utils.validation import column_or_1d
+
+from . import _kernel as kernel
+
+__all__ = ["Labels", "RunState", "check_label_source", "check_y_length"]
+
+
+def fingerprint(rows: np.ndarray) -> bytes:
+    """BLAKE2b of the rows' float64 bytes and shape (private state, never released)."""
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    digest = hashlib.blake2b(np.asarray(rows.shape, np.int64).tobytes(), digest_size=32)
+    digest.update(rows.tobytes())
+    return digest.digest()
+
+
+class RunState:
+    """The private state of a run: the iterate and the label buffer (no generator)."""
+
+    def __init__(self, n_features: int, batch_size: int, params: dict):
+        self.w = np.zeros(n_features)
+        self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
+        self.buf = np.zeros((batch_size, n_features))
+        self.buf_idx = np.zeros(batch_size, np.int64)
+        self.signs = np.zeros(batch_size)
+        self.noise = np.zeros((0, n_features))
+        self.ints = np.zeros(kernel.N_INTS, np.int64)
+        self.n_calls = 0  # calls so far: picks each call's generator (call_rng)
+        self.source = None  # "y" or "label_oracle", fixed by the first call
+        self.params = params  # the parameters the run was charged for
+        # (rows of the interrupted call consumed, fingerprint of those rows), or None
+        self.interruption = None
+
+    def progress(self) -> tuple:
+        """What a call can have used: rows, labels, updates."""
+        ints = self.ints
+        return int(ints[kernel.ROW]), int(ints[kernel.N_LABELS]), int(ints[kernel.N_UPDATES])
+
+    def drop_noise(self) -> None:
+        """Forget the unused update noise, so that a pickle holds none."""
+        self.noise = np.zeros((0, self.w.shape[0]))
+        self.ints[kernel.NOISE_POS] = 0
+
+    def changed_params(self, params: dict) -> list:
+        """``(name, at the start of the run, now)`` for each parameter changed since."""
+        return [(name, self.params[name], value) for name, value in params.items()
+                if value != self.params[name]]
+
+    # -- interruptions ---------------------------------------------------------
+    def record_interruption(self, X: np.ndarray) -> int:
+        """Remember the rows of ``X`` consumed so far; their number."""
+        position = int(self.ints[kernel.ROW])
+        self.interruption = (position, fingerprint(X[:position]))
+        return position
+
+    def resume_position(self, X: np.ndarray) -> int | None:
+        """Rows of ``X`` an interrupted call already consumed, when ``X`` is its retry.
+
+        A retry is the call right after the interruption whose first rows are,
+        byte for byte, those the interrupted call consumed; None for other rows.
+        """
+        if self.interruption is None:
+            return None
+        position, digest = self.interruption
+        if X.shape[0] >= position and fingerprint(X[:position]) == digest:
+            return position
+        return None
+
+    def drop_unlabelled(self, flmb: bool) -> None:
+        """Forget the buffered rows that still wait for labels from an interrupted ``y``.
+
+        Called when the next call is not a retry of that chunk: its ``y`` cannot
+        label them. The rows were consumed (counted in ``n_seen_``) and are
+        never used again; a batch left incomplete waits for more rows.
+        """
+        ints = self.ints
+        ints[kernel.BUF_N] = ints[kernel.LABELLED]
+        if ints[kernel.PENDING] and (flmb or ints[kernel.BUF_N] == 0):
+            ints[kernel.PENDING] = 0
+
+
+def check_label_source(y, label_oracle):
+    """``y`` as the stream loop reads it, once exactly one label source is given."""
+    if y is None and label_oracle is None:
+        raise ValueError("PrivateOnlineActiveSVC requires y to be passed, but the target y "
+                         "is None and no label_oracle was given.")
+    if y is not None and label_oracle is not None:
+        raise ValueError("Pass either y or label_oracle, not both (the labels of the "
+                         "selected rows come from one of them).")
+    if label_oracle is not None and not callable(label_oracle):
+        raise ValueError("label_oracle must be callable, got "
+                         f"{type(label_oracle).__name__}.")
+    if isinstance(y, np.ndarray) and y.ndim == 2:
+        return column_or_1d(y, warn=True)
+    if y is not None and not (hasattr(y, "__getitem__") and hasattr(y, "__len__")):
+        return np.asarray(y)  # an object that can only be read whole
+    return y
+
+
+def check_y_length(y, X) -> None:
+    if y is not None and len(y) != X.shape[0]:
+        raise ValueError(f"y has {len(y)} labels but X has {X.shape[0]} rows.")
+
+
+class Labels:
+    """Where the labels of selected rows come from: ``y`` (read at the selected
+    rows only) or the oracle (asked once per batch, when its update is due)."""
+
+    def __init__(self, y, oracle, classes):
+        self.y, self.oracle, self.classes = y, oracle, classes
+
+    def kernel_view(self, classes):
+        """``(y, True)`` when the compiled loop can read ``y`` itself (a numeric
+        ndarray with numeric classes), else ``(placeholder, False)``."""
+        numeric = isinstance(self.y, np.ndarray) and self.y.dtype.kind in "biuf"
+        if numeric and np.asarray(classes).dtype.kind in "biuf":
+            return self.y, True
+        return np.zeros(1), False
+
+    def fill(self, state: RunState) -> None:
+        """Labels of the buffered rows that have none yet (``signs`` as ±1)."""
+        ints = state.ints
+        first, last = int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N])
+        if last == first:
+            return
+        if self.y is not None:
+            values = self._read(state.buf_idx[first:last])
+        else:
+            values = self._ask(state.buf[first:last])
+        kernel.record_labels(state.signs, ints, first,
+                             np.where(values == self.classes[1], 1.0, -1.0))
+
+    def refuse(self):
+        raise ValueError("a label of a selected row is not one of classes "
+                         f"{self.classes.tolist()!r}.")
+
+    def _read(self, rows):
+        if isinstance(self.y, np.ndarray):
+            values = self.y[rows]
+        elif hasattr(self.y, "iloc"):
+            values = self.y.iloc[rows].to_numpy()
+        else:
+            values = np.asarray([self.y[int(i)] for i in rows])
+        return self._check(values)
+
+    def _ask(self, X_rows):
+        values = np.asarray(self.oracle(X_rows.copy()))
+        if values.shape != (X_rows.shape[0],):
+            raise ValueError(f"label_oracle returned {values.shape} labels for "
+                             f"{X_rows.shape[0]} rows; it must return one label per row.")
+        return self._check(values)
+
+    def _check(self, values):
+        if not np.all(np.isin(values, self.classes)):
+            self.refuse()
+        return values
