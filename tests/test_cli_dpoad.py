@@ -254,6 +254,8 @@ BAD_DPOAD_ARGS = [
     (["--epsilon", "nan"], "--epsilon must be"),
     (["--epsilon", "31", "--mechanism", "record"], "above 30"),
     (["--epsilon", "31"], "above 30"),
+    (["--epsilon", "400", "--mechanism", "laplace", "--max-count", "10"],
+     "--epsilon is 400: epsilon/--max-count exceeds 30"),
     (["--gamma", "0"], "--gamma must be"),
     (["--gamma", "1"], "--gamma must be"),
     (["--gamma", "nan"], "--gamma must be"),

@@ -26,9 +26,12 @@ def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
 
 
 @pytest.mark.parametrize("extra, match", [
-    (["--low", "2", "--high", "1"], "low must be < high"),
+    (["--low", "2", "--high", "1"], "--low must be < high"),
     (["--low", "1", "--high", "2", "--budget", "0.5"], "below the cost of one query"),
     (["--low", "1", "--high", "2", "--candidates", "0"], "--candidates"),
+    (["--low", "1", "--high", "2", "--alpha", "1.5"], "--alpha must be"),
+    (["--low", "1", "--high", "2", "--epsilon", "0"], "--epsilon must be"),
+    (["--low", "-1", "--high", "2"], "--low must be"),
 ])
 def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra, match):
     from skdp_anomaly.cli import _group_search

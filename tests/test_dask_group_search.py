@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from _faults import fail_on
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
@@ -25,8 +26,9 @@ from sklearn.utils.validation import check_is_fitted  # noqa: E402
 
 from skdp_anomaly import NoisyGroupSearch  # noqa: E402
 from skdp_anomaly.group_search import MaxSensor  # noqa: E402
+from skdp_anomaly.group_search import _dask_search, _sensors  # noqa: E402
 from skdp_anomaly.group_search._dask_search import DaskPosterior  # noqa: E402
-from skdp_anomaly.group_search._noisy_group_search import _split  # noqa: E402
+from skdp_anomaly.group_search._posterior import split as _split  # noqa: E402
 
 LOW, HIGH = 1.0, 1.8
 
@@ -140,7 +142,7 @@ def test_dataframe_series_and_score_func(client):
     ({}, np.array([[2.0]]), "minimum of 2"),
     ({"score_func": lambda Z: Z[:-1, 0]}, np.ones((4, 2)), "score_func"),
     ({"score_func": lambda Z: Z[:, 0] - 2.0}, np.ones((4, 2)), ">= 0"),
-    ({"low": 2.0}, np.array([[0.1], [2.0]]), "low must be < high"),
+    ({"low": 2.0}, np.array([[0.1], [2.0]]), "'low' parameter must be < high"),
 ])
 def test_bad_dask_input_raises(client, kw, x, match):
     X = da.from_array(x, chunks=(2, x.shape[1]))
@@ -197,15 +199,63 @@ def test_accountant_charged_before_each_answer(client, monkeypatch):
     est = _search(accountant=ledger, epsilon=0.5, halting="budget", budget=2.0).fit(X)
     assert events == ["charge", "answer"] * 4 == ["charge", "answer"] * est.n_queries_
     assert math.isclose(ledger.total()[0], est.privacy_spent_.epsilon)
-    # a refusal releases nothing more and leaves the estimator unfitted
+    # the plan (the budget cap) is reserved before X is read: a refusal answers nothing
     events.clear()
     refusing = OrderedLedger(events, epsilon=1.5)
     est = _search(accountant=refusing, epsilon=0.5, halting="budget", budget=3.0)
     with pytest.raises(LedgerRefused):
         est.fit(X)
-    assert events == ["charge", "answer"] * 3
+    assert events == [] and refusing.spent == []
     with pytest.raises(NotFittedError):
         check_is_fitted(est)
+
+
+DASK_STAGES = {
+    "validation pass": (_dask_search, "dask_scores", 1, 0),
+    "split on the workers": (DaskPosterior, "split", 2, 2),
+    "blockwise maxima": (_sensors, "blockwise_statistic", 3, 3),
+    "update on the workers": (DaskPosterior, "update", 2, 2),
+}
+
+
+DASK_FAULTS = [(stage, RuntimeError) for stage in DASK_STAGES] + [
+    ("split on the workers", KeyboardInterrupt), ("blockwise maxima", KeyboardInterrupt)]
+_DASK_BUDGET = dict(epsilon=0.5, halting="budget", budget=1.5)  # three queries
+
+
+@pytest.fixture(scope="module")
+def dask_scores_and_reference(client):
+    x, _ = _scores(3_000, seed=7)
+    X = da.from_array(x.reshape(-1, 1), chunks=(1_000, 1))
+    reference = _search(**_DASK_BUDGET).fit(X)
+    return X, reference.posterior_.compute(), reference.candidates_
+
+
+@pytest.mark.parametrize("stage, exc", DASK_FAULTS,
+                         ids=[f"{s}-{e.__name__}" for s, e in DASK_FAULTS])
+def test_a_failed_dask_search_is_rolled_back_and_keeps_the_queries_charged(
+        dask_scores_and_reference, monkeypatch, stage, exc):
+    X, posterior, candidates = dask_scores_and_reference
+    where, attribute, n, made = DASK_STAGES[stage]
+    ledger = Ledger()
+    est = _search(accountant=ledger, **_DASK_BUDGET)
+    fail_on(monkeypatch, where, attribute, n, exc)
+    with pytest.raises(exc):
+        est.fit(X)
+    monkeypatch.undo()
+    assert ledger.spent == [(0.5, 0.0)] * made
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    params = set(est.get_params(deep=False))
+    assert {k for k in vars(est) if k not in params} <= (
+        {"privacy_spent_", "_charges"} if made else set())
+    if made:
+        assert est.privacy_spent_.epsilon == pytest.approx(0.5 * made)
+    # a retry is the uninterrupted search, charged its own three queries
+    est.fit(X)
+    np.testing.assert_array_equal(est.posterior_.compute(), posterior)
+    np.testing.assert_array_equal(est.candidates_, candidates)
+    assert est.n_queries_ == 3 and len(ledger.spent) == made + 3
 
 
 # ------------------------------------------------------------------ the split

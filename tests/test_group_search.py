@@ -15,6 +15,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _faults import state
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
@@ -39,6 +40,15 @@ def _search(**kw):
     params = dict(epsilon=EPS, low=LOW, high=HIGH, random_state=0)
     params.update(kw)
     return NoisyGroupSearch(**params)
+
+
+def _assert_same_state(after, before):
+    assert set(after) == set(before)
+    for name, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(after[name], value)
+        else:
+            assert after[name] == value, name
 
 
 # ------------------------------------------------------------------ finds it
@@ -160,8 +170,10 @@ def test_accountant_charged_per_query():
     assert math.isclose(ledger.total()[0], est.privacy_spent_.epsilon)
 
 
-@pytest.mark.parametrize("ledger_eps", [0.5, 2.5])
+@pytest.mark.parametrize("ledger_eps", [0.5, 2.5, 9.99])
 def test_refused_accountant_leaves_unfitted(ledger_eps):
+    # the plan (the budget cap, 10 queries) is reserved before X is read: an
+    # accountant that cannot pay all of it refuses the search before any query
     X, _ = _scores(seed=12)
     ledger = Ledger(epsilon=ledger_eps)
     est = _search(accountant=ledger, halting="budget", budget=10.0)
@@ -169,21 +181,21 @@ def test_refused_accountant_leaves_unfitted(ledger_eps):
         est.fit(X)
     with pytest.raises(NotFittedError):
         check_is_fitted(est)
-    for name in ("posterior_", "candidates_", "n_queries_", "privacy_spent_", "groups_"):
-        assert not hasattr(est, name)
-    # nothing beyond what the ledger allows was charged
-    assert ledger.total()[0] <= ledger_eps
-    assert len(ledger.spent) == math.floor(ledger_eps)
+    assert state(est) == {}
+    assert ledger.spent == []
 
 
-def test_refit_after_refusal_forgets_previous_fit():
+def test_refit_refused_keeps_the_previous_fit():
     X, _ = _scores(seed=12)
     ledger = Ledger(epsilon=5.0)
     est = _search(accountant=ledger, halting="budget", budget=3.0).fit(X)
     assert est.n_queries_ == 3
+    before = state(est)
     with pytest.raises(LedgerRefused):
-        est.fit(X)  # 3 more queries would exceed 5
-    assert not hasattr(est, "posterior_")
+        est.fit(X)  # 3 more queries would exceed 5: refused before reading X
+    _assert_same_state(state(est), before)
+    check_is_fitted(est)
+    assert len(ledger.spent) == 3
 
 
 # ------------------------------------------------------------------ reproducibility
@@ -376,7 +388,7 @@ def test_bad_input_raises_value_error(kw, X):
 
 
 def test_bad_input_messages():
-    with pytest.raises(ValueError, match="low must be < high"):
+    with pytest.raises(ValueError, match="'low' parameter must be < high"):
         _search(low=2.0, high=1.0).fit(np.array([[0.1], [2.0]]))
     with pytest.raises(ValueError, match=">= 0"):
         _search().fit(np.array([[0.1], [-0.2]]))

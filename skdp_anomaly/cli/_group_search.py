@@ -59,8 +59,8 @@ def run(args) -> int:
         random_state=args.random_state,
     )
     with library_calls("group-search"):
-        search._validate_params()
-        search.privacy_cost()  # low < high, a budget of at least one query
+        # every parameter, low < high and a budget of at least one query: before the data
+        search.privacy_cost()
     scores, _ = read_column(args.input, args.column)
     with library_calls("group-search"):
         search.fit(scores.reshape(-1, 1))

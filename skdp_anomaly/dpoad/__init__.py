@@ -1,4 +1,4 @@
-"""Private outsourcing of anomaly detection (seed 001), with the two roles kept apart.
+"""Private outsourcing of anomaly detection (Mohammady et al.), with the two roles kept apart.
 
 :class:`DataOwner` sees records and sends :class:`WindowRelease` messages;
 :class:`Analyst` sees only those, scores them, and sends back

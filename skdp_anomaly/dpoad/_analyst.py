@@ -1,4 +1,4 @@
-"""The analyst (the MSSP; seed 001, Steps 5–7): score what it received, learn, report back."""
+"""The analyst (the MSSP; Mohammady et al., Steps 5–7): score, learn, report back."""
 
 from __future__ import annotations
 

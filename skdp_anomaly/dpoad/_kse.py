@@ -1,4 +1,4 @@
-"""The analyst's detector (seed 001, Step 5): Kim's KSE score over pooled counts.
+"""The analyst's detector (Mohammady et al., Step 5): Kim's KSE score over pooled counts.
 
 For a pool of N values, the point a has the distance distribution
 ``P_a = {|x_a − x_j|}_{j=1..N}`` (itself included) and the score
@@ -119,7 +119,7 @@ def _dense_integers(distinct: np.ndarray) -> bool:
 
 
 def kse_scores(x) -> np.ndarray:
-    """Raw KSE anomaly scores of 1-D values (Kim's KS-based score, seed 001 ref. [25]).
+    """Raw KSE anomaly scores of 1-D values (Kim's KS-based score, Mohammady et al. ref. [25]).
 
     Parameters
     ----------

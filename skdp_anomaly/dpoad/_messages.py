@@ -1,4 +1,4 @@
-"""The messages that cross between the data owner and the analyst (seed 001, Fig. 5).
+"""The messages that cross between the data owner and the analyst (Mohammady et al., Fig. 5).
 
 Everything the analyst (the MSSP) learns arrives in a :class:`WindowRelease`;
 everything the owner learns back arrives in an :class:`AnalystReport`. Both

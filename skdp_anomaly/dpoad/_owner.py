@@ -24,7 +24,8 @@ from ._sampling import (
     sampling_parameters,
 )
 
-__all__ = ["DataOwner", "MECHANISMS", "check_bins", "window_cost", "window_histogram"]
+__all__ = ["DataOwner", "MECHANISMS", "check_bins", "check_release_limits", "window_cost",
+           "window_histogram"]
 
 #: The owner's mechanisms: the paper's three and the record-level baseline.
 MECHANISMS = ("dpoad", "painfree", "laplace", "record")
@@ -164,20 +165,9 @@ class DataOwner:
     def check_release_limits(self) -> None:
         """Refuse, before any data is read, settings whose noise would round away.
 
-        The count-space releases use geometric noise of scale Δ/ε with Δ >= 1
-        count, which vanishes in double precision beyond ε/Δ = 30.
+        See :func:`check_release_limits`.
         """
-        geometric_unit = self.mechanism in ("record", "painfree", "dpoad")
-        if geometric_unit and self.epsilon > MAX_GEOMETRIC_EPSILON:
-            raise ValueError(
-                f"The 'epsilon' parameter is {self.epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
-                f"mechanism={self.mechanism!r} may calibrate geometric noise to a sensitivity of "
-                "1 count, which then rounds to zero and releases exact counts.")
-        if (self.mechanism == "laplace" and self.max_count is not None
-                and self.epsilon / self.max_count > MAX_GEOMETRIC_EPSILON):
-            raise ValueError(
-                f"The 'epsilon' parameter is {self.epsilon:g}: epsilon/max_count exceeds "
-                f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero.")
+        check_release_limits(self.mechanism, self.epsilon, self.max_count)
 
     @property
     def phase(self) -> str:
@@ -262,6 +252,29 @@ class DataOwner:
             raise TypeError(f"DataOwner.receive takes an AnalystReport, got "
                             f"{type(report).__name__}.")
         self.feedback = report.feedback
+
+
+def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
+    """Refuse settings whose noise would round away (before any data is read).
+
+    The count-space releases use geometric noise of scale Δ/ε with Δ >= 1
+    count, which vanishes in double precision beyond ε/Δ = 30.
+
+    Raises
+    ------
+    ValueError
+        Naming the 'epsilon' parameter.
+    """
+    if mechanism in ("record", "painfree", "dpoad") and epsilon > MAX_GEOMETRIC_EPSILON:
+        raise ValueError(
+            f"The 'epsilon' parameter is {epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
+            f"mechanism={mechanism!r} may calibrate geometric noise to a sensitivity of "
+            "1 count, which then rounds to zero and releases exact counts.")
+    if (mechanism == "laplace" and max_count is not None
+            and epsilon / max_count > MAX_GEOMETRIC_EPSILON):
+        raise ValueError(
+            f"The 'epsilon' parameter is {epsilon:g}: epsilon/max_count exceeds "
+            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero.")
 
 
 def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:

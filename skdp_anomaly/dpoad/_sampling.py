@@ -1,4 +1,4 @@
-"""The sensitivity sampler's parameters (seed 001, Thm II.2 and Thm IV.2) and its draw."""
+"""The sensitivity sampler's parameters (Mohammady et al., Thm II.2 and IV.2) and its draw."""
 
 from __future__ import annotations
 

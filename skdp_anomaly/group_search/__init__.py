@@ -1,4 +1,5 @@
-"""Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
+"""Anomaly-restricted private search for an anomaly by noisy group queries (Bittner,
+Sarwate and Wright).
 
 :class:`NoisyGroupSearch` runs the noisy Bayesian bisection of Bittner,
 Sarwate and Wright; :class:`MaxSensor` and :class:`RandomizedResponseSensor`

@@ -10,7 +10,8 @@ when that data is a dask array chunked by rows:
   array, with the split of eq. (10) as blockwise reductions and the Bayes
   update as a lazy blockwise product, persisted;
 * :func:`blockwise_statistic` — a sensor statistic (the half maxima) as a
-  per-block value reduced by ``max``;
+  per-block value reduced by ``max`` (defined in :mod:`._blockwise`, which the
+  sensors import without importing this module);
 * :func:`flag_candidates` — the labels of ``fit_predict``.
 
 dask is imported inside the functions only: the package never imports it
@@ -24,6 +25,8 @@ import functools
 import numpy as np
 
 from .._dask import import_dask
+from ._blockwise import blockwise_statistic
+from ._posterior import largest, prefix_length
 
 __all__ = ["DaskPosterior", "blockwise_statistic", "dask_scores", "flag_candidates"]
 
@@ -96,7 +99,8 @@ def dask_scores(X, score_func):
                            chunks=((1,) * n_blocks, (2,))).compute()
     lengths, invalid = checks[:, 0], checks[:, 1]
     if invalid.any():
-        raise ValueError("anomaly scores must be finite and >= 0 (eq. 1 of seed 000).")
+        raise ValueError("anomaly scores must be finite and >= 0 (Bittner, Sarwate and "
+                         "Wright, eq. 1).")
     n = int(lengths.sum())
     if n < 2:
         raise ValueError(f"Found array with {n} sample(s) while a minimum of 2 is required "
@@ -201,13 +205,13 @@ class DaskPosterior:
                        for i, (b, f) in enumerate(zip(bucket.to_delayed().ravel(),
                                                       self.f.to_delayed().ravel()))]
             cut = call("cut", _cut, crossing, members)
-            largest = call("max", _largest, self.f.max().to_delayed().ravel()[0])
+            top_entry = call("max", _first_value, self.f.max().to_delayed().ravel()[0])
             mask = da.map_blocks(_in_q, bucket, cut, entropy, dtype=bool)
             # one graph, not optimised apart, so that the shared reductions run once
             mask, cut = dask.persist(mask, cut, optimize_graph=False)
-            (_, q_mass, total), largest = dask.compute(cut, largest)
+            (_, q_mass, total), top_entry = dask.compute(cut, top_entry)
             self._drawn = {"mask": mask, "q_mass": q_mass, "total": total,
-                           "max": float(largest) / total}
+                           "max": float(top_entry) / total}
         return self._drawn
 
     def update(self, mask, log_ratio: float) -> None:
@@ -244,25 +248,21 @@ def _top_indices(f, k: int):
 
 
 def _block_top(f, k, offset):
-    from ._noisy_group_search import _largest
-
-    top = _largest(f, k) if f.size else np.zeros(0, dtype=np.int64)
+    top = largest(f, k) if f.size else np.zeros(0, dtype=np.int64)
     return f[top], top + offset
 
 
 def _merge_top(parts, k):
-    from ._noisy_group_search import _largest
-
     values = np.concatenate([v for v, _ in parts])
     index = np.concatenate([i for _, i in parts]).astype(np.int64)
-    return index[_largest(values, k)]
+    return index[largest(values, k)]
 
 
 def _call(delayed, token, name, func, *args):
     return delayed(func)(*args, dask_key_name=f"group-search-{name}-{token}")
 
 
-def _largest(value):
+def _first_value(value):
     return float(np.asarray(value).reshape(-1)[0])
 
 
@@ -304,13 +304,11 @@ def _crossing_bucket(stats):
 def _cut(crossing, members):
     """The key below which the crossing bucket's items join ``Q``, the mass of ``Q``
     and the total mass: the members ordered by key, then the shared prefix rule."""
-    from ._noisy_group_search import _prefix_length
-
     c, before, earlier, total = crossing
     keys = np.concatenate([k for k, _ in members])
     order = np.argsort(keys, kind="stable")
     ordered = np.concatenate([w for _, w in members])[order] / total
-    k = _prefix_length(before, ordered, earlier)
+    k = prefix_length(before, ordered, earlier)
     key_cut = float(keys[order[k]]) if k < keys.size else np.inf
     return (c, key_cut), before + float(ordered[:k].sum()), total
 
@@ -328,20 +326,7 @@ def _in_q(bucket, cut, entropy, block_id=None):
     return q
 
 
-# ------------------------------------------------------------------ sensors, labels
-def blockwise_statistic(func, width: int, scores, mask) -> tuple:
-    """``func(scores, mask)`` (a tuple of ``width`` maxima over items) per block, then
-    the maximum over blocks: a sensor's statistic on dask data, sent to the client."""
-    _, da = _modules()
-    per_block = da.map_blocks(_statistic_block, scores, mask, func, width, new_axis=[1],
-                              chunks=((1,) * scores.numblocks[0], (width,)), dtype=np.float64)
-    return tuple(float(v) for v in per_block.max(axis=0).compute())
-
-
-def _statistic_block(scores, mask, func, width):
-    return np.asarray(func(scores, mask), dtype=np.float64).reshape(1, width)
-
-
+# ------------------------------------------------------------------ labels
 def flag_candidates(chunks, candidates):
     """Labels of ``fit_predict`` as a dask array: -1 for the candidates, +1 elsewhere."""
     _, da = _modules()

@@ -1,4 +1,8 @@
-"""Anomaly-restricted private search for the anomaly by noisy Bayesian bisection (seed 000)."""
+"""Anomaly-restricted private search for the anomaly by noisy Bayesian bisection.
+
+Bittner, Sarwate and Wright, Using Noisy Binary Search for Differentially Private
+Anomaly Detection.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +16,15 @@ from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
 from ..privacy import MAX_GRID_EPSILON, PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
 __all__ = ["NoisyGroupSearch"]
 
-# a query splits the items by fresh uniforms in buckets of about this many items
-_BUCKET = 8
-
 
 class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
-    """Find the anomaly by noisy group queries, with anomaly-restricted DP (seed 000).
+    """Find the anomaly by noisy group queries, with anomaly-restricted DP (Bittner et al.).
 
     The searcher keeps a posterior over which item is the anomaly (uniform at
     first). Each query splits the items into a random half ``Q`` holding just
@@ -75,7 +78,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
     accountant : object with ``spend(epsilon, delta)``, default=None
-        Charged ``epsilon`` before each query.
+        Before the search reads ``X``, the whole :meth:`privacy_cost` (the
+        ``budget`` cap, else ``max_queries · epsilon``) is reserved on it, and
+        a search it cannot pay is refused at once; then ``epsilon`` is charged
+        right before each query (once per query index when several groups run
+        in parallel). A diffprivlib ``BudgetAccountant`` or any object with
+        ``spend(epsilon, delta)`` (and ``check``).
 
     Attributes
     ----------
@@ -96,7 +104,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         The group of each item (all 0 with one anomaly); public randomness.
         A lazy dask array of zeros on dask input.
     privacy_spent_ : PrivacyCost
-        ``n_queries_ · epsilon``, anomaly-restricted, replace-one neighbours.
+        ``n_queries_ · epsilon``, anomaly-restricted, replace-one neighbours:
+        the queries actually charged. A fit that fails part-way is rolled
+        back, but keeps here the queries it had charged.
     n_features_in_ : int
 
     Notes
@@ -161,6 +171,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
+        **PRIVACY_PARAMETER_CONSTRAINTS,
         # above MAX_GRID_EPSILON the grid noise would approach its float limits
         "epsilon": [Interval(numbers.Real, 0, MAX_GRID_EPSILON, closed="right")],
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
@@ -175,8 +186,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_anomalies": [Interval(numbers.Integral, 1, None, closed="left")],
         "score_func": [callable, None],
-        "random_state": ["random_state", np.random.Generator],
-        "accountant": [HasMethods(["spend"]), None],
     }
 
     def __init__(self, *, epsilon=1.0, oracle="direct", low=1.0, high=2.0, halting="posterior",
@@ -210,7 +219,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             cap = min(cap, int(math.floor(self.budget / self.epsilon * (1 + 1e-12))))
         return cap
 
-    def privacy_cost(self) -> PrivacyCost:
+    def _privacy_cost(self) -> PrivacyCost:
         """The most a search can spend: ``epsilon`` per query, up to the budget.
 
         Without ``budget`` the number of queries is set by the data through
@@ -224,28 +233,37 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         >>> cost.epsilon, cost.notion
         (10.0, 'anomaly-restricted ε-DP')
         """
-        self._check_params()
         return self._query_cost().scale(self._max_queries())
 
     def privacy_assumptions(self) -> tuple:
         """The data model the guarantee rests on (eq. 1), which the search cannot check."""
         return (f"NoisyGroupSearch: the non-anomalous scores lie in [0, low={self.low!r}] and "
-                f"the anomaly is >= high={self.high!r} (seed 000, eq. 1); a larger "
+                f"the anomaly is >= high={self.high!r} (Bittner et al., eq. 1); a larger "
                 "non-anomalous score is protected only at epsilon·score/low, and the anomaly "
                 "itself is not protected",)
 
-    def _check_params(self):
+    def _more_validate_params(self) -> None:
+        """The parameters that constrain each other, and a sensor object's protocol."""
         if not self.low < self.high:
-            raise ValueError(f"low must be < high (t_ℓ < t_h), got low={self.low!r}, "
-                             f"high={self.high!r}.")
+            raise ValueError(f"The 'low' parameter must be < high (t_ℓ < t_h); got "
+                             f"low={self.low!r}, high={self.high!r}.")
         if self.halting == "budget" and self.budget is None:
-            raise ValueError("halting='budget' needs a budget (a total ε).")
+            raise ValueError("The 'budget' parameter is needed by halting='budget' (a total "
+                             "ε); got budget=None.")
         if self.budget is not None and self.budget < self.epsilon:
-            raise ValueError(f"budget={self.budget!r} is below the cost of one query "
-                             f"(epsilon={self.epsilon!r}).")
+            raise ValueError(f"The 'budget' parameter is below the cost of one query "
+                             f"(epsilon={self.epsilon!r}); got budget={self.budget!r}.")
+        if not isinstance(self.oracle, str):
+            if self.n_anomalies != 1:
+                raise ValueError(
+                    f"The 'n_anomalies' parameter must be 1 with a sensor object as oracle (it "
+                    f"answers for halves of all its items, not of one group); got "
+                    f"n_anomalies={self.n_anomalies!r}.")
+            _checked_sensor(self.oracle, float(self.epsilon))
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
+    @private_fit
     def fit(self, X, y=None):
         """Search for the anomaly among the rows of ``X``.
 
@@ -262,9 +280,19 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            A bad parameter (before anything is reserved), or bad data
+            (before any query is charged).
+        Exception
+            The accountant's refusal of :meth:`privacy_cost` (diffprivlib's
+            ``BudgetError``), before ``X`` is read. Any failure leaves the
+            estimator as it was before the call, except ``privacy_spent_``,
+            which keeps the queries already charged.
         """
-        self._check_params()
-        self._forget()
+        self._start_private_fit()  # validates, forgets the last fit, reserves the plan
         if is_dask_collection(X):
             return self._fit_dask(X)
         scores = self._scores(X)
@@ -275,24 +303,22 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         posterior = np.empty(n)
         spent, reasons, candidates = 0, [], []
         n_groups = int(groups.max()) + 1
-        self._charged = 0  # queries paid for so far: the most of any group (disjoint groups)
         for g in range(n_groups):
             members = np.flatnonzero(groups == g)
             sensor = self._sensor(scores[members], noise_rng)
-            belief = _Posterior(members.size, split_rng)
-            queries, reason = self._search(sensor, belief)
+            belief = Posterior(members.size, split_rng)
+            queries, reason = self._search(sensor, belief, paid=spent)
             f = belief.f
             posterior[members] = f / n_groups
             spent = max(spent, queries)  # disjoint groups: parallel composition
             reasons.append(reason)
-            candidates.append(members[_largest(f, self.n_candidates)])
-        del self._charged
+            candidates.append(members[largest(f, self.n_candidates)])
         self.groups_ = groups
         self.posterior_ = posterior
         self.candidates_ = np.sort(np.concatenate(candidates))
         self.n_queries_ = spent
         self.halted_by_ = reasons[0]
-        self.privacy_spent_ = self._query_cost().scale(spent) if spent else PrivacyCost.zero()
+        self.privacy_spent_ = self._spent()
         return self
 
     def _fit_dask(self, X):
@@ -314,15 +340,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         split_rng, _, noise_rng = check_random_state(self.random_state).spawn(3)
         belief = DaskPosterior(scores.chunks, split_rng)
         sensor = self._sensor(scores, noise_rng)
-        self._charged = 0
         queries, reason = self._search(sensor, belief)
-        del self._charged
         self.posterior_, top, self.groups_ = belief.result(self.n_candidates)
         self.candidates_ = np.sort(top)
         self.n_queries_ = queries
         self.halted_by_ = reason
-        self.privacy_spent_ = (self._query_cost().scale(queries) if queries
-                               else PrivacyCost.zero())
+        self.privacy_spent_ = self._spent()
         return self
 
     def _scores(self, X):
@@ -343,16 +366,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         else:
             scores = X[:, 0]
         if not np.all(np.isfinite(scores)) or np.any(scores < 0):
-            raise ValueError("anomaly scores must be finite and >= 0 (eq. 1 of seed 000).")
+            raise ValueError("anomaly scores must be finite and >= 0 (Bittner, Sarwate and "
+                             "Wright, eq. 1).")
         return scores
 
     def _groups(self, n, rng):
         k = int(self.n_anomalies)
         if k == 1:
             return np.zeros(n, np.int64)
-        if not isinstance(self.oracle, str):
-            raise ValueError("n_anomalies > 1 needs a built-in oracle: a sensor object answers "
-                             "for halves of all its items, not of one group.")
         n_groups = min(n // 2, math.ceil(k * (k - 1) / (2 * 0.05)))
         if n_groups < k:
             raise ValueError(f"n_anomalies={k} needs at least {k} groups of 2 or more items; "
@@ -361,18 +382,22 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     def _sensor(self, scores, rng):
         if not isinstance(self.oracle, str):
-            return _checked_sensor(self.oracle, float(self.epsilon))
+            return self.oracle  # its protocol was checked with the parameters
         if self.oracle == "randomized_response":
             return RandomizedResponseSensor(scores, self.high, self.epsilon, rng)
         return MaxSensor(scores, self.low, self.epsilon, rng)
 
     # ------------------------------------------------------------ search
-    def _search(self, sensor, belief):
+    def _search(self, sensor, belief, paid: int = 0):
         """Algorithm 1; returns (queries, halting reason), the posterior stays in ``belief``.
 
         ``belief`` holds the posterior and the split stream: ``max()``,
         ``split()`` (the mask of ``Q``, eq. 10) and ``update(mask, log_ratio)``
-        (:class:`_Posterior` in memory, ``DaskPosterior`` on the workers).
+        (``Posterior`` in memory, ``DaskPosterior`` on the workers).
+
+        ``paid`` queries are charged already, by earlier groups: the groups
+        hold disjoint items, so their i-th queries compose in parallel and
+        one charge covers the i-th query of every group.
         """
         limit = self._max_queries()
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
@@ -384,9 +409,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
                 budget_bound = self.budget is not None and limit < self.max_queries
                 return queries, "budget" if budget_bound else "max_queries"
             queries += 1
-            if queries > self._charged:  # before the answer exists; groups run in parallel
+            if queries > paid:  # before the answer exists
                 self._charge(self._query_cost())
-                self._charged = queries
             mask = belief.split()
             answer = sensor.query(mask)
             belief.update(mask, self._log_ratio(answer, sensor))
@@ -431,74 +455,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return tags
 
 
-class _Posterior:
-    """The belief over ``n`` items in memory: ``f``, and the split stream."""
-
-    def __init__(self, n: int, rng: np.random.Generator):
-        self.f = np.full(n, 1.0 / n)
-        self._rng = rng
-
-    def max(self) -> float:
-        return float(self.f.max())
-
-    def split(self):
-        return _split(self.f, self._rng)
-
-    def update(self, mask, log_ratio: float) -> None:
-        # scale the losing side down by e^{-|log_ratio|} (never up: no overflow)
-        shrink = math.exp(-abs(log_ratio))
-        side = mask if log_ratio < 0 else ~mask
-        self.f *= 1.0 - (1.0 - shrink) * side
-        self.f /= self.f.sum()
-
-
-def _split(f, rng):
-    """Eq. (10) in O(n): the items in a uniformly random order, then the longest
-    prefix holding less than half of the mass (one heavy item alone).
-
-    The order is drawn as a uniform bucket per item and, inside the one bucket
-    where the mass crosses 1/2, uniform keys: ordering by (bucket, key) is
-    ordering by i.i.d. uniforms, i.e. a uniform permutation, without a sort of
-    all n items.
-    """
-    n = f.shape[0]
-    n_buckets = max(1, n // _BUCKET)
-    bucket = rng.integers(0, n_buckets, size=n)
-    mass = np.bincount(bucket, weights=f, minlength=n_buckets)
-    through = np.cumsum(mass)  # mass of the buckets up to and including each one
-    c = min(int(np.searchsorted(through, 0.5, side="left")), n_buckets - 1)
-    mask = bucket < c
-    inside = np.flatnonzero(bucket == c)
-    inside = inside[np.argsort(rng.random(inside.size), kind="stable")]
-    if inside.size:
-        mask[inside[:_prefix_length(through[c] - mass[c], f[inside], mask.any())]] = True
-    elif not mask.any():  # rounding left the crossing bucket empty: the first item alone
-        mask[int(np.flatnonzero(bucket == bucket.min())[0])] = True
-    return mask
-
-
-def _prefix_length(before: float, ordered, earlier: bool) -> int:
-    """How many items of the crossing bucket, in key order, join ``Q``.
-
-    ``before`` is the mass of the buckets before it, ``ordered`` its items'
-    masses in key order and ``earlier`` whether those buckets hold any item.
-    The longest prefix holding less than half of the mass; when it is empty,
-    the first item in the order holds half of the mass or more and forms ``Q``
-    alone. Shared by the in-memory and the dask split.
-    """
-    k = int(np.count_nonzero(before + np.cumsum(ordered) < 0.5))
-    if k == 0 and not earlier and len(ordered):
-        k = 1
-    return k
-
-
-def _largest(f, k):
-    """Indices of the ``k`` largest entries, largest first, in O(n) (no full sort)."""
-    k = min(int(k), f.shape[0])
-    top = np.argpartition(f, f.shape[0] - k)[f.shape[0] - k:]
-    return top[np.argsort(-f[top], kind="stable")]
-
-
 def _check_bit(answer) -> bool:
     if isinstance(answer, (bool, np.bool_)) or answer in (0, 1):
         return bool(answer)
@@ -509,12 +465,14 @@ def _checked_sensor(sensor, epsilon: float):
     """A user sensor follows the protocol, at the ε the searcher charges."""
     response = getattr(sensor, "response", None)
     if response not in ("maxima", "bit"):
-        raise ValueError(f"the sensor's response must be 'maxima' or 'bit', got {response!r}.")
+        raise ValueError(f"The 'oracle' parameter, a sensor object, must have response "
+                         f"'maxima' or 'bit'; got {response!r}.")
     declared = getattr(sensor, "epsilon", None)
     if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon,
                                                                 rel_tol=1e-12):
-        raise ValueError(f"the sensor answers at epsilon={declared!r} but the search charges "
-                         f"epsilon={epsilon!r} per query; they must be equal.")
+        raise ValueError(f"The 'oracle' parameter, a sensor object, answers at "
+                         f"epsilon={declared!r} but the search charges epsilon={epsilon!r} "
+                         "per query; they must be equal.")
     return sensor
 
 

@@ -1,4 +1,4 @@
-"""Sensors: what answers a group query of :class:`NoisyGroupSearch` (seed 000, §4).
+"""Sensors: what answers a group query of :class:`NoisyGroupSearch` (Bittner et al., §4).
 
 A sensor holds the anomaly scores (or is the hardware or service that can
 measure them) and answers one query: a boolean mask of the items in the
@@ -27,6 +27,7 @@ from scipy.special import expit
 
 from .._dask import is_dask_collection
 from ..privacy import LaplaceMechanism, RandomizedResponse
+from ._blockwise import blockwise_statistic
 
 __all__ = ["MaxSensor", "RandomizedResponseSensor"]
 
@@ -175,7 +176,6 @@ def _statistic(func, width: int, scores, mask) -> tuple:
     ``max`` on the workers.
     """
     if is_dask_collection(scores):
-        from ._dask_search import blockwise_statistic
         return blockwise_statistic(func, width, scores, mask)
     return func(scores, mask)
 
