@@ -231,6 +231,9 @@ BAD_RESAMPLE_ARGS = [
     ({"--epsilon": "inf"}, "--epsilon"),
     ({"--epsilon": "nan"}, "--epsilon"),
     ({"--epsilon": "1e300"}, "--epsilon"),  # noise would vanish in floating point
+    ({"--epsilon": "31", "--public-counts": []}, "--epsilon is 31"),  # all of it on one release
+    ({"--classes": ["neg", "pos", "other"], "--sampling-strategy": "0.5"},
+     "--sampling-strategy can be a float only for a binary target; --classes lists 3"),
     ({"--count-share": "0"}, "--count-share"),
     ({"--count-share": "1"}, "--count-share"),
     ({"--synopsis": "grid", "--granularity": "0"}, "--granularity"),
@@ -288,6 +291,18 @@ def test_bad_bounds_file_stops_before_reading_data(csv_in, tmp_path, capsys, dat
     err = capsys.readouterr().err
     assert data_access == [] and code == 2
     assert "--bounds-file" in err and message in err and err.count("\n") == 1, err
+
+
+def test_bounds_file_fixes_the_features_so_the_grid_is_checked_before_reading_data(
+        csv_in, tmp_path, capsys, data_access):
+    bounds = tmp_path / "bounds.csv"
+    bounds.write_text("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\n")
+    code = main(_resample_argv(csv_in, tmp_path, {
+        "--bounds": None, "--bounds-file": str(bounds), "--synopsis": "grid",
+        "--histogram": "dense", "--granularity": "0.001"}))
+    err = capsys.readouterr().err
+    assert data_access == [] and code == 2
+    assert "--histogram dense needs 1000**3 cells" in err and err.count("\n") == 1, err
 
 
 def test_valid_arguments_reach_the_recorded_reader(csv_in, tmp_path, data_access):

@@ -114,6 +114,12 @@ def test_data_bounds_warn_and_match_memory(client):
     np.testing.assert_array_equal(a.bounds_[1], b.bounds_[1])
 
 
+def _dask_box(low, high, d):
+    from skdp_anomaly.over_sampling._gaussian import BoxScale
+
+    return BoxScale(np.full(d, float(low)), np.full(d, float(high)))
+
+
 def _lazy(X, y, chunks=1_000):
     return da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=chunks)
 
@@ -182,3 +188,56 @@ def test_the_original_rows_stay_lazy(client):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_array_equal(X_res[:4_000].compute(), X)
+
+
+# -- the Dask module computes and writes, the estimator releases (privacy protocol) ------
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+@pytest.mark.parametrize("function, n_charged", [("class_statistics", 0),
+                                                 ("write_resampled", 2)])
+def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, function,
+                                                        n_charged, exc):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from skdp_anomaly.over_sampling import _dask_resample
+
+    X, y = _data(n=3_001, seed=9)
+    ledger = Ledger()
+    est = DPSMOTE(epsilon=1.0, bounds=(-2, 2), accountant=ledger, random_state=0)
+
+    def boom(*args, **kwargs):
+        raise exc("injected")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_dask_resample, function, boom)
+        with pytest.raises(exc, match="injected"):
+            est.fit_resample(*_lazy(X, y))
+    params = set(est.get_params(deep=False))
+    assert not [k for k in vars(est) if k not in params | {"privacy_spent_", "_charges"}]
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    assert [e for e, _ in ledger.spent] == pytest.approx([0.2, 1.8][:n_charged])
+    if n_charged:
+        assert est.privacy_spent_.epsilon == pytest.approx(1.0)
+    X_lazy, _ = est.fit_resample(*_lazy(X, y))  # the retry succeeds, as in memory
+    X_mem, _ = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0).fit_resample(X, y)
+    np.testing.assert_array_equal(X_lazy.compute(), X_mem)
+    assert ledger.total()[0] == pytest.approx(2.0 * (1 + n_charged / 2))
+
+
+def test_the_estimator_sets_what_the_dask_module_computes(client):
+    """The Dask module returns statistics (no estimator in its signatures); the sampler
+    releases from them and sets its attributes, the same as in memory."""
+    import inspect
+
+    from skdp_anomaly.over_sampling import _dask_resample
+
+    for name in _dask_resample.__all__:
+        obj = getattr(_dask_resample, name)
+        if inspect.isfunction(obj):
+            assert "est" not in inspect.signature(obj).parameters
+    X, y = _data(n=2_001, seed=10)
+    stats = _dask_resample.class_statistics(
+        *_lazy(X, y), _dask_box(-2, 2, X.shape[1]), None)
+    assert stats.labels.tolist() == [0, 1] and stats.n_non_finite == 0
+    assert stats.sizes.tolist() == np.bincount(y).tolist()

@@ -20,15 +20,14 @@ from sklearn.datasets import make_classification
 
 from skdp_anomaly.over_sampling import (
     DPSMOTE,
+    DPSMOTENoiseWarning,
     SparseHistogram,
     _dpsmote,
+    _release,
 )
-from skdp_anomaly.over_sampling._dpsmote import (
-    DPSMOTENoiseWarning,
-    _release_synopsis_batch,
-    _n_cells,
-    _n_synthetic,
-)
+from skdp_anomaly.over_sampling._audit import release_synopsis_batch
+from skdp_anomaly.over_sampling._release import n_cells as _n_cells
+from skdp_anomaly.over_sampling._strategy import n_synthetic as _n_synthetic
 from skdp_anomaly.over_sampling._grid import (
     Grid,
     _Weights,
@@ -204,17 +203,22 @@ def test_refused_budget_releases_nothing_and_leaves_unfitted(data):
 
 
 @pytest.mark.parametrize("synopsis", SYNOPSES)
-def test_refused_refit_forgets_the_earlier_fit(data, synopsis):
+def test_refused_refit_keeps_the_earlier_fit(data, synopsis):
+    """A refit the accountant refuses is a failed transaction: the sampler stays as the
+    earlier fit left it (nothing of the refused fit was computed or charged)."""
     X, y = data
     acc = Ledger(epsilon=3.0)
     est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
                   synopsis=synopsis)
     est.fit_resample(X, y)  # 2 under the accountant's replace-one ledger
     assert acc.total()[0] == pytest.approx(2.0)
+    before = {k: v for k, v in vars(est).items() if k.endswith("_")}
     assert hasattr(est, _synopsis_attr(synopsis))
     with pytest.raises(LedgerRefused):
         est.fit_resample(X, y)
-    assert not [k for k in vars(est) if k.endswith("_")]  # no noisy output of either fit
+    assert {k: v for k, v in vars(est).items() if k.endswith("_")}.keys() == before.keys()
+    assert est.sampling_strategy_ == before["sampling_strategy_"]
+    assert est.privacy_spent_ == before["privacy_spent_"]
     assert acc.total()[0] == pytest.approx(2.0)
 
 
@@ -223,25 +227,25 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, syno
     X, y = data
     acc = Ledger()
     charged_before_draw = []
-    original = _dpsmote.GeometricMechanism.noise
+    original = _release.GeometricMechanism.noise
 
     def spy(self, size, rng):
         charged_before_draw.append(acc.total()[0])
         return original(self, size, rng)
 
-    monkeypatch.setattr(_dpsmote.GeometricMechanism, "noise", spy)
+    monkeypatch.setattr(_release.GeometricMechanism, "noise", spy)
     if synopsis == "grid":
-        monkeypatch.setattr(_dpsmote, "release_dense",
+        monkeypatch.setattr(_release, "release_dense",
                             lambda true, eps, rng, n_runs=None: (
                                 charged_before_draw.append(acc.total()[0]) or true))
     else:
-        original_means = _dpsmote.release_means
+        original_means = _release.release_means
 
         def means(sums, sizes, eps, rng):
             charged_before_draw.append(acc.total()[0])
             return original_means(sums, sizes, eps, rng)
 
-        monkeypatch.setattr(_dpsmote, "release_means", means)
+        monkeypatch.setattr(_release, "release_means", means)
     DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
             synopsis=synopsis).fit_resample(X, y)
     # class sizes: 2·0.1 charged before their noise; synopsis: 2·0.9 more before its release
@@ -292,7 +296,7 @@ def test_classes_parameter_keys_do_not_depend_on_which_labels_occur(data):
 @pytest.mark.parametrize("kw, match", [
     (dict(classes=[0]), "at least 2"),
     (dict(classes=[0, 0, 1]), "repeated"),
-    (dict(classes=[0, 1], sampling_strategy={7: 10}), "not in 'classes'"),
+    (dict(classes=[0, 1], sampling_strategy={7: 10}), "not in the 'classes'"),
     (dict(classes=[0, 1, 2], sampling_strategy=0.5), "binary"),
 ])
 def test_classes_parameter_errors_come_from_parameters_only(data, kw, match):
@@ -335,14 +339,16 @@ def test_string_labels_with_classes(data, synopsis):
 
 
 def _spy_rng(monkeypatch, name, key, seen):
-    """Wrap ``_dpsmote.<name>`` to record the generator (a positional argument) it gets."""
-    original = getattr(_dpsmote, name)
+    """Wrap ``<module>.<name>`` (the module that calls it) to record the generator (a
+    positional argument) it gets."""
+    module = _release if name.startswith("release_") else _dpsmote
+    original = getattr(module, name)
 
     def spy(*args, **kwargs):
         seen[key] = next(a for a in args if isinstance(a, np.random.Generator))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(_dpsmote, name, spy)
+    monkeypatch.setattr(module, name, spy)
 
 
 @pytest.mark.parametrize("synopsis, release, sample", [
@@ -685,7 +691,7 @@ def test_release_dense_batch_shape_and_noise_scale():
 def test_release_synopsis_batch(data):
     X, y = data
     est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), synopsis="grid")
-    batch = _release_synopsis_batch(est, X, y, 500, histogram_class=1, random_state=0)
+    batch = release_synopsis_batch(est, X, y, 500, histogram_class=1, random_state=0)
     assert batch.noisy_class_counts.shape == (500, 2) and batch.noisy_counts.shape == (500, 256)
     assert batch.stacked().shape == (500, 2 + 2 + 256)
     np.testing.assert_array_equal(batch.n_synthetic[:, 1],
@@ -693,7 +699,7 @@ def test_release_synopsis_batch(data):
                                              - np.maximum(batch.noisy_class_counts[:, 1], 0), 0)
                                   * (batch.noisy_class_counts.argmax(1) == 0))
     assert not hasattr(est, "sampling_strategy_")  # estimator untouched
-    pub = _release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10,
+    pub = release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10,
                                   histogram_class=1)
     assert pub.noisy_class_counts is None and np.all(pub.n_synthetic[:, 1] == np.ptp(np.bincount(y)))
 
@@ -832,14 +838,11 @@ def test_auto_granularity_is_a_function_of_the_noisy_size_only(monkeypatch):
     # The noisy class sizes are forced to the same values for two datasets whose
     # true minority sizes differ 50-fold (with exact sizes the rule would give
     # m = 2 and m = 4): the chosen grid must be the same, the one of the noisy size.
-    class FixedNoise:
-        def __init__(self, epsilon, sensitivity=1):
-            pass
-
+    class FixedNoise(_release.GeometricMechanism):
         def randomise(self, counts, rng):
             return np.array([60_000, 5_000])
 
-    monkeypatch.setattr(_dpsmote, "GeometricMechanism", FixedNoise)
+    monkeypatch.setattr(_release, "GeometricMechanism", FixedNoise)
     chosen = []
     for n_min in (100, 40_000):
         X, y = _pima_like(n_min=n_min, n_maj=50_000)
@@ -908,9 +911,9 @@ def test_sparse_release_far_below_class_size_warns():
 def test_release_synopsis_batch_auto_granularity():
     X, y = _pima_like(n_min=12, n_maj=40, d=2)
     est = DPSMOTE(bounds=(-1, 1), granularity="auto", synopsis="grid")
-    batch = _release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
+    batch = release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
     sizes = np.maximum(batch.noisy_class_counts, 1)
-    drive = _dpsmote._auto_class_size(sizes, batch.n_synthetic)
+    drive = _release.auto_class_size(sizes, batch.n_synthetic)
     expect = [choose_n_cells(s, 0.9, 2) for s in drive]
     np.testing.assert_array_equal(batch.n_cells, expect)
     assert set(np.unique(batch.n_cells)) == {2, 3, 4}  # the noisy size moves the grid
@@ -947,7 +950,7 @@ def test_warnings_point_at_the_callers_line_through_a_pipeline():
     np.array([True, False, True]),
 ])
 def test_label_encoding_equals_numpy_unique(y):
-    from skdp_anomaly.over_sampling._dpsmote import _unique_codes
+    from skdp_anomaly.over_sampling._strategy import unique_codes as _unique_codes
 
     classes, codes = _unique_codes(y)
     expected_classes, expected_codes = np.unique(y, return_inverse=True)

@@ -17,7 +17,7 @@ import pytest
 
 from skdp_anomaly import audit
 from skdp_anomaly.over_sampling import DPSMOTE
-from skdp_anomaly.over_sampling._dpsmote import _release_gaussian_batch, _release_synopsis_batch
+from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._grid import Grid, release_sparse
 
 EPS = 1.0
@@ -35,7 +35,7 @@ def _neighbours():
 def _batch_mechanism(estimator):
     def mech(data, rng, n):
         X, y = data
-        return _release_synopsis_batch(estimator, X, y, n, histogram_class=1,
+        return release_synopsis_batch(estimator, X, y, n, histogram_class=1,
                                       random_state=rng).stacked()
     return mech
 
@@ -191,7 +191,7 @@ def test_audit_replace_one_neighbours_cost_twice_epsilon():
 
     def mech(data, rng, n):
         X, y = data
-        return _release_synopsis_batch(est, X, y, n, histogram_class=[1, 2],
+        return release_synopsis_batch(est, X, y, n, histogram_class=[1, 2],
                                        random_state=rng).stacked()
 
     events = {
@@ -229,7 +229,7 @@ def _gaussian_neighbours(d, n_maj=40, n_min=12):
 def _gaussian_mechanism(estimator, mean_class=1):
     def mech(data, rng, n):
         X, y = data
-        sizes, means = _release_gaussian_batch(estimator, X, y, n, mean_class=mean_class,
+        sizes, means = release_gaussian_batch(estimator, X, y, n, mean_class=mean_class,
                                                random_state=rng)
         return means if sizes is None else np.column_stack([sizes, means])
     return mech

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _dpsmote
-from skdp_anomaly.over_sampling._dpsmote import _release_gaussian_batch
+from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _release
+from skdp_anomaly.over_sampling._audit import release_gaussian_batch
 from skdp_anomaly.over_sampling._gaussian import (
     BoxScale,
     chunk_seeds,
@@ -105,14 +105,11 @@ def test_release_means_divides_the_noisy_sum_by_the_dp_size():
 def test_mean_uses_the_noisy_size_not_the_true_one(monkeypatch):
     # Force the noisy sizes: the mean must be divided by the released size (post-
     # processing of the DP outputs), not by the exact class size.
-    class FixedNoise:
-        def __init__(self, epsilon, sensitivity=1):
-            pass
-
+    class FixedNoise(_release.GeometricMechanism):
         def randomise(self, counts, rng):
             return np.array([200, 50])
 
-    monkeypatch.setattr(_dpsmote, "GeometricMechanism", FixedNoise)
+    monkeypatch.setattr(_release, "GeometricMechanism", FixedNoise)
     X = np.r_[np.full((200, 1), -0.5), np.full((100, 1), 0.5)]
     y = np.r_[np.zeros(200, int), np.ones(100, int)]
     est = DPSMOTE(epsilon=60.0, count_share=0.5, bounds=(-1, 1), random_state=0)
@@ -128,7 +125,7 @@ def test_mean_uses_the_noisy_size_not_the_true_one(monkeypatch):
 def test_synthetic_rows_depend_on_the_released_mean_only(monkeypatch):
     # Two datasets with the same (public) class sizes but different minority rows give
     # identical synthetic rows once the released mean is the same.
-    monkeypatch.setattr(_dpsmote, "release_means",
+    monkeypatch.setattr(_release, "release_means",
                         lambda sums, sizes, eps, rng: np.full(sums.shape, 0.25))
     rng = np.random.default_rng(2)
     outs = []
@@ -299,20 +296,20 @@ def test_synopsis_grid_parameters_do_not_change_the_gaussian_release():
 def test_release_gaussian_batch():
     X, y = _two_classes(n_maj=400, n_min=80, d=3)
     est = DPSMOTE(epsilon=20.0, bounds=(-4, 4))
-    sizes, means = _release_gaussian_batch(est, X, y, 2000, mean_class=1, random_state=0)
+    sizes, means = release_gaussian_batch(est, X, y, 2000, mean_class=1, random_state=0)
     assert sizes.shape == (2000, 2) and means.shape == (2000, 3)
     assert np.all(np.abs(means) <= 1)
     # the average of 2000 releases is near the unit-box class mean (ε_h = 18: the
     # per-release sd is < 0.01, so 0.01 is > 20 standard errors of the average)
     np.testing.assert_allclose(means.mean(axis=0), X[y == 1].mean(axis=0) / 4, atol=0.01)
     assert not hasattr(est, "noisy_means_")  # estimator untouched
-    sizes, both = _release_gaussian_batch(clone(est).set_params(class_counts="public"), X, y,
+    sizes, both = release_gaussian_batch(clone(est).set_params(class_counts="public"), X, y,
                                           10, mean_class=[0, 1], random_state=1)
     assert sizes is None and both.shape == (10, 6)
     with pytest.raises(ValueError, match="mean_class 7"):
-        _release_gaussian_batch(est, X, y, 5, mean_class=7)
+        release_gaussian_batch(est, X, y, 5, mean_class=7)
     with pytest.raises(TypeError, match="DPSMOTE"):
-        _release_gaussian_batch(object(), X, y, 5, mean_class=1)
+        release_gaussian_batch(object(), X, y, 5, mean_class=1)
 
 
 @pytest.mark.parametrize("synopsis, params", [

@@ -271,9 +271,8 @@ def _checked_sampler(args: argparse.Namespace):
         count_share=args.count_share, classes=args.classes, random_state=args.random_state,
     )
     with library_calls("resample"):
-        sampler._validate_params()
-        sampler.privacy_cost()  # the budget split: count share, ε too large for exact noise
-        sampler._check_classes()  # the public label set against the strategy
+        # every parameter: ranges, the ε of each release, the label set against the strategy
+        sampler.privacy_cost()
     return sampler
 
 
@@ -339,6 +338,8 @@ def run(args: argparse.Namespace) -> int:
     if args.bounds_file is not None:
         features = header[:t] + header[t + 1:]
         sampler.set_params(bounds=read_bounds_file(args.bounds_file, features))
+        with library_calls("resample"):
+            sampler.privacy_cost()  # the bounds fix the number of features: the grid's checks
     header, t, X, y = read_table(args.input, args.target, quiet=args.quiet)
     with library_calls("resample") as shown:
         warnings.simplefilter("always")  # every run's warnings, also when repeated

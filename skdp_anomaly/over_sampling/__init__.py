@@ -1,4 +1,4 @@
-"""Differentially private over-sampling for imbalanced learning (thesis 004, chapter 3).
+"""Differentially private over-sampling for imbalanced learning (Lut 2022, chapter 3).
 
 DPSMOTE
     DP-SMOTE: synthetic minority rows drawn from a DP synopsis of each class, its

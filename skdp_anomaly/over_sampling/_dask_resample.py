@@ -1,87 +1,75 @@
-"""DPSMOTE on Dask collections: one blockwise pass, the noise once on the client.
+"""DPSMOTE on Dask collections: the statistics in one blockwise pass, the output on the workers.
 
-The private part of the Gaussian synopsis is a sum over records: each block
-of rows contributes its per-class row counts and exact (fixed-point) unit-box
-sums, the client adds the partial results, and from there on the release is
-the in-memory code itself (``DPSMOTE._release_sizes`` and
-``DPSMOTE._release_gaussian``: the same noise draws in the same order). The
-synthetic rows are drawn on the workers, block by block, from the plan the
-release returns (chunk seeds spawned in the same order as in memory), so the
-in-memory and the Dask paths give the same rows bit for bit.
+This module reads and writes data, and releases nothing: each block of rows
+contributes its per-class row counts, its exact (fixed-point) unit-box sums
+and its count of non-finite values, and the client adds the partial results
+(:func:`class_statistics`). :class:`~._dpsmote.DPSMOTE` then releases from
+those statistics with its in-memory code (the same noise draws in the same
+order) and sets its attributes; :func:`write_resampled` draws the synthetic
+rows on the workers, block by block, from the plan of that release (chunk
+seeds spawned in the same order as in memory), so the in-memory and the Dask
+paths give the same rows bit for bit.
 
 Nothing here is imported unless a dask collection reaches ``fit_resample``.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import import_dask, is_dask_collection
-from ..privacy import check_bounds
-from ._gaussian import (
-    SYNTHETIC_CHUNK,
-    BoxScale,
-    check_exact_sum_rows,
-    class_fixed_sums,
-    fill_gaussian,
-)
+from ._gaussian import SYNTHETIC_CHUNK, BoxScale, class_fixed_sums, fill_gaussian
+from ._inputs import NON_NUMERIC, non_numeric_columns
+from ._strategy import unique_codes
 
-__all__ = ["fit_resample_dask"]
+__all__ = ["NOT_GAUSSIAN", "ClassStatistics", "DaskInput", "class_statistics",
+           "feature_extremes", "read_input", "write_resampled"]
 
-_NOT_GAUSSIAN = (
+NOT_GAUSSIAN = (
     "DPSMOTE on dask collections supports synopsis='gaussian' (the default) only; the grid "
     "synopsis needs every class's occupied cells on one machine. Use synopsis='gaussian', or "
     "call .compute() on data that fit in memory."
 )
 
 
-def fit_resample_dask(est, X, y, classes):
-    """``est.fit_resample(X, y)`` for dask arrays, or a dask DataFrame and Series.
+class DaskInput(NamedTuple):
+    """Dask arrays (rows chunked alike, one column chunk) and a DataFrame's metadata."""
 
-    Returns dask collections: the original rows stay where they are, the
-    synthetic rows are generated on the workers when the result is computed.
-    ``classes`` is the checked public label set, or None.
-    """
-    import_dask("DPSMOTE.fit_resample on dask collections")
-    if est.synopsis != "gaussian":
-        raise NotImplementedError(_NOT_GAUSSIAN)
-    Xa, ya, frame = _as_arrays(est, X, y)
-    check_exact_sum_rows(Xa.shape[0])
-    d = Xa.shape[1]
-    lower, upper = _bounds(est, Xa)
-    box = BoxScale(lower, upper)
-    labels, sizes, sums = _class_statistics(Xa, ya, box, classes)
-    classes = _label_set(labels, classes)
-    true_sizes = np.zeros(classes.size, np.int64)
-    fixed = np.zeros((classes.size, d), np.int64)
-    where = np.searchsorted(classes, labels)
-    true_sizes[where], fixed[where] = sizes, sums
+    X: object
+    y: object
+    frame: tuple | None
+    """``(columns, dtypes, name of y)`` when X is a dask DataFrame, else None."""
 
-    est.bounds_ = (lower, upper)
-    plan, n_new, over_sampled = est._release_gaussian_plan(classes, true_sizes, box, d,
-                                                           lambda wanted: fixed)
-    X_res, y_res = _lazy_output(Xa, ya, plan, float(est.spread), box)
-    est._finish_fit(n_new, over_sampled)
-    if frame is not None:
-        return _to_frames(X_res, y_res, *frame)
-    return X_res, y_res
+
+class ClassStatistics(NamedTuple):
+    """What the release needs from the data, summed over the blocks (private, never stored)."""
+
+    labels: np.ndarray
+    """The labels present, sorted."""
+    sizes: np.ndarray
+    """Rows per label."""
+    fixed_sums: np.ndarray
+    """(n_labels, d) exact unit-box sums in units of ``2^-32`` (:func:`class_fixed_sums`)."""
+    n_non_finite: int
+    """Non-finite values met in X."""
+    n_unknown: int
+    """Rows whose label is not in the public label set (0 without one)."""
 
 
 # -- inputs ----------------------------------------------------------------------------
-def _as_arrays(est, X, y):
-    """Dask arrays (rows chunked alike, one column chunk) and the DataFrame metadata."""
+def read_input(X, y) -> DaskInput:
+    """``X`` and ``y`` as dask arrays, checked for shape and numeric features (no data read)."""
+    import_dask("DPSMOTE.fit_resample on dask collections")
     import dask.array as da
     import dask.dataframe as dd
 
-    from ._dpsmote import _NON_NUMERIC
-
     frame = None
     if isinstance(X, dd.DataFrame):
-        bad = [str(c) for c, dt in X.dtypes.items() if getattr(dt, "kind", "O") not in "biuf"]
+        bad = non_numeric_columns(X.columns, X.dtypes)
         if bad:
-            raise ValueError(_NON_NUMERIC.format(what=f"non-numeric columns {bad[:5]}"))
-        est.feature_names_in_ = np.asarray(X.columns, dtype=object)
+            raise ValueError(NON_NUMERIC.format(what=f"non-numeric columns {bad[:5]}"))
         frame = (list(X.columns), dict(X.dtypes), getattr(y, "name", None))
         Xa = X.to_dask_array(lengths=True)
     elif is_dask_collection(X):
@@ -91,7 +79,7 @@ def _as_arrays(est, X, y):
     if Xa.ndim != 2:
         raise ValueError(f"Expected a 2D array for X, got {Xa.ndim}D (shape {Xa.shape}).")
     if Xa.dtype.kind not in "biuf":
-        raise ValueError(_NON_NUMERIC.format(what=f"X has dtype {Xa.dtype}"))
+        raise ValueError(NON_NUMERIC.format(what=f"X has dtype {Xa.dtype}"))
     if isinstance(y, (dd.Series, dd.DataFrame)):
         ya = y.to_dask_array(lengths=True)
     elif is_dask_collection(y):
@@ -115,29 +103,27 @@ def _as_arrays(est, X, y):
         Xa = Xa.astype(np.float64)
     Xa = Xa.rechunk({1: -1})
     ya = da.asarray(ya).rechunk((Xa.chunks[0],))
-    est.n_features_in_ = Xa.shape[1]
-    return Xa, ya, frame
+    return DaskInput(Xa, ya, frame)
 
 
-def _bounds(est, Xa):
-    """The public bounds, or (with a PrivacyLeakWarning) the data's, by a dask reduction."""
+def feature_extremes(Xa) -> np.ndarray:
+    """(2, d): each feature's minimum and maximum, by a dask reduction (private).
+
+    For bounds left None: the caller turns them into bounds with a
+    PrivacyLeakWarning, as in memory.
+    """
     import dask
     import dask.array as da
 
-    if est.bounds is not None:
-        return check_bounds(est.bounds, n_features=Xa.shape[1])
     lo, hi = dask.compute(da.nanmin(Xa, axis=0), da.nanmax(Xa, axis=0))
-    # check_bounds warns and handles constant features; the two rows have the data's extremes
-    return check_bounds(None, np.vstack([lo, hi]), n_features=Xa.shape[1])
+    return np.vstack([lo, hi])
 
 
 # -- the one pass over the data -------------------------------------------------------
 def _block_statistics(X_block, y_block, lower, upper, classes):
     """Per-label row counts and exact unit-box sums of one block (private, never stored)."""
-    from ._dpsmote import _unique_codes
-
     if classes is None:
-        labels, codes = _unique_codes(y_block)
+        labels, codes = unique_codes(y_block)
         unknown = 0
     else:
         codes = np.searchsorted(classes, y_block)
@@ -152,21 +138,18 @@ def _block_statistics(X_block, y_block, lower, upper, classes):
     return labels, sizes, sums, n_bad, unknown
 
 
-def _class_statistics(Xa, ya, box, classes):
-    """One pass: each block's statistics computed where it lives, added on the client."""
+def class_statistics(Xa, ya, box: BoxScale, classes) -> ClassStatistics:
+    """One pass: each block's statistics computed where it lives, added on the client.
+
+    ``classes`` is the public label set (sorted) or None. Labels with no row
+    are left out.
+    """
     import dask
 
     lower, upper = box.centre - box.half_range, box.centre + box.half_range
     tasks = [dask.delayed(_block_statistics, pure=True)(xb, yb, lower, upper, classes)
              for xb, yb in zip(Xa.to_delayed().ravel(), ya.to_delayed().ravel())]
     parts = dask.compute(*tasks)
-    if sum(p[3] for p in parts):
-        raise ValueError("Input X contains NaN or infinity.")
-    if sum(p[4] for p in parts):
-        raise ValueError(
-            "y contains at least one label that is not in the 'classes' parameter (the labels "
-            "are not listed here, to keep them out of logs)."
-        )
     labels = np.unique(np.concatenate([p[0] for p in parts]))
     sizes = np.zeros(labels.size, np.int64)
     sums = np.zeros((labels.size, Xa.shape[1]), np.int64)
@@ -175,20 +158,8 @@ def _class_statistics(Xa, ya, box, classes):
         np.add.at(sizes, where, block_sizes)
         np.add.at(sums, where, block_sums)
     present = sizes > 0
-    return labels[present], sizes[present], sums[present]
-
-
-def _label_set(labels, classes):
-    """The public label set, or the labels present (checked as in memory)."""
-    check_classification_targets(labels)
-    if classes is not None:
-        return classes
-    if labels.size <= 1:
-        raise ValueError(
-            f"The target 'y' needs to have more than 1 class. Got {labels.size} class instead. "
-            "Pass the public label set as 'classes' to fit when a class may be absent."
-        )
-    return labels
+    return ClassStatistics(labels[present], sizes[present], sums[present],
+                           int(sum(p[3] for p in parts)), int(sum(p[4] for p in parts)))
 
 
 # -- the output -----------------------------------------------------------------------
@@ -197,11 +168,17 @@ def _draw_block(mean, spread, lower, upper, seeds, rows, dtype):
     return fill_gaussian(mean, spread, BoxScale(lower, upper), seeds, out)
 
 
-def _lazy_output(Xa, ya, plan, spread, box):
-    """The original rows, then each class's synthetic rows drawn block by block on the workers."""
+def write_resampled(data: DaskInput, plan, spread: float, box: BoxScale):
+    """The original rows, then each draw's synthetic rows, drawn block by block on the workers.
+
+    ``plan`` is the release's list of :class:`~._gaussian.GaussianDraw`.
+    Returns dask arrays, or a dask DataFrame and Series with the input's
+    columns and dtypes (as imblearn does) when X was a dask DataFrame.
+    """
     import dask
     import dask.array as da
 
+    Xa, ya = data.X, data.y
     d, dtype = Xa.shape[1], Xa.dtype
     lower, upper = box.centre - box.half_range, box.centre + box.half_range
     # synthetic blocks about as large as the input's, in whole seed chunks
@@ -215,7 +192,10 @@ def _lazy_output(Xa, ya, plan, spread, box):
                                                         block_rows, dtype)
             X_parts.append(da.from_delayed(task, shape=(block_rows, d), dtype=dtype))
             y_parts.append(da.full(block_rows, label, dtype=ya.dtype, chunks=block_rows))
-    return da.concatenate(X_parts, axis=0), da.concatenate(y_parts, axis=0)
+    X_res, y_res = da.concatenate(X_parts, axis=0), da.concatenate(y_parts, axis=0)
+    if data.frame is not None:
+        return _to_frames(X_res, y_res, *data.frame)
+    return X_res, y_res
 
 
 def _to_frames(X_res, y_res, columns, dtypes, name):

@@ -29,13 +29,15 @@ bit, however the data are chunked:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ..privacy import LaplaceMechanism
 
-__all__ = ["SYNTHETIC_CHUNK", "BoxScale", "chunk_seeds", "class_fixed_sums", "fill_gaussian",
-           "release_means", "sum_mechanism", "unit_sum"]
+__all__ = ["SYNTHETIC_CHUNK", "BoxScale", "GaussianDraw", "chunk_seeds", "class_fixed_sums",
+           "fill_gaussian", "release_means", "sum_mechanism", "unit_sum", "write_gaussian"]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
@@ -212,6 +214,38 @@ def fill_gaussian(mean_unit, spread: float, box: BoxScale, seeds, out) -> np.nda
         if part.shape[0]:
             _fill(np.random.default_rng(seed), mean, scale, lower, upper, part)
     return out
+
+
+class GaussianDraw(NamedTuple):
+    """Phase 2 of one over-sampled class: what its synthetic rows are drawn from.
+
+    Post-processing of the DP mean; the in-memory and the Dask writers both
+    draw from it (:func:`fill_gaussian`), so they give the same rows.
+    """
+
+    label: object
+    """The class label of the rows."""
+    mean: np.ndarray
+    """The DP class mean in the unit box."""
+    seeds: list
+    """One seed per ``SYNTHETIC_CHUNK`` rows (:func:`chunk_seeds`)."""
+    rows: int
+    """How many rows."""
+
+
+def write_gaussian(X, y, plan, spread: float, box: BoxScale):
+    """The resampled set, filled in place: the original rows, then each draw's rows."""
+    n = X.shape[0]
+    total = n + sum(draw.rows for draw in plan)
+    X_res = np.empty((total, X.shape[1]), dtype=X.dtype)
+    y_res = np.empty(total, dtype=y.dtype)
+    X_res[:n], y_res[:n] = X, y
+    start = n
+    for draw in plan:
+        fill_gaussian(draw.mean, spread, box, draw.seeds, X_res[start:start + draw.rows])
+        y_res[start:start + draw.rows] = draw.label
+        start += draw.rows
+    return X_res, y_res
 
 
 def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:

@@ -1,7 +1,7 @@
 """Uniform grids, noisy cell histograms (dense and sparse) and ℓ-ball offsets.
 
-The private synopsis of DP-SMOTE (thesis 004, §3.3, Algorithm 6, phase 1)
-lives here; :mod:`._dpsmote` only wires it into the estimator.
+The private synopsis of DP-SMOTE (Lut 2022, §3.3, Algorithm 6, phase 1)
+lives here; :mod:`._release` gives it its mechanism and :mod:`._dpsmote` charges it.
 
 Cells are addressed by integer coordinates ``0 <= c_j < n_cells`` per feature.
 For lookups each cell also has a sortable *key*: its row-major code
@@ -22,8 +22,8 @@ import numpy as np
 from ..privacy import GeometricMechanism
 
 __all__ = [
-    "Grid", "SparseHistogram", "ball_offsets", "choose_n_cells", "choose_threshold",
-    "expected_positive_noise",
+    "Grid", "SparseHistogram", "ball_offsets", "check_ball_size", "choose_n_cells",
+    "choose_threshold", "expected_positive_noise",
 ]
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -104,13 +104,40 @@ class Grid:
 
 
 def n_ball_offsets(n_features: int, connectivity: int, n_cells: int) -> int:
-    """Number of offsets with L1 norm ``<= connectivity`` and each |entry| < n_cells."""
+    """Number of offsets with L1 norm ``<= connectivity`` and each |entry| < n_cells.
+
+    Counted without listing them (a sum over the number k of moved features
+    of ``C(d, k) · 2^k`` times the compositions of at most ``connectivity``
+    into k parts in ``[1, n_cells − 1]``), so that a ball too large to list
+    is refused at once.
+    """
+    top = min(connectivity, n_cells - 1)
+    # ways[s]: the k-tuples of magnitudes in [1, top] summing to s <= connectivity
+    ways = [1] + [0] * connectivity
     total = 0
     for k in range(min(n_features, connectivity) + 1):
-        # compositions of m <= connectivity into k parts in [1, n_cells-1], times signs
-        mags = _magnitudes(k, connectivity, n_cells)
-        total += math.comb(n_features, k) * (2**k) * len(mags)
+        if k:
+            window, shifted = 0, [0] * (connectivity + 1)
+            for s in range(connectivity + 1):  # shifted[s] = ways[s-top] + ... + ways[s-1]
+                window += ways[s - 1] if s >= 1 else 0
+                window -= ways[s - top - 1] if s - top - 1 >= 0 else 0
+                shifted[s] = window
+            ways = shifted
+        n_magnitudes = sum(ways)
+        if n_magnitudes == 0:
+            break
+        total += math.comb(n_features, k) * (2**k) * n_magnitudes
     return total
+
+
+def check_ball_size(n_features: int, connectivity: int, n_cells: int) -> None:
+    """Refuse an ℓ-ball of more than 200 000 offsets (its memory and time grow with it)."""
+    n = n_ball_offsets(n_features, connectivity, n_cells)
+    if n > _MAX_OFFSETS:
+        raise ValueError(
+            f"connectivity={connectivity} with {n_features} features gives an ℓ-ball of {n} "
+            f"grid offsets (limit {_MAX_OFFSETS}); use a smaller connectivity."
+        )
 
 
 def _magnitudes(k: int, connectivity: int, n_cells: int) -> list:
@@ -134,12 +161,7 @@ def ball_offsets(n_features: int, connectivity: int, n_cells: int):
     support : ndarray of shape (n_offsets, s), int  — features an offset moves
     delta : ndarray of shape (n_offsets, s), int  — by how much (0 = padding)
     """
-    n = n_ball_offsets(n_features, connectivity, n_cells)
-    if n > _MAX_OFFSETS:
-        raise ValueError(
-            f"connectivity={connectivity} with {n_features} features gives an ℓ-ball of {n} "
-            f"grid offsets (limit {_MAX_OFFSETS}); use a smaller connectivity."
-        )
+    check_ball_size(n_features, connectivity, n_cells)
     s = max(1, min(n_features, connectivity))  # at most ℓ features move
     dense_parts, support_parts, delta_parts = [], [], []
     for k in range(min(n_features, connectivity) + 1):
