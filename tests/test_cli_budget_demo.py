@@ -14,3 +14,18 @@ def test_bad_budget_is_one_line_before_loading(capsys, monkeypatch, budget):
     err = capsys.readouterr().err
     assert calls == [] and code == 2
     assert err.startswith("skdp-anomaly budget-demo: error: --budget ") and err.count("\n") == 1
+
+
+def test_feature_bounds_are_the_public_table():
+    """The tour's bounds are those of the showcase, derived from the measurements' definitions."""
+    import numpy as np
+
+    from skdp_anomaly.demos import BREAST_CANCER_BOUNDS, MEAN_FEATURES
+    from skdp_anomaly.demos import _budget_tour
+
+    np.testing.assert_array_equal(_budget_tour.FEATURE_UPPER,
+                                  BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1])
+    lower, upper = _budget_tour.LOG_BOUNDS
+    np.testing.assert_array_equal(lower, 0.0)  # every measurement is non-negative
+    X = sklearn.datasets.load_breast_cancer().data[:, list(MEAN_FEATURES)]
+    assert np.all(np.log1p(X) <= upper)  # the definitions hold on the published rows

@@ -16,7 +16,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"
 
 # optional packages an example imports directly or through the package
 _OPTIONAL = ("diffprivlib", "statsmodels")
-_INDIRECT = {"skdp_anomaly.cli._showcase": "diffprivlib"}  # its pipelines end in diffprivlib
+_INDIRECT = {"skdp_anomaly.demos": "diffprivlib"}  # its pipelines end in diffprivlib
 
 
 def _requirements(path: Path) -> set:

@@ -1,4 +1,4 @@
-"""Smoke tests of the ``demo`` showcase (skdp_anomaly/cli/_showcase.py), tiny settings.
+"""Smoke tests of the ``demo`` showcase (skdp_anomaly/demos and its CLI), tiny settings.
 
 No timing is asserted. The metric values are not asserted either (they are
 random at these sizes); the tests check the structure of the outputs, the
@@ -14,12 +14,16 @@ require_diffprivlib()  # the whole module prices or fits diffprivlib models
 import argparse
 import io
 import json
+import math
+import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from skdp_anomaly.cli import _showcase as showcase
+from skdp_anomaly import demos
+from skdp_anomaly.cli import _showcase as cli_showcase
+from skdp_anomaly.demos import _showcase_pipelines as pipelines
 
 TINY = dict(epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1, n_folds=2, random_state=0)
 
@@ -28,18 +32,18 @@ TINY = dict(epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1, n_folds=2, random_s
 def tiny_run(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("demo")
     buf = io.StringIO()
-    result = showcase.run_showcase(out_dir, plot=False, file=buf, **TINY)
+    result = demos.run_showcase(out_dir, plot=False, file=buf, **TINY)
     return out_dir, buf.getvalue(), result
 
 
 def test_results_structure_and_ranges(tiny_run):
     _, _, result = tiny_run
     res = result["results"][0.1]
-    assert set(res) == set(showcase.METHODS)
-    for method in showcase.METHODS:
+    assert set(res) == set(pipelines.METHODS)
+    for method in pipelines.METHODS:
         assert set(res[method]) == {1.0, 4.0}
         for eps in (1.0, 4.0):
-            for metric in showcase.METRICS:
+            for metric in pipelines.METRICS:
                 values = res[method][eps][metric]
                 assert len(values) == 2  # 1 repeat x 2 folds
                 assert all(0.0 <= v <= 1.0 for v in values)
@@ -50,8 +54,8 @@ def test_metrics_json_written(tiny_run):
     payload = json.loads((out_dir / "metrics.json").read_text())
     assert payload["epsilons"] == [1.0, 4.0]
     assert payload["ratios"] == [0.1]
-    assert set(payload["metrics"]["0.1"]) == set(showcase.METHODS)
-    assert set(payload["metrics"]["0.1"]["dpsmote"]["4"]) == set(showcase.METRICS)
+    assert set(payload["metrics"]["0.1"]) == set(pipelines.METHODS)
+    assert set(payload["metrics"]["0.1"]["dpsmote"]["4"]) == set(pipelines.METRICS)
     assert "plot" not in result["paths"]  # plot=False
     fits = payload["dpsmote_fits"]
     # the default synopsis: no grid counters
@@ -62,7 +66,7 @@ def test_metrics_json_written(tiny_run):
 
 def test_grid_synopsis_run_counts_cells(tmp_path):
     buf = io.StringIO()
-    showcase.run_showcase(tmp_path, plot=False, file=buf, synopsis="grid",
+    demos.run_showcase(tmp_path, plot=False, file=buf, synopsis="grid",
                           **{**TINY, "epsilons": (1.0,)})
     fits = json.loads((tmp_path / "metrics.json").read_text())["dpsmote_fits"]
     assert fits["synopsis"] == "grid" and fits["fits"] == 2
@@ -76,14 +80,14 @@ def test_grid_synopsis_run_counts_cells(tmp_path):
 
 
 def test_dpsmote_step_synopsis():
-    step = showcase.build_pipelines(1.0, n_minority_train=20,
+    step = demos.build_pipelines(1.0, n_minority_train=20,
                                     random_state=0)["dpsmote"].named_steps["resample"]
     assert step.synopsis == "gaussian"
-    grid = showcase.build_pipelines(1.0, n_minority_train=20, random_state=0,
+    grid = demos.build_pipelines(1.0, n_minority_train=20, random_state=0,
                                     synopsis="grid")["dpsmote"].named_steps["resample"]
     assert grid.synopsis == "grid" and grid.granularity == "auto"
     with pytest.raises(ValueError, match="synopsis"):
-        showcase.build_pipelines(1.0, n_minority_train=20, synopsis="kde")
+        demos.build_pipelines(1.0, n_minority_train=20, synopsis="kde")
 
 
 def test_default_run_does_not_describe_a_grid(tiny_run):
@@ -122,7 +126,7 @@ def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):
 def test_pipelines_have_public_bounds_only():
     from skdp_anomaly.budget import PrivacyLeakError, check_privacy_budget
 
-    pipes = showcase.build_pipelines(2.0, n_minority_train=12, random_state=0)
+    pipes = demos.build_pipelines(2.0, n_minority_train=12, random_state=0)
     # a budget makes a leak raise: none here (bounds and data_norm are public)
     for method, total in (("none", 2.0), ("dpsmote", 2.0)):  # same total, the point of the demo
         report = check_privacy_budget(pipes[method], total)
@@ -132,8 +136,8 @@ def test_pipelines_have_public_bounds_only():
 
 
 def test_public_scaler_is_fixed_and_clips():
-    scaler = showcase.public_scaler()
-    lower, upper = showcase.BREAST_CANCER_BOUNDS[list(showcase.FEATURES)].T
+    scaler = demos.public_scaler()
+    lower, upper = demos.BREAST_CANCER_BOUNDS[list(demos.MEAN_FEATURES)].T
     X = np.vstack([lower, upper, lower - 100.0])
     Z = scaler.fit_transform(X)
     np.testing.assert_allclose(Z[0], -1.0)
@@ -142,8 +146,8 @@ def test_public_scaler_is_fixed_and_clips():
 
 
 def test_load_imbalanced_ratio():
-    X, y = showcase.load_imbalanced(0.05, np.random.default_rng(0))
-    assert X.shape[1] == len(showcase.FEATURES)
+    X, y = demos.load_imbalanced(0.05, np.random.default_rng(0))
+    assert X.shape[1] == len(demos.MEAN_FEATURES)
     assert y.sum() / len(y) == pytest.approx(0.05, abs=0.003)
     assert (y == 0).sum() == 357  # every benign row kept
 
@@ -161,18 +165,18 @@ def test_load_imbalanced_ratio():
 )
 def test_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        showcase.run_showcase(tmp_path, file=io.StringIO(), **kwargs)
+        demos.run_showcase(tmp_path, file=io.StringIO(), **kwargs)
 
 
 def test_ratio_too_small_is_clear_error(tmp_path):
     with pytest.raises(ValueError, match="ratio"):
-        showcase.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.005,), n_repeats=1,
+        demos.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.005,), n_repeats=1,
                               n_folds=2, plot=False, file=io.StringIO())
 
 
 def test_plot_written_when_matplotlib_available(tmp_path):
     pytest.importorskip("matplotlib")
-    result = showcase.run_showcase(tmp_path, epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1,
+    result = demos.run_showcase(tmp_path, epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1,
                                    n_folds=2, file=io.StringIO())
     png = tmp_path / "dpsmote_demo.png"
     assert result["paths"]["plot"] == str(png)
@@ -182,7 +186,7 @@ def test_plot_written_when_matplotlib_available(tmp_path):
 def test_missing_matplotlib_skips_plot_with_hint(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import now raises ImportError
     buf = io.StringIO()
-    result = showcase.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.1,), n_repeats=1,
+    result = demos.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.1,), n_repeats=1,
                                    n_folds=2, file=buf)
     assert "plot" not in result["paths"]
     assert not (tmp_path / "dpsmote_demo.png").exists()
@@ -192,7 +196,7 @@ def test_missing_matplotlib_skips_plot_with_hint(tmp_path, monkeypatch):
 def test_cli_pieces(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    showcase.add_parser(sub)
+    cli_showcase.add_parser(sub)
     args = parser.parse_args(["demo", "--output-dir", str(tmp_path), "--epsilons", "2",
                               "--ratios", "0.1", "--repeats", "1", "--folds", "2", "--no-plot"])
     assert args.synopsis == "gaussian"
@@ -206,22 +210,44 @@ def test_cli_pieces(tmp_path, capsys):
 
 
 def test_cli_rejects_bad_values():
-    parser = showcase.add_arguments(argparse.ArgumentParser())
+    parser = cli_showcase.add_arguments(argparse.ArgumentParser())
     with pytest.raises(SystemExit):
         parser.parse_args(["--epsilons", "-1"])
     with pytest.raises(SystemExit):
         parser.parse_args(["--ratios", "0.9"])
 
 
-def test_public_bounds_cover_the_published_data():
+def test_bounds_follow_from_the_definitions():
+    bounds = demos.BREAST_CANCER_BOUNDS
+    assert bounds.shape == (30, 2)
+    mean, se, worst = bounds[:10], bounds[10:20], bounds[20:]
+    assert np.all(bounds[:, 0] == 0.0)  # every measurement is non-negative
+    np.testing.assert_array_equal(worst, mean)  # mean of the three largest: same range
+    np.testing.assert_array_equal(se[:, 1], mean[:, 1] / 2)  # standard error of [0, B]: <= B/2
+    radius = demos.NUCLEUS_RADIUS_MAX
+    np.testing.assert_allclose(mean[:4, 1], [radius, 127.5, 2 * math.pi * radius,
+                                             math.pi * radius**2])
+    np.testing.assert_array_equal(mean[[4, 7, 8, 9], 1], 1.0)  # dimensionless ratios
+    np.testing.assert_array_equal(mean[[5, 6], 1], [3.0, 2.0])  # under the shape assumption
+
+
+def test_bounds_are_not_read_off_the_data():
     from sklearn.datasets import load_breast_cancer
 
     X = load_breast_cancer().data
-    lower, upper = showcase.BREAST_CANCER_BOUNDS.T
-    assert showcase.BREAST_CANCER_BOUNDS.shape == (30, 2)
+    lower, upper = demos.BREAST_CANCER_BOUNDS.T
+    # the definitions hold on the published rows: nothing is clipped there ...
     assert np.all(lower <= X.min(axis=0)) and np.all(X.max(axis=0) <= upper)
-    # rounded outward, not the exact data range (which would be data-derived)
-    assert np.any(lower < X.min(axis=0)) and np.any(upper > X.max(axis=0))
+    # ... and no bound is a data extreme, rounded or not
+    assert not np.any(np.isclose(upper, X.max(axis=0), rtol=0.05))
+    assert not np.any((lower > 0) & np.isclose(lower, X.min(axis=0), rtol=0.05))
+
+
+def test_the_package_does_not_import_the_demos():
+    code = "import sys, skdp_anomaly, skdp_anomaly.cli; print('skdp_anomaly.demos' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
 
 
 def test_demo_warnings_print_message_only(tmp_path, capsys, monkeypatch):
@@ -233,7 +259,7 @@ def test_demo_warnings_print_message_only(tmp_path, capsys, monkeypatch):
         warnings.warn("the demo noticed something", UserWarning)
         return {}
 
-    monkeypatch.setattr(showcase, "run_showcase", fake_showcase)
+    monkeypatch.setattr(demos, "run_showcase", fake_showcase)
     assert main(["demo", "--output-dir", str(tmp_path)]) == 0
     assert capsys.readouterr().err == "skdp-anomaly demo: warning: the demo noticed something\n"
 
@@ -246,7 +272,7 @@ def test_demo_checks_output_dir_before_running(tmp_path, capsys, monkeypatch, ar
     from skdp_anomaly.cli import main
 
     calls = []
-    monkeypatch.setattr(showcase, "run_showcase", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(demos, "run_showcase", lambda *a, **k: calls.append(1))
     file = tmp_path / "a_file"
     file.write_text("")
     code = main(["demo", *(a.format(file=file) for a in argv)])
@@ -256,6 +282,6 @@ def test_demo_checks_output_dir_before_running(tmp_path, capsys, monkeypatch, ar
 
 
 def test_cli_rejects_one_fold():
-    parser = showcase.add_arguments(argparse.ArgumentParser())
+    parser = cli_showcase.add_arguments(argparse.ArgumentParser())
     with pytest.raises(SystemExit):
         parser.parse_args(["--folds", "1"])
