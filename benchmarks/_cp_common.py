@@ -1,9 +1,9 @@
 """Small helpers shared by the change-point benchmarks (``bench_changepoint_*``).
 
-Data generators for the thesis' simulation settings (seed 004, §2.6), the
-β(α) accuracy curve of Definition 2.1, markdown tables, JSON output and a
-brute-force O(n²) Mann–Whitney statistic (2.1) used only as an independent
-reference to check the package's fast statistic.
+Data generators for the thesis' simulation settings (Lut 2022, §2.6), offline
+runs of ``skdp_anomaly.changepoint.PrivateChangePointDetector`` over many
+series, the β(α) accuracy curve of Definition 2.1, markdown tables and JSON
+output.
 """
 
 from __future__ import annotations
@@ -42,29 +42,30 @@ def drift_series(rng, runs: int, n: int, t_star: int, eta: float, xi0: float, xi
     return mu + rng.normal(size=(runs, n))
 
 
-# ---------------------------------------------------------------- statistic
-def mw_statistic_bruteforce(x) -> np.ndarray:
-    """V(k) of Eq. (2.1) for k = 1..n-1 (entry k-1), by brute force.
+# ------------------------------------------------------------ the estimator
+#: The thesis' one-sided scores as the estimator's ``direction``: argmin V(k) means
+#: the values rise after the change ("increase"), argmax that they drop.
+DIRECTION = {"min": "increase", "max": "decrease", "both": "both"}
 
-    Accepts a 1-D series or a 2-D batch (one series per row). O(n²) memory:
-    for checks on small n only.
+
+def offline_change_points(X, epsilon: float, gamma: float, direction: str, rng) -> np.ndarray:
+    """``change_point_`` (k̃, pre-change points) of the estimator for every row of ``X``.
+
+    ``direction``: "max" = argmax V(k) (values drop), "min" = argmin (values
+    rise), "both" = the estimator's two-sided default. Each run seeds
+    ``PrivateChangePointDetector`` from ``rng``. ε = ∞ (the non-private
+    argmax) goes through ``pncpd_batch``, as the estimator's docstring says:
+    the estimator itself refuses ``epsilon=inf``.
     """
-    x = np.asarray(x, dtype=np.float64)
-    batch = x.ndim == 2
-    x = np.atleast_2d(x)
-    n = x.shape[1]
-    gt = (x[:, :, None] > x[:, None, :]).astype(np.int64)  # gt[r, i, j] = I(x_i > x_j)
-    row_tot = gt.sum(axis=2).cumsum(axis=1)  # sum_{i<=k} sum_j
-    corner = gt.cumsum(axis=1).cumsum(axis=2)  # sum_{i<=a, j<=b}
-    k = np.arange(1, n)
-    s = row_tot[:, k - 1] - corner[:, k - 1, k - 1]  # sum_{i<=k<j}
-    v = s / (k * (n - k))
-    return v if batch else v[0]
+    from skdp_anomaly.changepoint import PrivateChangePointDetector, pncpd_batch
 
-
-def k_range(n: int, gamma: float) -> np.ndarray:
-    """Candidate change points {ceil(γn), ..., floor((1-γ)n)} of Algorithm 3."""
-    return np.arange(int(np.ceil(gamma * n)), int(np.floor((1 - gamma) * n)) + 1)
+    if np.isinf(epsilon):
+        return pncpd_batch(X, epsilon=np.inf, gamma=gamma, direction=DIRECTION[direction])
+    det = PrivateChangePointDetector(epsilon=epsilon, gamma=gamma, direction=DIRECTION[direction])
+    out = np.empty(len(X), dtype=np.int64)
+    for r, x in enumerate(X):
+        out[r] = det.set_params(random_state=int(rng.integers(2**32))).fit(x).change_point_
+    return out
 
 
 # ------------------------------------------------------------------ metrics

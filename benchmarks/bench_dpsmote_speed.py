@@ -74,9 +74,7 @@ def make_data(n1, d, seed=0):
     return X, y
 
 
-def make_dpsmote(d, seed=0, standin=False, synopsis="grid", **params):
-    if standin:
-        return SMOTE(random_state=seed)
+def make_dpsmote(d, seed=0, synopsis="grid", **params):
     from skdp_anomaly.over_sampling import DPSMOTE
 
     kwargs = {"epsilon": 1.0, "bounds": (-np.ones(d), np.ones(d)), "granularity": 0.25,
@@ -251,11 +249,11 @@ def smote_in_child(n1, d, timeout_s):
     return seconds, peak
 
 
-def bench_case(n1, d, standin, smote_budget_s, measure_memory=True, child_timeout_s=300.0,
+def bench_case(n1, d, smote_budget_s, measure_memory=True, child_timeout_s=300.0,
                synopsis="grid"):
     X, y = make_data(n1, d)
     reps = repeats_for(n1)
-    dp = make_dpsmote(d, standin=standin, synopsis=synopsis)
+    dp = make_dpsmote(d, synopsis=synopsis)
     sm = SMOTE(k_neighbors=5, random_state=0)
     smote_note = ""
     with warnings.catch_warnings():
@@ -291,9 +289,9 @@ def bench_case(n1, d, standin, smote_budget_s, measure_memory=True, child_timeou
                 "input_mib": X.nbytes / 2**20}
 
 
-def profile_case(n1, d, standin, top=25, synopsis="grid"):
+def profile_case(n1, d, top=25, synopsis="grid"):
     X, y = make_data(n1, d)
-    dp = make_dpsmote(d, standin=standin, synopsis=synopsis)
+    dp = make_dpsmote(d, synopsis=synopsis)
     prof = cProfile.Profile()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -319,8 +317,6 @@ def main(argv=None):
     parser.add_argument("--smote-timeout", type=float, default=300.0,
                         help="seconds before the single SMOTE run at 10^6 rows (d > 2) is killed")
     parser.add_argument("--profile", type=int, nargs=2, metavar=("N1", "D"))
-    parser.add_argument("--standin", action="store_true",
-                        help="use imblearn SMOTE in place of DPSMOTE (to test this script)")
     parser.add_argument("--synopsis", choices=("grid", "gaussian"), default="grid",
                         help="DPSMOTE synopsis of the SMOTE comparison (default: grid)")
     parser.add_argument("--floor-sizes", type=int, nargs="*", default=[1_000_000, 10_000_000],
@@ -332,7 +328,7 @@ def main(argv=None):
                         help="cProfile the default DPSMOTE at N rows (floor data)")
     args = parser.parse_args(argv)
     if args.profile:
-        profile_case(*args.profile, args.standin, synopsis=args.synopsis)
+        profile_case(*args.profile, synopsis=args.synopsis)
         return
     if args.profile_floor:
         profile_floor(args.profile_floor, args.floor_d)
@@ -352,12 +348,10 @@ def main(argv=None):
     print("# DPSMOTE.fit_resample vs imblearn SMOTE (k=5): equal output size "
           f"(n1 synthetic rows), DPSMOTE ε=1, synopsis={args.synopsis!r}"
           + (", ν=0.25, ℓ=2" if args.synopsis == "grid" else "") + ", bounds [-1, 1]^d")
-    if args.standin:
-        print("**STAND-IN RUN: 'DPSMOTE' is imblearn SMOTE**")
     rows, t0 = [], time.perf_counter()
     for n1 in sizes:
         for d in args.dims:
-            r = bench_case(n1, d, args.standin, args.smote_budget, not args.no_memory,
+            r = bench_case(n1, d, args.smote_budget, not args.no_memory,
                            args.smote_timeout, synopsis=args.synopsis)
             rows.append(r)
             print(f"  n1={n1:>8} d={d:>2}: DPSMOTE {r['dpsmote_s']:.3f} s, SMOTE {r['smote_s']:.3f} s "
@@ -385,7 +379,7 @@ def main(argv=None):
     print(f"\ntarget 'DPSMOTE no slower than SMOTE for d <= 10': {'MET' if ok else 'MISSED'}"
           f" (worst ratio {max(r['ratio'] for r in rows):.3f}); total {time.perf_counter() - t0:.0f} s")
     floor_rows, floor_ok = [], None
-    if args.floor_sizes and not args.standin:
+    if args.floor_sizes:
         floor_rows = floor_table(args.floor_sizes, args.floor_d)
         floor_ok = all(r["gaussian_ratio"] <= 3.0 for r in floor_rows)
         print(f"\ntarget 'default fit_resample within 3× the floor': "
@@ -393,9 +387,8 @@ def main(argv=None):
     default = (args.sizes == [10_000, 100_000, 1_000_000] and args.dims == [2, 8, 10]
                and args.max_n is None and not args.no_memory and args.synopsis == "grid"
                and floor_default)
-    write_json("dpsmote_speed" + ("_standin" if args.standin else "")
-               + ("" if default else "_custom"),
-               {"rows": rows, "target_met": ok, "standin": args.standin,
+    write_json("dpsmote_speed" + ("" if default else "_custom"),
+               {"rows": rows, "target_met": ok,
                 "synopsis": args.synopsis, "floor_rows": floor_rows,
                 "floor_target_met": floor_ok})
 

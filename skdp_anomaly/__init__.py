@@ -5,15 +5,15 @@ Public API
 DPSMOTE
     Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
 DPOAD
-    Private outsourcing of anomaly detection over windowed histograms (seed 001);
+    Private outsourcing of anomaly detection over windowed histograms (Mohammady et al.);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
 dp_imbalanced_pipeline, NoisyPriorThresholdClassifier
     The recommended private pipeline for imbalanced classes (DPSMOTE, then a
     diffprivlib classifier, one total ε) and the cheap baseline it must beat.
 NoisyGroupSearch
-    Anomaly-restricted private search for an anomaly by noisy group queries (seed 000).
+    Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
 PrivateOnlineActiveSVC
-    Private online active learning of a linear SVM (seed 003), ``partial_fit``.
+    Private online active learning of a linear SVM (Ghassemi, Sarwate and Wright 2016), ``partial_fit``.
 PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
     Private nonparametric change-point detection, offline and online (thesis ch. 2).
 audit, AuditResult
