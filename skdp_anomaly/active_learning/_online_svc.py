@@ -18,6 +18,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..privacy._docstrings import fill_doc
 from ..privacy import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     LaplaceMechanism,
@@ -48,6 +49,7 @@ _UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW}
 _NOISE_REFILL = 64
 
 
+@fill_doc
 class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     """Differentially private online active learning of a linear SVM (FLSW / FLMB).
 
@@ -94,7 +96,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         the ``t``-th update, the time-varying threshold ``τ = e^{-1/t}`` of §5.
     eta0 : float or None, default=None
         ``η``: the step size of the ``t``-th update is ``η / t``. None:
-        ``1 / alpha`` (the Pegasos step ``1/(λt)``), which did best in our runs.
+        ``1 / alpha`` (the Pegasos step ``1/(λt)``; the user guide has the
+        measurements).
     alpha : float, default=0.01
         ``λ``, the L2 regularisation of eq. (2).
     average : bool or int, default=False
@@ -106,9 +109,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         Each call draws from a generator of its own (an int seed gives call
         ``k`` the seed's child ``k``), split into independent streams for
         selection and update noise.
-    accountant : object with ``spend(epsilon, delta)``, default=None
-        Checked and charged the whole ``epsilon`` when a run starts (first
-        :meth:`partial_fit` or :meth:`fit`), before any row is read.
+    {accountant}
+        The whole ``epsilon`` of a run is charged when it starts (first
+        :meth:`partial_fit` or :meth:`fit`), before any row is used.
 
     Attributes
     ----------
@@ -223,6 +226,15 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     projected onto the ball of radius ``1/sqrt(λ)``, which contains the SVM
     optimum (the paper projects onto "the uniform ball"), post-processing
     that costs nothing.
+
+    References
+    ----------
+    .. [1] M. Ghassemi, A. D. Sarwate, R. N. Wright. Differentially private
+       online active learning with applications to anomaly detection.
+       AISec 2016: §3.1, eqs. (5)–(7) and Lemmas 1–2 (selection), §3.2,
+       eqs. (8)–(10) and Lemma 3 (updates), Algorithms 3–4, Theorems 1–3.
+    .. [2] I. Mironov. On significance of the least significant bits for
+       differential privacy. CCS 2012 (why the update noise is on a grid).
 
     Examples
     --------

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._warn import warn
+from ..privacy._docstrings import fill_doc
 from ..privacy import (
     MAX_GRID_EPSILON,
     PrivacyCost,
@@ -64,6 +65,7 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
     )
 
 
+@fill_doc
 class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     """Differentially private nonparametric change-point detector (PNCPD).
 
@@ -115,15 +117,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         draws from a generator of its own (an int seed gives each call a
         child of the seed), and only the noisy threshold of AboveThreshold,
         which the run needs, is kept until it halts.
-    accountant : diffprivlib BudgetAccountant, default=None
-        The whole ε is reserved on it when a run starts (before the data are
-        read; online, the reservation lasts until the detection) and charged
-        before each release (offline: ε before the selection; online: ε/2
-        before the first window is answered, ε/2 more before the change point
-        is selected, each once per run), so a refused run releases nothing
-        and leaves the detector unfitted. ``None`` charges no accountant (pass
-        ``BudgetAccountant.load_default(None)`` to share diffprivlib's default
-        one).
+    {accountant}
+        Offline ε is charged before the selection; online ε/2 before the
+        first window is answered and ε/2 more before the change point is
+        selected, each once per run, the reservation lasting until the
+        detection.
 
     Attributes
     ----------

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ._analyst import Analyst
@@ -22,6 +23,7 @@ from ._sampling import sampling_parameters
 __all__ = ["DPOAD"]
 
 
+@fill_doc
 class DPOAD(PrivacyCostMixin, BaseEstimator):
     """Private outsourced anomaly detection over windowed histograms (Mohammady et al.).
 
@@ -69,14 +71,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` for deployment. Sensitivity candidates and noise are drawn
         from separate child streams.
-    accountant : object with ``spend(epsilon, delta)``, default=None
-        A diffprivlib ``BudgetAccountant`` or any object with
-        ``spend(epsilon, delta)`` (and ``check``). Each window's cost is
-        checked and charged right before the window is released, under
-        replace-one neighbours (``2 ε`` per window: group privacy over the
-        add/remove unit); the random-DP mechanisms are charged their ε part,
-        γ stays in ``privacy_spent_``. A refused window releases nothing and
-        leaves the estimator as it was.
+    {accountant}
+        Each window costs ``2 ε`` there (group privacy over the add/remove
+        unit); the random-DP mechanisms are charged their ε part, γ stays in
+        ``privacy_spent_``.
 
     Attributes
     ----------
@@ -169,6 +167,13 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     "ε-DP for all benign records with probability 1" holds only for cells
     whose count is below the sampled Δ; this implementation claims only
     (ε, γ)-random DP.
+
+    References
+    ----------
+    .. [1] M. Mohammady, H. Wang, L. Wang, M. Zhang. DPOAD: differentially
+       private outsourcing of anomaly detection through iterative sensitivity
+       learning. Def. II.1 ((ε, γ)-random DP), Thm II.2 (Pain-Free), Alg. 1
+       and Thm IV.2 (learnt sensitivity), Table III and Figs. 8–9.
 
     Examples
     --------

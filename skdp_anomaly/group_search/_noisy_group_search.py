@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
+from ..privacy._docstrings import fill_doc
 from ..privacy import MAX_GRID_EPSILON, PrivacyCost, PrivacyCostMixin, check_random_state
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ._posterior import Posterior, largest
@@ -23,6 +24,7 @@ from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip
 __all__ = ["NoisyGroupSearch"]
 
 
+@fill_doc
 class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """Find the anomaly by noisy group queries, with anomaly-restricted DP (Bittner et al.).
 
@@ -77,13 +79,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Maps the rows of a multi-column ``X`` to scores ``x_i >= 0``.
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
-    accountant : object with ``spend(epsilon, delta)``, default=None
-        Before the search reads ``X``, the whole :meth:`privacy_cost` (the
-        ``budget`` cap, else ``max_queries · epsilon``) is reserved on it, and
-        a search it cannot pay is refused at once; then ``epsilon`` is charged
-        right before each query (once per query index when several groups run
-        in parallel). A diffprivlib ``BudgetAccountant`` or any object with
-        ``spend(epsilon, delta)`` (and ``check``).
+    {accountant}
+        The plan is the ``budget`` cap, else ``max_queries · epsilon``;
+        ``epsilon`` is charged right before each query (once per query index
+        when several groups run in parallel).
 
     Attributes
     ----------
@@ -156,6 +155,13 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     sensor objects as ``oracle`` raise ``NotImplementedError`` on dask input
     (a user sensor answers numpy masks over the items it holds). Nothing
     imports dask unless ``X`` is a dask collection.
+
+    References
+    ----------
+    .. [1] D. M. Bittner, A. D. Sarwate, R. N. Wright. Using noisy binary
+       search for differentially private anomaly detection. Def. 1–2
+       (anomaly-restricted DP), Lemma 1 and Propositions 1–3 (the sensors),
+       eq. (11) (the likelihood), §6.2 (experiments), §7 (several anomalies).
 
     Examples
     --------

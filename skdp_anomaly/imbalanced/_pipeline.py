@@ -15,7 +15,7 @@ __all__ = ["PIPELINE_SPLIT", "dead_zone_free_C", "dp_imbalanced_pipeline"]
 #: DPSMOTE's ε as a share of the total (add/remove neighbours). Under replace-one
 #: neighbours, the relation of diffprivlib's classifiers, it counts twice (group
 #: privacy), so DPSMOTE takes 2 · 0.25 = half of the total and the classifier the
-#: other half. Chosen on 15 public imbalanced sets (benchmarks/bench_dpsmote_baselines.py).
+#: other half (measured in the user guide, docs/dpsmote.md).
 PIPELINE_SPLIT = 0.25
 
 
@@ -59,19 +59,15 @@ def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, random_state=N
 
     Notes
     -----
-    The split and DPSMOTE's defaults were chosen from evidence (15 public
-    imbalanced sets, 2×5-fold cross-validation, diffprivlib's
-    LogisticRegression; docs/dpsmote.md, "When does private oversampling
-    pay?"). Giving DPSMOTE a quarter (add/remove) of the budget, i.e. half
-    under replace-one neighbours, was the best or within noise of the best
-    share at every total ε from 0.5 to 10 (the thesis' "ε/2 + ε/2" gives
-    DPSMOTE ε/2 under add/remove, which is ε under replace-one, so it spends
-    1.5 ε in total). Against a DP classifier alone this pipeline gains
-    0.08 to 0.17 G-mean at every ε with the same ROC-AUC (within 0.02), and
-    against the same classifier thresholded at a DP class prior
-    (:class:`NoisyPriorThresholdClassifier`, at 95 % of the budget) it gains
-    0.05 to 0.08 G-mean at ε ≤ 2 and ties at ε = 5; at ε = 10 the threshold
-    is ahead by 0.06 G-mean, and it is the better choice there.
+    The split and DPSMOTE's defaults were chosen from evidence on public
+    imbalanced sets (the user guide, docs/dpsmote.md, "When does private
+    oversampling pay?", has the tables). DPSMOTE gets a quarter of the budget
+    under add/remove neighbours, i.e. half under replace-one neighbours (the
+    thesis' "ε/2 + ε/2" gives DPSMOTE ε/2 under add/remove, which is ε under
+    replace-one, so it spends 1.5 ε in total). At a large budget the same
+    classifier thresholded at a DP class prior
+    (:class:`NoisyPriorThresholdClassifier`) can be the better choice; the
+    user guide says where.
 
     Examples
     --------

@@ -10,12 +10,14 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 
 __all__ = ["NoisyPriorThresholdClassifier"]
 
 
+@fill_doc
 class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin,
                                     BaseEstimator):
     """Predict the class of largest ``P(class | x) / π̂(class)``, with DP class priors π̂.
@@ -46,10 +48,9 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         ``y`` and treats it as public (:meth:`privacy_assumptions`).
     random_state : None, int or numpy.random.Generator, default=None
         Noise of the class sizes; ``None`` for deployment.
-    accountant : object with ``spend(epsilon, delta)``, default=None
-        Charged for the class-size release (under replace-one neighbours,
-        like the other estimators of this package). The wrapped estimator
-        charges its own accountant.
+    {accountant}
+        It pays the class-size release; the wrapped estimator charges its
+        own accountant.
 
     Attributes
     ----------
@@ -74,6 +75,11 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     wrapped estimator's cost: :meth:`privacy_cost` returns that sum, stated
     under replace-one neighbours (the relation of diffprivlib's models), as
     :func:`~skdp_anomaly.check_privacy_budget` computes it.
+
+    References
+    ----------
+    .. [1] C. Elkan. The foundations of cost-sensitive learning. IJCAI 2001,
+       Theorem 1 (re-weighting by class priors moves the decision threshold).
 
     Examples
     --------

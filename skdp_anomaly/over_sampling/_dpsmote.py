@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._dask import is_dask_collection
+from ..privacy._docstrings import fill_doc
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
     PrivacyCost,
@@ -64,6 +65,7 @@ from ._warnings import (
 __all__ = ["DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram"]
 
 
+@fill_doc
 class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     """Differentially private synthetic minority over-sampling (DP-SMOTE).
 
@@ -102,12 +104,13 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         not hold); they are stored in ``bounds_``.
     synopsis : {"gaussian", "grid"}, default="gaussian"
         What phase 1 releases per over-sampled class. "gaussian": the class
-        mean, from a Laplace release of the class sum in the unit box of
+        mean, from a (float-safe) Laplace release of the class sum in the unit box of
         ``bounds`` (L1 sensitivity d); synthetic rows are drawn from
         ``N(mean, spread²)`` per feature and clipped to ``bounds``. "grid":
         the noisy grid histogram of Algorithm 6 (``granularity``,
-        ``connectivity`` and ``histogram`` apply to it only). The default was
-        chosen on ten public imbalanced sets (see Notes).
+        ``connectivity`` and ``histogram`` apply to it only). Notes say why
+        the Gaussian synopsis is the default; the user guide has the
+        measurements.
     spread : float > 0, default=0.8
         ``synopsis="gaussian"``: the standard deviation of the synthetic rows
         per feature, as a fraction of the feature's half-range
@@ -156,14 +159,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ``None`` draws from OS entropy (the only safe choice in deployment);
         fixed seeds are for tests and experiments. The noise and the synthetic
         rows come from two independent child streams of it.
-    accountant : diffprivlib.accountant.BudgetAccountant, default=None
-        Checked for the whole cost before the data are read, and charged each
-        part right before its release; ``None`` charges no accountant (pass
-        ``BudgetAccountant.load_default(None)`` to share diffprivlib's default
-        one). The accountant's ledger is kept under replace-one neighbours
-        (the relation of diffprivlib's models that share it), so it is charged
-        ``2·epsilon`` per fit (group privacy). Any object with
-        ``spend(epsilon, delta)`` (and optionally ``check``) works.
+    {accountant}
+        Each fit is charged ``2·epsilon`` there (group privacy).
 
     Attributes
     ----------
@@ -257,20 +254,11 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     For a linear classifier trained on the output, the class means carry
     most of what matters, and the synthetic rows also enlarge the training
     set, which lowers the noise of an objective-perturbation classifier such
-    as diffprivlib's. On 14 public imbalanced sets (d from 7 to 212; 2×5-fold
-    CV, features scaled to [−1, 1]; benchmarks/bench_dpsmote_baselines.py)
-    with diffprivlib's LogisticRegression after it, at the same total ε, the
-    Gaussian synopsis gave a higher mean ROC-AUC than the grid (ν = 0.25) at
-    every ε from 0.5 to 10 (by 0.01 to 0.05) and a higher mean G-mean at
-    ε ≥ 2 (by 0.03 to 0.13); at ε ≤ 1 the grid's G-mean was higher by 0.01
-    to 0.02, within the standard error. ``spread`` 0.8 beat 0.45 and 0.6 by
-    0.01 to 0.03 in G-mean at every total ε from 0.5 to 5 (paired over the
-    sets; level at ε = 10), and 1.0 by as much at ε = 10 where 1.0 was
-    ahead at small ε: wide synthetic rows mostly move the decision threshold
-    and the intercept towards the minority, with the DP mean giving the
-    direction; narrow ones bend the boundary towards a noisy mean. On the
-    1 617 features of hiva the grid cannot be used at all (its connectivity
-    ball is too large).
+    as diffprivlib's. The user guide (docs/dpsmote.md, "When does private
+    oversampling pay?") compares the two synopses and the values of
+    ``spread`` on public imbalanced sets at the same total ε; a very wide
+    feature space rules the grid out altogether (its connectivity ball grows
+    as ``(2ℓ+1)^d``).
 
     **Exact sums and chunked draws.** The class sums are computed in fixed
     point (each unit-box coordinate rounded to a multiple of ``2^-32``,
@@ -347,6 +335,15 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     not an integer; the last cell of each feature is closed (Section 3.3's
     grid); the cell itself is ℓ-connected; synthetic rows are appended
     grouped by centre cell.
+
+    References
+    ----------
+    .. [1] Y. Lut. *Privacy-Aware Data Analysis: Recent Developments for
+       Statistics and Machine Learning*. PhD thesis, Columbia University,
+       2022, chapter 3: §3.3, Algorithm 6 (the grid synopsis), Theorems 3.2
+       (SMOTE is not private) and 3.3 (DP-SMOTE).
+    .. [2] N. V. Chawla, K. W. Bowyer, L. O. Hall, W. P. Kegelmeyer. SMOTE:
+       synthetic minority over-sampling technique. JAIR 16, 2002.
 
     Examples
     --------
