@@ -278,3 +278,34 @@ def test_user_facing_text_names_papers_not_seeds_or_issues():
     hits += [f"README.md:{i}" for i, line in enumerate(readme.splitlines(), 1)
              if pattern.search(line)]
     assert hits == []
+
+
+# -- the CLI refuses what privacy_cost() refuses, before reading data ----------------
+def _cli_cases(tmp_path):
+    labelled = tmp_path / "labelled.csv"
+    labelled.write_text("a,b,y\n" + "".join(f"{i % 7 / 10},{i % 3 / 10},{i % 2}\n"
+                                             for i in range(40)))
+    series = tmp_path / "series.csv"
+    series.write_text("t,v\n" + "".join(f"{i},{i % 5}\n" for i in range(60)))
+    out = tmp_path / "out.csv"
+    return {
+        "resample": ["resample", labelled, "--target", "y", "--bounds", "0", "1", "-o", out],
+        "changepoint": ["changepoint", series, "--column", "v"],
+        "online-svc": ["online-svc", labelled, "--target", "y", "--classes", "0", "1"],
+        "group-search": ["group-search", series, "--column", "v", "--low", "5", "--high", "9"],
+        "dpoad": ["dpoad", series, "--column", "v", "--window-column", "t", "--bins",
+                  "0:5:6", "--max-count", "10"],
+    }
+
+
+@pytest.mark.parametrize("command", ["resample", "changepoint", "online-svc", "group-search",
+                                     "dpoad"])
+@pytest.mark.parametrize("epsilon", ["0", "-1"])
+def test_cli_refuses_a_bad_epsilon_naming_the_option(command, epsilon, tmp_path, capsys):
+    from skdp_anomaly.cli import main
+
+    argv = [str(a) for a in _cli_cases(tmp_path)[command]]
+    code = main([*argv, f"--epsilon={epsilon}"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "--epsilon" in err and err.count("\n") == 1, err
