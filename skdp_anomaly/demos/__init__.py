@@ -18,8 +18,8 @@ The demos need diffprivlib (the ``diffprivlib`` extra), imported when a
 pipeline is built.
 """
 
+from ._breast_cancer import BREAST_CANCER_BOUNDS as _BOUNDS
 from ._breast_cancer import (
-    BREAST_CANCER_BOUNDS,
     MEAN_FEATURES,
     NUCLEUS_RADIUS_MAX,
     load_imbalanced,
@@ -29,6 +29,13 @@ from ._budget_tour import build_budgeted_pipeline, run_budget_tour
 from ._showcase import run_showcase
 from ._showcase_pipelines import METHOD_LABELS, build_pipelines, privacy_reports
 from ._showcase_plot import plot_showcase
+
+#: Public (lower, upper) bounds of the 30 features of scikit-learn's breast-cancer
+#: data, shape (30, 2), in the data set's order: derived from the definitions of
+#: the measurements (Street, Wolberg and Mangasarian 1993) and one stated bound on
+#: the nucleus radius, never from the rows (the reasons are in the source of
+#: ``skdp_anomaly.demos._breast_cancer``).
+BREAST_CANCER_BOUNDS = _BOUNDS
 
 __all__ = [
     "BREAST_CANCER_BOUNDS",
