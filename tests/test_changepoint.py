@@ -24,12 +24,26 @@ from skdp_anomaly.changepoint._core import (
     pncpd_scores,
     pncpd_sensitivity,
 )
-from skdp_anomaly.changepoint._statistic import mann_whitney_counts, sliding_centre_counts
+from skdp_anomaly.changepoint._binseg import segment_scores
+from skdp_anomaly.changepoint._statistic import (
+    _strict_counts,
+    mann_whitney_counts,
+    sliding_centre_counts,
+)
 
 
 # ----------------------------------------------------------- brute force
 def brute_counts(x):
-    """S(k) = #{i <= k < j : x_i > x_j}, k = 0..n, by the textbook double loop."""
+    """S(k) = #{i <= k < j : x_i > x_j} + #{x_i = x_j}/2 (mid-ranks), k = 0..n, double loop."""
+    n = len(x)
+    return np.array(
+        [sum((x[i] > x[j]) + 0.5 * (x[i] == x[j]) for i in range(k) for j in range(k, n))
+         for k in range(n + 1)], dtype=np.float64,
+    )
+
+
+def brute_strict(x):
+    """Strict pairs only (the online window statistic)."""
     n = len(x)
     return np.array(
         [sum(int(x[i] > x[j]) for i in range(k) for j in range(k, n)) for k in range(n + 1)],
@@ -54,7 +68,7 @@ def test_counts_equal_brute_force_exactly(kind):
         n = int(rng.integers(1, 40))
         x = random_series(rng, n, kind)
         got = mann_whitney_counts(x)
-        assert got.dtype == np.int64
+        assert got.dtype == np.float64  # exact halves
         np.testing.assert_array_equal(got, brute_counts(x))
 
 
@@ -83,7 +97,7 @@ def test_sliding_centre_counts_equal_brute_force(kind):
         window = 2 * int(rng.integers(1, 8))
         m = int(rng.integers(window, window + 40))
         x = random_series(rng, m, kind)
-        ref = [brute_counts(x[s:s + window])[window // 2] for s in range(m - window + 1)]
+        ref = [brute_strict(x[s:s + window])[window // 2] for s in range(m - window + 1)]
         for block in (1, 3, None):
             np.testing.assert_array_equal(sliding_centre_counts(x, window, block=block), ref)
         np.testing.assert_array_equal(sliding_centre_counts(x, window, method="sorted"), ref)
@@ -95,8 +109,8 @@ def test_sliding_methods_agree_on_long_windows():
     block = sliding_centre_counts(x, 2048, method="block")
     np.testing.assert_array_equal(sliding_centre_counts(x, 2048, method="sorted"), block)
     np.testing.assert_array_equal(sliding_centre_counts(x, 2048), block)  # auto -> sorted
-    assert block[0] == mann_whitney_counts(x[:2048])[1024]
-    assert block[-1] == mann_whitney_counts(x[-2048:])[1024]
+    assert block[0] == _strict_counts(x[:2048])[1024]
+    assert block[-1] == _strict_counts(x[-2048:])[1024]
     with pytest.raises(ValueError, match="method"):
         sliding_centre_counts(x, 2048, method="fast")
 
@@ -108,8 +122,9 @@ def test_large_series_counts_match_pairwise_formula_at_a_few_splits():
     counts = mann_whitney_counts(x)
     for k in (1, 777, 50_000, 99_999):
         right = np.sort(x[k:])
-        direct = int(np.searchsorted(right, x[:k], side="left").sum())
-        assert counts[k] == direct
+        less = int(np.searchsorted(right, x[:k], side="left").sum())
+        equal = int(np.searchsorted(right, x[:k], side="right").sum()) - less
+        assert counts[k] == less + equal / 2
 
 
 # ------------------------------------------------------------ sensitivity
@@ -168,26 +183,30 @@ def step_series(rng, n, k_star, mu0, mu1):
 def test_fit_attributes_predict_and_privacy():
     x = step_series(np.random.default_rng(0), 200, 150, 0.0, 5.0)
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=2.0, random_state=1, accountant=acc).fit(x)
+    det = PrivateChangePointDetector(epsilon=2.0, n_change_points=1, random_state=1,
+                                     accountant=acc).fit(x)
     assert isinstance(det.change_point_, int)
-    assert 20 <= det.change_point_ <= 180
+    assert det.change_points_.tolist() == [det.change_point_]
+    assert 10 <= det.change_point_ <= 190 and det.min_size_ == 10
     assert det.direction_ in ("increase", "decrease")
+    assert det.directions_.tolist() == [det.direction_] and det.n_change_points_ == 1
     assert det.detected_ and det.n_seen_ == 200 and det.n_features_in_ == 1
-    assert det.noise_scale_ == pytest.approx(2 / (2.0 * 20))
+    assert det.noise_scale_ == pytest.approx(2 / 2.0)  # Δ = 1, report-noisy-max 2Δ/ε
     assert det.privacy_spent_.epsilon == 2.0 and det.privacy_spent_.notion == "pure ε-DP"
     assert acc.total()[0] == pytest.approx(2.0)
     labels = det.predict(x)
     assert labels.tolist() == [0] * det.change_point_ + [1] * (200 - det.change_point_)
     np.testing.assert_array_equal(det.predict(x.reshape(-1, 1)), labels)
     # same seed, same answer; fit_predict = fit + predict
-    again = PrivateChangePointDetector(epsilon=2.0, random_state=1, accountant=acc)
+    again = PrivateChangePointDetector(epsilon=2.0, n_change_points=1, random_state=1,
+                                       accountant=acc)
     np.testing.assert_array_equal(again.fit_predict(x), labels)
     assert acc.total()[0] == pytest.approx(4.0)
 
 
 def test_privacy_cost_before_fit():
     cost = PrivateChangePointDetector(epsilon=0.3).privacy_cost()
-    assert cost.epsilon == 0.3 and cost.delta == 0
+    assert cost.epsilon == pytest.approx(0.3) and cost.delta == 0
     online = PrivateChangePointDetector(epsilon=0.3, window=100, threshold=0.8).privacy_cost()
     assert online.epsilon == 0.3
 
@@ -197,7 +216,9 @@ def test_no_fitted_attribute_holds_the_statistic():
     det = PrivateChangePointDetector(epsilon=1.0, random_state=0).fit(x)
     for name, value in vars(det).items():
         if name.endswith("_") and not name.startswith("_"):
-            assert np.size(value) <= 1 or name == "privacy_spent_", name
+            # the change points and their directions are the DP outputs
+            assert np.size(value) <= 1 or name in ("privacy_spent_", "change_points_",
+                                                   "directions_"), name
         assert not (isinstance(value, np.ndarray) and value.dtype.kind == "f"), name
 
 
@@ -220,8 +241,8 @@ def test_estimator_and_batch_agree_in_distribution():
     # each other and of k* (both ~N-like spread of a few points; a failure
     # would need a > 4-sigma deviation of a median).
     x = step_series(np.random.default_rng(2), 400, 260, 3.0, 0.0)
-    fits = [PrivateChangePointDetector(epsilon=3.0, direction="decrease", random_state=s)
-            .fit(x).change_point_ for s in range(300)]
+    fits = [PrivateChangePointDetector(epsilon=3.0, direction="decrease", n_change_points=1,
+                                       random_state=s).fit(x).change_point_ for s in range(300)]
     batch = pncpd_batch(x, epsilon=3.0, direction="decrease", n_runs=300, random_state=0)
     assert abs(np.median(fits) - 260) <= 3 and abs(np.median(batch) - 260) <= 3
 
@@ -231,11 +252,12 @@ def test_direction_semantics():
     up = step_series(rng, 300, 120, 0.0, 4.0)
     down = -up
     for x, right, wrong in ((up, "increase", "decrease"), (down, "decrease", "increase")):
-        good = [PrivateChangePointDetector(epsilon=5.0, direction=right, random_state=s).fit(x)
+        one = dict(epsilon=5.0, n_change_points=1)
+        good = [PrivateChangePointDetector(direction=right, random_state=s, **one).fit(x)
                 for s in range(20)]
-        both = [PrivateChangePointDetector(epsilon=5.0, direction="both", random_state=s).fit(x)
+        both = [PrivateChangePointDetector(direction="both", random_state=s, **one).fit(x)
                 for s in range(20)]
-        bad = [PrivateChangePointDetector(epsilon=5.0, direction=wrong, random_state=s).fit(x)
+        bad = [PrivateChangePointDetector(direction=wrong, random_state=s, **one).fit(x)
                for s in range(20)]
         # observed median error ~3 (max ~30): median <= 10 is a >5-sigma margin
         assert np.median([abs(d.change_point_ - 120) for d in good]) <= 10
@@ -248,9 +270,9 @@ def test_direction_semantics():
 
 def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
     x = step_series(np.random.default_rng(10), 100, 37, 0.0, 2.0)
-    det = PrivateChangePointDetector(epsilon=1e6, direction="increase").fit(x)
-    ks = np.arange(10, 91)
-    assert det.change_point_ == ks[np.argmin(mann_whitney_statistic(x, ks))]
+    det = PrivateChangePointDetector(epsilon=1e6, direction="increase", n_change_points=1).fit(x)
+    ks, e = segment_scores(x, 5)  # min_size = max(2, ceil(100/20)) = 5
+    assert det.change_point_ == ks[np.argmin(e)]
     with pytest.raises(ValueError, match=r"epsilon.*range \(0.0, 1048576.0\]"):
         PrivateChangePointDetector(epsilon=math.inf).fit(x)
 
@@ -258,7 +280,8 @@ def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
 @pytest.mark.parametrize(
     "X, kwargs, match",
     [
-        ([1.0], {}, "candidate range"),
+        ([1.0], {}, "min_size"),
+        (np.arange(20.0), {"n_change_points": 4, "min_size": 5}, "needs at least 25"),
         (np.r_[np.zeros(5), np.nan], {}, "NaN"),
         (np.r_[np.zeros(5), np.inf], {}, "infinity"),
         (np.zeros((10, 2)), {}, "X has 2 features.*one series"),
@@ -386,7 +409,7 @@ def test_pncpd_batch_errors():
 def test_warnings_are_not_raised_for_private_fits():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        PrivateChangePointDetector(random_state=0).fit(np.arange(80.0))
+        PrivateChangePointDetector(random_state=0).fit(np.arange(400.0))
 
 
 # -- silent misconfiguration ---------------------------------------------------------
@@ -406,12 +429,14 @@ def test_threshold_without_window_is_refused():
     assert not hasattr(det, "change_point_")
 
 
-@pytest.mark.parametrize("n", [2, 5, 10, 40])
-def test_short_series_warn_that_the_result_is_a_guess(n):
+@pytest.mark.parametrize("n, kwargs", [(4, {}), (10, {}), (40, {}),
+                                       (40, {"n_change_points": 2})])
+def test_short_series_warn_that_the_result_is_a_guess(n, kwargs):
     with pytest.warns(ChangePointNoiseWarning, match=f"the series has {n} samples") as record:
-        PrivateChangePointDetector(epsilon=1.0, random_state=0).fit(np.arange(float(n)))
+        PrivateChangePointDetector(epsilon=1.0, random_state=0, **kwargs).fit(
+            np.arange(float(n)))
     assert record[0].filename == __file__  # points at the caller, not at sklearn
-    assert "Use at least 80 samples" in str(record[0].message)
+    assert "Use a longer series or a larger epsilon" in str(record[0].message)
 
 
 def test_online_window_too_short_for_its_epsilon_warns():

@@ -75,7 +75,9 @@ def test_estimator_path_within_epsilon():
     low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
 
     def mech(x, rng):
-        det = PrivateChangePointDetector(epsilon=eps, gamma=gamma, random_state=rng).fit(x)
+        # one change point, min_size 5: one split, the scores E(5) and -E(5) (Δ = 1)
+        det = PrivateChangePointDetector(epsilon=eps, n_change_points=1, min_size=5,
+                                         random_state=rng).fit(x)
         return det.change_point_ + n * (det.direction_ == "increase")
 
     res = audit(mech, (low, high), point_events(n, gamma), n_runs=3000,

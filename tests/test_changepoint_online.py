@@ -176,7 +176,7 @@ def test_no_alarm_on_a_stationary_stream():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(window=500), "threshold must be a float"),
+        (dict(window=500, horizon=100), "horizon must be at least window"),
         (dict(window=501, threshold=0.8), "even"),
         (dict(window=500, threshold=0.8, gamma=0.3), r"gamma must be in the range \(0, 0.25\)"),
         (dict(window=2, threshold=0.8), "window"),

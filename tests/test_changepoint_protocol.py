@@ -16,8 +16,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
-from skdp_anomaly.changepoint import PrivateChangePointDetector, _online, _pncpd
-from skdp_anomaly.changepoint._core import pncpd_mechanism
+from skdp_anomaly.changepoint import PrivateChangePointDetector, _binseg, _online, _pncpd
+from skdp_anomaly.changepoint._binseg import segmentation_plan
 from skdp_anomaly.changepoint._online import stage_costs
 from skdp_anomaly.privacy import PrivacyCost
 
@@ -128,7 +128,13 @@ BAD_PARAMS = [  # (parameters, the parameter the message names)
     (dict(random_state=-1), "random_state"), (dict(random_state="seed"), "random_state"),
     (dict(accountant=NotAnAccountant()), "accountant"), (dict(threshold=0.8), "threshold"),
     (dict(window=2, threshold=0.8), "window"), (dict(window=7, threshold=0.8), "window"),
-    (dict(window=100.0, threshold=0.8), "window"), (dict(window=100), "threshold"),
+    (dict(window=100.0, threshold=0.8), "window"), (dict(horizon=1000), "horizon"),
+    (dict(window=100, horizon=50), "horizon"),
+    (dict(window=100, threshold=0.8, horizon=1000), "horizon"),
+    (dict(alpha=0.0), "alpha"), (dict(alpha=0.7), "alpha"), (dict(alpha=math.nan), "alpha"),
+    (dict(n_change_points=0), "n_change_points"), (dict(n_change_points="two"), "n_change_points"),
+    (dict(n_change_points=2.0), "n_change_points"),
+    (dict(max_change_points=0), "max_change_points"), (dict(min_size=0), "min_size"),
     (dict(window=100, threshold=0.5), "threshold"), (dict(window=100, threshold=1.0), "threshold"),
     (dict(window=100, threshold=math.nan), "threshold"),
     (dict(window=100, threshold=0.8, gamma=0.25), "gamma"),
@@ -164,8 +170,10 @@ def test_single_parameter_ranges_are_sklearn_errors():
 OFFLINE_FAULTS = [  # (owner, name, charged): the stage and what it has paid by then
     (_pncpd, "validate_data", 0),         # reading the series
     (_pncpd, "check_random_state", 0),    # after the budget check, before the charge
-    (_pncpd, "pncpd", 1),                 # inside the mechanism, once charged
+    (_binseg.ReportNoisyMax, "select", 1),  # inside the mechanism, once charged
 ]
+# one change point: a single charge of ε (the "auto" search charges by level)
+OFFLINE = dict(epsilon=2.0, n_change_points=1, random_state=1)
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
@@ -173,7 +181,7 @@ OFFLINE_FAULTS = [  # (owner, name, charged): the stage and what it has paid by 
                          ids=[f[1] for f in OFFLINE_FAULTS])
 def test_offline_fit_is_a_transaction(monkeypatch, exc, owner, name, charged):
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=2.0, random_state=1, accountant=acc)
+    det = PrivateChangePointDetector(accountant=acc, **OFFLINE)
     with monkeypatch.context() as patch:
         inject(patch, owner, name, exc)
         with pytest.raises(exc):
@@ -187,17 +195,17 @@ def test_offline_fit_is_a_transaction(monkeypatch, exc, owner, name, charged):
     else:
         assert not hasattr(det, "privacy_spent_")
     det.fit(SERIES)  # the retry is a new fit: it pays again
-    expected = PrivateChangePointDetector(epsilon=2.0, random_state=1).fit(SERIES)
+    expected = PrivateChangePointDetector(**OFFLINE).fit(SERIES)
     assert det.change_point_ == expected.change_point_
     assert acc.spent == [(2.0, 0.0)] * (charged + 1) and det.privacy_spent_.epsilon == 2.0
 
 
 def test_failed_refit_keeps_the_earlier_fit(monkeypatch):
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=2.0, random_state=1, accountant=acc).fit(SERIES)
+    det = PrivateChangePointDetector(accountant=acc, **OFFLINE).fit(SERIES)
     before = state(det)
     with monkeypatch.context() as patch:
-        inject(patch, _pncpd, "pncpd", KeyboardInterrupt)
+        inject(patch, _binseg.ReportNoisyMax, "select", KeyboardInterrupt)
         with pytest.raises(KeyboardInterrupt):
             det.fit(SERIES[::-1])
     assert state(det) == before and check_is_fitted(det) is None
@@ -206,10 +214,28 @@ def test_failed_refit_keeps_the_earlier_fit(monkeypatch):
 
 def test_offline_privacy_spent_is_the_mechanism_cost():
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=1.5, random_state=0, accountant=acc).fit(SERIES)
-    cost = pncpd_mechanism(SERIES.size, 0.1, 1.5).cost
+    det = PrivateChangePointDetector(epsilon=1.5, n_change_points=1, random_state=0,
+                                     accountant=acc).fit(SERIES)
+    cost = segmentation_plan(1.5, 1, 10)[0][1].cost
     assert det.privacy_spent_ == cost == det.privacy_cost()
     assert acc.spent == [(1.5, 0.0)]
+
+
+@pytest.mark.parametrize("x", [SERIES, np.random.default_rng(5).normal(size=400),
+                               np.r_[np.zeros(200), np.ones(200), np.zeros(200)]])
+def test_auto_charges_equal_privacy_spent_and_stay_within_the_cost(x):
+    # "auto": ε/(2L) per test level and per location level, only the levels reached
+    acc = Ledger()
+    det = PrivateChangePointDetector(epsilon=1.5, random_state=0, accountant=acc).fit(x)
+    # L = ceil(log2(11)) = 4 levels with 8/15, 4/15, 2/15, 1/15 of ε, a third testing
+    shares = [1.5 * w * f for w in (8 / 15, 4 / 15, 2 / 15, 1 / 15) for f in (1 / 3, 2 / 3)]
+    assert [e for e, _ in acc.spent] == pytest.approx(shares[:len(acc.spent)])
+    assert all(d == 0 for _, d in acc.spent)
+    assert det.privacy_spent_.epsilon == pytest.approx(sum(e for e, _ in acc.spent))
+    assert det.privacy_spent_.epsilon <= det.privacy_cost().epsilon + 1e-12
+    assert det.privacy_cost().epsilon == pytest.approx(1.5)
+    if not det.change_points_.size:  # the first test failed: nothing more was released
+        assert len(acc.spent) == 1
 
 
 # ------------------------------------------------------------ online partial_fit
@@ -351,7 +377,8 @@ def test_a_failed_call_releases_the_reservation_and_the_next_call_takes_it_up(mo
         with pytest.raises(KeyboardInterrupt):
             det.partial_fit(X[600:700])
     # between the two calls the run holds nothing: 2.5 of 4.5 are free
-    taker = PrivateChangePointDetector(epsilon=2.5, random_state=0, accountant=acc)
+    taker = PrivateChangePointDetector(epsilon=2.5, n_change_points=1, random_state=0,
+                                       accountant=acc)
     taker.fit(SERIES)
     before = state(det)
     with pytest.raises(LedgerRefused):  # the rest of the run (ε/2) no longer fits

@@ -35,12 +35,30 @@ def test_offline_prints_change_point_index_value_and_epsilon(series_csv, capsys)
     code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 2,
                              "--index-column", "time", "--random-state", 0)
     assert code == 0, err
-    k = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x).change_point_
-    assert f"change point: data row {k} (0-based)" in out
-    assert f"time: t{k}" in out
-    assert "direction: increase" in out
-    assert "privacy spent: ε=2 (pure ε-DP, replace-one-record neighbours (n public))" in out
+    det = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x)
+    assert det.n_change_points_ >= 1  # N(0,1) -> N(3,1) at row 300
+    assert f"change points: {det.n_change_points_}" in out
+    for k, direction in zip(det.change_points_, det.directions_):
+        assert (f"change point: data row {k} (0-based) starts a new segment; {k} rows "
+                f"before it; direction: {direction}; time: t{k}") in out
+    assert f"privacy spent: {det.privacy_spent_}" in out and "pure ε-DP" in out
+    assert "(budget of a full run: ε=2)" in out
     assert "do not use it for releases" in out
+
+
+def test_offline_exact_number_and_no_change(tmp_path, series_csv, capsys):
+    path, x = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 2,
+                             "--n-change-points", 2, "--min-size", 50, "--random-state", 0)
+    assert code == 0, err
+    assert "change points: 2" in out and out.count("change point: data row") == 2
+    assert "privacy spent: ε=2 " in out
+    flat = tmp_path / "flat.csv"
+    noise = np.random.default_rng(7).normal(size=400)
+    flat.write_text("v\n" + "\n".join(str(float(v)) for v in noise) + "\n")
+    code, out, err = run_cli(capsys, flat, "--column", "v", "--epsilon", 1, "--random-state", 0)
+    assert code == 0, err
+    assert "no change detected in 400 rows" in out
 
 
 def test_online_mode(series_csv, capsys):
@@ -79,8 +97,11 @@ def test_online_no_detection_reports_half_budget(tmp_path, capsys):
         ("", ["--column", "v"], "empty"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--index-column", "x"], "--index-column 'x'"),
         ("t,v\n1,2\n2,3\n3,4\n", ["--column", "v", "--gamma", "0.7"], "--gamma"),
-        ("t,v\n1,2\n", ["--column", "v"], "candidate range"),
+        ("t,v\n1,2\n", ["--column", "v"], "--min-size 2 needs at least 4"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--online"], "--online needs --window"),
+        ("t,v\n1,2\n2,3\n", ["--column", "v", "--alpha", "0.9"], "--alpha"),
+        ("t,v\n1,2\n2,3\n", ["--column", "v", "--n-change-points", "two"], "--n-change-points"),
+        ("t,v\n1,2\n2,3\n", ["--column", "v", "--threshold", "0.8"], "for --online mode"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--window", "10"], "for --online mode"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--online", "--window", "10", "--threshold",
                              "0.8", "--gamma", "0.3"], "--gamma must be in the range"),
@@ -208,7 +229,7 @@ def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
     assert code == 0
     assert err == ("skdp-anomaly changepoint: warning: --threshold below the range of "
                    "Theorem 2.6\n")
-    assert "privacy spent: ε=1" in out
+    assert "privacy spent: ε=" in out and "(budget of a full run: ε=1)" in out
 
 
 def test_leak_warning_voids_the_privacy_claim(series_csv, capsys, monkeypatch):
@@ -247,3 +268,15 @@ def test_options_are_checked_through_privacy_cost_only(series_csv, capsys, monke
     assert err.endswith("--gamma is refused here.\n")
     source = Path(_changepoint.__file__).read_text()
     assert not re.search(r"\bdet\._", source)
+
+
+def test_online_threshold_is_calibrated_without_threshold(tmp_path, capsys):
+    path = tmp_path / "flat.csv"
+    x = np.random.default_rng(2).normal(size=1000)
+    path.write_text("v\n" + "\n".join(str(float(v)) for v in x) + "\n")
+    code, out, err = run_cli(capsys, path, "--column", "v", "--epsilon", 20, "--online",
+                             "--window", 100, "--random-state", 0)
+    assert code == 0, err
+    det = PrivateChangePointDetector(epsilon=20.0, window=100, random_state=0).fit(x)
+    assert f"threshold: {det.threshold_:.6g} (calibrated)" in out
+    assert ("no change detected in 1000 rows" in out) == (not det.detected_)

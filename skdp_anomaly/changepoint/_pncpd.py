@@ -24,17 +24,23 @@ from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ._core import (
     DIRECTIONS,
     candidate_range,
-    pncpd,
-    pncpd_mechanism,
     pncpd_noise_scale,
     pncpd_sensitivity,
 )
 from ._in_memory import reject_dask_collection
+from ._binseg import (
+    check_segmentation,
+    critical_value,
+    run_segmentation,
+    segmentation_plan,
+    stage_cost,
+)
 from ._online import OnlinePNCPD, stage_costs
+from ._online_calibration import calibrated_threshold, default_horizon
 
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
 
-_OFFLINE_NOTE = "PNCPD (report-noisy-max)"
+_ONLINE_NOTE = "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2"
 
 # a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
 # change and the score without one: the selection is then close to uniform
@@ -42,12 +48,12 @@ _MAX_USEFUL_SCALE = 0.25
 
 
 class ChangePointNoiseWarning(UserWarning):
-    """The noise of report-noisy-max outweighs any possible change (parameters only)."""
+    """The noise outweighs any possible change (computed from public parameters only)."""
 
 
 def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
                              total_epsilon: float) -> None:
-    """Warn when PNCPD on ``n`` points at ``epsilon`` is close to a uniform guess.
+    """Warn when Algorithm 3 (PNCPD) on ``n`` points at ``epsilon`` is close to a uniform guess.
 
     ``n`` is public under replace-one neighbours, so this reads no private data.
     """
@@ -65,86 +71,136 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
     )
 
 
+def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
+                         max_change_points: int, alpha: float, direction: str) -> None:
+    """Warn when even the largest possible change cannot be told from the noise.
+
+    The largest score any series of ``n`` points can reach is about ``n/8``
+    (a perfect step in the middle). ``"auto"``: warn when it is below the
+    test's critical value (a perfect change is then missed more often than
+    found). ``k`` change points: warn when the report-noisy-max scale
+    exceeds ``n/8``. Public quantities only.
+    """
+    plan = segmentation_plan(epsilon, n_change_points, max_change_points)
+    kind, mechanism = plan[0]
+    best = n / 8.0
+    if kind == "test":
+        limit = critical_value(n, min_size, direction, alpha, mechanism.scale)
+        if best > limit:
+            return
+        reason = (f"the private test's critical value {limit:.3g} is above {best:g}, the "
+                  "largest score any change can reach, so 'no change' is the likely answer "
+                  "whatever the data")
+    else:
+        if mechanism.scale <= best / 2:
+            return
+        reason = (f"the report-noisy-max noise has Laplace scale {mechanism.scale:.3g}, above "
+                  f"half the largest score any change can reach ({best:g}), so the change "
+                  "points are close to uniform guesses")
+    warn(f"PrivateChangePointDetector: the series has {n} samples; with epsilon={epsilon:g}, "
+         f"{reason}. Use a longer series or a larger epsilon.", ChangePointNoiseWarning)
+
+
 @fill_doc
 class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
-    """Differentially private nonparametric change-point detector (PNCPD).
+    """Differentially private nonparametric change-point detector.
 
-    Offline (``window=None``), :meth:`fit` privately estimates the single
-    change point ``k`` of a series (Algorithm 3 of Lut 2022): report-noisy-max
-    over ``k ∈ {⌈γn⌉, ..., ⌊(1-γ)n⌋}`` of the Mann–Whitney statistic
+    Offline (``window=None``), :meth:`fit` finds **several change points, or
+    none**, by private binary segmentation with the Mann–Whitney rank
+    statistic of Lut 2022, Eq. (2.1) (ties counted one half): at each level
+    every current segment gets a noisy rank test of "no change here" at
+    false-alarm level ``alpha`` and, if it passes, a report-noisy-max
+    location (``n_change_points="auto"``); or exactly ``n_change_points``
+    change points by greedy report-noisy-max. See :func:`binary_segmentation`
+    for the same search without privacy (the reference).
 
-        ``V(k) = #{i <= k < j : x_i > x_j} / (k (n - k))``   (Eq. (2.1)).
-
-    Online (``window`` and ``threshold`` given), :meth:`partial_fit` runs
-    ONLINEPNCPD (Algorithm 4) over a stream fed in chunks: AboveThreshold
-    on the statistic at the centre of the sliding window of the last
-    ``window`` points, then PNCPD on a window around the alarm; it halts after
-    one detection. :meth:`fit` runs the online algorithm from scratch over a
-    whole series.
+    Online (``window`` given), :meth:`partial_fit` runs ONLINEPNCPD
+    (Algorithm 4) over a stream fed in chunks: AboveThreshold on the
+    statistic at the centre of the sliding window of the last ``window``
+    points, then PNCPD (Algorithm 3) on a window around the alarm; it halts
+    after one detection. The threshold is calibrated to the false-alarm level
+    ``alpha`` over ``horizon`` points (``threshold=None``) or given.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy parameter ε (total, for both modes), in ``(0, 2^20]`` (beyond,
-        the float-safe noise would approach its double-precision limits). The
-        non-private baseline of the thesis' experiments (ε = ∞) is available
-        from :func:`pncpd_batch` with ``epsilon=np.inf``, not from the
-        estimator.
+        Privacy parameter ε (total, for both modes), in ``(0, 2^20]``. The
+        non-private references are :func:`binary_segmentation` and
+        :func:`pncpd_batch` with ``epsilon=np.inf``, not the estimator.
+    n_change_points : "auto" or int, default="auto"
+        Offline: ``"auto"`` decides how many (0 to ``max_change_points``)
+        with private tests at level ``alpha``; an int ``k`` returns exactly
+        ``k``.
+    max_change_points : int, default=10
+        Offline ``"auto"``: at most this many; sets the number of levels
+        ``L = ⌈log2(max_change_points + 1)⌉`` the budget is split over.
+    min_size : int or None, default=None
+        Offline: the shortest segment (public). None:
+        ``max(2, ⌈n/20⌉)`` (5 % of the series). Independent of the noise
+        scale, which does not depend on it.
+    alpha : float in [0.001, 0.5], default=0.05
+        False-alarm level. Offline: of each level of tests (shared by its
+        segments, Bonferroni); on a series without change
+        ``P(any change reported) <= alpha``. Online with ``threshold=None``:
+        of any alarm within ``horizon`` points of a stationary stream.
     gamma : float, default=0.1
-        Constraint γ: the change is assumed to lie in
-        ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``; in ``(0, 1/2)`` offline and in
-        ``(0, 1/4)`` online (Theorem 2.6; ``n`` is the window there).
+        Online only: Algorithm 4's constraint γ in ``(0, 1/4)`` (the wait
+        ``⌈γ·window⌉`` after an alarm and PNCPD's candidates
+        ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}`` on the window, Theorem 2.6).
     direction : {"both", "increase", "decrease"}, default="both"
-        ``"decrease"``: post-change values tend to be smaller
-        (``a = P(x_pre > x_post) > 1/2``; argmax of V, the thesis' default).
-        ``"increase"``: they tend to be larger (argmin of V, i.e. argmax of
-        ``1 - V``). ``"both"``: one report-noisy-max over the ``2m`` scores
-        ``V(k)`` and ``1 - V(k)`` together; ``direction_`` tells which won.
-        Same ε for all three (see Notes).
+        ``"decrease"``: post-change values tend to be smaller;
+        ``"increase"``: larger; ``"both"``: either (``direction_`` and
+        ``directions_`` tell which). Same ε for all three.
     window : int, default=None
-        Online window length ``n`` (even, >= 4). ``None``: offline mode.
+        Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
-        AboveThreshold threshold ``T`` (online mode only; required there, and
-        refused without ``window``) on
-        the centre statistic ``U`` of each window (``"decrease"``), on
-        ``1 - U`` (``"increase"``) or on ``max(U, 1 - U)`` (``"both"``); all
-        are ``≈ 1/2`` without a change. See :func:`threshold_range` for the
-        admissible range of Theorem 2.6; the thesis uses ``T = 0.8``.
+        Online: AboveThreshold's threshold ``T`` on the centre statistic
+        ``U`` (``"decrease"``), ``1 - U`` (``"increase"``) or
+        ``max(U, 1 - U)`` (``"both"``), the thesis' choice (it uses
+        ``T = 0.8``; :func:`threshold_range`). None: calibrated to ``alpha``
+        (``threshold_``). Refused offline.
+    horizon : int, default=None
+        Online with ``threshold=None``: the stream length (points, >=
+        ``window``) over which ``alpha`` bounds the false alarms. None:
+        ``10 * window``.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the privacy noise. ``None`` (OS entropy) is the only safe
         choice in deployment; fixed seeds are for tests and experiments. No
-        generator is kept after a call: online, each :meth:`partial_fit`
-        draws from a generator of its own (an int seed gives each call a
-        child of the seed), and only the noisy threshold of AboveThreshold,
-        which the run needs, is kept until it halts.
+        generator is kept after a call (online, each :meth:`partial_fit`
+        draws from a generator of its own, and only AboveThreshold's noisy
+        threshold is kept until the run halts).
     {accountant}
-        Offline ε is charged before the selection; online ε/2 before the
-        first window is answered and ε/2 more before the change point is
-        selected, each once per run, the reservation lasting until the
-        detection.
+        Offline each level's tests and locations are charged right before
+        they are made (what is never reached is not charged); online ε/2
+        before the first window is answered and ε/2 more before the change
+        point is selected, the reservation lasting until the detection.
 
     Attributes
     ----------
+    change_points_ : ndarray of int64
+        Sorted first post-change indices (0-based), possibly empty (online:
+        the detected change point, absolute stream index).
     change_point_ : int or None
-        Private estimate ``k̃`` of the number of pre-change samples, i.e. the
-        0-based index of the first post-change sample (absolute stream index
-        online; ``None`` online until a detection).
+        ``change_points_[0]``, or None when there is none.
+    directions_ : ndarray of str
+        ``"decrease"`` or ``"increase"`` for each change point (DP output).
     direction_ : str or None
-        ``"decrease"`` or ``"increase"``: the direction of the reported
-        change (the winning half of the scores for ``direction="both"``,
-        else the parameter). DP output like ``change_point_``.
+        ``directions_[0]``, or None.
+    n_change_points_ : int
+        ``len(change_points_)``.
+    min_size_ : int
+        Offline: the shortest segment used (``min_size`` or its default).
+    threshold_ : float
+        Online: the threshold used (``threshold`` or the calibrated one).
     noise_scale_ : float
-        Laplace scale ``2Δ/ε`` used by (the last) PNCPD (offline: from the
-        series length; online: from ``window`` with ``ε/2``).
+        Offline: Laplace scale of the location noise (``2/ε_location``);
+        online: of PNCPD's (``2Δ/(ε/2)``).
     detected_ : bool
-        Offline: always True. Online: whether the change point was reported.
+        Whether at least one change point is reported.
     alarm_index_ : int or None
-        Online only: centre ``c`` of the window on which AboveThreshold
-        raised the alarm (the thesis' ``k`` in ``U(k)``; the alarm fired on
-        the arrival of sample ``c + window/2 - 1``).
+        Online only: centre of the window on which AboveThreshold alarmed.
     n_seen_ : int
-        Samples read (online: up to and including the one that completed the
-        detection; the rest of that chunk is not read).
+        Samples read.
     privacy_spent_ : PrivacyCost
         ε spent by the outputs released so far (see Notes).
     n_features_in_ : int
@@ -152,6 +208,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     See Also
     --------
+    binary_segmentation : The same offline search, non-private by default.
     threshold_range : Admissible thresholds of Theorem 2.6.
     drift_transform, drift_index_to_original : Drift changes (§2.5).
 
@@ -159,77 +216,70 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     -----
     **Neighbouring relation and guarantee.** Pure ε-DP under "replace one
     element" neighbours: series (or streams) of the same length that differ
-    in the value of one sample. Nothing data-dependent other than the
-    reported indices (and their direction) is stored: the noiseless ``V(k)``
-    and the noisy scores are discarded.
+    in the value of one sample; the length ``n`` is public. Nothing
+    data-dependent other than the reported indices, their directions and
+    the segmentation's noisy decisions is stored.
 
-    **Sensitivity (offline, Theorem 2.3).** Replacing ``x_t`` changes the
-    count of ``V(k)`` by at most ``n - k`` (``t <= k``) or ``k`` (``t > k``),
-    so ``V(k)`` moves by at most ``1/min(k, n-k)`` and every candidate by at
-    most ``Δ = 1/min(⌈γn⌉, n - ⌊(1-γ)n⌋) = 1/⌈γn⌉ <= 1/(γn)``. The scores are
-    not monotone, so report-noisy-max uses ``Lap(2Δ/ε)`` — Algorithm 3's
-    ``Lap(2/(εγn))`` when ``γn`` is an integer, slightly less noise
-    otherwise (exact ``Δ`` from the integer range). ``direction="both"``
-    adds the candidates ``1 - V(k)``, of the same sensitivity ``Δ``; the
-    report-noisy-max proof (fix the other noises, shift the winner's noise by
-    ``2Δ``) does not depend on the number of candidates, so the same ε covers
-    the doubled candidate set: knowing ``a`` only picks half of the
-    candidates, it does not pay for privacy.
+    **Offline statistic and sensitivity.** For a segment of ``m`` points and
+    a split ``k`` in ``{s, ..., m - s}`` (``s = min_size``),
+    ``E(k) = (V(k) - 1/2) · k (m - k) / (m - s)`` with ``V`` of Eq. (2.1),
+    ties at 1/2 (mid-ranks); its mean peaks exactly at a single change.
+    Replacing one value changes each pair containing it by at most 1 (from
+    0, 1/2 or 1 to another of them), i.e. the count by at most
+    ``max(k, m - k) <= m - s``, so ``Δ = 1`` for every split; the mid-rank
+    convention leaves the sensitivity unchanged. Unlike Algorithm 3's
+    ``Δ = 1/min(k, n - k)``, the noise does not grow with the edges, so the
+    middle of a segment is not drowned by the noise its edges would need.
 
-    **Floating point.** All noise is discrete Laplace on a power-of-two grid
-    (scores, queries and threshold rounded to it, the rounding counted in the
-    sensitivity): comparisons are exact integer comparisons, so no float
-    rounding can decide an outcome differently for two neighbours. The
-    scales are within ``2^-20`` of the continuous ones.
+    **Offline test and its calibration.** ``T = max_k E(k)`` over the splits
+    leaving ``min_size`` on each side (``max |E|`` for ``"both"``), released
+    with the float-safe Laplace mechanism (``Δ = 1``). Without a change the
+    ranks are a uniform random permutation, so the law of ``T`` is public:
+    it is simulated once per segment length (fixed seed, cached), and the
+    critical value includes the Laplace noise exactly and the Monte Carlo
+    error at two standard errors (see :func:`binary_segmentation`).
+
+    **Offline budget split.** ``"auto"``: ``L = ⌈log2(max_change_points +
+    1)⌉`` levels; level ``l`` gets ``ε_l = ε 2^-l / (1 - 2^-L)`` (8/15, 4/15,
+    2/15, 1/15 of ε for the default ``L = 4``: the first level alone decides
+    whether anything is reported and makes the most consequential cut), a
+    third for the tests and two thirds for the locations (report-noisy-max;
+    both Laplace scales ``3/ε_l``). The segments of a
+    level are disjoint and were cut at earlier DP outputs (post-processing),
+    so a level costs what one segment costs (parallel composition); levels
+    compose sequentially to ε. When more segments pass than change points
+    remain, the largest noisy margins win (post-processing). ``k`` change
+    points: ``k`` rounds of report-noisy-max with ``ε/k`` over the splits of
+    all current segments. ``privacy_spent_`` counts the stages reached.
 
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
     sensitivity ``2/n``; AboveThreshold with ``ε/2`` (threshold noise
     ``Lap(8/(εn))``, query noise ``Lap(16/(εn))``) is ε/2-DP for the whole
-    transcript (all "no alarm" answers and the alarm), whatever its length;
-    PNCPD with ``ε/2`` on one window of ``n`` samples adds ε/2: ε in total.
-    ``privacy_spent_`` is therefore 0 before the first full window, ε/2 from
-    the first answered window on (the "no alarm yet" answers are outputs),
-    and ε after the detection. With ``"increase"`` the query is ``1 - U``,
-    with ``"both"`` ``max(U, 1 - U)`` (also sensitivity ``2/n``).
+    transcript; PNCPD with ``ε/2`` on one window adds ε/2. The calibrated
+    threshold simulates i.i.d. streams of ``horizon`` points, statistics and
+    AboveThreshold's noise together (public: ranks only), so that
+    ``P(any alarm within horizon points) <= alpha`` on a stationary stream;
+    a longer stream raises it roughly in proportion to its length. A
+    calibrated threshold above 1 (the largest ``U``) means that only noise
+    can raise an alarm: a :class:`ChangePointNoiseWarning` says so.
 
-    **Choices where the thesis is loose.** Offline ``γn`` is rounded to the
-    integer range and ``Δ`` computed from it (above). Online, queries start
-    with the first full window (``k = n/2``), ``window`` must be even, and
-    the wait after an alarm is ``⌈γn⌉`` samples. ``change_point_`` counts
-    pre-change samples (the thesis' ``k``), so ``predict`` labels sample
-    ``i`` as 1 iff ``i >= change_point_``.
-
-    **State kept between** :meth:`partial_fit` **calls.** To continue the
-    stream, a running online detector keeps (privately, in ``_online``) the
-    last ``window`` samples, the pair count of the last window and
-    AboveThreshold's noisy threshold (no generator); they are not DP outputs,
-    so do not publish a pickled running detector. They are discarded at the
-    detection.
+    **Floating point.** All noise is discrete Laplace on a power-of-two grid
+    (the float-safe mechanisms of :mod:`skdp_anomaly.privacy`).
 
     **Interrupted calls.** :meth:`fit` and :meth:`partial_fit` are
-    transactions: a call that raises (``KeyboardInterrupt`` included) puts
-    the detector back as it was before the call, stream state and counters
-    (``n_seen_``) together, so the same chunk can be fed again and no sample
-    is read twice. A charge the call made stays in ``privacy_spent_`` (and on
-    the accountant): the release it paid for may have started. Online, the
-    retry does not charge that stage again — the answers of the rolled-back
-    call were never returned — so a run is charged ε at most, however often
-    its calls are retried.
+    transactions: a call that raises puts the detector back as it was; a
+    charge it made stays in ``privacy_spent_`` (and on the accountant).
+    Online, a retry does not charge a stage again, so a run costs ε at most.
+    A running online detector keeps (privately) the last ``window`` samples
+    and the noisy threshold: do not publish a pickled running detector.
 
-    **Complexity.** ``V(k)`` for all ``k`` comes from one stable ranking
-    pass: ``S(k) = Σ_{t<k} (r_t - t)`` with ``r_t`` the stable rank of
-    ``x_t`` (exact integers, ties as in (2.1)), O(n log n). Online updates
-    of ``U`` are vectorised over blocks of window positions, O(n) each.
-
-    **Memory.** ``V(k)`` needs the global ranks of the whole series, so the
-    detector works in memory and refuses dask collections (a TypeError
-    rather than a blockwise statistic that would be wrong). An offline
-    :meth:`fit` holds the float64 series (8 bytes per sample) plus about 32
-    bytes per sample of working memory (tracemalloc peak, measured at 10^5
-    to 4·10^6 samples): 10^8 samples need ~4 GB, 10^9 ~40 GB. Online,
-    :meth:`partial_fit` keeps O(``window``) samples between calls whatever
-    the stream length, so a dask array is fed block by block in order:
-    ``for block in x.blocks: det.partial_fit(block.compute())``.
+    **Complexity and memory.** Offline, each level ranks each of its
+    segments once (one stable argsort per segment, mid-ranks in O(m)), so a
+    fit is O(L n log n) plus the calibration (about 0.06 s per new segment
+    length up to 1000 points, once per process; longer segments reuse the
+    simulation at 1000 points, scaled by Donsker's theorem). The detector
+    works in memory and refuses dask collections; online,
+    :meth:`partial_fit` keeps O(``window``) samples between calls.
 
     References
     ----------
@@ -237,25 +287,36 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     2022, chapter 2: Eq. (2.1), Algorithm 3 and Theorems 2.3–2.4 (offline),
     Algorithm 4 and Theorems 2.5–2.6 (online), §2.5 (drift).
 
+    Zhang, Krehbiel, Tuo, Mei and Cummings, "Single and multiple
+    change-point detection with differential privacy", JMLR 22 (2021):
+    private binary segmentation.
+
+    Mann and Whitney, "On a test of whether one of two random variables is
+    stochastically larger than the other", Ann. Math. Statist. 18 (1947):
+    mid-ranks for ties.
+
     Examples
     --------
     >>> import numpy as np
     >>> from skdp_anomaly.changepoint import PrivateChangePointDetector
     >>> rng = np.random.default_rng(0)
-    >>> x = np.concatenate([rng.normal(0, 1, 600), rng.normal(3, 1, 400)])
-    >>> det = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x)
-    >>> abs(det.change_point_ - 600) <= 20, det.direction_
-    (True, 'increase')
-    >>> labels = det.predict(x)
-    >>> int(labels.sum()) == len(x) - det.change_point_
+    >>> x = np.concatenate([rng.normal(0, 1, 300), rng.normal(3, 1, 300),
+    ...                     rng.normal(0, 1, 300)])
+    >>> det = PrivateChangePointDetector(epsilon=5.0, random_state=0).fit(x)
+    >>> [bool(abs(k - t) <= 20) for k, t in zip(det.change_points_, (300, 600))]
+    [True, True]
+    >>> np.bincount(det.predict(x)).size
+    3
+    >>> det.privacy_spent_.epsilon <= 5.0
     True
-    >>> det.privacy_spent_.epsilon
-    2.0
+    >>> PrivateChangePointDetector(epsilon=1.0, random_state=0).fit(
+    ...     rng.normal(size=500)).change_points_.tolist()
+    []
 
-    Online, over a stream fed in chunks:
+    Online, over a stream fed in chunks, with the threshold calibrated:
 
     >>> stream = np.concatenate([rng.normal(5, 1, 3000), rng.normal(0, 1, 2000)])
-    >>> online = PrivateChangePointDetector(epsilon=10.0, window=500, threshold=0.8,
+    >>> online = PrivateChangePointDetector(epsilon=10.0, window=200,
     ...                                     direction="decrease", random_state=0)
     >>> for chunk in np.array_split(stream, 50):
     ...     online = online.partial_fit(chunk)
@@ -273,38 +334,53 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         **PRIVACY_PARAMETER_CONSTRAINTS,
         # above MAX_GRID_EPSILON the grid noise would approach its float limits
         "epsilon": [Interval(Real, 0, MAX_GRID_EPSILON, closed="right")],
+        "n_change_points": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "max_change_points": [Interval(Integral, 1, None, closed="left")],
+        "min_size": [Interval(Integral, 1, None, closed="left"), None],
+        # below 0.001 the simulated calibration would need > 20 000 permutations
+        "alpha": [Interval(Real, 0.001, 0.5, closed="both")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
         "direction": [StrOptions(set(DIRECTIONS))],
         "window": [Interval(Integral, 4, None, closed="left"), None],
         # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
         # ≈ 1/2 without a change and at most 1, so other thresholds alarm on noise
         "threshold": [Interval(Real, 0.5, 1.0, closed="neither"), None],
+        "horizon": [Interval(Integral, 4, None, closed="left"), None],
     }
 
-    def __init__(self, *, epsilon=1.0, gamma=0.1, direction="both", window=None,
-                 threshold=None, random_state=None, accountant=None):
+    def __init__(self, *, epsilon=1.0, n_change_points="auto", max_change_points=10,
+                 min_size=None, alpha=0.05, gamma=0.1, direction="both", window=None,
+                 threshold=None, horizon=None, random_state=None, accountant=None):
         self.epsilon = epsilon
+        self.n_change_points = n_change_points
+        self.max_change_points = max_change_points
+        self.min_size = min_size
+        self.alpha = alpha
         self.gamma = gamma
         self.direction = direction
         self.window = window
         self.threshold = threshold
+        self.horizon = horizon
         self.random_state = random_state
         self.accountant = accountant
 
     # ------------------------------------------------------------ protocol
+    def _offline_stages(self) -> list[PrivacyCost]:
+        return [stage_cost(kind, mechanism) for kind, mechanism in
+                segmentation_plan(self.epsilon, self.n_change_points, self.max_change_points)]
+
     def _privacy_cost(self) -> PrivacyCost:
         """The ε of one fit (offline) or one full online run, from valid parameters.
 
         Examples
         --------
         >>> from skdp_anomaly.changepoint import PrivateChangePointDetector
-        >>> PrivateChangePointDetector(epsilon=0.5).privacy_cost()
-        PrivacyCost(epsilon=0.5, delta=0, notion='pure ε-DP', neighbours='replace')
+        >>> round(PrivateChangePointDetector(epsilon=0.5).privacy_cost().epsilon, 12)
+        0.5
         """
         if self.window is None:
-            return PrivacyCost.pure(self.epsilon, _OFFLINE_NOTE, neighbours="replace")
-        return PrivacyCost.pure(self.epsilon, "ONLINEPNCPD: AboveThreshold ε/2 + PNCPD ε/2",
-                                neighbours="replace")
+            return compose_sequential(self._offline_stages())
+        return PrivacyCost.pure(self.epsilon, _ONLINE_NOTE, neighbours="replace")
 
     # ---------------------------------------------------------- validation
     def _check_series(self, X, *, reset: bool) -> np.ndarray:
@@ -339,28 +415,36 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _more_validate_params(self) -> None:
         """The checks between parameters: which ones each mode takes, and Theorem 2.6's."""
         if self.window is None:
-            if self.threshold is not None:
-                raise ValueError(
-                    f"threshold={self.threshold!r} is used only in online mode, but "
-                    "window=None; set window (an even int >= 4) for online detection, or "
-                    "threshold=None."
-                )
+            for name in ("threshold", "horizon"):
+                if getattr(self, name) is not None:
+                    raise ValueError(
+                        f"{name}={getattr(self, name)!r} is used only in online mode, but "
+                        f"window=None; set window (an even int >= 4) for online detection, "
+                        f"or {name}=None."
+                    )
+            if self.n_change_points != "auto" and self.n_change_points > 10_000:
+                raise ValueError(f"n_change_points must be at most 10000, got "
+                                 f"{self.n_change_points!r}.")
             return
-        if self.threshold is None:
-            raise ValueError("threshold must be a float in online mode (window is not None); "
-                             "got None. See threshold_range for Theorem 2.6's range.")
         if self.window % 2:
             raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
         if not self.gamma < 0.25:
             raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
                              f"(Theorem 2.6), got {self.gamma!r}.")
+        if self.horizon is not None:
+            if self.threshold is not None:
+                raise ValueError(f"horizon={self.horizon!r} calibrates the threshold; it is "
+                                 "not used with a given threshold: set threshold=None.")
+            if self.horizon < self.window:
+                raise ValueError(f"horizon must be at least window={self.window}, got "
+                                 f"{self.horizon!r}.")
         candidate_range(self.window, self.gamma)
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     @private_fit
     def fit(self, X, y=None):
-        """Estimate the change point of the series ``X`` (offline, or online from scratch).
+        """Find the change points of the series ``X`` (offline, or online from scratch).
 
         Parameters
         ----------
@@ -376,8 +460,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Raises
         ------
         TypeError
-            If ``X`` is a dask collection (the statistic needs the global
-            ranks of the whole series; see Notes, "Memory").
+            If ``X`` is a dask collection (the statistic needs the ranks of
+            whole segments).
+        ValueError
+            If the series is too short for ``min_size`` (and
+            ``n_change_points``): ``n`` is public, so nothing is charged.
         """
         reject_dask_collection(X, f"{type(self).__name__}.fit", advice="fit")
         if self.window is not None:
@@ -388,18 +475,32 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._start_private_fit()
         x = self._check_series(X, reset=True)
         n = x.shape[0]
-        candidate_range(n, self.gamma)
-        _warn_if_noise_dominates(n, self.gamma, self.epsilon, "series", self.epsilon)
-        rng = check_random_state(self.random_state)
-        mechanism = pncpd_mechanism(n, self.gamma, self.epsilon)
-        self._charge(mechanism.cost.with_notes(_OFFLINE_NOTE))
-        self.change_point_, self.direction_ = pncpd(x, self.epsilon, self.gamma, self.direction, rng)
-        self.noise_scale_ = mechanism.scale
-        self.detected_ = True
+        min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
+                                      self.min_size, self.alpha, self.direction)
+        _warn_if_undecidable(n, min_size, self.epsilon, self.n_change_points,
+                             self.max_change_points, self.alpha, self.direction)
+        found = run_segmentation(
+            x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,
+            max_change_points=self.max_change_points, min_size=min_size,
+            alpha=float(self.alpha), direction=self.direction,
+            rng=check_random_state(self.random_state), charge=self._charge)
+        self._set_change_points([k for k, _ in found], [name for _, name in found])
+        self.min_size_ = min_size
+        locate = [m for kind, m in segmentation_plan(
+            self.epsilon, self.n_change_points, self.max_change_points) if kind == "location"]
+        self.noise_scale_ = locate[0].scale
         self.alarm_index_ = None
         self.n_seen_ = n
         self.privacy_spent_ = self._spent()
         return self
+
+    def _set_change_points(self, points, names) -> None:
+        self.change_points_ = np.asarray(points, dtype=np.int64)
+        self.directions_ = np.asarray(names, dtype=str) if names else np.empty(0, dtype="<U8")
+        self.change_point_ = int(points[0]) if len(points) else None
+        self.direction_ = str(names[0]) if len(names) else None
+        self.n_change_points_ = len(points)
+        self.detected_ = bool(len(points))
 
     @_fit_context(prefer_skip_nested_validation=True)
     @private_fit
@@ -466,6 +567,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         cost = self.privacy_cost()
         _warn_if_noise_dominates(self.window, self.gamma, self.epsilon / 2, "window",
                                  self.epsilon)
+        self._online_threshold()
         costs = stage_costs(self.window, self.gamma, self.epsilon)
         if may_resume and not self.__sklearn_is_fitted__() and any(map(self._charged, costs)):
             self._open_run(self._rest_of_run(costs))
@@ -496,11 +598,27 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         rest = [cost for cost in costs if not self._charged(cost)]
         return compose_sequential(rest) if rest else PrivacyCost.pure(0.0, neighbours="replace")
 
+    def _online_threshold(self) -> float:
+        """The given threshold, or the one calibrated to ``alpha`` (public: no data)."""
+        if self.threshold is not None:
+            return float(self.threshold)
+        horizon = default_horizon(self.window) if self.horizon is None else self.horizon
+        threshold = calibrated_threshold(self.window, horizon, self.epsilon / 2,
+                                         self.direction, float(self.alpha))
+        if threshold > 1.0:
+            warn(f"PrivateChangePointDetector: with window={self.window} and epsilon="
+                 f"{self.epsilon:g} the threshold calibrated to alpha={self.alpha:g} over "
+                 f"{horizon} points is {threshold:.3g}, above 1, the largest value of the "
+                 "window statistic: only the noise can raise an alarm. Use a longer window "
+                 "or a larger epsilon.", ChangePointNoiseWarning)
+        return threshold
+
     def _start_online(self):
         # no generator is kept between calls: each call draws from its own (call_rng)
         self._n_calls = 0
+        self.threshold_ = self._online_threshold()
         self._online = OnlinePNCPD(
-            window=self.window, threshold=self.threshold, epsilon=self.epsilon,
+            window=self.window, threshold=self.threshold_, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,
             rng=call_rng(self.random_state, self._n_calls),
         )
@@ -518,9 +636,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
                 made.append(cost)
 
         state.feed(x, call_rng(self.random_state, self._n_calls), charge=charge_stage)
-        self.change_point_ = state.change_point
-        self.direction_ = state.detected_direction
-        self.detected_ = state.detected
+        if state.detected:
+            self._set_change_points([state.change_point], [state.detected_direction])
+        else:
+            self._set_change_points([], [])
         self.alarm_index_ = state.alarm_index
         self.n_seen_ = state.n_seen
         if made or not hasattr(self, "privacy_spent_"):
@@ -531,11 +650,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ------------------------------------------------------------- predict
     def predict(self, X):
-        """Segment of each sample: 0 before the change point, 1 from it on.
+        """Segment label of each sample: 0, 1, 2, ... from one change point to the next.
 
         Labels depend on positions only (sample ``i`` of ``X`` is at time
-        ``i``): ``1`` iff ``i >= change_point_``; all 0 while an online run
-        has not detected a change.
+        ``i``): the number of change points ``<= i``; all 0 when there is
+        none (or while an online run has not detected a change).
 
         Parameters
         ----------
@@ -545,15 +664,13 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Returns
         -------
         labels : ndarray of shape (n_samples,), int
-            0 before ``change_point_``, 1 from it on.
+            The segment of each sample.
         """
         check_is_fitted(self, "detected_")
         reject_dask_collection(X, f"{type(self).__name__}.predict", advice="predict")
         x = self._check_series(X, reset=False)
         idx = np.arange(x.shape[0])
-        if self.change_point_ is None:
-            return np.zeros(x.shape[0], dtype=int)
-        return (idx >= self.change_point_).astype(int)
+        return np.searchsorted(self.change_points_, idx, side="right").astype(int)
 
     def fit_predict(self, X, y=None):
         """:meth:`fit` then :meth:`predict` on the same series."""

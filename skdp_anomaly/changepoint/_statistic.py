@@ -13,10 +13,12 @@ right part to the left part removes the pairs ``(i, k)``, ``i < k``,
                   = r_k - (k - 1),
 
 where ``r_k`` is the 0-based position of ``x_k`` in a *stable* sort of the
-series (its strict-less count plus the number of earlier equal values, which
-is exactly how a stable sort breaks ties). Hence ``S = cumsum(r - index)``: an
-exact integer computation in O(n log n), ties counted as in (2.1) (strict
-``x_i > x_j`` only).
+series. With ties counted one half (the Mann–Whitney convention, so that a
+step up and a step down of tied values are treated alike) the same algebra
+gives ``S(k) - S(k-1) = m_k - (k - 1)`` with ``m_k`` the 0-based *mid-rank*
+``#{j : x_j < x_k} + #{j != k : x_j = x_k}/2``. Hence ``2S = cumsum(2m - 2·index)``:
+an exact integer computation in O(n log n). (The sliding-window counts of the
+online mode below still count strict ``x_i > x_j`` pairs only.)
 
 The sliding-window statistic ``U`` of Algorithm 4 (the statistic at the centre
 of each window of the last ``n`` points) is updated from one window position
@@ -34,7 +36,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ._in_memory import reject_dask_collection
 
-__all__ = ["mann_whitney_counts", "mann_whitney_statistic", "sliding_centre_counts"]
+__all__ = ["doubled_counts", "doubled_mid_ranks", "mann_whitney_counts", "mann_whitney_statistic", "sliding_centre_counts"]
 
 
 def _stable_ranks(x: np.ndarray) -> np.ndarray:
@@ -45,8 +47,62 @@ def _stable_ranks(x: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def _strict_counts(x: np.ndarray) -> np.ndarray:
+    """``#{i <= k < j : x_i > x_j}`` (strict pairs only, Eq. (2.1) as printed), int64."""
+    n = x.shape[-1]
+    counts = np.zeros(x.shape[:-1] + (n + 1,), dtype=np.int64)
+    np.cumsum(_stable_ranks(x) - np.arange(n, dtype=np.int64), axis=-1, out=counts[..., 1:])
+    return counts
+
+
+def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """Twice the 0-based mid-rank of each value along the last axis (int64).
+
+    ``2 r_i = #{j : x_j < x_i} + #{j : x_j <= x_i} - 1``: a tie group at
+    sorted positions ``[a, b)`` gets ``a + b - 1`` (``2a`` without ties).
+    One stable argsort (or ``order``, an argsort of ``x`` given by the
+    caller, e.g. a global one filtered to a segment) and O(n) work.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if order is None:
+        order = np.argsort(x, axis=-1, kind="stable")
+    v = np.take_along_axis(x, order, axis=-1)
+    n = x.shape[-1]
+    pos = np.broadcast_to(np.arange(n, dtype=np.int64), v.shape)
+    new_group = np.ones(v.shape, dtype=bool)
+    new_group[..., 1:] = v[..., 1:] != v[..., :-1]
+    # start of each value's tie group: running max of the group starts
+    start = np.maximum.accumulate(np.where(new_group, pos, 0), axis=-1)
+    # end (exclusive) of each group: running min from the right of the next starts
+    is_end = np.ones(v.shape, dtype=bool)
+    is_end[..., :-1] = new_group[..., 1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(is_end, pos + 1, n), axis=-1),
+                                        axis=-1), axis=-1)
+    ranks2 = np.empty(v.shape, dtype=np.int64)
+    np.put_along_axis(ranks2, order, start + end - 1, axis=-1)
+    return ranks2
+
+
+def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
+    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n``.
+
+    Moving ``x_k`` to the left part adds ``midrank_k - (k - 1)`` to ``S``
+    (the derivation in the module docstring, with each tie counted 1/2).
+    ``order``: an argsort of ``x`` if the caller has one.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[-1]
+    increments = doubled_mid_ranks(x, order) - 2 * np.arange(n, dtype=np.int64)
+    counts = np.zeros(x.shape[:-1] + (n + 1,), dtype=np.int64)
+    np.cumsum(increments, axis=-1, out=counts[..., 1:])
+    return counts
+
+
 def mann_whitney_counts(x) -> np.ndarray:
-    """Pair counts ``S(k) = #{i <= k < j : x_i > x_j}`` for every split ``k``.
+    """Pair counts ``S(k) = #{i <= k < j : x_i > x_j} + #{... x_i = x_j}/2``.
+
+    Ties count one half (the Mann–Whitney mid-rank convention), so a step
+    up and a step down of tied values are found alike.
 
     Parameters
     ----------
@@ -55,23 +111,22 @@ def mann_whitney_counts(x) -> np.ndarray:
 
     Returns
     -------
-    S : ndarray of int64, shape (n + 1,) or (n_series, n + 1)
-        ``S[..., k]`` for ``k = 0, ..., n`` (``S[..., 0] = S[..., n] = 0``).
+    S : ndarray of float64, shape (n + 1,) or (n_series, n + 1)
+        ``S[..., k]`` for ``k = 0, ..., n`` (``S[..., 0] = S[..., n] = 0``),
+        exact multiples of 1/2.
 
     Examples
     --------
     >>> from skdp_anomaly.changepoint._statistic import mann_whitney_counts
     >>> mann_whitney_counts([3, 1, 2]).tolist()
-    [0, 2, 1, 0]
+    [0.0, 2.0, 1.0, 0.0]
+    >>> mann_whitney_counts([0, 0, 1]).tolist()
+    [0.0, 0.5, 0.0, 0.0]
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim not in (1, 2):
         raise ValueError(f"x must be 1-D or 2-D, got shape {x.shape}.")
-    n = x.shape[-1]
-    increments = _stable_ranks(x) - np.arange(n, dtype=np.int64)
-    counts = np.zeros(x.shape[:-1] + (n + 1,), dtype=np.int64)
-    np.cumsum(increments, axis=-1, out=counts[..., 1:])
-    return counts
+    return doubled_counts(x) / 2.0
 
 
 def mann_whitney_statistic(x, ks=None) -> np.ndarray:
@@ -97,7 +152,7 @@ def mann_whitney_statistic(x, ks=None) -> np.ndarray:
     --------
     >>> from skdp_anomaly.changepoint._statistic import mann_whitney_statistic
     >>> mann_whitney_statistic([5.0, 5.0, 0.0, 0.0]).round(3).tolist()
-    [0.667, 1.0, 0.667]
+    [0.833, 1.0, 0.833]
     """
     reject_dask_collection(x, "mann_whitney_statistic")
     counts = mann_whitney_counts(x)
@@ -166,7 +221,7 @@ def sliding_centre_counts(x, window: int, first: int | None = None,
     if window < 2 or window % 2 or m < 1:
         raise ValueError("need an even window >= 2 and at least `window` points.")
     out = np.empty(m, dtype=np.int64)
-    out[0] = mann_whitney_counts(x[:window])[h] if first is None else int(first)
+    out[0] = _strict_counts(x[:window])[h] if first is None else int(first)
     if m == 1:
         return out
     if method not in ("auto", "block", "sorted"):

@@ -1,8 +1,9 @@
-"""``skdp-anomaly changepoint``: private change point of one CSV column.
+"""``skdp-anomaly changepoint``: private change points of one CSV column.
 
 Reads the CSV with the :mod:`csv` module (no pandas), runs
 :class:`~skdp_anomaly.changepoint.PrivateChangePointDetector` offline or
-online, and prints the private change point and the ε spent. Error messages
+online, and prints every private change point (or that there is none) and
+the ε spent. Error messages
 name rows and columns but never print data values.
 """
 
@@ -25,31 +26,54 @@ _CHUNK = 10_000
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "changepoint",
-        help="differentially private change point of one numeric CSV column",
+        help="differentially private change points of one numeric CSV column",
         description=(
-            "Estimate the single change point of a numeric CSV column with ε-DP "
-            f"({CITE}, ch. 2; neighbours: one row's value replaced). Offline: PNCPD "
-            "(report-noisy-max over the Mann-Whitney statistic). --online: ONLINEPNCPD "
-            "over the rows as a stream (AboveThreshold ε/2 + PNCPD ε/2)."
+            "Estimate the change points of a numeric CSV column with ε-DP "
+            f"({CITE}, ch. 2; neighbours: one row's value replaced). Offline: private "
+            "binary segmentation with the Mann-Whitney rank statistic, several change "
+            "points or none (a private test at false-alarm level --alpha). --online: "
+            "ONLINEPNCPD over the rows as a stream (AboveThreshold ε/2 + PNCPD ε/2), "
+            "threshold calibrated to --alpha unless --threshold is given."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
     p.add_argument("--column", required=True, help="name of the numeric column to analyse")
     p.add_argument("--epsilon", type=float, required=True, help="privacy parameter ε (> 0)")
+    p.add_argument("--n-change-points", type=_n_change_points, default="auto",
+                   help="'auto' (decided by the private test, default) or an exact number")
+    p.add_argument("--max-change-points", type=int, default=10,
+                   help="at most this many change points with 'auto' (default 10)")
+    p.add_argument("--min-size", type=int, default=None,
+                   help="shortest segment in rows (default: 5%% of the rows, at least 2)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="false-alarm level of the tests / of the online alarm (default 0.05)")
     p.add_argument("--gamma", type=float, default=0.1,
-                   help="constraint γ: change in the middle (1-2γ) of the series (default 0.1)")
+                   help="online constraint γ of ONLINEPNCPD (default 0.1)")
     p.add_argument("--direction", choices=("both", "increase", "decrease"), default="both",
                    help="expected direction of the change (default: both)")
     p.add_argument("--index-column", default=None,
                    help="public time/index column whose value at the change point is printed")
     p.add_argument("--online", action="store_true", help="run ONLINEPNCPD over the rows")
     p.add_argument("--window", type=int, default=None, help="online window length n (even)")
-    p.add_argument("--threshold", type=float, default=None, help="online threshold T")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="online threshold T (default: calibrated to --alpha)")
+    p.add_argument("--horizon", type=int, default=None,
+                   help="online: rows over which --alpha bounds false alarms (default 10 windows)")
     p.add_argument("--delimiter", type=_delimiter, default=",",
                    help="CSV delimiter, one character; '\\t' or 'tab' for tabs (default ',')")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
     p.set_defaults(func=run)
+
+
+def _n_change_points(text: str):
+    """``--n-change-points``: 'auto' or an int (its range is the detector's to check)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        return text  # refused by privacy_cost() with the parameter's name
 
 
 def _delimiter(text: str) -> str:
@@ -136,13 +160,16 @@ def _checked_detector(args):
     if len(args.delimiter) != 1:
         raise ValueError(f"--delimiter must be one character ('\\t' or 'tab' for a tab), "
                          f"got {args.delimiter!r}.")
-    if args.online and (args.window is None or args.threshold is None):
-        raise ValueError("--online needs --window N and --threshold T.")
-    if not args.online and (args.window is not None or args.threshold is not None):
-        raise ValueError("--window and --threshold are for --online mode.")
+    if args.online and args.window is None:
+        raise ValueError("--online needs --window N.")
+    if not args.online and (args.window is not None or args.threshold is not None
+                            or args.horizon is not None):
+        raise ValueError("--window, --threshold and --horizon are for --online mode.")
     det = PrivateChangePointDetector(
-        epsilon=args.epsilon, gamma=args.gamma, direction=args.direction,
-        window=args.window, threshold=args.threshold, random_state=args.random_state,
+        epsilon=args.epsilon, n_change_points=args.n_change_points,
+        max_change_points=args.max_change_points, min_size=args.min_size, alpha=args.alpha,
+        gamma=args.gamma, direction=args.direction, window=args.window,
+        threshold=args.threshold, horizon=args.horizon, random_state=args.random_state,
     )
     with library_calls("changepoint"):
         det.privacy_cost()  # every parameter check: ranges, even window, γ < 1/4 online
@@ -150,15 +177,20 @@ def _checked_detector(args):
 
 
 def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
-    mode = "ONLINEPNCPD (Algorithm 4)" if args.online else "PNCPD (Algorithm 3)"
+    mode = ("ONLINEPNCPD (Algorithm 4)" if args.online
+            else "private binary segmentation (rank statistic)")
     print(f"method: {mode}, column {args.column!r}, {n_rows} rows")
+    if args.online:
+        print(f"threshold: {det.threshold_:.6g}"
+              + (" (calibrated)" if args.threshold is None else ""))
     if det.detected_:
-        k = det.change_point_
-        print(f"change point: data row {k} (0-based) starts the new segment; "
-              f"{k} rows before it")
-        if index_values is not None and k < len(index_values):
-            print(f"{args.index_column}: {index_values[k]}")
-        print(f"direction: {det.direction_}")
+        print(f"change points: {det.n_change_points_}")
+        for k, direction in zip(det.change_points_.tolist(), det.directions_.tolist()):
+            line = (f"change point: data row {k} (0-based) starts a new segment; "
+                    f"{k} rows before it; direction: {direction}")
+            if index_values is not None and k < len(index_values):
+                line += f"; {args.index_column}: {index_values[k]}"
+            print(line)
     else:
         print(f"no change detected in {det.n_seen_} rows")
         if det.alarm_index_ is not None:

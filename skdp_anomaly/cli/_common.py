@@ -64,6 +64,10 @@ OPTION_OF = {
     "max_count": "--max-count",
     "learning_windows": "--learning-windows",
     "sensitivity_samples": "--sensitivity-samples",
+    "n_change_points": "--n-change-points",
+    "max_change_points": "--max-change-points",
+    "min_size": "--min-size",
+    "horizon": "--horizon",
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",

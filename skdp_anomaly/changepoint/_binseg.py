@@ -1,0 +1,421 @@
+"""Private binary segmentation with the Mann–Whitney rank statistic: several
+change points, or none.
+
+**Score.** For a segment ``y_1, ..., y_m`` and a split ``k`` (``k`` points
+before the change) let ``S(k)`` be the Mann–Whitney pair count of Lut 2022,
+Eq. (2.1), with ties counted one half (mid-ranks), and with ``s = min_size``
+
+    E(k) = (S(k) - k (m - k) / 2) / (m - s) = (V(k) - 1/2) · k (m - k) / (m - s),
+
+for ``k in {s, ..., m - s}``. ``E > 0``: the values tend to decrease at
+``k``; ``E < 0``: to increase. Without a change ``E(k)`` is centred at 0;
+with one change at ``τ`` (post-change values ordered against pre-change ones
+with probability ``1/2 + δ``) its mean is ``δ k (m - τ)/(m - s)`` for
+``k <= τ`` and ``δ τ (m - k)/(m - s)`` beyond, so it peaks exactly at ``τ``
+(the CUSUM shape). Weighting ``V(k) - 1/2`` by ``min(k, m - k)`` instead
+would equalise the splits' sensitivities but flatten the mean between the
+middle and ``τ``, a poor locator.
+
+**Sensitivity (replace one element).** Each pair contributes 0, 1/2 or 1 to
+``S``; replacing ``y_t`` changes only the pairs containing it, each by at most
+1. If ``t <= k`` these are the ``m - k`` pairs with the right part, else the
+``k`` pairs with the left part, so ``|ΔS(k)| <= max(k, m - k) <= m - s`` and
+``|ΔE(k)| <= 1`` for every candidate: **Δ = 1**, whatever ``m``, ``k`` and
+the ties (mid-ranks do not change it: a pair still moves by at most 1),
+attained at ``k = s`` (``move_one_element``). Algorithm 3's ``V(k)`` has
+``Δ = 1/min(k, m - k)``, set by the edges, so its noise drowns the middle;
+here a change at fraction ``θ`` of a segment scores ``≈ δ θ (1-θ) m``
+against noise of order ``1/ε``.
+
+**Test of "no change here".** ``T = max_k E(k)`` over the splits leaving
+``min_size`` points on each side (``max |E|`` for ``direction="both"``,
+``max -E`` for ``"increase"``), released with the float-safe
+:class:`~skdp_anomaly.privacy.LaplaceMechanism` (``Δ = 1``). Under "no
+change" (exchangeable values, e.g. i.i.d.) the ranks are a uniform random
+permutation, so the law of ``T`` depends on ``m`` and ``min_size`` only: it
+is public. It is simulated once per segment length (fixed seed, cached) and
+the critical value ``c`` solves ``mean_i P(T_i + L > c) = α'`` with the
+exact Laplace tail of the noise ``L`` (no Monte Carlo error from the noise);
+``α' = α - 2 sqrt(α(1-α)/B)`` (``B = min(50 000, max(2000, ⌈20/α⌉))``
+simulated permutations; ``α' >= α/10``) counts the Monte Carlo error of the
+simulated null at two standard errors. Segments
+longer than :data:`EXACT_MAX` use the simulation at ``EXACT_MAX`` points
+scaled by ``sqrt((m+1)/(EXACT_MAX+1))`` (the rank process converges to a
+Brownian bridge: Donsker's theorem). Ties make the statistic less variable
+(mid-ranks), so the continuous calibration is conservative for them.
+
+**Location.** Report-noisy-max over the same scores (``Δ = 1``, Laplace
+scale ``2/ε``; ``"both"``: the ``2(m - 2 min_size + 1)`` scores ``E`` and
+``-E``).  Exact ``k``: one report-noisy-max per round over the scores of
+every segment (each ``Δ = 1``).
+
+**Budget.** ``n_change_points="auto"``: at most ``L = ⌈log2(max_change_points
++ 1)⌉`` levels; level ``l`` tests every segment made by the level before and
+locates a change in those that pass (at most the remaining number of change
+points, the largest noisy margins first). The segments of one level are
+disjoint and cut at earlier DP outputs, so one level costs what one segment
+costs (parallel composition). Level ``l`` gets ``ε_l = ε 2^-l / (1 - 2^-L)``
+(halving: 8/15, 4/15, 2/15, 1/15 of ε for ``L = 4``), a third of it for the
+tests (Laplace scale ``3/ε_l``) and two thirds for the locations
+(report-noisy-max scale ``3/ε_l``). The levels compose sequentially: ε in
+total. Under "no change"
+only the first test can pass, so ``P(any change reported) <= α``.
+``n_change_points=k``: ``k`` greedy rounds, each one report-noisy-max with
+``ε/k`` over the splits of all current segments (cuts that would leave too
+little room for the remaining ones are excluded; the segments are public),
+exactly ``k`` change points.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from ..privacy import LaplaceMechanism, PrivacyCost, ReportNoisyMax, check_random_state
+from ._core import DIRECTIONS
+from ._in_memory import reject_dask_collection
+from ._statistic import doubled_counts
+
+__all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
+           "n_levels", "segmentation_plan", "segment_scores"]
+
+#: Longest segment whose null law is simulated at its own length.
+EXACT_MAX = 1000
+_CAL_SEED = 20_221_031          # fixed: the calibration is public and deterministic
+_CELLS = 4_000_000              # permutation matrix entries per block
+
+_TEST_NOTE = "binary segmentation: noisy rank test (Laplace, Δ=1)"
+_LOCATION_NOTE = "binary segmentation: location (report-noisy-max, Δ=1)"
+
+
+def default_min_size(n: int) -> int:
+    """``max(2, ⌈n/20⌉)``: segments of at least 5 % of the series (public, from ``n``)."""
+    return max(2, -(-int(n) // 20))
+
+
+def n_levels(max_change_points: int) -> int:
+    """``⌈log2(max_change_points + 1)⌉``: levels of binary segmentation."""
+    return max(1, math.ceil(math.log2(max_change_points + 1)))
+
+
+#: Share of each level's ε spent on the tests; the other two thirds locate. A
+#: real change lifts ``T`` far above the critical value well before the
+#: location is sharp (its slope near the change is only ``≈ δ/2`` per index
+#: against noise ``2/ε``), so the location gets more.
+TEST_SHARE = 1 / 3
+
+
+def level_weights(n_level: int) -> np.ndarray:
+    """``ε`` share of each level: halving from one level to the next, normalised.
+
+    The first level decides alone whether anything is reported (the false
+    alarms and the most consequential cut); deeper levels cut shorter
+    segments, fewer of which hold a change.
+    """
+    w = 0.5 ** np.arange(1, n_level + 1)
+    return w / w.sum()
+
+
+def segmentation_plan(epsilon: float, n_change_points, max_change_points: int) -> list:
+    """The stages ``(kind, mechanism)`` in the order they are charged.
+
+    ``kind`` is ``"test"`` (LaplaceMechanism) or ``"location"``
+    (ReportNoisyMax); all are under replace-one neighbours with ``Δ = 1``.
+    """
+    if n_change_points == "auto":
+        plan = []
+        for w in level_weights(n_levels(max_change_points)):
+            eps = float(epsilon * w)
+            plan += [("test", LaplaceMechanism(eps * TEST_SHARE, 1.0, neighbours="replace")),
+                     ("location", ReportNoisyMax(eps * (1 - TEST_SHARE), 1.0,
+                                                 neighbours="replace"))]
+        return plan
+    k = int(n_change_points)
+    return [("location", ReportNoisyMax(epsilon / k, 1.0, neighbours="replace"))] * k
+
+
+def stage_cost(kind: str, mechanism) -> PrivacyCost | None:
+    """The charge of one stage (None for the non-private ``ε = inf`` search)."""
+    if mechanism is None:
+        return None
+    return mechanism.cost.with_notes(_TEST_NOTE if kind == "test" else _LOCATION_NOTE)
+
+
+def segment_scores(y: np.ndarray, min_size: int, order: np.ndarray | None = None):
+    """``(ks, E)``: the splits ``min_size..m-min_size`` of ``y`` and ``E(k)`` there.
+
+    ``order``: a stable argsort of ``y`` if known (saves the sort).
+    """
+    m = y.shape[-1]
+    ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
+    return ks, _scores(doubled_counts(y, order)[..., ks], ks, m, min_size)
+
+
+class _Ranker:
+    """Segment scores from one global stable argsort: the stable order of a
+    segment is the global one restricted to it (O(n) per segment, no new sort)."""
+
+    def __init__(self, x: np.ndarray, min_size: int):
+        self.x, self.min_size = x, min_size
+        self.order = np.argsort(x, kind="stable")
+
+    def __call__(self, a: int, b: int):
+        if a == 0 and b == self.x.size:
+            order = self.order
+        else:
+            order = self.order[(self.order >= a) & (self.order < b)] - a
+        return segment_scores(self.x[a:b], self.min_size, order)
+
+
+def _scores(s2: np.ndarray, ks: np.ndarray, m: int, min_size: int) -> np.ndarray:
+    """``E(k)`` from the doubled counts ``2 S(k)`` (exact integers until the division)."""
+    return (s2 - ks * (m - ks)) / (2.0 * (m - min_size))
+
+
+def _directed(e: np.ndarray, direction: str) -> np.ndarray:
+    if direction == "decrease":
+        return e
+    if direction == "increase":
+        return -e
+    return np.concatenate([e, -e], axis=-1)
+
+
+def _alpha_budget(alpha: float) -> int:
+    """Simulated permutations: at least ``20/α`` (two standard errors <= 0.45 α),
+    at most 50 000."""
+    return min(50_000, max(2000, math.ceil(20.0 / alpha)))
+
+
+@lru_cache(maxsize=512)
+def _null_statistics(m: int, min_size: int, direction: str, n_sim: int) -> np.ndarray:
+    """Sorted simulated ``T`` of a segment of ``m`` exchangeable values (public)."""
+    if m > EXACT_MAX:
+        s = max(1, round(min_size * EXACT_MAX / m))
+        base = _null_statistics(EXACT_MAX, s, direction, n_sim)
+        return base * math.sqrt((m + 1) / (EXACT_MAX + 1))
+    rng = np.random.default_rng([_CAL_SEED, m, min_size])
+    ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
+    idx2 = 2 * np.arange(m, dtype=np.int64)
+    out = np.empty(n_sim)
+    rows = max(1, _CELLS // m)
+    for a in range(0, n_sim, rows):
+        b = min(n_sim, a + rows)
+        perm = rng.permuted(np.tile(np.arange(m, dtype=np.int64), (b - a, 1)), axis=1)
+        s2 = np.cumsum(2 * perm - idx2, axis=1)[:, ks - 1]
+        e = _scores(s2, ks, m, min_size)
+        out[a:b] = _directed(e, direction).max(axis=1)
+    out.sort()
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=2048)
+def critical_value(m: int, min_size: int, direction: str, alpha: float,
+                   noise_scale: float) -> float:
+    """``c`` with ``P(T + L > c) <= α`` under "no change" (see the module docstring).
+
+    ``noise_scale`` is the Laplace scale of ``L`` (0: no noise, ``ε = inf``).
+    """
+    n_sim = _alpha_budget(alpha)
+    t = _null_statistics(m, min_size, direction, n_sim)
+    target = max(alpha - 2.0 * math.sqrt(alpha * (1 - alpha) / n_sim), alpha / 10)
+    if noise_scale == 0:
+        return float(t[min(n_sim - 1, math.ceil((1 - target) * n_sim) - 1)])
+    b = noise_scale
+
+    def tail(c):
+        z = c - t
+        sf = np.where(z >= 0, 0.5 * np.exp(-np.abs(z) / b), 1 - 0.5 * np.exp(-np.abs(z) / b))
+        return sf.mean()
+
+    lo, hi = float(t[0]), float(t[-1]) + b * (math.log(1 / target) + 1)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if tail(mid) > target else (lo, mid)
+    return hi
+
+
+def check_segmentation(n, n_change_points, max_change_points, min_size, alpha, direction):
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}.")
+    if not 0 < alpha < 0.5 + 1e-12:
+        raise ValueError(f"alpha must be in (0, 0.5], got {alpha!r}.")
+    min_size = default_min_size(n) if min_size is None else int(min_size)
+    if min_size < 1:
+        raise ValueError(f"min_size must be an int >= 1, got {min_size!r}.")
+    need = 2 if n_change_points == "auto" else int(n_change_points) + 1
+    if n < need * min_size:
+        what = ("one change point" if n_change_points == "auto"
+                else f"n_change_points={n_change_points}")
+        raise ValueError(f"the series has {n} samples: {what} with segments of at least "
+                         f"min_size={min_size} needs at least {need * min_size}; use a longer "
+                         "series or a smaller min_size.")
+    return min_size
+
+
+def _decode(index: int, ks: np.ndarray, direction: str):
+    names = direction if direction != "both" else ("increase" if index >= ks.size else "decrease")
+    return int(ks[index % ks.size]), names
+
+
+def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge):
+    active, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
+    for level in range(0, len(plan), 2):
+        (_, test), (_, locate) = plan[level], plan[level + 1]
+        active = [(a, b) for a, b in active if b - a >= 2 * min_size]
+        if not active or len(found) >= max_cp:
+            break
+        charge(stage_cost("test", test))
+        passed = []
+        # Bonferroni over the level's segments: P(any false split at this level) <= α
+        level_alpha = alpha / len(active)
+        for a, b in active:
+            ks, e = ranker(a, b)
+            scores = _directed(e, direction)
+            c = critical_value(b - a, min_size, direction, level_alpha, _scale(test))
+            noisy = float(scores.max()) if test is None else float(
+                test.randomise(scores.max(), rng))
+            if noisy > c:
+                passed.append((noisy - c, a, b, ks, scores))
+        if not passed:
+            break
+        passed.sort(key=lambda p: -p[0])
+        passed = passed[:max_cp - len(found)]
+        charge(stage_cost("location", locate))
+        active = []
+        for _, a, b, ks, scores in passed:
+            index = int(np.argmax(scores)) if locate is None else locate.select(scores, rng)
+            k, name = _decode(index, ks, direction)
+            found.append((a + k, name))
+            active += [(a, a + k), (a + k, b)]
+    return found
+
+
+def _scale(mechanism) -> float:
+    return 0.0 if mechanism is None else mechanism.scale
+
+
+def _capacity(m, min_size):
+    return np.maximum(m // min_size - 1, 0)
+
+
+def _exact_k(x, plan, min_size, direction, rng, charge):
+    segments, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
+    for round_, (_, locate) in enumerate(plan):
+        remaining = len(plan) - round_ - 1      # cuts still needed after this one
+        total = sum(int(_capacity(b - a, min_size)) for a, b in segments)
+        cand_seg, cand_k, cand_score, cand_inc = [], [], [], []
+        for j, (a, b) in enumerate(segments):
+            m = b - a
+            if m < 2 * min_size:
+                continue
+            ks, e = ranker(a, b)
+            room = (_capacity(ks, min_size) + _capacity(m - ks, min_size)
+                    + total - _capacity(m, min_size))
+            ok = room >= remaining
+            ks, e = ks[ok], e[ok]
+            for sign, name in ((1.0, "decrease"), (-1.0, "increase")):
+                if direction in (name, "both"):
+                    cand_seg.append(np.full(ks.size, j))
+                    cand_k.append(ks)
+                    cand_score.append(sign * e)
+                    cand_inc.append(np.full(ks.size, name == "increase"))
+        scores = np.concatenate(cand_score)
+        if not scores.size:
+            break
+        charge(stage_cost("location", locate))
+        index = int(np.argmax(scores)) if locate is None else locate.select(scores, rng)
+        j, k = int(np.concatenate(cand_seg)[index]), int(np.concatenate(cand_k)[index])
+        a, b = segments[j]
+        found.append((a + k, "increase" if np.concatenate(cand_inc)[index] else "decrease"))
+        segments[j:j + 1] = [(a, a + k), (a + k, b)]
+    return found
+
+
+def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_change_points: int,
+                     min_size: int, alpha: float, direction: str, rng, charge=None):
+    """The private (or, for ``ε = inf``, exact) search; ``[(index, direction)]`` sorted.
+
+    ``charge(cost)`` is called right before each stage's releases.
+    """
+    charge = charge if charge is not None else (lambda cost: None)
+    if math.isinf(epsilon):
+        plan = segmentation_plan(1.0, n_change_points, max_change_points)
+        plan = [(kind, None) for kind, _ in plan]
+        charge = (lambda cost: None)
+    else:
+        plan = segmentation_plan(epsilon, n_change_points, max_change_points)
+    if n_change_points == "auto":
+        found = _auto(x, plan, min_size, alpha, direction, max_change_points, rng, charge)
+    else:
+        found = _exact_k(x, plan, min_size, direction, rng, charge)
+    return sorted(found)
+
+
+def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 10,
+                        min_size: int | None = None, alpha: float = 0.05,
+                        direction: str = "both", epsilon: float = np.inf,
+                        random_state=None) -> np.ndarray:
+    """Change points by (private) binary segmentation with the rank statistic.
+
+    The same search as :class:`PrivateChangePointDetector` offline; with the
+    default ``epsilon=np.inf`` it is the **non-private reference**: the same
+    test (noiseless, calibrated at level ``alpha`` by the same simulation)
+    and exact argmax locations. Finite ``epsilon`` runs the private search
+    (ε-DP under replace-one neighbours; no accountant: use the estimator for
+    accounted fits).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The series (finite values).
+    n_change_points : "auto" or int, default="auto"
+        ``"auto"``: decided by the rank test at false-alarm level ``alpha``;
+        an int ``k >= 1``: exactly ``k``.
+    max_change_points : int, default=10
+        Upper bound for ``"auto"`` (sets the number of levels).
+    min_size : int or None, default=None
+        Shortest segment; None: :func:`default_min_size` (``max(2, ⌈n/20⌉)``).
+    alpha : float, default=0.05
+        False-alarm level of each test (``"auto"``).
+    direction : {"both", "increase", "decrease"}, default="both"
+    epsilon : float, default=np.inf
+        ``np.inf``: non-private; else the total ε.
+    random_state : None, int or numpy.random.Generator
+        Noise source (finite ``epsilon``).
+
+    Returns
+    -------
+    change_points : ndarray of int64
+        Sorted first post-change indices (possibly empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly.changepoint import binary_segmentation
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.concatenate([rng.normal(0, 1, 100), rng.normal(3, 1, 100), rng.normal(0, 1, 100)])
+    >>> binary_segmentation(x).tolist()
+    [100, 200]
+    >>> binary_segmentation(rng.normal(size=300)).tolist()
+    []
+    """
+    reject_dask_collection(x, "binary_segmentation")
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or not np.all(np.isfinite(x)):
+        raise ValueError("x must be a 1-D series of finite values.")
+    if not (isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and epsilon > 0):
+        raise ValueError(f"epsilon must be a float in the range (0, inf], got {epsilon!r}.")
+    if n_change_points != "auto" and not (isinstance(n_change_points, (int, np.integer))
+                                          and n_change_points >= 1):
+        raise ValueError(f"n_change_points must be 'auto' or an int >= 1, got "
+                         f"{n_change_points!r}.")
+    min_size = check_segmentation(x.size, n_change_points, max_change_points, min_size, alpha,
+                           direction)
+    found = run_segmentation(x, epsilon=float(epsilon), n_change_points=n_change_points,
+                             max_change_points=int(max_change_points), min_size=min_size,
+                             alpha=float(alpha), direction=direction,
+                             rng=check_random_state(random_state))
+    return np.array([k for k, _ in found], dtype=np.int64)

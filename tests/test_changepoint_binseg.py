@@ -1,0 +1,258 @@
+"""Several change points, or none: private binary segmentation, mid-rank ties,
+min_size, the calibrated tests (offline and online) and their audits.
+
+Every statistical assertion states its margin; the seeds are fixed, so the
+outcomes are deterministic (the quoted false-failure rates are those of a
+fresh seed).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp_anomaly import audit
+from skdp_anomaly.changepoint import (
+    ChangePointNoiseWarning,
+    PrivateChangePointDetector,
+    binary_segmentation,
+    move_one_element,
+    online_pncpd_batch,
+)
+from skdp_anomaly.changepoint._binseg import (
+    critical_value,
+    default_min_size,
+    segment_scores,
+    segmentation_plan,
+)
+from skdp_anomaly.changepoint._online_calibration import calibrated_threshold
+from skdp_anomaly.privacy import LaplaceMechanism, ReportNoisyMax
+
+
+def steps(rng, n, cps, levels):
+    bounds = np.r_[0, cps, n]
+    return np.concatenate([rng.normal(level, 1, bounds[i + 1] - bounds[i])
+                           for i, level in enumerate(levels)])
+
+
+# ------------------------------------------------------------ sensitivity
+@pytest.mark.parametrize("kind", ["normal", "ties"])
+def test_score_sensitivity_is_one_and_attained(kind):
+    # every split's E(k) moves by at most 1 between worst-case neighbours, ties included
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(30):
+        m, s = int(rng.integers(6, 40)), int(rng.integers(1, 4))
+        if m < 2 * s:
+            continue
+        y = rng.normal(size=m) if kind == "normal" else rng.integers(0, 3, m).astype(float)
+        for t in range(m):
+            low, high = move_one_element(y, t)
+            for a, b in ((y, low), (y, high), (low, high)):
+                d = np.abs(segment_scores(a, s)[1] - segment_scores(b, s)[1]).max()
+                assert d <= 1 + 1e-12
+                worst = max(worst, d)
+    assert worst == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------- ties
+@pytest.mark.parametrize("up", [True, False])
+def test_mid_rank_ties_find_a_noise_free_step_in_both_directions(up):
+    x = np.r_[np.zeros(50), np.ones(50)]
+    x = x if up else x[::-1]
+    assert binary_segmentation(x, n_change_points=1).tolist() == [50]
+    assert binary_segmentation(x).tolist() == [50]
+    det = PrivateChangePointDetector(epsilon=1e4, n_change_points=1, random_state=0).fit(x)
+    assert det.change_points_.tolist() == [50]
+    assert det.direction_ == ("increase" if up else "decrease")
+
+
+# --------------------------------------------------------- no change, some change
+def test_no_change_on_iid_data_in_most_runs():
+    # α = 0.05: "no change" in ~95 % of runs (measured 0.95-0.97); asserting >= 70 %
+    # of 100 runs fails with probability < 1e-9 for a fresh seed
+    rng = np.random.default_rng(2)
+    none = [PrivateChangePointDetector(epsilon=1.0, random_state=i).fit(
+        rng.normal(size=int(rng.integers(200, 500)))).n_change_points_ == 0
+        for i in range(100)]
+    assert np.mean(none) >= 0.7
+    # the non-private reference at the same level: false alarms <= α (+ 3 sd)
+    false = [binary_segmentation(rng.normal(size=300)).size > 0 for _ in range(300)]
+    assert np.mean(false) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
+
+
+def test_finds_one_and_three_clear_changes():
+    # 5-sd steps at ε = 5. The location's precision is the private limit here (the
+    # score's slope near a change is ≈ δ/2 per index against noise of scale ≈ 1):
+    # measured right count with every error <= 30 in ~85 % (one) and ~75 % (three)
+    # of runs; asserting >= 55 % of 40 runs fails with probability < 1 %
+    rng = np.random.default_rng(3)
+    one = three = 0
+    for i in range(40):
+        cps = PrivateChangePointDetector(epsilon=5.0, random_state=i).fit(
+            steps(rng, 400, [150], [0, 5])).change_points_
+        one += cps.size == 1 and abs(cps[0] - 150) <= 30
+        cps = PrivateChangePointDetector(epsilon=5.0, random_state=i).fit(
+            steps(rng, 800, [200, 400, 600], [0, 5, 0, 5])).change_points_
+        three += cps.size == 3 and np.all(np.abs(cps - [200, 400, 600]) <= 30)
+    assert one >= 22 and three >= 22
+    # the non-private reference is exact here
+    x = steps(np.random.default_rng(4), 800, [200, 400, 600], [0, 5, 0, 5])
+    assert binary_segmentation(x).tolist() == [200, 400, 600]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_exactly_k_change_points(k):
+    rng = np.random.default_rng(k)
+    for i, x in enumerate((rng.normal(size=300), steps(rng, 300, [100, 200], [0, 3, 0]))):
+        det = PrivateChangePointDetector(epsilon=1.0, n_change_points=k, random_state=i).fit(x)
+        cps = det.change_points_
+        assert cps.size == k == det.n_change_points_ and np.all(np.diff(cps) > 0)
+        assert det.predict(x).max() == k and np.bincount(det.predict(x)).size == k + 1
+        assert binary_segmentation(x, n_change_points=k).size == k
+
+
+def test_min_size_is_respected():
+    rng = np.random.default_rng(5)
+    for i in range(30):
+        n = int(rng.integers(100, 400))
+        x = steps(rng, n, sorted(rng.choice(np.arange(10, n - 10), 3, replace=False)),
+                  rng.normal(0, 3, 4))
+        for kwargs in ({}, {"min_size": 25}, {"n_change_points": 3, "min_size": 20}):
+            det = PrivateChangePointDetector(epsilon=2.0, random_state=i, **kwargs).fit(x)
+            bounds = np.r_[0, det.change_points_, n]
+            assert np.diff(bounds).min() >= det.min_size_
+            assert det.min_size_ == kwargs.get("min_size", default_min_size(n))
+    assert default_min_size(100) == 5 and default_min_size(10) == 2
+
+
+def test_undecidable_series_warn_and_too_short_ones_are_refused():
+    with pytest.warns(ChangePointNoiseWarning, match="likely answer whatever the data"):
+        PrivateChangePointDetector(epsilon=0.1, random_state=0).fit(np.arange(60.0))
+    with pytest.raises(ValueError, match="n_change_points=3 with segments of at least "
+                                         "min_size=10 needs at least 40"):
+        PrivateChangePointDetector(n_change_points=3, min_size=10).fit(np.arange(30.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PrivateChangePointDetector(random_state=0).fit(np.arange(400.0))
+
+
+# ------------------------------------------------------------ calibration
+def test_offline_calibration_is_deterministic_and_holds_on_fresh_nulls():
+    c = critical_value(200, 10, "both", 0.05, 3.0)
+    critical_value.cache_clear()
+    assert critical_value(200, 10, "both", 0.05, 3.0) == c
+    # fresh i.i.d. series (another generator than the calibration's): the noisy
+    # test's false-alarm rate is <= α (2000 draws: sd 0.005; margin 3 sd)
+    rng = np.random.default_rng(6)
+    t = np.array([segment_scores(rng.normal(size=200), 10)[1] for _ in range(2000)])
+    t = np.abs(t).max(axis=1)
+    noisy = LaplaceMechanism(1 / 3, 1.0, neighbours="replace").randomise(t, rng)
+    assert np.mean(noisy > c) <= 0.05 + 3 * 0.005
+
+
+# ------------------------------------------------------------------ online
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.parametrize("epsilon", [1.0, 20.0])
+def test_online_false_alarms_on_iid_streams(epsilon):
+    # α = 0.05 over the default horizon of 10 windows = the 1 000 points: measured
+    # 2-3 %; asserting <= 10 % of 100 streams fails with probability < 1e-3
+    rng = np.random.default_rng(7)
+    alarms = [PrivateChangePointDetector(epsilon=epsilon, window=100, random_state=i)
+              .fit(rng.normal(size=1000)).alarm_index_ is not None for i in range(100)]
+    assert np.mean(alarms) <= 0.10
+
+
+def test_online_detects_a_one_sd_shift_within_about_a_window():
+    # window 100 at ε = 20 (AboveThreshold's ε/2 = 10: the calibrated threshold is
+    # ≈ 0.73, below the ≈ 0.76 a 1-sd shift gives): measured 92 % of alarms within
+    # one window after the change; asserting >= 70 % of 50 streams is a > 3-sd margin.
+    # At ε = 1 the calibrated threshold is above 1 and a warning says so.
+    rng = np.random.default_rng(8)
+    hits = 0
+    for i in range(50):
+        x = np.r_[rng.normal(size=500), rng.normal(1, 1, 500)]
+        det = PrivateChangePointDetector(epsilon=20.0, window=100, random_state=i).fit(x)
+        hits += det.alarm_index_ is not None and 500 <= det.alarm_index_ + 49 <= 600
+    assert hits >= 35
+    assert det.threshold_ == calibrated_threshold(100, 1000, 10.0, "both", 0.05)
+    with pytest.warns(ChangePointNoiseWarning, match="only the noise can raise an alarm"):
+        PrivateChangePointDetector(epsilon=1.0, window=100).fit(np.zeros(150))
+
+
+# ------------------------------------------------------------------ audits
+N_RUNS = 40_000
+
+
+def test_audit_of_the_noisy_test_is_within_its_epsilon():
+    # the first level's test release alone: T moves by 0.61 of Δ = 1 between these
+    # neighbours (a 12-point series), so the audit must land in [0.4 ε_t, ε_t]
+    n, s = 12, 3
+    low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
+    mech = segmentation_plan(1.0, "auto", 1)[0][1]
+    c = critical_value(n, s, "both", 0.05, mech.scale)
+
+    t_low, t_high = (np.abs(segment_scores(x, s)[1]).max() for x in (low, high))
+    assert abs(t_high - t_low) <= 1.0
+
+    def release(x, rng, runs):
+        t = np.abs(segment_scores(x, s)[1]).max()
+        return mech.randomise(np.full(runs, t), rng)
+
+    # above both true values the Laplace tails differ by exactly e^{|ΔT|/b}
+    top = max(t_low, t_high)
+    events = {f"T > {v}": (lambda v: lambda o: o > v)(v) for v in (c, top, top + 1)}
+    res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=0,
+                claimed_epsilon=mech.epsilon)
+    assert 0.4 * mech.epsilon <= res.epsilon_lower_bound <= mech.epsilon, str(res)
+
+
+def test_audit_of_the_location_is_within_its_epsilon():
+    n, s, eps = 10, 5, 1.0  # one split: the scores E(5) and -E(5), gap moves by 2Δ
+    low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
+    mech = ReportNoisyMax(eps, 1.0, neighbours="replace")
+
+    def release(x, rng, runs):
+        scores = np.r_[segment_scores(x, s)[1], -segment_scores(x, s)[1]]
+        return mech.select(np.broadcast_to(scores, (runs, 2)), rng, axis=-1)
+
+    events = {"decrease": lambda o: o == 0, "increase": lambda o: o == 1}
+    res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=1,
+                claimed_epsilon=eps)
+    assert 0.5 * eps <= res.epsilon_lower_bound <= eps, str(res)
+
+
+def test_audit_of_the_whole_search_is_within_epsilon():
+    # test + location (max_change_points=1: one level), the estimator's own code path
+    n, eps = 12, 2.0
+    low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
+
+    def release(x, rng):
+        cps = binary_segmentation(x, epsilon=eps, min_size=3, max_change_points=1,
+                                  random_state=rng)
+        return int(cps[0]) if cps.size else -1
+
+    events = {f"k={k}": (lambda v: lambda o: o == v)(k) for k in (-1, 3, 6, 9)}
+    res = audit(release, (low, high), events, n_runs=4000, random_state=2,
+                claimed_epsilon=eps)
+    assert res.epsilon_lower_bound <= eps, str(res)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 4.0])
+def test_audit_of_the_calibrated_online_alarm_is_within_half_epsilon(epsilon):
+    # the calibrated threshold is public (no data): AboveThreshold stays ε/2-DP
+    window = 20
+    threshold = calibrated_threshold(window, 200, epsilon / 2, "decrease", 0.05)
+    pair = move_one_element(np.arange(60, dtype=float), 19)
+
+    def release(x, rng, runs):
+        alarm, _ = online_pncpd_batch(x, window=window, threshold=threshold, epsilon=epsilon,
+                                      direction="decrease", n_runs=runs, random_state=rng)
+        return alarm
+
+    events = {"alarm at 10..19": lambda o: (o >= 10) & (o <= 19),
+              "alarm at 20..29": lambda o: (o >= 20) & (o <= 29),
+              "no alarm": lambda o: o < 0}
+    res = audit(release, pair, events, n_runs=N_RUNS, batch=True, random_state=3,
+                claimed_epsilon=epsilon / 2)
+    assert res.epsilon_lower_bound <= epsilon / 2, str(res)
