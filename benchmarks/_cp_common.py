@@ -150,3 +150,91 @@ def median_time(fn, repeats: int = 5, min_time: float = 0.0) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
+
+
+# ------------------------------------------- several change points: metrics
+# The two metrics of the Turing change-point benchmark (van den Burg & Williams,
+# "An Evaluation of Change Point Detection Algorithms", arXiv:2003.06222, 2020,
+# §4.1), written for one annotation per series. Change points are *first
+# post-change indices* in 1..n-1 (``change_points_`` of the estimator, ruptures'
+# breakpoints without the final ``n``).
+
+
+def _true_positives(truth, pred, margin: int) -> int:
+    """Greedy matching of the benchmark: each true point takes the closest
+    unmatched prediction within ``margin`` (ties: the smaller index)."""
+    left = sorted(set(int(p) for p in pred))
+    tp = 0
+    for tau in sorted(set(int(t) for t in truth)):
+        close = [(abs(tau - x), x) for x in left if abs(tau - x) <= margin]
+        if close:
+            left.remove(min(close)[1])
+            tp += 1
+    return tp
+
+
+def f1_margin(truth, pred, margin: int = 5) -> float:
+    """F1 of predicted change points against the true ones, with a margin.
+
+    As in the Turing change-point benchmark (van den Burg & Williams 2020,
+    §4.1): the start of the series (index 0) is added to both sets, so a
+    method that answers "no change" on a series without a change scores
+    F1 = 1 (and 2/3 on a series with one change); a prediction is a true
+    positive when it lies within ``margin`` of a true point not matched yet;
+    precision = TP / |pred ∪ {0}|, recall = TP / |truth ∪ {0}|.
+
+    Examples
+    --------
+    >>> f1_margin([], [])                    # no change, "no change"
+    1.0
+    >>> round(f1_margin([50], []), 4)        # missed the one change: P = 1, R = 1/2
+    0.6667
+    >>> f1_margin([50], [54])                # within the margin of 5
+    1.0
+    >>> round(f1_margin([50], [56]), 4)      # 6 away: P = R = 1/2
+    0.5
+    >>> round(f1_margin([50], [48, 52]), 4)  # one of the two matches: P = 2/3, R = 1
+    0.8
+    >>> round(f1_margin([], [30]), 4)        # a false alarm on a series without change
+    0.6667
+    """
+    truth, pred = set(map(int, truth)) | {0}, set(map(int, pred)) | {0}
+    tp = _true_positives(truth, pred, margin)
+    p, r = tp / len(pred), tp / len(truth)
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def _segments(cps, n: int) -> np.ndarray:
+    """Boundaries ``[0, c_1, ..., c_m, n]`` of the partition of ``range(n)``."""
+    inner = sorted(set(int(c) for c in cps if 0 < int(c) < n))
+    return np.array([0, *inner, n])
+
+
+def covering(truth, pred, n: int) -> float:
+    """Covering of the true partition by the predicted one (Arbelaez et al.
+    2011, as used by van den Burg & Williams 2020, §4.1).
+
+    ``C = (1/n) Σ_{A in truth} |A| · max_{A' in pred} |A ∩ A'| / |A ∪ A'|``
+    over the segments the change points cut ``range(n)`` into. 1 for the
+    true partition; "no change" on a series without change scores 1.
+
+    Examples
+    --------
+    >>> covering([], [], 100)
+    1.0
+    >>> covering([50], [], 100)              # each half: Jaccard 50/100
+    0.5
+    >>> covering([50], [50], 100)
+    1.0
+    >>> covering([], [50], 100)              # a false split halves the cover
+    0.5
+    >>> round(covering([50], [60], 100), 4)  # (50·50/60 + 50·40/50) / 100
+    0.8167
+    """
+    t, p = _segments(truth, n), _segments(pred, n)
+    total = 0.0
+    for a0, a1 in zip(t[:-1], t[1:]):
+        inter = np.minimum(a1, p[1:]) - np.maximum(a0, p[:-1])
+        union = np.maximum(a1, p[1:]) - np.minimum(a0, p[:-1])
+        total += (a1 - a0) * float(np.max(np.where(inter > 0, inter / union, 0.0)))
+    return float(total / n)
