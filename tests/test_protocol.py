@@ -104,13 +104,8 @@ class _Interrupt(BaseException):
     """Stands for KeyboardInterrupt without stopping the test runner."""
 
 
-@pytest.mark.parametrize("exc", [_Interrupt, KeyboardInterrupt, RuntimeError])
-@pytest.mark.parametrize("name", ESTIMATORS)
-def test_failure_right_after_the_first_charge_rolls_back_and_keeps_the_charge(
-        name, exc, monkeypatch):
-    make, fit = ESTIMATORS[name]
-    ledger = Ledger()
-    est = make(accountant=ledger, random_state=0)
+def _fail_after_each_charge(monkeypatch, exc):
+    """Every charge is made, then ``exc`` is raised before the release it pays for."""
     charge = PrivacyCostMixin._charge
 
     def charge_then_fail(self, cost):
@@ -118,6 +113,16 @@ def test_failure_right_after_the_first_charge_rolls_back_and_keeps_the_charge(
         raise exc("injected after the charge, before the release")
 
     monkeypatch.setattr(PrivacyCostMixin, "_charge", charge_then_fail)
+
+
+@pytest.mark.parametrize("exc", [_Interrupt, KeyboardInterrupt, RuntimeError])
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_failure_right_after_the_first_charge_rolls_back_and_keeps_the_charge(
+        name, exc, monkeypatch):
+    make, fit = ESTIMATORS[name]
+    ledger = Ledger()
+    est = make(accountant=ledger, random_state=0)
+    _fail_after_each_charge(monkeypatch, exc)
     with pytest.raises(exc):
         fit(est)
     monkeypatch.undo()
@@ -137,13 +142,7 @@ def test_failed_refit_restores_the_earlier_fit(name, monkeypatch):
     est = make(random_state=0)
     fit(est)
     before = {k: v for k, v in state(est).items() if k not in ("privacy_spent_", "_charges")}
-    charge = PrivacyCostMixin._charge
-
-    def charge_then_fail(self, cost):
-        charge(self, cost)
-        raise RuntimeError("injected")
-
-    monkeypatch.setattr(PrivacyCostMixin, "_charge", charge_then_fail)
+    _fail_after_each_charge(monkeypatch, RuntimeError)
     with pytest.raises(RuntimeError):
         fit(est)
     monkeypatch.undo()
