@@ -30,7 +30,7 @@ def reference_noiseless(x, window, threshold, gamma, direction):
     g = candidate_range(window, gamma)[0]
     for s in range(len(x) - window + 1):
         left, right = x[s:s + h], x[s + h:s + window]
-        u = np.mean(left[:, None] > right[None, :])
+        u = np.mean(left[:, None] > right[None, :]) + 0.5 * np.mean(left[:, None] == right[None, :])
         q = {"decrease": u, "increase": 1 - u, "both": max(u, 1 - u)}[direction]
         if q > threshold:
             if s + window + g > len(x):
@@ -273,3 +273,20 @@ def test_refused_budget_leaves_the_detector_unfitted(window):
     assert not [k for k in vars(det) if k.endswith("_")]
     with pytest.raises(NotFittedError):
         det.predict(x[:10])
+
+
+def test_online_statistic_counts_ties_as_halves():
+    # integer-valued streams are full of ties: counted one-sidedly, a stationary
+    # stream of counts looked like an increase; with mid-ranks U is 1/2 on ties
+    from skdp_anomaly.changepoint._statistic import sliding_centre_mid_counts
+
+    x = np.ones(40)
+    doubled, last = sliding_centre_mid_counts(x, 20)
+    assert np.all(doubled == 100) and last == (0, 0)  # 2·(½·h²) with h = 10
+    rng = np.random.default_rng(3)
+    counts = rng.poisson(2.0, 5000).astype(float)
+    whole, _ = sliding_centre_mid_counts(counts, 100)
+    head, carry = sliding_centre_mid_counts(counts[:2000], 100)
+    tail, _ = sliding_centre_mid_counts(counts[2000 - 100:], 100, first=carry)
+    np.testing.assert_array_equal(np.r_[head, tail[1:]], whole)  # carries over exactly
+    assert abs(whole.mean() / (2 * 50 * 50) - 0.5) < 0.01  # stationary: centred on 1/2

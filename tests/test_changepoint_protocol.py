@@ -242,7 +242,7 @@ def test_auto_charges_equal_privacy_spent_and_stay_within_the_cost(x):
 ONLINE_FAULTS = {  # stage -> (owner, name, stage charges made by the failing call)
     "validation": (_pncpd, "validate_data", 0),
     "after the budget check": (_pncpd, "call_rng", 0),
-    "before AboveThreshold's charge": (_online, "sliding_centre_counts", 0),
+    "before AboveThreshold's charge": (_online, "sliding_centre_mid_counts", 0),
     "inside AboveThreshold": (_online.AboveThreshold, "feed", 1),
     "inside PNCPD": (_online, "pncpd", 1),
 }

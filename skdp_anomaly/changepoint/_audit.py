@@ -16,7 +16,7 @@ import numpy as np
 from ..privacy import AboveThreshold, ReportNoisyMax, check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd_decode, pncpd_scores, pncpd_sensitivity
 from ._in_memory import reject_dask_collection
-from ._statistic import sliding_centre_counts
+from ._statistic import sliding_centre_mid_counts
 
 __all__ = ["pncpd_batch", "online_pncpd_batch", "move_one_element"]
 
@@ -173,7 +173,7 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     rng = check_random_state(random_state)
     epsilon = float(epsilon)
     h, g = window // 2, candidate_range(window, gamma)[0]
-    u = sliding_centre_counts(x, window) / float(h * h)
+    u = sliding_centre_mid_counts(x, window)[0] / float(2 * h * h)
     q = {"decrease": u, "increase": 1.0 - u, "both": np.maximum(u, 1.0 - u)}[direction]
 
     hit = np.full(n_runs, -1, dtype=np.int64)

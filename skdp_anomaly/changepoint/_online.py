@@ -42,7 +42,7 @@ import numpy as np
 
 from ..privacy import AboveThreshold, PrivacyCost
 from ._core import candidate_range, pncpd, pncpd_mechanism
-from ._statistic import sliding_centre_counts
+from ._statistic import sliding_centre_mid_counts
 
 __all__ = ["ABOVE_THRESHOLD_STAGE", "PNCPD_STAGE", "OnlinePNCPD", "stage_costs"]
 
@@ -116,8 +116,8 @@ class OnlinePNCPD:
         """
         return stage_costs(self.window, self.gamma, self.epsilon)
 
-    def _queries(self, counts: np.ndarray) -> np.ndarray:
-        u = counts / float(self.h * self.h)
+    def _queries(self, doubled: np.ndarray) -> np.ndarray:
+        u = doubled / float(2 * self.h * self.h)  # mid-ranks: ties count 1/2
         if self.direction == "decrease":
             return u
         if self.direction == "increase":
@@ -146,7 +146,7 @@ class OnlinePNCPD:
         if buf.size < self.window:
             self._tail, self.n_seen = buf, self.n_seen + part.size
             return pos + part.size
-        counts = sliding_centre_counts(buf, self.window, first=self._last_count)
+        counts, last = sliding_centre_mid_counts(buf, self.window, first=self._last_count)
         if self._last_count is not None:
             counts = counts[1:]         # that window was answered before
         if counts.size and self.n_queries == 0 and self._last_count is None:
@@ -154,7 +154,7 @@ class OnlinePNCPD:
         hit = self._above.feed(self._queries(counts), rng) if counts.size else None
         if hit is None:
             self.n_queries += counts.size
-            self._last_count = int(counts[-1]) if counts.size else self._last_count
+            self._last_count = last
             self._tail = buf[-self.window:].copy()
             self.n_seen += part.size
             return pos + part.size
