@@ -20,13 +20,14 @@ import warnings
 import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
+from _faults import same, state
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
-from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, SparseHistogram
+from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning
 from skdp_anomaly.over_sampling import _dask_resample, _dpsmote, _inputs, _release
 from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._gaussian import sum_mechanism
@@ -201,24 +202,8 @@ STAGES = [
 ]
 
 
-def _same(a, b) -> bool:
-    """Deep equality of fitted state (arrays, dicts, histograms, costs)."""
-    if isinstance(a, dict):
-        return (isinstance(b, dict) and list(a) == list(b)
-                and all(_same(a[k], b[k]) for k in a))
-    if isinstance(a, (list, tuple)) and not isinstance(a, SparseHistogram):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
-    if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
-    if isinstance(a, SparseHistogram):
-        return (_same(a.cells, b.cells) and _same(a.counts, b.counts)
-                and a.threshold == b.threshold)
-    return a == b
-
-
 def _state(est) -> dict:
-    return {k: v for k, v in vars(est).items()
-            if k not in PARAMS and k not in ("privacy_spent_", "_charges")}
+    return {k: v for k, v in state(est).items() if k not in ("privacy_spent_", "_charges")}
 
 
 def _costs(synopsis, d):
@@ -249,7 +234,7 @@ def test_a_failed_call_leaves_the_sampler_as_it_was(data, monkeypatch, stage, sy
             est.fit_resample(X, y)
     made = _costs(synopsis, X.shape[1])[:n_charged]
     # exactly as before the call, but for the charges of the releases made
-    assert _same(_state(est), before)
+    assert same(_state(est), before)
     if not fitted:
         with pytest.raises(NotFittedError):
             check_is_fitted(est)
