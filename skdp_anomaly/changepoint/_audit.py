@@ -118,7 +118,7 @@ def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
 
 
 def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="both",
-                       n_runs, random_state=None):
+                       n_runs, random_state=None, alarm_share=0.5):
     """Many independent runs of ONLINEPNCPD (Algorithm 4) on one finite stream.
 
     The window statistics are computed once; each run draws its own noisy
@@ -133,8 +133,8 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     threshold : float
         AboveThreshold threshold ``T``.
     epsilon : float
-        Total ε of each run: ε/2 AboveThreshold + ε/2 PNCPD (``np.inf``:
-        noiseless).
+        Total ε of each run: ``alarm_share·ε`` AboveThreshold, the rest PNCPD
+        (``np.inf``: noiseless).
     gamma : float, default=0.1
         Constraint γ of the PNCPD step, in ``(0, 1/4)``.
     direction : {"both", "increase", "decrease"}, default="both"
@@ -143,6 +143,9 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
         Number of independent runs.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise of all runs.
+    alarm_share : float, default=0.5
+        AboveThreshold's share of ε: Algorithm 4's 1/2 (a given threshold);
+        the estimator's calibrated threshold uses 3/4.
 
     Returns
     -------
@@ -181,7 +184,7 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
         above = np.flatnonzero(q > threshold)
         hit[:] = above[0] if above.size else -1
     else:
-        proto = AboveThreshold(threshold=float(threshold), epsilon=epsilon / 2,
+        proto = AboveThreshold(threshold=float(threshold), epsilon=epsilon * alarm_share,
                                sensitivity=2.0 / window, rng=rng)
         q_steps, t_steps = proto.to_steps(q), proto.threshold_steps
         step = max(1, _CELLS // q.size)
@@ -200,7 +203,7 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
         runs = np.flatnonzero(done & (hit == s))
         seg = x[s + g:s + g + window]
         ks, scores = pncpd_scores(seg, gamma, direction)
-        idx = _select_many(scores, runs.size, window, gamma, epsilon / 2, rng)
+        idx = _select_many(scores, runs.size, window, gamma, epsilon * (1 - alarm_share), rng)
         change[runs] = s + g + pncpd_decode(idx, ks, direction)[0]
     return alarm, change
 

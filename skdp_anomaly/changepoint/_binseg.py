@@ -27,9 +27,18 @@ attained at ``k = s`` (``move_one_element``). Algorithm 3's ``V(k)`` has
 here a change at fraction ``θ`` of a segment scores ``≈ δ θ (1-θ) m``
 against noise of order ``1/ε``.
 
-**Test of "no change here".** ``T = max_k E(k)`` over the splits leaving
-``min_size`` points on each side (``max |E|`` for ``direction="both"``,
-``max -E`` for ``"increase"``), released with the float-safe
+**Test of "no change here".** The test reads the split statistic with
+the tightest normalisation that keeps each split's sensitivity at 1,
+
+    B(k) = (S(k) - k (m - k) / 2) / max(k, m - k),
+
+(``|ΔS(k)| <= max(k, m - k)`` as above). ``B >= E`` at every split, twice
+``E`` near the middle, so a change in the middle half lifts the test about
+1.4–2 times higher above the same noise; its mean is flat between the
+middle and ``τ``, so it would be a poor locator, and the location keeps
+``E``. ``T = max_k B(k)`` over the splits leaving
+``min_size`` points on each side (``max |B|`` for ``direction="both"``,
+``max -B`` for ``"increase"``), released with the float-safe
 :class:`~skdp_anomaly.privacy.LaplaceMechanism` (``Δ = 1``). Under "no
 change" (exchangeable values, e.g. i.i.d.) the ranks are a uniform random
 permutation, so the law of ``T`` depends on ``m`` and ``min_size`` only: it
@@ -79,7 +88,7 @@ from ._in_memory import reject_dask_collection
 from ._statistic import doubled_counts
 
 __all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
-           "n_levels", "segmentation_plan", "segment_scores"]
+           "n_levels", "segmentation_plan", "segment_scores", "noisy_test_statistic"]
 
 #: Longest segment whose null law is simulated at its own length.
 EXACT_MAX = 1000
@@ -162,16 +171,34 @@ class _Ranker:
         self.order = np.argsort(x, kind="stable")
 
     def __call__(self, a: int, b: int):
+        """``(ks, E, B)`` of the segment ``x[a:b]``: splits, location and test scores."""
         if a == 0 and b == self.x.size:
             order = self.order
         else:
             order = self.order[(self.order >= a) & (self.order < b)] - a
-        return segment_scores(self.x[a:b], self.min_size, order)
+        m = b - a
+        ks = np.arange(self.min_size, m - self.min_size + 1, dtype=np.int64)
+        s2 = doubled_counts(self.x[a:b], order)[ks]
+        return ks, _scores(s2, ks, m, self.min_size), _test_scores(s2, ks, m)
 
 
 def _scores(s2: np.ndarray, ks: np.ndarray, m: int, min_size: int) -> np.ndarray:
     """``E(k)`` from the doubled counts ``2 S(k)`` (exact integers until the division)."""
     return (s2 - ks * (m - ks)) / (2.0 * (m - min_size))
+
+
+def _test_scores(s2: np.ndarray, ks: np.ndarray, m: int) -> np.ndarray:
+    """``B(k)`` from the doubled counts: each split normalised by its own sensitivity bound."""
+    return (s2 - ks * (m - ks)) / (2.0 * np.maximum(ks, m - ks))
+
+
+def noisy_test_statistic(y: np.ndarray, min_size: int, direction: str,
+                   order: np.ndarray | None = None) -> float:
+    """``T``: the largest directed ``B(k)`` over the splits ``min_size..m-min_size``
+    (the statistic of the noisy test; ``Δ = 1`` under replace-one neighbours)."""
+    m = y.shape[-1]
+    ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
+    return float(_directed(_test_scores(doubled_counts(y, order)[ks], ks, m), direction).max())
 
 
 def _directed(e: np.ndarray, direction: str) -> np.ndarray:
@@ -204,8 +231,7 @@ def _null_statistics(m: int, min_size: int, direction: str, n_sim: int) -> np.nd
         b = min(n_sim, a + rows)
         perm = rng.permuted(np.tile(np.arange(m, dtype=np.int64), (b - a, 1)), axis=1)
         s2 = np.cumsum(2 * perm - idx2, axis=1)[:, ks - 1]
-        e = _scores(s2, ks, m, min_size)
-        out[a:b] = _directed(e, direction).max(axis=1)
+        out[a:b] = _directed(_test_scores(s2, ks, m), direction).max(axis=1)
     out.sort()
     out.flags.writeable = False
     return out
@@ -272,11 +298,11 @@ def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge):
         # Bonferroni over the level's segments: P(any false split at this level) <= α
         level_alpha = alpha / len(active)
         for a, b in active:
-            ks, e = ranker(a, b)
+            ks, e, balanced = ranker(a, b)
             scores = _directed(e, direction)
+            t = float(_directed(balanced, direction).max())
             c = critical_value(b - a, min_size, direction, level_alpha, _scale(test))
-            noisy = float(scores.max()) if test is None else float(
-                test.randomise(scores.max(), rng))
+            noisy = t if test is None else float(test.randomise(t, rng))
             if noisy > c:
                 passed.append((noisy - c, a, b, ks, scores))
         if not passed:
@@ -311,7 +337,7 @@ def _exact_k(x, plan, min_size, direction, rng, charge):
             m = b - a
             if m < 2 * min_size:
                 continue
-            ks, e = ranker(a, b)
+            ks, e, _ = ranker(a, b)
             room = (_capacity(ks, min_size) + _capacity(m - ks, min_size)
                     + total - _capacity(m, min_size))
             ok = room >= remaining

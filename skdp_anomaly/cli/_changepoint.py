@@ -32,8 +32,8 @@ def add_parser(subparsers) -> None:
             f"({CITE}, ch. 2; neighbours: one row's value replaced). Offline: private "
             "binary segmentation with the Mann-Whitney rank statistic, several change "
             "points or none (a private test at false-alarm level --alpha). --online: "
-            "ONLINEPNCPD over the rows as a stream (AboveThreshold ε/2 + PNCPD ε/2), "
-            "threshold calibrated to --alpha unless --threshold is given."
+            "ONLINEPNCPD over the rows as a stream: AboveThreshold 3ε/4 with the threshold "
+            "calibrated to --alpha, then PNCPD ε/4; with --threshold, Algorithm 4's ε/2 + ε/2."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
