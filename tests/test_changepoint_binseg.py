@@ -25,6 +25,7 @@ from skdp_anomaly.changepoint._binseg import (
     noisy_test_statistic,
     segment_scores,
     segmentation_plan,
+    useful_levels,
 )
 from skdp_anomaly.changepoint._online import CALIBRATED_ALARM_SHARE
 from skdp_anomaly.changepoint._online_calibration import calibrated_threshold
@@ -164,6 +165,25 @@ def test_undecidable_series_warn_and_too_short_ones_are_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         PrivateChangePointDetector(random_state=0).fit(np.arange(400.0))
+
+
+# ------------------------------------------------------------------ levels
+def test_levels_that_cannot_decide_are_dropped_and_their_epsilon_moves_up():
+    # public rule: the deepest level kept is one where a ~1-sd change (B ≈ m/8) in the
+    # middle of a segment of n/2^(l-1) points clears that level's critical value
+    assert useful_levels(100_000, 5.0, 10, 5000, 0.05, "both") == 4
+    assert useful_levels(100, 1.0, 10, 5, 0.05, "both") == 1
+    grow = [useful_levels(n, 1.0, 10, default_min_size(n), 0.05, "both")
+            for n in (100, 400, 1600, 6400, 25600)]
+    assert grow == sorted(grow) and grow[0] < grow[-1]
+    for n, eps in ((100, 1.0), (1000, 2.0), (100_000, 5.0)):
+        s = default_min_size(n)
+        plan = segmentation_plan(eps, "auto", 10, n=n, min_size=s)
+        assert len(plan) == 2 * useful_levels(n, eps, 10, s, 0.05, "both")
+        assert sum(m.epsilon for _, m in plan) == pytest.approx(eps)  # ε in total, always
+    # with one level the first test and location get all of ε
+    (_, test), (_, locate) = segmentation_plan(1.0, "auto", 10, n=100, min_size=5)
+    assert test.epsilon == pytest.approx(1 / 3) and locate.epsilon == pytest.approx(2 / 3)
 
 
 # ------------------------------------------------------------ calibration

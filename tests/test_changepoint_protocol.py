@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly.changepoint import PrivateChangePointDetector, _binseg, _online, _pncpd
-from skdp_anomaly.changepoint._binseg import segmentation_plan
+from skdp_anomaly.changepoint._binseg import segmentation_plan, useful_levels
 from skdp_anomaly.changepoint._online import stage_costs
 from skdp_anomaly.privacy import PrivacyCost
 
@@ -224,11 +224,14 @@ def test_offline_privacy_spent_is_the_mechanism_cost():
 @pytest.mark.parametrize("x", [SERIES, np.random.default_rng(5).normal(size=400),
                                np.r_[np.zeros(200), np.ones(200), np.zeros(200)]])
 def test_auto_charges_equal_privacy_spent_and_stay_within_the_cost(x):
-    # "auto": ε/(2L) per test level and per location level, only the levels reached
+    # "auto": per level a third of ε_l testing and two thirds locating, only the levels
+    # reached; the useful levels of this n and ε, halving weights over them
     acc = Ledger()
     det = PrivateChangePointDetector(epsilon=1.5, random_state=0, accountant=acc).fit(x)
-    # L = ceil(log2(11)) = 4 levels with 8/15, 4/15, 2/15, 1/15 of ε, a third testing
-    shares = [1.5 * w * f for w in (8 / 15, 4 / 15, 2 / 15, 1 / 15) for f in (1 / 3, 2 / 3)]
+    levels = useful_levels(x.size, 1.5, 10, det.min_size_, 0.05, "both")
+    assert 1 <= levels <= 4  # at most ceil(log2(11)) = 4
+    weights = 0.5 ** np.arange(1, levels + 1) / (1 - 0.5 ** levels)
+    shares = [1.5 * w * f for w in weights for f in (1 / 3, 2 / 3)]
     assert [e for e, _ in acc.spent] == pytest.approx(shares[:len(acc.spent)])
     assert all(d == 0 for _, d in acc.spent)
     assert det.privacy_spent_.epsilon == pytest.approx(sum(e for e, _ in acc.spent))

@@ -59,7 +59,8 @@ scale ``2/ε``; ``"both"``: the ``2(m - 2 min_size + 1)`` scores ``E`` and
 every segment (each ``Δ = 1``).
 
 **Budget.** ``n_change_points="auto"``: at most ``L = ⌈log2(max_change_points
-+ 1)⌉`` levels; level ``l`` tests every segment made by the level before and
++ 1)⌉`` levels, fewer when the deepest ones could not tell a clear change
+from the noise at this ε (:func:`useful_levels`, public); level ``l`` tests every segment made by the level before and
 locates a change in those that pass (at most the remaining number of change
 points, the largest noisy margins first). The segments of one level are
 disjoint and cut at earlier DP outputs, so one level costs what one segment
@@ -88,7 +89,8 @@ from ._in_memory import reject_dask_collection
 from ._statistic import doubled_counts
 
 __all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
-           "n_levels", "segmentation_plan", "segment_scores", "noisy_test_statistic"]
+           "n_levels", "noisy_test_statistic", "segment_scores", "segmentation_plan",
+           "useful_levels"]
 
 #: Longest segment whose null law is simulated at its own length.
 EXACT_MAX = 1000
@@ -127,20 +129,58 @@ def level_weights(n_level: int) -> np.ndarray:
     return w / w.sum()
 
 
-def segmentation_plan(epsilon: float, n_change_points, max_change_points: int) -> list:
+def useful_levels(n: int, epsilon: float, max_change_points: int, min_size: int,
+                  alpha: float, direction: str) -> int:
+    """Levels worth their ε: the deepest level kept is one on which a clear change
+    could pass the test (public: ``n``, ε, ``α``, ``min_size``).
+
+    Level ``l`` cuts segments of about ``m_l = n / 2^(l-1)`` points and tests
+    each at ``α / 2^(l-1)`` (at most ``2^(l-1)`` segments). A change that moves
+    the values by about one standard deviation in the middle of such a
+    segment (``P(before > after) ≈ 3/4``) scores ``B ≈ m_l/8``. When that is
+    below the level's critical value, the level could only report noise, so
+    it is dropped and its ε goes to the levels above (the weights are
+    renormalised): at small ``ε·n`` the first test and location get all of
+    ε instead of 8/15 of it.
+    """
+    levels = n_levels(max_change_points)
+    while levels > 1:
+        m = n // 2 ** (levels - 1)
+        if m >= 2 * min_size:
+            test = _plan(epsilon, levels)[2 * (levels - 1)][1]
+            c = critical_value(m, min_size, direction, alpha / 2 ** (levels - 1), test.scale)
+            if m / 8.0 > c:
+                break
+        levels -= 1
+    return levels
+
+
+def _plan(epsilon: float, levels: int) -> list:
+    plan = []
+    for w in level_weights(levels):
+        eps = float(epsilon * w)
+        plan += [("test", LaplaceMechanism(eps * TEST_SHARE, 1.0, neighbours="replace")),
+                 ("location", ReportNoisyMax(eps * (1 - TEST_SHARE), 1.0,
+                                             neighbours="replace"))]
+    return plan
+
+
+def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *,
+                      n: int | None = None, min_size: int | None = None, alpha: float = 0.05,
+                      direction: str = "both") -> list:
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
     ``kind`` is ``"test"`` (LaplaceMechanism) or ``"location"``
     (ReportNoisyMax); all are under replace-one neighbours with ``Δ = 1``.
+    ``"auto"`` with the series length ``n`` (and ``min_size``): only the
+    :func:`useful_levels`; without ``n``, every level (the total is ε
+    either way).
     """
     if n_change_points == "auto":
-        plan = []
-        for w in level_weights(n_levels(max_change_points)):
-            eps = float(epsilon * w)
-            plan += [("test", LaplaceMechanism(eps * TEST_SHARE, 1.0, neighbours="replace")),
-                     ("location", ReportNoisyMax(eps * (1 - TEST_SHARE), 1.0,
-                                                 neighbours="replace"))]
-        return plan
+        levels = n_levels(max_change_points)
+        if n is not None:
+            levels = useful_levels(n, epsilon, max_change_points, min_size, alpha, direction)
+        return _plan(epsilon, levels)
     k = int(n_change_points)
     return [("location", ReportNoisyMax(epsilon / k, 1.0, neighbours="replace"))] * k
 
@@ -372,7 +412,8 @@ def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_chan
         plan = [(kind, None) for kind, _ in plan]
         charge = (lambda cost: None)
     else:
-        plan = segmentation_plan(epsilon, n_change_points, max_change_points)
+        plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=x.size,
+                                 min_size=min_size, alpha=alpha, direction=direction)
     if n_change_points == "auto":
         found = _auto(x, plan, min_size, alpha, direction, max_change_points, rng, charge)
     else:

@@ -81,7 +81,8 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
     missed more often than found). ``k`` change points: warn when the
     report-noisy-max scale exceeds ``n/16``. Public quantities only.
     """
-    plan = segmentation_plan(epsilon, n_change_points, max_change_points)
+    plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
+                             min_size=min_size, alpha=alpha, direction=direction)
     kind, mechanism = plan[0]
     best = n / 4.0 if kind == "test" else n / 8.0
     if kind == "test":
@@ -251,7 +252,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     2/15, 1/15 of ε for the default ``L = 4``: the first level alone decides
     whether anything is reported and makes the most consequential cut), a
     third for the tests and two thirds for the locations (report-noisy-max;
-    both Laplace scales ``3/ε_l``). The segments of a
+    both Laplace scales ``3/ε_l``). A level is dropped, and ``L`` lowered,
+    when a change of about one standard deviation in the middle of one of its
+    segments (``n/2^(l-1)`` points, ``B ≈ m/8``) could not pass its test at
+    this ε: public quantities only (``n``, ε, ``alpha``, ``min_size``), and
+    at small ``ε·n`` the first level gets all of ε. The segments of a
     level are disjoint and were cut at earlier DP outputs (post-processing),
     so a level costs what one segment costs (parallel composition); levels
     compose sequentially to ε. When more segments pass than change points
@@ -500,7 +505,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._set_change_points([k for k, _ in found], [name for _, name in found])
         self.min_size_ = min_size
         locate = [m for kind, m in segmentation_plan(
-            self.epsilon, self.n_change_points, self.max_change_points) if kind == "location"]
+            self.epsilon, self.n_change_points, self.max_change_points, n=n, min_size=min_size,
+            alpha=float(self.alpha), direction=self.direction) if kind == "location"]
         self.noise_scale_ = locate[0].scale
         self.alarm_index_ = None
         self.n_seen_ = n
