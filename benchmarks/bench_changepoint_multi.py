@@ -292,14 +292,16 @@ def offline_tables(rows: list[dict], series: list[dict]) -> dict[str, str]:
                                     and r["method"] == kind and r["epsilon"] == eps]))
             body.append([LABEL[kind], "–" if eps is None else f"{eps:g}", *cells, allsyn,
                          _mean(rows, "says_none", group="k=0", **sel)])
-        tables[key] = md_table(["method", "ε", "real (2)", *[f"synthetic {g}" for g in synth],
+        n_real = sum(s["group"] == "real" for s in series)
+        tables[key] = md_table(["method", "ε", f"real ({n_real})",
+                                *[f"synthetic {g}" for g in synth],
                                 "synthetic all", "answers 'no change' on k=0"], body)
     body = []
     for kind, eps in METHODS:
         sel = dict(method=kind, epsilon=eps)
         body.append([LABEL[kind], "–" if eps is None else f"{eps:g}",
                      *[_mean(rows, "n_cp", group=g, **sel) for g in groups]])
-    tables["n_cp"] = md_table(["method", "ε", "real (truth 1)",
+    tables["n_cp"] = md_table(["method", "ε", "real (truth 1–2)",
                                *[f"{g} (truth {g[2:]})" for g in synth]], body, ".2f")
     noise = {s["name"]: s.get("noise") for s in series}
     body = []
