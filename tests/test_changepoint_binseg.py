@@ -39,22 +39,31 @@ def steps(rng, n, cps, levels):
 
 
 # ------------------------------------------------------------ sensitivity
-@pytest.mark.parametrize("kind", ["normal", "ties"])
-def test_score_sensitivity_is_one_and_attained(kind):
-    # every split's E(k) moves by at most 1 between worst-case neighbours, ties included
-    rng = np.random.default_rng(1)
-    worst = 0.0
+def neighbour_cases(kind, seed):
+    """``(y, min_size, pairs)``: random segments (continuous or tied values) and, for
+    each element, the worst-case neighbour pairs that move it."""
+    rng = np.random.default_rng(seed)
     for _ in range(30):
         m, s = int(rng.integers(6, 40)), int(rng.integers(1, 4))
         if m < 2 * s:
             continue
         y = rng.normal(size=m) if kind == "normal" else rng.integers(0, 3, m).astype(float)
+        pairs = []
         for t in range(m):
             low, high = move_one_element(y, t)
-            for a, b in ((y, low), (y, high), (low, high)):
-                d = np.abs(segment_scores(a, s)[1] - segment_scores(b, s)[1]).max()
-                assert d <= 1 + 1e-12
-                worst = max(worst, d)
+            pairs += [(y, low), (y, high), (low, high)]
+        yield y, s, pairs
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties"])
+def test_score_sensitivity_is_one_and_attained(kind):
+    # every split's E(k) moves by at most 1 between worst-case neighbours, ties included
+    worst = 0.0
+    for _, s, pairs in neighbour_cases(kind, 1):
+        for a, b in pairs:
+            d = np.abs(segment_scores(a, s)[1] - segment_scores(b, s)[1]).max()
+            assert d <= 1 + 1e-12
+            worst = max(worst, d)
     assert worst == pytest.approx(1.0)
 
 
@@ -63,25 +72,17 @@ def test_test_statistic_sensitivity_is_one_and_it_dominates_the_location_score(k
     # T = max_k B(k), B(k) = (S(k) - k(m-k)/2)/max(k, m-k): moves by at most 1 between
     # neighbours, ties included, and |B| >= |E| at every split (so a positive max E
     # is at most T)
-    rng = np.random.default_rng(2)
     worst = 0.0
-    for _ in range(30):
-        m, s = int(rng.integers(6, 40)), int(rng.integers(1, 4))
-        if m < 2 * s:
-            continue
-        y = rng.normal(size=m) if kind == "normal" else rng.integers(0, 3, m).astype(float)
+    for y, s, pairs in neighbour_cases(kind, 2):
         for direction in ("both", "increase", "decrease"):
-            t = noisy_test_statistic(y, s, direction)
             e = segment_scores(y, s)[1]
             top = {"both": np.abs(e), "increase": -e, "decrease": e}[direction].max()
-            assert max(t, 0.0) >= top - 1e-12  # |B(k)| >= |E(k)|, same sign
-            for i in range(m):
-                low, high = move_one_element(y, i)
-                for a, b in ((y, low), (y, high), (low, high)):
-                    d = abs(noisy_test_statistic(a, s, direction)
-                            - noisy_test_statistic(b, s, direction))
-                    assert d <= 1 + 1e-12
-                    worst = max(worst, d)
+            assert max(noisy_test_statistic(y, s, direction), 0.0) >= top - 1e-12
+            for a, b in pairs:
+                d = abs(noisy_test_statistic(a, s, direction)
+                        - noisy_test_statistic(b, s, direction))
+                assert d <= 1 + 1e-12
+                worst = max(worst, d)
     assert worst == pytest.approx(1.0)
 
 
