@@ -32,8 +32,8 @@ the tightest normalisation that keeps each split's sensitivity at 1,
 
     B(k) = (S(k) - k (m - k) / 2) / max(k, m - k),
 
-(``|ΔS(k)| <= max(k, m - k)`` as above). ``B >= E`` at every split, twice
-``E`` near the middle, so a change in the middle half lifts the test about
+(``|ΔS(k)| <= max(k, m - k)`` as above). ``|B| >= |E|`` (same sign) at
+every split, twice ``E`` near the middle, so a change in the middle half lifts the test about
 1.4–2 times higher above the same noise; its mean is flat between the
 middle and ``τ``, so it would be a poor locator, and the location keeps
 ``E``. ``T = max_k B(k)`` over the splits leaving
@@ -60,7 +60,8 @@ every segment (each ``Δ = 1``).
 
 **Budget.** ``n_change_points="auto"``: at most ``L = ⌈log2(max_change_points
 + 1)⌉`` levels, fewer when the deepest ones could not tell a clear change
-from the noise at this ε (:func:`useful_levels`, public); level ``l`` tests every segment made by the level before and
+from the noise at this ε (:func:`useful_levels`, public); level ``l`` tests
+every segment made by the level before and
 locates a change in those that pass (at most the remaining number of change
 points, the largest noisy margins first). The segments of one level are
 disjoint and cut at earlier DP outputs, so one level costs what one segment

@@ -236,7 +236,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     **Offline test and its calibration.** The test normalises each split by
     its own sensitivity bound instead: ``B(k) = (S(k) - k(m - k)/2) /
-    max(k, m - k)`` (``Δ = 1`` for every split, as above, and ``B >= E``:
+    max(k, m - k)`` (``Δ = 1`` for every split, as above, and ``|B| >= |E|``:
     about twice ``E`` near the middle, so a change there clears the same
     noise at about half the ε; ``E`` stays the locator because the mean of
     ``B`` is flat between the middle and the change). ``T = max_k B(k)``
