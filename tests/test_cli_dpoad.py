@@ -102,10 +102,14 @@ def test_the_paper_mechanisms_state_their_unit_and_notion(burst_csv, capsys, mec
     code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
                              "--bins", "0:10:11", "--epsilon", 2, "--mechanism", mechanism,
                              "--max-count", 200, "--random-state", 0)
-    assert code == 0 and err == ""
+    assert code == 0
+    # at ε = 2 the cell-level noise (Δ up to 200 counts) hides any burst, and a warning says so
+    assert err.splitlines() == [] or (
+        len(err.splitlines()) == 1 and "the detector cannot tell an anomaly from the noise" in err)
     assert ("unit protected: one contributor's count cell (up to --max-count 200 records of "
             "one window-bin)") in out
     assert notion in out
+    assert "meaning: " in out and ("no bound" in out) == (mechanism != "laplace")
     if mechanism == "laplace":
         assert "privacy spent: ε=20 (pure ε-DP)" in out
         assert out.count("sensitivity Δ=200 counts (global)") == 10
@@ -114,6 +118,40 @@ def test_the_paper_mechanisms_state_their_unit_and_notion(burst_csv, capsys, mec
         assert "not protected" in out
     if mechanism == "dpoad":
         assert "counts (learning)" in out and "g(count) in [0, 1] (prediction)" in out
+
+
+def test_a_random_dp_stream_whose_gamma_reaches_1_is_refused_before_any_release(
+        burst_csv, capsys, monkeypatch):
+    path, _ = burst_csv
+    released = record_calls(monkeypatch, [(DataOwner, "release"), (DPOAD, "partial_fit")])
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 1, "--mechanism", "painfree",
+                             "--gamma", 0.1, "--max-count", 300)
+    assert code == 2 and out == ""
+    assert "--gamma 0.1 over the 10 windows of the input gives a random-DP γ of 1" in err
+    assert released == []  # the file was read (to count its windows), nothing released
+
+
+def test_flagged_cells_show_noisy_and_expected_counts_and_the_detector(burst_csv, capsys):
+    path, _ = burst_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                             "--bins", "0:10:11", "--epsilon", 1, *RECORD)
+    assert code == 0, err
+    lines = _flagged_lines(out)
+    assert lines["1"].strip() == "0 flagged (learning window: not tested)"
+    assert re.match(r"1 flagged \[7, 8\) \(noisy count \d+, expected \d+(\.\d+)?\) ",
+                    lines[str(BURST_WINDOW)])
+    assert re.search(r"^detector: baseline, false-alarm level alpha=0.05 per window; the first "
+                     r"1 window\(s\) teach each cell's rate and are not tested; a typical cell "
+                     r"is flagged when its count exceeds its expected count by about \d+",
+                     out, flags=re.MULTILINE)
+    assert re.search(r"^meaning: adding or removing any one record changes the probability of "
+                     r"anything this run outputs by a factor of at most e\^1 = 2.72",
+                     out, flags=re.MULTILINE)
+    code, out, _ = run_cli(capsys, path, "--column", "value", "--window-column", "time",
+                           "--bins", "0:10:11", "--epsilon", 1, "--detector", "kse", *RECORD)
+    assert code == 0 and "detector: kse (the paper's rule), threshold 0.9" in out
+    assert "learning window" not in out and "expected" not in out
 
 
 def test_text_labels_are_sorted_as_text(tmp_path, capsys):
@@ -135,7 +173,15 @@ def test_output_json_holds_the_messages(burst_csv, tmp_path, capsys):
     doc = json.loads(target.read_text())
     assert [w["label"] for w in doc["windows"]] == [str(t) for t in range(1, 11)]
     burst = doc["windows"][BURST_WINDOW - 1]["flagged_cells"]
-    assert {"cell": 7, "bins": "[7, 8)"} in burst
+    (cell,) = [c for c in burst if c["cell"] == 7]
+    assert cell["bins"] == "[7, 8)"
+    # the flagged cell's noisy count is the release's; the expected count the report's
+    release = from_json(json.dumps(doc["releases"][BURST_WINDOW - 1]))
+    report = from_json(json.dumps(doc["reports"][BURST_WINDOW - 1]))
+    assert cell["noisy_count"] == release.values[7]
+    assert cell["expected_count"] == report.expected_counts[7] < cell["noisy_count"] - 100
+    assert doc["detector"] == "baseline" and doc["alpha"] == 0.05
+    assert [w["tested"] for w in doc["windows"]] == [False] + [True] * 9
     assert doc["privacy"]["spent"] == {"epsilon": 10.0, "gamma": 0.0, "notion": "pure ε-DP"}
     releases = [from_json(json.dumps(r)) for r in doc["releases"]]
     assert all(isinstance(r, WindowRelease) for r in releases) and len(releases) == 10
@@ -171,13 +217,26 @@ def _numbers(text):
     ["--mechanism", "painfree"],
     ["--mechanism", "record"],
 ], ids=" ".join)
-def test_no_true_count_or_record_count_is_printed(crafted_csv, capsys, argv):
+def test_no_true_count_or_record_count_is_printed(crafted_csv, tmp_path, capsys, argv):
     path, secrets = crafted_csv
-    code, out, err = run_cli(capsys, path, "--column", "v", "--window-column", "w",
-                             "--bins", "0:10:11", "--epsilon", 1, "--random-state", 0, *argv)
+    common = ["--column", "v", "--window-column", "w", "--bins", "0:10:11", "--epsilon", 1,
+              "--random-state", 0, *argv]
+    code, out, err = run_cli(capsys, path, *common)
     assert code == 0, err
     assert len(_flagged_lines(out)) == 3
-    assert not (_numbers(out) | _numbers(err)) & secrets
+    # a flagged cell's noisy and expected counts are DP outputs, which may equal a true
+    # count by chance (geometric noise is 0 with probability (1 - q)/(1 + q)): they are
+    # allowed where they are printed, and nothing else may match
+    printed = set(re.findall(r"\((noisy count [^)]*)\)", out))
+    assert not (_numbers(re.sub(r"\(noisy count [^)]*\)", "", out)) | _numbers(err)) & secrets
+    if "--max-count" in argv:  # the same run with -o: the printed values are the messages'
+        target = tmp_path / "run.json"
+        run_cli(capsys, path, *common, "-o", target)
+        doc = json.loads(target.read_text())
+        released = {f"noisy count {c['noisy_count']:.4g}" + (
+            "" if c["expected_count"] is None else f", expected {c['expected_count']:.4g}")
+            for w in doc["windows"] for c in w["flagged_cells"]}
+        assert printed == released
 
 
 def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
@@ -185,9 +244,11 @@ def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
     code, out, err = run_cli(capsys, path, "--column", "v", "--window-column", "w",
                              "--bins", "0:10:11", "--epsilon", 1, "--mechanism", "painfree")
     assert code == 0
-    warning_lines = err.splitlines()
-    assert len(warning_lines) == 1  # once, not once a window
-    assert warning_lines[0].startswith("skdp-anomaly dpoad: warning: no --max-count:")
+    leak, *others = err.splitlines()  # once, not once a window
+    assert leak.startswith("skdp-anomaly dpoad: warning: no --max-count:")
+    # painfree's noise is Δ ≈ the record count: a second warning says it hides any anomaly,
+    # without printing the record count
+    assert len(others) == 1 and "more than the count domain allows" in others[0]
     assert "max_count" not in err  # the CLI's option names
     assert "NOT differentially private" in out and "pass a public --max-count" in out
     assert "privacy spent" not in out and "ε=" not in out
@@ -259,7 +320,10 @@ BAD_DPOAD_ARGS = [
     (["--gamma", "0"], "--gamma must be"),
     (["--gamma", "1"], "--gamma must be"),
     (["--gamma", "nan"], "--gamma must be"),
-    (["--gamma", "0.001"], "--sensitivity-samples 100000 is too small for --gamma 0.001"),
+    (["--gamma", "0.001", "--mechanism", "dpoad"],
+     "--sensitivity-samples 100000 is too small for --gamma 0.001"),
+    (["--alpha", "0"], "--alpha must be"),
+    (["--alpha", "1"], "--alpha must be"),
     (["--threshold", "1"], "--threshold must be"),
     (["--threshold", "-0.1"], "--threshold must be"),
     (["--max-count", "0"], "--max-count must be an int in the range [1, inf)"),
@@ -362,13 +426,13 @@ def test_help_lists_the_options():
     text = parser._subparsers._group_actions[0].choices["dpoad"].format_help()
     flat = " ".join(text.split())
     for option in ("--column", "--window-column", "--bins", "--epsilon", "--mechanism",
-                   "--max-count", "--gamma", "--threshold", "--learning-windows",
-                   "--sensitivity-samples", "--output", "--random-state"):
+                   "--detector", "--alpha", "--max-count", "--gamma", "--threshold",
+                   "--learning-windows", "--sensitivity-samples", "--output", "--random-state"):
         assert option in text
-    assert "{dpoad,painfree,laplace,record}" in text
+    assert "{record,dpoad,painfree,laplace}" in text and "{baseline,kse}" in text
+    assert "(default: record)" in flat and "false-alarm level --alpha" in flat
     assert "START:STOP:COUNT" in flat and "numpy.linspace(START, STOP, COUNT)" in flat
     assert "0,1,2,5,10" in flat
-    assert "use --mechanism record" in flat
     assert "(epsilon, gamma)-random DP" in flat
     assert "sorted order" in flat
 

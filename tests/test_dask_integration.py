@@ -280,6 +280,8 @@ def _assert_equal_values(a, b, what):
         assert a.bit_generator.state == b.bit_generator.state, what
     elif hasattr(a, "__dict__") and type(a).__eq__ is object.__eq__:
         _assert_equal_values(vars(a), vars(b), what)
+    elif isinstance(a, float) and np.isnan(a):  # "nothing measured yet"
+        assert np.isnan(b), what
     else:
         assert a == b, what
 

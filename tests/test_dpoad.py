@@ -184,8 +184,8 @@ def test_prediction_m_is_kept_when_above_the_bound():
 
 
 def test_estimator_records_the_raised_m():
-    det = DPOAD(BINS, epsilon=10.0, max_count=50, learning_windows=10, sensitivity_samples=1_000,
-                random_state=0)
+    det = DPOAD(BINS, epsilon=10.0, mechanism="dpoad", detector="kse", max_count=50,
+                learning_windows=10, sensitivity_samples=1_000, random_state=0)
     windows = [window_with_counts(np.full(N_BINS, 10))] * 11
     for X in windows:
         det.partial_fit(X)
@@ -204,7 +204,7 @@ def test_k_greater_than_m_is_a_value_error():
     with pytest.raises(ValueError, match=r"sensitivity_samples=500 \(raised"):
         sampling_parameters(0.05, "prediction", m=500, epsilon=8.0, learning_windows=5,
                             rho="fit")
-    det = DPOAD(BINS, max_count=10, sensitivity_samples=100, random_state=0)
+    det = DPOAD(BINS, mechanism="dpoad", max_count=10, sensitivity_samples=100, random_state=0)
     with pytest.raises(ValueError, match="sensitivity_samples"):
         det.fit(window_with_counts(np.ones(N_BINS, int)))
     with pytest.raises(NotFittedError):
@@ -311,7 +311,8 @@ def test_detect_anomalies_pools_windows_normalises_and_thresholds(threshold):
 
 def test_analyst_detector_is_detect_anomalies_on_its_pseudo_counts():
     rng = np.random.default_rng(4)
-    det = DPOAD(BINS, epsilon=1.0, max_count=300, mechanism="record", random_state=0)
+    det = DPOAD(BINS, epsilon=1.0, max_count=300, mechanism="record", detector="kse",
+                random_state=0)
     for i in range(6):
         counts = rng.poisson(40, N_BINS)
         if i == 4:
@@ -328,7 +329,7 @@ def test_analyst_detector_is_detect_anomalies_on_its_pseudo_counts():
 
 def test_flags_are_scores_strictly_above_the_threshold():
     # at T = 0 the pool's least anomalous cells (normalised score 0) are not flagged
-    det = run("record", n_windows=3, threshold=0.0)
+    det = run("record", n_windows=3, detector="kse", threshold=0.0)
     np.testing.assert_array_equal(det.anomalies_, det.anomaly_scores_ > 0.0)
     assert (det.anomaly_scores_[0] == 0).any() and not det.anomalies_[0].all()
 
@@ -420,20 +421,22 @@ def stream(n_windows=6, seed=5):
     return windows
 
 
+@pytest.mark.parametrize("detector", ["baseline", "kse"])
 @pytest.mark.parametrize("mechanism", ["dpoad", "painfree", "laplace", "record"])
-def test_a_run_over_json_only_equals_the_estimator(mechanism):
+def test_a_run_over_json_only_equals_the_estimator(mechanism, detector):
     params = {"epsilon": 1.0, "gamma": 0.05, "mechanism": mechanism, "max_count": 200,
                   "learning_windows": 2, "sensitivity_samples": 20_000}
     windows = stream()
     owner = DataOwner(BINS, random_state=7, **params)
-    analyst = Analyst(max_count=200, threshold=0.8)
+    # the analyst's side of the estimator's parameters (it learns over the same windows)
+    analyst = Analyst(max_count=200, detector=detector, learning_windows=2, threshold=0.8)
     wire = []
     for X in windows:
         release_text = to_json(owner.release(X))
         report_text = to_json(analyst.receive(from_json(release_text)))
         owner.receive(from_json(report_text))
         wire.append((release_text, report_text))
-    det = DPOAD(BINS, threshold=0.8, random_state=7, **params)
+    det = DPOAD(BINS, detector=detector, threshold=0.8, random_state=7, **params)
     for X in windows:
         det.partial_fit(X)
     flags = np.vstack([from_json(report).anomalies for _, report in wire])
@@ -492,13 +495,14 @@ def _contains_run(haystack, needle):
     return bool(np.any(np.all(windows == needle, axis=1)))
 
 
+@pytest.mark.parametrize("detector", ["baseline", "kse"])
 @pytest.mark.parametrize("mechanism", ["dpoad", "painfree", "laplace", "record"])
-def test_nothing_reachable_holds_true_counts_or_records(mechanism):
+def test_nothing_reachable_holds_true_counts_or_records(mechanism, detector):
     max_count = 200
     counts = distinctive_counts(5)
     rng = np.random.default_rng(6)
     windows = [window_with_counts(c, rng=rng) for c in counts]
-    det = DPOAD(BINS, epsilon=1.0, mechanism=mechanism, max_count=max_count,
+    det = DPOAD(BINS, epsilon=1.0, mechanism=mechanism, detector=detector, max_count=max_count,
                 sensitivity_samples=20_000, random_state=0)
     for X in windows:
         det.partial_fit(X)
@@ -517,8 +521,9 @@ def test_nothing_reachable_holds_true_counts_or_records(mechanism):
             assert not _contains_run(leaf, c / max_count), "a true disentangled vector leaked"
 
 
-def test_the_analyst_holds_no_reference_to_the_owner_or_the_estimator():
-    det = run("dpoad", n_windows=3)
+@pytest.mark.parametrize("detector", ["baseline", "kse"])
+def test_the_analyst_holds_no_reference_to_the_owner_or_the_estimator(detector):
+    det = run("dpoad", n_windows=3, detector=detector)
     reached = reachable(det.analyst_).values()
     assert not any(isinstance(o, (DataOwner, DPOAD)) for o in reached)
     assert any(isinstance(o, WindowRelease) for o in reached)  # the walk does reach things
@@ -531,7 +536,8 @@ def test_random_state_none_draws_fresh_noise():
     assert first != second  # 16 cells of geometric noise: equal with probability < 1e-5
 
 
-def test_data_owner_keeps_no_counts_between_calls(monkeypatch):
+@pytest.mark.parametrize("detector", ["baseline", "kse"])  # the two kinds of feedback
+def test_data_owner_keeps_no_counts_between_calls(detector, monkeypatch):
     made = []
 
     def recording_histogram(X, bins):
@@ -541,7 +547,7 @@ def test_data_owner_keeps_no_counts_between_calls(monkeypatch):
 
     monkeypatch.setattr(owner_module, "window_histogram", recording_histogram)
     owner = DataOwner(BINS, mechanism="dpoad", max_count=200, random_state=0)
-    analyst = Analyst(max_count=200)
+    analyst = Analyst(max_count=200, detector=detector)
     before = set(vars(owner))
     counts = distinctive_counts(3)
     for c in counts:
@@ -610,16 +616,25 @@ def order_statistic_cdf(cdf_values, m, k):
     return stats.binom.sf(k - 1, m, np.asarray(cdf_values))
 
 
+def first_releases(n, X, seed, **params):
+    """The first window's release by n fresh owners drawing from one seeded generator.
+
+    A random-DP stream stops before n γ reaches 1 (one window at γ >= 0.5), so
+    independent draws of a first window's release come from fresh owners.
+    """
+    rng = np.random.default_rng(seed)
+    return [DataOwner(BINS, random_state=rng, **params).release(X) for _ in range(n)]
+
+
 def test_painfree_sensitivity_is_the_kth_of_m_uniform_draws_floored_at_1():
     # γ = 0.9: m = k = 2, so Δ = max(U1, U2), U uniform on {0..10}, and Δ = 0 -> 1.
     # chi-square against the exact pmf; false-failure rate 1e-4
     max_count, n = 10, 4000
     p = sampling_parameters(0.9)
     assert (p.m, p.k) == (2, 2)
-    owner = DataOwner(BINS, gamma=0.9, mechanism="painfree", max_count=max_count,
-                      random_state=3)
     X = window_with_counts(np.full(N_BINS, 5))
-    deltas = np.array([owner.release(X).sensitivity for _ in range(n)])
+    deltas = np.array([r.sensitivity for r in first_releases(
+        n, X, 3, gamma=0.9, mechanism="painfree", max_count=max_count)])
     assert deltas.min() >= 1 and deltas.max() <= max_count
     cdf = order_statistic_cdf(np.arange(1, max_count + 2) / (max_count + 1), p.m, p.k)
     pmf = np.diff(np.r_[0.0, cdf])
@@ -642,14 +657,16 @@ def test_painfree_at_gamma_005_is_about_max_count():
 
 def test_painfree_floor_at_1():
     # max_count = 1 at γ = 0.9: the max of two draws on {0, 1} is 0 one time in four
-    owner = DataOwner(BINS, gamma=0.9, mechanism="painfree", max_count=1, random_state=4)
     X = window_with_counts(np.ones(N_BINS, int))
-    assert {owner.release(X).sensitivity for _ in range(200)} == {1.0}
+    releases = first_releases(200, X, 4, gamma=0.9, mechanism="painfree", max_count=1)
+    assert {r.sensitivity for r in releases} == {1.0}
 
 
-def test_dpoad_phases_and_sensitivity_floor():
+@pytest.mark.parametrize("detector", ["kse", "baseline"])  # the paper's feedback, the default's
+def test_dpoad_phases_and_sensitivity_floor(detector):
     max_count = 100
-    det = run("dpoad", n_windows=6, learning_windows=2, max_count=max_count, epsilon=2.0)
+    det = run("dpoad", n_windows=6, learning_windows=2, max_count=max_count, epsilon=2.0,
+              detector=detector)
     assert [r.phase for r in det.releases_] == ["learning"] * 2 + ["prediction"] * 4
     assert [r.space for r in det.releases_] == ["count"] * 2 + ["disentangled"] * 4
     learning = sampling_parameters(0.05)
@@ -668,7 +685,10 @@ def test_dpoad_phases_and_sensitivity_floor():
 
 
 def prediction_owner(support, probabilities, *, max_count=100, gamma=0.05, m=100_000, seed=0):
-    """A dpoad owner in its prediction phase with a given learnt distribution."""
+    """A dpoad owner in its prediction phase with a given learnt distribution.
+
+    ``seed`` is its random_state: an int, or a generator shared by several owners.
+    """
     owner = DataOwner(BINS, epsilon=1.0, gamma=gamma, mechanism="dpoad", max_count=max_count,
                       sensitivity_samples=m, random_state=seed)
     X = window_with_counts(np.full(N_BINS, 10))
@@ -691,15 +711,21 @@ def test_dpoad_sensitivity_is_the_kth_of_m_learnt_draws(probabilities, expected)
 
 
 def test_dpoad_sensitivity_distribution_for_small_m():
-    # γ = 0.5, m = 50: k = 37 of 50 draws from a 5-point learnt distribution; the
-    # sensitivity's law is the exact order statistic (chi-square, false failure 1e-4)
+    # γ = 0.45, m = 50: k = 40 of 50 draws from a 5-point learnt distribution; the
+    # sensitivity's law is the exact order statistic (chi-square, false failure 1e-4).
+    # The stream's γ allows the learning window and one prediction window (2γ < 1;
+    # at γ >= 0.5 the prediction phase is never reached), so each draw is the
+    # first prediction release of a fresh owner, all drawing from one seeded generator
     support = np.array([0.05, 0.1, 0.2, 0.4, 0.8])
     prob = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
-    owner, X = prediction_owner(support, prob, gamma=0.5, m=50, seed=5)
-    p = owner.prediction_parameters
-    assert (p.m, p.k) == (50, 37)
+    rng = np.random.default_rng(5)
     n = 3000
-    deltas = np.array([owner.release(X).sensitivity for _ in range(n)])
+    owners = [prediction_owner(support, prob, gamma=0.45, m=50, seed=rng) for _ in range(n)]
+    p = owners[0][0].prediction_parameters
+    assert (p.m, p.k) == (50, 40)
+    releases = [owner.release(X) for owner, X in owners]
+    assert {r.phase for r in releases} == {"prediction"}
+    deltas = np.array([r.sensitivity for r in releases])
     pmf = np.diff(np.r_[0.0, order_statistic_cdf(np.cumsum(prob), p.m, p.k)])
     observed = np.array([np.sum(deltas == s) for s in support])
     assert observed.sum() == n
@@ -729,15 +755,29 @@ def test_privacy_cost_per_window(mechanism, notion):
 
 @pytest.mark.parametrize("mechanism", ["laplace", "record", "painfree", "dpoad"])
 def test_privacy_spent_composes_sequentially(mechanism):
-    det = run(mechanism, n_windows=5, epsilon=0.5, gamma=0.3)
+    random_dp = mechanism in ("painfree", "dpoad")
+    # five windows: a random-DP stream needs 5 γ < 1 (gamma is unused by the pure ones)
+    det = run(mechanism, n_windows=5, epsilon=0.5, gamma=0.15 if random_dp else 0.3)
     spent = det.privacy_spent_
     assert spent.epsilon == pytest.approx(2.5)
-    random_dp = mechanism in ("painfree", "dpoad")
-    assert spent.gamma == (1.0 if random_dp else 0.0)  # min(1, 5 × 0.3)
+    assert spent.gamma == pytest.approx(0.75 if random_dp else 0.0)  # 5 × 0.15
     assert spent.neighbours == "add_remove"
     assert spent == compose_sequential([det.privacy_cost()] * 5)
     det3 = run(mechanism, n_windows=3, epsilon=0.5, gamma=0.3)
     assert det3.privacy_spent_.gamma == pytest.approx(0.9 if random_dp else 0.0)
+    # the composition caps γ at min(1, 5 × 0.3); a stream never gets there: its fourth
+    # window at γ = 0.3 is refused, naming gamma, and the stream stays at three
+    five = compose_sequential([det3.privacy_cost()] * 5)
+    assert five.gamma == (1.0 if random_dp else 0.0) and five.epsilon == pytest.approx(2.5)
+    X = window_with_counts(np.full(N_BINS, 20))
+    if random_dp:
+        with pytest.raises(ValueError, match="gamma"):
+            det3.partial_fit(X)
+        assert det3.n_windows_ == 3 and det3.privacy_spent_.gamma == pytest.approx(0.9)
+        assert det3.privacy_spent_.epsilon == pytest.approx(1.5)
+    else:
+        det3.partial_fit(X).partial_fit(X)
+        assert det3.n_windows_ == 5 and det3.privacy_spent_ == spent
 
 
 def test_random_dp_never_composes_silently_with_other_relations():
@@ -866,7 +906,8 @@ def test_max_count_none_warns_and_uses_the_window_size():
 
 def test_fit_resets_and_is_reproducible():
     windows = stream(4)
-    det = DPOAD(BINS, max_count=200, sensitivity_samples=20_000, random_state=3)
+    det = DPOAD(BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000,
+                random_state=3)
     for X in windows:
         det.partial_fit(X)
     first_owner = det.owner_
@@ -874,7 +915,8 @@ def test_fit_resets_and_is_reproducible():
     assert det.n_windows_ == 1 and len(det.releases_) == 1 and det.anomalies_.shape[0] == 1
     assert det.owner_ is not first_owner and det.owner_.n_released == 1
     assert det.releases_[0].phase == "learning"
-    fresh = DPOAD(BINS, max_count=200, sensitivity_samples=20_000, random_state=3)
+    fresh = DPOAD(BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000,
+                  random_state=3)
     fresh.fit(windows[0])
     assert fresh.releases_ == det.releases_ and fresh.reports_ == det.reports_
     assert det.privacy_spent_.epsilon == 1.0
@@ -899,10 +941,11 @@ def test_multi_feature_bins_flatten_like_histogramdd():
         det.partial_fit(X[:, :2])
 
 
-def test_a_burst_is_flagged_at_its_iteration():
+@pytest.mark.parametrize("detector", ["baseline", "kse"])
+def test_a_burst_is_flagged_at_its_iteration(detector):
     rng = np.random.default_rng(11)
     det = DPOAD(np.linspace(0, 1, 21), epsilon=1.0, max_count=500, mechanism="record",
-                random_state=0)
+                detector=detector, random_state=0)
     for i in range(6):
         window = rng.uniform(0, 1, 1000)
         if i == 4:
@@ -918,7 +961,7 @@ def test_a_large_max_count_keeps_the_analyst_state_small():
     # pool holds its distinct pseudo-counts, not a table over the count domain,
     # and its scores stay exact
     max_count = 10**7
-    det = run("laplace", n_windows=4, max_count=max_count)
+    det = run("laplace", n_windows=4, max_count=max_count, detector="kse")
     pooled = np.concatenate(det.analyst_.pseudo_counts)
     assert np.unique(pooled).size > 8  # really spread
     largest = max(np.asarray(leaf).size for leaf in _numeric_leaves(det.analyst_))

@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import Analyst, DataOwner
+from skdp_anomaly.dpoad import Analyst, DataOwner, PoissonBaseline
 from skdp_anomaly.dpoad import _analyst, _estimator, _owner
 from skdp_anomaly.privacy import (
     GeometricMechanism,
@@ -47,7 +47,7 @@ WINDOWS = _windows()
 
 
 # the two roles are compared attribute by attribute
-_same = partial(same, objects=(DataOwner, Analyst))
+_same = partial(same, objects=(DataOwner, Analyst, PoissonBaseline))
 
 
 def _check_consistent(det):
@@ -64,11 +64,12 @@ BAD_PARAMETERS = [
     ({"epsilon": 0.0}, InvalidParameterError, "epsilon"),
     ({"epsilon": "1"}, InvalidParameterError, "epsilon"),
     ({"epsilon": 31.0, "mechanism": "record"}, ValueError, "epsilon"),
-    ({"epsilon": 31.0}, ValueError, "epsilon"),
+    ({"epsilon": 31.0, "mechanism": "dpoad"}, ValueError, "epsilon"),
     ({"epsilon": 400.0, "mechanism": "laplace", "max_count": 10}, ValueError, "epsilon"),
     ({"gamma": 0.0}, InvalidParameterError, "gamma"),
     ({"gamma": 1.0, "mechanism": "laplace"}, InvalidParameterError, "gamma"),
-    ({"gamma": 0.001}, ValueError, "sensitivity_samples"),
+    # Thm IV.2's sampler: k > m = sensitivity_samples at this γ (dpoad only)
+    ({"gamma": 0.001, "mechanism": "dpoad"}, ValueError, "sensitivity_samples"),
     ({"mechanism": "gaussian"}, InvalidParameterError, "mechanism"),
     ({"max_count": 0}, InvalidParameterError, "max_count"),
     ({"threshold": 1.0}, InvalidParameterError, "threshold"),
@@ -169,6 +170,77 @@ def test_a_refused_later_window_or_new_stream_changes_nothing():
     _check_consistent(det)
 
 
+# ------------------------------------------------------------------ the stream's γ
+@pytest.mark.parametrize("mechanism", ["painfree", "dpoad"])
+def test_a_random_dp_stream_is_refused_before_its_gamma_reaches_1(mechanism, monkeypatch):
+    # γ = 0.25 a window: three windows give the stream γ = 0.75, a fourth would give 1
+    # (no guarantee at all): it is refused, naming gamma, before it is charged or released
+    ledger = Ledger()
+    det = DPOAD(**PARAMS, gamma=0.25, mechanism=mechanism, accountant=ledger)
+    windows = _windows(4, seed=6)
+    for X in windows[:3]:
+        det.partial_fit(X)
+    assert det.n_windows_ == 3
+    assert det.privacy_spent_.gamma == pytest.approx(0.75)
+    assert det.privacy_spent_.epsilon == pytest.approx(3 * EPS)
+    assert ledger.spent == [LEDGER_ENTRY] * 3
+    before = copy.deepcopy(state(det))
+
+    calls = []
+    release, charge = DataOwner.release, PrivacyCostMixin._charge
+
+    def recorded_release(self, X):
+        calls.append("release")
+        return release(self, X)
+
+    def recorded_charge(self, cost):
+        calls.append("charge")
+        return charge(self, cost)
+
+    monkeypatch.setattr(DataOwner, "release", recorded_release)
+    monkeypatch.setattr(PrivacyCostMixin, "_charge", recorded_charge)
+    for _ in range(2):  # and again: a refusal is not a one-off
+        with pytest.raises(ValueError, match="'gamma'"):
+            det.partial_fit(windows[3])
+        assert calls == []  # neither charged nor released
+        assert ledger.spent == [LEDGER_ENTRY] * 3
+        assert _same(state(det), before)
+        assert det.n_windows_ == 3 and det.owner_.n_released == 3
+        assert det.privacy_spent_.gamma == pytest.approx(0.75)
+        _check_consistent(det)
+    monkeypatch.undo()
+    # a new stream starts again at one window
+    det.fit(windows[3])
+    assert det.n_windows_ == 1 and det.privacy_spent_.gamma == pytest.approx(0.25)
+    assert ledger.spent == [LEDGER_ENTRY] * 4
+
+
+@pytest.mark.parametrize("mechanism", ["record", "laplace"])
+def test_a_pure_stream_has_no_window_limit(mechanism):
+    # gamma is unused by the pure mechanisms: 30 windows at γ = 0.25 (30 γ = 7.5) go through
+    ledger = Ledger()
+    det = DPOAD(**PARAMS, gamma=0.25, mechanism=mechanism, accountant=ledger)
+    for X in _windows(30, seed=7):
+        det.partial_fit(X)
+    assert det.n_windows_ == 30
+    _check_consistent(det)
+    spent = det.privacy_spent_
+    assert spent.notion == "pure ε-DP" and spent.gamma == 0.0
+    assert spent.epsilon == pytest.approx(30 * EPS)
+    assert spent == compose_sequential([det.privacy_cost()] * 30)
+    assert ledger.spent == [LEDGER_ENTRY] * 30
+
+
+@pytest.mark.parametrize("mechanism", ["record", "laplace"])
+def test_gamma_outside_the_samplers_range_is_accepted_when_unused(mechanism):
+    # γ = 0.001 is refused by dpoad's sampler (see BAD_PARAMETERS); record and laplace
+    # sample nothing, so it is accepted and changes nothing
+    det = DPOAD(**PARAMS, gamma=0.001, mechanism=mechanism).fit(WINDOWS[0])
+    assert det.owner_.learning_parameters is None and det.owner_.prediction_parameters is None
+    assert det.privacy_spent_ == DPOAD(**PARAMS, mechanism=mechanism).privacy_cost()
+    assert det.releases_ == DPOAD(**PARAMS, mechanism=mechanism).fit(WINDOWS[0]).releases_
+
+
 # ------------------------------------------------------------------ fault injection
 class _Failure:
     def __init__(self, exc):
@@ -178,16 +250,20 @@ class _Failure:
         raise self.exc("injected")
 
 
-# stage -> (mechanism, where, attribute, windows charged before the failure)
+# stage -> (mechanism, detector, where, attribute, windows charged before the failure)
 STAGES = {
-    "validation": ("record", _estimator, "validate_data", 0),
-    "after the budget check": ("record", _estimator, "Analyst", 0),
-    "histogram": ("record", _owner, "window_histogram", 1),
-    "geometric noise": ("record", GeometricMechanism, "randomise", 1),
-    "sensitivity sampling": ("painfree", _owner, "kth_smallest_uniform", 1),
-    "prediction noise": ("dpoad", LaplaceMechanism, "randomise", 1),
-    "analyst scoring": ("record", _analyst, "value_scores", 1),
-    "owner takes the report": ("record", DataOwner, "receive", 1),
+    "validation": ("record", "baseline", _estimator, "validate_data", 0),
+    "after the budget check": ("record", "baseline", _estimator, "Analyst", 0),
+    "histogram": ("record", "baseline", _owner, "window_histogram", 1),
+    "geometric noise": ("record", "baseline", GeometricMechanism, "randomise", 1),
+    "sensitivity sampling": ("painfree", "baseline", _owner, "kth_smallest_uniform", 1),
+    "prediction noise": ("dpoad", "baseline", LaplaceMechanism, "randomise", 1),
+    "analyst scoring": ("record", "kse", _analyst, "value_scores", 1),
+    # the default detector: learning its baseline (a stream's first window) and testing
+    # a later window against it
+    "analyst learning": ("record", "baseline", PoissonBaseline, "learn", 1),
+    "analyst testing": ("record", "baseline", PoissonBaseline, "test", 1),
+    "owner takes the report": ("record", "baseline", DataOwner, "receive", 1),
 }
 # call -> (method, window, windows of the stream before the call)
 CALLS = {
@@ -196,13 +272,17 @@ CALLS = {
     "first partial_fit": ("partial_fit", 0, 0),
     "later partial_fit": ("partial_fit", 2, 2),
 }
-# the analyst is built for a new stream only; DPOAD's prediction phase starts at window 1
-_APPLIES = {"after the budget check": ("fit", "refit", "first partial_fit"),
-            "prediction noise": ("later partial_fit",)}
+# the analyst is built for a new stream only; DPOAD's prediction phase starts at window 1;
+# the baseline is learnt from a stream's first window (learning_windows=1), then tested
+_FIRST_WINDOW = ("fit", "refit", "first partial_fit")
+_APPLIES = {"after the budget check": _FIRST_WINDOW,
+            "prediction noise": ("later partial_fit",),
+            "analyst learning": _FIRST_WINDOW,
+            "analyst testing": ("later partial_fit",)}
 
 
-def _stream(mechanism, n_windows, ledger=None):
-    det = DPOAD(**PARAMS, mechanism=mechanism, accountant=ledger)
+def _stream(mechanism, n_windows, ledger=None, detector="baseline"):
+    det = DPOAD(**PARAMS, mechanism=mechanism, detector=detector, accountant=ledger)
     for i in range(n_windows):
         det.partial_fit(WINDOWS[i])
     return det
@@ -216,10 +296,10 @@ FAULTS = [(stage, call) for stage in STAGES for call in CALLS
 @pytest.mark.parametrize("stage, call", FAULTS, ids=[f"{s}-{c}" for s, c in FAULTS])
 def test_a_failed_window_is_rolled_back_whole_and_keeps_its_charge(stage, call, exc,
                                                                    monkeypatch):
-    mechanism, where, attribute, made = STAGES[stage]
+    mechanism, detector, where, attribute, made = STAGES[stage]
     method, window, n_before = CALLS[call]
     ledger = Ledger()
-    det = _stream(mechanism, n_before, ledger)
+    det = _stream(mechanism, n_before, ledger, detector)
     before = copy.deepcopy(state(det))
     monkeypatch.setattr(where, attribute, _Failure(exc))
     with pytest.raises(exc):
@@ -245,7 +325,7 @@ def test_a_failed_window_is_rolled_back_whole_and_keeps_its_charge(stage, call, 
 
     # a retry succeeds and releases what an uninterrupted stream releases
     getattr(det, method)(WINDOWS[window])
-    reference = _stream(mechanism, 0 if method == "fit" else n_before)
+    reference = _stream(mechanism, 0 if method == "fit" else n_before, detector=detector)
     getattr(reference, method)(WINDOWS[window])
     assert det.releases_ == reference.releases_ and det.reports_ == reference.reports_
     np.testing.assert_array_equal(det.anomalies_, reference.anomalies_)

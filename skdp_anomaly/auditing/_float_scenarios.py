@@ -137,8 +137,9 @@ def _dpoad_owner(epsilon: float):
     from ..dpoad import DPOAD, window_histogram
     from ..dpoad._audit import AUDIT_BINS
 
-    det = DPOAD(AUDIT_BINS, epsilon=epsilon, mechanism="dpoad", max_count=_DPOAD_MAX_COUNT,
-                learning_windows=1, random_state=0)
+    # the paper's analyst (KSE feedback): the scenario and its recorded Δ are the paper's
+    det = DPOAD(AUDIT_BINS, epsilon=epsilon, mechanism="dpoad", detector="kse",
+                max_count=_DPOAD_MAX_COUNT, learning_windows=1, random_state=0)
     records = np.random.default_rng(0)
     for _ in range(_DPOAD_WINDOWS):
         det.partial_fit(records.uniform(0.0, 1.0, _DPOAD_RECORDS))

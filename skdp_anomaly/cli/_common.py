@@ -62,6 +62,8 @@ OPTION_OF = {
     "oracle": "--oracle",
     "n_candidates": "--candidates",
     "max_count": "--max-count",
+    "mechanism": "--mechanism",
+    "detector": "--detector",
     "learning_windows": "--learning-windows",
     "sensitivity_samples": "--sensitivity-samples",
     "n_change_points": "--n-change-points",

@@ -43,18 +43,21 @@ def add_parser(subparsers) -> None:
         description=(
             f"Outsourced anomaly detection over windowed histograms ({_CITE}). The records of "
             "each window (one value of --window-column) are counted in the public --bins; "
-            "only the privatised counts reach the analyst, which flags the (window, bin) "
-            "cells whose count is out of distribution. Prints the privacy guarantee, then "
-            "one line per window: the cells flagged and the sensitivity used. Windows are "
+            "only the privatised counts reach the analyst, which learns each cell's count rate "
+            "from the first --learning-windows windows and flags the (window, bin) cells "
+            "whose noisy count is improbable under that rate with the known noise added, at "
+            "a false-alarm level --alpha per window. Prints the privacy guarantee, then one "
+            "line per window: the cells flagged, each with its noisy count and the expected "
+            "count, and the sensitivity used. Windows are "
             "processed in sorted order of their label (numerically when every label is a "
             "number, as text otherwise: ISO dates and times sort correctly); the labels and "
-            "the bins are treated as public and printed. The paper's mechanisms (dpoad, "
-            "painfree, laplace) protect one contributor's count cell (up to --max-count "
-            "records of one window-bin); dpoad and painfree give only (epsilon, gamma)-random "
-            "DP, and cells with high (anomalous) counts are deliberately not protected. When "
-            "each record belongs to a different person, use --mechanism record: pure "
-            "epsilon-DP for one record and far less noise. Windows compose sequentially: the "
-            "total is the number of windows times --epsilon."
+            "the bins are treated as public and printed. The default mechanism, record, "
+            "protects one record with pure epsilon-DP per window; the paper's mechanisms "
+            "(dpoad, painfree, laplace) protect one contributor's count cell (up to "
+            "--max-count records of one window-bin), dpoad and painfree only with "
+            "(epsilon, gamma)-random DP, and cells with high (anomalous) counts are "
+            "deliberately not protected. Windows compose sequentially: the total is the "
+            "number of windows times --epsilon (and times gamma, which must stay below 1)."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row, one record a row")
@@ -71,13 +74,21 @@ def add_parser(subparsers) -> None:
                         "includes its right edge; a record outside counts in the nearest edge bin. Write "
                         "--bins=-5:5:11 when the first edge is negative")
     p.add_argument("--epsilon", required=True, type=float, help="ε spent on each window (> 0)")
-    p.add_argument("--mechanism", choices=("dpoad", "painfree", "laplace", "record"),
-                   default="dpoad",
-                   help="dpoad: Pain-Free for --learning-windows windows, then the analyst-learnt "
-                        "sensitivity; painfree: the sampled sensitivity in every window; "
-                        "laplace: the global sensitivity --max-count; record: sensitivity 1, "
-                        "protecting one record (recommended when each record is a different "
-                        "person) (default: dpoad)")
+    p.add_argument("--mechanism", choices=("record", "dpoad", "painfree", "laplace"),
+                   default="record",
+                   help="record: sensitivity 1, protecting one record (pure epsilon-DP; right "
+                        "when each record is a different person); dpoad: Pain-Free for "
+                        "--learning-windows windows, then the analyst-learnt sensitivity; "
+                        "painfree: the sampled sensitivity in every window; laplace: the global "
+                        "sensitivity --max-count (default: record)")
+    p.add_argument("--detector", choices=("baseline", "kse"), default="baseline",
+                   help="baseline: each cell tested against its rate learnt from the learning "
+                        "windows, at the false-alarm level --alpha; kse: the paper's KSE score "
+                        "over the pooled counts against --threshold, which flags cells in "
+                        "every window (default: baseline)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="baseline detector: the probability that a window with no anomaly "
+                        "has any cell flagged, in (0, 1) (default 0.05)")
     p.add_argument("--max-count", type=int, default=None, metavar="C",
                    help="public cap of a cell count (>= 1): the count domain is {0..C}, larger "
                         "counts are clipped. Without it each window's record count is used, "
@@ -86,10 +97,12 @@ def add_parser(subparsers) -> None:
                    help="random-DP confidence γ in (0, 1) of dpoad and painfree: ε-DP may fail "
                         "for a γ-fraction of neighbouring pairs (default 0.05)")
     p.add_argument("--threshold", type=float, default=0.9,
-                   help="detection threshold T in [0, 1) on the normalised scores (default 0.9)")
+                   help="kse detector: threshold T in [0, 1) on the normalised scores "
+                        "(default 0.9)")
     p.add_argument("--learning-windows", type=int, default=1, metavar="N",
-                   help="windows released with Pain-Free before dpoad's prediction phase "
-                        "(default 1)")
+                   help="the first N windows: the baseline detector learns each cell's rate "
+                        "from them (they are not tested), and dpoad releases them with "
+                        "Pain-Free (default 1)")
     p.add_argument("--sensitivity-samples", type=int, default=100_000, metavar="M",
                    help="candidates drawn for dpoad's learnt sensitivity (default 100000)")
     p.add_argument("-o", "--output", default=None, metavar="FILE.json",
@@ -235,6 +248,7 @@ def _checked_detector(args):
         raise ValueError(f"--column {twice[0]!r} is given more than once.")
     edges = [parse_bins(text) for text in args.bins]
     det = DPOAD(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
+                detector=args.detector, alpha=args.alpha,
                 max_count=args.max_count, threshold=args.threshold,
                 learning_windows=args.learning_windows,
                 sensitivity_samples=args.sensitivity_samples, random_state=args.random_state)
@@ -269,8 +283,8 @@ _RANDOM_DP = ("(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neig
               "drawn from {pairs}; cells with high (anomalous) counts are deliberately not "
               "protected")
 _PAIRS = {"painfree": "the uniform count domain",
-          "dpoad": "the uniform count domain (learning windows), then the analyst-learnt, "
-                   "anomaly-down-weighted count distribution"}
+          "dpoad": "the uniform count domain (learning windows), then the analyst-learnt "
+                   "count distribution"}
 
 
 def _unit(args) -> str:
@@ -299,7 +313,37 @@ def _privacy_lines(args, det, leaked: bool) -> list:
                                                            else "")
                  + f" ({spent.notion}) over {det.n_windows_} windows, composed sequentially "
                    "(a contributor may appear in every window)")
+    lines.append(_meaning(args, cost, spent))
     return lines
+
+
+def _meaning(args, cost, spent) -> str:
+    """What the guarantee says, in one line."""
+    if args.mechanism == "record":
+        return (f"meaning: adding or removing any one record changes the probability of "
+                f"anything this run outputs by a factor of at most e^{cost.epsilon:g} = "
+                f"{math.exp(cost.epsilon):.3g}; a person with records in k windows: "
+                f"e^(k·{cost.epsilon:g})")
+    if not cost.gamma:
+        return (f"meaning: adding or removing one count cell changes the probability of "
+                f"anything this run outputs by a factor of at most e^{spent.epsilon:g}")
+    return (f"meaning: for all but a fraction {spent.gamma:.3g} of the count cells drawn "
+            f"from {_PAIRS[args.mechanism]}, adding or removing the cell changes the "
+            f"probability of anything this run outputs by a factor of at most "
+            f"e^{spent.epsilon:g}; for the other cells there is no bound")
+
+
+def _detector_line(args, det) -> str:
+    if args.detector == "kse":
+        return (f"detector: kse (the paper's rule), threshold {args.threshold:g} on the "
+                "normalised scores; it has no false-alarm level and flags cells in windows "
+                "with no anomaly too")
+    line = (f"detector: baseline, false-alarm level alpha={args.alpha:g} per window; the first "
+            f"{args.learning_windows} window(s) teach each cell's rate and are not tested")
+    if math.isfinite(det.detectable_excess_):
+        line += (f"; a typical cell is flagged when its count exceeds its expected count by "
+                 f"about {det.detectable_excess_:.3g}")
+    return line
 
 
 def _sensitivity_text(args, release) -> str:
@@ -312,9 +356,30 @@ def _sensitivity_text(args, release) -> str:
     return f"sensitivity Δ={release.sensitivity:.4g} counts ({release.phase})"
 
 
-def _window_line(args, label, anomalies, release, edges) -> str:
-    cells = [_cell_text(int(c), edges, args.columns) for c in np.flatnonzero(anomalies)]
+def _noisy_counts(release) -> np.ndarray:
+    """The release's values in count units (the disentangled ones are g(c) = c/max_count)."""
+    if release.space == "count":
+        return release.values.astype(np.float64)
+    return release.values * release.max_count
+
+
+def _cell_entries(anomalies, release, report) -> list:
+    """``(cell, noisy count, expected count)`` of each flagged cell."""
+    noisy = _noisy_counts(release)
+    expected = report.expected_counts
+    return [(int(c), float(noisy[c]), None if expected is None else float(expected[c]))
+            for c in np.flatnonzero(anomalies)]
+
+
+def _window_line(args, label, anomalies, release, report, edges) -> str:
+    cells = []
+    for cell, noisy, expected in _cell_entries(anomalies, release, report):
+        values = f"noisy count {noisy:.4g}" + ("" if expected is None
+                                               else f", expected {expected:.4g}")
+        cells.append(f"{_cell_text(cell, edges, args.columns)} ({values})")
     flagged = f"{len(cells)} flagged" + (f" {'; '.join(cells)}" if cells else "")
+    if args.detector == "baseline" and report.p_values is None:
+        flagged += " (learning window: not tested)"
     return f"window {label}: {flagged} | {_sensitivity_text(args, release)}"
 
 
@@ -324,8 +389,10 @@ def _print_result(args, det, labels, edges, leaked: bool) -> None:
           f"{det.n_bins_} cells")
     for line in _privacy_lines(args, det, leaked):
         print(line)
-    for label, anomalies, release in zip(labels, det.anomalies_, det.releases_):
-        print(_window_line(args, label, anomalies, release, edges))
+    print(_detector_line(args, det))
+    for label, anomalies, release, report in zip(labels, det.anomalies_, det.releases_,
+                                                 det.reports_):
+        print(_window_line(args, label, anomalies, release, report, edges))
     flagged = [label for label, hit in zip(labels, det.anomalous_windows_) if hit]
     print(f"anomalous windows: {len(flagged)} of {det.n_windows_}"
           + (f": {', '.join(flagged)}" if flagged else ""))
@@ -345,12 +412,17 @@ def _write_json(args, det, labels, edges, leaked: bool) -> None:
 
     windows = [
         {"label": label, "phase": release.phase, "sensitivity": release.sensitivity,
+         "tested": report.p_values is not None,
          "flagged_cells": [
-             {"cell": int(c), "bins": _cell_text(int(c), edges, args.columns)}
-             for c in np.flatnonzero(anomalies)]}
-        for label, anomalies, release in zip(labels, det.anomalies_, det.releases_)]
+             {"cell": cell, "bins": _cell_text(cell, edges, args.columns),
+              "noisy_count": noisy, "expected_count": expected}
+             for cell, noisy, expected in _cell_entries(anomalies, release, report)]}
+        for label, anomalies, release, report in zip(labels, det.anomalies_, det.releases_,
+                                                     det.reports_)]
     document = {
-        "command": "dpoad", "mechanism": args.mechanism, "columns": args.columns,
+        "command": "dpoad", "mechanism": args.mechanism, "detector": args.detector,
+        "alpha": args.alpha if args.detector == "baseline" else None,
+        "columns": args.columns,
         "bins": [e.tolist() for e in edges], "max_count": args.max_count,
         "privacy": {"unit": _unit(args), "differentially_private": not leaked,
                     "per_window": None if leaked else _cost_dict(det.privacy_cost()),
@@ -363,9 +435,20 @@ def _write_json(args, det, labels, edges, leaked: bool) -> None:
         json.dump(document, fh, ensure_ascii=False, indent=1)
 
 
+def _check_stream_length(det, n_windows: int) -> None:
+    """Refuse, before any release, a stream whose random-DP γ would reach 1."""
+    gamma = det.privacy_cost().gamma
+    if gamma and n_windows * gamma >= 1.0:
+        raise ValueError(
+            f"--gamma {gamma:g} over the {n_windows} windows of the input gives a random-DP "
+            f"γ of {n_windows * gamma:.3g}, and a γ of 1 or more guarantees nothing: use "
+            f"--gamma below {1 / n_windows:.3g}, or --mechanism record.")
+
+
 def run(args) -> int:
     det, edges = _checked_detector(args)
     labels, windows = read_windows(args.input, args.columns, args.window_column)
+    _check_stream_length(det, len(windows))
     with library_calls("dpoad") as shown:
         _fit_windows(det, windows)
     leaked = any(map(is_privacy_leak, shown))

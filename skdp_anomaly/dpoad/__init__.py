@@ -8,7 +8,8 @@ is the scikit-learn facade that runs both roles window by window.
 """
 
 from ._analyst import Analyst
-from ._estimator import DPOAD
+from ._baseline import PoissonBaseline
+from ._estimator import DPOAD, DPOADNoiseWarning
 from ._kse import detect_anomalies, kse_scores, normalise_scores
 from ._messages import (
     AnalystReport,
@@ -25,8 +26,10 @@ __all__ = [
     "Analyst",
     "AnalystReport",
     "DPOAD",
+    "DPOADNoiseWarning",
     "DataOwner",
     "MECHANISMS",
+    "PoissonBaseline",
     "SamplingParameters",
     "SensitivityFeedback",
     "WindowRelease",

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
+from scipy import stats
 
+from ._baseline import PoissonBaseline, ReleaseNoise
 from ._kse import normalise_scores, value_scores
 from ._messages import AnalystReport, SensitivityFeedback, WindowRelease
 
-__all__ = ["Analyst", "LINEAR_DISENTANGLER"]
+__all__ = ["Analyst", "DETECTORS", "LINEAR_DISENTANGLER"]
+
+#: The analyst's detectors: the calibrated baseline test and the paper's KSE rule.
+DETECTORS = ("baseline", "kse")
 
 #: ``g(c) = c / max_count`` as knots of a piecewise-linear map of [0, 1].
 LINEAR_DISENTANGLER = np.array([[0.0, 0.0], [1.0, 1.0]])
@@ -26,8 +32,20 @@ class Analyst:
     max_count : int >= 1 or None, default=None
         The count domain {0..max_count} the owner uses. ``None`` takes each
         release's ``max_count``; an int refuses releases over another domain.
+    detector : {"baseline", "kse"}, default="baseline"
+        ``"baseline"``: each cell is tested against its own count rate, learnt
+        from the first ``learning_windows`` releases with their noise
+        accounted for, at the window-wise false-alarm level ``alpha`` (see
+        Notes). ``"kse"``: the paper's rule, Kim's KSE score over the pooled
+        pseudo-counts against ``threshold``.
+    alpha : float in (0, 1), default=0.05
+        ``"baseline"``: the probability that a window with no anomaly has any
+        cell flagged.
+    learning_windows : int >= 1, default=1
+        ``"baseline"``: the releases the baseline is learnt from; they are not
+        tested.
     threshold : float in [0, 1), default=0.9
-        Detection threshold T on the normalised scores.
+        ``"kse"``: detection threshold T on the normalised scores.
 
     Attributes
     ----------
@@ -38,45 +56,105 @@ class Analyst:
         {0..max_count}; post-processing of the releases.
     reports : list of AnalystReport
         The reports sent back.
+    baseline : PoissonBaseline or None
+        ``"baseline"``: the learnt rates, once the learning windows are in.
 
     Notes
     -----
-    The detector (Step 5): after window i arrives, the pseudo-counts of
-    windows 0..i are pooled, scored with :func:`~skdp_anomaly.dpoad.kse_scores`,
-    min–max normalised over the pool, and window i's cells whose normalised
-    score exceeds ``threshold`` are flagged. The feedback (Step 6) is the
-    pooled pseudo-counts mapped by the disentangler ``g``, weighted by their
-    raw score to the power −4, and ``g`` itself (``g(c) = c / max_count``).
+    **The calibrated detector** (``"baseline"``). Under the null the docs
+    name (the records of every window are i.i.d. draws from one
+    distribution, or each cell's count is Poisson with a fixed rate), a
+    cell's count is binomial or Poisson, never more dispersed than Poisson
+    with the cell's rate μ. The analyst knows the noise of every release
+    exactly (two-sided geometric or Laplace of the released ``noise_scale``),
+    so it deconvolves rather than clips: each cell's rate gets a confidence
+    interval from the learning windows' noisy totals (Chernoff bounds with
+    the noise's moment generating function, each side missing with
+    probability at most ``alpha / (4 n_cells)``), and a later window's noisy
+    count ``x`` gets the two-sided p-value ``2 min(P(C + Z >= x | upper),
+    P(C + Z <= x | lower)) + alpha / (2 n_cells)`` — valid whatever the rate
+    in the interval (Berger and Boos 1994) — where ``C + Z`` convolves
+    Poisson and noise in closed form. Holm's step-down correction across the
+    window's cells then bounds the chance that a window with no anomaly has
+    any cell flagged by ``alpha``, whatever the dependence between cells.
+    Everything is post-processing of the releases. Counts more dispersed than
+    Poisson (seasonal windows, bursts of repeated records) are outside this
+    null and are flagged more often: learn from more windows, or bin so that
+    windows are comparable.
+
+    **The paper's detector** (``"kse"``, Step 5): after window i arrives, the
+    pseudo-counts of windows 0..i are pooled, scored with
+    :func:`~skdp_anomaly.dpoad.kse_scores`, min–max normalised over the pool,
+    and window i's cells whose normalised score exceeds ``threshold`` are
+    flagged. It flags the tail of whatever it sees, so windows with no
+    anomaly are flagged too, and it reads clipped pseudo-counts, ignoring the
+    noise it knows.
+
+    **Feedback** (Step 6). With ``"kse"``, the pooled pseudo-counts mapped
+    by the disentangler ``g``, weighted by their raw score to the power −4.
+    With ``"baseline"``, the learnt benign count distribution: the mixture
+    over cells of Poisson(expected count), mapped by ``g``. Both use
+    ``g(c) = c / max_count``.
+
+    References
+    ----------
+    .. [1] R. L. Berger, D. D. Boos. P values maximized over a confidence set
+       for the nuisance parameter. JASA 89(427), 1994.
+    .. [2] S. Holm. A simple sequentially rejective multiple test procedure.
+       Scandinavian Journal of Statistics 6(2), 1979.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp_anomaly.dpoad import Analyst, DataOwner
-    >>> owner = DataOwner(np.linspace(0, 1, 11), epsilon=1.0, max_count=200,
+    >>> owner = DataOwner(np.linspace(0, 1, 11), epsilon=1.0, max_count=500,
     ...                   mechanism="record", random_state=0)
-    >>> analyst = Analyst(max_count=200)
+    >>> analyst = Analyst(max_count=500)
     >>> rng = np.random.default_rng(0)
-    >>> report = analyst.receive(owner.release(rng.uniform(0, 1, 500)))
-    >>> owner.receive(report)
-    >>> report.scores.shape
-    (10,)
+    >>> for i in range(3):
+    ...     window = rng.uniform(0, 1, 500)
+    ...     if i == 2:
+    ...         window[:100] = 0.35                     # a burst in bin 3
+    ...     report = analyst.receive(owner.release(window))
+    ...     owner.receive(report)
+    >>> np.flatnonzero(report.anomalies).tolist()
+    [3]
     """
 
-    def __init__(self, *, max_count=None, threshold=0.9):
+    def __init__(self, *, max_count=None, detector="baseline", alpha=0.05, learning_windows=1,
+                 threshold=0.9):
         if max_count is not None and (isinstance(max_count, bool) or not isinstance(
                 max_count, numbers.Integral) or max_count < 1):
             raise ValueError(f"The 'max_count' parameter must be an int >= 1 or None; "
                              f"got {max_count!r}.")
+        if detector not in DETECTORS:
+            raise ValueError(f"The 'detector' parameter must be one of {DETECTORS}; "
+                             f"got {detector!r}.")
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
+                0 < alpha < 1):
+            raise ValueError(f"The 'alpha' parameter must be a float in the range (0, 1); "
+                             f"got {alpha!r}.")
+        if isinstance(learning_windows, bool) or not isinstance(
+                learning_windows, numbers.Integral) or learning_windows < 1:
+            raise ValueError(f"The 'learning_windows' parameter must be an int >= 1; "
+                             f"got {learning_windows!r}.")
         if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not (
                 0 <= threshold < 1):
             raise ValueError(f"The 'threshold' parameter must be a float in the range [0, 1); "
                              f"got {threshold!r}.")
         self.max_count = None if max_count is None else int(max_count)
+        self.detector = detector
+        self.alpha = float(alpha)
+        self.learning_windows = int(learning_windows)
         self.threshold = float(threshold)
         self.releases: list = []
         self.pseudo_counts: list = []
         self.reports: list = []
+        self.baseline: PoissonBaseline | None = None
         self._feedback = SensitivityFeedback(LINEAR_DISENTANGLER, [0.0], [1.0])
+        # the learning windows' noisy counts (count units) and their noise
+        self._learning: list = []
+        self._detectable: dict = {}  # the baseline's detectable excess under each noise
         # the pool of windows 0..i: its distinct pseudo-counts and their multiplicities
         # (sparse, so that memory does not grow with max_count)
         self._pool_values = np.zeros(0, dtype=np.int64)
@@ -97,13 +175,38 @@ class Analyst:
         self.releases.append(release)
         pseudo = self._reconstruct(release)
         self.pseudo_counts.append(pseudo)
+        if self.detector == "kse":
+            report = self._kse_report(release, pseudo)
+        else:
+            report = self._baseline_report(release)
+        self.reports.append(report)
+        return report
+
+    def _kse_report(self, release: WindowRelease, pseudo: np.ndarray) -> AnalystReport:
         distinct, multiplicity = self._pool(pseudo)
         raw = value_scores(distinct, multiplicity)
         scores = normalise_scores(raw)[np.searchsorted(distinct, pseudo)]
-        self._feedback = self._learn(distinct, multiplicity, raw, max_count)
-        report = AnalystReport(release.window, scores > self.threshold, scores, self._feedback)
-        self.reports.append(report)
-        return report
+        self._feedback = self._learn(distinct, multiplicity, raw, release.max_count)
+        return AnalystReport(release.window, scores > self.threshold, scores, self._feedback)
+
+    def _baseline_report(self, release: WindowRelease) -> AnalystReport:
+        x, noise = release_counts(release)
+        if self.baseline is None:
+            self._learning.append((x, noise))
+            if len(self._learning) == self.learning_windows:
+                counts, noises = zip(*self._learning)
+                self.baseline = PoissonBaseline.learn(np.vstack(counts), noises, self.alpha)
+                self._learning = []
+                self._feedback = benign_feedback(self.baseline.expected, release.max_count)
+            n_cells = x.size
+            return AnalystReport(release.window, np.zeros(n_cells, bool), np.zeros(n_cells),
+                                 self._feedback)
+        adjusted, flagged = self.baseline.test(x, noise)
+        if noise not in self._detectable:  # the same noise in every window but DPOAD's
+            self._detectable[noise] = self.baseline.detectable_excess(noise)
+        return AnalystReport(release.window, flagged, 1.0 - adjusted, self._feedback,
+                             p_values=adjusted, expected_counts=self.baseline.expected,
+                             detectable_excess=self._detectable[noise])
 
     def _pool(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Add a window's pseudo-counts to the pool; return its values and multiplicities."""
@@ -133,3 +236,32 @@ class Analyst:
         support = np.interp(distinct / max_count, LINEAR_DISENTANGLER[:, 0],
                             LINEAR_DISENTANGLER[:, 1])
         return SensitivityFeedback(LINEAR_DISENTANGLER, support, weights)
+
+
+def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:
+    """A release's noisy values in count units, unclipped, and the noise on them.
+
+    Count-space releases carry two-sided geometric noise of scale
+    ``noise_scale``; disentangled ones carry Laplace noise on ``g(c) = c /
+    max_count`` (the only disentangler the analyst sends), i.e. of scale
+    ``noise_scale · max_count`` counts.
+    """
+    if release.space == "count":
+        return (release.values.astype(np.float64),
+                ReleaseNoise.of_scale(release.noise_scale, lattice=True))
+    scale = release.max_count
+    return (release.values * scale,
+            ReleaseNoise.of_scale(release.noise_scale * scale, lattice=False))
+
+
+def benign_feedback(expected: np.ndarray, max_count: int) -> SensitivityFeedback:
+    """The learnt benign count distribution: the cells' Poisson(expected) mixture, mapped by g."""
+    top = min(max_count, int(math.ceil(expected.max() + 10.0 * math.sqrt(expected.max()) + 10)))
+    support = np.arange(top + 1)
+    # rates rounded to 3 significant digits: the mixture over a few hundred distinct ones
+    step = 10.0 ** (np.floor(np.log10(np.maximum(expected, 1e-3))) - 2)
+    rates, weight = np.unique(np.round(expected / step) * step, return_counts=True)
+    pmf = stats.poisson.pmf(support[None, :], np.maximum(rates, 1e-9)[:, None])
+    probabilities = weight @ pmf
+    g = np.interp(support / max_count, LINEAR_DISENTANGLER[:, 0], LINEAR_DISENTANGLER[:, 1])
+    return SensitivityFeedback(LINEAR_DISENTANGLER, g, probabilities / probabilities.sum())

@@ -16,11 +16,23 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
-from ._analyst import Analyst
-from ._owner import MECHANISMS, DataOwner, check_bins, check_release_limits, window_cost
+from .._warn import warn
+from ._analyst import DETECTORS, Analyst
+from ._owner import (
+    MECHANISMS,
+    DataOwner,
+    check_bins,
+    check_prediction_reachable,
+    check_release_limits,
+    window_cost,
+)
 from ._sampling import sampling_parameters
 
-__all__ = ["DPOAD"]
+__all__ = ["DPOAD", "DPOADNoiseWarning"]
+
+
+class DPOADNoiseWarning(UserWarning):
+    """The release noise hides any anomaly the count domain allows (public quantities only)."""
 
 
 @fill_doc
@@ -29,9 +41,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
 
     A data owner histograms each time window of records over the analyst's
     public bins and sends only privatised counts; the analyst (the MSSP)
-    scores the pooled counts with a Kolmogorov–Smirnov detector, flags the
-    window's anomalous cells, and sends back what the owner needs to calibrate
-    the next window's noise. Each :meth:`partial_fit` is one iteration
+    tests each cell's noisy count against the cell's learnt rate with the
+    known noise convolved in, flags the window's anomalous cells at a
+    window-wise false-alarm level ``alpha``, and sends back what the owner
+    needs to calibrate the next window's noise. Each :meth:`partial_fit` is one iteration
     (Steps 1–7, Fig. 5): ``owner_.release`` → ``analyst_.receive`` →
     ``owner_.receive``. The two roles are separate objects that exchange only
     the messages of :mod:`skdp_anomaly.dpoad`.
@@ -50,21 +63,34 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     gamma : float in (0, 1), default=0.05
         Random-DP confidence γ (Def. II.1); validated for every mechanism,
         used by ``"painfree"`` and ``"dpoad"``.
-    mechanism : {"dpoad", "painfree", "laplace", "record"}, default="dpoad"
-        ``"dpoad"``: Pain-Free for the first ``learning_windows`` windows,
-        then the learnt sensitivity on disentangled counts (Alg. 1);
+    mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
+        ``"record"``: sensitivity 1, protecting one record with pure ε-DP
+        per window (see Notes: the right choice when each record is a
+        different person). The paper's mechanisms protect one contributor's
+        count cell: ``"dpoad"``: Pain-Free for the first ``learning_windows``
+        windows, then the learnt sensitivity on disentangled counts (Alg. 1);
         ``"painfree"``: the sensitivity sampler with uniform candidates in
         every window (Thm II.2); ``"laplace"``: the global sensitivity
-        ``max_count``; ``"record"``: sensitivity 1, protecting one record
-        (see Notes: the best choice when each record is a different person).
+        ``max_count``.
+    detector : {"baseline", "kse"}, default="baseline"
+        ``"baseline"``: each cell's noisy count is tested against the cell's
+        own rate, learnt from the first ``learning_windows`` windows with the
+        known noise deconvolved, at the window-wise false-alarm level
+        ``alpha`` (see :class:`~skdp_anomaly.dpoad.Analyst`). ``"kse"``: the
+        paper's rule (Kim's KSE over the pooled pseudo-counts, against
+        ``threshold``), which flags the tail of every window.
+    alpha : float in (0, 1), default=0.05
+        ``"baseline"``: the probability that a window with no anomaly has any
+        cell flagged.
     max_count : int >= 1 or None, default=None
         Public cap of a cell count: the count domain is {0..max_count}, and
         larger counts are clipped. ``None`` uses each window's record count
         and emits a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`.
     threshold : float in [0, 1), default=0.9
-        Detection threshold T on the min–max normalised scores.
+        ``"kse"``: detection threshold T on the min–max normalised scores.
     learning_windows : int >= 1, default=1
-        Windows released with Pain-Free before ``"dpoad"``'s prediction phase.
+        Windows the baseline is learnt from (not tested), and the windows
+        released with Pain-Free before ``"dpoad"``'s prediction phase.
     sensitivity_samples : int >= 1, default=100_000
         The prediction phase's m (Alg. 1 line 3, "I ≫ m"); raised to Thm
         IV.2's lower bound when below it.
@@ -85,7 +111,23 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     anomalous_windows_ : ndarray of bool, shape (n_windows,)
         ``anomalies_.any(axis=1)``.
     anomaly_scores_ : ndarray of shape (n_windows, n_bins)
-        The normalised scores in [0, 1] behind ``anomalies_``.
+        Scores in [0, 1] behind ``anomalies_``: one minus ``p_values_``
+        (``"baseline"``, 0 in the learning windows) or the normalised KSE
+        scores (``"kse"``).
+    p_values_ : ndarray of shape (n_windows, n_bins)
+        ``"baseline"``: Holm-adjusted p-values; a cell is flagged when its
+        p-value is at most ``alpha``. NaN where nothing was tested (the
+        learning windows, and every window of ``"kse"``).
+    expected_counts_ : ndarray of shape (n_bins,) or None
+        ``"baseline"``: each cell's learnt expected count (the learning
+        windows' mean noisy count, floored at 0), a post-processing of the
+        releases; None before the learning windows are in and for ``"kse"``.
+    detectable_excess_ : float
+        ``"baseline"``: how many counts above its expected value a typical
+        cell must hold to be flagged about half the time, at the last
+        window's noise; NaN when nothing was tested. Above ``max_count``, no
+        anomaly can be told from the noise, and a
+        :class:`~skdp_anomaly.dpoad.DPOADNoiseWarning` says so.
     releases_ : list of WindowRelease
         Everything that crossed to the analyst.
     reports_ : list of AnalystReport
@@ -97,8 +139,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     owner_ : DataOwner
     analyst_ : Analyst
     privacy_spent_ : PrivacyCost
-        The windows' costs composed sequentially: ``(n ε, min(1, n γ))``,
-        since the same contributor may appear in every window. Every window
+        The windows' costs composed sequentially: ``(n ε, n γ)``, since the
+        same contributor may appear in every window. A window that would
+        bring ``n γ`` to 1 is refused before it is read (a γ of 1 guarantees
+        nothing). Every window
         charged counts, including one whose call then failed: such a call is
         rolled back whole (owner, analyst, ``releases_``, ``reports_``), but
         its charge stays.
@@ -147,13 +191,33 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     learnt distribution, still holds. docs/dpoad.md measures how often.
 
     Windows compose sequentially (a contributor may appear in every window):
-    ``n`` windows cost ``n ε`` (and ``n γ``). For ``"record"``, where a
+    ``n`` windows cost ``n ε`` (and ``n γ``; a window that would bring it to
+    1 is refused). For ``"record"``, where a
     record belongs to one window, the windows are disjoint record sets and
     one record is protected at ε over the whole stream; ``n ε`` bounds a
     person with records in every window.
 
+    **The detector.** The paper's analyst scores the pooled pseudo-counts of
+    all cells with Kim's KSE and flags the top of the normalised scores, so
+    every window has "anomalous" cells, a cell is judged against other bins
+    rather than against its own history, and the noise (whose distribution
+    the analyst knows exactly) is ignored; ``detector="kse"`` keeps that rule
+    for the reproduction. The default ``"baseline"`` detector is a test with
+    a stated false-alarm level: under i.i.d. records (or Poisson cell
+    counts), a window with no anomaly is flagged with probability at most
+    ``alpha``. It learns each cell's rate from the learning windows by
+    deconvolving the known noise, convolves the noise back in to get each
+    cell's p-value, and corrects for the window's many cells with Holm's
+    procedure (:class:`~skdp_anomaly.dpoad.Analyst` has the details). It is
+    post-processing of the releases and costs no ε. When the noise is so
+    large that no count in {0..max_count} could be flagged (``"laplace"``
+    or Pain-Free with a large ``max_count``), a
+    :class:`~skdp_anomaly.dpoad.DPOADNoiseWarning` says that the detector
+    cannot decide. With ``mechanism="dpoad"``, the learnt distribution sent
+    back (Step 6) is the baseline's benign count distribution.
+
     **Readings of the paper** (spec ``dpoad.md``): an anomaly is a (window,
-    bin) cell; the analyst's detector is Kim's KSE over the pooled
+    bin) cell; the paper's detector is Kim's KSE over the pooled
     pseudo-counts (:func:`~skdp_anomaly.dpoad.kse_scores`); count-space
     releases use two-sided geometric noise of scale Δ/ε (integer counts,
     exact), the disentangled release Laplace noise; the learning phase uses
@@ -180,18 +244,19 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     >>> import numpy as np
     >>> from skdp_anomaly import DPOAD
     >>> rng = np.random.default_rng(0)
-    >>> det = DPOAD(np.linspace(0, 1, 21), epsilon=1.0, max_count=500, mechanism="record",
-    ...             random_state=0)
+    >>> det = DPOAD(np.linspace(0, 1, 21), epsilon=1.0, max_count=1000, random_state=0)
     >>> for i in range(6):
     ...     window = rng.uniform(0, 1, 1000)
     ...     if i == 4:
-    ...         window[:300] = 0.52                     # a burst in one bin
+    ...         window[:150] = 0.52                     # a burst in one bin
     ...     _ = det.partial_fit(window)
+    >>> det.anomalous_windows_.tolist()                # window 0 is the learning window
+    [False, False, False, False, True, False]
     >>> np.flatnonzero(det.anomalies_[4]).tolist()     # the burst's bin, at its iteration
     [10]
     >>> det.anomalies_.shape, det.releases_[4].noise_scale
     ((6, 20), 1.0)
-    >>> det.privacy_spent_.epsilon
+    >>> det.privacy_spent_.epsilon                     # sequential; one record: 1.0
     6.0
     """
 
@@ -200,6 +265,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         "bins": ["array-like", list],
         "gamma": [Interval(numbers.Real, 0, 1, closed="neither")],
         "mechanism": [StrOptions(set(MECHANISMS))],
+        "detector": [StrOptions(set(DETECTORS))],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_count": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "threshold": [Interval(numbers.Real, 0, 1, closed="left")],
         "learning_windows": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -210,13 +277,15 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     }
     _private_state = ("_n_features",)
 
-    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="dpoad", max_count=None,
-                 threshold=0.9, learning_windows=1, sensitivity_samples=100_000,
-                 random_state=None, accountant=None):
+    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", detector="baseline",
+                 alpha=0.05, max_count=None, threshold=0.9, learning_windows=1,
+                 sensitivity_samples=100_000, random_state=None, accountant=None):
         self.bins = bins
         self.epsilon = epsilon
         self.gamma = gamma
         self.mechanism = mechanism
+        self.detector = detector
+        self.alpha = alpha
         self.max_count = max_count
         self.threshold = threshold
         self.learning_windows = learning_windows
@@ -232,6 +301,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         --------
         >>> from skdp_anomaly import DPOAD
         >>> DPOAD([0, 1, 2], epsilon=0.5).privacy_cost().notion
+        'pure ε-DP'
+        >>> DPOAD([0, 1, 2], epsilon=0.5, mechanism="painfree").privacy_cost().notion
         '(ε, γ)-random DP'
         """
         return window_cost(self.mechanism, float(self.epsilon), float(self.gamma))
@@ -244,6 +315,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         """
         check_bins(self.bins)
         check_release_limits(self.mechanism, float(self.epsilon), self.max_count)
+        check_prediction_reachable(self.mechanism, float(self.gamma), int(self.learning_windows))
         if self.mechanism == "dpoad":
             sampling_parameters(float(self.gamma), "prediction",
                                 m=int(self.sensitivity_samples), epsilon=float(self.epsilon),
@@ -323,6 +395,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _window(self, X, *, first: bool):
         """One iteration: validate, charge, release, let the analyst answer, record."""
         X = self._validate_window(X, reset=first)
+        self.owner_.check_next_release()  # a γ reaching 1: refused before any charge
         self._charge(self.owner_.cost())  # right before the window is released
         release = self.owner_.release(X)
         report = self.analyst_.receive(release)
@@ -335,8 +408,31 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.anomaly_scores_ = np.vstack([r.scores for r in self.reports_])
         self.anomalies_ = np.vstack([r.anomalies for r in self.reports_])
         self.anomalous_windows_ = self.anomalies_.any(axis=1)
+        self.p_values_ = np.vstack([_p_values(r) for r in self.reports_])
+        self.expected_counts_ = report.expected_counts
+        self.detectable_excess_ = (math.nan if report.detectable_excess is None
+                                   else report.detectable_excess)
         self.privacy_spent_ = self._spent()
+        if first_test(self.reports_):
+            self._warn_if_undecidable(release.max_count)
         return self
+
+    def _warn_if_undecidable(self, max_count: int) -> None:
+        """Warn (once a stream) when no count in the domain could be flagged."""
+        excess = self.detectable_excess_
+        if excess <= max_count:
+            return
+        if self.max_count is None:  # the domain is the record count: no number is shown
+            need = ("a cell must exceed its expected count by more than the count domain "
+                    "allows to be flagged")
+        else:
+            release = self.releases_[-1]
+            need = (f"the noise has scale {release.noise_scale:.3g} ({release.space} units), so "
+                    f"a cell must exceed its expected count by about {excess:.3g} to be "
+                    f"flagged, more than max_count={max_count}")
+        warn(f"DPOAD: with mechanism={self.mechanism!r} at epsilon={self.epsilon:g} {need}: "
+             "the detector cannot tell an anomaly from the noise. Use mechanism='record' when "
+             "each record is a different person, or a larger epsilon.", DPOADNoiseWarning)
 
     def _snapshot(self) -> dict:
         """What a failed call restores, without copying the stream's history.
@@ -356,14 +452,15 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         """
         shared = [self.random_state, *self.__dict__.get("_charges", ())]
         for name in ("releases_", "sampling_parameters_", "anomaly_scores_", "anomalies_",
-                     "anomalous_windows_"):
+                     "anomalous_windows_", "p_values_", "expected_counts_"):
             value = self.__dict__.get(name)
             shared.extend(value if isinstance(value, list) else [value])
         for report in self.__dict__.get("reports_", ()):
             shared += [report, report.feedback]
         analyst = self.__dict__.get("analyst_")
         if analyst is not None:
-            shared += [*analyst.releases, *analyst.reports, *analyst.pseudo_counts]
+            shared += [*analyst.releases, *analyst.reports, *analyst.pseudo_counts,
+                       analyst.baseline]
         memo = {id(obj): obj for obj in shared if obj is not None}
         params = set(self.get_params(deep=False))
         state = {k: v for k, v in vars(self).items() if k not in params and k != "_budget_run"}
@@ -374,7 +471,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self._start_private_fit()
         self._n_features = len(check_bins(self.bins))
         self.owner_ = self._make_owner(self.random_state)
-        self.analyst_ = Analyst(max_count=self.max_count, threshold=float(self.threshold))
+        self.analyst_ = Analyst(max_count=self.max_count, detector=self.detector,
+                                alpha=float(self.alpha),
+                                learning_windows=int(self.learning_windows),
+                                threshold=float(self.threshold))
         self.releases_, self.reports_ = [], []
         self.sampling_parameters_ = [] if self.mechanism in ("painfree", "dpoad") else None
         self.n_windows_ = 0
@@ -409,3 +509,15 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         tags.input_tags.one_d_array = True
         tags.target_tags.required = False
         return tags
+
+
+def _p_values(report) -> np.ndarray:
+    if report.p_values is None:
+        return np.full(report.anomalies.shape, np.nan)
+    return np.asarray(report.p_values)
+
+
+def first_test(reports) -> bool:
+    """Whether the last report is the stream's first tested window."""
+    tested = [r.p_values is not None for r in reports]
+    return tested[-1] and sum(tested) == 1

@@ -41,7 +41,7 @@ class _Message:
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
             if f.name in self._arrays:
-                if not np.array_equal(a, b):
+                if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
                     return False
             elif a != b:
                 return False
@@ -54,7 +54,7 @@ class _Message:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in self._arrays:
+            if f.name in self._arrays and value is not None:
                 value = value.tolist()
             elif isinstance(value, _Message):
                 value = value.to_dict()
@@ -198,28 +198,51 @@ class AnalystReport(_Message):
     ----------
     window : int
     anomalies : ndarray of bool, shape (n_bins,)
-        The window's cells flagged: normalised score > threshold.
+        The window's cells flagged.
     scores : ndarray of shape (n_bins,)
-        The window's normalised KSE scores in [0, 1] (min–max over the pool).
+        Scores in [0, 1], higher is more anomalous: the normalised KSE scores
+        (min–max over the pool) of the ``"kse"`` detector, or one minus the
+        adjusted p-values of the ``"baseline"`` detector (0 in a learning
+        window).
     feedback : SensitivityFeedback
+    p_values : ndarray of shape (n_bins,) or None
+        ``"baseline"``, after the learning windows: the cells' Holm-adjusted
+        p-values; a cell is flagged when its p-value is at most ``alpha``.
+    expected_counts : ndarray of shape (n_bins,) or None
+        ``"baseline"``, after the learning windows: the cells' learnt
+        (deconvolved) expected counts.
+    detectable_excess : float or None
+        ``"baseline"``, after the learning windows: how many counts above its
+        expected value a typical cell must hold to be flagged about half the
+        time at this window's noise.
     """
 
     window: int
     anomalies: np.ndarray
     scores: np.ndarray
     feedback: SensitivityFeedback
+    p_values: np.ndarray | None = None
+    expected_counts: np.ndarray | None = None
+    detectable_excess: float | None = None
 
-    _arrays = {"anomalies": None, "scores": None}
+    _arrays = {"anomalies": None, "scores": None, "p_values": None, "expected_counts": None}
 
     def __post_init__(self):
         object.__setattr__(self, "anomalies", _frozen_array(self.anomalies, bool))
         object.__setattr__(self, "scores", _frozen_array(self.scores, np.float64))
+        for name in ("p_values", "expected_counts"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _frozen_array(getattr(self, name), np.float64))
+        if self.detectable_excess is not None:
+            object.__setattr__(self, "detectable_excess", float(self.detectable_excess))
 
     @classmethod
     def from_dict(cls, data: dict) -> "AnalystReport":
         """Rebuild the message from :meth:`to_dict`'s plain form."""
         return cls(int(data["window"]), data["anomalies"], data["scores"],
-                   SensitivityFeedback.from_dict(data["feedback"]))
+                   SensitivityFeedback.from_dict(data["feedback"]),
+                   data.get("p_values"), data.get("expected_counts"),
+                   data.get("detectable_excess"))
 
 
 _TYPES = {cls.__name__: cls for cls in (WindowRelease, AnalystReport, SensitivityFeedback,

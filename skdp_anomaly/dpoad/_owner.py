@@ -24,8 +24,8 @@ from ._sampling import (
     sampling_parameters,
 )
 
-__all__ = ["DataOwner", "MECHANISMS", "check_bins", "check_release_limits", "window_cost",
-           "window_histogram"]
+__all__ = ["DataOwner", "MECHANISMS", "check_bins", "check_prediction_reachable",
+           "check_release_limits", "window_cost", "window_histogram"]
 
 #: The owner's mechanisms: the paper's three and the record-level baseline.
 MECHANISMS = ("dpoad", "painfree", "laplace", "record")
@@ -95,13 +95,33 @@ def window_histogram(X, bins) -> np.ndarray:
         raise ValueError("Input X contains NaN or infinity.")
     flat = np.zeros(X.shape[0], dtype=np.int64)
     for j, e in enumerate(edges):
-        index = np.searchsorted(e, X[:, j], side="right") - 1
-        # below the first edge -> first bin; the last bin includes its right edge
-        # and everything beyond it
-        np.clip(index, 0, e.size - 2, out=index)
+        index = _bin_index(e, X[:, j])
         flat = flat * (e.size - 1) + index
     n_cells = math.prod(e.size - 1 for e in edges)
     return np.bincount(flat, minlength=n_cells).astype(np.int64)
+
+
+def _bin_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The bin of each value: ``edges[i] <= x < edges[i + 1]``, clipped to the edge bins.
+
+    Equal-width edges (``linspace``, ``arange``) get the bin by arithmetic,
+    corrected by one comparison on each side so that rounding never moves a
+    value across an edge; other edges are searched.
+    """
+    last = edges.size - 2
+    width = (edges[-1] - edges[0]) / (last + 1)
+    if np.abs(np.diff(edges) - width).max() <= 1e-9 * width:
+        # x is finite (checked by the caller); a huge |x| only overflows to ±inf
+        with np.errstate(over="ignore"):
+            guess = np.floor((x - edges[0]) / width)
+        index = np.clip(guess, 0, last).astype(np.int64)
+        index -= (x < edges[index]) & (index > 0)
+        index += (x >= edges[index + 1]) & (index < last)
+        return index
+    index = np.searchsorted(edges, x, side="right") - 1
+    # below the first edge -> first bin; the last bin includes its right edge and
+    # everything beyond it
+    return np.clip(index, 0, last, out=index)
 
 
 class DataOwner:
@@ -116,7 +136,7 @@ class DataOwner:
     gamma : float in (0, 1), default=0.05
         Random-DP confidence (validated always; unused by ``"laplace"`` and
         ``"record"``).
-    mechanism : {"dpoad", "painfree", "laplace", "record"}, default="dpoad"
+    mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
     max_count : int >= 1 or None, default=None
         Public cap of a cell count; ``None`` uses the window's record count
         (a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
@@ -138,7 +158,7 @@ class DataOwner:
     See :class:`~skdp_anomaly.DPOAD` for the mechanisms and their guarantees.
     """
 
-    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="dpoad", max_count=None,
+    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", max_count=None,
                  learning_windows=1, sensitivity_samples=100_000, random_state=None):
         self.bins = check_bins(bins)
         self.epsilon = _check_positive("epsilon", epsilon)
@@ -155,12 +175,14 @@ class DataOwner:
         self.n_released = 0
         self.feedback = None
         # the parameters are checked now: a bad (gamma, m) fails before any data is read
-        self.learning_parameters = sampling_parameters(self.gamma)
+        self.learning_parameters = (sampling_parameters(self.gamma)
+                                    if mechanism in ("painfree", "dpoad") else None)
         self.prediction_parameters = (
             sampling_parameters(self.gamma, "prediction", m=self.sensitivity_samples,
                                 epsilon=self.epsilon, learning_windows=self.learning_windows)
             if mechanism == "dpoad" else None)
         self.check_release_limits()
+        check_prediction_reachable(mechanism, self.gamma, self.learning_windows)
 
     def check_release_limits(self) -> None:
         """Refuse, before any data is read, settings whose noise would round away.
@@ -184,6 +206,26 @@ class DataOwner:
         """The privacy cost of one window's release (see :class:`~skdp_anomaly.DPOAD`)."""
         return window_cost(self.mechanism, self.epsilon, self.gamma)
 
+    def check_next_release(self) -> None:
+        """Refuse the next window when the stream's random-DP γ would reach 1.
+
+        Windows compose sequentially, so ``n`` windows of (ε, γ)-random DP give
+        γ = ``n γ``; at 1 or more the statement guarantees nothing.
+
+        Raises
+        ------
+        ValueError
+            Naming the 'gamma' parameter, before anything is read or released.
+        """
+        gamma = self.cost().gamma
+        n = self.n_released + 1
+        if gamma and n * gamma >= 1.0:
+            raise ValueError(
+                f"The 'gamma' parameter is {gamma:g}: window {n} would bring the stream's "
+                f"random-DP γ to {n * gamma:.3g}, and a γ of 1 or more guarantees nothing. "
+                f"Use gamma < 1/{n} for a stream of {n} or more windows, or "
+                "mechanism='record' (pure ε-DP per record, whatever the stream's length).")
+
     def release(self, X) -> WindowRelease:
         """Histogram the window ``X`` and privatise its counts (Steps 2–4).
 
@@ -192,6 +234,7 @@ class DataOwner:
         ValueError
             An empty window, or NaN/inf.
         """
+        self.check_next_release()
         X = np.asarray(X, dtype=np.float64)
         if X.shape[0] == 0:
             raise ValueError("X is an empty window: a window must hold at least one record.")
@@ -277,6 +320,27 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
             f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero.")
 
 
+def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: int) -> None:
+    """Refuse a ``"dpoad"`` stream whose γ would reach 1 before its prediction phase.
+
+    Its first prediction window is window ``learning_windows + 1``, which
+    :meth:`DataOwner.check_next_release` would refuse when
+    ``(learning_windows + 1) γ >= 1``; refused before any data instead.
+
+    Raises
+    ------
+    ValueError
+        Naming the 'gamma' parameter.
+    """
+    first = learning_windows + 1
+    if mechanism == "dpoad" and first * gamma >= 1.0:
+        raise ValueError(
+            f"The 'gamma' parameter is {gamma:g}: mechanism='dpoad' releases its first "
+            f"prediction window as window {first}, where the stream's random-DP γ would be "
+            f"{first * gamma:.3g}, and a γ of 1 or more guarantees nothing. Use gamma < "
+            f"1/{first}, or fewer learning_windows.")
+
+
 def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:
     """The cost of one window under ``mechanism``."""
     if mechanism == "record":
@@ -289,8 +353,7 @@ def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:
         return PrivacyCost.pure(epsilon, f"DPOAD laplace: {unit}; global sensitivity max_count",
                                 neighbours="add_remove")
     pairs = ("uniform on {0..max_count}" if mechanism == "painfree" else
-             "the analyst-learnt, anomaly-down-weighted count distribution after the "
-             "learning windows")
+             "the analyst-learnt count distribution after the learning windows")
     return PrivacyCost.random_dp(
         epsilon, gamma, f"DPOAD {mechanism}: {unit}; ε-DP holds for all but a γ-fraction of "
         f"neighbouring pairs drawn from {pairs}", neighbours="add_remove")
