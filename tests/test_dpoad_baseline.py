@@ -296,7 +296,7 @@ def test_a_noise_that_hides_every_anomaly_is_reported():
         assert len(noise) == int(hidden)  # once a stream, not once a window
         assert (det.detectable_excess_ > 1000) == hidden
         if hidden:
-            assert "cannot tell an anomaly from the noise" in str(noise[0].message)
+            assert "no burst in a typical cell can be flagged" in str(noise[0].message)
 
 
 def test_the_owner_refuses_the_window_whose_gamma_reaches_1():
@@ -362,3 +362,13 @@ def test_equal_width_bins_are_found_by_arithmetic_exactly_as_by_search(edges):
                         [1e308, -1e308]])
     searched = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
     np.testing.assert_array_equal(_bin_index(edges, x), searched)
+
+
+def test_a_max_count_below_what_a_burst_needs_is_reported_as_the_cause():
+    # 2 000 cells of ~20 counts: a cell must reach ~80 to be flagged, above max_count 50
+    rng = np.random.default_rng(0)
+    det = DPOAD(np.arange(2001.0), max_count=50, random_state=0)
+    with pytest.warns(DPOADNoiseWarning, match="above max_count=50.*larger max_count"):
+        for _ in range(2):
+            det.partial_fit(rng.integers(0, 2000, 40_000) + 0.5)
+    assert 20 + det.detectable_excess_ > 50

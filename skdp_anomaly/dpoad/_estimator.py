@@ -418,21 +418,32 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return self
 
     def _warn_if_undecidable(self, max_count: int) -> None:
-        """Warn (once a stream) when no count in the domain could be flagged."""
-        excess = self.detectable_excess_
-        if excess <= max_count:
+        """Warn (once a stream) when a typical cell could not be flagged below max_count.
+
+        Counts are clipped at ``max_count``, so a cell whose expected count plus
+        the detectable excess lies above it can never be flagged as too high.
+        """
+        expected = float(np.median(self.expected_counts_))
+        needed = expected + self.detectable_excess_
+        if needed <= max_count:
             return
-        if self.max_count is None:  # the domain is the record count: no number is shown
-            need = ("a cell must exceed its expected count by more than the count domain "
-                    "allows to be flagged")
+        release = self.releases_[-1]
+        noise = release.noise_scale * (1 if release.space == "count" else release.max_count)
+        if self.max_count is None:  # scale and domain come from the record count: not shown
+            need = "a typical cell must reach more counts than the count domain allows"
         else:
-            release = self.releases_[-1]
-            need = (f"the noise has scale {release.noise_scale:.3g} ({release.space} units), so "
-                    f"a cell must exceed its expected count by about {excess:.3g} to be "
-                    f"flagged, more than max_count={max_count}")
+            # rough by nature: two significant digits
+            need = (f"the noise has scale {noise:.2g} counts, and a typical cell (expected "
+                    f"count {expected:.2g}) must reach about {needed:.2g} counts to be "
+                    f"flagged, above max_count={max_count}, where counts are clipped")
+        if self.mechanism == "record" and noise < self.detectable_excess_ / 4:
+            advice = ("The noise is not the main cause: use a larger max_count (the window "
+                      "size), fewer bins or a larger alpha.")
+        else:
+            advice = ("Use mechanism='record' when each record is a different person, or a "
+                      "larger epsilon.")
         warn(f"DPOAD: with mechanism={self.mechanism!r} at epsilon={self.epsilon:g} {need}: "
-             "the detector cannot tell an anomaly from the noise. Use mechanism='record' when "
-             "each record is a different person, or a larger epsilon.", DPOADNoiseWarning)
+             f"no burst in a typical cell can be flagged. {advice}", DPOADNoiseWarning)
 
     def _snapshot(self) -> dict:
         """What a failed call restores, without copying the stream's history.
