@@ -14,8 +14,9 @@ bound on ε at 95 % confidence.
   tight on these pairs: the bound must stay ≤ ε and come close to it.
 * ``painfree`` and ``dpoad`` claim (ε, γ)-random DP: ε-DP for all but a
   γ-fraction of pairs drawn from the sampling distribution (uniform on
-  {0..max_count} for Pain-Free, the analyst-learnt, anomaly-down-weighted
-  distribution for DPOAD's prediction phase). A pair with c ≤ Δ must stay
+  {0..max_count} for Pain-Free, the analyst-learnt distribution for DPOAD's
+  prediction phase; here the paper's KSE analyst, whose feedback
+  down-weights anomalies). A pair with c ≤ Δ must stay
   ≤ ε; a high-count anomalous cell above the learnt Δ is protected only at
   ε·g(c)/Δ, and the audit shows it. The last column is the measured fraction
   of pairs (c drawn from the sampling distribution, Δ from the owner's own
@@ -34,6 +35,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import time
 from pathlib import Path
@@ -68,9 +70,12 @@ def make_owner(case, rng):
 
 
 def releases(case):
+    # each run is the first release after the owner's learning windows: a copy of one
+    # owner per run (a random-DP stream refuses its window 1/γ, and runs are independent)
     def mech(X, rng, n):
         owner = make_owner(case, rng)
-        return np.array([owner.release(X).values[CELL] for _ in range(n)], dtype=float)
+        return np.array([copy.copy(owner).release(X).values[CELL] for _ in range(n)],
+                        dtype=float)
     return mech
 
 
@@ -78,7 +83,7 @@ def failing_fraction(case, n_pairs, seed):
     """Fraction of pairs (0, c), c from the sampling distribution, with g(c) > Δ."""
     owner = make_owner(case, np.random.default_rng(seed))
     X = window(3)
-    deltas = np.array([owner.release(X).sensitivity for _ in range(n_pairs)])
+    deltas = np.array([copy.copy(owner).release(X).sensitivity for _ in range(n_pairs)])
     rng = np.random.default_rng(seed + 1)
     if case["report"] is None:  # Pain-Free: c uniform on {0..max_count}
         g = rng.integers(0, case["max_count"] + 1, n_pairs).astype(float)
