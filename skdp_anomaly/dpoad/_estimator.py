@@ -413,7 +413,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.detectable_excess_ = (math.nan if report.detectable_excess is None
                                    else report.detectable_excess)
         self.privacy_spent_ = self._spent()
-        if first_test(self.reports_):
+        if _first_test(self.reports_):
             self._warn_if_undecidable(release.max_count)
         return self
 
@@ -528,7 +528,7 @@ def _p_values(report) -> np.ndarray:
     return np.asarray(report.p_values)
 
 
-def first_test(reports) -> bool:
+def _first_test(reports) -> bool:
     """Whether the last report is the stream's first tested window."""
     tested = [r.p_values is not None for r in reports]
     return tested[-1] and sum(tested) == 1
