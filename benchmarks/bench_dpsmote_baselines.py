@@ -207,6 +207,8 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
         sampler = DPSMOTE(epsilon=share * epsilon, bounds=bounds, random_state=s_smote, **v)
         return Pipeline([("dpsmote", sampler),
                          ("classifier", dp_lr((1 - 2 * share) * epsilon, d, seed, cfg))])
+    if method not in ("P½", "T"):  # never fall through to the thesis' 1.5 ε by a typo
+        raise ValueError(f"unknown method {method!r}: one of {METHODS} or {tuple(VARIANTS)}")
     smote_eps = epsilon / 4 if method == "P½" else epsilon / 2
     sampler = DPSMOTE(epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25,
                       random_state=seed + 2)
