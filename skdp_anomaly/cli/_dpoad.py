@@ -356,16 +356,11 @@ def _sensitivity_text(args, release) -> str:
     return f"sensitivity Δ={release.sensitivity:.4g} counts ({release.phase})"
 
 
-def _noisy_counts(release) -> np.ndarray:
-    """The release's values in count units (the disentangled ones are g(c) = c/max_count)."""
-    if release.space == "count":
-        return release.values.astype(np.float64)
-    return release.values * release.max_count
-
-
 def _cell_entries(anomalies, release, report) -> list:
     """``(cell, noisy count, expected count)`` of each flagged cell."""
-    noisy = _noisy_counts(release)
+    from ..dpoad._analyst import release_counts
+
+    noisy, _ = release_counts(release)  # count units, as the analyst tests them
     expected = report.expected_counts
     return [(int(c), float(noisy[c]), None if expected is None else float(expected[c]))
             for c in np.flatnonzero(anomalies)]

@@ -17,7 +17,7 @@ from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from .._warn import warn
-from ._analyst import DETECTORS, Analyst
+from ._analyst import DETECTORS, Analyst, release_counts
 from ._owner import (
     MECHANISMS,
     DataOwner,
@@ -428,7 +428,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         if needed <= max_count:
             return
         release = self.releases_[-1]
-        noise = release.noise_scale * (1 if release.space == "count" else release.max_count)
+        noise = release_counts(release)[1].scale  # in counts, as the analyst tests them
         if self.max_count is None:  # scale and domain come from the record count: not shown
             need = "a typical cell must reach more counts than the count domain allows"
         else:
