@@ -10,8 +10,12 @@ same folds, same run, on public imbalanced sets that install offline
 * **B**  ``NoisyPriorThresholdClassifier(dpLR(0.95 ε), epsilon=0.025 ε)``:
   the same model, thresholded at a DP class prior (0.025 ε under
   add/remove = 0.05 ε under replace-one neighbours);
-* **P**  ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d)``: the
-  recommended pipeline, DPSMOTE(0.25 ε, Gaussian synopsis) + dpLR(0.5 ε);
+* **P**  ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d,
+  strategy="oversample")``: DPSMOTE(0.25 ε, Gaussian synopsis) + dpLR(0.5 ε);
+* **auto** ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d)``: the
+  package's default, which builds P if ε < √d and B otherwise
+  (``resolve_imbalanced_strategy``); it gets P's or B's seeds, so on each set
+  it equals the method it picked;
 * **P½** the thesis' configuration at the same total: DPSMOTE(ε/4,
   ``synopsis="grid"``, ν = 0.25) + dpLR(ε/2);
 * **T**  the thesis' split taken literally, DPSMOTE(ε/2, grid) + dpLR(ε/2):
@@ -20,8 +24,8 @@ same folds, same run, on public imbalanced sets that install offline
 All totals are under replace-one neighbours (the relation of diffprivlib's
 classifiers and the default of ``check_privacy_budget``; DPSMOTE's
 add/remove ε counts twice there). Each method's total is checked with
-``check_privacy_budget`` before any fit (assert: ε for A, B, P, P½; 1.5 ε
-for T).
+``check_privacy_budget`` before any fit (assert: ε for A, B, P, auto, P½;
+1.5 ε for T; auto at d = 8 covers both of its branches).
 
 Protocol: 2 × 5-fold stratified CV; each feature scaled to [-1, 1] with the
 training fold's min/max and clipped (test rows too), so the public box is
@@ -36,8 +40,9 @@ differences are not swamped by noise draws. A method that fails on a set
 (the grid at d = 1 617) is reported and that set left out of the tables
 that need the method.
 
-Target (issue 12): at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean
-ROC-AUC of P ≥ A − 0.02.
+Targets: at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean ROC-AUC
+of P ≥ A − 0.02 (issue 12); for the default (auto), G-mean ≥ A + 0.03 and
+≥ B − 0.02, ROC-AUC ≥ A − 0.02.
 
 Every dpLR takes the regularisation ``C`` of ``dp_lr_C`` (the rule
 ``dp_imbalanced_pipeline`` applies, which avoids the dead zone of
@@ -83,11 +88,12 @@ HIGH_DIM_SETS = ("sylva", "hiva")
 BROKEN_SETS = ("yeast4", "segment0", "cm1")
 QUICK_SETS = ("breast_cancer", "abalone9_18", "yeast_2_vs_4", "pc1")
 
-METHODS = ("A", "B", "P", "P½", "T")
+METHODS = ("A", "B", "P", "auto", "P½", "T")
 METHOD_NAMES = {
     "A": "A: dpLR(ε)",
     "B": "B: dpLR(0.95ε) + noisy prior (0.05ε)",
-    "P": "P: dp_imbalanced_pipeline (DPSMOTE gauss 0.25ε + dpLR 0.5ε)",
+    "P": "P: dp_imbalanced_pipeline oversample (DPSMOTE gauss 0.25ε + dpLR 0.5ε)",
+    "auto": "auto: dp_imbalanced_pipeline default (P if ε < √d, else B)",
     "P½": "P½: DPSMOTE grid ε/4 + dpLR ε/2",
     "T": "T: thesis literal DPSMOTE grid ε/2 + dpLR ε/2 (spends 1.5ε)",
 }
@@ -107,9 +113,10 @@ VARIANT_NAMES = {
     "P spread=1.0": "P with spread 1.0",
 }
 # total ε under replace-one neighbours, as a multiple of the nominal ε
-TOTAL_FACTOR = {"A": 1.0, "B": 1.0, "P": 1.0, "P½": 1.0, "T": 1.5}
-MAIN = ("A", "B", "P", "P½")
+TOTAL_FACTOR = {"A": 1.0, "B": 1.0, "P": 1.0, "auto": 1.0, "P½": 1.0, "T": 1.5}
+MAIN = ("A", "B", "P", "auto", "P½")
 GMEAN_MARGIN, AUC_MARGIN = 0.03, 0.02
+AUTO_B_MARGIN = 0.02  # auto's G-mean may trail B by this much
 DIM_GROUPS = (("d ≤ 13", 0, 13), ("20 ≤ d ≤ 36", 14, 100), ("d ≥ 200", 101, 10**9))
 
 
@@ -184,20 +191,29 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
     if method == "B":
         return NoisyPriorThresholdClassifier(dp_lr(0.95 * epsilon, d, seed, cfg),
                                              epsilon=0.025 * epsilon, random_state=seed + 1)
-    if method == "P":
+    if method in ("P", "auto"):
         from diffprivlib.models import LogisticRegression
 
         # data_norm is filled in from the bounds (√d), and C = 1 is replaced by the
-        # package's dead-zone-free rule, i.e. dp_lr_C(ε/2, d, "auto")
+        # package's dead-zone-free rule, i.e. dp_lr_C(classifier's ε, d, "auto")
         prototype = LogisticRegression(max_iter=cfg["max_iter"])
-        pipe = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
-                                      random_state=seed)
+        strategy = "oversample" if method == "P" else "auto"
+        est = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
+                                     strategy=strategy, random_state=seed)
         # every dpLR of a fold draws its noise from the same seed (common random
         # numbers): paired differences between methods then show less seed noise
-        C = dp_lr_C(epsilon / 2, d, cfg["c_mode"])
+        if isinstance(est, Pipeline):  # P's seeds
+            C = dp_lr_C(epsilon / 2, d, cfg["c_mode"])
+            if cfg["c_mode"] == "auto":
+                assert math.isclose(est.named_steps["classifier"].C, C, rel_tol=1e-12)
+            return est.set_params(classifier__random_state=seed, classifier__C=C)
+        assert isinstance(est, NoisyPriorThresholdClassifier)  # B's seeds
+        assert math.isclose(est.epsilon, 0.025 * epsilon, rel_tol=1e-12)
+        C = dp_lr_C(0.95 * epsilon, d, cfg["c_mode"])
         if cfg["c_mode"] == "auto":
-            assert math.isclose(pipe.named_steps["classifier"].C, C, rel_tol=1e-12)
-        return pipe.set_params(classifier__random_state=seed, classifier__C=C)
+            assert math.isclose(est.estimator.C, C, rel_tol=1e-12)
+        return est.set_params(random_state=seed + 1, estimator__random_state=seed,
+                              estimator__C=C)
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
@@ -312,9 +328,12 @@ def summarise(results, sets, eps, methods=METHODS, base="P"):
     return s
 
 
-def target_row(s):
-    pa_g, pb_g, pa_auc = s[("P-A", "gmean")][0], s[("P-B", "gmean")][0], s[("P-A", "auc")][0]
-    return (pa_g >= GMEAN_MARGIN - 1e-12, pb_g >= -1e-12, pa_auc >= -AUC_MARGIN - 1e-12)
+def target_row(s, base="P", b_margin=0.0):
+    """``base``'s targets: G-mean ≥ A + 0.03 and ≥ B − ``b_margin``; ROC-AUC ≥ A − 0.02."""
+    pa_g, pb_g = s[(base + "-A", "gmean")][0], s[(base + "-B", "gmean")][0]
+    pa_auc = s[(base + "-A", "auc")][0]
+    return (pa_g >= GMEAN_MARGIN - 1e-12, pb_g >= -b_margin - 1e-12,
+            pa_auc >= -AUC_MARGIN - 1e-12)
 
 
 def mark(ok):
@@ -334,8 +353,9 @@ def plot(results, sets, eps_list, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharex=True)
-    colours = {"A": "tab:grey", "B": "tab:blue", "P": "tab:red", "P½": "tab:green"}
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), sharex=True)
+    colours = {"A": "tab:grey", "B": "tab:blue", "P": "tab:red", "auto": "black",
+               "P½": "tab:green"}
     for ax, metric, label in ((axes[0], "auc", "ROC-AUC"), (axes[1], "gmean", "G-mean")):
         for m in MAIN:
             stats = [summarise(results, sets, e, (m,))[(m, metric)] for e in eps_list]
@@ -349,9 +369,10 @@ def plot(results, sets, eps_list, path):
         ax.set_xlabel("total ε (replace-one neighbours)")
         ax.set_ylabel(f"{label}, mean over {len(sets)} sets (± SE)")
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=7, loc="lower right")
+    # below the panels: inside, it would hide the points at small ε
+    fig.legend(*axes[1].get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=2)
     fig.suptitle("Private pipelines on imbalanced sets, 2×5-fold CV")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(f"wrote {path}")
@@ -361,7 +382,7 @@ def plot(results, sets, eps_list, path):
 def report(results, info, sets_all, eps_list, args):
     """Print every table; return the numbers for the JSON."""
     complete = complete_sets(results, sets_all, eps_list, METHODS)
-    abp = complete_sets(results, sets_all, eps_list, ("A", "B", "P"))
+    abp = complete_sets(results, sets_all, eps_list, ("A", "B", "P", "auto"))
     missing = sorted(set(sets_all) - set(complete))
     tables = {}
 
@@ -375,10 +396,10 @@ def report(results, info, sets_all, eps_list, args):
         f"Mean over {len(complete)} sets (± standard error over sets), 2×5-fold CV",
         ["ε", "method", "total ε (replace)", "ROC-AUC", "G-mean"], rows, align="lllrr")
 
-    check = {}
+    check, check_auto = {}, {}
     core = [n for n in CORE_SETS if n in abp]
     groups = [(f"{len(complete)} sets, all methods", complete),
-              (f"{len(abp)} sets on which A, B, P ran (incl. d ≥ 200)", abp),
+              (f"{len(abp)} sets on which A, B, P, auto ran (incl. d ≥ 200)", abp),
               (f"the issue's first {len(core)} sets", core)]
     seen = []
     for label, sets in groups:
@@ -400,6 +421,30 @@ def report(results, info, sets_all, eps_list, args):
             f"Target check, paired differences over {label} (mean ± SE over sets)",
             ["ε", "G-mean P − A", "≥ +0.03", "G-mean P − B", "≥ 0", "ROC-AUC P − A", "≥ −0.02"],
             rows, align="lrcrcrc")
+        rows = []
+        for e in eps_list:
+            s = summarise(results, sets, e, ("A", "B", "P", "auto"), base="auto")
+            ok = target_row(s, "auto", AUTO_B_MARGIN)
+            picks = sum(_picks_oversample(e, info[n]["d"]) for n in sets)
+            rows.append([f"{e:g}", f"P {picks}, B {len(sets) - picks}",
+                         pm(*s[("auto", "gmean")][:2]),
+                         pm(*s[("auto-A", "gmean")][:2]), mark(ok[0]),
+                         pm(*s[("auto-B", "gmean")][:2]), mark(ok[1]),
+                         pm(*s[("auto-A", "auc")][:2]), mark(ok[2]),
+                         pm(*s[("auto-P", "gmean")][:2])])
+            check_auto.setdefault(label, {})[f"{e:g}"] = {
+                "picks_oversample": picks, "auto_gmean": s[("auto", "gmean")][:2],
+                "auto_auc": s[("auto", "auc")][:2],
+                "auto-A_gmean": s[("auto-A", "gmean")][:2],
+                "auto-B_gmean": s[("auto-B", "gmean")][:2],
+                "auto-A_auc": s[("auto-A", "auc")][:2],
+                "auto-P_gmean": s[("auto-P", "gmean")][:2],
+                "gmean_ge_A_plus_0.03": ok[0], "gmean_ge_B_minus_0.02": ok[1],
+                "auc_ge_A_minus_0.02": ok[2]}
+        tables["check_auto " + label] = print_table(
+            f"Target check of the default (auto), paired over {label} (mean ± SE over sets)",
+            ["ε", "auto picks", "G-mean auto", "G auto − A", "≥ +0.03", "G auto − B", "≥ −0.02",
+             "AUC auto − A", "≥ −0.02", "G auto − P"], rows, align="llrrcrcrcr")
 
     rows = []
     for e in eps_list:
@@ -424,7 +469,7 @@ def report(results, info, sets_all, eps_list, args):
     tables["by_dimension"] = print_table(
         "By dimension (mean ± SE over the sets of each group; '–': the method failed there)",
         ["d", "sets", "ε"] + [f"AUC {m}" for m in MAIN] + [f"G {m}" for m in MAIN]
-        + ["G P − B"], rows, align="lll" + "r" * 9)
+        + ["G P − B"], rows, align="lll" + "r" * (2 * len(MAIN) + 1))
 
     for e in (1.0, 5.0):
         if e not in eps_list:
@@ -437,7 +482,7 @@ def report(results, info, sets_all, eps_list, args):
         tables[f"per_set_{e:g}"] = print_table(
             f"Per set at ε = {e:g} (mean over the folds)",
             ["set", "d", "n", "minority"] + [f"AUC {m}" for m in MAIN]
-            + [f"G {m}" for m in MAIN], rows, align="lrrr" + "r" * 8)
+            + [f"G {m}" for m in MAIN], rows, align="lrrr" + "r" * (2 * len(MAIN)))
 
     if missing:
         print("\nmethods that failed (excluded from the means of the first table):")
@@ -447,7 +492,7 @@ def report(results, info, sets_all, eps_list, args):
                 if err:
                     print(f"  {n} (d={info[n]['d']}), {m}: {err[:160]}")
     warn_rows = []
-    for m in ("P", "P½", "T"):
+    for m in ("P", "auto", "P½", "T"):
         fits = sum(len(results[n][e][m]["auc"]) for n in sets_all for e in eps_list)
         warned = sum(results[n][e][m]["noise_warnings"] for n in sets_all for e in eps_list)
         secs = sum(sum(results[n][e][m]["seconds"]) for n in sets_all for e in eps_list)
@@ -457,7 +502,13 @@ def report(results, info, sets_all, eps_list, args):
         ["method", "fits", "DPSMOTENoiseWarnings", "fit+predict s (sum)"], warn_rows,
         align="lrrr")
     return {"complete_sets": complete, "abp_sets": abp, "target_check": check,
-            "tables": tables}
+            "target_check_auto": check_auto, "tables": tables}
+
+
+def _picks_oversample(epsilon: float, d: int) -> bool:
+    from skdp_anomaly import resolve_imbalanced_strategy
+
+    return resolve_imbalanced_strategy(epsilon, d) == "oversample"
 
 
 def report_variants(results, sets, eps_list, methods):
@@ -577,7 +628,9 @@ def main(argv=None):
         "seconds": elapsed, "fingerprint_over_sampling": source_fingerprint("over_sampling"),
         "fingerprint_imbalanced": source_fingerprint("imbalanced"),
         "complete_sets": summary["complete_sets"],
-        "target_check": summary.get("target_check"), "variants": summary.get("variants"),
+        "target_check": summary.get("target_check"),
+        "target_check_auto": summary.get("target_check_auto"),
+        "variants": summary.get("variants"),
         "per_fold": {n: {f"{e:g}": _compact(results[n][e]) for e in eps_list} for n in sets},
         "tables": summary["tables"],
     })

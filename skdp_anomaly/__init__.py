@@ -7,9 +7,10 @@ DPSMOTE
 DPOAD
     Private outsourcing of anomaly detection over windowed histograms (Mohammady et al.);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
-dp_imbalanced_pipeline, NoisyPriorThresholdClassifier
-    The recommended private pipeline for imbalanced classes (DPSMOTE, then a
-    diffprivlib classifier, one total ε) and the cheap baseline it must beat.
+dp_imbalanced_pipeline, resolve_imbalanced_strategy, NoisyPriorThresholdClassifier
+    The recommended private learner for imbalanced classes (DPSMOTE, then a
+    diffprivlib classifier, or the classifier thresholded at a DP class prior,
+    chosen from ε and d; one total ε), the rule that chooses, and the threshold.
 NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
 PrivateOnlineActiveSVC
@@ -39,7 +40,11 @@ from .budget import (
 )
 from .dpoad import DPOAD
 from .group_search import NoisyGroupSearch
-from .imbalanced import NoisyPriorThresholdClassifier, dp_imbalanced_pipeline
+from .imbalanced import (
+    NoisyPriorThresholdClassifier,
+    dp_imbalanced_pipeline,
+    resolve_imbalanced_strategy,
+)
 from .changepoint import (
     PrivateChangePointDetector,
     ThresholdRange,
@@ -70,5 +75,6 @@ __all__ = [
     "dp_imbalanced_pipeline",
     "drift_index_to_original",
     "drift_transform",
+    "resolve_imbalanced_strategy",
     "threshold_range",
 ]

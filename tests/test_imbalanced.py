@@ -1,4 +1,5 @@
-"""Tests of skdp_anomaly.imbalanced: NoisyPriorThresholdClassifier and dp_imbalanced_pipeline.
+"""Tests of skdp_anomaly.imbalanced: NoisyPriorThresholdClassifier, dp_imbalanced_pipeline
+and the rule that chooses its strategy.
 
 Seeds are fixed, so the tests are deterministic; each statistical assertion
 states its false-failure rate over seeds. Tests that price or fit diffprivlib
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
 from _diffprivlib import needs_diffprivlib
+from imblearn.pipeline import Pipeline
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
@@ -22,11 +24,13 @@ from sklearn.metrics import roc_auc_score
 from skdp_anomaly import (
     DPSMOTE,
     NoisyPriorThresholdClassifier,
+    PrivacyBudgetError,
     audit,
     check_privacy_budget,
     dp_imbalanced_pipeline,
+    resolve_imbalanced_strategy,
 )
-from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _threshold, dead_zone_free_C
+from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _pipeline, _threshold, dead_zone_free_C
 
 
 @pytest.fixture(scope="module")
@@ -310,12 +314,32 @@ class _DPStandIn(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         return np.full(len(X), self.classes_[0])
 
+    def predict_proba(self, X):
+        return np.tile(np.eye(len(self.classes_))[0], (len(X), 1))
 
-BOX = ([-1.0, -2.0, 0.0], [1.0, 3.0, 4.0])
+
+class _NoProbaStandIn(ClassifierMixin, BaseEstimator):
+    """diffprivlib's ``epsilon`` and ``data_norm``, but no predict_proba."""
+
+    def __init__(self, epsilon=1.0, data_norm=None):
+        self.epsilon = epsilon
+        self.data_norm = data_norm
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+BOX = ([-1.0, -2.0, 0.0], [1.0, 3.0, 4.0])  # d = 3, √d ≈ 1.73
+BOX8 = ([-1.0] * 8, [1.0] * 8)  # d = 8, √d ≈ 2.83
 
 
 def test_pipeline_split_and_data_norm():
-    pipe = dp_imbalanced_pipeline(_DPStandIn(), epsilon=2.0, bounds=BOX, random_state=0)
+    pipe = dp_imbalanced_pipeline(_DPStandIn(), epsilon=2.0, bounds=BOX, strategy="oversample",
+                                  random_state=0)
     sampler, clf = pipe.named_steps["dpsmote"], pipe.named_steps["classifier"]
     assert isinstance(sampler, DPSMOTE) and sampler.synopsis == "gaussian"
     assert PIPELINE_SPLIT == 0.25
@@ -328,18 +352,95 @@ def test_pipeline_split_and_data_norm():
     assert clf.bounds is BOX
 
 
+def test_threshold_split_and_data_norm():
+    user = _DPStandIn()
+    clf = dp_imbalanced_pipeline(user, epsilon=2.0, bounds=BOX, strategy="threshold",
+                                 random_state=0)
+    assert isinstance(clf, NoisyPriorThresholdClassifier) and not hasattr(clf, "named_steps")
+    inner = clf.estimator
+    assert inner is not user and user.epsilon == 1.0  # a clone; the argument is not modified
+    # 2·0.025ε (class sizes under replace-one) + 0.95ε = ε
+    assert clf.epsilon == pytest.approx(0.05) and inner.epsilon == pytest.approx(1.9)
+    assert 2 * clf.epsilon + inner.epsilon == pytest.approx(2.0)
+    assert inner.data_norm == pytest.approx(np.sqrt(26.0)) and inner.bounds is BOX
+    assert clf.classes is None and clf.accountant is None
+    # independent int child seeds, or none at all
+    assert isinstance(clf.random_state, int) and isinstance(inner.random_state, int)
+    assert clf.random_state != inner.random_state
+    free = dp_imbalanced_pipeline(_DPStandIn(), epsilon=2.0, bounds=BOX, strategy="threshold")
+    assert free.random_state is None and free.estimator.random_state is None
+
+
+@pytest.mark.parametrize("epsilon, n_features, expected", [
+    (2.0, 8, "oversample"), (5.0, 8, "threshold"),      # √8 ≈ 2.83
+    (2.8, 8, "oversample"), (2.9, 8, "threshold"),
+    (1.999, 4, "oversample"), (2.0, 4, "threshold"),   # ε = √d exactly: threshold
+    (0.5, 1, "oversample"), (1.0, 1, "threshold"),
+    (10.0, 212, "oversample"), (15.0, 212, "threshold"),  # √212 ≈ 14.6
+])
+def test_resolve_strategy_is_the_sqrt_d_rule(epsilon, n_features, expected):
+    assert resolve_imbalanced_strategy(epsilon, n_features) == expected
+    assert resolve_imbalanced_strategy(np.float64(epsilon), np.int64(n_features)) == expected
+
+
+def test_resolve_strategy_reads_the_module_constant(monkeypatch):
+    assert _pipeline.OVERSAMPLE_MAX_EPS_PER_SQRT_D == 1.0
+    monkeypatch.setattr(_pipeline, "OVERSAMPLE_MAX_EPS_PER_SQRT_D", 2.0)
+    assert resolve_imbalanced_strategy(5.0, 8) == "oversample"  # 5 < 2·√8
+
+
+@pytest.mark.parametrize("epsilon, n_features, match", [
+    (1.0, 0, "n_features"), (1.0, 2.5, "n_features"), (1.0, True, "n_features"),
+    (1.0, -3, "n_features"), (0.0, 8, "epsilon"), (float("inf"), 8, "epsilon"),
+])
+def test_resolve_strategy_errors(epsilon, n_features, match):
+    with pytest.raises(ValueError, match=match):
+        resolve_imbalanced_strategy(epsilon, n_features)
+
+
+@pytest.mark.parametrize("epsilon, bounds, d, expected", [
+    (2.0, BOX8, 8, "oversample"), (5.0, BOX8, 8, "threshold"),
+    (1.0, BOX, 3, "oversample"), (2.0, BOX, 3, "threshold"),
+    # one side per feature, the other a scalar: d is still the number of features
+    (5.0, ([-1.0] * 8, 1.0), 8, "threshold"), (2.0, (-1.0, [1.0] * 8), 8, "oversample"),
+])
+def test_auto_picks_by_the_rule(epsilon, bounds, d, expected):
+    assert resolve_imbalanced_strategy(epsilon, d) == expected
+    est = dp_imbalanced_pipeline(_DPStandIn(), epsilon=epsilon, bounds=bounds, random_state=0)
+    kind = {"oversample": Pipeline, "threshold": NoisyPriorThresholdClassifier}[expected]
+    assert type(est) is kind
+    # "auto" is the default, and it builds what the explicit strategy builds
+    forced = dp_imbalanced_pipeline(_DPStandIn(), epsilon=epsilon, bounds=bounds,
+                                    strategy=expected, random_state=0)
+    assert repr(forced) == repr(est)
+
+
+@pytest.mark.parametrize("epsilon, strategy, kind", [
+    (5.0, "oversample", Pipeline),                    # auto would threshold
+    (2.0, "threshold", NoisyPriorThresholdClassifier),  # auto would oversample
+])
+def test_forced_strategy_overrides_the_rule(epsilon, strategy, kind):
+    assert resolve_imbalanced_strategy(epsilon, 8) != strategy
+    est = dp_imbalanced_pipeline(_DPStandIn(), epsilon=epsilon, bounds=BOX8, strategy=strategy)
+    assert type(est) is kind
+
+
 def test_pipeline_keeps_what_the_user_set_and_clones():
     user = _DPStandIn(epsilon=9.0, data_norm=2.5, bounds=(-1, 1))
-    pipe = dp_imbalanced_pipeline(user, epsilon=1.0, bounds=BOX)
+    pipe = dp_imbalanced_pipeline(user, epsilon=1.0, bounds=BOX, strategy="oversample")
     clf = pipe.named_steps["classifier"]
     assert clf is not user and user.epsilon == 9.0  # the argument is not modified
     assert clf.data_norm == 2.5 and clf.bounds == (-1, 1) and clf.epsilon == 0.5
+    thr = dp_imbalanced_pipeline(user, epsilon=1.0, bounds=BOX, strategy="threshold")
+    assert thr.estimator.data_norm == 2.5 and thr.estimator.bounds == (-1, 1)
 
 
 def test_pipeline_seeds():
-    a = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=3)
-    b = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=3)
-    c = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state=4)
+    def build(**kw):
+        return dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX,
+                                      strategy="oversample", **kw)
+
+    a, b, c = build(random_state=3), build(random_state=3), build(random_state=4)
 
     def seeds(p):
         return p.named_steps["dpsmote"].random_state, p.named_steps["classifier"].random_state
@@ -347,31 +448,58 @@ def test_pipeline_seeds():
     assert seeds(a) == seeds(b)  # reproducible
     assert seeds(a)[0] != seeds(a)[1]  # independent child seeds
     assert seeds(a) != seeds(c) and all(isinstance(s, int) for s in seeds(a))
-    assert seeds(dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX)) == (None, None)
-    gen = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX,
-                                 random_state=np.random.default_rng(3))
+    assert seeds(build()) == (None, None)
+    gen = build(random_state=np.random.default_rng(3))
     assert all(isinstance(s, int) for s in seeds(gen))
     with pytest.raises(ValueError, match="random_state"):
-        dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, random_state="seed")
+        build(random_state="seed")
+    # the threshold strategy gives its classifier the same seed as the Pipeline's
+    thr = dp_imbalanced_pipeline(_DPStandIn(), epsilon=1.0, bounds=BOX, strategy="threshold",
+                                 random_state=3)
+    assert (thr.random_state, thr.estimator.random_state) == seeds(a)
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(classifier=_DPStandIn(), bounds=(-1, 1)), "data_norm"),  # scalar bounds
+    (dict(classifier=_DPStandIn(), bounds=(-1, 1), strategy="oversample"), "data_norm"),
+    (dict(classifier=_DPStandIn(), bounds=(-1, 1), strategy="threshold"), "data_norm"),
+    # "auto" needs d, whatever the classifier
+    (dict(classifier=_DPStandIn(), bounds=(-1, 1)), "'bounds' do not give"),
+    (dict(classifier=_DPStandIn(data_norm=2.0), bounds=(-1, 1)), "number of features"),
     (dict(classifier=LogisticRegression(), bounds=BOX), "'epsilon' parameter"),
     (dict(classifier=_DPStandIn(), bounds=(1, -1)), "lower < upper"),
     (dict(classifier=_DPStandIn(), bounds=5), "pair"),
+    (dict(classifier=_DPStandIn(), bounds=([-1.0] * 3, [1.0] * 4)), "same length"),
     (dict(classifier=_DPStandIn(), bounds=BOX, epsilon=0), "epsilon"),
+    (dict(classifier=_DPStandIn(), bounds=BOX, strategy="smote"), "'strategy' parameter"),
+    (dict(classifier=_DPStandIn(), bounds=BOX, strategy="Auto"), "'strategy' parameter"),
+    (dict(classifier=_DPStandIn(), bounds=BOX, strategy=None), "'strategy' parameter"),
+    (dict(classifier=_NoProbaStandIn(), bounds=BOX, strategy="threshold"), "predict_proba"),
+    (dict(classifier=_NoProbaStandIn(), bounds=BOX, epsilon=5.0), "predict_proba"),  # auto
+    # the class-size release refuses ε > 30 (exact geometric noise): 0.025 · 2000 = 50
+    (dict(classifier=_DPStandIn(), bounds=BOX, epsilon=2000.0), "epsilon"),
 ])
 def test_pipeline_errors(kw, match):
     kw.setdefault("epsilon", 1.0)
     classifier = kw.pop("classifier")
+    before = classifier.get_params()
     with pytest.raises(ValueError, match=match):
         dp_imbalanced_pipeline(classifier, **kw)
+    # raised while building, from the parameters alone: nothing was fitted or changed
+    assert classifier.get_params() == before
+    assert not [k for k in vars(classifier) if k.endswith("_") and not k.startswith("_")]
+
+
+def test_no_predict_proba_is_fine_for_oversample():
+    pipe = dp_imbalanced_pipeline(_NoProbaStandIn(), epsilon=1.0, bounds=BOX)  # auto: oversample
+    assert type(pipe) is Pipeline
 
 
 def test_pipeline_scalar_bounds_are_fine_without_data_norm():
-    pipe = dp_imbalanced_pipeline(_DPStandIn(data_norm=2.0), epsilon=1.0, bounds=(-1, 1))
-    assert pipe.named_steps["classifier"].bounds == (-1, 1)
+    for strategy in ("oversample", "threshold"):
+        est = dp_imbalanced_pipeline(_DPStandIn(data_norm=2.0), epsilon=1.0, bounds=(-1, 1),
+                                     strategy=strategy)
+        inner = est.named_steps["classifier"] if strategy == "oversample" else est.estimator
+        assert inner.bounds == (-1, 1) and inner.data_norm == 2.0
 
 
 @needs_diffprivlib
@@ -382,6 +510,7 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
     X, y = data
     X = np.clip(X, -4, 4)
     bounds = ([-4.0] * 5, [4.0] * 5)
+    # ε = 2 < √5: "auto" oversamples
     pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
                                   random_state=0)
     assert pipe.named_steps["classifier"].data_norm == pytest.approx(np.sqrt(5 * 16))
@@ -400,10 +529,61 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert nb.fit(X, y).predict(X).shape == y.shape
-    # scalar bounds: fine for GaussianNB, an error for a classifier that needs data_norm
-    dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4))
+    # scalar bounds: fine for GaussianNB with a forced strategy, an error for a classifier
+    # that needs data_norm, and for "auto", which needs d
+    dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4), strategy="oversample")
     with pytest.raises(ValueError, match="data_norm"):
-        dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=(-4, 4))
+        dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=(-4, 4),
+                               strategy="oversample")
+    with pytest.raises(ValueError, match="'bounds'"):
+        dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4))
+
+
+@needs_diffprivlib
+@pytest.mark.parametrize("strategy", ["auto", "oversample", "threshold"])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0, 2.9, 3.3, 5.0, 10.0])
+def test_every_strategy_costs_exactly_epsilon(strategy, epsilon):
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    est = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=epsilon, bounds=BOX8,
+                                 strategy=strategy, random_state=0)
+    branch = resolve_imbalanced_strategy(epsilon, 8) if strategy == "auto" else strategy
+    assert type(est) is {"oversample": Pipeline,
+                         "threshold": NoisyPriorThresholdClassifier}[branch]
+    report = check_privacy_budget(est, epsilon)  # raises if over budget or leaking
+    assert report.cost.epsilon == pytest.approx(epsilon, rel=1e-12)
+    assert report.cost.delta == 0 and report.leaks == [] and report.neighbours == "replace"
+    # per step, under replace-one: DPSMOTE 2·0.25ε + LR 0.5ε; class sizes 2·0.025ε + LR 0.95ε
+    shares = {"oversample": [0.5, 0.5], "threshold": [0.05, 0.95]}[branch]
+    assert [s.epsilon for s in report.steps] == [pytest.approx(f * epsilon) for f in shares]
+    with pytest.raises(PrivacyBudgetError):
+        check_privacy_budget(est, 0.99 * epsilon)
+
+
+@needs_diffprivlib
+def test_threshold_branch_fits_and_predicts(data):
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    X, y = data  # 2000 rows, 10 % minority, d = 5
+    X = np.clip(X / 4, -1, 1)
+    bounds = ([-1.0] * 5, [1.0] * 5)
+    clf = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=5.0, bounds=bounds,
+                                 random_state=0)  # 5 ≥ √5: the threshold
+    assert isinstance(clf, NoisyPriorThresholdClassifier)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # diffprivlib's and scipy's own warnings
+        clf.fit(X, y)
+    assert clf.estimator_.epsilon == pytest.approx(4.75)
+    assert clf.estimator_.data_norm == pytest.approx(np.sqrt(5))
+    # ε = 0.125 for two class sizes of 1 800 and 200: the prior is within a few percent
+    np.testing.assert_allclose(clf.class_prior_, np.bincount(y) / len(y), atol=0.03)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    pred = clf.predict(X)
+    np.testing.assert_array_equal(pred, clf.classes_[np.argmax(proba / clf.class_prior_, 1)])
+    # it predicts the minority; the threshold makes it predict it more often than at 0.5
+    assert 0 < (pred == 1).sum() and (pred == 1).sum() >= (proba[:, 1] > 0.5).sum()
+    assert clf.privacy_spent_.epsilon == pytest.approx(0.125)
 
 
 def test_dead_zone_free_C_keeps_half_of_epsilon_for_the_noise():
@@ -423,14 +603,25 @@ def test_pipeline_sets_C_by_the_rule_for_diffprivlib_logistic_regression():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
     bounds = ([-1.0] * 21, [1.0] * 21)
-    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds)
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+                                  strategy="oversample")
     clf = pipe.named_steps["classifier"]
     assert clf.C == pytest.approx(dead_zone_free_C(1.0, np.sqrt(21))) and clf.C < 1
     # a C the user set is kept; other classifiers are left alone
-    user = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds)
+    user = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds,
+                                  strategy="oversample")
     assert user.named_steps["classifier"].C == 0.5
-    large = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=20.0, bounds=bounds)
+    large = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=20.0, bounds=bounds,
+                                   strategy="oversample")
     assert large.named_steps["classifier"].C == 1.0  # no dead zone at ε = 10
+    # the threshold strategy: the rule at the classifier's 0.95 ε
+    thr = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+                                 strategy="threshold")
+    assert thr.estimator.C == pytest.approx(dead_zone_free_C(1.9, np.sqrt(21)))
+    assert thr.estimator.C < 1
+    kept = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds,
+                                  strategy="threshold")
+    assert kept.estimator.C == 0.5
 
 
 @needs_diffprivlib
@@ -438,7 +629,8 @@ def test_noisy_prior_inside_the_pipeline_budget():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
     pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0,
-                                  bounds=([-1.0] * 3, [1.0] * 3), random_state=0)
+                                  bounds=([-1.0] * 3, [1.0] * 3), strategy="oversample",
+                                  random_state=0)
     pipe.steps[-1] = ("classifier", NoisyPriorThresholdClassifier(pipe.steps[-1][1],
                                                                   epsilon=0.05))
     report = check_privacy_budget(pipe)
