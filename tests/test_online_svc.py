@@ -19,6 +19,11 @@ from skdp_anomaly import PrivateOnlineActiveSVC
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import ExponentialSelection, PrivacyLeakWarning
 
+def paper_svc(**params):
+    """The estimator with the paper's updates (no intercept): the mechanics these
+    tests pin down (the default DP-FTRL update has tests of its own)."""
+    return PrivateOnlineActiveSVC(**{"update": "flmb", "fit_intercept": False, **params})
+
 SELECTIONS = ("bernoulli", "exponential", "all")
 UPDATES = ("flmb", "flsw")
 
@@ -96,8 +101,8 @@ def test_labels_read_only_for_selected_rows(selection, update):
     n = 4000
     X, y = disc_stream(n, seed=1)
     labels = RecordingLabels(y)
-    est = PrivateOnlineActiveSVC(epsilon=1.0, selection=selection, update=update,
-                                 random_state=0)
+    est = paper_svc(epsilon=1.0, selection=selection, update=update,
+                    random_state=0)
     est.partial_fit(X, labels, classes=[-1, 1])
     read = labels.read
     assert len(read) == len(set(read)) == est.n_labels_requested_
@@ -113,7 +118,7 @@ def test_labels_read_only_for_selected_rows(selection, update):
 def test_labels_read_for_selected_rows_across_calls():
     # indices are those of each call's y: a sequence passed per chunk
     X, y = disc_stream(3000, seed=2)
-    est = PrivateOnlineActiveSVC(epsilon=1.0, random_state=3)
+    est = paper_svc(epsilon=1.0, random_state=3)
     total = 0
     for start in range(0, 3000, 500):
         labels = RecordingLabels(y[start:start + 500])
@@ -132,9 +137,9 @@ def test_oracle_asked_only_for_selected_rows_once(selection, update):
     kw = dict(epsilon=1.0, selection=selection, update=update, batch_size=5, random_state=5)
     chunks = range(0, 3000, 700)
     labels = RecordingLabels(y)
-    by_y = PrivateOnlineActiveSVC(**kw)
+    by_y = paper_svc(**kw)
     oracle = RecordingOracle(X, y)
-    by_oracle = PrivateOnlineActiveSVC(**kw)
+    by_oracle = paper_svc(**kw)
     for start in chunks:
         part = slice(start, start + 700)
         # the sequence is indexed per call: shift the recorded indices back to the stream
@@ -162,7 +167,7 @@ def test_oracle_y_and_sequence_give_the_same_coef():
     X, y = disc_stream(5000, seed=6)
     kw = dict(epsilon=2.0, selection="exponential", update="flmb", average=True,
               random_state=7)
-    runs = [PrivateOnlineActiveSVC(**kw) for _ in range(3)]
+    runs = [paper_svc(**kw) for _ in range(3)]
     oracle = RecordingOracle(X, y)
     for start in range(0, 5000, 1234):
         part = slice(start, start + 1234)
@@ -182,7 +187,7 @@ def test_partial_batch_carries_over(selection, update):
     X, y = disc_stream(n, seed=8)
     kw = dict(epsilon=1.0, selection=selection, update=update, batch_size=B, random_state=9)
     for chunk in (None, 7):
-        est = feed(PrivateOnlineActiveSVC(**kw), X, y, chunk=chunk)
+        est = feed(paper_svc(**kw), X, y, chunk=chunk)
         assert est.n_seen_ == n
         assert 0 < est.n_labels_requested_ < n
         if update == "flmb":  # an update exactly every B labels, the rest pending
@@ -198,8 +203,8 @@ def test_partial_batch_carries_over_passive(update):
     n, B = 1003, 5
     X, y = disc_stream(n, seed=10)
     for chunk in (None, 7, 1):
-        est = feed(PrivateOnlineActiveSVC(selection="all", update=update, batch_size=B,
-                                          random_state=0), X, y, chunk=chunk)
+        est = feed(paper_svc(selection="all", update=update, batch_size=B,
+                             random_state=0), X, y, chunk=chunk)
         assert (est.n_seen_, est.n_labels_requested_, est.n_updates_) == (n, n, n // B)
 
 
@@ -209,7 +214,7 @@ def test_oracle_batches_are_complete_across_calls(selection):
     # when the calls cut the stream into chunks of 7
     X, y = disc_stream(2000, seed=11)
     oracle = RecordingOracle(X, y)
-    est = feed(PrivateOnlineActiveSVC(selection=selection, batch_size=5, random_state=1),
+    est = feed(paper_svc(selection=selection, batch_size=5, random_state=1),
                X, chunk=7, label_oracle=oracle)
     assert est.n_updates_ == len(oracle.calls) > 0
     assert all(len(call) == 5 for call in oracle.calls)
@@ -219,8 +224,8 @@ def test_oracle_batches_are_complete_across_calls(selection):
 def test_flsw_windows_span_calls_with_oracle():
     X, y = disc_stream(1000, seed=12)
     oracle = RecordingOracle(X, y)
-    est = feed(PrivateOnlineActiveSVC(selection="all", update="flsw", batch_size=5,
-                                      random_state=1), X, chunk=7, label_oracle=oracle)
+    est = feed(paper_svc(selection="all", update="flsw", batch_size=5,
+                         random_state=1), X, chunk=7, label_oracle=oracle)
     # window k holds rows 5k..5k+4 whatever the chunking
     assert oracle.calls == [list(range(5 * k, 5 * k + 5)) for k in range(200)]
     assert est.n_updates_ == 200
@@ -239,8 +244,8 @@ def _allowed_combinations():
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 2.0, 7.5])
 @pytest.mark.parametrize("selection,update,schedule", list(_allowed_combinations()))
 def test_privacy_cost_is_epsilon(selection, update, schedule, epsilon):
-    est = PrivateOnlineActiveSVC(epsilon=epsilon, selection=selection, update=update,
-                                 slab_schedule=schedule)
+    est = paper_svc(epsilon=epsilon, selection=selection, update=update,
+                    slab_schedule=schedule)
     cost = est.privacy_cost()
     assert cost.epsilon == epsilon
     assert cost.delta == 0
@@ -253,13 +258,13 @@ def test_privacy_cost_is_epsilon(selection, update, schedule, epsilon):
 
 @pytest.mark.parametrize("selection", ["bernoulli", "exponential"])
 def test_privacy_cost_is_epsilon_for_any_selection_share(selection):
-    est = PrivateOnlineActiveSVC(epsilon=0.3, selection=selection, selection_share=0.1)
+    est = paper_svc(epsilon=0.3, selection=selection, selection_share=0.1)
     assert est.privacy_cost().epsilon == 0.3
 
 
 def test_privacy_cost_of_the_papers_exponential_slab():
     eps_s = eps_g = 1.0
-    est = PrivateOnlineActiveSVC(epsilon=eps_s + eps_g, selection="exponential", slab=0.2)
+    est = paper_svc(epsilon=eps_s + eps_g, selection="exponential", slab=0.2)
     eps_s_true = ExponentialSelection(eps_s, 0.2, 1.0).cost.epsilon
     assert eps_s_true == pytest.approx(1.1711, abs=1e-4)  # Lemma 2 understates it
     assert est.privacy_cost().epsilon == pytest.approx(eps_s_true + eps_g, rel=1e-12)
@@ -274,8 +279,8 @@ def test_calibrated_slab():
     assert ExponentialSelection(1.0, b * (1 - 1e-9), 1.0).cost.epsilon > 1.0
     # b scales with M, and the default slab of the estimator is this one
     assert calibrated_slab(1.0, 3.0) == pytest.approx(3 * b, rel=1e-9)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, selection="exponential", data_norm=3.0,
-                                 random_state=0)
+    est = paper_svc(epsilon=2.0, selection="exponential", data_norm=3.0,
+                    random_state=0)
     est.fit(*disc_stream(50, seed=0), classes=[-1, 1])
     assert est.slab_ == pytest.approx(3 * b, rel=1e-9)
 
@@ -288,7 +293,7 @@ def test_calibrated_slab_cost_never_exceeds_epsilon(epsilon):
 
 
 def test_privacy_assumptions_name_the_labels():
-    (text,) = PrivateOnlineActiveSVC().privacy_assumptions()
+    (text,) = paper_svc().privacy_assumptions()
     assert "class labels" in text
 
 
@@ -305,7 +310,7 @@ def test_accountant_charged_once_per_run_before_any_label_is_read():
                 self.charged_at_first_read = list(ledger.spent)
             return super().__getitem__(index)
 
-    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=ledger, random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=ledger, random_state=0)
     first = Watching(y[:500])
     est.partial_fit(X[:500], first, classes=[-1, 1])
     assert first.charged_at_first_read == [(2.0, 0.0)]
@@ -321,7 +326,7 @@ def test_accountant_charged_once_per_run_before_any_label_is_read():
 def test_accountant_refusal_leaves_estimator_unfitted(method):
     X, y = disc_stream(200, seed=15)
     labels = RecordingLabels(y)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=Ledger(epsilon=1.0), random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=Ledger(epsilon=1.0), random_state=0)
     with pytest.raises(LedgerRefused):
         getattr(est, method)(X, labels, classes=[-1, 1])
     assert labels.read == []
@@ -334,7 +339,7 @@ def test_accountant_refusal_of_a_refit_keeps_the_earlier_run():
     # a refused fit is rolled back (the privacy protocol): the earlier run stays as it was
     X, y = disc_stream(200, seed=16)
     ledger = Ledger(epsilon=3.0)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=ledger, random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=ledger, random_state=0)
     est.fit(X, y, classes=[-1, 1])
     coef, seen = est.coef_.copy(), est.n_seen_
     with pytest.raises(LedgerRefused):
@@ -361,8 +366,8 @@ class SpendOnlyAccountant:
 def test_spend_only_accountant_refusal_leaves_estimator_unfitted(method):
     X, y = disc_stream(200, seed=15)
     ledger = Ledger(epsilon=1.0)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=SpendOnlyAccountant(ledger),
-                                 random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=SpendOnlyAccountant(ledger),
+                    random_state=0)
     with pytest.raises(LedgerRefused):
         getattr(est, method)(X, y, classes=[-1, 1])
     try:
@@ -377,8 +382,8 @@ def test_spend_only_accountant_refusal_leaves_estimator_unfitted(method):
 
 def test_accountant_charged_the_true_cost_of_a_fixed_exponential_slab():
     ledger = Ledger()
-    est = PrivateOnlineActiveSVC(epsilon=2.0, selection="exponential", slab=0.2,
-                                 accountant=ledger, random_state=0)
+    est = paper_svc(epsilon=2.0, selection="exponential", slab=0.2,
+                    accountant=ledger, random_state=0)
     est.fit(*disc_stream(100, seed=0), classes=[-1, 1])
     ((eps, delta),) = ledger.spent
     assert eps == pytest.approx(2.1711, abs=1e-4) and delta == 0
@@ -387,7 +392,7 @@ def test_accountant_charged_the_true_cost_of_a_fixed_exponential_slab():
 @pytest.mark.parametrize("selection,epsilon", [("bernoulli", 2000.0), ("all", 1e300)])
 def test_epsilon_too_large_for_floating_point_is_refused_or_warned(selection, epsilon):
     X, y = disc_stream(50, seed=0)
-    est = PrivateOnlineActiveSVC(epsilon=epsilon, selection=selection, random_state=0)
+    est = paper_svc(epsilon=epsilon, selection=selection, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -409,8 +414,8 @@ def test_epsilon_too_large_for_floating_point_is_refused_or_warned(selection, ep
 def test_learns_a_separable_stream(selection, update):
     n = 50_000
     X, y = disc_stream(n, seed=0)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, selection=selection, update=update,
-                                 average=True, random_state=0)
+    est = paper_svc(epsilon=2.0, selection=selection, update=update,
+                    average=True, random_state=0)
     feed(est, X, y, chunk=10_000)
     X_test, y_test = disc_stream(5000, seed=1)
     assert est.score(X_test, y_test) > 0.9
@@ -424,7 +429,7 @@ def test_shrinking_slab_requests_fewer_labels():
     X, y = disc_stream(20_000, seed=17)
     counts = {}
     for schedule in ("fixed", "shrinking"):
-        est = PrivateOnlineActiveSVC(epsilon=2.0, slab_schedule=schedule, random_state=2)
+        est = paper_svc(epsilon=2.0, slab_schedule=schedule, random_state=2)
         counts[schedule] = est.fit(X, y, classes=[-1, 1]).n_labels_requested_
     # fixed slab 0.2·M vs M/t: about 0.38 n vs 0.27 n labels; the gap is ~2000
     # labels, binomial noise ~100: deterministic with the fixed seed, and a
@@ -433,7 +438,7 @@ def test_shrinking_slab_requests_fewer_labels():
 
 
 def test_shrinking_slab_refused_with_exponential_selection():
-    est = PrivateOnlineActiveSVC(selection="exponential", slab_schedule="shrinking")
+    est = paper_svc(selection="exponential", slab_schedule="shrinking")
     with pytest.raises(ValueError, match="shrinking.*bernoulli"):
         est.privacy_cost()
     labels = RecordingLabels(np.ones(10))
@@ -445,7 +450,7 @@ def test_shrinking_slab_refused_with_exponential_selection():
 # -------------------------------------------------------------- bad input
 def _fitted(**kw):
     X, y = disc_stream(100, seed=18)
-    return PrivateOnlineActiveSVC(random_state=0, **kw).partial_fit(X, y, classes=[-1, 1])
+    return paper_svc(random_state=0, **kw).partial_fit(X, y, classes=[-1, 1])
 
 
 @pytest.mark.parametrize("call", ["partial_fit", "fit"])
@@ -454,7 +459,7 @@ def test_more_than_two_classes(call):
     y = np.arange(30) % 3
     kwargs = {"classes": [0, 1, 2]} if call == "partial_fit" else {}
     with pytest.raises(ValueError, match=r"(?i)binary.*one-vs-rest"):
-        getattr(PrivateOnlineActiveSVC(), call)(X, y, **kwargs)
+        getattr(paper_svc(), call)(X, y, **kwargs)
 
 
 @pytest.mark.parametrize("value,word", [(np.nan, "NaN"), (np.inf, "infinity")])
@@ -462,7 +467,7 @@ def test_non_finite_x(value, word):
     X, y = disc_stream(20, seed=0)
     X[3, 1] = value
     with pytest.raises(ValueError, match=word):
-        PrivateOnlineActiveSVC().partial_fit(X, y, classes=[-1, 1])
+        paper_svc().partial_fit(X, y, classes=[-1, 1])
     est = _fitted()
     with pytest.raises(ValueError, match=word):
         est.partial_fit(X, y)
@@ -472,7 +477,7 @@ def test_non_finite_x(value, word):
 def test_non_positive_epsilon(epsilon):
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="epsilon"):
-        PrivateOnlineActiveSVC(epsilon=epsilon).fit(X, y, classes=[-1, 1])
+        paper_svc(epsilon=epsilon).fit(X, y, classes=[-1, 1])
 
 
 def test_classes_changed_between_calls():
@@ -491,14 +496,14 @@ def test_number_of_features_changed():
 
 def test_oracle_returns_the_wrong_number_of_labels():
     X, _ = disc_stream(20, seed=0)
-    est = PrivateOnlineActiveSVC(selection="all", batch_size=2)
+    est = paper_svc(selection="all", batch_size=2)
     with pytest.raises(ValueError, match="one label per row"):
         est.partial_fit(X, label_oracle=lambda rows: np.ones(len(rows) + 1), classes=[-1, 1])
 
 
 def test_oracle_returns_a_label_outside_classes():
     X, _ = disc_stream(20, seed=0)
-    est = PrivateOnlineActiveSVC(selection="all", batch_size=2)
+    est = paper_svc(selection="all", batch_size=2)
     with pytest.raises(ValueError, match="not one of classes"):
         est.partial_fit(X, label_oracle=lambda rows: np.full(len(rows), 7), classes=[-1, 1])
 
@@ -506,21 +511,21 @@ def test_oracle_returns_a_label_outside_classes():
 def test_y_with_a_label_outside_classes():
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="not one of classes"):
-        PrivateOnlineActiveSVC(selection="all").partial_fit(X, y * 7, classes=[-1, 1])
+        paper_svc(selection="all").partial_fit(X, y * 7, classes=[-1, 1])
 
 
 def test_y_and_oracle_both_or_neither():
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="either y or label_oracle"):
-        PrivateOnlineActiveSVC().partial_fit(X, y, classes=[-1, 1],
-                                             label_oracle=lambda rows: y[:len(rows)])
+        paper_svc().partial_fit(X, y, classes=[-1, 1],
+                                label_oracle=lambda rows: y[:len(rows)])
     with pytest.raises(ValueError, match="requires y"):
-        PrivateOnlineActiveSVC().partial_fit(X, classes=[-1, 1])
+        paper_svc().partial_fit(X, classes=[-1, 1])
 
 
 def test_label_source_cannot_change_within_a_run():
     X, y = disc_stream(40, seed=0)
-    est = PrivateOnlineActiveSVC(random_state=0).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    est = paper_svc(random_state=0).partial_fit(X[:20], y[:20], classes=[-1, 1])
     with pytest.raises(ValueError, match="label_oracle"):
         est.partial_fit(X[20:], label_oracle=RecordingOracle(X, y))
 
@@ -528,20 +533,20 @@ def test_label_source_cannot_change_within_a_run():
 def test_first_partial_fit_needs_classes():
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="classes must be given"):
-        PrivateOnlineActiveSVC().partial_fit(X, y)
+        paper_svc().partial_fit(X, y)
 
 
 def test_y_length_mismatch():
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="labels but X has"):
-        PrivateOnlineActiveSVC().partial_fit(X, y[:-1], classes=[-1, 1])
+        paper_svc().partial_fit(X, y[:-1], classes=[-1, 1])
 
 
 # -------------------------------------------------------------- data_norm
 def test_data_norm_none_warns_and_is_stored():
     X, y = disc_stream(500, seed=19)
     X = 3.0 * X
-    est = PrivateOnlineActiveSVC(data_norm=None, random_state=0)
+    est = paper_svc(data_norm=None, random_state=0)
     with pytest.warns(PrivacyLeakWarning, match="data_norm"):
         est.partial_fit(X, y, classes=[-1, 1])
     assert est.data_norm is None  # the parameter is never overwritten
@@ -561,8 +566,8 @@ def test_rows_beyond_data_norm_are_projected(data_norm):
     huge[250], unit[250] = 1e9 * direction, direction
     runs = []
     for stream in (huge, unit):
-        est = PrivateOnlineActiveSVC(data_norm=data_norm, selection="all", batch_size=1,
-                                     random_state=3)
+        est = paper_svc(data_norm=data_norm, selection="all", batch_size=1,
+                        random_state=3)
         est.partial_fit(stream[:200], y[:200], classes=[-1, 1])
         est.partial_fit(stream[200:], y[200:])
         assert est.data_norm_ == pytest.approx(1.0)
@@ -576,7 +581,7 @@ def test_rows_beyond_data_norm_are_projected(data_norm):
 def test_predict_returns_classes_and_agrees_with_decision_function(classes):
     X, y = disc_stream(5000, seed=21)
     labels = np.where(y > 0, classes[1], classes[0])
-    est = PrivateOnlineActiveSVC(epsilon=2.0, average=True, random_state=0)
+    est = paper_svc(epsilon=2.0, average=True, random_state=0)
     est.fit(X, labels, classes=list(classes))
     assert set(est.classes_) == set(classes) and len(est.classes_) == 2
     np.testing.assert_array_equal(est.intercept_, np.zeros(1))
@@ -592,7 +597,7 @@ def test_predict_returns_classes_and_agrees_with_decision_function(classes):
 
 def test_fit_reads_classes_from_y_and_restarts():
     X, y = disc_stream(3000, seed=23)
-    est = PrivateOnlineActiveSVC(random_state=4)
+    est = paper_svc(random_state=4)
     first = est.fit(X, y).coef_.copy()
     np.testing.assert_array_equal(est.classes_, [-1, 1])
     est.partial_fit(X, y)
@@ -603,14 +608,14 @@ def test_fit_reads_classes_from_y_and_restarts():
 
 def test_unfitted_predict_raises():
     with pytest.raises(NotFittedError):
-        PrivateOnlineActiveSVC().predict(np.zeros((2, 2)))
+        paper_svc().predict(np.zeros((2, 2)))
 
 
 # ------------------------------------------------------ sklearn protocol
 def test_clone_and_get_params():
     ledger = Ledger()
-    est = PrivateOnlineActiveSVC(epsilon=3.0, selection="exponential", update="flsw",
-                                 batch_size=7, average=10, random_state=5, accountant=ledger)
+    est = paper_svc(epsilon=3.0, selection="exponential", update="flsw",
+                    batch_size=7, average=10, random_state=5, accountant=ledger)
     params = est.get_params()
     assert params["epsilon"] == 3.0 and params["batch_size"] == 7 and params["average"] == 10
     est.fit(*disc_stream(200, seed=0), classes=[-1, 1])
@@ -625,7 +630,7 @@ def test_clone_and_get_params():
 
 def test_pickle_mid_stream():
     X, y = disc_stream(3000, seed=24)
-    est = PrivateOnlineActiveSVC(epsilon=1.0, batch_size=5, random_state=6)
+    est = paper_svc(epsilon=1.0, batch_size=5, random_state=6)
     est.partial_fit(X[:1003], y[:1003], classes=[-1, 1])  # leaves a partial batch
     copy = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(copy.coef_, est.coef_)
@@ -639,7 +644,7 @@ def test_pickle_mid_stream():
 
 def test_same_seed_same_run_different_seed_different_run():
     X, y = disc_stream(2000, seed=25)
-    a, b, c = (PrivateOnlineActiveSVC(random_state=s).fit(X, y, classes=[-1, 1])
+    a, b, c = (paper_svc(random_state=s).fit(X, y, classes=[-1, 1])
                for s in (1, 1, 2))
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert not np.array_equal(a.coef_, c.coef_)
@@ -654,7 +659,7 @@ def test_same_seed_same_run_different_seed_different_run():
 def test_bad_input_of_the_first_call_charges_nothing(X, y, match):
     # every input is checked before the run's ε is charged: a refused fit spends nothing
     ledger = Ledger(epsilon=10.0)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, accountant=ledger, random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=ledger, random_state=0)
     with pytest.raises(ValueError, match=match):
         est.partial_fit(X, y, classes=[0, 1])
     assert ledger.total() == (0.0, 0.0)

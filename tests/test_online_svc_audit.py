@@ -21,6 +21,11 @@ from skdp_anomaly import PrivateOnlineActiveSVC, audit
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import BernoulliSelection, ExponentialSelection
 
+def paper_svc(**params):
+    """The estimator with the paper's updates (no intercept): the mechanics these
+    tests pin down (the default DP-FTRL update has tests of its own)."""
+    return PrivateOnlineActiveSVC(**{"update": "flmb", "fit_intercept": False, **params})
+
 EPS_S = 1.0
 PAPER_SLAB_COST = ExponentialSelection(EPS_S, 0.2, 1.0).cost.epsilon  # 1.1711 (Lemma 2: 1)
 SELECTION_EVENTS = {"selected": lambda out: out, "not selected": lambda out: ~out}
@@ -61,9 +66,9 @@ def _estimator_selection_bits(n, slab=None, selection="bernoulli"):
 
     def mechanism(where, rng, n_runs):
         assert n_runs == n
-        est = PrivateOnlineActiveSVC(epsilon=2 * EPS_S, selection=selection, slab=slab,
-                                     update="flsw", batch_size=n + 1,
-                                     random_state=int(rng.integers(2**32)))
+        est = paper_svc(epsilon=2 * EPS_S, selection=selection, slab=slab,
+                        update="flsw", batch_size=n + 1,
+                        random_state=int(rng.integers(2**32)))
         X0 = rng.uniform(-0.7, 0.7, size=(n + 1, 2))
         est.partial_fit(X0, np.where(X0[:, 0] > 0, 1, -1), classes=[-1, 1])
         assert est.n_updates_ == 1
@@ -108,8 +113,8 @@ def test_audit_selection_through_the_estimator(selection, slab, low, high):
     # both of norm M = 1. Events: the row's label is read / is not read.
     n = 200_000
     # the selection's share of privacy_cost(): total minus ε_g = 1
-    claimed = PrivateOnlineActiveSVC(epsilon=2 * EPS_S, selection=selection,
-                                     slab=slab).privacy_cost().epsilon - EPS_S
+    claimed = paper_svc(epsilon=2 * EPS_S, selection=selection,
+                        slab=slab).privacy_cost().epsilon - EPS_S
     assert claimed == pytest.approx(high)
     res = audit(_estimator_selection_bits(n, slab, selection), ("distance 0", "distance M"),
                 SELECTION_EVENTS, n_runs=n, batch=True, random_state=1,
@@ -126,8 +131,8 @@ RUNS_UPDATE = 12_000
 
 def _one_update(x, rng):
     """coef_ after fit on the one-row stream [(x, +1)]: one noisy step, nothing else."""
-    est = PrivateOnlineActiveSVC(epsilon=EPS, selection="all", batch_size=1, data_norm=1.0,
-                                 eta0=1.0, random_state=int(rng.integers(2**32)))
+    est = paper_svc(epsilon=EPS, selection="all", batch_size=1, data_norm=1.0,
+                    eta0=1.0, random_state=int(rng.integers(2**32)))
     return est.fit(np.array([[x]]), np.array([1]), classes=[-1, 1]).coef_[0, 0]
 
 
@@ -146,7 +151,7 @@ def test_audit_one_noisy_update():
     with config_context(skip_parameter_validation=True, assume_finite=True):
         res = audit(_one_update, (1.0, -1.0), events, n_runs=RUNS_UPDATE,
                     claimed_epsilon=EPS, random_state=2, name="one noisy update")
-    assert PrivateOnlineActiveSVC(epsilon=EPS, selection="all").privacy_cost().epsilon == EPS
+    assert paper_svc(epsilon=EPS, selection="all").privacy_cost().epsilon == EPS
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()  # tight: no over-noising
 
@@ -165,9 +170,9 @@ def test_audit_short_stream_end_to_end():
     replaced[0] = -1.0
 
     def mechanism(x, rng):
-        est = PrivateOnlineActiveSVC(epsilon=EPS, selection="bernoulli", update="flmb",
-                                     batch_size=1, data_norm=1.0, eta0=1.0,
-                                     random_state=int(rng.integers(2**32)))
+        est = paper_svc(epsilon=EPS, selection="bernoulli", update="flmb",
+                        batch_size=1, data_norm=1.0, eta0=1.0,
+                        random_state=int(rng.integers(2**32)))
         est.fit(x[:, None], np.ones(n_rows, int), classes=[-1, 1])
         return np.array([est.coef_[0, 0], est.n_updates_, est.n_labels_requested_])
 

@@ -10,6 +10,13 @@ the noise stream of the current call.
 
 State travels in small arrays so that a run can stop and resume between
 calls (a partial batch carries over).
+
+With ``update="ftrl"`` the loop only selects and buffers: the stream is cut
+into windows of observed rows (a gradient window, then a threshold window:
+one round), and at the end of each window the loop returns
+``NEED_RELEASE`` so that Python releases the window's noisy statistic with
+the package's float-safe mechanisms (``_ftrl.py``). The iterate is fixed
+within a window, so this costs one return per window, not per row.
 """
 
 from __future__ import annotations
@@ -19,23 +26,28 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["record_labels", "run_stream"]
+__all__ = ["advance_phase", "record_labels", "run_stream"]
 
 # selection and update modes
 SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
-UPDATE_FLMB, UPDATE_FLSW = 0, 1
+UPDATE_FLMB, UPDATE_FLSW, UPDATE_FTRL = 0, 1, 2
 
 # positions in the int64 state array (numba freezes module constants)
 (ROW, BUF_N, WINDOW_SEEN, N_UPDATES, NOISE_POS, N_LABELS, STATUS, PENDING, BAD_ROW,
- LABELLED) = range(10)
-N_INTS = 10
-# positions in the float64 parameter array
-P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID = range(10)
-N_FLOATS = 10
+ LABELLED, PHASE, ROUND) = range(12)
+N_INTS = 12
+# positions in the float64 parameter array (BIAS: the current intercept)
+P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
+N_FLOATS = 11
+# ftrl window lengths (observed rows): first round's gradient window, later ones',
+# first round's threshold window, later ones' (0: no threshold windows)
+FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD = range(4)
+# ftrl phases
+PHASE_GRADIENT, PHASE_THRESHOLD = 0, 1
 # |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
 MAX_STEPS = float(2 ** 52)
 # why the kernel returned (ints[STATUS])
-DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL = range(4)
+DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL, NEED_RELEASE = range(5)
 
 
 @njit(cache=True)
@@ -71,19 +83,44 @@ def _update(w, buf, signs, B, noise_row, grid, alpha, eta_t, radius):
 
 
 @njit(cache=True)
+def window_length(ints, windows):
+    """Length in observed rows of the current ftrl window."""
+    first = ints[ROUND] == 0
+    if ints[PHASE] == PHASE_GRADIENT:
+        return windows[FIRST_GRADIENT] if first else windows[GRADIENT]
+    return windows[FIRST_THRESHOLD] if first else windows[THRESHOLD]
+
+
+@njit(cache=True)
+def advance_phase(ints, windows):
+    """Move to the next ftrl window (a round ends after its threshold window,
+    or after its gradient window when there are no threshold windows)."""
+    if ints[PHASE] == PHASE_GRADIENT and windows[THRESHOLD] > 0:
+        ints[PHASE] = PHASE_THRESHOLD
+    else:
+        ints[PHASE] = PHASE_GRADIENT
+        ints[ROUND] += 1
+    ints[WINDOW_SEEN] = 0
+
+
+@njit(cache=True)
 def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs, noise, ints,
-               floats, select_mode, update_mode, batch_size, shrinking):
+               floats, select_mode, update_mode, batch_size, shrinking, windows):
     """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
 
     ``buf[:BUF_N]`` holds the selected rows of the pending batch (``buf_idx``
     their row numbers in ``X``), ``signs[:LABELLED]`` their labels as ±1.
     With ``use_y`` the kernel reads ``y`` at selected rows only; otherwise it
-    returns ``NEED_LABELS`` when a full batch lacks labels.
+    returns ``NEED_LABELS`` when a full batch lacks labels. With
+    ``UPDATE_FTRL`` it returns ``NEED_RELEASE`` at the end of a window that
+    selected rows (``windows`` holds the window lengths). Every row of the
+    first gradient window (there is no hyperplane yet) and of the threshold
+    windows is taken, whatever the selection: data-independent choices.
     """
     n, d = X.shape
     p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
     exp_rate, alpha, eta, radius = floats[EXP_RATE], floats[ALPHA], floats[ETA], floats[RADIUS]
-    grid = floats[GRID]
+    grid, bias = floats[GRID], floats[BIAS]
     pos, neg = floats[POS], floats[NEG]
     wnorm = 0.0
     for j in range(d):
@@ -93,6 +130,9 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if ints[PENDING] == 1:  # a full batch waits for its update
             if ints[LABELLED] < ints[BUF_N]:
                 ints[STATUS] = NEED_LABELS
+                return
+            if update_mode == UPDATE_FTRL:
+                ints[STATUS] = NEED_RELEASE
                 return
             if ints[NOISE_POS] >= noise.shape[0]:
                 ints[STATUS] = NEED_NOISE
@@ -117,12 +157,13 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL:
+        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and (
+                ints[PHASE] == PHASE_THRESHOLD or ints[ROUND] == 0)):
             chosen = True
         else:
             dist = 0.0
             if wnorm > 0.0:
-                dot = 0.0
+                dot = bias
                 for j in range(d):
                     dot += X[i, j] * w[j]
                 dist = min(abs(dot) / wnorm, M)
@@ -154,6 +195,13 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         due = False
         if update_mode == UPDATE_FLMB:
             due = ints[BUF_N] == batch_size
+        elif update_mode == UPDATE_FTRL:
+            ints[WINDOW_SEEN] += 1
+            if ints[WINDOW_SEEN] >= window_length(ints, windows):
+                if ints[BUF_N] > 0:
+                    due = True  # Python releases the window and moves to the next
+                else:
+                    advance_phase(ints, windows)  # nothing selected: nothing to release
         else:
             ints[WINDOW_SEEN] += 1
             if ints[WINDOW_SEEN] == batch_size:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import sys
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -21,16 +19,21 @@ from sklearn.utils.validation import (
 from ..privacy._docstrings import fill_doc
 from ..privacy import (
     PRIVACY_PARAMETER_CONSTRAINTS,
-    LaplaceMechanism,
+    MAX_GEOMETRIC_EPSILON,
     PrivacyCost,
     PrivacyCostMixin,
-    call_rng,
     private_fit,
     warn_privacy_leak,
 )
-from . import _kernel as kernel
+from ._ftrl import FtrlState
 from ._run_state import Labels, RunState, check_label_source, check_y_length
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
+from ._stream import (
+    FTRL_SELECTION_SHARE,
+    PAPER_ALPHA,
+    PAPER_SELECTION_SHARE,
+    StreamMixin,
+)
 
 __all__ = ["PrivateOnlineActiveSVC"]
 
@@ -41,49 +44,85 @@ MAX_SELECTION_EPSILON = 30.0
 #: towards double-precision rounding of the update.
 MAX_UPDATE_EPSILON = 1e6
 
-_SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
-           "all": kernel.SELECT_ALL}
-_UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW}
-# update-noise vectors drawn from the noise stream at a time; the unused ones are
-# dropped at the end of a call, so that no noise is kept between calls
-_NOISE_REFILL = 64
-
-
 @fill_doc
-class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
-    """Differentially private online active learning of a linear SVM (FLSW / FLMB).
+class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, BaseEstimator):
+    """Differentially private online active learning of a linear SVM.
 
     Rows arrive in stream order. For each row a private selection step decides
     whether to ask for its label (Bernoulli or exponential selection on the
-    distance to the current hyperplane, §3.1, eqs. 5–7); selected
-    rows are collected into mini-batches, and each batch makes one noisy
-    hinge-loss gradient step (eq. 10) with noise calibrated to ``ε_g``
-    (eq. 8, made float-safe: see Notes). Updates happen every ``batch_size``
-    observations (``update="flsw"``, Algorithm 3) or every ``batch_size``
-    selections (``update="flmb"``, Algorithm 4). ``selection="all"`` is the
-    passive baseline (Algorithm 2 with mini-batches): every label is read and
-    all of ε goes to the updates.
+    distance to the current hyperplane, §3.1, eqs. 5–7, of Ghassemi et al.);
+    the labelled rows update the classifier through noisy releases, made
+    float-safe (see Notes). ``selection="all"`` is the passive baseline: every
+    label is read and all of ε goes to the releases.
+
+    Two kinds of update:
+
+    * ``update="ftrl"`` (default), private follow-the-regularised-leader on
+      the linearised, class-balanced hinge losses (Kairouz et al. 2021). The
+      stream is cut into rounds of observed rows: a *gradient window* (its
+      selected rows release one noisy sum per class, and the iterate becomes
+      the scaled mean of every sum released so far) and a *threshold window*
+      (its rows release a noisy histogram of their projections per class, and
+      the intercept is the cut with the fewest errors). A window holds
+      ``max(5, ceil(16·d/ε))`` rows, set from public quantities only, so that
+      one release's signal beats its noise; a stream of known length (``fit``,
+      or ``n_rows_hint``) too short for two rounds is one round. The noise of
+      the released sums is averaged away by the later ones instead of adding
+      up step by step; ``noise="tree"`` sums them with the binary tree
+      mechanism (Chan, Shi and Song 2011), whose noise grows like ``log T``.
+    * ``update="flmb"`` / ``"flsw"``, the paper's noisy hinge-loss gradient
+      steps (eq. 10) on mini-batches of ``batch_size`` selected rows
+      (Algorithm 4) or windows of ``batch_size`` observed rows (Algorithm 3),
+      kept to reproduce the paper (with ``fit_intercept=False``).
 
     Parameters
     ----------
     epsilon : float, default=1.0
         Total privacy budget per record (see Notes).
     selection : {"bernoulli", "exponential", "all"}, default="bernoulli"
-        How rows are chosen for labelling.
-    update : {"flmb", "flsw"}, default="flmb"
-        Fixed-length mini-batches (an update every ``batch_size`` selected
-        rows) or fixed-length selection windows (an update every
-        ``batch_size`` observed rows, skipped when none was selected).
-    batch_size : int, default=5
-        ``L`` (FLMB) or ``N`` (FLSW); the paper uses 5.
+        How rows are chosen for labelling. With ``update="ftrl"`` it applies
+        to the gradient windows after the first; the first gradient window
+        (there is no hyperplane yet) and the threshold windows read every
+        label.
+    update : {"ftrl", "flmb", "flsw"}, default="ftrl"
+        DP-FTRL with a histogram intercept, or the paper's fixed-length
+        mini-batches (an update every ``batch_size`` selected rows) or
+        fixed-length selection windows (an update every ``batch_size``
+        observed rows, skipped when none was selected).
+    batch_size : int or None, default=None
+        ``update="ftrl"``: rows of every gradient window (None: the rule
+        ``max(5, ceil(16·d/ε))`` at the window's ε, cut to the stream length
+        when it is known). The paper's updates: ``L`` (FLMB) or ``N``
+        (FLSW); None means the paper's 5.
+    fit_intercept : bool, default=True
+        Learn an intercept. ``update="ftrl"``: from the threshold windows.
+        The paper's updates: as the weight of a constant feature, the rows
+        being ``[x/√2, M/√2]`` (inside the ball of radius ``M``, so the
+        sensitivity is that of ``d + 1`` features); the paper has none.
+    intercept_share : float in (0, 1), default=0.3
+        ``update="ftrl"`` with an intercept: the share of each round's rows
+        in its threshold window.
+    noise : {"independent", "tree"}, default="independent"
+        ``update="ftrl"``: each gradient window's sums get noise of their own
+        (each row is in one release), or the later windows' prefix sums come
+        from the binary tree mechanism, each row in at most ``L`` nodes at
+        ``ε_g / L`` each (``L`` from the stream length, which must be known).
+    n_rows_hint : int or None, default=None
+        The stream's length, a public parameter (neighbouring streams have
+        the same length), for :meth:`partial_fit`; :meth:`fit` uses
+        ``len(X)``. ``update="ftrl"`` cuts its first windows to it, releases
+        the last window when the stream ends, and with ``noise="tree"`` sizes
+        the tree (and refuses rows beyond it).
     data_norm : float or None, default=1.0
         ``M``: rows are projected onto the L2 ball of this radius. ``None``
         takes the largest row norm of the first chunk, with a
         :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` (the guarantee then
         does not hold); stored in ``data_norm_``.
-    selection_share : float in (0, 1), default=0.5
+    selection_share : float in (0, 1) or None, default=None
         Share of ``epsilon`` spent on selection (``ε_s``); the rest (``ε_g``)
-        on the updates. Ignored for ``selection="all"`` (``ε_g = ε``).
+        on the releases. Ignored for ``selection="all"`` (``ε_g = ε``). None:
+        0.25 for ``update="ftrl"`` (measured in the user guide), the paper's
+        0.5 otherwise.
     slab : float in (0, 1) or None, default=None
         Half-width of the selection slab as a fraction of ``data_norm``.
         Bernoulli: rows with ``d(x, w) <= slab·M`` are informative (None:
@@ -95,11 +134,14 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         ``"shrinking"`` (Bernoulli only): the slab half-width is ``M / t`` at
         the ``t``-th update, the time-varying threshold ``τ = e^{-1/t}`` of §5.
     eta0 : float or None, default=None
-        ``η``: the step size of the ``t``-th update is ``η / t``. None:
-        ``1 / alpha`` (the Pegasos step ``1/(λt)``; the user guide has the
-        measurements).
-    alpha : float, default=0.01
-        ``λ``, the L2 regularisation of eq. (2).
+        The paper's updates: the step size of the ``t``-th update is
+        ``η / t``. None: ``1 / alpha`` (the Pegasos step ``1/(λt)``).
+        ``update="ftrl"`` has no step size and ignores it.
+    alpha : float or None, default=None
+        ``λ``, the L2 regularisation of eq. (2); the iterate stays in the
+        ball of radius ``1/√λ``, which holds the SVM optimum. None: the
+        paper's 0.01, or ``M²/3`` for ``update="ftrl"``, whose iterate is
+        ``(S₊/n₊ − S₋/n₋)/(2λ)`` (a function of public quantities only).
     average : bool or int, default=False
         Post-processing: ``coef_`` is the running mean of the released
         iterates (from update ``average`` on when an int) instead of the last
@@ -120,12 +162,11 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (1, n_features)
         The released classifier (or the mean of the released iterates).
     intercept_ : ndarray of shape (1,)
-        Always 0: the model of the paper has no intercept (add a constant
-        feature within ``data_norm`` to learn one).
+        The released intercept (0 with ``fit_intercept=False``).
     n_labels_requested_ : int
         Labels read (from ``y``) or asked from ``label_oracle`` so far.
     n_updates_ : int
-        Noisy updates released so far.
+        Noisy updates (gradient releases) so far.
     n_seen_ : int
         Rows processed so far (each row counted once, interrupted calls
         included).
@@ -160,7 +201,42 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     this estimator cannot know. ``privacy_cost()`` equals ``epsilon`` unless a
     fixed exponential ``slab`` costs more than ``ε_s``.
 
-    **Float-safe noise (a departure from eq. 8).** Eq. (8)'s noise, density
+    **Privacy of** ``update="ftrl"``. The window lengths depend on public
+    quantities only (ε, ``d``, ``M``, the stream length), and every element
+    lies in exactly one window. A row of the first gradient window or of a
+    threshold window is always taken (a data-independent choice: no
+    selection cost) and is in one release at the whole ``ε``; a row of a
+    later gradient window pays its selection ``ε_s`` and one release at
+    ``ε_g``. Parallel composition over the disjoint windows gives
+    ``max(ε, ε_s + ε_g) = ε``. A gradient window releases ``(Σ₊ x·a, Σ₋
+    x·a, c·n₊)`` — the sums of the rows of each class whose hinge is active
+    (``a``), and the positive count weighted by ``c = M`` — whose L1
+    sensitivity under replace-one is ``2M√d + M`` (the same label: one sum
+    moves by ``2M`` in L2; labels differ: both sums by ``M`` and the count
+    by 1). A threshold window releases two histograms of ``N_BINS = 16``
+    equal bins of the projections ``w·x/‖w‖`` on ``[-M, M]`` (L1
+    sensitivity 2) with exact two-sided geometric noise. With
+    ``noise="tree"`` the later gradient windows are the leaves of a binary
+    tree of ``L`` levels over the stream's windows; each leaf is in at most
+    ``L`` released nodes, each with noise at ``ε_g / L``. The iterate, the
+    intercept, the number of selected rows and the update times are
+    post-processing of these releases and of the selections.
+
+    **Choices where the paper is silent (ftrl).** The class-balanced
+    objective (each class weighted by its noisy share) keeps the direction
+    from following the mean of the majority class when the data are not
+    centred; the intercept is released in 1-D (sensitivity 2) instead of as
+    a constant feature (measured weaker: at ``w ≈ 0`` every hinge is active
+    and the constant's weight only learns the class imbalance). Without a
+    known stream length the windows follow the rule; the intercept pools the
+    threshold windows of the last two epochs of doubling length (older ones
+    were projected on an older direction). A very large ``ε_s`` (Bernoulli
+    ``ε_s ≳ 10``) selects almost no row outside the slab, so a hyperplane
+    that misses the data can stop learning: keep ``selection_share`` at its
+    default or use ``selection="all"`` there.
+
+    **Float-safe noise (a departure from eq. 8).** Every released sum is on
+    a power-of-two grid with integer noise, accumulated in integers. Eq. (8)'s noise, density
     ``∝ exp(-(ε_g / 2M) ‖z‖₂)``, is a continuous vector: added to the
     gradient in floating point, the low-order bits of the result can reveal
     the gradient (Mironov 2012), and no sampler of that density on a grid is
@@ -170,8 +246,9 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     (:class:`~skdp_anomaly.privacy.LaplaceMechanism`): pure ``ε_g``-DP, with
     a noise norm about ``√2`` times eq. (8)'s in expectation.
 
-    Between calls the pending batch (at most ``batch_size`` selected rows and
-    their labels, raw) is kept in private state, as the paper's buffer:
+    Between calls the pending batch or window (its selected rows and their
+    labels, raw) is kept in private state, as the paper's buffer (with
+    ``noise="tree"`` also the open nodes' true sums):
     never released, but stored by ``pickle`` mid-stream, so **a pickle of a
     running estimator is data**. After an interrupted call the private state
     also holds a BLAKE2b fingerprint of the rows that call consumed (see
@@ -218,7 +295,8 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
 
     **Speed.** Each selection depends on the last update, so the stream is
     sequential; the loop is compiled with numba and returns to Python only
-    for an oracle's labels and for more update noise.
+    for an oracle's labels, for more update noise and, with
+    ``update="ftrl"``, once per window for its release (vectorised).
 
     **Choices where the paper is unclear.** ``d(x, 0) = 0`` (before the first
     update every row is informative); an FLSW window without selections makes
@@ -235,6 +313,13 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
        eqs. (8)–(10) and Lemma 3 (updates), Algorithms 3–4, Theorems 1–3.
     .. [2] I. Mironov. On significance of the least significant bits for
        differential privacy. CCS 2012 (why the update noise is on a grid).
+    .. [3] P. Kairouz, B. McMahan, S. Song, O. Thakkar, A. Thakurta, Z. Xu.
+       Practical and private (deep) learning without sampling or shuffling.
+       ICML 2021 (DP-FTRL: the iterate from noisy prefix sums of gradients).
+    .. [4] T.-H. H. Chan, E. Shi, D. Song. Private and continual release of
+       statistics. ACM TISSEC 14(3), 2011 (the binary tree mechanism).
+    .. [5] A. Smith, A. Thakurta. (Nearly) optimal algorithms for private
+       online learning in full-information and bandit settings. NeurIPS 2013.
 
     Examples
     --------
@@ -256,24 +341,33 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "selection": [StrOptions({"bernoulli", "exponential", "all"})],
-        "update": [StrOptions({"flmb", "flsw"})],
-        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "update": [StrOptions({"ftrl", "flmb", "flsw"})],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "fit_intercept": ["boolean"],
+        "intercept_share": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "noise": [StrOptions({"independent", "tree"})],
+        "n_rows_hint": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "data_norm": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "selection_share": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "selection_share": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "slab": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "slab_schedule": [StrOptions({"fixed", "shrinking"})],
         "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "average": ["boolean", Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, *, epsilon=1.0, selection="bernoulli", update="flmb", batch_size=5,
-                 data_norm=1.0, selection_share=0.5, slab=None, slab_schedule="fixed",
-                 eta0=None, alpha=0.01, average=False, random_state=None, accountant=None):
+    def __init__(self, *, epsilon=1.0, selection="bernoulli", update="ftrl", batch_size=None,
+                 fit_intercept=True, intercept_share=0.3, noise="independent", n_rows_hint=None,
+                 data_norm=1.0, selection_share=None, slab=None, slab_schedule="fixed",
+                 eta0=None, alpha=None, average=False, random_state=None, accountant=None):
         self.epsilon = epsilon
         self.selection = selection
         self.update = update
         self.batch_size = batch_size
+        self.fit_intercept = fit_intercept
+        self.intercept_share = intercept_share
+        self.noise = noise
+        self.n_rows_hint = n_rows_hint
         self.data_norm = data_norm
         self.selection_share = selection_share
         self.slab = slab
@@ -289,8 +383,23 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         """(ε_s, ε_g)."""
         if self.selection == "all":
             return 0.0, float(self.epsilon)
-        eps_s = float(self.selection_share) * float(self.epsilon)
+        eps_s = self._selection_share() * float(self.epsilon)
         return eps_s, float(self.epsilon) - eps_s
+
+    def _selection_share(self) -> float:
+        if self.selection_share is not None:
+            return float(self.selection_share)
+        return FTRL_SELECTION_SHARE if self.update == "ftrl" else PAPER_SELECTION_SHARE
+
+    def _alpha(self, data_norm: float) -> float:
+        """``λ``: ``alpha``, or its default (the paper's 0.01; ``M²/3`` for ftrl)."""
+        if self.alpha is not None:
+            return float(self.alpha)
+        return data_norm ** 2 / 3.0 if self.update == "ftrl" else PAPER_ALPHA
+
+    def _augmented(self) -> bool:
+        """The paper's updates learn an intercept as the weight of a constant feature."""
+        return bool(self.fit_intercept) and self.update != "ftrl"
 
     def _slab_fraction(self, eps_s: float) -> float:
         if self.slab is not None:
@@ -328,7 +437,19 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
                     f"ε_s={eps_s:.3g}, too small to calibrate its slab in floating point. "
                     f"Got epsilon={self.epsilon!r}; use a larger epsilon (or selection_share) "
                     "or a fixed slab.") from None
-        if float(self.alpha) < 1.0 / sys.float_info.max:
+        if self.update != "ftrl" and self.noise == "tree":
+            raise ValueError(
+                f"The 'noise' parameter of {name} must be 'independent' with update="
+                f"{self.update!r}: tree aggregation sums the released gradients of update="
+                "'ftrl'. Got noise='tree'.")
+        if (self.update == "ftrl" and self.fit_intercept
+                and float(self.epsilon) > 2 * MAX_GEOMETRIC_EPSILON):
+            raise ValueError(
+                f"The 'epsilon' parameter of {name} must be at most "
+                f"{2 * MAX_GEOMETRIC_EPSILON:g} with update='ftrl' and fit_intercept=True: above "
+                "it the noise of the threshold histograms rounds to zero and they would be "
+                f"released exact. Got epsilon={self.epsilon!r}; use a smaller epsilon.")
+        if self.alpha is not None and float(self.alpha) < 1.0 / sys.float_info.max:
             raise ValueError(
                 f"The 'alpha' parameter of {name} must be at least {1 / sys.float_info.max:.3g}"
                 " (1/alpha is the default step size, and its square root the radius of the "
@@ -344,22 +465,26 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         >>> from skdp_anomaly import PrivateOnlineActiveSVC
         >>> PrivateOnlineActiveSVC(epsilon=2.0, selection="exponential").privacy_cost().epsilon
         2.0
-        >>> fixed = PrivateOnlineActiveSVC(epsilon=2.0, selection="exponential", slab=0.2)
+        >>> fixed = PrivateOnlineActiveSVC(epsilon=2.0, update="flmb", selection="exponential",
+        ...                                slab=0.2)  # the paper's ε_s = ε_g = 1
         >>> round(fixed.privacy_cost().epsilon, 4)   # Lemma 2 corrected: 1.171 + 1
         2.1711
         """
         if self.selection == "all":
             return PrivacyCost.pure(float(self.epsilon), "every label read; ε on the noisy "
-                                    "updates", neighbours="replace")
+                                    f"{self.update.upper()} releases", neighbours="replace")
         eps_s, eps_g = self._split()
         mech = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
         spent_s = mech.cost.epsilon
         # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
         total = float(self.epsilon) if spent_s <= eps_s else spent_s + eps_g
+        first = ("; the first gradient window (no hyperplane yet) and the threshold "
+                 "windows read every label and spend all of ε" if self.update == "ftrl" else "")
         return PrivacyCost.pure(
             total,
             f"{self.selection} selection ε_s={spent_s:.4g} + noisy {self.update.upper()} "
-            f"updates ε_g={eps_g:.4g}; each stream element is selected and updated at most once",
+            f"releases ε_g={eps_g:.4g}; each stream element is selected and released at most "
+            f"once{first}",
             neighbours="replace",
         )
 
@@ -403,7 +528,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         """
         cost = self.privacy_cost()
         y = check_label_source(y, label_oracle)
-        X, labels = self._begin_run(cost, X, y, classes, label_oracle, classes_from_y=True)
+        X, labels = self._begin_run(cost, X, y, classes, label_oracle, whole_stream=True)
         self._stream(X, labels, skip=None, commit=False)
         return self
 
@@ -451,22 +576,46 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         else:
             X, labels = self._continue_run(X, y, classes, label_oracle)
             skip = self._state.resume_position(X)
+            self._check_horizon(self.n_seen_ + X.shape[0] - (skip or 0))
         return self._stream(X, labels, skip, commit=True)
 
-    def _begin_run(self, cost, X, y, classes, label_oracle, classes_from_y=False):
-        """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels."""
+    def _check_horizon(self, n_rows: int) -> None:
+        """Refuse rows beyond the stream length the tree was built for."""
+        horizon = self._state.horizon if getattr(self, "_state", None) else self.n_rows_hint
+        if self.noise == "tree" and horizon is not None and n_rows > horizon:
+            raise ValueError(
+                f"The 'n_rows_hint' parameter of {type(self).__name__} is the stream length "
+                f"that noise='tree' was charged for ({horizon} rows); this call would bring the "
+                f"stream to {n_rows} rows. Start a new run (fit, or partial_fit on a clone) "
+                "with a larger n_rows_hint.")
+
+    def _begin_run(self, cost, X, y, classes, label_oracle, whole_stream=False):
+        """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels.
+
+        ``whole_stream`` (:meth:`fit`): ``X`` is the whole stream, so its length
+        is the horizon, and without ``classes`` the labels are read from ``y``.
+        """
         self._start_private_fit(cost)
         self._keeps_run_open = True  # the run's reservation lasts while the stream goes on
-        if classes is None and y is not None and classes_from_y:
+        if classes is None and y is not None and whole_stream:
             y = column_or_1d(y, warn=True)
             classes = _classes_of(y)  # reads every label: the label set is public
         classes = self._check_classes(classes)
         X = validate_data(self, X, reset=True, dtype=np.float64)
         check_y_length(y, X)
         data_norm = self._data_norm_of(X)
-        self._update_setup(data_norm, X.shape[1])  # refuses a bad data_norm before the charge
+        horizon = X.shape[0] if whole_stream else self.n_rows_hint
+        if self.noise == "tree" and horizon is None:
+            raise ValueError(
+                f"The 'n_rows_hint' parameter of {type(self).__name__} must give the stream "
+                "length with noise='tree' (the tree's depth, hence its noise, depends on it); "
+                "got None. Pass n_rows_hint, or call fit on the whole stream.")
+        if self.noise == "tree" and X.shape[0] > horizon:
+            self._check_horizon(X.shape[0])
+        # refuses a bad data_norm before the charge
+        self._update_setup(data_norm, self._kernel_features(X.shape[1]), horizon)
         self._charge(cost)  # the whole run's ε, before any row is used
-        self._start(classes, data_norm, X.shape[1])
+        self._start(classes, data_norm, X.shape[1], horizon)
         self._state.source = "y" if y is not None else "label_oracle"
         return X, Labels(y, label_oracle, self.classes_)
 
@@ -518,142 +667,24 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         )
         return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
 
-    def _start(self, classes, data_norm, n_features):
+    def _start(self, classes, data_norm, n_features, horizon):
         self.classes_ = classes
         self.data_norm_ = data_norm
         eps_s, _ = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
-        self._state = RunState(n_features, self.batch_size, self._run_params())
+        n_kernel = self._kernel_features(n_features)
+        _, setup = self._update_setup(data_norm, n_kernel, horizon)
+        if self.update == "ftrl":
+            self._state = RunState(n_kernel, int(setup.windows.max()), self._run_params(),
+                                   windows=setup.windows,
+                                   ftrl=FtrlState(n_kernel, setup.levels))
+        else:
+            self._state = RunState(n_kernel, self._paper_batch_size(), self._run_params())
+        self._state.horizon = horizon
         self.coef_ = np.zeros((1, n_features))
         self.intercept_ = np.zeros(1)
         self.n_labels_requested_ = self.n_updates_ = self.n_seen_ = 0
         self.n_seen_last_call_ = 0
-        self.privacy_spent_ = self._spent()
-
-    def _project(self, X):
-        norms = np.linalg.norm(X, axis=1)
-        scale = np.minimum(1.0, self.data_norm_ / np.maximum(norms, 1e-300))
-        return X * scale[:, None]
-
-    # -------------------------------------------------------- the stream
-    def _update_setup(self, data_norm: float, n_features: int):
-        """The kernel's parameters and the update mechanism at ``M = data_norm``.
-
-        Raises a ``ValueError`` naming ``data_norm`` when floating point cannot
-        hold them (an overflowing sensitivity, a grid or a rate out of range).
-        """
-        eps_s, eps_g = self._split()
-        sensitivity = 2.0 * data_norm * math.sqrt(n_features)
-        try:
-            mech = LaplaceMechanism(eps_g, sensitivity, neighbours="replace",
-                                    coordinates=n_features)
-            floats = self._kernel_floats(data_norm, self._slab_fraction(eps_s) * data_norm)
-            floats[kernel.GRID] = mech.granularity
-            usable = bool(np.all(np.isfinite(floats))) and floats[kernel.GRID] > 0
-        except (ArithmeticError, ValueError):
-            usable = False
-        if not usable:
-            value = "None, read from the data," if self.data_norm is None else (
-                f"{self.data_norm!r}")
-            raise ValueError(
-                f"The 'data_norm' parameter of {type(self).__name__} must keep the update "
-                f"noise (L1 sensitivity 2·M·√{n_features} at ε_g={eps_g:.3g}, on a grid) and "
-                "the selection rate within floating point. Got data_norm="
-                f"{value} with {n_features} feature(s); rescale the data.")
-        return floats, mech
-
-    def _kernel_floats(self, data_norm: float, slab: float) -> np.ndarray:
-        eps_s, eps_g = self._split()
-        floats = np.zeros(kernel.N_FLOATS)
-        floats[kernel.P_FLIP] = float(expit(-eps_s)) if eps_s else 0.0  # 1/(1+e^ε_s)
-        floats[kernel.DATA_NORM] = data_norm
-        floats[kernel.SLAB] = slab
-        if self.selection == "exponential":
-            floats[kernel.EXP_RATE] = eps_s / (data_norm - slab)
-        floats[kernel.ALPHA] = self.alpha
-        floats[kernel.ETA] = 1.0 / self.alpha if self.eta0 is None else self.eta0
-        floats[kernel.RADIUS] = 1.0 / math.sqrt(self.alpha)  # the SVM optimum lies inside
-        return floats
-
-    def _stream(self, X, labels, skip, commit):
-        """Run the call's rows from ``skip`` (None: not a retry, from row 0).
-
-        With ``commit``, an exception raised after the call used rows,
-        labels or updates is committed to the public attributes and returned
-        (the caller raises it); before that, it propagates for the rollback.
-        """
-        state = self._state
-        start = 0 if skip is None else skip
-        state.ints[kernel.ROW] = start
-        before = state.progress()
-        state.interruption = None
-        try:
-            self._run(X, labels, start, retry=skip is not None)
-        except BaseException as exc:
-            if not commit or state.progress() == before:
-                raise
-            if labels.y is not None:
-                try:  # read the pending rows' labels from this y, as at the end of a call
-                    labels.fill(state)
-                except Exception:  # noqa: BLE001 - the first error is the one raised
-                    pass  # a retry with the same X reads them from its y
-            state.drop_noise()
-            position = state.record_interruption(X)
-            self._publish(position - start, position)
-            return exc
-        self._publish(X.shape[0] - start, X.shape[0])
-        return None
-
-    def _run(self, X, labels, start, retry):
-        state, n = self._state, X.shape[0]
-        ints = state.ints
-        if labels.y is not None and ints[kernel.LABELLED] < ints[kernel.BUF_N]:
-            # rows an interrupted call selected wait for labels from its y
-            if retry:
-                labels.fill(state)
-            else:
-                state.drop_unlabelled(flmb=self.update == "flmb")
-        X = self._project(X)
-        sel_rng, noise_rng = call_rng(self.random_state, state.n_calls).spawn(2)
-        state.n_calls += 1
-        uniforms = np.empty(0)
-        if self.selection != "all":
-            uniforms = np.zeros(n)  # the rows before start were consumed by an earlier call
-            uniforms[start:] = sel_rng.random(n - start)
-        y, use_y = labels.kernel_view(self.classes_)
-        floats, mech = self._update_setup(self.data_norm_, X.shape[1])
-        if use_y:
-            floats[kernel.NEG], floats[kernel.POS] = self.classes_
-        avg_start = 1 if self.average is True else int(self.average or 0)
-        modes = (_SELECT[self.selection], _UPDATE[self.update], self.batch_size,
-                 self.slab_schedule == "shrinking")
-        while True:
-            kernel.run_stream(X, uniforms, y, use_y, state.w, state.average, avg_start,
-                              state.buf, state.buf_idx, state.signs, state.noise, ints,
-                              floats, *modes)
-            status = ints[kernel.STATUS]
-            if status == kernel.DONE:
-                break
-            if status == kernel.NEED_NOISE:
-                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]),
-                                               noise_rng).astype(np.float64)
-                ints[kernel.NOISE_POS] = 0
-            elif status == kernel.NEED_LABELS:
-                labels.fill(state)
-            else:
-                labels.refuse()
-        if labels.y is not None:  # pending rows of this call: read their labels from this y
-            labels.fill(state)
-        state.drop_noise()
-
-    def _publish(self, n_new: int, n_consumed: int) -> None:
-        """The public attributes, from what the compiled loop did."""
-        ints = self._state.ints
-        self.n_seen_ += n_new
-        self.n_seen_last_call_ = n_consumed
-        self.n_updates_ = int(ints[kernel.N_UPDATES])
-        self.n_labels_requested_ = int(ints[kernel.N_LABELS])
-        self.coef_ = self._state.average[None, :].copy()
         self.privacy_spent_ = self._spent()
 
     # ------------------------------------------------------------ predict
@@ -661,7 +692,7 @@ class PrivateOnlineActiveSVC(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_[0]
+        return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         """Class labels (ties, e.g. before the first update, go to ``classes_[0]``)."""

@@ -30,12 +30,19 @@ def fingerprint(rows: np.ndarray) -> bytes:
 class RunState:
     """The private state of a run: the iterate and the label buffer (no generator)."""
 
-    def __init__(self, n_features: int, batch_size: int, params: dict):
+    def __init__(self, n_features: int, batch_size: int, params: dict, windows=None,
+                 ftrl=None):
         self.w = np.zeros(n_features)
         self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
+        self.bias = 0.0  # the current intercept (ftrl)
+        self.average_bias = 0.0  # the released intercept_
+        self.n_released = 0  # releases so far (ftrl: gradient and threshold windows)
         self.buf = np.zeros((batch_size, n_features))
         self.buf_idx = np.zeros(batch_size, np.int64)
         self.signs = np.zeros(batch_size)
+        # ftrl: the window lengths (public) and the released sums and tree (private)
+        self.windows = np.zeros(4, np.int64) if windows is None else windows
+        self.ftrl = ftrl
         self.noise = np.zeros((0, n_features))
         self.ints = np.zeros(kernel.N_INTS, np.int64)
         self.n_calls = 0  # calls so far: picks each call's generator (call_rng)
@@ -90,6 +97,8 @@ class RunState:
         ints[kernel.BUF_N] = ints[kernel.LABELLED]
         if ints[kernel.PENDING] and (flmb or ints[kernel.BUF_N] == 0):
             ints[kernel.PENDING] = 0
+            if self.ftrl is not None:  # the window closed empty: on to the next one
+                kernel.advance_phase(ints, self.windows)
 
 
 def check_label_source(y, label_oracle):

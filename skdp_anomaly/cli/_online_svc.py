@@ -36,7 +36,8 @@ def add_parser(subparsers) -> None:
         description=(
             f"Stream the rows of a CSV file (in file order) through a private online active "
             f"linear SVM ({_CITE}): a private selection step picks the rows whose labels are "
-            "used, and noisy mini-batch updates learn the classifier. The classifier is "
+            "used, and noisy releases of gradient sums and of a threshold learn the "
+            "classifier and its intercept. The classifier is "
             "epsilon-DP under replace-one-row neighbours, given a public --data-norm and "
             "public --classes. Prints the labels requested, the updates, the privacy spent "
             "and, with --test, the accuracy on that file."
@@ -53,12 +54,21 @@ def add_parser(subparsers) -> None:
     p.add_argument("--selection", choices=("bernoulli", "exponential", "all"),
                    default="bernoulli", help="how rows are chosen for labelling; 'all' reads "
                                              "every label (default: bernoulli)")
-    p.add_argument("--update", choices=("flmb", "flsw"), default="flmb",
-                   help="an update every --batch-size selected rows (flmb) or observed rows "
-                        "(flsw) (default: flmb)")
-    p.add_argument("--batch-size", type=int, default=5, help="mini-batch / window size (default 5)")
-    p.add_argument("--alpha", type=float, default=0.01,
-                   help="L2 regularisation λ (default 0.01)")
+    p.add_argument("--update", choices=("ftrl", "flmb", "flsw"), default="ftrl",
+                   help="ftrl: private follow-the-regularised-leader over windows of rows "
+                        "with a private intercept; flmb/flsw: the paper's noisy gradient "
+                        "step every --batch-size selected rows (flmb) or observed rows (flsw) "
+                        "(default: ftrl)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="rows of a gradient window (ftrl; default: max(5, 16·d/ε)) or the "
+                        "paper's mini-batch / window size (default 5)")
+    p.add_argument("--no-intercept", action="store_true",
+                   help="a hyperplane through the origin (the paper's model)")
+    p.add_argument("--noise", choices=("independent", "tree"), default="independent",
+                   help="ftrl: noise per released window, or binary-tree aggregation "
+                        "(default: independent)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="L2 regularisation λ (default: M²/3 for ftrl, 0.01 for flmb/flsw)")
     p.add_argument("--average", action="store_true",
                    help="release the mean of the iterates (post-processing, no extra ε)")
     p.add_argument("--test", metavar="TEST.csv", default=None,
@@ -114,30 +124,36 @@ def read_chunks(path, target: str, chunk: int = _CHUNK, *,
             yield np.asarray(rows), labels
 
 
-def _check_file(path, target: str, classes) -> list:
-    """Read ``path`` through, checking every cell; its feature names."""
+def _check_file(path, target: str, classes) -> tuple[list, int]:
+    """Read ``path`` through, checking every cell; its feature names and row count."""
     with Path(path).open(newline="") as fh:
         _, names = _header(csv.reader(fh), path, target)
     # every chunk, not the first one only: a bad row anywhere must stop the command
-    if sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes)) == 0:
+    n_rows = sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes))
+    if n_rows == 0:
         raise ValueError(f"{Path(path).name} has no data rows.")
-    return names
+    return names, n_rows
 
 
-def _checked_inputs(args) -> None:
-    """Every input file read and checked: nothing is fitted before they all pass."""
+def _checked_inputs(args) -> int:
+    """Every input file read and checked: nothing is fitted before they all pass.
+
+    Returns the training stream's length (public: neighbouring streams have
+    the same length), which sets the windows of the default update.
+    """
     classes = set(args.classes)
-    names = _check_file(args.input, args.target, classes)
+    names, n_rows = _check_file(args.input, args.target, classes)
     if args.test is None:
-        return
+        return n_rows
     try:
-        test_names = _check_file(args.test, args.target, classes)
+        test_names, _ = _check_file(args.test, args.target, classes)
     except ValueError as exc:
         raise ValueError(f"--test {args.test}: {exc}") from None
     if test_names != names:
         raise ValueError(f"--test {args.test} has the feature columns "
                          f"{', '.join(test_names)}; IN.csv has {', '.join(names)} (the same "
                          "columns in the same order are needed).")
+    return n_rows
 
 
 def _number(text: str, column: str, line: int) -> float:
@@ -161,8 +177,9 @@ def _checked_estimator(args):
         raise ValueError("--classes needs two different labels.")
     est = PrivateOnlineActiveSVC(
         epsilon=args.epsilon, selection=args.selection, update=args.update,
-        batch_size=args.batch_size, data_norm=args.data_norm, alpha=args.alpha,
-        average=args.average, random_state=args.random_state,
+        batch_size=args.batch_size, fit_intercept=not args.no_intercept, noise=args.noise,
+        data_norm=args.data_norm, alpha=args.alpha, average=args.average,
+        random_state=args.random_state,
     )
     with library_calls("online-svc"):
         est.privacy_cost()  # validates every parameter, as partial_fit would
@@ -173,7 +190,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     est = _checked_estimator(args)
-    _checked_inputs(args)
+    est.set_params(n_rows_hint=_checked_inputs(args))
     classes = list(args.classes)
     n_rows = 0
     with library_calls("online-svc") as shown, tqdm(unit="row", disable=args.quiet,

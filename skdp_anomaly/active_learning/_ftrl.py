@@ -1,0 +1,229 @@
+"""The DP-FTRL update of :class:`PrivateOnlineActiveSVC`: windows, releases, iterate.
+
+The stream is cut into rounds of observed rows: a *gradient window*, whose
+selected rows release one noisy hinge-gradient sum, then a *threshold window*,
+whose selected rows release a noisy histogram of their projections on the
+current direction, one per class. The iterate is follow-the-regularised-leader
+on the linearised losses (Kairouz et al. 2021): the scaled mean of every noisy
+gradient sum released so far, so that the noise of one release is averaged
+away by the next instead of accumulating step by step. The intercept is the
+cut of the projected histograms with the fewest errors.
+
+Every window length is a function of public parameters only (ε, the number of
+features, the stream length when it is known), and every row lies in exactly
+one window, hence in one release (or in one leaf of the tree: ``L`` nodes).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import GeometricMechanism, LaplaceMechanism
+from ..privacy._grid import to_steps
+from . import _kernel as kernel
+
+__all__ = ["FtrlState", "N_BINS", "ROWS_PER_FEATURE", "count_weight", "ftrl_windows",
+           "gradient_sensitivity", "gradient_window", "released_size", "tree_levels"]
+
+#: A gradient window holds ``ROWS_PER_FEATURE · d / ε`` rows: its signal, about
+#: ``rows·γ/√d`` per coordinate for a margin ``γ``, must beat the noise per
+#: coordinate, ``2M√d/ε`` (see the user guide for the measurements).
+ROWS_PER_FEATURE = 16
+#: The fewest rows of a window.
+MIN_WINDOW = 5
+#: Bins of the threshold histograms over the projections, in ``[-M, M]``.
+N_BINS = 16
+
+
+def gradient_window(n_features: int, epsilon: float) -> int:
+    """Rows of a gradient window, ``max(5, ceil(16·d/ε))``: public quantities only."""
+    return max(MIN_WINDOW, math.ceil(ROWS_PER_FEATURE * n_features / epsilon))
+
+
+def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_share: float,
+                 horizon: int | None, batch_size: int | None = None) -> np.ndarray:
+    """The four window lengths of the kernel (``kernel.FIRST_GRADIENT`` ...).
+
+    ``intercept_share`` is the share of a round's rows in its threshold
+    window (0: no intercept). A given ``batch_size`` is the length of every
+    gradient window. Otherwise the rule of :func:`gradient_window` sets them,
+    and with a known ``horizon`` (the stream length) the first gradient
+    window is cut to ``(1 - share)·horizon``; when no second full round would
+    fit, the first round takes the whole stream.
+    """
+    share = float(intercept_share)
+
+    def threshold(rows: int) -> int:
+        return math.ceil(rows * share / (1.0 - share)) if share else 0
+
+    if batch_size is not None:
+        rows = int(batch_size)
+        return np.array([rows, rows, threshold(rows), threshold(rows)], dtype=np.int64)
+    first, later = gradient_window(n_features, eps_first), gradient_window(n_features, eps_later)
+    first_threshold = threshold(first)
+    if horizon is not None:
+        cap = max(1, math.floor((1.0 - share) * horizon))
+        first = min(first, cap)
+        first_threshold = threshold(first)
+        if horizon - first - first_threshold < later + threshold(later):
+            first = cap
+            first_threshold = max(horizon - cap, 1) if share else 0
+    return np.array([first, later, first_threshold, threshold(later)], dtype=np.int64)
+
+
+def count_weight(n_features: int, data_norm: float) -> float:
+    """``c = M``: the positive count enters the gradient release as ``c·n₊``.
+
+    It adds ``1/(2√d)`` to the sums' noise, and the count's own noise,
+    ``(2√d + 1)/ε`` rows, stays within ``(2√d + 1)/(16 d)`` (7 % at d = 5) of
+    a window of :func:`gradient_window` rows.
+    """
+    return float(data_norm)
+
+
+def gradient_sensitivity(n_features: int, data_norm: float) -> float:
+    """L1 sensitivity of a window's release under replace-one: ``2M√d + c``.
+
+    Replacing one row moves one class sum by at most ``2M`` in L2 norm (same
+    label), or each of the two by at most ``M`` (labels differ): ``2M√d`` in
+    L1 either way; and the positive count by at most 1.
+    """
+    return 2.0 * data_norm * math.sqrt(n_features) + count_weight(n_features, data_norm)
+
+
+def released_size(n_features: int) -> int:
+    """Coordinates of a gradient release: two class sums and the weighted count."""
+    return 2 * n_features + 1
+
+
+def tree_levels(windows: np.ndarray, horizon: int) -> int:
+    """Levels ``L`` of the binary tree over the later gradient windows of a
+    stream of ``horizon`` rows (each row's leaf is in at most ``L`` nodes)."""
+    first = int(windows[kernel.FIRST_GRADIENT] + windows[kernel.FIRST_THRESHOLD])
+    per_round = int(windows[kernel.GRADIENT] + windows[kernel.THRESHOLD])
+    leaves = max(1, math.ceil(max(horizon - first, 0) / per_round))
+    return leaves.bit_length()  # floor(log2(leaves)) + 1
+
+
+class _BinaryTree:
+    """The binary mechanism over leaves (Chan, Shi and Song 2011), in grid steps.
+
+    ``partial[i]`` is the true sum of the open node at level ``i`` and
+    ``released[i]`` the noisy sum of the last closed one: private state, as
+    the label buffer (the former is raw data).
+    """
+
+    def __init__(self, levels: int, n_features: int):
+        self.partial = np.zeros((levels, n_features), np.int64)
+        self.released = np.zeros((levels, n_features), np.int64)
+        self.leaves = 0
+
+    def add(self, leaf: np.ndarray, mech: LaplaceMechanism, rng) -> np.ndarray:
+        """Add one leaf; the noisy prefix sum of all leaves so far."""
+        t = self.leaves + 1
+        if t.bit_length() > self.partial.shape[0]:
+            raise RuntimeError("the stream outgrew the tree it was charged for.")
+        level = (t & -t).bit_length() - 1  # the node that closes at leaf t
+        self.partial[level] = self.partial[:level].sum(axis=0) + leaf
+        self.partial[:level] = 0
+        self.released[level] = self.partial[level] + mech.noise_steps(leaf.shape[0], rng)
+        self.released[:level] = 0
+        self.leaves = t
+        bits = [i for i in range(t.bit_length()) if t >> i & 1]
+        return self.released[bits].sum(axis=0)
+
+
+class FtrlState:
+    """The private state of an ftrl run besides the kernel's: released sums, tree."""
+
+    def __init__(self, n_features: int, levels: int):
+        size = released_size(n_features)
+        self.first = np.zeros(size, np.int64)  # noisy first window's sums, in steps
+        self.later = np.zeros(size, np.int64)  # noisy prefix of the later ones
+        self.n_rows = 0  # rows in gradient releases (public: from the selections)
+        self.threshold = 0.0  # the intercept's cut on the unit direction
+        # noisy class histograms of the threshold windows, in epochs of doubling
+        # length (1, 2, 4, ... windows): [previous epoch, current epoch]
+        self.histograms = np.zeros((2, 2, N_BINS), np.int64)
+        self.epoch_windows, self.epoch_length = 0, 1
+        self.tree = _BinaryTree(levels, size) if levels else None
+
+    def release_gradient(self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism,
+                         first: bool, rng) -> None:
+        """Release the window's noisy per-class hinge-gradient sums and positive count.
+
+        The vector is ``(Σ₊ x·a, Σ₋ x·a, c·n₊)`` over the window's rows, with
+        ``a = [y(w·x+b) < 1]`` (the hinge is active) and ``c`` =
+        :func:`count_weight`: its L1 sensitivity under replace-one is
+        ``2M√d + c`` (:func:`gradient_sensitivity`).
+        """
+        d = rows.shape[1]
+        active = signs * (rows @ w + bias) < 1.0
+        positive = signs > 0
+        sums = np.empty(released_size(d))
+        sums[:d] = rows[active & positive].sum(axis=0)
+        sums[d:2 * d] = rows[active & ~positive].sum(axis=0)
+        sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
+        leaf = to_steps(sums, mech.granularity)
+        if first:
+            self.first = leaf + mech.noise_steps(leaf.shape[0], rng)
+        elif self.tree is not None:
+            self.later = self.tree.add(leaf, mech, rng)
+        else:
+            self.later = self.later + leaf + mech.noise_steps(leaf.shape[0], rng)
+        self.n_rows += rows.shape[0]
+
+    def iterate(self, granularity: float, lam: float, data_norm: float) -> np.ndarray:
+        """The class-balanced FTRL iterate, projected on the ball of radius ``1/√λ``.
+
+        ``w = (S₊/n₊ - S₋/n₋) / (2λ)`` from the noisy sums and the noisy
+        positive count (kept within ``[1, n - 1]``): the minimiser of the
+        linearised class-balanced hinge losses so far plus ``λ n ‖w‖²/2``,
+        which for balanced classes is ``Σ y·x·a / (λ n)``. Post-processing.
+        """
+        total = (self.first + self.later).astype(np.float64) * granularity
+        d = (total.shape[0] - 1) // 2
+        n = max(self.n_rows, 2)
+        n_pos = min(max(total[-1] / count_weight(d, data_norm), 1.0), n - 1.0)
+        w = (total[:d] / n_pos - total[d:2 * d] / (n - n_pos)) / (2.0 * lam)
+        norm, radius = float(np.linalg.norm(w)), 1.0 / math.sqrt(lam)
+        return w * (radius / norm) if norm > radius else w
+
+    def release_threshold(self, rows, signs, w, data_norm: float,
+                          mech: GeometricMechanism, rng) -> None:
+        """Release the per-class histograms of ``w·x/‖w‖``, and cut.
+
+        The cut is the best one over the windows of the current and the
+        previous epoch; epochs double in length (1, 2, 4, ... windows), so the
+        oldest windows, projected on older directions, drop out while at
+        least half of all windows stay pooled.
+        """
+        norm = float(np.linalg.norm(w))
+        if norm == 0.0:
+            return
+        # N_BINS equal bins of [-M, M], by arithmetic (a public partition: the
+        # projections are clipped into it)
+        position = (rows @ w) * (N_BINS / (2.0 * data_norm * norm)) + N_BINS / 2.0
+        bins = np.clip(position, 0, N_BINS - 1).astype(np.int64)
+        cells = np.where(signs > 0, N_BINS, 0) + bins
+        counts = np.bincount(cells, minlength=2 * N_BINS).reshape(2, N_BINS)
+        self.histograms[1] += counts + mech.noise(counts.shape, rng)
+        self.epoch_windows += 1
+        pooled = self.histograms.sum(axis=0)
+        if self.epoch_windows == self.epoch_length:
+            self.histograms[0] = self.histograms[1]
+            self.histograms[1] = 0
+            self.epoch_windows, self.epoch_length = 0, 2 * self.epoch_length
+        edges = np.linspace(-data_norm, data_norm, N_BINS + 1)
+        self.threshold = best_cut(pooled[0], pooled[1], edges)
+
+
+def best_cut(negative, positive, edges) -> float:
+    """The bin edge that misclassifies the fewest counts (negatives below, positives
+    above); the middle one of ties. Post-processing of the noisy counts."""
+    correct = (np.concatenate([[0], np.cumsum(negative)])
+               + np.concatenate([np.cumsum(positive[::-1])[::-1], [0]]))
+    best = np.flatnonzero(correct == correct.max())
+    return float(edges[best[best.size // 2]])

@@ -1,0 +1,260 @@
+"""The stream engine of :class:`PrivateOnlineActiveSVC`: set-up, compiled loop, releases.
+
+A mixin: the estimator validates, charges and keeps the public attributes;
+this part turns its parameters into the kernel's modes and mechanisms, runs
+the compiled loop over a call's rows and makes the releases it asks for.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ..privacy import GeometricMechanism, LaplaceMechanism, call_rng
+from . import _kernel as kernel
+from ._ftrl import ftrl_windows, gradient_sensitivity, released_size, tree_levels
+
+__all__ = ["FTRL_SELECTION_SHARE", "PAPER_ALPHA", "PAPER_BATCH_SIZE", "PAPER_SELECTION_SHARE",
+           "StreamMixin"]
+
+_SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
+           "all": kernel.SELECT_ALL}
+_UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW, "ftrl": kernel.UPDATE_FTRL}
+#: The paper's defaults for its updates: ``λ`` (§5) and the selection's share of ε.
+PAPER_ALPHA, PAPER_SELECTION_SHARE, PAPER_BATCH_SIZE = 0.01, 0.5, 5
+#: ftrl's selection share of ε (the user guide has the measurements).
+FTRL_SELECTION_SHARE = 0.25
+# update-noise vectors drawn from the noise stream at a time; the unused ones are
+# dropped at the end of a call, so that no noise is kept between calls
+_NOISE_REFILL = 64
+#: 1/√2: the paper's updates with an intercept see ``[x/√2, M/√2]``, of norm ``<= M``.
+_HALF_SQRT2 = math.sqrt(0.5)
+
+
+@dataclass(frozen=True)
+class _FtrlSetup:
+    """The public set-up of an ftrl run: window lengths, tree depth and mechanisms."""
+
+    windows: np.ndarray
+    levels: int
+    first: LaplaceMechanism  # the first gradient window: every label, all of ε
+    later: LaplaceMechanism  # later gradient windows (per tree node with noise="tree")
+    threshold: GeometricMechanism | None  # the threshold histograms
+
+
+
+class StreamMixin:
+    """Runs a :class:`PrivateOnlineActiveSVC` run's rows (see the estimator's Notes)."""
+
+    def _kernel_features(self, n_features: int) -> int:
+        """Features of the rows the kernel sees (one more for a constant feature)."""
+        return n_features + 1 if self._augmented() else n_features
+
+    def _paper_batch_size(self) -> int:
+        return PAPER_BATCH_SIZE if self.batch_size is None else int(self.batch_size)
+
+    def _project(self, X):
+        """Rows projected onto the ball of radius ``M`` (and, for the paper's
+        updates with an intercept, ``[x/√2, M/√2]``: still inside it)."""
+        norms = np.linalg.norm(X, axis=1)
+        scale = np.minimum(1.0, self.data_norm_ / np.maximum(norms, 1e-300))
+        if not self._augmented():
+            return X * scale[:, None]
+        out = np.empty((X.shape[0], X.shape[1] + 1))
+        out[:, :-1] = X * (scale * _HALF_SQRT2)[:, None]
+        out[:, -1] = self.data_norm_ * _HALF_SQRT2
+        return out
+
+    # -------------------------------------------------------- the stream
+    def _ftrl_setup(self, data_norm: float, n_features: int, horizon) -> _FtrlSetup:
+        """ftrl's windows and mechanisms: functions of public parameters only."""
+        _, eps_g = self._split()
+        sensitivity = gradient_sensitivity(n_features, data_norm)
+        coordinates = released_size(n_features)
+        share = float(self.intercept_share) if self.fit_intercept else 0.0
+        windows = ftrl_windows(n_features, float(self.epsilon), eps_g, share, horizon,
+                               self.batch_size)
+        levels = tree_levels(windows, horizon) if (
+            self.noise == "tree" and horizon is not None) else 0
+        return _FtrlSetup(
+            windows, levels,
+            LaplaceMechanism(float(self.epsilon), sensitivity, neighbours="replace",
+                             coordinates=coordinates),
+            LaplaceMechanism(eps_g / max(levels, 1), sensitivity, neighbours="replace",
+                             coordinates=coordinates),
+            GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None)
+
+    def _update_setup(self, data_norm: float, n_features: int, horizon=None):
+        """The kernel's parameters and the update mechanism at ``M = data_norm``.
+
+        Raises a ``ValueError`` naming ``data_norm`` when floating point cannot
+        hold them (an overflowing sensitivity, a grid or a rate out of range).
+        """
+        eps_s, eps_g = self._split()
+        sensitivity = 2.0 * data_norm * math.sqrt(n_features)
+        try:
+            if self.update == "ftrl":
+                mech = self._ftrl_setup(data_norm, n_features, horizon)
+                grid = mech.later.granularity
+            else:
+                mech = LaplaceMechanism(eps_g, sensitivity, neighbours="replace",
+                                        coordinates=n_features)
+                grid = mech.granularity
+            floats = self._kernel_floats(data_norm, self._slab_fraction(eps_s) * data_norm)
+            floats[kernel.GRID] = grid
+            usable = bool(np.all(np.isfinite(floats))) and floats[kernel.GRID] > 0
+        except (ArithmeticError, ValueError):
+            usable = False
+        if not usable:
+            value = "None, read from the data," if self.data_norm is None else (
+                f"{self.data_norm!r}")
+            raise ValueError(
+                f"The 'data_norm' parameter of {type(self).__name__} must keep the update "
+                f"noise (L1 sensitivity 2·M·√{n_features} at ε_g={eps_g:.3g}, on a grid) and "
+                "the selection rate within floating point. Got data_norm="
+                f"{value} with {n_features} feature(s); rescale the data.")
+        return floats, mech
+
+    def _kernel_floats(self, data_norm: float, slab: float) -> np.ndarray:
+        eps_s, eps_g = self._split()
+        floats = np.zeros(kernel.N_FLOATS)
+        floats[kernel.P_FLIP] = float(expit(-eps_s)) if eps_s else 0.0  # 1/(1+e^ε_s)
+        floats[kernel.DATA_NORM] = data_norm
+        floats[kernel.SLAB] = slab
+        if self.selection == "exponential":
+            floats[kernel.EXP_RATE] = eps_s / (data_norm - slab)
+        alpha = self._alpha(data_norm)
+        floats[kernel.ALPHA] = alpha
+        floats[kernel.ETA] = 1.0 / alpha if self.eta0 is None else self.eta0
+        floats[kernel.RADIUS] = 1.0 / math.sqrt(alpha)  # the SVM optimum lies inside
+        return floats
+
+    def _stream(self, X, labels, skip, commit):
+        """Run the call's rows from ``skip`` (None: not a retry, from row 0).
+
+        With ``commit``, an exception raised after the call used rows,
+        labels or updates is committed to the public attributes and returned
+        (the caller raises it); before that, it propagates for the rollback.
+        """
+        state = self._state
+        start = 0 if skip is None else skip
+        state.ints[kernel.ROW] = start
+        before = state.progress()
+        state.interruption = None
+        try:
+            self._run(X, labels, start, retry=skip is not None)
+        except BaseException as exc:
+            if not commit or state.progress() == before:
+                raise
+            if labels.y is not None:
+                try:  # read the pending rows' labels from this y, as at the end of a call
+                    labels.fill(state)
+                except Exception:  # noqa: BLE001 - the first error is the one raised
+                    pass  # a retry with the same X reads them from its y
+            state.drop_noise()
+            position = state.record_interruption(X)
+            self._publish(position - start, position)
+            return exc
+        self._publish(X.shape[0] - start, X.shape[0])
+        return None
+
+    def _run(self, X, labels, start, retry):
+        state, n = self._state, X.shape[0]
+        ints = state.ints
+        if labels.y is not None and ints[kernel.LABELLED] < ints[kernel.BUF_N]:
+            # rows an interrupted call selected wait for labels from its y
+            if retry:
+                labels.fill(state)
+            else:
+                state.drop_unlabelled(flmb=self.update == "flmb")
+        X = self._project(X)
+        sel_rng, noise_rng = call_rng(self.random_state, state.n_calls).spawn(2)
+        state.n_calls += 1
+        uniforms = np.empty(0)
+        if self.selection != "all":
+            uniforms = np.zeros(n)  # the rows before start were consumed by an earlier call
+            uniforms[start:] = sel_rng.random(n - start)
+        y, use_y = labels.kernel_view(self.classes_)
+        floats, mech = self._update_setup(self.data_norm_, X.shape[1], state.horizon)
+        floats[kernel.BIAS] = state.bias
+        if use_y:
+            floats[kernel.NEG], floats[kernel.POS] = self.classes_
+        avg_start = 1 if self.average is True else int(self.average or 0)
+        modes = (_SELECT[self.selection], _UPDATE[self.update], self._paper_batch_size(),
+                 self.slab_schedule == "shrinking", state.windows)
+        while True:
+            kernel.run_stream(X, uniforms, y, use_y, state.w, state.average, avg_start,
+                              state.buf, state.buf_idx, state.signs, state.noise, ints,
+                              floats, *modes)
+            status = ints[kernel.STATUS]
+            if status == kernel.DONE:
+                break
+            if status == kernel.NEED_RELEASE:
+                self._release_window(mech, floats, avg_start, noise_rng)
+            elif status == kernel.NEED_NOISE:
+                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]),
+                                               noise_rng).astype(np.float64)
+                ints[kernel.NOISE_POS] = 0
+            elif status == kernel.NEED_LABELS:
+                labels.fill(state)
+            else:
+                labels.refuse()
+        if labels.y is not None:  # pending rows of this call: read their labels from this y
+            labels.fill(state)
+        if self._stream_ends(X.shape[0] - start) and ints[kernel.BUF_N] > 0:
+            labels.fill(state)  # the last window of a stream of known length is released
+            self._release_window(mech, floats, avg_start, noise_rng)
+        state.drop_noise()
+
+    def _stream_ends(self, n_new: int) -> bool:
+        """ftrl, and this call's rows complete a stream of known length."""
+        horizon = self._state.horizon
+        return (self.update == "ftrl" and horizon is not None
+                and self.n_seen_ + n_new >= horizon)
+
+    def _release_window(self, setup: _FtrlSetup, floats, avg_start: int, rng) -> None:
+        """Release the buffered ftrl window (its rows are labelled) and move on."""
+        state = self._state
+        ints, ftrl = state.ints, state.ftrl
+        rows, signs = state.buf[:ints[kernel.BUF_N]], state.signs[:ints[kernel.BUF_N]]
+        if ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
+            first = ints[kernel.ROUND] == 0
+            ftrl.release_gradient(rows, signs, state.w, state.bias, self.data_norm_,
+                                  setup.first if first else setup.later, first, rng)
+            state.w[:] = ftrl.iterate(setup.later.granularity, self._alpha(self.data_norm_),
+                                      self.data_norm_)
+            ints[kernel.N_UPDATES] += 1
+        else:
+            ftrl.release_threshold(rows, signs, state.w, self.data_norm_, setup.threshold, rng)
+        state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
+        floats[kernel.BIAS] = state.bias
+        state.n_released += 1
+        if avg_start > 0 and state.n_released >= avg_start:
+            k = state.n_released - avg_start + 1
+            state.average += (state.w - state.average) / k
+            state.average_bias += (state.bias - state.average_bias) / k
+        else:
+            state.average[:] = state.w
+            state.average_bias = state.bias
+        ints[kernel.BUF_N] = ints[kernel.LABELLED] = ints[kernel.PENDING] = 0
+        kernel.advance_phase(ints, state.windows)
+
+    def _publish(self, n_new: int, n_consumed: int) -> None:
+        """The public attributes, from what the compiled loop did."""
+        ints = self._state.ints
+        self.n_seen_ += n_new
+        self.n_seen_last_call_ = n_consumed
+        self.n_updates_ = int(ints[kernel.N_UPDATES])
+        self.n_labels_requested_ = int(ints[kernel.N_LABELS])
+        average = self._state.average
+        if self._augmented():  # the decision is w·[x/√2, M/√2]
+            self.coef_ = average[None, :-1] * _HALF_SQRT2
+            self.intercept_ = np.array([average[-1] * self.data_norm_ * _HALF_SQRT2])
+        else:
+            self.coef_ = average[None, :].copy()
+            self.intercept_ = np.array([self._state.average_bias])
+        self.privacy_spent_ = self._spent()
+
