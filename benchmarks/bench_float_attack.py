@@ -5,7 +5,9 @@ claimed ε = 1, attack bound ≥ 7): DPSMOTE's class sums (Gaussian synopsis,
 d = 4, bounds ±6, a row at the box's corner added), DPOAD's prediction-phase
 release (a real run's learnt g and sampled Δ, one count cell from 0 to
 g⁻¹(Δ) records) and NoisyGroupSearch's MaxSensor (one non-anomalous score
-outside the queried half from 0 to t_ℓ). Each is audited on the same
+outside the queried half from 0 to t_ℓ); and, built float-safe from the
+start, one gradient window of PrivateOnlineActiveSVC's default update (d = 2,
+the label of a row on the sphere flips). Each is audited on the same
 neighbours as the removed textbook code, ``x + rng.laplace(0, Δ/ε)``
 ("before", the anchor), and as the package's current float-safe code path
 ("after"): :func:`skdp_anomaly.auditing.run_release_attack`, a

@@ -42,6 +42,8 @@ _DPOAD_SAMPLE_SEED = 7
 #: MaxSensor: t_ℓ, and the queried half's scores (the anomaly, 3.0 > t_ℓ, first)
 _SENSOR_LOW = 1.0
 _SENSOR_INSIDE = (3.0, 0.2, 0.9, 0.4)
+#: PrivateOnlineActiveSVC: features and rows of one gradient window
+_SVC_D, _SVC_ROWS = 2, 12
 
 
 def _removed_textbook_laplace(values, scale: float, rng: np.random.Generator,
@@ -90,7 +92,7 @@ class ReleaseAttackScenario:
     >>> from skdp_anomaly.auditing import release_attack_scenarios
     >>> [s.name for s in release_attack_scenarios(1.0)]  # doctest: +NORMALIZE_WHITESPACE
     ['DPSMOTE class sums (d=4)', 'DPOAD prediction release',
-     'NoisyGroupSearch MaxSensor']
+     'NoisyGroupSearch MaxSensor', 'PrivateOnlineActiveSVC window sums (d=2)']
     """
 
     name: str
@@ -212,8 +214,52 @@ def _max_sensor(epsilon: float) -> ReleaseAttackScenario:
     )
 
 
+def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
+    from ..active_learning._ftrl import FtrlState, gradient_sensitivity, released_size
+
+    d, norm = _SVC_D, 1.0
+    rows = np.random.default_rng(2016).uniform(-0.4, 0.4, (_SVC_ROWS, d))
+    rows[0] = np.full(d, norm / np.sqrt(d))  # on the sphere: the whole sensitivity
+    base = np.where(np.arange(_SVC_ROWS) % 2 == 0, 1.0, -1.0)
+    # replace one element: the first row's label +1 vs -1 (both sums and the count move)
+    inputs = (base.copy(), base.copy())
+    inputs[1][0] = -1.0
+    sensitivity = gradient_sensitivity(d, norm)
+    mech = LaplaceMechanism(epsilon, sensitivity, neighbours="replace",
+                            coordinates=released_size(d))
+
+    def exact(signs):  # the old code's input: the window's statistic as floats
+        positive = signs > 0
+        return np.concatenate([rows[positive].sum(axis=0), rows[~positive].sum(axis=0),
+                               [norm * np.count_nonzero(positive)]])
+
+    def after(signs, rng, n):  # the estimator's release (w = 0: every hinge active)
+        state, out = FtrlState(d, 0), np.empty((n, released_size(d)))
+        for k in range(n):
+            state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, mech, True, rng)
+            out[k] = state.first * mech.granularity
+        return out
+
+    a = exact(inputs[0])
+    # A's positive sums and count lie above B's, its negative sums below, each by a
+    # share of Δ adding up to Δ: the event "every coordinate beyond A's value, on
+    # A's side" has likelihood ratio e^ε
+    above = np.r_[np.ones(d, bool), np.zeros(d, bool), True]
+    return ReleaseAttackScenario(
+        f"PrivateOnlineActiveSVC window sums (d={d})", inputs,
+        lambda sg, rng, n: _removed_textbook_laplace(exact(sg), sensitivity / epsilon, rng, n),
+        after,
+        lambda y, sg: laplace_reachable(y, exact(sg), sensitivity / epsilon),
+        lambda y, sg: grid_reachable(y, mech.granularity),
+        {"every coordinate beyond A's, on A's side":
+         lambda out: np.all(np.where(above, out >= a, out <= a), axis=1)},
+        epsilon, "replace one stream element: the label of a row on the sphere flips, "
+                 "moving both class sums and the positive count",
+    )
+
+
 def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario]:
-    """The three releases the floating-point attack broke, before and after the fix.
+    """The releases the floating-point attack broke, and a newer one, before and after.
 
     Parameters
     ----------
@@ -231,7 +277,9 @@ def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario
         ``_release_prediction`` with its Δ draw pinned to one seed; one cell
         from 0 to ``g⁻¹(Δ)`` records) and
         :class:`~skdp_anomaly.group_search.MaxSensor`'s two noisy maxima
-        (one outside score from 0 to ``t_ℓ``).
+        (one outside score from 0 to ``t_ℓ``), and one gradient window's
+        release of :class:`~skdp_anomaly.PrivateOnlineActiveSVC` (``d = 2``,
+        12 rows; the label of a row on the sphere flips).
 
     Notes
     -----
@@ -257,7 +305,8 @@ def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario
     >>> sums.after(sums.inputs[0], np.random.default_rng(0), 3).shape
     (3, 4)
     """
-    return [_dpsmote_sums(epsilon), _dpoad_prediction(epsilon), _max_sensor(epsilon)]
+    return [_dpsmote_sums(epsilon), _dpoad_prediction(epsilon), _max_sensor(epsilon),
+            _online_svc_window(epsilon)]
 
 
 def run_release_attack(scenario: ReleaseAttackScenario, which: str = "before",
