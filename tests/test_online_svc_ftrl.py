@@ -14,7 +14,7 @@ from sklearn import config_context
 from skdp_anomaly import PrivateOnlineActiveSVC, audit
 from skdp_anomaly.active_learning import _ftrl
 from skdp_anomaly.active_learning import _kernel as kernel
-from skdp_anomaly.privacy import LaplaceMechanism
+from skdp_anomaly.privacy import GeometricMechanism, LaplaceMechanism
 
 
 def offset_blobs(n, d=5, seed=0, prior=0.5, shift=0.35, spread=0.12):
@@ -331,3 +331,27 @@ def test_audit_threshold_release_end_to_end():
         res = audit(mechanism, (base, replaced), events, n_runs=4000, claimed_epsilon=EPS,
                     random_state=3, name="ftrl threshold release")
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
+
+
+def test_threshold_counts_are_divided_by_the_selection_probability(monkeypatch):
+    # zero noise: the pooled histogram is the counts over the probability at each bin
+    mech = GeometricMechanism(1.0, 2.0, neighbours="replace")
+    monkeypatch.setattr(GeometricMechanism, "noise", lambda self, size, rng: np.zeros(size, int))
+    state = _ftrl.FtrlState(1, 0)
+    rows = np.array([[-0.9], [-0.1], [0.1], [0.9]])
+    state.release_threshold(rows, np.array([-1.0, -1.0, 1.0, 1.0]), np.ones(1), 1.0, mech, None,
+                            selection=lambda d: np.where(d <= 0.2, 0.5, 0.25))
+    negative, positive = state.histograms.sum(axis=0)  # both epochs pooled
+    assert negative.sum() == 1 / 0.25 + 1 / 0.5 and positive.sum() == 1 / 0.5 + 1 / 0.25
+    assert state.threshold == 0.0
+
+
+def test_a_tail_too_short_for_a_round_refines_the_cut_only():
+    # selection="all", batch_size=100: rounds of 100 + 43 rows; 300 rows leave a
+    # tail of 14 rows after two rounds, released as a threshold window
+    X, y = offset_blobs(300, seed=13)
+    est = PrivateOnlineActiveSVC(epsilon=2.0, selection="all", batch_size=100,
+                                 random_state=0).fit(X, y)
+    assert est._state.windows.tolist() == [100, 100, 43, 43]
+    assert est.n_updates_ == 2  # no third gradient release for the tail
+    assert est._state.n_released == 5  # 2 gradient + 2 threshold windows + the tail

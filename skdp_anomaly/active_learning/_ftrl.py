@@ -146,7 +146,8 @@ class FtrlState:
         self.threshold = 0.0  # the intercept's cut on the unit direction
         # noisy class histograms of the threshold windows, in epochs of doubling
         # length (1, 2, 4, ... windows): [previous epoch, current epoch]
-        self.histograms = np.zeros((2, 2, N_BINS), np.int64)
+        self.histograms = np.zeros((2, 2, N_BINS))
+        self.noise_variance = np.zeros((2, N_BINS))  # of each bin's two cells, per epoch
         self.epoch_windows, self.epoch_length = 0, 1
         self.tree = _BinaryTree(levels, size) if levels else None
 
@@ -192,13 +193,18 @@ class FtrlState:
         return w * (radius / norm) if norm > radius else w
 
     def release_threshold(self, rows, signs, w, data_norm: float,
-                          mech: GeometricMechanism, rng) -> None:
+                          mech: GeometricMechanism, rng, selection=None) -> None:
         """Release the per-class histograms of ``w·x/‖w‖``, and cut.
 
-        The cut is the best one over the windows of the current and the
-        previous epoch; epochs double in length (1, 2, 4, ... windows), so the
-        oldest windows, projected on older directions, drop out while at
-        least half of all windows stay pooled.
+        ``selection(d)`` is the probability that the window's selection took a
+        row at distance ``d`` from the current hyperplane (None: every row
+        was taken). Each bin's noisy counts are divided by it at the bin's
+        centre (Horvitz–Thompson, post-processing): the selection favours rows
+        near the hyperplane, and unweighted counts would misstate the class
+        prior. The cut is the best one over the windows of the current and
+        the previous epoch; epochs double in length (1, 2, 4, ... windows),
+        so the oldest windows, projected on older directions, drop out while
+        at least half of all windows stay pooled.
         """
         norm = float(np.linalg.norm(w))
         if norm == 0.0:
@@ -209,21 +215,44 @@ class FtrlState:
         bins = np.clip(position, 0, N_BINS - 1).astype(np.int64)
         cells = np.where(signs > 0, N_BINS, 0) + bins
         counts = np.bincount(cells, minlength=2 * N_BINS).reshape(2, N_BINS)
-        self.histograms[1] += counts + mech.noise(counts.shape, rng)
+        edges = np.linspace(-data_norm, data_norm, N_BINS + 1)
+        weights = np.ones(N_BINS)
+        if selection is not None:  # undo the selection's weights (post-processing)
+            weights = 1.0 / selection(np.abs((edges[:-1] + edges[1:]) / 2 - self.threshold))
+        self.histograms[1] += (counts + mech.noise(counts.shape, rng)) * weights
+        self.noise_variance[1] += 2.0 * mech.variance * weights ** 2
         self.epoch_windows += 1
         pooled = self.histograms.sum(axis=0)
+        noise_sd = np.sqrt(self.noise_variance.sum(axis=0))
         if self.epoch_windows == self.epoch_length:
-            self.histograms[0] = self.histograms[1]
-            self.histograms[1] = 0
+            self.histograms[0], self.noise_variance[0] = self.histograms[1], self.noise_variance[1]
+            self.histograms[1], self.noise_variance[1] = 0.0, 0.0
             self.epoch_windows, self.epoch_length = 0, 2 * self.epoch_length
-        edges = np.linspace(-data_norm, data_norm, N_BINS + 1)
-        self.threshold = best_cut(pooled[0], pooled[1], edges)
+        self.threshold = best_cut(pooled[0], pooled[1], edges, noise_sd)
 
 
-def best_cut(negative, positive, edges) -> float:
+#: A bin shows data when its noisy total exceeds this many noise standard deviations
+#: (0: a positive total). Larger values kept the cut off bins that hold data on the
+#: small streams of the user guide's measurements.
+SUPPORT_SDS = 0.0
+
+
+def best_cut(negative, positive, edges, noise_sd=0.0) -> float:
     """The bin edge that misclassifies the fewest counts (negatives below, positives
-    above); the middle one of ties. Post-processing of the noisy counts."""
+    above), the middle one of ties, among the edges inside the data.
+
+    "Inside the data" is between the first and the last bin whose noisy total
+    exceeds ``SUPPORT_SDS·noise_sd`` (the standard deviation of its noise,
+    one value or one per bin): the outer bins of ``[-M, M]`` hold only
+    noise, and a cut there (every row on one side) would be chosen by the noise
+    alone. Post-processing of the noisy counts.
+    """
     correct = (np.concatenate([[0], np.cumsum(negative)])
                + np.concatenate([np.cumsum(positive[::-1])[::-1], [0]]))
-    best = np.flatnonzero(correct == correct.max())
+    support = np.flatnonzero(negative + positive > SUPPORT_SDS * noise_sd)
+    if support.size >= 2:  # edges between the first and the last bin with data
+        inside = np.arange(support[0] + 1, support[-1] + 1)
+    else:
+        inside = np.arange(edges.size)
+    best = inside[np.flatnonzero(correct[inside] == correct[inside].max())]
     return float(edges[best[best.size // 2]])

@@ -114,8 +114,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
     returns ``NEED_LABELS`` when a full batch lacks labels. With
     ``UPDATE_FTRL`` it returns ``NEED_RELEASE`` at the end of a window that
     selected rows (``windows`` holds the window lengths). Every row of the
-    first gradient window (there is no hyperplane yet) and of the threshold
-    windows is taken, whatever the selection: data-independent choices.
+    first gradient window is taken, whatever the selection: there is no
+    hyperplane yet, and taking them all is data-independent.
     """
     n, d = X.shape
     p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
@@ -157,8 +157,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and (
-                ints[PHASE] == PHASE_THRESHOLD or ints[ROUND] == 0)):
+        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and ints[ROUND] == 0
+                                         and ints[PHASE] == PHASE_GRADIENT):
             chosen = True
         else:
             dist = 0.0

@@ -80,10 +80,9 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     epsilon : float, default=1.0
         Total privacy budget per record (see Notes).
     selection : {"bernoulli", "exponential", "all"}, default="bernoulli"
-        How rows are chosen for labelling. With ``update="ftrl"`` it applies
-        to the gradient windows after the first; the first gradient window
-        (there is no hyperplane yet) and the threshold windows read every
-        label.
+        How rows are chosen for labelling. With ``update="ftrl"`` the first
+        gradient window reads every label (there is no hyperplane yet); the
+        selection applies to every later window.
     update : {"ftrl", "flmb", "flsw"}, default="ftrl"
         DP-FTRL with a histogram intercept, or the paper's fixed-length
         mini-batches (an update every ``batch_size`` selected rows) or
@@ -203,12 +202,11 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
 
     **Privacy of** ``update="ftrl"``. The window lengths depend on public
     quantities only (ε, ``d``, ``M``, the stream length), and every element
-    lies in exactly one window. A row of the first gradient window or of a
-    threshold window is always taken (a data-independent choice: no
-    selection cost) and is in one release at the whole ``ε``; a row of a
-    later gradient window pays its selection ``ε_s`` and one release at
-    ``ε_g``. Parallel composition over the disjoint windows gives
-    ``max(ε, ε_s + ε_g) = ε``. A gradient window releases ``(Σ₊ x·a, Σ₋
+    lies in exactly one window. A row of the first gradient window is always
+    taken (a data-independent choice: no selection cost) and is in one
+    release at the whole ``ε``; a row of any later window pays its
+    selection ``ε_s`` and one release at ``ε_g``. Parallel composition over
+    the disjoint windows gives ``max(ε, ε_s + ε_g) = ε``. A gradient window releases ``(Σ₊ x·a, Σ₋
     x·a, c·n₊)`` — the sums of the rows of each class whose hinge is active
     (``a``), and the positive count weighted by ``c = M`` — whose L1
     sensitivity under replace-one is ``2M√d + M`` (the same label: one sum
@@ -230,7 +228,14 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     and the constant's weight only learns the class imbalance). Without a
     known stream length the windows follow the rule; the intercept pools the
     threshold windows of the last two epochs of doubling length (older ones
-    were projected on an older direction). A very large ``ε_s`` (Bernoulli
+    were projected on an older direction), each window's noisy counts
+    divided by the selection's probability at the bin (Horvitz–Thompson:
+    the selection favours rows near the hyperplane and would otherwise
+    misstate the class prior), and the cut stays between the outermost bins
+    with a positive noisy total (the outer bins of ``[-M, M]`` hold only
+    noise). With a known length, a tail too short for a round is released
+    as a threshold window (a new direction at the very end would be left
+    with a stale cut). A very large ``ε_s`` (Bernoulli
     ``ε_s ≳ 10``) selects almost no row outside the slab, so a hyperplane
     that misses the data can stop learning: keep ``selection_share`` at its
     default or use ``selection="all"`` there.
@@ -442,13 +447,12 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
                 f"The 'noise' parameter of {name} must be 'independent' with update="
                 f"{self.update!r}: tree aggregation sums the released gradients of update="
                 "'ftrl'. Got noise='tree'.")
-        if (self.update == "ftrl" and self.fit_intercept
-                and float(self.epsilon) > 2 * MAX_GEOMETRIC_EPSILON):
+        if self.update == "ftrl" and self.fit_intercept and eps_g > 2 * MAX_GEOMETRIC_EPSILON:
             raise ValueError(
-                f"The 'epsilon' parameter of {name} must be at most "
-                f"{2 * MAX_GEOMETRIC_EPSILON:g} with update='ftrl' and fit_intercept=True: above "
-                "it the noise of the threshold histograms rounds to zero and they would be "
-                f"released exact. Got epsilon={self.epsilon!r}; use a smaller epsilon.")
+                f"The 'epsilon' parameter of {name} leaves ε_g={eps_g:.4g} to the threshold "
+                f"histograms, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would round to "
+                f"zero and release exact counts. Got epsilon={self.epsilon!r}; use a smaller "
+                "epsilon.")
         if self.alpha is not None and float(self.alpha) < 1.0 / sys.float_info.max:
             raise ValueError(
                 f"The 'alpha' parameter of {name} must be at least {1 / sys.float_info.max:.3g}"
@@ -478,8 +482,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         spent_s = mech.cost.epsilon
         # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
         total = float(self.epsilon) if spent_s <= eps_s else spent_s + eps_g
-        first = ("; the first gradient window (no hyperplane yet) and the threshold "
-                 "windows read every label and spend all of ε" if self.update == "ftrl" else "")
+        first = ("; the first gradient window reads every label (no hyperplane yet) and "
+                 "spends all of ε" if self.update == "ftrl" else "")
         return PrivacyCost.pure(
             total,
             f"{self.selection} selection ε_s={spent_s:.4g} + noisy {self.update.upper()} "

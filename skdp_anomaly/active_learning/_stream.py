@@ -85,7 +85,7 @@ class StreamMixin:
                              coordinates=coordinates),
             LaplaceMechanism(eps_g / max(levels, 1), sensitivity, neighbours="replace",
                              coordinates=coordinates),
-            GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None)
+            GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None)
 
     def _update_setup(self, data_norm: float, n_features: int, horizon=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
@@ -206,8 +206,20 @@ class StreamMixin:
             labels.fill(state)
         if self._stream_ends(X.shape[0] - start) and ints[kernel.BUF_N] > 0:
             labels.fill(state)  # the last window of a stream of known length is released
+            if ints[kernel.ROUND] > 0 and state.windows[kernel.THRESHOLD] > 0:
+                # a tail too short for a round: its rows refine the cut on the current
+                # direction (a new direction now would be left with a stale cut)
+                ints[kernel.PHASE] = kernel.PHASE_THRESHOLD
             self._release_window(mech, floats, avg_start, noise_rng)
         state.drop_noise()
+
+    def _selection_probability(self, floats):
+        """The probability that a row at distance ``d`` is selected (public)."""
+        p_flip, slab, M = floats[kernel.P_FLIP], floats[kernel.SLAB], floats[kernel.DATA_NORM]
+        if self.selection == "bernoulli":
+            return lambda d: np.where(d <= slab, 1.0 - p_flip, p_flip)
+        rate = floats[kernel.EXP_RATE]
+        return lambda d: np.exp(-np.maximum(slab, np.minimum(d, M)) * rate)
 
     def _stream_ends(self, n_new: int) -> bool:
         """ftrl, and this call's rows complete a stream of known length."""
@@ -228,7 +240,9 @@ class StreamMixin:
                                       self.data_norm_)
             ints[kernel.N_UPDATES] += 1
         else:
-            ftrl.release_threshold(rows, signs, state.w, self.data_norm_, setup.threshold, rng)
+            ftrl.release_threshold(rows, signs, state.w, self.data_norm_, setup.threshold, rng,
+                                   None if self.selection == "all"
+                                   else self._selection_probability(floats))
         state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
         floats[kernel.BIAS] = state.bias
         state.n_released += 1
