@@ -1,4 +1,4 @@
-"""Behaviour of PrivateOnlineActiveSVC (seed 003, §2–4), through the public API only.
+"""Behaviour of PrivateOnlineActiveSVC (Ghassemi, Sarwate and Wright 2016, §2–4), through the public API only.
 
 The stream loop is an implementation detail (it is compiled and may change its
 random draws), so these tests never assert coefficient values: they assert
@@ -11,18 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
+from _online_svc_helpers import paper_svc
 from _accountants import Ledger, LedgerRefused
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from skdp_anomaly import PrivateOnlineActiveSVC
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import ExponentialSelection, PrivacyLeakWarning
-
-def paper_svc(**params):
-    """The estimator with the paper's updates (no intercept): the mechanics these
-    tests pin down (the default DP-FTRL update has tests of its own)."""
-    return PrivateOnlineActiveSVC(**{"update": "flmb", "fit_intercept": False, **params})
 
 SELECTIONS = ("bernoulli", "exponential", "all")
 UPDATES = ("flmb", "flsw")

@@ -15,16 +15,12 @@ seeds below the tests are deterministic.
 
 import numpy as np
 import pytest
+from _online_svc_helpers import paper_svc
 from sklearn import config_context
 
-from skdp_anomaly import PrivateOnlineActiveSVC, audit
+from skdp_anomaly import audit
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import BernoulliSelection, ExponentialSelection
-
-def paper_svc(**params):
-    """The estimator with the paper's updates (no intercept): the mechanics these
-    tests pin down (the default DP-FTRL update has tests of its own)."""
-    return PrivateOnlineActiveSVC(**{"update": "flmb", "fit_intercept": False, **params})
 
 EPS_S = 1.0
 PAPER_SLAB_COST = ExponentialSelection(EPS_S, 0.2, 1.0).cost.epsilon  # 1.1711 (Lemma 2: 1)

@@ -19,12 +19,12 @@ import pickle
 
 import numpy as np
 import pytest
+from _online_svc_helpers import paper_svc
 from _accountants import Ledger, LedgerRefused
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
-from skdp_anomaly import PrivateOnlineActiveSVC
 from skdp_anomaly.active_learning import _kernel as kernel
 from skdp_anomaly.active_learning import _online_svc as svc_module
 from skdp_anomaly.active_learning import _stream as stream_module
@@ -34,11 +34,6 @@ from skdp_anomaly.privacy import (
     PrivacyCostMixin,
     compose_sequential,
 )
-
-def paper_svc(**params):
-    """The estimator with the paper's updates (no intercept): the mechanics these
-    tests pin down (the default DP-FTRL update has tests of its own)."""
-    return PrivateOnlineActiveSVC(**{"update": "flmb", "fit_intercept": False, **params})
 
 CLASSES = [-1, 1]
 

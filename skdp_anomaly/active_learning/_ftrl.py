@@ -62,15 +62,13 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         rows = int(batch_size)
         return np.array([rows, rows, threshold(rows), threshold(rows)], dtype=np.int64)
     first, later = gradient_window(n_features, eps_first), gradient_window(n_features, eps_later)
-    first_threshold = threshold(first)
     if horizon is not None:
         cap = max(1, math.floor((1.0 - share) * horizon))
         first = min(first, cap)
-        first_threshold = threshold(first)
-        if horizon - first - first_threshold < later + threshold(later):
-            first = cap
-            first_threshold = max(horizon - cap, 1) if share else 0
-    return np.array([first, later, first_threshold, threshold(later)], dtype=np.int64)
+        if horizon - first - threshold(first) < later + threshold(later):  # one round
+            return np.array([cap, later, max(horizon - cap, 1) if share else 0,
+                             threshold(later)], dtype=np.int64)
+    return np.array([first, later, threshold(first), threshold(later)], dtype=np.int64)
 
 
 def count_weight(n_features: int, data_norm: float) -> float:
@@ -147,7 +145,6 @@ class FtrlState:
         # noisy class histograms of the threshold windows, in epochs of doubling
         # length (1, 2, 4, ... windows): [previous epoch, current epoch]
         self.histograms = np.zeros((2, 2, N_BINS))
-        self.noise_variance = np.zeros((2, N_BINS))  # of each bin's two cells, per epoch
         self.epoch_windows, self.epoch_length = 0, 1
         self.tree = _BinaryTree(levels, size) if levels else None
 
@@ -220,36 +217,27 @@ class FtrlState:
         if selection is not None:  # undo the selection's weights (post-processing)
             weights = 1.0 / selection(np.abs((edges[:-1] + edges[1:]) / 2 - self.threshold))
         self.histograms[1] += (counts + mech.noise(counts.shape, rng)) * weights
-        self.noise_variance[1] += 2.0 * mech.variance * weights ** 2
         self.epoch_windows += 1
         pooled = self.histograms.sum(axis=0)
-        noise_sd = np.sqrt(self.noise_variance.sum(axis=0))
         if self.epoch_windows == self.epoch_length:
-            self.histograms[0], self.noise_variance[0] = self.histograms[1], self.noise_variance[1]
-            self.histograms[1], self.noise_variance[1] = 0.0, 0.0
+            self.histograms[0] = self.histograms[1]
+            self.histograms[1] = 0.0
             self.epoch_windows, self.epoch_length = 0, 2 * self.epoch_length
-        self.threshold = best_cut(pooled[0], pooled[1], edges, noise_sd)
+        self.threshold = best_cut(pooled[0], pooled[1], edges)
 
 
-#: A bin shows data when its noisy total exceeds this many noise standard deviations
-#: (0: a positive total). Larger values kept the cut off bins that hold data on the
-#: small streams of the user guide's measurements.
-SUPPORT_SDS = 0.0
-
-
-def best_cut(negative, positive, edges, noise_sd=0.0) -> float:
+def best_cut(negative, positive, edges) -> float:
     """The bin edge that misclassifies the fewest counts (negatives below, positives
     above), the middle one of ties, among the edges inside the data.
 
-    "Inside the data" is between the first and the last bin whose noisy total
-    exceeds ``SUPPORT_SDS·noise_sd`` (the standard deviation of its noise,
-    one value or one per bin): the outer bins of ``[-M, M]`` hold only
-    noise, and a cut there (every row on one side) would be chosen by the noise
-    alone. Post-processing of the noisy counts.
+    "Inside the data" is between the first and the last bin with a positive
+    noisy total: the outer bins of ``[-M, M]`` hold only noise, and a cut
+    there (every row on one side) would be chosen by the noise alone.
+    Post-processing of the noisy counts.
     """
     correct = (np.concatenate([[0], np.cumsum(negative)])
                + np.concatenate([np.cumsum(positive[::-1])[::-1], [0]]))
-    support = np.flatnonzero(negative + positive > SUPPORT_SDS * noise_sd)
+    support = np.flatnonzero(negative + positive > 0)
     if support.size >= 2:  # edges between the first and the last bin with data
         inside = np.arange(support[0] + 1, support[-1] + 1)
     else:

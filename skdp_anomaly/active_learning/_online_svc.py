@@ -617,9 +617,9 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         if self.noise == "tree" and X.shape[0] > horizon:
             self._check_horizon(X.shape[0])
         # refuses a bad data_norm before the charge
-        self._update_setup(data_norm, self._kernel_features(X.shape[1]), horizon)
+        _, setup = self._update_setup(data_norm, self._kernel_features(X.shape[1]), horizon)
         self._charge(cost)  # the whole run's ε, before any row is used
-        self._start(classes, data_norm, X.shape[1], horizon)
+        self._start(classes, data_norm, X.shape[1], horizon, setup)
         self._state.source = "y" if y is not None else "label_oracle"
         return X, Labels(y, label_oracle, self.classes_)
 
@@ -671,13 +671,12 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         )
         return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
 
-    def _start(self, classes, data_norm, n_features, horizon):
+    def _start(self, classes, data_norm, n_features, horizon, setup):
         self.classes_ = classes
         self.data_norm_ = data_norm
         eps_s, _ = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
         n_kernel = self._kernel_features(n_features)
-        _, setup = self._update_setup(data_norm, n_kernel, horizon)
         if self.update == "ftrl":
             self._state = RunState(n_kernel, int(setup.windows.max()), self._run_params(),
                                    windows=setup.windows,

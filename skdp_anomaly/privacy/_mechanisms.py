@@ -191,12 +191,6 @@ class GeometricMechanism(_Mechanism):
         """Decay ``exp(-ε/Δ)`` of the two-sided geometric distribution."""
         return math.exp(-self.epsilon / self.sensitivity)
 
-    @property
-    def variance(self) -> float:
-        """Variance of the noise, ``2α/(1 - α)²``."""
-        alpha = self.alpha
-        return 2.0 * alpha / (1.0 - alpha) ** 2
-
     def noise(self, size, rng: np.random.Generator) -> np.ndarray:
         """Draw two-sided geometric noise of shape ``size`` (int64).
 
