@@ -23,6 +23,9 @@ check_privacy_budget, BudgetedPipeline, PrivacyReport, PrivacyBudgetError, Priva
     Pipeline-aware privacy budget validation: adds up every step's cost (ours
     and diffprivlib's), flags steps that learn without privacy, and prices
     GridSearchCV / RandomizedSearchCV / cross-validation.
+PrivateGridSearchCV, PrivateRandomizedSearchCV
+    Private model selection: the choice of the best candidate is a DP release
+    (Liu and Talwar; Papernot and Steinke), with a stated total.
 PrivacyCost
     The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
     and composition.
@@ -52,6 +55,7 @@ from .changepoint import (
     drift_transform,
     threshold_range,
 )
+from .model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from .over_sampling import DPSMOTE
 from .privacy import PrivacyCost
 
@@ -67,7 +71,9 @@ __all__ = [
     "PrivacyLeakError",
     "PrivacyReport",
     "PrivateChangePointDetector",
+    "PrivateGridSearchCV",
     "PrivateOnlineActiveSVC",
+    "PrivateRandomizedSearchCV",
     "ThresholdRange",
     "__version__",
     "audit",

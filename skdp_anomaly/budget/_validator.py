@@ -24,6 +24,7 @@ from ..privacy import (
     relation_text,
     warn_privacy_leak,
 )
+from ._private_search import walk_private_search
 from ._cv import distribution_probes, product_indices, training_memberships
 from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
 from ._rules import check_instance, price_step, sampler_leak
@@ -201,6 +202,8 @@ class _Walker:
             )
             for name, member in est.estimators:
                 self.walk(member, _join(path, name))
+        elif callable(getattr(est, "privacy_selection", None)):
+            walk_private_search(self, est, path)  # a search whose choice is a DP release
         elif isinstance(est, BaseSearchCV):
             self._walk_search(est, path)
         elif callable(getattr(est, "privacy_children", None)) and est.privacy_children():

@@ -1,0 +1,124 @@
+"""Pricing a private search: candidate fits, the private choice, the refit.
+
+A search of this package (:mod:`skdp_anomaly.model_selection`) exposes
+``privacy_selection()``: which selection rule it runs, its ``epsilon``, the
+splitter it actually uses and whether it refits. :func:`plan_private_search`
+turns that and the candidates (each priced as a clone, so pipelines and their
+leaks are kept) into report rows; the search's own ``privacy_cost()`` and the
+validator both use it, so there is one formula.
+
+Rules (pure ε, costs of the candidates under the report's relation):
+
+* ``"repeated"`` (Papernot and Steinke 2022, Theorem 2, at infinite Rényi
+  orders; η = 1 is Liu and Talwar's random stopping): one run trains one
+  uniformly drawn candidate on one split and releases its noisy validation
+  count, so a run costs ``ε_run`` = the dearest candidate (every record is in
+  the training part or the validation part of the run's split, not both);
+  ``K ~ D_{η,γ}`` runs with ``η = epsilon/ε_run − 1`` cost
+  ``(2+η)·ε_run = ε_run + epsilon``.
+* ``"holdout-noisy-max"``: every candidate once on the first split's training
+  part, report-noisy-max over the validation counts: ``Σ ε_c + epsilon``.
+* ``"cv-noisy-max"``: every candidate on every training fold,
+  report-noisy-max over the summed validation counts:
+  ``memberships · Σ ε_c + epsilon``.
+* refit: the dearest candidate once more on all records.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..privacy import PrivacyCost, compose_sequential
+from ._cv import training_memberships
+from ._report import StepCost
+
+__all__ = ["SearchPlan", "plan_private_search", "walk_private_search"]
+
+
+class SearchPlan(NamedTuple):
+    """Rows of a private search and the figures its fit needs."""
+
+    rows: list
+    leaks: list
+    notes: list
+    assumptions: list
+    run_epsilon: float  # ε of one run of the repeated rule (the dearest candidate)
+    eta: float | None  # η of D_{η,γ} (repeated rule only)
+
+
+def plan_private_search(search, path: str = "", neighbours: str = "replace") -> SearchPlan:
+    """Price a private search from its parameters (raises on invalid ones)."""
+    from ._validator import _grid_plan, _join, _randomized_plan, _repeat, _total, _worst
+
+    selection = search.privacy_selection()
+    rule, epsilon = selection["rule"], float(selection["epsilon"])
+    est_path = _join(path, "estimator")
+    plan = (_grid_plan(search, est_path, neighbours) if hasattr(search, "param_grid")
+            else _randomized_plan(search, est_path, neighbours))
+    fold = training_memberships(selection["cv"], None, neighbours=neighbours)
+    where = path or "(root)"
+    fold_note = fold.note if rule == "cv-noisy-max" else (
+        f"each fit trains on one split's training part, which holds a record at most once "
+        f"(the splitter: {fold.note})")
+    notes = [fold_note, plan.note, *plan.notes]
+    leaks = ([f"{where}: {fold.leak}"] if fold.leak else []) + list(plan.leaks)
+    assumptions = ([f"{where}: {fold.assumption}"] if fold.assumption else []) + list(
+        plan.assumptions)
+    groups: dict = {}
+    for fit_rows, mult in plan.weighted_rows:
+        for r in fit_rows:
+            entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
+            entry[2].append((r.cost, mult))
+    rows, eta, run_epsilon = [], None, 0.0
+    if rule == "repeated":
+        for (rpath, leak), (cls, note, costs) in groups.items():
+            rows.append(StepCost(rpath, cls, _worst([c for c, _ in costs], neighbours),
+                                 f"one run: the dearest of {plan.n_candidates} candidates on "
+                                 f"one split's training part; {note}", leak))
+        run = _total(rows, neighbours)
+        pure = run.delta == 0 and run.gamma == 0 and not run.anomaly_restricted
+        run_epsilon = run.epsilon
+        if run_epsilon > 0 and epsilon < run_epsilon:
+            raise ValueError(
+                f"The 'epsilon' parameter ({epsilon:g}) of selection='repeated' must be at "
+                f"least the cost of one run, the dearest candidate (ε={run_epsilon:g}): "
+                "the number of runs then has a light tail. Raise epsilon (2× the dearest "
+                "candidate is Liu and Talwar's random stopping) or use "
+                "selection='holdout-noisy-max'.")
+        eta = epsilon / run_epsilon - 1 if run_epsilon > 0 else 1.0
+        note = (f"private selection: K ~ truncated negative binomial (η = {eta:.4g}) runs, "
+                "the best noisy validation count released (Papernot and Steinke 2022, "
+                f"Theorem 2, pure limit): (2 + η)·ε_run in all")
+        if not pure:
+            leaks.append(f"{where}: selection='repeated' needs candidates with a pure ε "
+                         "guarantee; use selection='holdout-noisy-max'.")
+        rows.append(StepCost(_join(path, "selection"), "selection",
+                             PrivacyCost.pure(epsilon, neighbours=neighbours), note,
+                             not pure))
+    else:
+        members = fold.memberships if rule == "cv-noisy-max" else 1
+        fit_note = f"{members:g} training part(s) × {plan.n_candidates} candidates"
+        for (rpath, leak), (cls, note, costs) in groups.items():
+            cost = compose_sequential([_repeat(c, members * m) for c, m in costs],
+                                      neighbours=neighbours)
+            rows.append(StepCost(rpath, cls, cost, f"{fit_note}; {note}", leak))
+        rows.append(StepCost(
+            _join(path, "selection"), "selection",
+            PrivacyCost.pure(epsilon, neighbours=neighbours),
+            "report-noisy-max over the candidates' validation counts (the index only)"))
+    if selection["refit"]:
+        rows.append(StepCost(
+            _join(path, "best_estimator_"), "refit",
+            _worst(plan.candidate_totals, neighbours),
+            "refit on all records of the chosen candidate; the dearest candidate is charged"))
+    return SearchPlan(rows, leaks, notes, assumptions, run_epsilon, eta)
+
+
+def walk_private_search(walker, search, path: str) -> None:
+    """Add a private search's rows, notes, leaks and assumptions to ``walker``."""
+    plan = plan_private_search(search, path, walker.neighbours)
+    for row in plan.rows:
+        walker._add(row)
+    walker.notes.extend(plan.notes)
+    walker.leaks.extend(plan.leaks)
+    walker.assumptions.extend(plan.assumptions)
