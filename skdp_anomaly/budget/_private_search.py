@@ -29,10 +29,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..privacy import PrivacyCost, compose_sequential
+from ._compose import _join, _repeat, _total, _worst
 from ._cv import training_memberships
 from ._report import StepCost
 
-__all__ = ["SearchPlan", "plan_private_search", "walk_private_search"]
+__all__ = ["SearchPlan", "plan_private_search"]
 
 
 class SearchPlan(NamedTuple):
@@ -46,15 +47,16 @@ class SearchPlan(NamedTuple):
     eta: float | None  # η of D_{η,γ} (repeated rule only)
 
 
-def plan_private_search(search, path: str = "", neighbours: str = "replace") -> SearchPlan:
-    """Price a private search from its parameters (raises on invalid ones)."""
-    from ._validator import _grid_plan, _join, _randomized_plan, _repeat, _total, _worst
+def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> SearchPlan:
+    """Price a private search from its parameters (raises on invalid ones).
 
+    ``candidate_plan(search, path, neighbours)`` prices each candidate (the
+    validator's grid or randomized plan).
+    """
     selection = search.privacy_selection()
     rule, epsilon = selection["rule"], float(selection["epsilon"])
     est_path = _join(path, "estimator")
-    plan = (_grid_plan(search, est_path, neighbours) if hasattr(search, "param_grid")
-            else _randomized_plan(search, est_path, neighbours))
+    plan = candidate_plan(search, est_path, neighbours)
     fold = training_memberships(selection["cv"], None, neighbours=neighbours)
     where = path or "(root)"
     fold_note = fold.note if rule == "cv-noisy-max" else (
@@ -112,13 +114,3 @@ def plan_private_search(search, path: str = "", neighbours: str = "replace") -> 
             _worst(plan.candidate_totals, neighbours),
             "refit on all records of the chosen candidate; the dearest candidate is charged"))
     return SearchPlan(rows, leaks, notes, assumptions, run_epsilon, eta)
-
-
-def walk_private_search(walker, search, path: str) -> None:
-    """Add a private search's rows, notes, leaks and assumptions to ``walker``."""
-    plan = plan_private_search(search, path, walker.neighbours)
-    for row in plan.rows:
-        walker._add(row)
-    walker.notes.extend(plan.notes)
-    walker.leaks.extend(plan.leaks)
-    walker.assumptions.extend(plan.assumptions)

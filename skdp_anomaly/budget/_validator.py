@@ -24,7 +24,8 @@ from ..privacy import (
     relation_text,
     warn_privacy_leak,
 )
-from ._private_search import walk_private_search
+from ._compose import _join, _repeat, _total, _worst
+from ._private_search import plan_private_search
 from ._cv import distribution_probes, product_indices, training_memberships
 from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
 from ._rules import check_instance, price_step, sampler_leak
@@ -128,45 +129,6 @@ def _check_estimator(estimator) -> None:
     check_instance(estimator, "check_privacy_budget needs an estimator instance")
 
 
-# -- composition helpers ------------------------------------------------------
-def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
-    """``times``-fold sequential composition; ``times`` may be ``inf``."""
-    if times == 0 or (cost.epsilon == 0 and cost.delta == 0 and cost.gamma == 0):
-        return PrivacyCost.zero().under(cost.neighbours) if times == 0 else cost
-    if math.isinf(times):
-        return replace(
-            cost,
-            epsilon=math.inf,
-            delta=1.0 if cost.delta > 0 else 0.0,
-            gamma=1.0 if cost.gamma > 0 else 0.0,
-        )
-    return cost.scale(int(times))
-
-
-def _worst(costs, neighbours: str) -> PrivacyCost:
-    """Component-wise maximum: a bound on whichever of ``costs`` actually runs."""
-    costs = [c.under(neighbours) for c in costs]
-    if not costs:
-        return PrivacyCost.zero().under(neighbours)
-    notes = tuple(dict.fromkeys(n for c in costs for n in c.notes))
-    return PrivacyCost(
-        max(c.epsilon for c in costs),
-        delta=max(c.delta for c in costs),
-        gamma=max(c.gamma for c in costs),
-        anomaly_restricted=any(c.anomaly_restricted for c in costs),
-        notes=notes,
-        neighbours=neighbours,
-    )
-
-
-def _join(path: str, name: str) -> str:
-    return f"{path}__{name}" if path else name
-
-
-def _total(rows, neighbours: str) -> PrivacyCost:
-    return compose_sequential([r.cost for r in rows if not r.leak], neighbours=neighbours)
-
-
 # -- the walker ---------------------------------------------------------------
 class _Walker:
     """Walks an estimator in fit order, collecting rows, leaks, notes and assumptions.
@@ -203,7 +165,7 @@ class _Walker:
             for name, member in est.estimators:
                 self.walk(member, _join(path, name))
         elif callable(getattr(est, "privacy_selection", None)):
-            walk_private_search(self, est, path)  # a search whose choice is a DP release
+            self._walk_private_search(est, path)  # a search whose choice is a DP release
         elif isinstance(est, BaseSearchCV):
             self._walk_search(est, path)
         elif callable(getattr(est, "privacy_children", None)) and est.privacy_children():
@@ -259,6 +221,14 @@ class _Walker:
         if fold.assumption:
             self.assumptions.append(f"{where}: {fold.assumption}")
 
+    def _walk_private_search(self, search, path):
+        plan = private_search_plan(search, path, self.neighbours)
+        for row in plan.rows:
+            self._add(row)
+        self.notes.extend(plan.notes)
+        self.leaks.extend(plan.leaks)
+        self.assumptions.extend(plan.assumptions)
+
     def _walk_search(self, search, path):
         cls = type(search).__name__
         infinite = PrivacyCost.infinite(neighbours=self.neighbours)
@@ -312,6 +282,12 @@ class _Walker:
 
 def _fmt(x: float) -> str:
     return "∞" if math.isinf(x) else f"{x:g}"
+
+
+def private_search_plan(search, path: str = "", neighbours: str = "replace"):
+    """The rows of a search of this package (``privacy_selection()``), priced from parameters."""
+    candidates = _grid_plan if hasattr(search, "param_grid") else _randomized_plan
+    return plan_private_search(search, path, neighbours, candidates)
 
 
 class _Plan:

@@ -12,7 +12,7 @@ from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from ..privacy import (
     GeometricMechanism,
@@ -73,9 +73,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
                 "cv": self._splitter(None), "refit": bool(self.refit)}
 
     def _plan(self):
-        from ..budget._private_search import plan_private_search
+        from ..budget._validator import private_search_plan
 
-        return plan_private_search(self)
+        return private_search_plan(self)
 
     def _privacy_cost(self) -> PrivacyCost:
         """Candidate fits, the selection and the refit, under replace-one neighbours.
