@@ -26,6 +26,7 @@ Rules (pure ε, costs of the candidates under the report's relation):
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from ..privacy import PrivacyCost, compose_sequential
@@ -80,6 +81,12 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
         run = _total(rows, neighbours)
         pure = run.delta == 0 and run.gamma == 0 and not run.anomaly_restricted
         run_epsilon = run.epsilon
+        if math.isinf(run_epsilon):
+            raise ValueError(
+                "The cost of one run of selection='repeated' is unbounded: a candidate's "
+                "cost parameter is drawn from a distribution with an unbounded support. Use a "
+                "bounded distribution (e.g. scipy.stats.uniform) or an int random_state, so "
+                "that the sampled candidates are priced exactly.")
         if run_epsilon > 0 and epsilon < run_epsilon:
             raise ValueError(
                 f"The 'epsilon' parameter ({epsilon:g}) of selection='repeated' must be at "

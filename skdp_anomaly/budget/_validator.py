@@ -127,6 +127,12 @@ def _check_estimator(estimator) -> None:
             f"check_privacy_budget needs an estimator instance, got {estimator!r}."
         )
     check_instance(estimator, "check_privacy_budget needs an estimator instance")
+    if not (hasattr(estimator, "fit") or hasattr(estimator, "get_params")):
+        # an array or a number passed by mistake is a usage error, not a leak to report
+        raise TypeError(
+            "check_privacy_budget needs an estimator instance (an object with fit or "
+            f"get_params, e.g. a Pipeline), got an object of type {type(estimator).__name__}."
+        )
 
 
 # -- the walker ---------------------------------------------------------------
@@ -491,7 +497,8 @@ def check_privacy_budget(
         When ``on_leak`` resolves to "raise" and something leaks (a
         ``PrivacyBudgetError``).
     TypeError
-        When ``estimator`` is None or a class rather than an instance.
+        When ``estimator`` is None, a class rather than an instance, or not an
+        estimator at all (no ``fit`` or ``get_params``, e.g. an array).
     ValueError
         When a step's ε is invalid (e.g. 0); the message names the step.
 

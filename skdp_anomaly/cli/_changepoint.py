@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
     p.add_argument("--column", required=True, help="name of the numeric column to analyse")
-    p.add_argument("--epsilon", type=float, required=True, help="privacy parameter ε (> 0)")
+    p.add_argument("--epsilon", type=float, required=True, help="privacy parameter ε, in (0, 2^20]")
     p.add_argument("--n-change-points", type=_n_change_points, default="auto",
                    help="'auto' (decided by the private test, default) or an exact number")
     p.add_argument("--max-change-points", type=int, default=10,

@@ -12,11 +12,16 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
 from ..privacy._docstrings import fill_doc
-from ..privacy import MAX_GRID_EPSILON, PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import (
+    MAX_GEOMETRIC_EPSILON,
+    PrivacyCost,
+    PrivacyCostMixin,
+    check_random_state,
+    validate_numeric_data,
+)
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
@@ -38,8 +43,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Anomaly-restricted ε of **one** query, in ``(0, 2^20]`` (beyond, the
-        float-safe noise would approach its double-precision limits).
+        Anomaly-restricted ε of **one** query, in ``(0, 30]``: beyond, the
+        randomized-response flip probability ``1/(1+e^ε)`` (and the binarized
+        error bound) rounds to zero in double precision.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
         ``"direct"``: noisy maxima of the halves, likelihood (11);
         ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
@@ -178,8 +184,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
-        # above MAX_GRID_EPSILON the grid noise would approach its float limits
-        "epsilon": [Interval(numbers.Real, 0, MAX_GRID_EPSILON, closed="right")],
+        # at most 30, as for geometric noise: past ≈36.7 randomized response's flip
+        # probability 1/(1+e^ε) is below double precision's 2^-53 (the bit is exact),
+        # past ≈745 it and eq. 24's error bound are 0 and log((1-p)/p) is infinite
+        "epsilon": [Interval(numbers.Real, 0, MAX_GEOMETRIC_EPSILON, closed="right")],
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],
         "low": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -357,8 +365,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _scores(self, X):
         if not isinstance(self.oracle, str) and X is not None and np.ndim(X) == 1:
             X = np.asarray(X).reshape(-1, 1)
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
-                          ensure_all_finite=isinstance(self.oracle, str))
+        X = validate_numeric_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
+                                  ensure_all_finite=isinstance(self.oracle, str))
         if not isinstance(self.oracle, str):
             return np.zeros(X.shape[0])  # the sensor holds the scores
         if self.score_func is not None:

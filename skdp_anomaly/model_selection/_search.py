@@ -85,7 +85,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         """
         plan = self._plan()
         if plan.leaks:
-            raise ValueError("; ".join(plan.leaks))
+            raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
         return compose_sequential([r.cost for r in plan.rows if not r.leak],
                                   neighbours="replace")
 
@@ -150,7 +150,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         """
         plan = self._plan()
         if plan.leaks:
-            raise ValueError("; ".join(plan.leaks))
+            raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
         total = compose_sequential([r.cost for r in plan.rows if not r.leak],
                                    neighbours="replace")
         self._start_private_fit(total)
@@ -160,15 +160,15 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         X, y, groups = indexable(X, y, groups)
         check_classification_targets(y)
         y = np.asarray(y)
-        seeds = check_random_state(self.random_state).integers(2**63, size=2)
-        schedule, noise = (np.random.default_rng(int(s)) for s in seeds)
+        seeds = check_random_state(self.random_state).integers(2**63, size=3)
+        schedule, noise, fit_seeds = (np.random.default_rng(int(s)) for s in seeds)
         candidates = self._candidates(schedule)
         splits = list(self._splitter(schedule).split(X, y, groups))
         refit_cost = plan.rows[-1].cost if self.refit else None
         selection_cost = compose_sequential(
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
             neighbours="replace")
-        data = (X, y, splits, candidates)
+        data = (X, y, splits, candidates, fit_seeds)
         if self.selection == "repeated":
             index, model, score = self._repeated(data, plan, selection_cost, schedule, noise)
             self.best_score_ = score
@@ -180,7 +180,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self.n_splits_ = len(splits)
         if self.refit:
             self._charge(refit_cost)
-            model = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+            model = self._fit_on(self.best_params_, X, y, fit_seeds)
         self.best_estimator_ = model
         if hasattr(model, "n_features_in_"):
             self.n_features_in_ = model.n_features_in_
@@ -188,8 +188,10 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self.privacy_spent_ = self._spent()
         return self
 
-    def _fit_on(self, params, X, y, train):
-        model = clone(self.estimator).set_params(**params)
+    def _fit_on(self, params, X, y, seeds, train=None):
+        model = _fresh_seeds(clone(self.estimator).set_params(**params), seeds)
+        if train is None:
+            return model.fit(X, y)
         return model.fit(_safe_indexing(X, train), _safe_indexing(y, train))
 
     @staticmethod
@@ -198,7 +200,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _repeated(self, data, plan, cost, schedule, noise):
         """Random repetitions: the best of ``K ~ D_{η,γ}`` noisy runs (its model and score)."""
-        X, y, splits, candidates = data
+        X, y, splits, candidates, seeds = data
         eta = plan.eta
         run_epsilon = plan.run_epsilon if plan.run_epsilon > 0 else float(self.epsilon) / 3
         gamma = tnb_gamma_for_mean(eta, self._n_runs(len(candidates), len(splits)))
@@ -209,11 +211,11 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         for run in range(n_runs):
             index = int(schedule.integers(len(candidates)))
             train, test = splits[int(schedule.integers(len(splits)))]
-            model = self._fit_on(candidates[index], X, y, train)
+            model = self._fit_on(candidates[index], X, y, seeds, train)
+            correct = self._correct(model, X, y, test)
             if run == 0:
                 self._charge(cost)  # right before the first noisy count
-            noisy = int(count_noise.randomise(np.array([self._correct(model, X, y, test)]),
-                                              noise)[0])
+            noisy = int(count_noise.randomise(np.array([correct]), noise)[0])
             score = noisy / len(test)  # the validation size is public (n and the split)
             if best is None or score > best[2]:
                 best = (index, model, score)
@@ -221,13 +223,13 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _noisy_max(self, data, cost, noise):
         """Report-noisy-max over the validation counts of every candidate."""
-        X, y, splits, candidates = data
+        X, y, splits, candidates, seeds = data
         used = splits[:1] if self.selection == "holdout-noisy-max" else splits
         counts = np.zeros(len(candidates), dtype=np.int64)
         first = []
         for c, params in enumerate(candidates):
             for s, (train, test) in enumerate(used):
-                model = self._fit_on(params, X, y, train)
+                model = self._fit_on(params, X, y, seeds, train)
                 counts[c] += self._correct(model, X, y, test)
                 if s == 0:
                     first.append(model)
@@ -271,7 +273,16 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         inner = get_tags(self.estimator)
         tags.input_tags.sparse = inner.input_tags.sparse
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        if inner.classifier_tags is not None:  # e.g. a binary-only candidate
+            tags.classifier_tags = inner.classifier_tags
         return tags
+
+
+def _fresh_seeds(model, rng: np.random.Generator):
+    """``model`` with every ``random_state`` that is set replaced by a new seed from ``rng``."""
+    fixed = {k: int(rng.integers(2**31 - 1)) for k, v in model.get_params(deep=True).items()
+             if (k == "random_state" or k.endswith("__random_state")) and v is not None}
+    return model.set_params(**fixed) if fixed else model
 
 
 def _results(candidates) -> dict:
@@ -298,8 +309,10 @@ _SHARED_DOC = """
         privacy is refused.
     {candidates}
     epsilon : float
-        ε of the choice, on top of the candidates' own costs, in ``(0, 30]``
-        (see Notes for each ``selection``).
+        ε of the choice, on top of the candidates' own costs, in ``(0, 30]``.
+        For ``selection="repeated"`` it must be at least the cost of the
+        dearest candidate, ``ε_run``; ``2·ε_run`` is Liu and Talwar's random
+        stopping (``3·ε_run`` in all). See Notes for each ``selection``.
     selection : {{"repeated", "holdout-noisy-max", "cv-noisy-max"}}, default="repeated"
         How the candidate is chosen (Notes). ``"repeated"`` was the best at
         equal total ε in our measurements; ``"holdout-noisy-max"`` evaluates
@@ -327,11 +340,17 @@ _SHARED_DOC = """
         split; no extra cost.
     random_state : None, int or numpy.random.Generator, default=None
         Draws the splits' permutation, the runs and the noise (from separate
-        streams; no generator is kept). ``None`` for deployment. The
-        candidates' own noise comes from their own ``random_state``.
+        streams; no generator is kept). ``None`` for deployment. A
+        candidate's ``random_state`` (at any depth of a pipeline) left
+        ``None`` stays ``None`` (fresh OS entropy per fit); one set to an int
+        or a generator is replaced, fit by fit, by a seed from a stream of its
+        own, so that no two fits share noise (the repetitions' guarantee
+        assumes independent runs; a fixed seed would replay one noise draw).
     {{accountant}}
-        The whole cost is reserved on it before the data are read; the
-        candidates charge their own accountants.
+        The whole cost is reserved on it before the data are read. A
+        candidate's own ``accountant`` parameter is deep-copied with every
+        clone (scikit-learn's ``clone``), so the candidates' fits never reach
+        it: this one is the search's ledger.
 """
 
 _ATTRIBUTES_DOC = """
@@ -389,7 +408,8 @@ _NOTES_DOC = """
       stopping, ``3·ε_run``. ``epsilon`` must be at least ``ε_run``
       (``η ≥ 0``): below, ``K`` has a polynomial tail and the run time is
       unbounded in practice. ``K``, the other runs and their scores stay
-      private; the fit's duration depends on ``K`` (not on the data).
+      private and no time is stored, but the wall time of ``fit`` grows
+      with ``K`` and with the candidates' own fit times.
     * ``"holdout-noisy-max"``: every candidate trained once on the first
       split's training part, report-noisy-max (two-sided geometric noise,
       scale ``2/epsilon``, the index only) over the validation counts:
@@ -486,8 +506,10 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
     the private choice of :class:`PrivateGridSearchCV`. ``n_iter`` candidates
     are sampled (from ``random_state``, independently of the data) before the
     search; with an int ``random_state`` the budget validator enumerates
-    them exactly, otherwise it charges ``n_iter`` times the dearest candidate
-    (distributions probed at their support ends).
+    them exactly, otherwise it prices the dearest candidate over the
+    distributions' support ends (once per run for ``"repeated"``, ``n_iter``
+    times for the noisy-max rules); a distribution with an unbounded support
+    for a cost parameter (``epsilon``) cannot be priced then.
 """
         + _SHARED_DOC.format(candidates="""param_distributions : dict or list of dicts
         As in :class:`~sklearn.model_selection.RandomizedSearchCV`.

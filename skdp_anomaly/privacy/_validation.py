@@ -1,14 +1,31 @@
-"""Data-independent bounds: validation, data-derived fallback, clipping; leak warnings."""
+"""Data-independent bounds: validation, data-derived fallback, clipping; leak warnings;
+numeric-input checks whose messages hold no data value."""
 
 from __future__ import annotations
 
 import sys
 
 import numpy as np
+from sklearn.utils.validation import validate_data
 
 from .._warn import warn
 
-__all__ = ["check_bounds", "clip_to_bounds", "PrivacyLeakWarning", "warn_privacy_leak"]
+__all__ = [
+    "NON_NUMERIC",
+    "PrivacyLeakWarning",
+    "check_bounds",
+    "check_numeric",
+    "clip_to_bounds",
+    "non_numeric_columns",
+    "validate_numeric_data",
+    "warn_privacy_leak",
+]
+
+#: The message of :func:`check_numeric`; ``what`` describes X (its type or its
+#: columns' names, a schema) and never one of its values.
+NON_NUMERIC = "{owner} supports numeric features only; {what}. {hint}"
+
+_ENCODE = "Encode X numerically before passing it."
 
 
 class PrivacyLeakWarning(RuntimeWarning):
@@ -149,3 +166,86 @@ def clip_to_bounds(X, lower, upper) -> np.ndarray:
     [[-1.0, 0.5]]
     """
     return np.clip(np.asarray(X, dtype=np.float64), lower, upper)
+
+
+def non_numeric_columns(columns, dtypes) -> list:
+    """Names of the columns whose dtype is not numeric (a frame's schema, not its values)."""
+    return [str(col) for col, dt in zip(columns, dtypes)
+            if not (getattr(dt, "kind", "O") in "biuf")]
+
+
+def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
+    """Refuse non-numeric ``X`` with a ``ValueError`` that names X but none of its values.
+
+    numpy's own error (``could not convert string to float: 'a'``) quotes a
+    cell of the data, which an exception message must not (it is not DP
+    output). Call it before ``validate_data``, and before anything is charged.
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or sparse matrix
+        The input. A frame is checked from its column dtypes, sparse
+        matrices are numeric by construction, anything else from the dtype
+        numpy gives it: strings (even numeric-looking ones) are refused.
+    owner : str
+        Who refuses (the estimator's name), first in the message.
+    hint : str, default="Encode X numerically before passing it."
+        What to do instead; the message's last sentence.
+
+    Raises
+    ------
+    ValueError
+        ``X`` holds strings or other non-numeric values (``TypeError`` when
+        numpy can only name the offending type, e.g. a dict in a cell).
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy import check_numeric
+    >>> check_numeric([[1.0], [2.5]], "MyEstimator")
+    >>> check_numeric([["a"], ["b"]], "MyEstimator", hint="Encode X.")
+    Traceback (most recent call last):
+    ...
+    ValueError: MyEstimator supports numeric features only; X has non-numeric values. Encode X.
+    """
+    def refuse(what, error=ValueError):
+        return error(NON_NUMERIC.format(owner=owner, what=what, hint=hint))
+
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "__iter__"):
+        bad = non_numeric_columns(X.columns, dtypes)
+        if bad:
+            raise refuse(f"non-numeric columns {bad[:5]}")
+        return
+    if hasattr(X, "toarray"):
+        return
+    try:
+        kind = np.asarray(X).dtype.kind
+    except (TypeError, ValueError):  # ragged input: validate_data words that error
+        return
+    if kind in "OUSV":
+        try:
+            np.asarray(X, dtype=np.float64)
+        except ValueError:  # unparsable strings: their text is data, keep it out
+            raise refuse("X has non-numeric values") from None
+        except TypeError as exc:  # numpy names only the offending type
+            raise refuse(f"X has non-numeric values ({exc})", TypeError) from None
+    if kind in "USV":
+        raise refuse("X is an array of strings")
+
+
+def validate_numeric_data(estimator, X, **kwargs):
+    """scikit-learn's ``validate_data(estimator, X, **kwargs)``, refusing strings first.
+
+    Non-numeric ``X`` raises :func:`check_numeric`'s error, naming the
+    estimator and X but no value of X, instead of numpy's
+    ``could not convert string to float: 'a'``.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> from skdp_anomaly.privacy import validate_numeric_data
+    >>> validate_numeric_data(BaseEstimator(), [[1, 2]], dtype=float).tolist()
+    [[1.0, 2.0]]
+    """
+    check_numeric(X, type(estimator).__name__)
+    return validate_data(estimator, X, **kwargs)
