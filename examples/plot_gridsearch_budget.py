@@ -75,7 +75,9 @@ print(check_privacy_budget(make_pipeline(1.0), budget=1.0).to_markdown())
 # candidate. The winner is refitted on all the data, and since which
 # candidate wins depends on the data, the dearest candidate is charged.
 # The report also flags what differential privacy does not cover at all:
-# choosing the winner by raw validation scores.
+# choosing the winner by raw validation scores. :class:`skdp_anomaly.PrivateGridSearchCV`
+# makes that choice a private release, priced with no leak (see
+# :ref:`sphx_glr_auto_examples_plot_private_model_selection.py`).
 
 grid = [0.25, 0.5, 1.0, 2.0, 4.0]
 search = GridSearchCV(
