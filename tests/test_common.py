@@ -23,7 +23,9 @@ from skdp_anomaly import (
     NoisyGroupSearch,
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
+    PrivateGridSearchCV,
     PrivateOnlineActiveSVC,
+    PrivateRandomizedSearchCV,
 )
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
@@ -88,6 +90,9 @@ EXPECTED_FAILED_CHECKS = {
         "check_classifiers_train": ("asserts > 83 % training accuracy after one private pass "
                                     "over ~100 rows; the noisy updates (ε = 1) need more rows"),
     },
+    # the searches' own contracts (costs, leaks, outputs) are in tests/test_model_selection.py
+    ("PrivateGridSearchCV", None): {},
+    ("PrivateRandomizedSearchCV", None): {},
 }
 
 SAMPLERS = [DPSMOTE(random_state=0), DPSMOTE(random_state=0, class_counts="public"),
@@ -112,7 +117,17 @@ ESTIMATORS = SAMPLERS + [PrivateChangePointDetector(epsilon=1.0, random_state=0)
                          # is priced in tests/test_imbalanced.py)
                          NoisyPriorThresholdClassifier(LogisticRegression(), random_state=0),
                          # wide public bins: every value the checks feed is inside them
-                         DPOAD(np.linspace(-1e4, 1e4, 9), max_count=100, random_state=0)]
+                         DPOAD(np.linspace(-1e4, 1e4, 9), max_count=100, random_state=0),
+                         # a binary private candidate that needs no diffprivlib
+                         PrivateGridSearchCV(
+                             PrivateOnlineActiveSVC(epsilon=1.0, selection="all",
+                                                    random_state=0),
+                             {"epsilon": [0.5, 1.0]}, epsilon=2.0, random_state=0),
+                         PrivateRandomizedSearchCV(
+                             PrivateOnlineActiveSVC(epsilon=1.0, selection="all",
+                                                    random_state=0),
+                             {"epsilon": [0.5, 0.75, 1.0]}, n_iter=2, epsilon=2.0,
+                             random_state=0)]
 
 
 def _key(estimator):

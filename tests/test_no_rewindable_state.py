@@ -20,7 +20,9 @@ from skdp_anomaly import (
     NoisyGroupSearch,
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
+    PrivateGridSearchCV,
     PrivateOnlineActiveSVC,
+    PrivateRandomizedSearchCV,
 )
 
 _RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
@@ -82,6 +84,12 @@ def _noisy_prior():
                                          classes=[0, 1]).fit(X, y)
 
 
+def _private_search(cls, **kw):
+    X, y = _two_classes(seed=9)
+    svc = PrivateOnlineActiveSVC(epsilon=1.0, selection="all")
+    return cls(svc, epsilon=2.0, **kw).fit(X / 8, y)
+
+
 FITTED = {
     "DPSMOTE (gaussian)": lambda: _dpsmote("gaussian"),
     "DPSMOTE (grid)": lambda: _dpsmote("grid"),
@@ -92,6 +100,10 @@ FITTED = {
     **{f"DPOAD ({m})": (lambda m=m: _dpoad(m)) for m in ("record", "laplace", "painfree",
                                                          "dpoad")},
     "NoisyPriorThresholdClassifier": _noisy_prior,
+    "PrivateGridSearchCV": lambda: _private_search(PrivateGridSearchCV,
+                                                   param_grid={"epsilon": [0.5, 1.0]}),
+    "PrivateRandomizedSearchCV": lambda: _private_search(
+        PrivateRandomizedSearchCV, param_distributions={"epsilon": [0.5, 1.0]}, n_iter=2),
 }
 
 

@@ -155,8 +155,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
                                    neighbours="replace")
         self._start_private_fit(total)
         if y is None:
-            raise ValueError("PrivateGridSearchCV needs y: the validation score is a count of "
-                             "correct predictions.")
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             "is None: the validation score is a count of correct predictions.")
         X, y, groups = indexable(X, y, groups)
         check_classification_targets(y)
         y = np.asarray(y)
