@@ -44,7 +44,6 @@ __all__ = [
     "SelectionScenario",
     "claimed_epsilon",
     "exact_distribution",
-    "duplicated_validation_scenario",
     "exact_event_probabilities",
     "run_selection_scenario",
     "selection_outputs",
@@ -145,6 +144,16 @@ def claimed_epsilon(search) -> float:
     ``epsilon`` of the report-noisy-max (the fits' declared cost is not spent).
     Read from :func:`~skdp_anomaly.check_privacy_budget`'s report, which must
     have no leak.
+
+    Parameters
+    ----------
+    search : PrivateGridSearchCV
+        The search, unfitted.
+
+    Returns
+    -------
+    float
+        The claimed ε.
     """
     from ..budget import check_privacy_budget
 
@@ -173,6 +182,25 @@ def selection_outputs(search, X, y, rng: np.random.Generator, n: int) -> np.ndar
     Each fit is :meth:`PrivateGridSearchCV.fit` as a user calls it, drawing
     its schedule and noise from ``rng``. The count is read back from
     ``best_score_`` (a noisy count over the public test size).
+
+    Parameters
+    ----------
+    search : PrivateGridSearchCV
+        The search, unfitted (cloned; its ``random_state`` becomes ``rng``).
+    X : array-like of shape (n_samples, n_features)
+        The rows.
+    y : array-like of shape (n_samples,)
+        The labels.
+    rng : numpy.random.Generator
+        The audit's generator.
+    n : int
+        Number of fits.
+
+    Returns
+    -------
+    ndarray of shape (n, 2)
+        The chosen index and the noisy count (:data:`NO_SCORE` when the rule
+        releases no score).
     """
     est = clone(search).set_params(random_state=rng)
     m = _test_size(search, X, y) if search.selection == "repeated" else None
@@ -317,6 +345,15 @@ def exact_distribution(search, X, y):
     ``n_runs`` must be a number. Computed from the documented rule, not by
     calling the search.
 
+    Parameters
+    ----------
+    search : PrivateGridSearchCV
+        The search, unfitted, with a numeric ``n_runs`` for ``"repeated"``.
+    X : array-like of shape (n_samples, n_features)
+        The rows.
+    y : array-like of shape (n_samples,)
+        The labels.
+
     Returns
     -------
     outputs : ndarray of shape (n_outputs, 2)
@@ -335,6 +372,16 @@ def exact_event_probabilities(scenario: SelectionScenario) -> dict:
 
     ``"max loss"`` is the largest ``|log(p_a/p_b)|`` of a single output: the
     privacy loss of the pair, which no event exceeds.
+
+    Parameters
+    ----------
+    scenario : SelectionScenario
+        The search, pair and events.
+
+    Returns
+    -------
+    dict
+        ``{event name: (p_a, p_b), "max loss": float}``.
     """
     dists = [exact_distribution(scenario.search, scenario.X, y) for y in scenario.neighbours]
     (out_a, p_a), (out_b, p_b) = dists
@@ -444,45 +491,3 @@ def selection_scenarios(epsilon_run: float = 1.0, epsilon_max: float = 2.0,
                             "flips: summed counts 10/4 vs 8/6"),
     ]
     return scenarios
-
-
-def duplicated_validation_scenario(copies: int = 8, n_runs: float = 4,
-                                   event: str = "above") -> SelectionScenario:
-    """``"repeated"`` on a holdout whose validation part lists one record ``copies`` times.
-
-    Explicit ``(train, test)`` index splits may repeat an index (bootstrap
-    style). A run's validation count then moves by ``copies`` when that
-    record's label changes, while its noise is sized for a count of
-    sensitivity 1: the claimed ``(2 + η)·ε_run`` does not hold (the noisy-max
-    rules take the largest multiplicity as their sensitivity; this rule does
-    not). The validation part has 10 entries, all labelled 0 in the first
-    dataset; the record listed ``copies`` times is relabelled 1 in the second.
-
-    Parameters
-    ----------
-    copies : int, default=8
-        How many times the flipped record is listed in the validation part.
-    n_runs : float, default=4
-        Mean number of runs.
-    event : {"above", "below"}, default="above"
-        ``"above"``: the best run is candidate 0 with a count of at least 10
-        (likely on the first dataset only); ``"below"``: candidate 0 with a
-        count of at most ``10 - copies``, its true count on the second dataset
-        (likely there only). Each is
-        the best of its kind for ``copies`` = 8 and 3 at 500 and 5000 runs.
-    """
-    test = np.r_[[2] * copies, np.arange(3, 13 - copies)]
-    y = np.zeros(13 - copies, dtype=np.int64)
-    search = PrivateGridSearchCV(
-        DeclaredCostClassifier(epsilon=1.0), {"label": [0, 1]}, epsilon=2.0,
-        selection="repeated", n_runs=n_runs, cv=[(np.arange(2), test)], refit=False)
-    if event == "above":
-        events = {"picks 0, count >= 10": lambda o: (o[:, 0] == 0) & (o[:, 1] >= 10)}
-    else:
-        t = 10 - copies
-        events = {f"picks 0, count <= {t}": lambda o: (o[:, 0] == 0) & (o[:, 1] <= t)}
-    return SelectionScenario(
-        f"repeated, one record listed {copies}x in the validation part", search,
-        np.zeros((len(y), 1)), (y, _flip(y, 2)), events, claimed_epsilon(search),
-        f"holdout of 10 entries, all labelled 0, vs the record listed {copies} times "
-        f"relabelled 1 (counts 10/0 vs {10 - copies}/{copies})")

@@ -163,7 +163,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         seeds = check_random_state(self.random_state).integers(2**63, size=3)
         schedule, noise, fit_seeds = (np.random.default_rng(int(s)) for s in seeds)
         candidates = self._candidates(schedule)
-        splits = list(self._splitter(schedule).split(X, y, groups))
+        splits = _check_splits(self._splitter(schedule).split(X, y, groups))
         refit_cost = plan.rows[-1].cost if self.refit else None
         selection_cost = compose_sequential(
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
@@ -189,10 +189,15 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         return self
 
     def _fit_on(self, params, X, y, seeds, train=None):
-        model = _fresh_seeds(clone(self.estimator).set_params(**params), seeds)
+        model = clone(self.estimator).set_params(**params)
+        given = _set_seeds(model)
+        model.set_params(**{k: int(seeds.integers(2**31 - 1)) for k in given})
         if train is None:
-            return model.fit(X, y)
-        return model.fit(_safe_indexing(X, train), _safe_indexing(y, train))
+            model.fit(X, y)
+        else:
+            model.fit(_safe_indexing(X, train), _safe_indexing(y, train))
+        # the seed a fit used is never released: it would replay the model's noise
+        return model.set_params(**given)
 
     @staticmethod
     def _correct(model, X, y, test) -> int:
@@ -278,11 +283,37 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         return tags
 
 
-def _fresh_seeds(model, rng: np.random.Generator):
-    """``model`` with every ``random_state`` that is set replaced by a new seed from ``rng``."""
-    fixed = {k: int(rng.integers(2**31 - 1)) for k, v in model.get_params(deep=True).items()
-             if (k == "random_state" or k.endswith("__random_state")) and v is not None}
-    return model.set_params(**fixed) if fixed else model
+def _set_seeds(model) -> dict:
+    """The ``random_state`` parameters of ``model`` (at any depth) that are not None."""
+    return {k: v for k, v in model.get_params(deep=True).items()
+            if (k == "random_state" or k.endswith("__random_state")) and v is not None}
+
+
+def _check_splits(splits) -> list:
+    """Index arrays of each split, once each part is checked to be a set of distinct records.
+
+    A run of ``"repeated"`` is ``ε_run``-DP only when a record is in its
+    training part or its validation part, not both, and at most once; a
+    repeated index would also scale every count's sensitivity. The splits
+    depend on ``n`` and the splitter only, so refusing them reveals nothing.
+    """
+    checked = []
+    for train, test in splits:
+        parts = []
+        for part in (train, test):
+            part = np.asarray(part)
+            part = np.flatnonzero(part) if part.dtype == bool else part.astype(np.intp)
+            if np.unique(part).size != part.size:
+                raise ValueError("The 'cv' parameter must give splits whose training and "
+                                 "validation parts list each record at most once.")
+            parts.append(part)
+        if np.intersect1d(*parts).size or parts[1].size == 0:
+            raise ValueError("The 'cv' parameter must give splits whose training and validation "
+                             "parts share no record, with a non-empty validation part.")
+        checked.append(tuple(parts))
+    if not checked:
+        raise ValueError("The 'cv' parameter gave no split.")
+    return checked
 
 
 def _results(candidates) -> dict:
