@@ -458,6 +458,8 @@ def check_privacy_budget(
     / ``VotingRegressor`` compose their parts sequentially (a column split
     does not split records); ``GridSearchCV`` and
     ``RandomizedSearchCV`` cost every fit that trains on a record plus the
+    refit; this package's private searches (estimators with
+    ``privacy_selection()``) cost their rule's fits, the choice and the
     refit. Leaf steps are priced by this package's protocol
     (``privacy_cost()``, ``privacy_assumptions()``), by diffprivlib's
     ``epsilon`` (and ``delta``), as data-independent (allow-list), or else
@@ -528,7 +530,10 @@ def check_privacy_budget(
     does not depend on the other records; each splitter's proof, or the leak
     when there is none (label-stratified splitters, index-based splitters
     under add/remove neighbours), is in the report. Choosing hyperparameters
-    from raw validation scores is never covered (reported as a leak).
+    from raw validation scores is never covered (reported as a leak);
+    :class:`~skdp_anomaly.PrivateGridSearchCV` and
+    :class:`~skdp_anomaly.PrivateRandomizedSearchCV` make the choice a DP
+    release, and are priced here (candidate fits, the choice, the refit).
 
     The validator reads parameters, never accountants: ``sklearn.base.clone``
     deep-copies diffprivlib ``BudgetAccountant`` objects, so a search or a
