@@ -69,6 +69,14 @@ def test_not_an_estimator_instance(bad, error):
         check_privacy_budget(bad)
 
 
+@pytest.mark.parametrize("bad", [np.zeros(3), 3.0, object(), len])
+@pytest.mark.parametrize("budget", [None, 1.0])
+def test_something_that_is_not_an_estimator_is_a_type_error(bad, budget):
+    # not a leak to report (PrivacyLeakError) but a usage error, whatever the budget
+    with pytest.raises(TypeError, match=rf"estimator instance .*type {type(bad).__name__}"):
+        check_privacy_budget(bad, budget=budget)
+
+
 def test_fit_matches_the_report():
     rng = np.random.default_rng(0)
     X, y = rng.uniform(0, 1, (200, 2)), np.repeat([0, 1], [170, 30])

@@ -268,6 +268,24 @@ def test_direction_semantics():
         assert np.median([abs(d.change_point_ - 120) for d in bad]) > 100
 
 
+@pytest.mark.parametrize("method, mode", [
+    ("fit", {}),
+    ("fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
+    ("partial_fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
+])
+@pytest.mark.parametrize("X", [[["a"], ["b"]] * 20, np.array([["1.5"]] * 40),
+                               np.array([[0.5], ["secret"]] * 20, dtype=object)])
+def test_string_input_is_refused_by_name_before_a_charge(X, method, mode):
+    acc = Ledger()
+    det = PrivateChangePointDetector(accountant=acc, **mode)
+    with pytest.raises(ValueError, match="PrivateChangePointDetector supports numeric "
+                                         "features only; X ") as info:
+        getattr(det, method)(X)
+    # numpy's own message quotes a cell: no data value may reach an exception
+    assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
+    assert acc.spent == [] and not hasattr(det, "privacy_spent_")
+
+
 def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
     x = step_series(np.random.default_rng(10), 100, 37, 0.0, 2.0)
     det = PrivateChangePointDetector(epsilon=1e6, direction="increase", n_change_points=1).fit(x)
@@ -292,7 +310,7 @@ def test_huge_epsilon_is_the_exact_argmax_and_inf_is_rejected():
         (np.arange(20.0), {"epsilon": -1.0}, "epsilon"),
         (np.arange(20.0), {"direction": "up"}, "direction"),
         (np.arange(20.0), {"window": 3, "threshold": 0.8}, "window"),
-        (np.array(["a", "b", "c"]), {}, "could not convert"),
+        (np.array(["a", "b", "c"]), {}, "supports numeric features only; X has non-numeric"),
     ],
 )
 def test_bad_input(X, kwargs, match):

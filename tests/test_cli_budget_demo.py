@@ -29,3 +29,14 @@ def test_feature_bounds_are_the_public_table():
     np.testing.assert_array_equal(lower, 0.0)  # every measurement is non-negative
     X = sklearn.datasets.load_breast_cancer().data[:, list(MEAN_FEATURES)]
     assert np.all(np.log1p(X) <= upper)  # the definitions hold on the published rows
+
+
+def test_a_budget_below_the_cost_prints_the_report_instead_of_naming_an_attribute(capsys):
+    pytest.importorskip("diffprivlib")
+    code = main(["budget-demo", "--budget", "1", "--no-explain"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    # the table a Python user reads from the error's `report` attribute is printed
+    assert "| **total** | BudgetedPipeline | **2** |" in out and "EXCEEDS the budget" in out
+    assert "attribute" not in err and err.count("\n") == 1
+    assert "--budget is 1" in err and "use --budget 2 or more" in err

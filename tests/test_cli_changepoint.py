@@ -1,5 +1,6 @@
 """The ``skdp-anomaly changepoint`` sub-command."""
 
+import io
 import re
 import subprocess
 import sys
@@ -81,6 +82,54 @@ def test_online_no_detection_reports_half_budget(tmp_path, capsys):
     assert code == 0
     assert "no change detected in 400 rows" in out
     assert "privacy spent: ε=5" in out
+
+
+def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv, capsys):
+    path, _ = series_csv  # 500 rows
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, "--online",
+                             "--window", 1000, "--random-state", 0)
+    assert code == 0, err
+    assert "no change detected in 500 rows" in out and "privacy spent: ε=0 " in out
+    assert ("note: the window (1000 rows) is longer than the stream (500 rows): no window "
+            "was complete, so nothing was tested; use --window 500 or less") in out
+    short = path.with_name("short.csv")
+    short.write_text("v\n1\n2\n3\n")
+    code, out, err = run_cli(capsys, short, "--column", "v", "--epsilon", 1, "--online",
+                             "--window", 10, "--random-state", 0)
+    assert code == 0, err
+    assert "(3 rows): no window was complete" in out and "at least 4 rows" in out
+
+
+def test_online_window_that_filled_has_no_such_note(tmp_path, capsys):
+    path = tmp_path / "flat.csv"
+    path.write_text("v\n" + "\n".join(map(str, np.random.default_rng(1).normal(size=400))))
+    code, out, err = run_cli(capsys, path, "--column", "v", "--epsilon", 10, "--online",
+                             "--window", 400, "--threshold", 0.9, "--random-state", 0)
+    assert code == 0, err
+    assert "no change detected in 400 rows" in out and "longer than the stream" not in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch, terminal):
+    from skdp_anomaly.cli import _changepoint
+
+    monkeypatch.setattr(_changepoint, "_PROGRESS_MIN_ROWS", 10)
+    monkeypatch.setattr(_changepoint, "_CHUNK", 100)
+    tty = _Terminal()
+    if terminal:
+        monkeypatch.setattr(sys, "stderr", tty)
+    path, _ = series_csv
+    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 4, "--online",
+                             "--window", 100, "--threshold", 0.8, "--random-state", 1)
+    assert code == 0 and out.startswith("method: ONLINEPNCPD")
+    # in a pipe or a log the bar's carriage returns ran into the lines after it
+    assert "ONLINEPNCPD:" not in err and "row/s" not in err
+    assert ("ONLINEPNCPD:" in tty.getvalue()) is terminal
 
 
 @pytest.mark.parametrize(

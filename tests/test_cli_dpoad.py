@@ -421,6 +421,25 @@ def test_negative_first_edge_with_equals_sign(tmp_path, capsys):
     assert "over 2 cells" in out
 
 
+@pytest.mark.parametrize("bins, cells", [("-5:5:3", 2), ("-5,0,5", 2), ("-5,-1,1,5", 3),
+                                         ("-.5e1:5:3", 2)])
+def test_negative_first_edge_as_a_separate_value(tmp_path, capsys, bins, cells):
+    # argparse reads a token starting with '-' as an option unless it is a plain number
+    path = _write(tmp_path / "neg.csv", "w,x", [(1, -3.0), (1, 2.0), (2, 4.5), (2, -5.0)])
+    code, out, err = run_cli(capsys, path, "--column", "x", "--window-column", "w",
+                             "--bins", bins, "--epsilon", 1, *RECORD)
+    assert code == 0, err
+    assert f"over {cells} cells" in out
+    assert run_cli(capsys, path, "--column", "x", "--window-column", "w", f"--bins={bins}",
+                   "--epsilon", 1, *RECORD)[1] == out
+
+
+def test_a_bad_negative_bins_value_is_a_bins_error(burst_csv, capsys):
+    code, _, err = run_cli(capsys, burst_csv[0], "--column", "value", "--window-column",
+                           "time", "--bins", "-5:5", "--epsilon", 1, *RECORD)
+    assert code == 2 and "--bins '-5:5': expected" in err
+
+
 def test_help_lists_the_options():
     parser = build_parser()
     text = parser._subparsers._group_actions[0].choices["dpoad"].format_help()

@@ -1,6 +1,8 @@
 """``skdp-anomaly online-svc``: the stream CLI. Fixed seeds: deterministic."""
 
 import csv
+import io
+import sys
 
 import numpy as np
 import pytest
@@ -149,3 +151,25 @@ def test_a_short_offset_stream_learns_its_intercept(tmp_path, capsys):
     out = capsys.readouterr().out
     assert float(out.split("accuracy on test.csv: ")[1].split()[0]) > 0.8
     assert "updates released: 1" in out  # one round: the stream length was used
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, terminal):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-0.7, 0.7, size=(600, 2))
+    _write(tmp_path / "s.csv", X, np.where(X[:, 0] > 0, "attack", "normal"))
+    tty = _Terminal()
+    if terminal:
+        monkeypatch.setattr(sys, "stderr", tty)
+    code = main(["online-svc", str(tmp_path / "s.csv"), "--target", "label", "--classes",
+                 "normal", "attack", "--epsilon", "1", "--random-state", "0"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out.startswith("rows streamed: 600;")
+    # in a pipe or a log the bar ran into the output: '0row [00:00, ?row/s]online-svc: …'
+    assert "online-svc:" not in err and "row/s" not in err
+    assert ("online-svc: " in tty.getvalue() and "600row" in tty.getvalue()) is terminal

@@ -155,6 +155,23 @@ def test_a_refused_first_window_charges_nothing_and_leaves_dpoad_unfitted(method
         check_is_fitted(det)
 
 
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+@pytest.mark.parametrize("bad", [["a", "b"] * 20, np.array(["0.1", "0.2"] * 20),
+                                 np.array([0.5, "secret"] * 20, dtype=object)])
+def test_string_input_is_refused_by_name_before_the_charge(bad, method):
+    ledger = Ledger()
+    det = DPOAD(**PARAMS, accountant=ledger)
+    with pytest.raises(ValueError, match="DPOAD supports numeric features only; X ") as info:
+        getattr(det, method)(bad)
+    # numpy's own message quotes a cell: no data value may reach an exception
+    assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
+    assert ledger.spent == [] and state(det) == {}
+    det.fit(WINDOWS[0])
+    with pytest.raises(ValueError, match="DPOAD supports numeric features only"):
+        det.partial_fit(bad)  # a later window: refused before its charge too
+    assert ledger.spent == [LEDGER_ENTRY]
+
+
 def test_a_refused_later_window_or_new_stream_changes_nothing():
     ledger = Ledger(epsilon=2.0)  # two windows
     det = DPOAD(**PARAMS, accountant=ledger).fit(WINDOWS[0]).partial_fit(WINDOWS[1])

@@ -18,6 +18,7 @@ import pytest
 from _faults import state
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from _accountants import Ledger, LedgerRefused
@@ -400,6 +401,34 @@ def test_bad_input_messages():
         _search().fit(np.ones((4, 3)))
     with pytest.raises(ValueError, match="budget"):
         NoisyGroupSearch(budget=0.5).privacy_cost()
+
+
+@pytest.mark.parametrize("oracle", ["direct", "binarized", "randomized_response"])
+@pytest.mark.parametrize("epsilon", [31.0, 1e3, 1e300])
+def test_epsilon_above_30_is_refused_before_any_query(oracle, epsilon):
+    # past ≈36.7 randomized response's flip probability 1/(1+e^ε) is below 2^-53 (an
+    # exact bit); past ≈745 it is 0 and the update was a math domain error
+    X, _ = _scores(n=64, seed=13)
+    ledger = Ledger()
+    with pytest.raises(InvalidParameterError, match=r"'epsilon' parameter.*\(0.0, 30.0\]"):
+        _search(epsilon=epsilon, oracle=oracle, accountant=ledger).fit(X)
+    with pytest.raises(InvalidParameterError, match=r"\(0.0, 30.0\]"):
+        _search(epsilon=epsilon, oracle=oracle).privacy_cost()
+    assert ledger.spent == []
+    assert _search(epsilon=30.0, oracle=oracle).fit(X).n_queries_ >= 1
+
+
+@pytest.mark.parametrize("X", [[["a"], ["b"], ["c"]], np.array([["1.5"], ["2"], ["0.1"]]),
+                               np.array([[0.5], ["secret"], [2.0]], dtype=object)])
+def test_string_input_is_refused_by_name_before_any_query(X):
+    ledger = Ledger()
+    est = _search(accountant=ledger)
+    with pytest.raises(ValueError, match="NoisyGroupSearch supports numeric features only; "
+                                         "X (has non-numeric values|is an array of strings)"
+                       ) as info:
+        est.fit(X)
+    assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
+    assert ledger.spent == [] and state(est) == {}
 
 
 def test_score_func_multi_column():

@@ -190,6 +190,24 @@ def test_bad_parameter_refused_by_privacy_cost_as_by_fit(params, name, error, me
     assert labels.read == [] and ledger.spent == [] and state_of(est) == {}
 
 
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+@pytest.mark.parametrize("bad", [[["a", "b"]] * 50, np.array([["0.1", "0.2"]] * 50),
+                                 np.array([[0.5, "secret"]] * 50, dtype=object)])
+def test_string_input_is_refused_by_name_before_the_charge(bad, method):
+    ledger = Ledger()
+    est = make(ledger)
+    labels = Labels(Y[:50])
+    with pytest.raises(ValueError, match="PrivateOnlineActiveSVC supports numeric features "
+                                         "only; X ") as info:
+        getattr(est, method)(bad, labels, classes=CLASSES)
+    # numpy's own message quotes a cell: no data value may reach an exception
+    assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
+    assert labels.read == [] and ledger.spent == [] and state_of(est) == {}
+    est.fit(X[:50], Y[:50], classes=CLASSES)
+    with pytest.raises(ValueError, match="PrivateOnlineActiveSVC supports numeric"):
+        est.predict(bad)
+
+
 def test_data_norm_too_large_for_the_features_refused_before_the_charge():
     # 2·M·√1 is finite (privacy_cost() passes) and 2·M·√4 overflows: fit refuses it
     # before the charge

@@ -13,6 +13,7 @@ from sklearn.utils.validation import (
     assert_all_finite,
     check_is_fitted,
     column_or_1d,
+    validate_data,
 )
 
 from ..privacy._docstrings import fill_doc
@@ -22,9 +23,9 @@ from ..privacy import (
     PrivacyCost,
     PrivacyCostMixin,
     private_fit,
-    validate_numeric_data,
     warn_privacy_leak,
 )
+from ..privacy._validation import check_numeric
 from ._ftrl import FtrlState
 from ._run_state import Labels, RunState, check_label_source, check_y_length
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
@@ -605,7 +606,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
             y = column_or_1d(y, warn=True)
             classes = _classes_of(y)  # reads every label: the label set is public
         classes = self._check_classes(classes)
-        X = validate_numeric_data(self, X, reset=True, dtype=np.float64)
+        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        X = validate_data(self, X, reset=True, dtype=np.float64)
         check_y_length(y, X)
         data_norm = self._data_norm_of(X)
         horizon = X.shape[0] if whole_stream else self.n_rows_hint
@@ -634,7 +636,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
                 f"The '{param}' parameter of {type(self).__name__} changed during the run "
                 f"({before!r}, now {now!r}): the run was charged for the mechanisms of its "
                 "first call. Call fit (or partial_fit on a clone) to start a new run.")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        check_numeric(X, type(self).__name__)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         source = "y" if y is not None else "label_oracle"
         if source != self._state.source:
             raise ValueError(f"this run takes its labels from {self._state.source}; pass the "
@@ -694,7 +697,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     def decision_function(self, X):
         """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``."""
         check_is_fitted(self, "coef_")
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        check_numeric(X, type(self).__name__)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):

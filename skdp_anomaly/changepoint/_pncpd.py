@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._warn import warn
 from ..privacy._docstrings import fill_doc
@@ -19,9 +19,9 @@ from ..privacy import (
     call_rng,
     check_random_state,
     compose_sequential,
-    validate_numeric_data,
 )
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._validation import check_numeric
 from ._core import (
     DIRECTIONS,
     candidate_range,
@@ -403,8 +403,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ---------------------------------------------------------- validation
     def _check_series(self, X, *, reset: bool) -> np.ndarray:
-        X = validate_numeric_data(self, X, reset=False, ensure_2d=False, dtype=np.float64,
-                                  ensure_min_samples=1)
+        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        X = validate_data(self, X, reset=False, ensure_2d=False, dtype=np.float64,
+                          ensure_min_samples=1)
         if X.ndim == 2:
             if X.shape[1] != 1:
                 raise ValueError(

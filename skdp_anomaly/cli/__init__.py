@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from .._version import __version__
-from ._common import one_line_warnings
+from ._common import join_dash_values, one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
 _COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc",
@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Entry point of the ``skdp-anomaly`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    args = parser.parse_args(join_dash_values(argv))
     try:
         with one_line_warnings(args.command):
             return int(args.func(args) or 0)

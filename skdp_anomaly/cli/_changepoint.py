@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -137,8 +138,9 @@ def read_column(path, column: str, *, delimiter: str = ",", index_column: str | 
 def _feed_online(det, x):
     from tqdm import tqdm
 
-    with tqdm(total=x.size, unit="row", disable=x.size < _PROGRESS_MIN_ROWS,
-              desc="ONLINEPNCPD") as bar:
+    # disable=None: no bar unless stderr is a terminal (see the online-svc command)
+    with tqdm(total=x.size, unit="row", desc="ONLINEPNCPD", file=sys.stderr,
+              disable=True if x.size < _PROGRESS_MIN_ROWS else None) as bar:
         for start in range(0, x.size, _CHUNK):
             det.partial_fit(x[start:start + _CHUNK])
             bar.update(min(_CHUNK, x.size - start))
@@ -193,6 +195,8 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
             print(line)
     else:
         print(f"no change detected in {det.n_seen_} rows")
+        if args.online and det.n_seen_ < det.window:
+            print(_window_not_filled(det.window, det.n_seen_))
         if det.alarm_index_ is not None:
             print(f"alarm raised at window centre row {det.alarm_index_}, but the input "
                   "ended before PNCPD's window was complete")
@@ -203,6 +207,15 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
               f"(budget of a full run: ε={det.privacy_cost().epsilon:g})")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")
+
+
+def _window_not_filled(window: int, n_rows: int) -> str:
+    """The hint that a "no change" was never tested: the stream ended before the window filled."""
+    longest = n_rows - n_rows % 2  # the window is even
+    fix = (f"use --window {longest} or less" if longest >= 4
+           else "ONLINEPNCPD needs a window of at least 4 rows")
+    return (f"note: the window ({window} rows) is longer than the stream ({n_rows} rows): no "
+            f"window was complete, so nothing was tested; {fix}")
 
 
 def run(args) -> int:

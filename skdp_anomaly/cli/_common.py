@@ -4,7 +4,8 @@
   estimators' own parameter validation), so a bad option costs no budget;
 * library warnings and errors printed as one line, in the CLI's option
   syntax (``--granularity auto``, not ``granularity='auto'``);
-* the classification of a CSV cell that is not a finite number.
+* the classification of a CSV cell that is not a finite number;
+* option values that start with '-' (``--bins -5:5:11``), joined to their option.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ import os
 import re
 import sys
 import warnings
+
+#: Options with one value that may start with '-' without being a plain number:
+#: ``--bins -5:5:11`` (START:STOP:COUNT) or ``--bins -1,0,1`` (edges).
+DASH_VALUE_OPTIONS = frozenset({"--bins"})
+# '-5:5:11', '-.5,1', '-1e3': a number first, so a value (no option starts with a digit)
+_DASH_VALUE = re.compile(r"-\.?\d")
 
 #: The thesis behind DPSMOTE and the change-point detector, as the CLI cites it.
 CITE = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
@@ -28,6 +35,7 @@ __all__ = [
     "check_output_file",
     "cli_text",
     "is_privacy_leak",
+    "join_dash_values",
     "library_calls",
     "one_line_warnings",
     "require_diffprivlib",
@@ -273,3 +281,30 @@ def require_diffprivlib(command: str) -> None:
             "pip install 'skdp-anomaly[diffprivlib]' (diffprivlib 0.6.6 needs "
             "scikit-learn < 1.8)."
         ) from None
+
+
+def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
+    """``argv`` with ``--bins -5:5:11`` written ``--bins=-5:5:11``.
+
+    argparse takes a token that starts with '-' for an option unless it is a
+    plain negative number (``-5``, ``-0.5``): ``--bins -5:5:11`` would fail
+    with "expected one argument". A value of one of ``options`` that starts
+    with a number is joined to its option, which argparse then reads as the
+    value. Nothing after ``--`` changes.
+
+    >>> join_dash_values(["dpoad", "--bins", "-5:5:11", "--epsilon", "-1"])
+    ['dpoad', '--bins=-5:5:11', '--epsilon', '-1']
+    """
+    out, i = [], 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            return out + list(argv[i:])
+        if (token in options and i + 1 < len(argv)
+                and _DASH_VALUE.match(argv[i + 1])):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out

@@ -19,9 +19,33 @@ def run(args) -> int:
     if not (math.isfinite(args.budget) and args.budget > 0):  # before loading and fitting
         raise ValueError(f"--budget must be a positive finite ε, got {args.budget!r}.")
     require_diffprivlib("skdp-anomaly budget-demo")
-    demos.run_budget_tour(budget=args.budget, random_state=args.random_state,
-                          explain=not args.no_explain)
+    from ..budget import PrivacyBudgetError, PrivacyLeakError
+
+    try:
+        demos.run_budget_tour(budget=args.budget, random_state=args.random_state,
+                              explain=not args.no_explain)
+    except PrivacyBudgetError as exc:
+        if isinstance(exc, PrivacyLeakError) or exc.report is None:
+            raise
+        _refused(exc.report, args)
     return 0
+
+
+def _refused(report, args) -> None:
+    """Print the refused pipeline's report, then raise the one-line CLI error.
+
+    The library's message points to the error's ``report`` attribute, which a
+    command line cannot reach: the table is printed instead.
+    """
+    from ..budget import print_pipeline_report
+
+    print_pipeline_report(
+        "Refused: BudgetedPipeline(log → scale → pca → clf): privacy_report_ (checked "
+        "before fit)", report, budget=args.budget, explain=not args.no_explain)
+    raise ValueError(
+        f"Privacy budget exceeded: the pipeline costs ε={report.epsilon:g} (each step's cost "
+        f"is in the report printed above) but --budget is {args.budget:g}, so nothing was "
+        f"fitted; use --budget {report.epsilon:g} or more.")
 
 
 def add_parser(subparsers) -> None:

@@ -71,8 +71,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bins", action="append", required=True, metavar="EDGES",
                    help=f"the public bin edges of a --column, once per --column in the same "
                         f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
-                        "includes its right edge; a record outside counts in the nearest edge bin. Write "
-                        "--bins=-5:5:11 when the first edge is negative")
+                        "includes its right edge; a record outside counts in the nearest "
+                        "edge bin. A negative first edge works as is: --bins -5:5:11")
     p.add_argument("--epsilon", required=True, type=float, help="ε spent on each window (> 0)")
     p.add_argument("--mechanism", choices=("record", "dpoad", "painfree", "laplace"),
                    default="record",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,8 +194,11 @@ def run(args) -> int:
     est.set_params(n_rows_hint=_checked_inputs(args))
     classes = list(args.classes)
     n_rows = 0
-    with library_calls("online-svc") as shown, tqdm(unit="row", disable=args.quiet,
-                                                    desc="online-svc") as bar:
+    # disable=None: no bar unless stderr is a terminal (in a log or a pipe its
+    # carriage returns would run into the lines printed after it)
+    with library_calls("online-svc") as shown, tqdm(unit="row", desc="online-svc",
+                                                    disable=True if args.quiet else None,
+                                                    file=sys.stderr) as bar:
         for X, labels in read_chunks(args.input, args.target):
             # the label text is read only for the rows the selection picks
             est.partial_fit(X, labels, classes=classes)

@@ -11,11 +11,12 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy._docstrings import fill_doc
-from ..privacy import PrivacyCost, PrivacyCostMixin, validate_numeric_data
+from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._validation import check_numeric
 from .._warn import warn
 from ._analyst import DETECTORS, Analyst, release_counts
 from ._owner import (
@@ -503,7 +504,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             raise ValueError("X is an empty window: a window must hold at least one record.")
         if self._n_features == 1 and np.ndim(X) == 1 and not issparse(X):
             X = np.asarray(X).reshape(-1, 1)
-        X = validate_numeric_data(self, X, reset=reset, dtype=np.float64)
+        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        X = validate_data(self, X, reset=reset, dtype=np.float64)
         if X.shape[1] != self._n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the 'bins' parameter describes "
                              f"{self._n_features}.")

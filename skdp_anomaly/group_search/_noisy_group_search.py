@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
 from ..privacy._docstrings import fill_doc
@@ -20,9 +21,9 @@ from ..privacy import (
     PrivacyCost,
     PrivacyCostMixin,
     check_random_state,
-    validate_numeric_data,
 )
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._validation import check_numeric
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
@@ -365,8 +366,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _scores(self, X):
         if not isinstance(self.oracle, str) and X is not None and np.ndim(X) == 1:
             X = np.asarray(X).reshape(-1, 1)
-        X = validate_numeric_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
-                                  ensure_all_finite=isinstance(self.oracle, str))
+        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
+                          ensure_all_finite=isinstance(self.oracle, str))
         if not isinstance(self.oracle, str):
             return np.zeros(X.shape[0])  # the sensor holds the scores
         if self.score_func is not None:

@@ -6,8 +6,8 @@ import numpy as np
 from imblearn.utils import check_target_type
 from sklearn.utils.validation import validate_data
 
-from ..privacy import check_numeric, non_numeric_columns
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
+from ..privacy._validation import check_numeric, non_numeric_columns
 from ._strategy import integer_labels
 
 __all__ = ["NON_NUMERIC", "check_X_y", "non_numeric_columns"]

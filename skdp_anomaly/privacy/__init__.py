@@ -29,15 +29,7 @@ from ._protocol import (
     private_fit,
 )
 from ._rng import call_rng, check_random_state
-from ._validation import (
-    PrivacyLeakWarning,
-    check_bounds,
-    check_numeric,
-    clip_to_bounds,
-    non_numeric_columns,
-    validate_numeric_data,
-    warn_privacy_leak,
-)
+from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds, warn_privacy_leak
 
 __all__ = [
     "ACCOUNTANT_NEIGHBOURS",
@@ -58,15 +50,12 @@ __all__ = [
     "check_bounds",
     "check_epsilon",
     "check_neighbours",
-    "check_numeric",
     "call_rng",
     "check_random_state",
     "clip_to_bounds",
     "compose_parallel",
     "compose_sequential",
-    "non_numeric_columns",
     "relation_text",
     "private_fit",
-    "validate_numeric_data",
     "warn_privacy_leak",
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._warn import warn
 
@@ -17,7 +16,6 @@ __all__ = [
     "check_numeric",
     "clip_to_bounds",
     "non_numeric_columns",
-    "validate_numeric_data",
     "warn_privacy_leak",
 ]
 
@@ -200,7 +198,7 @@ def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import check_numeric
+    >>> from skdp_anomaly.privacy._validation import check_numeric
     >>> check_numeric([[1.0], [2.5]], "MyEstimator")
     >>> check_numeric([["a"], ["b"]], "MyEstimator", hint="Encode X.")
     Traceback (most recent call last):
@@ -232,20 +230,3 @@ def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
     if kind in "USV":
         raise refuse("X is an array of strings")
 
-
-def validate_numeric_data(estimator, X, **kwargs):
-    """scikit-learn's ``validate_data(estimator, X, **kwargs)``, refusing strings first.
-
-    Non-numeric ``X`` raises :func:`check_numeric`'s error, naming the
-    estimator and X but no value of X, instead of numpy's
-    ``could not convert string to float: 'a'``.
-
-    Examples
-    --------
-    >>> from sklearn.base import BaseEstimator
-    >>> from skdp_anomaly.privacy import validate_numeric_data
-    >>> validate_numeric_data(BaseEstimator(), [[1, 2]], dtype=float).tolist()
-    [[1.0, 2.0]]
-    """
-    check_numeric(X, type(estimator).__name__)
-    return validate_data(estimator, X, **kwargs)
