@@ -35,6 +35,17 @@ def test_importing_the_package_does_not_import_diffprivlib():
     assert out == "False"
 
 
+def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs():
+    code = ("import sys, numpy as np, skdp_anomaly, skdp_anomaly.cli; "
+            "before = 'numba' in sys.modules; "
+            "from skdp_anomaly.dpoad import kse_scores; "
+            "kse_scores(np.arange(40.0)); "
+            "print(before, 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False True"
+
+
 def test_leak_warning_is_ours_without_diffprivlib():
     from skdp_anomaly.privacy import PrivacyLeakWarning, check_bounds
 

@@ -24,7 +24,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .._jit import lazy_njit
+
+njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
 __all__ = ["advance_phase", "record_labels", "run_stream"]
 

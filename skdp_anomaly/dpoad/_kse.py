@@ -16,7 +16,10 @@ pairwise maxima run compiled.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._jit import lazy_njit
+
+njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
 # distinct values × distances up to which the ECDFs are tabulated (8 bytes each)
 _MAX_CDF_ENTRIES = 4_000_000

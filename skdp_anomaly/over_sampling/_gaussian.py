@@ -32,9 +32,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ..privacy import LaplaceMechanism
+
+from .._jit import lazy_njit
+
+njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
 __all__ = ["SYNTHETIC_CHUNK", "BoxScale", "GaussianDraw", "chunk_seeds", "class_fixed_sums",
            "fill_gaussian", "release_means", "sum_mechanism", "unit_sum", "write_gaussian"]
