@@ -55,6 +55,7 @@ from .changepoint import (
     drift_transform,
     threshold_range,
 )
+from .linear_model import PrivateLogisticRegression
 from .model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from .over_sampling import DPSMOTE
 from .privacy import PrivacyCost
@@ -72,6 +73,7 @@ __all__ = [
     "PrivacyReport",
     "PrivateChangePointDetector",
     "PrivateGridSearchCV",
+    "PrivateLogisticRegression",
     "PrivateOnlineActiveSVC",
     "PrivateRandomizedSearchCV",
     "ThresholdRange",

@@ -21,6 +21,7 @@ from skdp_anomaly import (
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
     PrivateGridSearchCV,
+    PrivateLogisticRegression,
     PrivateOnlineActiveSVC,
     PrivateRandomizedSearchCV,
 )
@@ -100,6 +101,8 @@ FITTED = {
     **{f"DPOAD ({m})": (lambda m=m: _dpoad(m)) for m in ("record", "laplace", "painfree",
                                                          "dpoad")},
     "NoisyPriorThresholdClassifier": _noisy_prior,
+    "PrivateLogisticRegression": lambda: PrivateLogisticRegression(data_norm=3.0).fit(
+        *_two_classes(seed=10)),
     "PrivateGridSearchCV": lambda: _private_search(PrivateGridSearchCV,
                                                    param_grid={"epsilon": [0.5, 1.0]}),
     "PrivateRandomizedSearchCV": lambda: _private_search(

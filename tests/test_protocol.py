@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import (
+    PrivateLogisticRegression,
     DPOAD,
     DPSMOTE,
     NoisyGroupSearch,
@@ -53,6 +54,9 @@ ESTIMATORS = {
     "DPOAD": (lambda **kw: DPOAD(**{"bins": np.linspace(0, 1, 6), "max_count": 200,
                                     "mechanism": "record", **kw}),
               lambda est: est.fit(_WINDOW)),
+    "PrivateLogisticRegression": (lambda **kw: PrivateLogisticRegression(**{"data_norm": 6.0,
+                                                                           **kw}),
+                                  lambda est: est.fit(_X2, _Y2)),
 }
 
 # bad settings every estimator must refuse in privacy_cost() as fit does
