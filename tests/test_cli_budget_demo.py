@@ -32,7 +32,6 @@ def test_feature_bounds_are_the_public_table():
 
 
 def test_a_budget_below_the_cost_prints_the_report_instead_of_naming_an_attribute(capsys):
-    pytest.importorskip("diffprivlib")
     code = main(["budget-demo", "--budget", "1", "--no-explain"])
     out, err = capsys.readouterr()
     assert code == 2

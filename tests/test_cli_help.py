@@ -37,8 +37,13 @@ def test_help_is_plain_text(name):
     assert not re.search(r":(class|func|meth|mod|attr|obj):", text), text
 
 
-@pytest.mark.parametrize("argv", [["demo", "--output-dir", "{tmp}"], ["budget-demo"]])
-def test_demos_without_diffprivlib_say_how_to_install_it(argv, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("argv", [
+    ["demo", "--output-dir", "{tmp}", "--epsilons", "1", "--ratios", "0.1", "--repeats", "1",
+     "--folds", "2", "--no-plot"],
+    ["budget-demo", "--no-explain"],
+])
+def test_demos_run_without_diffprivlib(argv, tmp_path, capsys, monkeypatch):
+    # diffprivlib 0.6.6 does not import on scikit-learn 1.9: the demos must not need it
     import builtins
 
     real_import = builtins.__import__
@@ -50,6 +55,6 @@ def test_demos_without_diffprivlib_say_how_to_install_it(argv, tmp_path, capsys,
 
     monkeypatch.setattr(builtins, "__import__", no_diffprivlib)
     code = main([a.replace("{tmp}", str(tmp_path)) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "pip install 'skdp-anomaly[diffprivlib]'" in err
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "PrivateLogisticRegression" in out and "diffprivlib" not in err

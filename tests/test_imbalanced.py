@@ -638,3 +638,39 @@ def test_noisy_prior_inside_the_pipeline_budget():
     assert report.epsilon == pytest.approx(2.1)
     assert [s.path for s in report.steps] == ["dpsmote", "classifier",
                                               "classifier__estimator"]
+
+
+# -- the default classifier: the package's own, no diffprivlib -------------------------
+@pytest.mark.parametrize("strategy", ["auto", "oversample", "threshold"])
+@pytest.mark.parametrize("epsilon", [0.5, 2.9, 10.0])
+def test_default_classifier_costs_exactly_epsilon(strategy, epsilon):
+    from skdp_anomaly import PrivateLogisticRegression
+
+    est = dp_imbalanced_pipeline(epsilon=epsilon, bounds=BOX8, strategy=strategy,
+                                 random_state=0)
+    inner = est.named_steps["classifier"] if isinstance(est, Pipeline) else est.estimator
+    assert type(inner) is PrivateLogisticRegression and inner.C == "auto"
+    assert inner.data_norm == pytest.approx(np.sqrt(8))  # the norm of the public box
+    report = check_privacy_budget(est, epsilon)  # raises if over budget or leaking
+    assert report.cost.epsilon == pytest.approx(epsilon, rel=1e-12)
+    assert report.leaks == [] and report.neighbours == "replace"
+    with pytest.raises(PrivacyBudgetError):
+        check_privacy_budget(est, 0.99 * epsilon)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])  # √5 ≈ 2.24: one of each branch
+def test_default_pipeline_fits_and_finds_the_minority(data, epsilon):
+    X, y = data  # 2000 rows, 10 % minority, d = 5
+    X = np.clip(X / 4, -1, 1)
+    est = dp_imbalanced_pipeline(epsilon=epsilon, bounds=([-1.0] * 5, [1.0] * 5),
+                                 random_state=0)
+    est.fit(X, y)
+    pred = est.predict(X)
+    recall = np.mean(pred[y == 1] == 1)
+    specificity = np.mean(pred[y == 0] == 0)
+    # seeded (deterministic); the non-private ROC-AUC of this set is 0.744. Measured over
+    # seeds 0-4: G-mean 0.56-0.63 at ε = 1 and 0.64-0.69 at ε = 5 (diffprivlib's LR in
+    # its place: 0.51-0.65 and 0.69-0.70), ROC-AUC 0.71-0.75 at ε = 5
+    assert np.sqrt(recall * specificity) > 0.5
+    if epsilon >= 5:
+        assert roc_auc_score(y, est.predict_proba(X)[:, 1]) > 0.65

@@ -7,10 +7,6 @@ privacy reports and the CLI plumbing.
 
 from __future__ import annotations
 
-from _diffprivlib import require_diffprivlib
-
-require_diffprivlib()  # the whole module prices or fits diffprivlib models
-
 import argparse
 import io
 import json
@@ -190,7 +186,7 @@ def test_missing_matplotlib_skips_plot_with_hint(tmp_path, monkeypatch):
                                    n_folds=2, file=buf)
     assert "plot" not in result["paths"]
     assert not (tmp_path / "dpsmote_demo.png").exists()
-    assert 'pip install "skdp-anomaly[docs]"' in buf.getvalue()
+    assert 'pip install "skdp-anomaly[demo]"' in buf.getvalue()
 
 
 def test_cli_pieces(tmp_path, capsys):

@@ -38,7 +38,6 @@ __all__ = [
     "join_dash_values",
     "library_calls",
     "one_line_warnings",
-    "require_diffprivlib",
 ]
 
 # estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector,
@@ -268,19 +267,6 @@ def bad_cell(text: str, column: str, line: int) -> str | None:
     """
     problem = _cell_problem(text)
     return None if problem is None else f"column {column!r} {_PROBLEM[problem]} on line {line}"
-
-
-def require_diffprivlib(command: str) -> None:
-    """Raise a one-line error when ``command`` cannot run for want of diffprivlib."""
-    try:
-        import diffprivlib.models  # noqa: F401
-    except ImportError as exc:  # not installed, or 0.6.6 next to scikit-learn >= 1.9
-        raise ValueError(
-            f"{command} uses diffprivlib's models, which do not import here "
-            f"({type(exc).__name__}: {exc}); install them with "
-            "pip install 'skdp-anomaly[diffprivlib]' (diffprivlib 0.6.6 needs "
-            "scikit-learn < 1.8)."
-        ) from None
 
 
 def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:

@@ -14,11 +14,8 @@ from .. import demos
 
 def run(args) -> int:
     """Run the tour from parsed arguments; returns the exit status."""
-    from ._common import require_diffprivlib
-
     if not (math.isfinite(args.budget) and args.budget > 0):  # before loading and fitting
         raise ValueError(f"--budget must be a positive finite ε, got {args.budget!r}.")
-    require_diffprivlib("skdp-anomaly budget-demo")
     from ..budget import PrivacyBudgetError, PrivacyLeakError
 
     try:
@@ -40,7 +37,7 @@ def _refused(report, args) -> None:
     from ..budget import print_pipeline_report
 
     print_pipeline_report(
-        "Refused: BudgetedPipeline(log → scale → pca → clf): privacy_report_ (checked "
+        "Refused: BudgetedPipeline(log → scale → dpsmote → clf): privacy_report_ (checked "
         "before fit)", report, budget=args.budget, explain=not args.no_explain)
     raise ValueError(
         f"Privacy budget exceeded: the pipeline costs ε={report.epsilon:g} (each step's cost "
@@ -52,10 +49,10 @@ def add_parser(subparsers) -> None:
     """Register the tour as a sub-command (``skdp-anomaly budget-demo``)."""
     p = subparsers.add_parser(
         "budget-demo",
-        help="fit a privacy-budgeted diffprivlib pipeline and explain its privacy report",
+        help="fit a privacy-budgeted private pipeline and explain its privacy report",
         description=(
-            "Fit log1p → DP StandardScaler → DP PCA → DP LogisticRegression "
-            "(ε = 0 + 0.5 + 0.5 + 1) "
+            "Fit log1p → public scaling → DPSMOTE → PrivateLogisticRegression "
+            "(ε = 0 + 0 + 2·0.5 + 1 under replace-one neighbours) "
             "on scikit-learn's breast-cancer data in a BudgetedPipeline, and print the "
             "privacy reports of that pipeline, of a GridSearchCV over it, and of "
             "leaking variants."

@@ -66,10 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Run the showcase from parsed arguments; returns the exit status."""
-    from ._common import check_output_dir, require_diffprivlib
+    from ._common import check_output_dir
 
     check_output_dir(args.output_dir, "--output-dir")  # before minutes of fitting
-    require_diffprivlib("skdp-anomaly demo")
     demos.run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
                        n_repeats=args.repeats, n_folds=args.folds,
                        random_state=args.random_state, plot=not args.no_plot,
@@ -88,10 +87,10 @@ against ε to --output-dir."""
 
 _EPILOG = """\
 pipelines:
-  none     diffprivlib LogisticRegression(epsilon=ε) on the data as is
-  smote    imblearn SMOTE, then LogisticRegression(epsilon=ε): the usual recipe,
+  none     PrivateLogisticRegression(epsilon=ε) on the data as is
+  smote    imblearn SMOTE, then PrivateLogisticRegression(epsilon=ε): the usual recipe,
            whose ε is not a real guarantee (Lut 2022, Theorem 3.2)
-  dpsmote  DPSMOTE(epsilon=ε/4), then LogisticRegression(epsilon=ε/2): ε-DP in
+  dpsmote  DPSMOTE(epsilon=ε/4), then PrivateLogisticRegression(epsilon=ε/2): ε-DP in
            total (Theorem 3.3) under replace-one neighbours, where DPSMOTE's
            add/remove ε/4 counts ε/2 (group privacy); its synopsis is the DP
            mean of the malignant rows, or the noisy grid with --synopsis grid"""

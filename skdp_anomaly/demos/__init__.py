@@ -14,8 +14,9 @@ and the command line imports it only to run a demo. The pieces:
 * the budget validator's tour (``skdp-anomaly budget-demo``):
   :func:`build_budgeted_pipeline` and :func:`run_budget_tour`.
 
-The demos need diffprivlib (the ``diffprivlib`` extra), imported when a
-pipeline is built.
+The demos run on the base install (matplotlib for the showcase's plot, the
+``demo`` extra): their classifier is the package's own
+:class:`~skdp_anomaly.PrivateLogisticRegression`; diffprivlib is not needed.
 """
 
 from ._breast_cancer import BREAST_CANCER_BOUNDS as _BOUNDS

@@ -3,8 +3,8 @@
 Why the bounds are written here and not read off the data
 ---------------------------------------------------------
 Every differentially private step of the demos calibrates its noise to the
-range of the features: DPSMOTE's class sums, diffprivlib's ``StandardScaler``,
-the ``data_norm`` of its models. If that range were the minimum and maximum of
+range of the features: DPSMOTE's class sums, the ``data_norm`` of the private
+logistic regression. If that range were the minimum and maximum of
 the rows being trained on, it would be a release of those rows that no noise
 protects (the largest tumour in the data sets the scale of everything else),
 and the ε the demos print would not hold. Rounding such extremes outward does

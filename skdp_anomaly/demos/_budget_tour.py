@@ -1,11 +1,11 @@
 """A tour of the budget validator (``skdp-anomaly budget-demo``) on a public data set.
 
-Fits a diffprivlib pipeline on scikit-learn's bundled breast-cancer data
-inside a :class:`~skdp_anomaly.BudgetedPipeline`, prints its privacy report
-with an explanation, then the report of the same pipeline under
-``GridSearchCV`` and of two leaking variants. Every report is stated under
-replace-one-record neighbours (n public), the relation diffprivlib's models
-hold under.
+Fits a private pipeline on scikit-learn's bundled breast-cancer data inside a
+:class:`~skdp_anomaly.BudgetedPipeline`, prints its privacy report with an
+explanation, then the report of the same pipeline under ``GridSearchCV`` and
+of two leaking variants. Every report is stated under replace-one-record
+neighbours (n public), the relation the private logistic regression holds
+under. It needs no diffprivlib.
 """
 
 from __future__ import annotations
@@ -16,24 +16,26 @@ import warnings
 
 import numpy as np
 
-from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES
+from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, _public_scale
 
 __all__ = ["build_budgeted_pipeline", "run_budget_tour"]
 
 # The public bounds of the ten "mean" features (skdp_anomaly.demos.BREAST_CANCER_BOUNDS,
 # derived from the definitions of the measurements, never from the rows). All are
 # >= 0; the pipeline works on log1p of the features, so its bounds are log1p of
-# these, and diffprivlib's StandardScaler clips values outside them.
+# these, and the public scaling maps them to [-1, 1] (clipping values outside).
 FEATURE_UPPER = BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1]
 N_FEATURES = FEATURE_UPPER.size
 LOG_BOUNDS = (np.zeros(N_FEATURES), np.log1p(FEATURE_UPPER))
-# L2 norms rows are clipped to: before PCA (6 also keeps diffprivlib's Bingham
-# sampler fast) and before the classifier
-PCA_NORM, CLF_NORM = 6.0, 2.5
+# rows in [-1, 1]^d have L2 norm at most √d: the classifier's data_norm
+CLF_NORM = math.sqrt(N_FEATURES)
 
 
 def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
-    """Build log1p → DP StandardScaler (ε=0.5) → DP PCA (0.5) → DP LogisticRegression (1).
+    """Build log1p → public scaling → DPSMOTE (ε=0.5) → PrivateLogisticRegression (ε=1).
+
+    DPSMOTE's ε = 0.5 holds under add/remove neighbours and counts 1 under
+    replace-one neighbours (group privacy): the pipeline costs 2.
 
     Parameters
     ----------
@@ -41,31 +43,33 @@ def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
         The :class:`~skdp_anomaly.BudgetedPipeline`'s budget ε (``None``: no
         check, for pricing a variant).
     random_state : None or int, default=0
-        Seed of the diffprivlib steps (an int is for reproducible demos only).
+        Seed of the private steps (an int is for reproducible demos only).
     scaler : estimator, default=None
-        The scaling step; ``None``: diffprivlib's ``StandardScaler`` with the
-        public log bounds.
+        The scaling step; ``None``: a stateless map of the public log bounds
+        to [-1, 1].
 
     Returns
     -------
     skdp_anomaly.BudgetedPipeline
         Unfitted.
     """
-    from diffprivlib.models import PCA, LogisticRegression, StandardScaler
     from sklearn.preprocessing import FunctionTransformer
 
     from ..budget import BudgetedPipeline
+    from ..linear_model import PrivateLogisticRegression
+    from ..over_sampling import DPSMOTE
 
     if scaler is None:
-        scaler = StandardScaler(epsilon=0.5, bounds=LOG_BOUNDS, random_state=random_state)
+        lower, upper = LOG_BOUNDS
+        scaler = FunctionTransformer(_public_scale, kw_args={"lower": lower, "upper": upper})
     return BudgetedPipeline(
         [
             ("log", FunctionTransformer(np.log1p)),
             ("scale", scaler),
-            ("pca", PCA(n_components=3, epsilon=0.5, data_norm=PCA_NORM, centered=True,
-                        random_state=random_state)),
-            ("clf", LogisticRegression(epsilon=1.0, data_norm=CLF_NORM,
-                                       random_state=random_state)),
+            ("dpsmote", DPSMOTE(epsilon=0.5, bounds=(-1.0, 1.0), classes=[0, 1],
+                                random_state=random_state)),
+            ("clf", PrivateLogisticRegression(epsilon=1.0, data_norm=CLF_NORM,
+                                              random_state=random_state)),
         ],
         budget=budget,
     )
@@ -114,19 +118,20 @@ def run_budget_tour(budget: float = 2.0, random_state: int = 0, explain: bool = 
     )
     pipe = build_budgeted_pipeline(budget=budget, random_state=random_state)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # scipy deprecations inside diffprivlib
+        warnings.simplefilter("ignore", UserWarning)  # DPSMOTE's note on a noisy class size
         pipe.fit(X_train, y_train)  # raises PrivacyBudgetError when over budget
     print("# skdp-anomaly demo: a privacy-budgeted pipeline\n", file=out)
     print(
         f"Data: sklearn breast cancer, the {N_FEATURES} 'mean' features, "
         f"{X_train.shape[0]} training rows. Feature bounds follow from the definitions of "
         "the measurements (domain knowledge, not computed from the data), taken through "
-        "log1p like the features; values outside them are clipped. Rows are clipped to "
-        f"L2 norm {PCA_NORM:g} before PCA and {CLF_NORM:g} before the classifier.\n",
+        "log1p like the features and mapped to [-1, 1]; values outside them are clipped. "
+        f"The classifier's row-norm bound is √{N_FEATURES} ≈ {CLF_NORM:.2f}, the norm of "
+        "that box.\n",
         file=out,
     )
     print_pipeline_report(
-        "1. BudgetedPipeline(log → scale → pca → clf): privacy_report_ (checked before fit)",
+        "1. BudgetedPipeline(log → scale → dpsmote → clf): privacy_report_ (checked before fit)",
         pipe.privacy_report_, budget=budget, explain=explain, file=out,
     )
     accuracy = float(np.mean(pipe.predict(X_test) == y_test))
@@ -167,8 +172,8 @@ def _print_variants(budget, random_state, out):
     )
     leaky = build_budgeted_pipeline(budget=None, scaler=StandardScaler())
     print_pipeline_report(
-        "3. With a plain sklearn StandardScaler instead of the DP one", leaky, file=out
+        "3. With a plain sklearn StandardScaler instead of the public scaling", leaky, file=out
     )
     smote = build_budgeted_pipeline(budget=None, random_state=random_state)
-    smote.steps.insert(0, ("smote", SMOTE()))
-    print_pipeline_report("4. With imblearn's SMOTE in front", smote, file=out)
+    smote.steps[2] = ("smote", SMOTE())
+    print_pipeline_report("4. With imblearn's SMOTE instead of DPSMOTE", smote, file=out)

@@ -209,7 +209,7 @@ def _write_plot(results, path, file) -> bool:
         from matplotlib.figure import Figure  # no pyplot: draws without a display
     except ImportError:
         print('\nmatplotlib is not installed: skipping the plot. Install it with '
-              '`pip install "skdp-anomaly[docs]"` (or `pip install matplotlib`).', file=file)
+              '`pip install "skdp-anomaly[demo]"` (or `pip install matplotlib`).', file=file)
         return False
     figure = plot_showcase(results, figure=Figure())
     figure.savefig(path, dpi=110)
@@ -283,7 +283,7 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
           "scaled to [-1, 1] with public bounds that follow from the definitions of the "
           "measurements (not from the data).", file=file)
     print("Neighbouring datasets have the same size and differ in one patient's record "
-          "(replace-one, n public: the relation diffprivlib's LogisticRegression holds "
+          "(replace-one, n public: the relation the private logistic regression holds "
           "under). The 'none' and 'dpsmote' pipelines are pure ε-DP for that record at the ε "
           "shown; the 'smote' pipeline only claims it.", file=file)
 

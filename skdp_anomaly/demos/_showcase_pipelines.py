@@ -2,13 +2,14 @@
 
 Three private-classifier pipelines at the same nominal privacy budget ε:
 
-* ``none``    — diffprivlib ``LogisticRegression(epsilon=ε)`` on the data as is;
+* ``none``    — :class:`~skdp_anomaly.PrivateLogisticRegression` ``(epsilon=ε)`` on the data
+  as is;
 * ``smote``   — imblearn ``SMOTE`` then ``LogisticRegression(epsilon=ε)``: the
   usual recipe, whose ε is *not* true (Lut 2022, Theorem 3.2: the synthetic
   rows depend on single records);
 * ``dpsmote`` — :class:`~skdp_anomaly.over_sampling.DPSMOTE` with ε/4 then
   ``LogisticRegression(epsilon=ε/2)``: ε-DP in total (Theorem 3.3) under
-  replace-one neighbours, the relation diffprivlib's model holds under, where
+  replace-one neighbours, the relation the classifier holds under, where
   DPSMOTE's add/remove ε/4 counts ε/2 (group privacy).
 
 Every step's data-dependent parameters are public: the scaling bounds of
@@ -82,11 +83,10 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     ValueError
         If ``synopsis`` is not one of the two.
     """
-    from diffprivlib.accountant import BudgetAccountant
-    from diffprivlib.models import LogisticRegression
     from imblearn.over_sampling import SMOTE
     from imblearn.pipeline import Pipeline
 
+    from ..linear_model import PrivateLogisticRegression
     from ..over_sampling import DPSMOTE
 
     if synopsis not in SYNOPSES:
@@ -94,8 +94,8 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     data_norm = math.sqrt(len(features))
 
     def dplr(eps):
-        return LogisticRegression(epsilon=eps, data_norm=data_norm, max_iter=1000,
-                                  random_state=random_state, accountant=BudgetAccountant())
+        return PrivateLogisticRegression(epsilon=eps, data_norm=data_norm,
+                                         random_state=random_state)
 
     k = max(1, min(5, n_minority_train - 1))
     # grid: granularity="auto" chooses the grid from the DP minority size
@@ -115,8 +115,7 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
             # ε/4 under add/remove is ε/2 under replace-one neighbours, the
             # relation of the classifier: ε in total
             ("resample", DPSMOTE(epsilon=epsilon / 4, bounds=(-1.0, 1.0), synopsis=synopsis,
-                                 classes=[0, 1], random_state=random_state,
-                                 accountant=BudgetAccountant(), **grid)),
+                                 classes=[0, 1], random_state=random_state, **grid)),
             ("clf", dplr(epsilon / 2)),
         ]),
     }
@@ -165,7 +164,7 @@ def privacy_reports(epsilon: float, file=None, synopsis: str = "gaussian") -> di
     """Print the budget validator's report of each pipeline at ``epsilon``.
 
     The reports are stated under replace-one-record neighbours (n public),
-    the relation diffprivlib's LogisticRegression holds under; DPSMOTE's
+    the relation the private LogisticRegression holds under; DPSMOTE's
     add/remove ε counts twice there (group privacy), and each report says so.
     Nothing is fitted: the reports come from the parameters.
 

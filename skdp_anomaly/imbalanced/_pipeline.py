@@ -15,6 +15,7 @@ import numpy as np
 from imblearn.pipeline import Pipeline
 from sklearn.base import clone
 
+from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..privacy import check_epsilon, check_random_state
 from ._threshold import NoisyPriorThresholdClassifier
@@ -90,7 +91,7 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int) -> str:
     return "threshold"
 
 
-def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, strategy: str = "auto",
+def dp_imbalanced_pipeline(classifier=None, *, epsilon: float, bounds, strategy: str = "auto",
                            random_state=None) -> Pipeline | NoisyPriorThresholdClassifier:
     """The recommended private learner for an imbalanced classification problem.
 
@@ -115,20 +116,24 @@ def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, strategy: str 
       ``"threshold"``, with d the number of features of the per-feature
       ``bounds`` (:func:`resolve_imbalanced_strategy`).
 
-    In both strategies the classifier is a clone of ``classifier`` with its
+    In both strategies the classifier is a clone of ``classifier`` (by
+    default the package's :class:`~skdp_anomaly.PrivateLogisticRegression`,
+    which needs neither diffprivlib nor an old scikit-learn) with its
     share of ``epsilon`` and, where it has them and they are unset, its
     ``data_norm`` (the L2 norm of the box ``bounds``) and ``bounds`` filled
     in from ``bounds``, so that nothing reads a bound from the data. For
     diffprivlib's ``LogisticRegression`` left at its default ``C = 1``, ``C``
     is ``dead_zone_free_C(classifier's ε, data_norm)``, which avoids the
     range of ε where objective perturbation keeps almost no ε for its noise
-    (:func:`dead_zone_free_C`).
+    (:func:`~skdp_anomaly.imbalanced.dead_zone_free_C`).
 
     Parameters
     ----------
-    classifier : estimator with an ``epsilon`` parameter
-        A diffprivlib classifier, e.g. ``diffprivlib.models.LogisticRegression()``;
-        ``"threshold"`` also needs ``predict_proba``.
+    classifier : estimator with an ``epsilon`` parameter, default=None
+        ``None``: :class:`~skdp_anomaly.PrivateLogisticRegression` (``C="auto"``).
+        Any private classifier with an ``epsilon`` parameter, e.g.
+        diffprivlib's ``LogisticRegression()``; ``"threshold"`` also needs
+        ``predict_proba``.
     epsilon : float > 0
         The total budget, under replace-one neighbours.
     bounds : (lower, upper)
@@ -185,10 +190,10 @@ def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, strategy: str 
     sets and checked on 26 others held out in advance, where it met every
     target (G-mean at least that of the classifier alone + 0.03 and of the
     noisy-prior threshold − 0.02, ROC-AUC at least the classifier alone's
-    − 0.02) at every ε from 0.5 to 10. It was measured with diffprivlib's
-    linear ``LogisticRegression`` only, on sets with d ≤ 212; other
-    classifiers, or much higher dimension, may prefer the other branch:
-    force it with ``strategy``.
+    − 0.02) at every ε from 0.5 to 10. It was chosen with diffprivlib's
+    linear ``LogisticRegression`` on sets with d ≤ 212; other classifiers
+    (the default one included), or much higher dimension, may prefer the
+    other branch: force it with ``strategy``.
 
     References
     ----------
@@ -200,23 +205,21 @@ def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, strategy: str 
 
     Examples
     --------
-    >>> from diffprivlib.models import LogisticRegression
     >>> from skdp_anomaly import check_privacy_budget, dp_imbalanced_pipeline
     >>> bounds = ([-1] * 8, [1] * 8)                  # d = 8, √d ≈ 2.83
-    >>> pipe = dp_imbalanced_pipeline(LogisticRegression(), epsilon=2.0,
-    ...                               bounds=bounds, random_state=0)
+    >>> pipe = dp_imbalanced_pipeline(epsilon=2.0, bounds=bounds, random_state=0)
     >>> pipe.named_steps["dpsmote"].epsilon, pipe.named_steps["classifier"].epsilon
     (0.5, 1.0)
+    >>> type(pipe.named_steps["classifier"]).__name__
+    'PrivateLogisticRegression'
     >>> check_privacy_budget(pipe, 2.0).cost.epsilon
     2.0
-    >>> clf = dp_imbalanced_pipeline(LogisticRegression(), epsilon=5.0,
-    ...                              bounds=bounds, random_state=0)
+    >>> clf = dp_imbalanced_pipeline(epsilon=5.0, bounds=bounds, random_state=0)
     >>> type(clf).__name__, clf.epsilon, clf.estimator.epsilon
     ('NoisyPriorThresholdClassifier', 0.125, 4.75)
     >>> check_privacy_budget(clf, 5.0).cost.epsilon
     5.0
-    >>> forced = dp_imbalanced_pipeline(LogisticRegression(), epsilon=5.0, bounds=bounds,
-    ...                                 strategy="oversample")
+    >>> forced = dp_imbalanced_pipeline(epsilon=5.0, bounds=bounds, strategy="oversample")
     >>> list(forced.named_steps)
     ['dpsmote', 'classifier']
     """
@@ -224,11 +227,13 @@ def dp_imbalanced_pipeline(classifier, *, epsilon: float, bounds, strategy: str 
         raise ValueError(f"The 'strategy' parameter must be one of {_STRATEGIES}; "
                          f"got {strategy!r}.")
     epsilon = check_epsilon(epsilon)
+    if classifier is None:
+        classifier = PrivateLogisticRegression()
     params = classifier.get_params(deep=False) if hasattr(classifier, "get_params") else {}
     if "epsilon" not in params:
         raise ValueError(
-            "dp_imbalanced_pipeline needs a classifier with an 'epsilon' parameter (a "
-            f"diffprivlib classifier); got {type(classifier).__name__}.")
+            "dp_imbalanced_pipeline needs a private classifier with an 'epsilon' parameter "
+            f"(e.g. PrivateLogisticRegression); got {type(classifier).__name__}.")
     lower, upper, n_features = _bounds(bounds)
     if strategy == "auto":
         if n_features is None:

@@ -225,8 +225,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     # ------------------------------------------------------------ privacy
     def _privacy_cost(self) -> PrivacyCost:
         return PrivacyCost.pure(
-            float(self.epsilon), "PrivateLogisticRegression: objective perturbation, released "
-            "on a certified grid", neighbours="replace")
+            float(self.epsilon), "PrivateLogisticRegression: objective perturbation "
+            "(Chaudhuri et al. 2011), float-safe release", neighbours="replace")
 
     def privacy_assumptions(self) -> tuple:
         """Return what the guarantee takes as public: the label set read from ``y``.
