@@ -494,7 +494,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         )
 
     def privacy_assumptions(self) -> tuple:
-        """What :meth:`privacy_cost` takes as public: the two class labels.
+        """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public: the two class labels.
 
         They are given as ``classes``, or, in :meth:`fit` without ``classes``,
         read from ``y``.

@@ -260,7 +260,7 @@ def floating_point_audit(
         Runs per input.
     confidence : float, default=0.95
         The bound holds with this probability (over events and directions,
-        as :func:`audit` corrects for them).
+        as :func:`~skdp_anomaly.audit` corrects for them).
     random_state : None, int or numpy.random.Generator
         Drives both inputs' runs.
     claimed_epsilon : float, optional

@@ -40,7 +40,7 @@ class AuditScenario:
         Label of the mechanism and its setting.
     mechanism : callable
         ``mechanism(x, rng, n)`` (``batch=True``) or ``mechanism(x, rng)``,
-        as :func:`audit` takes it.
+        as :func:`~skdp_anomaly.audit` takes it.
     neighbours : tuple
         The worst-case pair of neighbouring inputs.
     events : dict
@@ -152,7 +152,7 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
 
 def run_scenario(scenario: AuditScenario, n_runs: int, *, random_state=0,
                  alpha: float = 0.05) -> AuditResult:
-    """Run one scenario through :func:`audit`.
+    """Run one scenario through :func:`~skdp_anomaly.audit`.
 
     Parameters
     ----------

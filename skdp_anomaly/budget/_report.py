@@ -80,7 +80,7 @@ def _cell(text: str) -> str:
 
 @dataclass(frozen=True)
 class StepCost:
-    """One row of a :class:`PrivacyReport`.
+    """One row of a :class:`~skdp_anomaly.PrivacyReport`.
 
     Parameters
     ----------
@@ -97,8 +97,8 @@ class StepCost:
         Where the number comes from, in words.
     leak : bool
         True for a step that learns from the data without differential privacy;
-        its row is not included in the report's total (see
-        :attr:`PrivacyReport.leaks`).
+        its row is not included in the report's total (see ``leaks`` of
+        :class:`~skdp_anomaly.PrivacyReport`).
     """
 
     path: str

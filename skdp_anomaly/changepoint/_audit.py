@@ -71,7 +71,7 @@ def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
     gamma : float, default=0.1
         Constraint γ: candidates ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``, in ``(0, 1/2)``.
     direction : {"both", "increase", "decrease"}, default="both"
-        As for :class:`PrivateChangePointDetector`.
+        As for :class:`~skdp_anomaly.PrivateChangePointDetector`.
     n_runs : int, optional
         Required for 1-D ``X``; must be None for 2-D.
     random_state : None, int or numpy.random.Generator, default=None
@@ -129,7 +129,8 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     x : array-like of shape (m,)
         The stream.
     window : int
-        Window length ``n`` (even, >= 4), as for :class:`PrivateChangePointDetector`.
+        Window length ``n`` (even, >= 4), as for
+        :class:`~skdp_anomaly.PrivateChangePointDetector`.
     threshold : float
         AboveThreshold threshold ``T``.
     epsilon : float
@@ -138,7 +139,7 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     gamma : float, default=0.1
         Constraint γ of the PNCPD step, in ``(0, 1/4)``.
     direction : {"both", "increase", "decrease"}, default="both"
-        As for :class:`PrivateChangePointDetector`.
+        As for :class:`~skdp_anomaly.PrivateChangePointDetector`.
     n_runs : int
         Number of independent runs.
     random_state : None, int or numpy.random.Generator, default=None

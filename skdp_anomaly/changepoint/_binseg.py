@@ -428,12 +428,12 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
                         random_state=None) -> np.ndarray:
     """Change points by (private) binary segmentation with the rank statistic.
 
-    The same search as :class:`PrivateChangePointDetector` offline; with the
-    default ``epsilon=np.inf`` it is the **non-private reference**: the same
-    test (noiseless, calibrated at level ``alpha`` by the same simulation)
-    and exact argmax locations. Finite ``epsilon`` runs the private search
-    (ε-DP under replace-one neighbours; no accountant: use the estimator for
-    accounted fits).
+    The same search as :class:`~skdp_anomaly.PrivateChangePointDetector`
+    offline; with the default ``epsilon=np.inf`` it is the **non-private
+    reference**: the same test (noiseless, calibrated at level ``alpha`` by
+    the same simulation) and exact argmax locations. Finite ``epsilon`` runs
+    the private search (ε-DP under replace-one neighbours; no accountant: use
+    the estimator for accounted fits).
 
     Parameters
     ----------
@@ -445,7 +445,7 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
     max_change_points : int, default=10
         Upper bound for ``"auto"`` (sets the number of levels).
     min_size : int or None, default=None
-        Shortest segment; None: :func:`default_min_size` (``max(2, ⌈n/20⌉)``).
+        Shortest segment; None: ``default_min_size(n)`` (``max(2, ⌈n/20⌉)``).
     alpha : float, default=0.05
         False-alarm level of each test (``"auto"``).
     direction : {"both", "increase", "decrease"}, default="both"

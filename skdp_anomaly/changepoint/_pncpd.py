@@ -113,8 +113,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     every current segment gets a noisy rank test of "no change here" at
     false-alarm level ``alpha`` and, if it passes, a report-noisy-max
     location (``n_change_points="auto"``); or exactly ``n_change_points``
-    change points by greedy report-noisy-max. See :func:`binary_segmentation`
-    for the same search without privacy (the reference).
+    change points by greedy report-noisy-max. See
+    :func:`~skdp_anomaly.changepoint.binary_segmentation` for the same search
+    without privacy (the reference).
 
     Online (``window`` given), :meth:`partial_fit` runs ONLINEPNCPD
     (Algorithm 4) over a stream fed in chunks: AboveThreshold on the
@@ -127,8 +128,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     ----------
     epsilon : float, default=1.0
         Privacy parameter ε (total, for both modes), in ``(0, 2^20]``. The
-        non-private references are :func:`binary_segmentation` and
-        :func:`pncpd_batch` with ``epsilon=np.inf``, not the estimator.
+        non-private references are
+        :func:`~skdp_anomaly.changepoint.binary_segmentation` and
+        :func:`~skdp_anomaly.changepoint.pncpd_batch` with ``epsilon=np.inf``, not
+        the estimator.
     n_change_points : "auto" or int, default="auto"
         Offline: ``"auto"`` decides how many (0 to ``max_change_points``)
         with private tests at level ``alpha``; an int ``k`` returns exactly
@@ -212,7 +215,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     See Also
     --------
-    binary_segmentation : The same offline search, non-private by default.
+    skdp_anomaly.changepoint.binary_segmentation : The same offline search,
+        non-private by default.
     threshold_range : Admissible thresholds of Theorem 2.6.
     drift_transform, drift_index_to_original : Drift changes (§2.5).
 
@@ -246,7 +250,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     ranks are a uniform random permutation, so the law of ``T`` is public:
     it is simulated once per segment length (fixed seed, cached), and the
     critical value includes the Laplace noise exactly and the Monte Carlo
-    error at two standard errors (see :func:`binary_segmentation`).
+    error at two standard errors (see
+    :func:`~skdp_anomaly.changepoint.binary_segmentation`).
 
     **Offline budget split.** ``"auto"``: ``L = ⌈log2(max_change_points +
     1)⌉`` levels; level ``l`` gets ``ε_l = ε 2^-l / (1 - 2^-L)`` (8/15, 4/15,
@@ -280,7 +285,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     ``P(any alarm within horizon points) <= alpha`` on a stationary stream;
     a longer stream raises it roughly in proportion to its length. A
     calibrated threshold above 1 (the largest ``U``) means that only noise
-    can raise an alarm: a :class:`ChangePointNoiseWarning` says so.
+    can raise an alarm: a :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning`
+    says so.
 
     **Floating point.** All noise is discrete Laplace on a power-of-two grid
     (the float-safe mechanisms of :mod:`skdp_anomaly.privacy`).

@@ -302,7 +302,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             A bad parameter (before anything is reserved), or bad data
             (before any query is charged).
         Exception
-            The accountant's refusal of :meth:`privacy_cost` (diffprivlib's
+            The accountant's refusal of
+            :meth:`~.PrivacyCostMixin.privacy_cost` (diffprivlib's
             ``BudgetError``), before ``X`` is read. Any failure leaves the
             estimator as it was before the call, except ``privacy_spent_``,
             which keeps the queries already charged.

@@ -72,9 +72,10 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     geometric noise with sensitivity 1 is pure ε-DP under add/remove
     neighbours. The decision rule is post-processing of that release and of
     the wrapped estimator's output, so the total is ``epsilon`` plus the
-    wrapped estimator's cost: :meth:`privacy_cost` returns that sum, stated
-    under replace-one neighbours (the relation of diffprivlib's models), as
-    :func:`~skdp_anomaly.check_privacy_budget` computes it.
+    wrapped estimator's cost: :meth:`~.PrivacyCostMixin.privacy_cost` returns
+    that sum, stated under replace-one neighbours (the relation of
+    diffprivlib's models), as :func:`~skdp_anomaly.check_privacy_budget`
+    computes it.
 
     References
     ----------

@@ -319,8 +319,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     fewer than millions of rows almost no real cell reaches θ, the released
     cells are spurious, and the sparse warning below says so.
 
-    **Warnings** (:class:`DPSMOTENoiseWarning`, built from DP outputs and
-    parameters only): when the DP mean's noise scale ``d/(ε_h n)`` exceeds
+    **Warnings** (:class:`~skdp_anomaly.over_sampling.DPSMOTENoiseWarning`,
+    built from DP outputs and parameters only): when the DP mean's noise scale ``d/(ε_h n)`` exceeds
     0.5 half-ranges (Gaussian synopsis), when a dense grid's expected positive noise mass exceeds
     the (noisy or public) class size, and when a sparse release keeps a total
     count below half of it (typically a few spurious cells: the synthetic
@@ -447,7 +447,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         Covers the synthetic rows and every fitted attribute; the original
         rows in the output are not covered (Theorem 3.3). Under replace-one
         neighbours the same release costs ``2·epsilon`` (group privacy), which
-        :meth:`PrivacyCost.under` and the budget validator apply.
+        :meth:`PrivacyCost.under <skdp_anomaly.PrivacyCost.under>` and the budget
+        validator apply.
 
         Examples
         --------
@@ -473,7 +474,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         )
 
     def privacy_assumptions(self) -> tuple:
-        """What :meth:`privacy_cost` takes as public without protecting it.
+        """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public without protecting it.
 
         * ``classes=None``: the set of class labels is read from ``y`` and
           treated as public schema (a label carried by one record reveals

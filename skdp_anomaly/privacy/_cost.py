@@ -502,7 +502,8 @@ def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None =
     costs : iterable of PrivacyCost
         The costs of the mechanisms run on the same records.
     neighbours : {"add_remove", "replace"}, default=None
-        Convert every cost to this relation first (:meth:`PrivacyCost.under`).
+        Convert every cost to this relation first
+        (:meth:`PrivacyCost.under <skdp_anomaly.PrivacyCost.under>`).
         ``None``: the costs must share one relation (zero costs aside), else
         a ValueError is raised rather than one misleading number.
 

@@ -145,7 +145,7 @@ class PrivacyCostMixin:
     Subclasses write ``_privacy_cost()`` (the cost of valid parameters) and,
     when parameters constrain each other, ``_more_validate_params()``; their
     fitting methods are decorated with :func:`private_fit` and call
-    :meth:`_start_private_fit` before reading data and :meth:`_charge` right
+    ``_start_private_fit()`` before reading data and ``_charge()`` right
     before each release.
     """
 
