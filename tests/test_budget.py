@@ -95,7 +95,7 @@ class NonPrivateLearner(TransformerMixin, BaseEstimator):
 
 
 def lr(epsilon=1.0):
-    return dp.LogisticRegression(epsilon=epsilon, data_norm=5.0, random_state=0)
+    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, random_state=0)
 
 
 def dp_pipeline(sampler_eps=0.5, clf_eps=1.0):

@@ -248,7 +248,7 @@ def test_refused_budget_leaves_it_unfitted(data):
 def test_privacy_cost_adds_the_wrapped_diffprivlib_model():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
-    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=3.0),
+    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=1.5),
                                         epsilon=0.1)
     cost = clf.privacy_cost()
     # add/remove ε = 0.1 counts 0.2 under replace-one neighbours, diffprivlib's relation
@@ -587,15 +587,56 @@ def test_threshold_branch_fits_and_predicts(data):
 
 
 def test_dead_zone_free_C_keeps_half_of_epsilon_for_the_noise():
-    # diffprivlib's objective perturbation keeps ε' = ε − 2 log(1 + data_norm·C/4)
+    # diffprivlib's objective perturbation keeps ε' = ε − 2 log(1 + R·C/4) for its noise
+    # (R = √(data_norm² + 1) with its intercept); the proof charges log(1 + R²C/4)
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0):
         for norm in (1.0, np.sqrt(8), np.sqrt(36), np.sqrt(1617)):
             C = dead_zone_free_C(eps, norm)
+            R = np.hypot(norm, 1.0)
             assert 0 < C <= 1
-            kept = eps - 2 * np.log1p(norm * C / 4)
-            assert kept >= eps / 2 - 1e-12
-            if C < 1:  # the largest C that keeps ε/2
-                assert kept == pytest.approx(eps / 2)
+            assert eps - 2 * np.log1p(R * C / 4) >= eps / 2 - 1e-12
+            assert np.log1p(R * R * C / 4) <= eps / 2 + 1e-12
+            if C < 1:  # the largest C that keeps both terms within ε/2
+                assert max(2 * np.log1p(R * C / 4), np.log1p(R * R * C / 4)) == pytest.approx(
+                    eps / 2)
+
+
+def test_diffprivlib_logistic_regression_is_priced_at_what_its_noise_proves():
+    from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
+                                                   diffprivlib_logistic_settings)
+
+    # R = √37, C = 1, ε = 2: diffprivlib's noise gets 2 − 2 log(1 + R/4) = 0.152, the
+    # Jacobian term is log(1 + 37/4) = 2.327 (an exact density ratio of 2.30 was measured)
+    assert diffprivlib_logistic_epsilon(2.0, 6.0, 1.0) == pytest.approx(
+        2.0 - 2 * np.log1p(np.sqrt(37) / 4) + np.log1p(37 / 4))
+    # small rows: diffprivlib over-charges, and the price is its own ε
+    assert diffprivlib_logistic_epsilon(2.0, 1.0, 1.0, fit_intercept=False) == 2.0
+    # three classes: three one-vs-rest fits at ε/3, each priced
+    three = diffprivlib_logistic_epsilon(3.0, 6.0, 0.1, n_classes=3)
+    assert three == pytest.approx(3 * diffprivlib_logistic_epsilon(1.0, 6.0, 0.1) or 3.0)
+    for eps in (0.1, 1.0, 10.0):
+        for norm in (0.5, 2.0, 6.0, 40.0):
+            param, C = diffprivlib_logistic_settings(eps, norm)
+            assert param <= eps
+            assert diffprivlib_logistic_epsilon(param, norm, C) == pytest.approx(eps)
+
+
+@needs_diffprivlib
+def test_validator_and_pipeline_charge_diffprivlib_logistic_regression_honestly():
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    report = check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0))
+    assert report.cost.epsilon == pytest.approx(2.478, abs=1e-3)
+    assert "proves ε=2.478, not 2" in report.to_markdown()
+    with pytest.raises(PrivacyBudgetError):
+        check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0), 2.0)
+    # the pipeline gives diffprivlib's model the ε and C whose proven price is its share
+    box = ([-2.0] * 9, [2.0] * 9)  # data_norm 6
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=box,
+                                  strategy="oversample")
+    clf = pipe.named_steps["classifier"]
+    assert clf.data_norm == pytest.approx(6.0) and clf.epsilon < 1.0
+    assert check_privacy_budget(pipe, 2.0).cost.epsilon == pytest.approx(2.0)
 
 
 @needs_diffprivlib

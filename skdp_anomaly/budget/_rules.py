@@ -45,6 +45,7 @@ from sklearn.random_projection import GaussianRandomProjection, SparseRandomProj
 from sklearn.utils import get_tags
 
 from ..privacy import PrivacyCost, relation_text
+from ..privacy._diffprivlib import diffprivlib_logistic_epsilon
 
 __all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]
 
@@ -223,6 +224,9 @@ def _price_diffprivlib(estimator, path: str) -> StepPrice:
         for name in missing
     )
     notes = ["diffprivlib `epsilon`" + (" and `delta`" if delta else "")]
+    if cls == "LogisticRegression" and params.get("data_norm") is not None:
+        cost, note = _price_diffprivlib_logistic(estimator, params, epsilon)
+        notes += [note] if note else []
     if _is_fitted(estimator) and not missing and any(n in params for n in (*names, "classes")):
         notes.append(
             "already fitted: diffprivlib replaces None bounds/data_norm/classes by "
@@ -230,6 +234,22 @@ def _price_diffprivlib(estimator, path: str) -> StepPrice:
             "(validate before fit)"
         )
     return StepPrice(cost, "; ".join(notes), "dp", leaks, label_set_assumption(estimator, path))
+
+
+def _price_diffprivlib_logistic(estimator, params, epsilon):
+    """diffprivlib's LogisticRegression at the ε its noise provably gives (see privacy)."""
+    classes = getattr(estimator, "classes_", None)
+    n_classes = len(classes) if classes is not None else 2
+    proven = diffprivlib_logistic_epsilon(epsilon, float(params["data_norm"]),
+                                          float(params.get("C", 1.0)),
+                                          bool(params.get("fit_intercept", True)), n_classes)
+    note = ""
+    if proven > epsilon:
+        note = (f"its noise proves ε={proven:.4g}, not {epsilon:g}: its Jacobian charge "
+                "grows with data_norm, the proof's with data_norm² (Chaudhuri et al. 2011)")
+        if classes is None:
+            note += "; priced for two classes (K one-vs-rest fits at ε/K once fitted)"
+    return PrivacyCost(proven, neighbours=_DIFFPRIVLIB_NEIGHBOURS), note
 
 
 # -- this package's protocol -----------------------------------------------

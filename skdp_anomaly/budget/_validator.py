@@ -39,17 +39,18 @@ _MAX_PROBES = 5000
 # -- input validation ---------------------------------------------------------
 def validate_budget(budget, name: str = "budget", *,
                     neighbours: str = "replace") -> PrivacyCost | None:
-    """Return ``budget`` as a :class:`PrivacyCost` under ``neighbours`` (or None).
+    """Return ``budget`` as a :class:`~skdp_anomaly.PrivacyCost` under ``neighbours`` (or None).
 
     Accepted: None; a positive finite real ε (pure ε-DP budget); a
-    :class:`PrivacyCost` with positive finite ε stated under ``neighbours``;
-    an ``(epsilon, delta)`` pair with ``0 <= delta < 1``. Raises a ValueError
-    naming ``name`` otherwise.
+    :class:`~skdp_anomaly.PrivacyCost` with positive finite ε stated under
+    ``neighbours``; an ``(epsilon, delta)`` pair with ``0 <= delta < 1``.
+    Raises a ValueError naming ``name`` otherwise.
 
-    A :class:`PrivacyCost` budget under the other relation is rejected rather
-    than converted: a replace-one total says nothing under add/remove
-    neighbours, and turning an add/remove budget ε into 2ε under replace-one
-    would accept pipelines that reveal ``n``, which that budget protects.
+    A :class:`~skdp_anomaly.PrivacyCost` budget under the other relation is
+    rejected rather than converted: a replace-one total says nothing under
+    add/remove neighbours, and turning an add/remove budget ε into 2ε under
+    replace-one would accept pipelines that reveal ``n``, which that budget
+    protects.
 
     Parameters
     ----------
@@ -553,7 +554,7 @@ def check_privacy_budget(
     >>> from skdp_anomaly.budget import check_privacy_budget
     >>> pipe = Pipeline([
     ...     ("scale", StandardScaler(epsilon=0.5, bounds=(0, 1))),
-    ...     ("clf", LogisticRegression(epsilon=1.0, data_norm=2.0)),
+    ...     ("clf", LogisticRegression(epsilon=1.0, data_norm=1.5)),
     ... ])
     >>> report = check_privacy_budget(pipe, budget=2.0)
     >>> report.epsilon, report.neighbours
@@ -683,9 +684,11 @@ def print_pipeline_report(
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
         Budget to compare against (the report says whether it is met).
     neighbours : {"replace", "add_remove"}, default="replace"
-        The neighbouring relation of the report; see :func:`check_privacy_budget`.
+        The neighbouring relation of the report; see
+        :func:`~skdp_anomaly.check_privacy_budget`.
     cv : None, int or CV splitter, default=None
-        Price ``cross_validate(estimator, cv=cv)``; see :func:`check_privacy_budget`.
+        Price ``cross_validate(estimator, cv=cv)``; see
+        :func:`~skdp_anomaly.check_privacy_budget`.
     explain : bool, default=False
         Also print how to read the table.
     file : file-like, default=None

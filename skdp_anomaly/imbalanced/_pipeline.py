@@ -18,6 +18,7 @@ from sklearn.base import clone
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..privacy import check_epsilon, check_random_state
+from ..privacy._diffprivlib import diffprivlib_logistic_settings
 from ._threshold import NoisyPriorThresholdClassifier
 
 __all__ = ["PIPELINE_SPLIT", "dead_zone_free_C", "dp_imbalanced_pipeline",
@@ -125,7 +126,9 @@ def dp_imbalanced_pipeline(classifier=None, *, epsilon: float, bounds, strategy:
     diffprivlib's ``LogisticRegression`` left at its default ``C = 1``, ``C``
     is ``dead_zone_free_C(classifier's ε, data_norm)``, which avoids the
     range of ε where objective perturbation keeps almost no ε for its noise
-    (:func:`~skdp_anomaly.imbalanced.dead_zone_free_C`).
+    (:func:`~skdp_anomaly.imbalanced.dead_zone_free_C`), and its ``epsilon``
+    is lowered by what its own accounting under-charges when
+    ``data_norm > 2``, so that its share is what it provably spends.
 
     Parameters
     ----------
@@ -274,7 +277,8 @@ def _private_classifier(classifier, params, epsilon, bounds, lower, upper, n_fea
         updates["data_norm"] = float(np.linalg.norm(np.maximum(np.abs(lower), np.abs(upper))))
     norm = updates.get("data_norm", params.get("data_norm"))
     if _is_objective_perturbation(classifier) and params.get("C") == 1.0 and norm:
-        updates["C"] = dead_zone_free_C(epsilon, float(norm))
+        updates["epsilon"], updates["C"] = diffprivlib_logistic_settings(
+            epsilon, float(norm), bool(params.get("fit_intercept", True)))
     if "bounds" in params and params["bounds"] is None:
         updates["bounds"] = bounds
     if "random_state" in params:
@@ -287,12 +291,15 @@ def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
 
     diffprivlib's LogisticRegression is objective perturbation (Chaudhuri,
     Monteleoni and Sarwate 2011, Algorithm 2): it keeps
-    ``ε' = ε − 2 log(1 + data_norm · C / 4)`` for the noise when that is
-    positive, and otherwise ε/2 with extra regularisation. With its default
-    ``C = 1`` an ε just above ``2 log(1 + data_norm / 4)`` leaves ε' near 0 and
-    the noise explodes (at ``data_norm = √d``: ε ≈ 1.5 for d = 21, 3.1 for
-    d = 212). ``C = min(1, (e^{ε/4} − 1) / (data_norm / 4))`` keeps ε' ≥ ε/2.
-    A function of public parameters only: it costs no privacy.
+    ``ε' = ε − 2 log(1 + R·C/4)`` for the noise (``R = √(data_norm² + 1)``
+    with its intercept) when that is positive, and otherwise ε/2 with extra
+    regularisation; the proof charges ``log(1 + R²·C/4)`` instead, which
+    the budget validator prices.
+    With its default ``C = 1`` an ε just above either term leaves almost no
+    ε for the noise. This ``C`` keeps both terms at most ε/2, the setting
+    :func:`~skdp_anomaly.dp_imbalanced_pipeline` uses (with the ``epsilon`` parameter
+    lowered by what diffprivlib under-charges). A function of public
+    parameters only: it costs no privacy.
 
     Parameters
     ----------
@@ -309,10 +316,10 @@ def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
     Examples
     --------
     >>> from skdp_anomaly.imbalanced import dead_zone_free_C
-    >>> round(dead_zone_free_C(1.0, 6.0), 4), dead_zone_free_C(10.0, 6.0)
-    (0.1894, 1.0)
+    >>> round(dead_zone_free_C(1.0, 6.0), 4), dead_zone_free_C(10.0, 2.0)
+    (0.0701, 1.0)
     """
-    return float(min(1.0, np.expm1(epsilon / 4.0) / (data_norm / 4.0)))
+    return diffprivlib_logistic_settings(epsilon, data_norm)[1]
 
 
 def _is_objective_perturbation(classifier) -> bool:

@@ -94,9 +94,10 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         does not hold for the records that set it; stored in ``data_norm_``.
     C : float or "auto", default="auto"
         Inverse regularisation strength, as in scikit-learn. ``"auto"`` is
-        :func:`default_C` of ε, n, d and K (public quantities). The
-        effective value can be smaller (``C_``): when the regulariser is too
-        weak for ε, it is raised so that at least half of ε pays the noise.
+        :func:`~skdp_anomaly.linear_model.default_C` of ε, n, d and K (public
+        quantities). The effective value can be smaller (``C_``): when the
+        regulariser is too weak for ε, it is raised so that at least half of
+        ε pays the noise.
     fit_intercept : bool, default=True
         Fit an intercept, as the coefficient of a constant column
         ``intercept_scaling · data_norm`` (regularised like every other
@@ -119,7 +120,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The released intercepts (zeros when ``fit_intercept=False``).
     C_ : float
-        The effective ``C``: the parameter or :func:`default_C`, made
+        The effective ``C``: the parameter or
+        :func:`~skdp_anomaly.linear_model.default_C`, made
         smaller when the budget needed a stronger regulariser (public).
     data_norm_ : float
         The row-norm bound used.
@@ -127,7 +129,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         ``epsilon`` under replace-one neighbours.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also

@@ -1,0 +1,124 @@
+"""What diffprivlib's ``LogisticRegression`` spends, proven, and how to set it for a target ε.
+
+diffprivlib 0.6.6 implements objective perturbation (Chaudhuri, Monteleoni
+and Sarwate 2011, Algorithm 2) with rows of norm up to ``R = data_norm``
+(``√(data_norm² + 1)`` with its intercept column) and keeps
+
+    ε' = ε − 2 log(1 + R·C/4)
+
+for its noise (or ε/2 with a raised regulariser when that is ≤ 0). The
+Jacobian term of the proof is the log of ``det(A + H)/det(A + H')`` for
+two neighbouring records, where one record's Hessian ``H = ℓ'' x xᵀ`` has
+eigenvalue ``ℓ''‖x‖² ≤ R²/4``: the ratio is at most ``1 + R²·C/4``
+(the rank-one bound ``det(A + H)/det A``), not ``(1 + R·C/4)²``. For
+``R > 2`` the mechanism therefore spends more than its ``epsilon``:
+at ``R = 6``, ``C = 1`` a claimed 2 has an exact privacy loss of at least
+2.30 (the package's study of its output densities). This module computes
+the proven bound, which the budget validator charges, and the settings that
+make diffprivlib's model spend a target ε.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["diffprivlib_logistic_epsilon", "diffprivlib_logistic_settings"]
+
+#: sup of the logistic loss' second derivative
+_CURVATURE = 0.25
+
+
+def _row_bound(data_norm: float, fit_intercept: bool) -> float:
+    return math.hypot(data_norm, 1.0) if fit_intercept else float(data_norm)
+
+
+def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
+                                 fit_intercept: bool = True, n_classes: int = 2) -> float:
+    """The ε that diffprivlib's ``LogisticRegression`` provably spends.
+
+    For each of its fits (one for two classes, one per class at ``ε/K``
+    otherwise): ``ε' + log(1 + R²·C/4)`` with diffprivlib's noise ``ε'``,
+    or ``ε/2 + log(1 + R·(e^{ε/4} − 1))`` when diffprivlib raises the
+    regulariser. Never below the ``epsilon`` it charges.
+
+    Parameters
+    ----------
+    epsilon : float
+        diffprivlib's ``epsilon`` parameter.
+    data_norm : float
+        Its ``data_norm`` parameter.
+    C : float
+        Its ``C`` parameter.
+    fit_intercept : bool, default=True
+        Its ``fit_intercept`` parameter (the intercept column 1 enlarges R).
+    n_classes : int, default=2
+        K; for K ≥ 3 diffprivlib fits K one-vs-rest models at ``ε/K``.
+
+    Returns
+    -------
+    float
+        ``max(epsilon, proven bound)``.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_epsilon
+    >>> round(diffprivlib_logistic_epsilon(2.0, 6.0, 1.0), 3)
+    2.478
+    >>> diffprivlib_logistic_epsilon(2.0, 1.0, 1.0, fit_intercept=False)
+    2.0
+    """
+    fits = 1 if n_classes <= 2 else int(n_classes)
+    per_fit = epsilon / fits
+    R = _row_bound(data_norm, fit_intercept)
+    noise = per_fit - 2.0 * math.log1p(_CURVATURE * R * C)
+    if noise > 0:
+        proven = noise + math.log1p(_CURVATURE * R * R * C)
+    else:  # diffprivlib's regulariser becomes R/4 / (e^{ε/4} - 1), its noise ε/2
+        proven = per_fit / 2.0 + math.log1p(R * math.expm1(per_fit / 4.0))
+    return max(float(epsilon), fits * proven)
+
+
+def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
+                                  fit_intercept: bool = True) -> tuple[float, float]:
+    """``(epsilon, C)`` for diffprivlib's ``LogisticRegression`` to spend exactly ``epsilon``.
+
+    Two classes. ``C`` keeps both the proven Jacobian term
+    ``log(1 + R²C/4)`` and diffprivlib's ``2 log(1 + RC/4)`` at most ε/2, so
+    that at least half of ε pays the noise (``C = 1``, diffprivlib's
+    default, when that already holds). When the proven term is the larger
+    (``R > 2``) the ``epsilon`` parameter is lowered by the difference, so
+    that diffprivlib's noise gets exactly what the proof leaves; either way
+    :func:`diffprivlib_logistic_epsilon` of the settings is ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε the model may spend.
+    data_norm : float
+        Its ``data_norm``.
+    fit_intercept : bool, default=True
+        Its ``fit_intercept``.
+
+    Returns
+    -------
+    (float, float)
+        diffprivlib's ``epsilon`` and ``C`` parameters.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
+    ...                                                diffprivlib_logistic_settings)
+    >>> eps, C = diffprivlib_logistic_settings(1.0, 6.0)
+    >>> round(eps, 4), round(C, 4)
+    (0.7027, 0.0701)
+    >>> round(diffprivlib_logistic_epsilon(eps, 6.0, C), 12)
+    1.0
+    """
+    R = _row_bound(data_norm, fit_intercept)
+    # both Jacobian terms, the proven one and diffprivlib's, at most ε/2
+    C = min(1.0, math.expm1(epsilon / 2.0) / (_CURVATURE * R * R),
+            math.expm1(epsilon / 4.0) / (_CURVATURE * R))
+    jacobian = math.log1p(_CURVATURE * R * R * C)
+    charged = 2.0 * math.log1p(_CURVATURE * R * C)
+    # diffprivlib's noise gets parameter − charged; the proof allows epsilon − jacobian
+    return min(float(epsilon), epsilon - jacobian + charged), C
