@@ -648,7 +648,7 @@ def test_same_seed_same_run_different_seed_different_run():
 
 @pytest.mark.parametrize("X, y, match", [
     (np.array([[0.1, np.nan]] * 10), np.zeros(10), "NaN"),
-    (np.zeros(10), np.zeros(10), "2D array"),
+    (np.zeros(10), np.zeros(10), "2-D X"),
     (np.zeros((10, 2)), np.zeros(9), "labels"),
 ])
 def test_bad_input_of_the_first_call_charges_nothing(X, y, match):

@@ -312,3 +312,16 @@ def test_cli_refuses_a_bad_epsilon_naming_the_option(command, epsilon, tmp_path,
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert "--epsilon" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("name", ["DPSMOTE", "PrivateOnlineActiveSVC", "PrivateLogisticRegression"])
+def test_one_dimensional_X_is_refused_without_quoting_it_before_any_charge(name):
+    # sklearn's own message ("Expected 2D array, got 1D array instead: array=[...]")
+    # quotes the data; an exception message is not a DP output
+    make, _ = ESTIMATORS[name]
+    ledger = Ledger()
+    est = make(accountant=ledger, random_state=0)
+    fit = getattr(est, "fit_resample", None) or est.fit
+    with pytest.raises(ValueError, match="Reshape your data") as info:
+        fit(np.array([1.2345, 2.5, 3.75, 4.0]), np.array([0, 1, 0, 1]))
+    assert "1.2345" not in str(info.value) and ledger.spent == []

@@ -606,7 +606,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
             y = column_or_1d(y, warn=True)
             classes = _classes_of(y)  # reads every label: the label set is public
         classes = self._check_classes(classes)
-        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's own error quotes a value of X
         X = validate_data(self, X, reset=True, dtype=np.float64)
         check_y_length(y, X)
         data_norm = self._data_norm_of(X)
@@ -636,7 +636,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
                 f"The '{param}' parameter of {type(self).__name__} changed during the run "
                 f"({before!r}, now {now!r}): the run was charged for the mechanisms of its "
                 "first call. Call fit (or partial_fit on a clone) to start a new run.")
-        check_numeric(X, type(self).__name__)
+        check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         source = "y" if y is not None else "label_oracle"
         if source != self._state.source:
@@ -697,7 +697,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     def decision_function(self, X):
         """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``."""
         check_is_fitted(self, "coef_")
-        check_numeric(X, type(self).__name__)
+        check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_[0] + self.intercept_[0]
 

@@ -23,6 +23,8 @@ __all__ = ["PrivateLogisticRegression", "default_C"]
 #: the default C is ``DEFAULT_C_SLOPE · ε · n / D``, clipped to [C_MIN, C_MAX]
 DEFAULT_C_SLOPE = 1.0 / 300.0
 C_MIN, C_MAX = 0.01, 100.0
+#: the smallest ε accepted (fits were measured to work down to 1e-100)
+MIN_EPSILON = 1e-100
 
 
 def default_C(epsilon: float, n_samples: int, n_features: int, n_classes: int = 2) -> float:
@@ -86,7 +88,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     Parameters
     ----------
     epsilon : float, default=1.0
-        Pure ε-DP under replace-one-record neighbours; at most 30.
+        Pure ε-DP under replace-one-record neighbours; from 1e-100 to 30.
     data_norm : float or None, default=None
         Public bound on the L2 norm of a row; rows above it are projected
         onto the ball before training (not at prediction). ``None`` reads the
@@ -225,6 +227,13 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.accountant = accountant
 
     # ------------------------------------------------------------ privacy
+    def _more_validate_params(self) -> None:
+        # the noise's norm grows like 1/ε: below this it leaves double precision
+        if float(self.epsilon) < MIN_EPSILON:
+            raise ValueError(f"The 'epsilon' parameter must be at least {MIN_EPSILON:g} (the "
+                             "noise overflows double precision below it); got "
+                             f"{self.epsilon!r}.")
+
     def _privacy_cost(self) -> PrivacyCost:
         return PrivacyCost.pure(
             float(self.epsilon), "PrivateLogisticRegression: objective perturbation "
@@ -260,7 +269,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         self._start_private_fit()
-        check_numeric(X, type(self).__name__)
+        check_numeric(X, type(self).__name__, ensure_2d=True)  # sklearn's errors quote X
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -273,8 +282,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Z, r_aug = design_matrix(X, data_norm, self.fit_intercept, kappa)
         C = (default_C(float(self.epsilon), n, d, classes.size) if self.C == "auto"
              else float(self.C))
-        plan = plan_fit(float(self.epsilon), n, Z.shape[1], classes.size,
-                        1.0 / (C * n * r_aug ** 2))
+        plan = self._plan(n, Z.shape[1], classes.size, C, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
         U = fit_objective_perturbation(Z, y_idx, plan, self.max_iter, rng)
@@ -286,6 +294,24 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.data_norm_ = data_norm
         self.privacy_spent_ = self._spent()
         return self
+
+    def _plan(self, n, n_coef, n_classes, C, r_aug):
+        """The fit's public plan, or a ValueError naming the parameters it overflows with."""
+        with np.errstate(over="ignore", under="ignore"):
+            try:
+                lam = 1.0 / (C * n * r_aug ** 2)
+                plan = plan_fit(float(self.epsilon), n, n_coef, n_classes, lam)
+            except (OverflowError, ZeroDivisionError):
+                plan = None
+        if plan is None or not all(math.isfinite(v) and v > 0 for v in
+                                   (plan.lam, plan.eps_noise, plan.grid, plan.target)):
+            raise ValueError(
+                "The 'epsilon', 'C', 'data_norm' and 'intercept_scaling' parameters give a "
+                "problem beyond double precision (the regulariser 1 / (C · n · data_norm² · "
+                "(1 + intercept_scaling²)) or the noise scale overflows); got "
+                f"epsilon={self.epsilon!r}, C={self.C!r}, data_norm={self.data_norm!r}, "
+                f"intercept_scaling={self.intercept_scaling!r}.")
+        return plan
 
     def _data_norm_of(self, X) -> float:
         if self.data_norm is not None:
@@ -312,6 +338,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             The scores.
         """
         check_is_fitted(self)
+        check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores

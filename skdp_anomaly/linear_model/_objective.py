@@ -58,7 +58,10 @@ _SQRT2 = math.sqrt(2.0)
 # ---------------------------------------------------------------------------- data
 def project_rows(X: np.ndarray, norm: float) -> np.ndarray:
     """Rows projected into the L2 ball of radius ``norm`` (rows inside are unchanged)."""
-    r = np.linalg.norm(X, axis=1)
+    # the norm of each row divided by its largest entry: no overflow of the squares
+    peak = np.abs(X).max(axis=1)
+    peak = np.where(peak > 0, peak, 1.0)
+    r = np.linalg.norm(X / peak[:, None], axis=1) * peak
     scale = np.minimum(1.0, norm / np.maximum(r, np.finfo(float).tiny))
     return X * scale[:, None]
 
@@ -148,16 +151,22 @@ def _gamma(k: int) -> float:
 
 
 def _error_budget(p: int, n_classes: int, u_max: float, lam: float, lin_max: float) -> float:
-    """A priori bound on the certified gradient's float error at any ``‖u‖ ≤ u_max``."""
+    """A priori bound on the certified gradient's float error at any ``‖hi + lo‖ ≤ u_max``."""
     if n_classes == 2:
-        first = (_MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT + 0.25 * _gamma(p) ** 2 * u_max
+        first = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
+                 + 0.25 * (_gamma(p) ** 2 + 1.01 * _gamma(p) * UNIT) * u_max)
         size = 1.0
     else:
         K = n_classes
-        first = ((2.0 * K / math.e) * 1.01 + K + 5.0) * UNIT + 4.0 * _gamma(2 * p) ** 2 * u_max
+        first = (((4.0 * K / math.e) * 1.01 + K + 8.0) * UNIT
+                 + (4.0 * _gamma(2 * p) ** 2 + 4.04 * _gamma(p) * UNIT) * u_max)
         size = _SQRT2
     sums = (_gamma(BLOCK + 2) * size + UNIT * size) * 1.01
-    return first + sums + 2.0 * UNIT * (lam * u_max + lin_max) + UNIT
+    # the double-doubles next to a solution of norm u_max are u²·u_max apart in each
+    # coordinate: the gradient cannot be resolved below ‖∇²J‖ times that step
+    width = p if n_classes == 2 else p * n_classes
+    resolution = 4.0 * (0.5 + lam) * UNIT ** 2 * u_max * math.sqrt(width)
+    return first + sums + 2.0 * UNIT * (lam * u_max + lin_max) + UNIT + resolution
 
 
 # ---------------------------------------------------------------------------- noise
@@ -168,16 +177,22 @@ def perturbation(rng: np.random.Generator, plan: Plan) -> np.ndarray:
     return rng.gamma(plan.dim, plan.sensitivity / plan.eps_noise) * direction
 
 
-def smooth_release(u: np.ndarray, plan: Plan, rng: np.random.Generator) -> np.ndarray:
+def smooth_release(u, plan: Plan, rng: np.random.Generator) -> np.ndarray:
     """``g · (rint(u/g) + Z)``, ``Z`` i.i.d. discrete Laplace of rate ``ε_s / (2 dim)``.
 
-    With ``‖u - u*‖ ≤ g/2`` the rounded vectors of the computed and the exact
-    minimiser differ by at most one step in each coordinate (``dim`` steps in
-    L1), which ``Z`` hides at ``e^{ε_s/2}``; twice (once per neighbour) makes ε_s.
+    ``u`` is the solver's double-double point ``(hi, lo)``, rounded as the
+    exact real ``hi + lo``. With ``‖u - u*‖ ≤ g/2`` the rounded vectors of the
+    computed and the exact minimiser differ by at most one step in each
+    coordinate (``dim`` steps in L1), which ``Z`` hides at ``e^{ε_s/2}``;
+    twice (once per neighbour) makes ε_s.
     """
+    hi, lo = u
     rate = plan.eps_smooth / (2.0 * plan.dim)
-    steps = to_steps(u, plan.grid) + two_sided_geometric(rate, u.shape, rng)
-    return from_steps(steps, plan.grid)
+    steps = to_steps(hi, plan.grid)
+    # hi/g - steps is exact (|·| ≤ 1/2, the bits below the integer); lo/g is exact
+    remainder = hi / plan.grid - steps.astype(np.float64) + lo / plan.grid
+    steps = steps + np.rint(remainder).astype(np.int64)
+    return from_steps(steps + two_sided_geometric(rate, hi.shape, rng), plan.grid)
 
 
 # ---------------------------------------------------------------------------- objectives
@@ -201,21 +216,22 @@ class _Logistic:
         hess.flat[:: hess.shape[0] + 1] += self.lam
         return np.linalg.solve(hess, grad)
 
-    def certified_grad(self, u):
-        """``(gradient, bound)`` with ``‖gradient - exact gradient‖₂ ≤ bound``.
+    def certified_grad(self, hi, lo):
+        """``(gradient, bound)`` at the point ``hi + lo``: ``‖gradient - exact‖₂ ≤ bound``.
 
         Margins in twice the working precision (so a margin's rounding moves
-        σ by ``≤ 0.2241u + γ_p²‖u‖/4`` whatever its size), sums by blocks and
-        ``math.fsum`` (error independent of n).
+        σ by ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4`` whatever its size), sums
+        by blocks and ``math.fsum`` (error independent of n).
         """
         Z, n = self.Z, self.Z.shape[0]
         p = Z.shape[1]
-        s = -self.y * expit(-(self.y * dot2_rows(Z, u)))
+        s = -self.y * expit(-(self.y * (dot2_rows(Z, hi) + Z @ lo)))
         terms = Z * (s / n)[:, None]
         sums, sum_err = certified_column_sums(terms)
-        grad, add_err = _add_regulariser(sums, self.lam, u, self.lin)
-        per_margin = ((_MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
-                      + 0.25 * _gamma(p) ** 2 * float(np.linalg.norm(u)))
+        grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
+        per_margin = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
+                      + 0.25 * (_gamma(p) ** 2 * float(np.linalg.norm(hi))
+                                + 1.01 * _gamma(p) * float(np.linalg.norm(lo))))
         first = per_margin * np.abs(Z).sum(axis=0) / n * 1.01
         return grad, float(np.linalg.norm(first + sum_err + add_err))
 
@@ -256,8 +272,8 @@ class _Softmax:
         step, _ = cg(op, grad, rtol=1e-12, maxiter=10 * w.size)
         return step
 
-    def certified_grad(self, w):
-        """``(gradient, bound)`` as for the logistic loss.
+    def certified_grad(self, hi, lo):
+        """``(gradient, bound)`` at ``hi + lo``, as for the logistic loss.
 
         Each row's scores are taken relative to its largest one, in twice the
         working precision: then ``π_k |D_k| ≤ 1/e`` bounds how far the
@@ -265,27 +281,34 @@ class _Softmax:
         """
         Z, K, n = self.Z, self.K, self.Z.shape[0]
         p = Z.shape[1]
-        W = w.reshape(K, p)
+        W, W_lo = hi.reshape(K, p), lo.reshape(K, p)
         top = np.argmax(Z @ W.T, axis=1)
-        D = dot2_scores_minus_top(Z, W, W[top])
+        D = (dot2_scores_minus_top(Z, W, W[top])
+             + (Z @ W_lo.T - (Z * W_lo[top]).sum(axis=1, keepdims=True)))
         E = np.exp(D)
         P = E / E.sum(axis=1, keepdims=True)
-        row_err = (2.0 * UNIT * (P * np.abs(D)).sum(axis=1) * 1.01 + (K + 5.0) * UNIT
-                   + 4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(W)))
+        # a score's error: 2u|D| (Dot2, then adding the low part) + γ²·2‖W‖ + 2γ_p‖W_lo‖·1.01
+        row_err = (4.0 * UNIT * (P * np.abs(D)).sum(axis=1) * 1.01 + (K + 8.0) * UNIT
+                   + 4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(W))
+                   + 4.04 * _gamma(p) * float(np.linalg.norm(W_lo)))
         G = P - self.Y
         sums, sum_err = zip(*(certified_column_sums(Z * (G[:, k] / n)[:, None])
                               for k in range(K)))
-        grad, add_err = _add_regulariser(np.concatenate(sums), self.lam, w, self.lin)
+        grad, add_err = _add_regulariser(np.concatenate(sums), self.lam, hi, lo, self.lin)
         first = np.abs(Z).T @ row_err / n * 1.01  # a row's L1 error bounds each class' share
         cross = np.linalg.norm(np.concatenate(sum_err) + add_err)
         return grad, float(np.linalg.norm(first) + cross)
 
 
-def _add_regulariser(sums, lam, u, lin):
-    """``sums + Λu + lin`` correctly rounded per coordinate, and its error beyond ``sums``'."""
-    reg = lam * u
-    grad = np.array([math.fsum(t) for t in zip(sums, reg, lin)])
-    return grad, UNIT * (np.abs(reg) + np.abs(grad)) * 1.01
+def _add_regulariser(sums, lam, hi, lo, lin):
+    """``sums + Λ(hi + lo) + lin`` correctly rounded, and its error beyond ``sums``'.
+
+    ``Λ·hi`` is split exactly into two floats; ``Λ·lo`` is rounded once.
+    """
+    reg, reg_err = _two_prod(np.full_like(hi, lam), hi)
+    low = lam * lo
+    grad = np.array([math.fsum(t) for t in zip(sums, reg, reg_err, low, lin)])
+    return grad, UNIT * (np.abs(low) + np.abs(grad)) * 1.01
 
 
 # ---------------------------------------------------------------------------- exact-ish arithmetic
@@ -361,8 +384,8 @@ class CertificateError(RuntimeError):
     """The solver could not certify its minimiser (an event of the noise's far tail)."""
 
 
-def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int) -> np.ndarray:
-    """A point whose exact gradient is provably ``≤ target`` in L2 norm.
+def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
+    """A point ``(hi, lo)`` whose exact gradient at ``hi + lo`` is provably ``≤ target``.
 
     L-BFGS-B, then Newton steps on the fast gradient, then Newton steps on the
     certified gradient until ``‖gradient‖ + bound ≤ target``; Λ_tot-strong
@@ -388,11 +411,16 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int) -> 
         if norm_new >= norm and value_new >= value:
             break  # the fast gradient has reached its rounding floor
         x, value, grad, norm = x_new, value_new, grad_new, norm_new
-    for _ in range(8):  # full Newton steps on the certified gradient
-        grad, bound = objective.certified_grad(x)
+    # full Newton steps on the certified gradient, the iterate kept as an unevaluated
+    # sum hi + lo: near a solution of large norm the floats are too far apart to
+    # bring the gradient below the target, a double-double iterate is not
+    hi, lo = x, np.zeros_like(x)
+    for _ in range(12):
+        grad, bound = objective.certified_grad(hi, lo)
         if float(np.linalg.norm(grad)) + bound <= target:
-            return x
-        x = x - objective.newton_step(x, grad)
+            return hi, lo
+        top, low = _two_sum(hi, -objective.newton_step(hi, grad))
+        hi, lo = _two_sum(top, low + lo)
     raise CertificateError(
         "the solver could not certify the minimiser to the release grid; this happens only "
         "for a noise draw in a far tail (probability below 2**-200) or a problem too "
@@ -409,5 +437,5 @@ def fit_objective_perturbation(Z: np.ndarray, y_idx: np.ndarray, plan: Plan, max
         objective = _Logistic(Z, np.where(y_idx == 1, 1.0, -1.0), plan.lam, lin)
     else:
         objective = _Softmax(Z, y_idx, plan.n_classes, plan.lam, lin)
-    u = solve_certified(objective, np.zeros(plan.dim), plan.target, max_iter)
-    return smooth_release(u, plan, smooth_rng).reshape(-1, p)
+    point = solve_certified(objective, np.zeros(plan.dim), plan.target, max_iter)
+    return smooth_release(point, plan, smooth_rng).reshape(-1, p)

@@ -20,7 +20,7 @@ NON_NUMERIC = _NON_NUMERIC.format(owner="DPSMOTE", what="{what}", hint=_CATEGORI
 
 def check_X_y(estimator, X, y):
     """``(X, y, binarize_y)`` validated for ``estimator`` (sets its ``n_features_in_``)."""
-    check_numeric(X, "DPSMOTE", hint=_CATEGORICAL)
+    check_numeric(X, "DPSMOTE", hint=_CATEGORICAL, ensure_2d=True)
     if integer_labels(y):  # type_of_target's sort of y is not needed for these
         binarize_y = False
     else:

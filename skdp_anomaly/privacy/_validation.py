@@ -172,7 +172,7 @@ def non_numeric_columns(columns, dtypes) -> list:
             if not (getattr(dt, "kind", "O") in "biuf")]
 
 
-def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
+def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False) -> None:
     """Refuse non-numeric ``X`` with a ``ValueError`` that names X but none of its values.
 
     numpy's own error (``could not convert string to float: 'a'``) quotes a
@@ -189,6 +189,8 @@ def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
         Who refuses (the estimator's name), first in the message.
     hint : str, default="Encode X numerically before passing it."
         What to do instead; the message's last sentence.
+    ensure_2d : bool, default=False
+        Also refuse a 1-D ``X`` (scikit-learn's own message quotes the array).
 
     Raises
     ------
@@ -217,9 +219,15 @@ def check_numeric(X, owner: str, hint: str = _ENCODE) -> None:
     if hasattr(X, "toarray"):
         return
     try:
-        kind = np.asarray(X).dtype.kind
+        array = np.asarray(X)
     except (TypeError, ValueError):  # ragged input: validate_data words that error
         return
+    if ensure_2d and array.ndim < 2:
+        raise ValueError(
+            f"{owner} expects a 2-D X of shape (n_samples, n_features); got a "
+            f"{array.ndim}-D array. Reshape your data either using X.reshape(-1, 1) if it "
+            "has a single feature or X.reshape(1, -1) if it contains a single sample.")
+    kind = array.dtype.kind
     if kind in "OUSV":
         try:
             np.asarray(X, dtype=np.float64)
