@@ -8,6 +8,7 @@ the build configuration stays picklable (a function defined in conf.py is not).
 EXAMPLES = [
     "plot_private_oversampling.py",
     "plot_gridsearch_budget.py",
+    "plot_private_logistic_regression.py",
     "plot_private_model_selection.py",
     "plot_changepoint_nile.py",
     "plot_online_changepoint.py",
