@@ -61,7 +61,7 @@ def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_epsilon
+    >>> from skdp_anomaly.budget import diffprivlib_logistic_epsilon
     >>> round(diffprivlib_logistic_epsilon(2.0, 6.0, 1.0), 3)
     2.478
     >>> diffprivlib_logistic_epsilon(2.0, 1.0, 1.0, fit_intercept=False)
@@ -88,7 +88,8 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
     default, when that already holds). When the proven term is the larger
     (``R > 2``) the ``epsilon`` parameter is lowered by the difference, so
     that diffprivlib's noise gets exactly what the proof leaves; either way
-    :func:`diffprivlib_logistic_epsilon` of the settings is ``epsilon``.
+    :func:`~skdp_anomaly.budget.diffprivlib_logistic_epsilon` of the settings
+    is ``epsilon``.
 
     Parameters
     ----------
@@ -101,13 +102,15 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
 
     Returns
     -------
-    (float, float)
-        diffprivlib's ``epsilon`` and ``C`` parameters.
+    epsilon : float
+        The ``epsilon`` parameter to give diffprivlib's model.
+    C : float
+        The ``C`` parameter to give it.
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
-    ...                                                diffprivlib_logistic_settings)
+    >>> from skdp_anomaly.budget import (diffprivlib_logistic_epsilon,
+    ...                                  diffprivlib_logistic_settings)
     >>> eps, C = diffprivlib_logistic_settings(1.0, 6.0)
     >>> round(eps, 4), round(C, 4)
     (0.7027, 0.0701)
