@@ -46,6 +46,29 @@ def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs(
     assert out == "False True"
 
 
+def test_importing_the_package_does_not_import_the_extras_plotting_or_progress_bars():
+    # matplotlib (the demo extra), statsmodels (docs) and tqdm (the CLI's progress bars) are
+    # imported by the code paths that use them; pandas and scipy.stats are not checked:
+    # sklearn.base imports them itself (pandas on some scikit-learn versions)
+    code = ("import sys, skdp_anomaly, skdp_anomaly.cli; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} "
+            "& {'matplotlib', 'statsmodels', 'tqdm'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_warn_skips_the_frames_of_the_imblearn_that_is_imported():
+    # _warn finds imbalanced-learn's folder with importlib's find_spec instead of importing
+    # it (the package still imports it: DPSMOTE and BudgetedPipeline subclass its classes);
+    # the folder must be the one imblearn is imported from
+    code = ("import os, skdp_anomaly._warn as w, imblearn; "
+            "print(os.path.dirname(os.path.abspath(imblearn.__file__)) + os.sep in w._INTERNAL)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True"
+
+
 def test_leak_warning_is_ours_without_diffprivlib():
     from skdp_anomaly.privacy import PrivacyLeakWarning, check_bounds
 
