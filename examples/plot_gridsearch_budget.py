@@ -9,7 +9,7 @@ parameters, before anything is fitted: every training fold a record is in,
 for every candidate, plus the refit of the winner.
 
 Below: a :class:`skdp_anomaly.BudgetedPipeline` (public clipping, then
-diffprivlib's :class:`~diffprivlib.models.LogisticRegression`) searched over
+:class:`~skdp_anomaly.PrivateLogisticRegression`) searched over
 its ε with 5-fold :class:`~sklearn.model_selection.KFold`. We print the
 privacy report of one fit and of the whole search, draw what the search
 costs one record against the ε of the model it returns, and show that a
@@ -23,16 +23,14 @@ budgeted pipeline refuses a fit over its budget before reading the data.
 # public (domain knowledge), so clipping to them costs no ε and the
 # classifier's ``data_norm`` is 8 = ‖(4, 4, 4, 4)‖₂.
 
-import warnings
-
 import matplotlib.pyplot as plt
 import numpy as np
-from diffprivlib.models import LogisticRegression
 from sklearn.datasets import make_classification
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.preprocessing import FunctionTransformer
 
-from skdp_anomaly import BudgetedPipeline, PrivacyBudgetError, check_privacy_budget
+from skdp_anomaly import (BudgetedPipeline, PrivacyBudgetError, PrivateLogisticRegression,
+                          check_privacy_budget)
 
 X, y = make_classification(
     n_samples=4000,
@@ -53,7 +51,8 @@ def make_pipeline(epsilon=1.0, budget=None):
     return BudgetedPipeline(
         [
             ("clip", FunctionTransformer(clip)),
-            ("clf", LogisticRegression(epsilon=epsilon, data_norm=8.0, random_state=0)),
+            ("clf", PrivateLogisticRegression(epsilon=epsilon, data_norm=8.0,
+                                              random_state=0)),
         ],
         budget=budget,
     )
@@ -120,11 +119,7 @@ for leak in check_privacy_budget(stratified, on_leak="ignore").leaks:
 # what one record pays for the search, against the ε of the model the search
 # returns.
 
-with warnings.catch_warnings():
-    warnings.simplefilter(
-        "ignore", DeprecationWarning
-    )  # scipy deprecations inside diffprivlib
-    search.fit(X, y)
+search.fit(X, y)
 best = search.best_params_["clf__epsilon"]
 print(f"chosen ε = {best:g}; validation ROC-AUC {search.best_score_:.3f}")
 
