@@ -172,11 +172,15 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     public power of two; the coefficients are rounded to multiples of ``g``
     and discrete Laplace noise worth 1 % of ε is added, so the release is
     within ``e^{±0.005ε}`` of a post-processing of the ideal mechanism for
-    each neighbour, and is ``g`` times an integer for every input. If the
-    bound cannot be met (a noise draw in a tail of probability below
-    ``2^-200``, or a problem beyond double precision) the fit raises and
-    releases nothing. The noise ``b`` is drawn from its own generator
-    stream; no generator is kept.
+    each neighbour, and is ``g`` times an integer for every input. The
+    solver's last iterate is a double-double (an unevaluated sum of two
+    floats), so that solutions of large norm still certify. If the bound
+    cannot be met (a noise draw in a tail of probability below ``2^-200``,
+    or a condition number beyond ~10^15) the fit raises and releases
+    nothing; the exception is then the guarantee's only δ-like term. As in
+    every mechanism of the package, numpy's gamma and normal samplers are
+    taken as exact draws of the continuous noise. The noise ``b`` is drawn
+    from its own generator stream; no generator is kept.
 
     References
     ----------
