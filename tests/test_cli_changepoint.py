@@ -329,3 +329,13 @@ def test_online_threshold_is_calibrated_without_threshold(tmp_path, capsys):
     det = PrivateChangePointDetector(epsilon=20.0, window=100, random_state=0).fit(x)
     assert f"threshold: {det.threshold_:.6g} (calibrated)" in out
     assert ("no change detected in 1000 rows" in out) == (not det.detected_)
+
+
+def test_online_useless_threshold_is_warned_once(tmp_path, capsys):
+    path = tmp_path / "s.csv"
+    values = np.r_[np.zeros(300), np.ones(300)] + np.random.default_rng(0).normal(size=600)
+    path.write_text("v\n" + "\n".join(f"{v:.6f}" for v in values) + "\n")
+    code = main(["changepoint", str(path), "--column", "v", "--epsilon", "2", "--online",
+                 "--window", "100", "--random-state", "0"])
+    assert code == 0
+    assert capsys.readouterr().err.count("the threshold calibrated to") == 1

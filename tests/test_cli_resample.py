@@ -377,3 +377,13 @@ def test_bad_cell_line_counts_across_chunks(tmp_path):
     path.write_text("a,label\n1,x\n2,x\n\n3,y\n4,y\nnan,x\n")
     with pytest.raises(ValueError, match="missing value .* on line 7"):
         read_table(str(path), "label", chunk=2)
+
+
+def test_resample_bounds_in_scientific_notation(csv_in, tmp_path):
+    # argparse takes '-1e3' for an option; the command line reads it as the number
+    out = tmp_path / "out.csv"
+    code = main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
+                 "--bounds", "-1e1", "1e1", "--random-state", "0", "--quiet", "-o", str(out)])
+    assert code == 0
+    _, rows = _read(out)
+    assert len(rows) > 400

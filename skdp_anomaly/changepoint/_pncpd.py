@@ -631,14 +631,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         with the calibrated one (Notes)."""
         return THESIS_ALARM_SHARE if self.threshold is not None else CALIBRATED_ALARM_SHARE
 
-    def _online_threshold(self) -> float:
+    def _online_threshold(self, warn_if_useless: bool = True) -> float:
         """The given threshold, or the one calibrated to ``alpha`` (public: no data)."""
         if self.threshold is not None:
             return float(self.threshold)
         horizon = default_horizon(self.window) if self.horizon is None else self.horizon
         threshold = calibrated_threshold(self.window, horizon, self.epsilon * self._alarm_share(),
                                          self.direction, float(self.alpha))
-        if threshold > 1.0:
+        if threshold > 1.0 and warn_if_useless:
             warn(f"PrivateChangePointDetector: with window={self.window} and epsilon="
                  f"{self.epsilon:g} the threshold calibrated to alpha={self.alpha:g} over "
                  f"{horizon} points is {threshold:.3g}, above 1, the largest value of the "
@@ -649,7 +649,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _start_online(self):
         # no generator is kept between calls: each call draws from its own (call_rng)
         self._n_calls = 0
-        self.threshold_ = self._online_threshold()
+        # _start_online_run has warned about this threshold already, before the data
+        self.threshold_ = self._online_threshold(warn_if_useless=False)
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold_, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,

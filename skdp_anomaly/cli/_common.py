@@ -20,6 +20,8 @@ import warnings
 #: Options with one value that may start with '-' without being a plain number:
 #: ``--bins -5:5:11`` (START:STOP:COUNT) or ``--bins -1,0,1`` (edges).
 DASH_VALUE_OPTIONS = frozenset({"--bins"})
+#: options that take several numbers, and how many
+MULTI_VALUE_OPTIONS = {"--bounds": 2}
 # '-5:5:11', '-.5,1', '-1e3': a number first, so a value (no option starts with a digit)
 _DASH_VALUE = re.compile(r"-\.?\d")
 
@@ -276,10 +278,15 @@ def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
     plain negative number (``-5``, ``-0.5``): ``--bins -5:5:11`` would fail
     with "expected one argument". A value of one of ``options`` that starts
     with a number is joined to its option, which argparse then reads as the
-    value. Nothing after ``--`` changes.
+    value. The values of an option that takes several numbers
+    (``--bounds -1e3 1e3``) cannot be joined: one that starts with '-' and a
+    number gets a leading space, which argparse reads as a value and
+    ``float`` ignores. Nothing after ``--`` changes.
 
     >>> join_dash_values(["dpoad", "--bins", "-5:5:11", "--epsilon", "-1"])
     ['dpoad', '--bins=-5:5:11', '--epsilon', '-1']
+    >>> join_dash_values(["resample", "--bounds", "-1e3", "1e3"])
+    ['resample', '--bounds', ' -1e3', '1e3']
     """
     out, i = [], 0
     while i < len(argv):
@@ -290,6 +297,11 @@ def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
                 and _DASH_VALUE.match(argv[i + 1])):
             out.append(f"{token}={argv[i + 1]}")
             i += 2
+            continue
+        if token in MULTI_VALUE_OPTIONS:
+            values = argv[i + 1:i + 1 + MULTI_VALUE_OPTIONS[token]]
+            out += [token] + [" " + v if _DASH_VALUE.match(v) else v for v in values]
+            i += 1 + len(values)
             continue
         out.append(token)
         i += 1
