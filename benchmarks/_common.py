@@ -8,6 +8,8 @@ the installed package: run them from the repository root, e.g.
 
 from __future__ import annotations
 
+import io
+
 import json
 import math
 import os
@@ -216,3 +218,19 @@ def source_fingerprint(subpackage: str) -> str:
     for path in sorted(root.glob("*.py")):
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+class Tee(io.TextIOBase):
+    """A text stream that writes to several streams (print a table and keep a copy)."""
+
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, s):
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()

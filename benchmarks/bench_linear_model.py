@@ -60,7 +60,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, fmt, print_table, source_fingerprint, write_json  # noqa: E402
+from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint,  # noqa: E402
+                     write_json)
 
 import diffprivlib  # noqa: E402
 from diffprivlib.models import LogisticRegression as DiffprivlibLR  # noqa: E402
@@ -373,20 +374,6 @@ def report_time(results: dict, epsilons) -> dict:
 
 
 # ------------------------------------------------------------------ main
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams):
-        self.streams = streams
-
-    def write(self, s):
-        for st in self.streams:
-            st.write(s)
-        return len(s)
-
-    def flush(self):
-        for st in self.streams:
-            st.flush()
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30,
@@ -426,7 +413,7 @@ def main(argv=None):
 
     buffer = io.StringIO()
     t_start = time.perf_counter()
-    with redirect_stdout(_Tee(sys.stdout, buffer)):
+    with redirect_stdout(Tee(sys.stdout, buffer)):
         print(f"# {OURS_LABEL} vs {DPL_LABEL} (diffprivlib {diffprivlib.__version__}), "
               f"data_norm = 1, {len(seeds)} seeds, ε ∈ {epsilons}")
         for name, why in skipped.items():

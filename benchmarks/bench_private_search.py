@@ -68,7 +68,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, fmt, print_table, source_fingerprint, write_json  # noqa: E402
+from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint,  # noqa: E402
+                     write_json)
 
 from diffprivlib.models import LogisticRegression as DPLR  # noqa: E402
 from sklearn.datasets import load_breast_cancer, make_classification  # noqa: E402
@@ -513,20 +514,6 @@ def compare_with_cache(tables: dict, seeds: dict, cache_dir: Path | None) -> dic
 
 
 # ------------------------------------------------------------------ main
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams):
-        self.streams = streams
-
-    def write(self, s):
-        for st in self.streams:
-            st.write(s)
-        return len(s)
-
-    def flush(self):
-        for st in self.streams:
-            st.flush()
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200,
@@ -563,7 +550,7 @@ def main(argv=None):
     _setup(args.os_noise)
     buffer = io.StringIO()
     t_start = time.perf_counter()
-    with redirect_stdout(_Tee(sys.stdout, buffer)):
+    with redirect_stdout(Tee(sys.stdout, buffer)):
         print(f"# PrivateGridSearchCV vs GridSearchCV (diffprivlib LogisticRegression, "
               f"C ∈ {list(GRID)})")
         timings = {}
