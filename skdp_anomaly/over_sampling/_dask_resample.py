@@ -71,7 +71,7 @@ def read_input(X, y) -> DaskInput:
         if bad:
             raise ValueError(NON_NUMERIC.format(what=f"non-numeric columns {bad[:5]}"))
         frame = (list(X.columns), dict(X.dtypes), getattr(y, "name", None))
-        Xa = X.to_dask_array(lengths=True)
+        Xa = _frame_array(X)
     elif is_dask_collection(X):
         Xa = X if isinstance(X, da.Array) else da.asarray(X)
     else:
@@ -81,7 +81,7 @@ def read_input(X, y) -> DaskInput:
     if Xa.dtype.kind not in "biuf":
         raise ValueError(NON_NUMERIC.format(what=f"X has dtype {Xa.dtype}"))
     if isinstance(y, (dd.Series, dd.DataFrame)):
-        ya = y.to_dask_array(lengths=True)
+        ya = _frame_array(y)
     elif is_dask_collection(y):
         ya = y
     else:
@@ -104,6 +104,16 @@ def read_input(X, y) -> DaskInput:
     Xa = Xa.rechunk({1: -1})
     ya = da.asarray(ya).rechunk((Xa.chunks[0],))
     return DaskInput(Xa, ya, frame)
+
+
+def _frame_array(frame):
+    """A dask DataFrame or Series as a dask array, its chunk sizes known.
+
+    ``to_dask_array(lengths=True)`` fails on a frame whose partitions dask
+    has fused (small parquet files read together: "2 != 4"); the array's
+    own chunk sizes, computed after, are right in every case.
+    """
+    return frame.to_dask_array().compute_chunk_sizes()
 
 
 def feature_extremes(Xa) -> np.ndarray:
