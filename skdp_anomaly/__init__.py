@@ -9,8 +9,12 @@ DPOAD
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
 dp_imbalanced_pipeline, resolve_imbalanced_strategy, NoisyPriorThresholdClassifier
     The recommended private learner for imbalanced classes (DPSMOTE, then a
-    diffprivlib classifier, or the classifier thresholded at a DP class prior,
+    private classifier, or the classifier thresholded at a DP class prior,
     chosen from ε and d; one total ε), the rule that chooses, and the threshold.
+PrivateLogisticRegression
+    The package's own ε-DP logistic regression (objective perturbation,
+    Chaudhuri, Monteleoni and Sarwate 2011), released float-safe; the default
+    classifier of dp_imbalanced_pipeline.
 NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
 PrivateOnlineActiveSVC
@@ -29,60 +33,60 @@ PrivateGridSearchCV, PrivateRandomizedSearchCV
 PrivacyCost
     The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
     and composition.
+
+Every name is imported from its subpackage at its first use, so that
+``import skdp_anomaly`` (and the command line's ``--help``) does not load
+scikit-learn, scipy and imbalanced-learn until an estimator is needed.
 """
 
-from ._version import __version__
-from .active_learning import PrivateOnlineActiveSVC
-from .auditing import AuditResult, audit
-from .budget import (
-    BudgetedPipeline,
-    PrivacyBudgetError,
-    PrivacyLeakError,
-    PrivacyReport,
-    check_privacy_budget,
-)
-from .dpoad import DPOAD
-from .group_search import NoisyGroupSearch
-from .imbalanced import (
-    NoisyPriorThresholdClassifier,
-    dp_imbalanced_pipeline,
-    resolve_imbalanced_strategy,
-)
-from .changepoint import (
-    PrivateChangePointDetector,
-    ThresholdRange,
-    drift_index_to_original,
-    drift_transform,
-    threshold_range,
-)
-from .linear_model import PrivateLogisticRegression
-from .model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
-from .over_sampling import DPSMOTE
-from .privacy import PrivacyCost
+from importlib import import_module
 
-__all__ = [
-    "AuditResult",
-    "BudgetedPipeline",
-    "DPOAD",
-    "DPSMOTE",
-    "NoisyGroupSearch",
-    "NoisyPriorThresholdClassifier",
-    "PrivacyBudgetError",
-    "PrivacyCost",
-    "PrivacyLeakError",
-    "PrivacyReport",
-    "PrivateChangePointDetector",
-    "PrivateGridSearchCV",
-    "PrivateLogisticRegression",
-    "PrivateOnlineActiveSVC",
-    "PrivateRandomizedSearchCV",
-    "ThresholdRange",
-    "__version__",
-    "audit",
-    "check_privacy_budget",
-    "dp_imbalanced_pipeline",
-    "drift_index_to_original",
-    "drift_transform",
-    "resolve_imbalanced_strategy",
-    "threshold_range",
-]
+from ._version import __version__
+
+#: public name -> the subpackage that defines it
+_EXPORTS = {
+    "AuditResult": "auditing",
+    "BudgetedPipeline": "budget",
+    "DPOAD": "dpoad",
+    "DPSMOTE": "over_sampling",
+    "NoisyGroupSearch": "group_search",
+    "NoisyPriorThresholdClassifier": "imbalanced",
+    "PrivacyBudgetError": "budget",
+    "PrivacyCost": "privacy",
+    "PrivacyLeakError": "budget",
+    "PrivacyReport": "budget",
+    "PrivateChangePointDetector": "changepoint",
+    "PrivateGridSearchCV": "model_selection",
+    "PrivateLogisticRegression": "linear_model",
+    "PrivateOnlineActiveSVC": "active_learning",
+    "PrivateRandomizedSearchCV": "model_selection",
+    "ThresholdRange": "changepoint",
+    "audit": "auditing",
+    "check_privacy_budget": "budget",
+    "dp_imbalanced_pipeline": "imbalanced",
+    "drift_index_to_original": "changepoint",
+    "drift_transform": "changepoint",
+    "resolve_imbalanced_strategy": "imbalanced",
+    "threshold_range": "changepoint",
+}
+_SUBPACKAGES = frozenset({"active_learning", "auditing", "budget", "changepoint", "cli", "demos",
+                          "dpoad", "group_search", "imbalanced", "linear_model",
+                          "model_selection", "over_sampling", "privacy"})
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str):
+    """Import a public name (or a subpackage) at its first use (PEP 562)."""
+    if name in _EXPORTS:
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBPACKAGES:
+        value = import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__) | _SUBPACKAGES)

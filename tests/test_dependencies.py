@@ -28,7 +28,7 @@ def test_sklearn_in_the_supported_range():
 
 
 def test_importing_the_package_does_not_import_diffprivlib():
-    code = ("import sys, skdp_anomaly, skdp_anomaly.cli, skdp_anomaly.budget; "
+    code = ("import sys, skdp_anomaly.cli, skdp_anomaly.budget; from skdp_anomaly import *; "
             "print(any(m == 'diffprivlib' or m.startswith('diffprivlib.') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
@@ -36,7 +36,7 @@ def test_importing_the_package_does_not_import_diffprivlib():
 
 
 def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs():
-    code = ("import sys, numpy as np, skdp_anomaly, skdp_anomaly.cli; "
+    code = ("import sys, numpy as np, skdp_anomaly.cli; from skdp_anomaly import *; "
             "before = 'numba' in sys.modules; "
             "from skdp_anomaly.dpoad import kse_scores; "
             "kse_scores(np.arange(40.0)); "
@@ -50,12 +50,36 @@ def test_importing_the_package_does_not_import_the_extras_plotting_or_progress_b
     # matplotlib (the demo extra), statsmodels (docs) and tqdm (the CLI's progress bars) are
     # imported by the code paths that use them; pandas and scipy.stats are not checked:
     # sklearn.base imports them itself (pandas on some scikit-learn versions)
-    code = ("import sys, skdp_anomaly, skdp_anomaly.cli; "
+    code = ("import sys, skdp_anomaly.cli; from skdp_anomaly import *; "
             "print(sorted({m.split('.')[0] for m in sys.modules} "
             "& {'matplotlib', 'statsmodels', 'tqdm'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_public_names_are_imported_at_their_first_use():
+    # `import skdp_anomaly` loads no scikit-learn, scipy or imbalanced-learn (PEP 562
+    # exports); the private logistic regression needs no imbalanced-learn either
+    code = ("import sys; import skdp_anomaly; "
+            "heavy = lambda: sorted({m.split('.')[0] for m in sys.modules} "
+            "& {'sklearn', 'scipy', 'imblearn'}); "
+            "print(heavy()); from skdp_anomaly import PrivateLogisticRegression; print(heavy()); "
+            "from skdp_anomaly import DPSMOTE; print(heavy())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()
+    assert out == ["[]", "['scipy', 'sklearn']", "['imblearn', 'scipy', 'sklearn']"]
+
+
+def test_every_public_name_resolves_and_unknown_names_raise():
+    import skdp_anomaly
+
+    assert set(skdp_anomaly.__all__) <= set(dir(skdp_anomaly))
+    for name in skdp_anomaly.__all__:
+        assert getattr(skdp_anomaly, name) is not None
+    assert skdp_anomaly.privacy.PrivacyCost is skdp_anomaly.PrivacyCost
+    with pytest.raises(AttributeError, match="no attribute 'NotAThing'"):
+        skdp_anomaly.NotAThing  # noqa: B018
 
 
 def test_warn_skips_the_frames_of_the_imblearn_that_is_imported():
