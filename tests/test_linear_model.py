@@ -427,10 +427,13 @@ def test_unmet_target_raises(monkeypatch):
     assert ledger.spent == [(1.0, 0.0)]
 
 
-def test_certificate_is_met_at_large_epsilon_and_weak_regularisation():
+@pytest.mark.parametrize("C, seed", [(1e5, 0), (1e5, 2), (1e5, 4), (3e5, 4), (1e8, 1)])
+def test_certificate_is_met_at_large_epsilon_and_weak_regularisation(C, seed):
+    # separable data, solutions of norm ~1e7-1e8: plain doubles could not resolve the
+    # gradient (seed 0), and undamped steps cycled (seeds 2, 4 at C=1e5 and 3e5)
     X, y = make_classification(300, 100, n_informative=3, n_redundant=0,
                                n_clusters_per_class=1, class_sep=3.0, random_state=0)
-    est = PrivateLogisticRegression(epsilon=30.0, C=1e5, data_norm=5.0, random_state=0)
+    est = PrivateLogisticRegression(epsilon=30.0, C=C, data_norm=5.0, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         est.fit(X, y)

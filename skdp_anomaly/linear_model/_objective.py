@@ -396,19 +396,24 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     x = result.x
     value, grad = objective.value_grad(x)
     norm = float(np.linalg.norm(grad))
-    for _ in range(50):  # damped Newton on the fast gradient
+    for _ in range(100):  # damped Newton on the fast gradient
         if norm <= target / 8.0:
             break
         step = objective.newton_step(x, grad)
-        t = 1.0
-        while True:
+        slope = float(grad @ step)
+        t, accepted = 1.0, False
+        while t >= 1e-10:
             x_new = x - t * step
             value_new, grad_new = objective.value_grad(x_new)
             norm_new = float(np.linalg.norm(grad_new))
-            if norm_new < norm or value_new < value or t < 1e-10:
+            # Armijo on the value; once the value no longer resolves the step (near the
+            # optimum), a smaller gradient
+            flat = abs(value_new - value) <= 16.0 * UNIT * abs(value)
+            if value_new <= value - 1e-4 * t * slope or (flat and norm_new < norm):
+                accepted = True
                 break
             t *= 0.5
-        if norm_new >= norm and value_new >= value:
+        if not accepted:
             break  # the fast gradient has reached its rounding floor
         x, value, grad, norm = x_new, value_new, grad_new, norm_new
     # full Newton steps on the certified gradient, the iterate kept as an unevaluated
