@@ -21,6 +21,12 @@ def _sklearn_version():
     return tuple(int(v) for v in sklearn.__version__.split(".")[:2])
 
 
+def _python(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter (nothing imported before it)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def test_sklearn_in_the_supported_range():
     assert _sklearn_version() >= (1, 6), sklearn.__version__
     if AVAILABLE:  # the diffprivlib extra carries the cap diffprivlib needs
@@ -30,8 +36,7 @@ def test_sklearn_in_the_supported_range():
 def test_importing_the_package_does_not_import_diffprivlib():
     code = ("import sys, skdp_anomaly.cli, skdp_anomaly.budget; from skdp_anomaly import *; "
             "print(any(m == 'diffprivlib' or m.startswith('diffprivlib.') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _python(code)
     assert out == "False"
 
 
@@ -41,8 +46,7 @@ def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs(
             "from skdp_anomaly.dpoad import kse_scores; "
             "kse_scores(np.arange(40.0)); "
             "print(before, 'numba' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _python(code)
     assert out == "False True"
 
 
@@ -53,8 +57,7 @@ def test_importing_the_package_does_not_import_the_extras_plotting_or_progress_b
     code = ("import sys, skdp_anomaly.cli; from skdp_anomaly import *; "
             "print(sorted({m.split('.')[0] for m in sys.modules} "
             "& {'matplotlib', 'statsmodels', 'tqdm'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _python(code)
     assert out == "[]"
 
 
@@ -66,8 +69,7 @@ def test_public_names_are_imported_at_their_first_use():
             "& {'sklearn', 'scipy', 'imblearn'}); "
             "print(heavy()); from skdp_anomaly import PrivateLogisticRegression; print(heavy()); "
             "from skdp_anomaly import DPSMOTE; print(heavy())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip().splitlines()
+    out = _python(code).splitlines()
     assert out == ["[]", "['scipy', 'sklearn']", "['imblearn', 'scipy', 'sklearn']"]
 
 
@@ -88,8 +90,7 @@ def test_warn_skips_the_frames_of_the_imblearn_that_is_imported():
     # the folder must be the one imblearn is imported from
     code = ("import os, skdp_anomaly._warn as w, imblearn; "
             "print(os.path.dirname(os.path.abspath(imblearn.__file__)) + os.sep in w._INTERNAL)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _python(code)
     assert out == "True"
 
 

@@ -412,7 +412,8 @@ def test_plans_follow_the_documented_accounting():
         assert pair.plan.eps_smooth == pytest.approx(SMOOTH * EPS)
         assert math.frexp(pair.plan.grid)[0] == 0.5  # a power of two
         model = pair.estimator(0).fit(*pair.datasets[0])  # C_ reports the Λ used
-        assert 1.0 / (model.C_ * N_ROWS * pair.design[2] ** 2) == pytest.approx(pair.plan.lam)
+        lam_used = 1.0 / (model.C_ * N_ROWS * pair.design[2] ** 2)
+        assert lam_used == pytest.approx(pair.plan.lam)
 
 
 def test_the_reference_solver_inverts_the_noise():
