@@ -33,9 +33,9 @@ def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
     (["--low", "1", "--high", "2", "--epsilon", "0"], "--epsilon must be"),
     # beyond 30 randomized response's flip probability rounds to zero
     (["--low", "1", "--high", "2", "--epsilon", "100"],
-     "--epsilon must be a float in the range (0.0, 30.0]"),
+     "--epsilon must be a float in the range [1e-06, 30.0]"),
     (["--low", "1", "--high", "2", "--epsilon", "1e300"],
-     "--epsilon must be a float in the range (0.0, 30.0]"),
+     "--epsilon must be a float in the range [1e-06, 30.0]"),
     (["--low", "-1", "--high", "2"], "--low must be"),
 ])
 def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra, match):

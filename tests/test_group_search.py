@@ -410,9 +410,9 @@ def test_epsilon_above_30_is_refused_before_any_query(oracle, epsilon):
     # exact bit); past ≈745 it is 0 and the update was a math domain error
     X, _ = _scores(n=64, seed=13)
     ledger = Ledger()
-    with pytest.raises(InvalidParameterError, match=r"'epsilon' parameter.*\(0.0, 30.0\]"):
+    with pytest.raises(InvalidParameterError, match=r"'epsilon' parameter.*\[1e-06, 30.0\]"):
         _search(epsilon=epsilon, oracle=oracle, accountant=ledger).fit(X)
-    with pytest.raises(InvalidParameterError, match=r"\(0.0, 30.0\]"):
+    with pytest.raises(InvalidParameterError, match=r"\[1e-06, 30.0\]"):
         _search(epsilon=epsilon, oracle=oracle).privacy_cost()
     assert ledger.spent == []
     assert _search(epsilon=30.0, oracle=oracle).fit(X).n_queries_ >= 1

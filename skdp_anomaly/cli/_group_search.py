@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--column", required=True, metavar="SCORE",
                    help="name of the column of anomaly scores (>= 0)")
     p.add_argument("--epsilon", required=True, type=float,
-                   help="anomaly-restricted epsilon of one query, in (0, 30]")
+                   help="anomaly-restricted epsilon of one query, in [1e-6, 30]")
     p.add_argument("--low", required=True, type=float,
                    help="t_l: public bound of the non-anomalous scores")
     p.add_argument("--high", required=True, type=float,

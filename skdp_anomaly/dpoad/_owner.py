@@ -9,6 +9,7 @@ import numpy as np
 
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
+    MIN_EPSILON,
     GeometricMechanism,
     LaplaceMechanism,
     PrivacyCost,
@@ -308,6 +309,10 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
     ValueError
         Naming the 'epsilon' parameter.
     """
+    if epsilon < MIN_EPSILON:
+        raise ValueError(
+            f"The 'epsilon' parameter is {epsilon:g}, below {MIN_EPSILON:g}, the smallest ε "
+            "this package's noise samplers are set up to honour.")
     if mechanism in ("record", "painfree", "dpoad") and epsilon > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "

@@ -22,7 +22,11 @@ from ..privacy import (
     PrivacyCostMixin,
     check_random_state,
 )
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
 from ..privacy._validation import check_numeric
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
@@ -44,7 +48,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Anomaly-restricted ε of **one** query, in ``(0, 30]``: beyond, the
+        Anomaly-restricted ε of **one** query, in ``[1e-6, 30]``: beyond, the
         randomized-response flip probability ``1/(1+e^ε)`` (and the binarized
         error bound) rounds to zero in double precision.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
@@ -177,7 +181,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> scores = rng.uniform(0, 1, 10_000)
     >>> scores[1234] = 3.0                        # the anomaly, >= t_h
-    >>> search = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=0)
+    >>> search = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=1)
     >>> labels = search.fit_predict(scores.reshape(-1, 1))
     >>> bool(1234 in search.candidates_), int((labels == -1).sum())
     (True, 4)
@@ -188,7 +192,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         # at most 30, as for geometric noise: past ≈36.7 randomized response's flip
         # probability 1/(1+e^ε) is below double precision's 2^-53 (the bit is exact),
         # past ≈745 it and eq. 24's error bound are 0 and log((1-p)/p) is infinite
-        "epsilon": [Interval(numbers.Real, 0, MAX_GEOMETRIC_EPSILON, closed="right")],
+        "epsilon": epsilon_constraint(MAX_GEOMETRIC_EPSILON),
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],
         "low": [Interval(numbers.Real, 0, None, closed="neither")],

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
 
 __all__ = ["NoisyPriorThresholdClassifier"]
 
@@ -92,7 +95,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     >>> clf = NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=0.1,
     ...                                     random_state=0).fit(X, y)
     >>> clf.class_prior_.round(2).tolist()
-    [0.94, 0.06]
+    [0.95, 0.05]
     >>> bool(clf.predict(X).mean() > LogisticRegression().fit(X, y).predict(X).mean())
     True
     """
@@ -101,7 +104,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict_proba"])],
         # above 30 the geometric noise of the class sizes rounds to zero
-        "epsilon": [Interval(numbers.Real, 0, 30, closed="right")],
+        "epsilon": epsilon_constraint(30),
         "classes": ["array-like", None],
     }
 

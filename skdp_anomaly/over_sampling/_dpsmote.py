@@ -30,7 +30,11 @@ from ..privacy import (
     PrivacyCostMixin,
     check_random_state,
 )
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
 from ._gaussian import (
     BoxScale,
     GaussianDraw,
@@ -376,7 +380,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         **PRIVACY_PARAMETER_CONSTRAINTS,
         # at most 30 per release (exact geometric noise; checked with the split in
         # _more_validate_params), so at most 60 in all, with count_share=0.5
-        "epsilon": [Interval(numbers.Real, 0, 2 * MAX_GEOMETRIC_EPSILON, closed="right")],
+        "epsilon": epsilon_constraint(2 * MAX_GEOMETRIC_EPSILON),
         "bounds": ["array-like", None],
         "synopsis": [StrOptions({"gaussian", "grid"})],
         "spread": [Interval(numbers.Real, 0, np.inf, closed="neither")],  # finite

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import GeometricMechanism
+from ..privacy._grid import geometric
 
 __all__ = [
     "Grid", "SparseHistogram", "ball_offsets", "check_ball_size", "choose_n_cells",
@@ -404,7 +405,7 @@ def release_sparse(grid: Grid, coords, epsilon: float, threshold: int, rng) -> S
         mean = math.exp(math.log(n_empty) + math.log(p)) if p > 0 else 0.0
         m = int(rng.poisson(mean))
     false_coords = _distinct_empty_cells(grid, m, nonempty_keys, rng)
-    false_counts = threshold + rng.geometric(-math.expm1(-epsilon), size=m).astype(np.int64) - 1
+    false_counts = threshold + geometric(epsilon, m, rng)
 
     cells = np.concatenate([nonempty_coords[keep], false_coords]).astype(grid.coord_dtype)
     counts = np.concatenate([noisy[keep], false_counts])

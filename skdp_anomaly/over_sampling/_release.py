@@ -145,9 +145,21 @@ class ReleaseSteps:
         return sized[0] if sized else None
 
     def check_n_features(self, n_features: int) -> None:
-        """The grid this setting needs on ``n_features`` features can be built (grid only)."""
+        """The releases this setting needs on ``n_features`` features can be made.
+
+        Grid: the grid can be built. Gaussian: the class sums' noise, whose
+        rate per fixed-point step is tiny, is one the samplers honour (built
+        here, before any charge).
+        """
         if self.synopsis == "grid":
             self.check_grid_shape(n_features)
+            return
+        try:
+            self.sum_mechanism(n_features)
+        except ValueError as exc:
+            raise ValueError(
+                f"The 'epsilon' parameter of DPSMOTE ({self.epsilon!r}) is too small for the "
+                f"Gaussian synopsis' class sums on {n_features} features: {exc}") from None
 
     def check_grid_shape(self, n_features: int) -> None:
         if self.histogram == "dense" and n_features > DENSE_MAX_DIMS:

@@ -34,7 +34,8 @@ import numpy as np
 from scipy.special import expit
 
 from ._cost import PrivacyCost, check_neighbours
-from ._grid import from_steps, grid_for, grid_steps, to_steps, two_sided_geometric
+from ._grid import (MIN_INTEGER_RATE, check_rate, from_steps, grid_for, grid_steps, to_steps,
+                    two_sided_geometric)
 
 __all__ = [
     "GeometricMechanism",
@@ -45,6 +46,8 @@ __all__ = [
     "check_epsilon",
     "MAX_GEOMETRIC_EPSILON",
     "MAX_GRID_EPSILON",
+    "MIN_EPSILON",
+    "MIN_INTEGER_RATE",
 ]
 
 #: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The
@@ -60,6 +63,18 @@ MAX_GEOMETRIC_EPSILON = 30.0
 #: ``ε/steps`` stays at most 1 (far from :data:`MAX_GEOMETRIC_EPSILON`); at this ε the
 #: noise is a few grid steps, ``2^-20`` of the sensitivity: already exact for any use.
 MAX_GRID_EPSILON = float(2 ** 20)
+
+
+#: Smallest ε any estimator of the package accepts (its parameter constraints start
+#: here, so ``privacy_cost()`` refuses a smaller one before anything is charged). Every
+#: noise draw of the package is integer noise of rate ``ε_share / Δ`` per unit of the
+#: released integer (grid steps for real values: about ``2^20`` per sensitivity), which
+#: the samplers honour down to :data:`MIN_INTEGER_RATE` = ``2^-50``; at ``ε = 10^-6``
+#: the smallest share an estimator spends on one release, divided by its grid steps,
+#: is still above that for up to about a thousand coordinates per release, and a
+#: mechanism whose rate is lower refuses when it is built. Below ``10^-6`` no release
+#: carries information anyway (the noise is a million sensitivities wide).
+MIN_EPSILON = 1e-6
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -100,10 +115,13 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
 
 
 def check_integer_rate(rate: float, name: str) -> None:
-    """Refuse integer noise of rate ``ε/Δ`` above :data:`MAX_GEOMETRIC_EPSILON`.
+    """Refuse integer noise whose rate ``ε/Δ`` the samplers cannot honour.
 
-    Beyond about 36.7 two-sided geometric noise rounds to zero in double
-    precision and the exact value would be released.
+    Above :data:`MAX_GEOMETRIC_EPSILON` two-sided geometric noise rounds to
+    zero in double precision; below :data:`MIN_INTEGER_RATE` (``2**-50`` per
+    unit of the released integer, e.g. per grid step) its draws would leave
+    the 64-bit range. Either way the exact value could be released, so both
+    are refused when the mechanism is built, before anything is charged.
     """
     if rate > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
@@ -111,6 +129,7 @@ def check_integer_rate(rate: float, name: str) -> None:
             "beyond which two-sided geometric noise rounds to zero in double precision and "
             f"the exact value would be released; use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
             "sensitivity.")
+    check_rate(rate, name)
 
 
 def _cost_under(mechanism, neighbours) -> PrivacyCost:

@@ -58,16 +58,26 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval
 
 from ._cost import PrivacyCost, compose_sequential
+from ._mechanisms import MIN_EPSILON
 
 __all__ = ["ACCOUNTANT_NEIGHBOURS", "PRIVACY_PARAMETER_CONSTRAINTS", "PrivacyCostMixin",
-           "private_fit"]
+           "epsilon_constraint", "private_fit"]
 
 #: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
 ACCOUNTANT_NEIGHBOURS = "replace"
 
+def epsilon_constraint(upper: float | None = None) -> list:
+    """sklearn's constraint on ``epsilon``: from :data:`MIN_EPSILON` to ``upper`` (inclusive).
+
+    Every estimator's ``epsilon`` starts at the one shared floor, so
+    ``privacy_cost()`` refuses a smaller one before anything is charged.
+    """
+    return [Interval(Real, MIN_EPSILON, upper, closed="left" if upper is None else "both")]
+
+
 #: The constraints every estimator shares; each adds its own (and may narrow these).
 PRIVACY_PARAMETER_CONSTRAINTS = {
-    "epsilon": [Interval(Real, 0, None, closed="neither")],
+    "epsilon": epsilon_constraint(),
     "random_state": ["random_state", np.random.Generator],
     "accountant": [HasMethods(["spend"]), None],
 }
