@@ -13,17 +13,24 @@ def reachable(obj, seen=None) -> dict:
     if id(obj) in seen or isinstance(obj, (type, str, bytes, int, float, np.ndarray)):
         return seen
     seen[id(obj)] = obj
-    children = []
-    if isinstance(obj, dict):
-        children = [*obj.keys(), *obj.values()]
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        children = list(obj)
-    else:
-        if hasattr(obj, "__dict__"):
-            children = list(vars(obj).values())
-        for cls in type(obj).__mro__:
-            children += [getattr(obj, s) for s in getattr(cls, "__slots__", ())
-                         if isinstance(s, str) and hasattr(obj, s)]
-    for child in children:
+    for child in _children(obj):
         reachable(child, seen)
     return seen
+
+
+def reachable_arrays(obj) -> list:
+    """Every numpy array reachable from ``obj`` (as :func:`reachable` walks it)."""
+    return [child for o in reachable(obj).values() for child in _children(o)
+            if isinstance(child, np.ndarray)]
+
+
+def _children(obj) -> list:
+    if isinstance(obj, dict):
+        return [*obj.keys(), *obj.values()]
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return list(obj)
+    children = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
+    for cls in type(obj).__mro__:
+        children += [getattr(obj, s) for s in getattr(cls, "__slots__", ())
+                     if isinstance(s, str) and hasattr(obj, s)]
+    return children

@@ -16,6 +16,7 @@ from _accountants import Ledger, LedgerRefused
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+from skdp_anomaly.active_learning import _kernel as kernel
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import ExponentialSelection, PrivacyLeakWarning
 
@@ -623,13 +624,26 @@ def test_clone_and_get_params():
     assert est.batch_size == 7
 
 
-def test_pickle_mid_stream():
+def test_pickle_mid_stream_holds_no_row_and_refuses_to_go_on():
     X, y = disc_stream(3000, seed=24)
     est = paper_svc(epsilon=1.0, batch_size=5, random_state=6)
     est.partial_fit(X[:1003], y[:1003], classes=[-1, 1])  # leaves a partial batch
+    assert est._state.ints[kernel.BUF_N] > 0
+    blob = pickle.dumps(est)
+    copy = pickle.loads(blob)
+    np.testing.assert_array_equal(copy.predict(X), est.predict(X))
+    assert not copy._state.buf.any() and not copy._state.signs.any()
+    with pytest.raises(ValueError, match=r"unpickled.*\d+ rows of its open batch"):
+        copy.partial_fit(X[1003:2000], y[1003:2000])
+    est.partial_fit(X[1003:2000], y[1003:2000])  # the estimator in memory goes on
+
+
+def test_pickle_between_batches_goes_on_as_the_original():
+    X, y = disc_stream(3000, seed=24)
+    est = paper_svc(epsilon=1.0, batch_size=5, selection="all", random_state=6)
+    est.partial_fit(X[:1000], y[:1000], classes=[-1, 1])  # 200 full batches, none pending
     copy = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(copy.coef_, est.coef_)
-    for part in (slice(1003, 2000), slice(2000, 3000)):
+    for part in (slice(1000, 2000), slice(2000, 3000)):
         est.partial_fit(X[part], y[part])
         copy.partial_fit(X[part], y[part])
         np.testing.assert_array_equal(copy.coef_, est.coef_)
@@ -676,3 +690,17 @@ def test_update_releases_a_gradient_on_the_grid():
     expected = (np.rint(buf[0] / g) + noise) * g
     np.testing.assert_array_equal(w, expected)
     assert np.array_equal(w / g, np.rint(w / g))
+
+
+def test_pickle_open_batch_carries_the_run_and_is_read_at_pickling():
+    X, y = disc_stream(3000, seed=24)
+    est = paper_svc(epsilon=1.0, batch_size=5, random_state=6, pickle_open_batch=True)
+    est.partial_fit(X[:1003], y[:1003], classes=[-1, 1])  # leaves a partial batch
+    moved = pickle.loads(pickle.dumps(est))  # e.g. between dask workers: it goes on
+    for run in (est, moved):
+        run.partial_fit(X[1003:2000], y[1003:2000])
+    np.testing.assert_array_equal(moved.coef_, est.coef_)
+    est.partial_fit(X[2000:2003], y[2000:2003])
+    est.set_params(pickle_open_batch=False)  # before publishing it: no row in the pickle
+    published = pickle.loads(pickle.dumps(est))
+    assert est._state.buf.any() and not published._state.buf.any()

@@ -165,7 +165,7 @@ BAD_PARAMETERS = [
     (dict(epsilon=2000.0), "epsilon", ValueError),  # ε_s = 1000 > 30
     (dict(epsilon=100.0, selection_share=0.9), "epsilon", ValueError),
     (dict(epsilon=1e300, selection="all"), "epsilon", ValueError),  # ε_g > 1e6
-    (dict(epsilon=1e-12, selection="exponential"), "epsilon", ValueError),  # no slab
+    (dict(epsilon=1e-12), "epsilon", InvalidParameterError),  # below MIN_EPSILON
     (dict(alpha=1e-320), "alpha", ValueError),  # 1/alpha overflows
     (dict(data_norm=1e308), "data_norm", ValueError),  # 2M overflows
     (dict(data_norm=1e-320), "data_norm", ValueError),  # no grid that fine
@@ -458,13 +458,17 @@ def test_a_retry_reads_no_label_of_the_rows_already_consumed():
     assert_public_matches_kernel(est)
 
 
-def test_a_pickled_interrupted_stream_resumes_like_the_original():
-    # a pickle of a running estimator is data: it holds the pending rows (and the
-    # fingerprint of the rows consumed by the interrupted call)
+def test_a_pickled_interrupted_stream_holds_no_row_and_does_not_resume():
+    # the pickle leaves out the pending rows and the fingerprint of the rows the
+    # interrupted call consumed: it predicts as the original, but cannot go on
     est = _interrupted(Oracle())
+    assert est._state.interruption is not None
     copy_ = pickle.loads(pickle.dumps(est))
-    for run in (est, copy_):
-        run.partial_fit(X[400:1000], label_oracle=Oracle())
-    np.testing.assert_array_equal(copy_.coef_, est.coef_)
-    assert (copy_.n_seen_, copy_.n_labels_requested_, copy_.n_updates_) == (
-        est.n_seen_, est.n_labels_requested_, est.n_updates_) and est.n_seen_ == 1000
+    assert copy_._state.interruption is None and not copy_._state.buf.any()
+    np.testing.assert_array_equal(copy_.predict(X[:50]), est.predict(X[:50]))
+    with pytest.raises(ValueError, match="unpickled.*fingerprint"):
+        copy_.partial_fit(X[400:1000], label_oracle=Oracle())
+    est.partial_fit(X[400:1000], label_oracle=Oracle())
+    assert est.n_seen_ == 1000
+
+

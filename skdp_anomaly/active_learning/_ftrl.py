@@ -16,6 +16,7 @@ one window, hence in one release (or in one leaf of the tree: ``L`` nodes).
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -118,6 +119,12 @@ class _BinaryTree:
         self.released = np.zeros((levels, n_features), np.int64)
         self.leaves = 0
 
+    def without_sums(self) -> "_BinaryTree":
+        """A copy whose true sums are zeroed (the released ones kept)."""
+        tree = copy.copy(self)
+        tree.partial = np.zeros_like(self.partial)
+        return tree
+
     def add(self, leaf: np.ndarray, mech: LaplaceMechanism, rng) -> np.ndarray:
         """Add one leaf; the noisy prefix sum of all leaves so far."""
         t = self.leaves + 1
@@ -147,6 +154,17 @@ class FtrlState:
         self.histograms = np.zeros((2, 2, N_BINS))
         self.epoch_windows, self.epoch_length = 0, 1
         self.tree = _BinaryTree(levels, size) if levels else None
+
+    def holds_sums(self) -> bool:
+        """Whether the tree holds true (raw) sums of closed leaves not yet released whole."""
+        return self.tree is not None and bool(self.tree.partial.any())
+
+    def without_sums(self) -> "FtrlState":
+        """A copy that holds no true sum: every value in it is a DP release."""
+        state = copy.copy(self)
+        if self.tree is not None:
+            state.tree = self.tree.without_sums()
+        return state
 
     def release_gradient(self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism,
                          first: bool, rng) -> None:

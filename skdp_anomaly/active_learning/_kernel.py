@@ -107,6 +107,16 @@ def advance_phase(ints, windows):
 
 
 @njit(cache=True)
+def clear_rows(buf, buf_idx, signs, first, last):
+    """Zero the buffered rows ``first .. last-1``, their row numbers and labels."""
+    for k in range(first, last):
+        for j in range(buf.shape[1]):
+            buf[k, j] = 0.0
+        buf_idx[k] = 0
+        signs[k] = 0.0
+
+
+@njit(cache=True)
 def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs, noise, ints,
                floats, select_mode, update_mode, batch_size, shrinking, windows):
     """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
@@ -146,6 +156,7 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                             radius)
             ints[NOISE_POS] += 1
             ints[N_UPDATES] = t
+            clear_rows(buf, buf_idx, signs, 0, B)  # the batch is used: nothing of it stays
             ints[BUF_N] = 0
             ints[LABELLED] = 0
             ints[PENDING] = 0

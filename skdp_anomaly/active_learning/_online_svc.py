@@ -146,6 +146,15 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         Post-processing: ``coef_`` is the running mean of the released
         iterates (from update ``average`` on when an int) instead of the last
         one. Costs no privacy.
+    pickle_open_batch : bool, default=False
+        Whether a pickle of a running stream keeps its open batch (the
+        selected rows and labels not yet used, and with ``noise="tree"`` its
+        true partial sums), so that the unpickled estimator can go on. False
+        leaves them out: the pickle holds no training row, and the unpickled
+        estimator predicts but refuses further rows. Set True only to move a
+        running stream between processes you trust with the data, as
+        dask-ml's ``Incremental`` does between its workers: such a pickle is
+        data. Not part of the run's settings (it may change between calls).
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` draws from OS entropy (the only safe choice in deployment).
         Each call draws from a generator of its own (an int seed gives call
@@ -253,14 +262,19 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     a noise norm about ``√2`` times eq. (8)'s in expectation.
 
     Between calls the pending batch or window (its selected rows and their
-    labels, raw) is kept in private state, as the paper's buffer (with
-    ``noise="tree"`` also the open nodes' true sums):
-    never released, but stored by ``pickle`` mid-stream, so **a pickle of a
-    running estimator is data**. After an interrupted call the private state
-    also holds a BLAKE2b fingerprint of the rows that call consumed (see
-    below); rows with few possible values can be recovered from it by
-    trying them. No generator and no noise is kept: each call draws from a
-    generator of its own (:func:`~skdp_anomaly.privacy.call_rng`).
+    labels, raw) is kept in memory, as the paper's buffer (with
+    ``noise="tree"`` also the open nodes' true sums), and after an
+    interrupted call a BLAKE2b fingerprint of the rows that call consumed
+    (see below). Each is zeroed as soon as it is used: a batch's rows when
+    its update or window is released, everything when :meth:`fit` ends the
+    stream (the rows of a fixed-length batch that never filled are used by
+    no update, as at the end of the paper's Algorithm 3). A pickle leaves
+    all of it out (unless ``pickle_open_batch=True``), so no training row,
+    label or raw sum is reachable from a pickle or from a model :meth:`fit`
+    returned; a run unpickled with rows or sums left out still predicts but
+    refuses to go on. No generator and
+    no noise is kept: each call draws from a generator of its own
+    (:func:`~skdp_anomaly.privacy.call_rng`).
 
     **Interrupted calls.** A stream cannot simply be rolled back: rows sent
     to ``label_oracle`` were seen by another party, and a rolled-back retry
@@ -297,7 +311,9 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     gives exactly the state of the same calls in memory (its default,
     ``shuffle_blocks=True``, visits the blocks in random order: another
     stream). Incremental fits a clone, so the accountant charged is a copy
-    (``inc.estimator_.accountant``), not the object passed.
+    (``inc.estimator_.accountant``), not the object passed; it moves the
+    running estimator between workers as a pickle, which needs
+    ``pickle_open_batch=True``.
 
     **Speed.** Each selection depends on the last update, so the stream is
     sequential; the loop is compiled with numba and returns to Python only
@@ -360,12 +376,14 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         "eta0": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "average": ["boolean", Interval(numbers.Integral, 1, None, closed="left")],
+        "pickle_open_batch": ["boolean"],
     }
 
     def __init__(self, *, epsilon=1.0, selection="bernoulli", update="ftrl", batch_size=None,
                  fit_intercept=True, intercept_share=0.3, noise="independent", n_rows_hint=None,
                  data_norm=1.0, selection_share=None, slab=None, slab_schedule="fixed",
-                 eta0=None, alpha=None, average=False, random_state=None, accountant=None):
+                 eta0=None, alpha=None, average=False, pickle_open_batch=False,
+                 random_state=None, accountant=None):
         self.epsilon = epsilon
         self.selection = selection
         self.update = update
@@ -381,6 +399,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         self.eta0 = eta0
         self.alpha = alpha
         self.average = average
+        self.pickle_open_batch = pickle_open_batch
         self.random_state = random_state
         self.accountant = accountant
 
@@ -535,6 +554,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         y = check_label_source(y, label_oracle)
         X, labels = self._begin_run(cost, X, y, classes, label_oracle, whole_stream=True)
         self._stream(X, labels, skip=None, commit=False)
+        self._state.close()  # the whole stream is done: no row, label or fingerprint stays
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -543,7 +563,9 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
 
         The first call needs ``classes`` (as for ``SGDClassifier``) and charges
         the run's ε; a batch that is not complete at the end of a call
-        carries over to the next. An exception after the call used rows (or
+        carries over to the next (its rows stay in memory until the batch is
+        used, then are zeroed; a pickle leaves them out, and a run unpickled
+        with such rows does not go on). An exception after the call used rows (or
         obtained labels) leaves the stream where it stopped, counted in the
         public attributes (``n_seen_last_call_`` rows of ``X`` consumed), and
         a retry with the same ``X`` resumes there; an exception before leaves
@@ -579,6 +601,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
             X, labels = self._begin_run(cost, X, y, classes, label_oracle)
             skip = None
         else:
+            self._state.check_resumable(type(self).__name__)
             X, labels = self._continue_run(X, y, classes, label_oracle)
             skip = self._state.resume_position(X)
             self._check_horizon(self.n_seen_ + X.shape[0] - (skip or 0))
@@ -647,7 +670,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
 
     def _run_params(self) -> dict:
         params = self.get_params(deep=False)
-        return {k: v for k, v in params.items() if k not in ("random_state", "accountant")}
+        return {k: v for k, v in params.items()
+                if k not in ("random_state", "accountant", "pickle_open_batch")}
 
     @staticmethod
     def _check_classes(classes):
@@ -705,6 +729,13 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         """Class labels (ties, e.g. before the first update, go to ``classes_[0]``)."""
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __getstate__(self):
+        # the run state pickles its open batch only when the parameter says so now
+        state = getattr(self, "_state", None)
+        if state is not None:
+            state.pickle_data = bool(self.pickle_open_batch)
+        return super().__getstate__()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

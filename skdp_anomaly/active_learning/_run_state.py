@@ -14,6 +14,7 @@ import hashlib
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
+from ..privacy._stream_state import StreamState
 from . import _kernel as kernel
 
 __all__ = ["Labels", "RunState", "check_label_source", "check_y_length"]
@@ -27,19 +28,22 @@ def fingerprint(rows: np.ndarray) -> bytes:
     return digest.digest()
 
 
-class RunState:
+class RunState(StreamState):
     """The private state of a run: the iterate and the label buffer (no generator)."""
 
     def __init__(self, n_features: int, batch_size: int, params: dict, windows=None,
                  ftrl=None):
+        self.batch_size = int(batch_size)  # the most rows a batch or window can hold
         self.w = np.zeros(n_features)
         self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
         self.bias = 0.0  # the current intercept (ftrl)
         self.average_bias = 0.0  # the released intercept_
         self.n_released = 0  # releases so far (ftrl: gradient and threshold windows)
-        self.buf = np.zeros((batch_size, n_features))
-        self.buf_idx = np.zeros(batch_size, np.int64)
-        self.signs = np.zeros(batch_size)
+        # grown call by call (reserve): a window of 16·d/ε rows at a tiny ε must not
+        # allocate memory for rows the stream may never bring
+        self.buf = np.zeros((0, n_features))
+        self.buf_idx = np.zeros(0, np.int64)
+        self.signs = np.zeros(0)
         # ftrl: the window lengths (public) and the released sums and tree (private)
         self.windows = np.zeros(4, np.int64) if windows is None else windows
         self.ftrl = ftrl
@@ -86,6 +90,54 @@ class RunState:
             return position
         return None
 
+    def reserve(self, n_rows: int) -> None:
+        """Room in the buffer for the pending rows and ``n_rows`` more (at most a batch)."""
+        need = min(self.batch_size, int(self.ints[kernel.BUF_N]) + int(n_rows))
+        have = self.buf.shape[0]
+        if need <= have:
+            return
+        size = min(self.batch_size, max(need, 2 * have))
+        grown = [np.zeros((size, self.buf.shape[1])), np.zeros(size, np.int64), np.zeros(size)]
+        for new, old in zip(grown, (self.buf, self.buf_idx, self.signs)):
+            new[:have] = old
+            old[...] = 0  # the old arrays hold no row once copied
+        self.buf, self.buf_idx, self.signs = grown
+
+    def clear_rows(self, first: int = 0, last: int | None = None) -> None:
+        """Zero the buffered rows ``first .. last-1`` (all by default), their labels and indices."""
+        last = self.buf.shape[0] if last is None else last
+        kernel.clear_rows(self.buf, self.buf_idx, self.signs, first, last)
+
+    def close(self) -> None:
+        """The stream is over: zero every buffer, forget the pending batch and the fingerprint.
+
+        Rows of a fixed-length batch that never filled (``update="flmb"`` or
+        ``"flsw"``) are consumed and used by no update, as at the end of the
+        paper's Algorithm 3; a later ``partial_fit`` starts a new batch.
+        """
+        if self.ftrl is not None and self.ftrl.holds_sums():
+            self.left_out = "the true sums of its noise tree's open nodes"
+            self.ftrl = self.ftrl.without_sums()
+        self.clear_rows()
+        ints = self.ints
+        ints[kernel.BUF_N] = ints[kernel.LABELLED] = ints[kernel.PENDING] = 0
+        self.interruption = None
+        self.drop_noise()
+
+    def _without_data(self) -> tuple[dict, str]:
+        """A pickle leaves out the open batch, the fingerprint and the tree's true sums."""
+        n_rows = int(self.ints[kernel.BUF_N])
+        sums = self.ftrl is not None and self.ftrl.holds_sums()
+        replacements = {"buf": np.zeros_like(self.buf), "buf_idx": np.zeros_like(self.buf_idx),
+                        "signs": np.zeros_like(self.signs), "interruption": None,
+                        "noise": np.zeros((0, self.w.shape[0]))}
+        if self.ftrl is not None:
+            replacements["ftrl"] = self.ftrl.without_sums()
+        what = [f"{n_rows} rows of its open batch" if n_rows else "",
+                "the true sums of its noise tree's open nodes" if sums else "",
+                "the fingerprint of an interrupted call's rows" if self.interruption else ""]
+        return replacements, ", ".join(filter(None, what))
+
     def drop_unlabelled(self, flmb: bool) -> None:
         """Forget the buffered rows that still wait for labels from an interrupted ``y``.
 
@@ -94,6 +146,7 @@ class RunState:
         never used again; a batch left incomplete waits for more rows.
         """
         ints = self.ints
+        self.clear_rows(int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N]))
         ints[kernel.BUF_N] = ints[kernel.LABELLED]
         if ints[kernel.PENDING] and (flmb or ints[kernel.BUF_N] == 0):
             ints[kernel.PENDING] = 0

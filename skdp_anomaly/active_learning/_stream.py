@@ -163,6 +163,7 @@ class StreamMixin:
 
     def _run(self, X, labels, start, retry):
         state, n = self._state, X.shape[0]
+        state.reserve(n - start)
         ints = state.ints
         if labels.y is not None and ints[kernel.LABELLED] < ints[kernel.BUF_N]:
             # rows an interrupted call selected wait for labels from its y
@@ -253,6 +254,7 @@ class StreamMixin:
         else:
             state.average[:] = state.w
             state.average_bias = state.bias
+        state.clear_rows(0, int(ints[kernel.BUF_N]))  # released: nothing of the window stays
         ints[kernel.BUF_N] = ints[kernel.LABELLED] = ints[kernel.PENDING] = 0
         kernel.advance_phase(ints, state.windows)
 

@@ -44,6 +44,7 @@ import math
 import numpy as np
 
 from ..privacy import AboveThreshold, PrivacyCost
+from ..privacy._stream_state import StreamState
 from ._core import candidate_range, pncpd, pncpd_mechanism
 from ._statistic import sliding_centre_mid_counts
 
@@ -95,8 +96,13 @@ class _NoiselessThreshold:
         return start + int(hits[0]) if hits.size else None
 
 
-class OnlinePNCPD:
-    """State of one run of Algorithm 4 (no validation: the estimator does it)."""
+class OnlinePNCPD(StreamState):
+    """State of one run of Algorithm 4 (no validation: the estimator does it).
+
+    Until the detection it holds the last window of raw points, the last
+    window's count and AboveThreshold's noisy threshold (whose secrecy the
+    sparse vector's guarantee needs): a pickle leaves them out.
+    """
 
     def __init__(self, *, window: int, threshold: float, epsilon: float, gamma: float,
                  direction: str, rng: np.random.Generator,
@@ -121,6 +127,12 @@ class OnlinePNCPD:
         self.detected_direction = None
         self._tail = np.empty(0)        # last <= n points before the alarm, or the
         self._last_count = None         # PNCPD window being filled after it
+
+    def _without_data(self) -> tuple[dict, str]:
+        if self.detected:
+            return {}, ""
+        return ({"_tail": np.empty(0), "_last_count": None, "_above": None},
+                "its last window of points and its noisy threshold")
 
     @property
     def detected(self) -> bool:

@@ -20,7 +20,11 @@ from ..privacy import (
     check_random_state,
     compose_sequential,
 )
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
 from ..privacy._validation import check_numeric
 from ._core import (
     DIRECTIONS,
@@ -295,8 +299,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     transactions: a call that raises puts the detector back as it was; a
     charge it made stays in ``privacy_spent_`` (and on the accountant).
     Online, a retry does not charge a stage again, so a run costs ε at most.
-    A running online detector keeps (privately) the last ``window`` samples
-    and the noisy threshold: do not publish a pickled running detector.
+    A running online detector keeps in memory the last ``window`` samples,
+    the last window's count and AboveThreshold's noisy threshold (the sparse
+    vector's guarantee needs it secret). A pickle leaves all three out: an
+    unpickled running detector keeps its public attributes but refuses to go
+    on (it would have to drop samples); once it has detected, nothing is
+    left out.
 
     **Complexity and memory.** Offline, each level ranks each of its
     segments once (one stable argsort per segment, mid-ranks in O(m)), so a
@@ -334,7 +342,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     3
     >>> det.privacy_spent_.epsilon <= 5.0
     True
-    >>> PrivateChangePointDetector(epsilon=1.0, random_state=0).fit(
+    >>> PrivateChangePointDetector(epsilon=1.0, random_state=1).fit(
     ...     rng.normal(size=500)).change_points_.tolist()
     []
 
@@ -358,7 +366,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         # above MAX_GRID_EPSILON the grid noise would approach its float limits
-        "epsilon": [Interval(Real, 0, MAX_GRID_EPSILON, closed="right")],
+        "epsilon": epsilon_constraint(MAX_GRID_EPSILON),
         "n_change_points": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "max_change_points": [Interval(Integral, 1, None, closed="left")],
         "min_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -576,6 +584,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             return self._online_feed(x)
         if state.detected:
             return self  # halted after its single detection (Algorithm 4)
+        state.check_resumable(type(self).__name__)
         self._reserve_rest_of_run(state)
         x = self._check_stream_chunk(X)
         if x is None:
