@@ -92,7 +92,10 @@ EXPECTED_FAILED_CHECKS = {
                                     "over ~100 rows; the noisy updates (ε = 1) need more rows"),
     },
     # the searches' own contracts (costs, leaks, outputs) are in tests/test_model_selection.py
-    ("PrivateGridSearchCV", None): {},
+    ("PrivateGridSearchCV", None): {
+        "check_classifiers_train": ("the chosen candidate is the online SVC, whose one private "
+                                    "pass over ~100 rows falls short of 83 % (see above)"),
+    },
     ("PrivateRandomizedSearchCV", None): {},
     ("PrivateLogisticRegression", None): {
         "check_non_transformer_estimators_n_iter": "the solver's iteration count depends on "

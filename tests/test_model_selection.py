@@ -30,6 +30,7 @@ from skdp_anomaly import (
     PrivacyBudgetError,
     PrivacyLeakError,
     PrivateGridSearchCV,
+    PrivateLogisticRegression,
     PrivateOnlineActiveSVC,
     PrivateRandomizedSearchCV,
     check_privacy_budget,
@@ -346,16 +347,87 @@ def test_prediction_methods_delegate_to_the_best_estimator(data):
     assert not hasattr(est, "predict_proba")
 
 
-@needs_diffprivlib
 def test_predict_proba_delegates(data):
-    from diffprivlib.models import GaussianNB
-
     X, y = data
-    nb = GaussianNB(epsilon=1.0, bounds=([-2] * 4, [2] * 4), random_state=0)
-    est = PrivateGridSearchCV(nb, {"epsilon": [0.5, 1.0]}, epsilon=2.0, random_state=0)
+    lr = PrivateLogisticRegression(data_norm=4.0, random_state=0)
+    est = PrivateGridSearchCV(lr, {"epsilon": [0.5, 1.0]}, epsilon=2.0, random_state=0)
     assert check_privacy_budget(est).epsilon == pytest.approx(4.0)
     est.fit(X, y)
     np.testing.assert_array_equal(est.predict_proba(X), est.best_estimator_.predict_proba(X))
+
+
+@needs_diffprivlib
+def test_a_candidate_that_takes_no_label_set_is_a_leak(data):
+    # diffprivlib's GaussianNB reads its classes from the training part it is fitted on
+    from diffprivlib.models import GaussianNB
+
+    nb = GaussianNB(epsilon=1.0, bounds=([-2] * 4, [2] * 4), random_state=0)
+    est = PrivateGridSearchCV(nb, {"epsilon": [0.5, 1.0]}, epsilon=2.0, random_state=0)
+    assert any("takes no public label set" in leak for leak in est.privacy_leaks())
+    with pytest.raises(ValueError, match="takes no public label set"):
+        est.fit(*data)
+
+
+def _rare_class_problem(label_of_the_training_record):
+    """300 rows of classes 0/1; class 2 at one training record (row 0, whose label is
+    the argument) and one validation record (row 299); one public split."""
+    rng = np.random.default_rng(40)
+    X = rng.uniform(-1, 1, (300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[0], y[299] = label_of_the_training_record, 2
+    split = [(np.arange(0, 200), np.arange(200, 300))]
+    return X, y, split
+
+
+@pytest.mark.parametrize("refit", [False, True])
+@pytest.mark.parametrize("selection", ["repeated", "holdout-noisy-max"])
+def test_neighbours_that_differ_in_a_training_label_release_the_same_label_set(selection,
+                                                                              refit):
+    # replacing the only training record of class 2 used to drop it from classes_ with
+    # certainty; now every candidate fit is given the label set of y
+    for label in (2, 0):
+        X, y, split = _rare_class_problem(label)
+        lr = PrivateLogisticRegression(epsilon=1.0, data_norm=2.0, random_state=0)
+        est = PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=2.0, cv=split,
+                                  selection=selection, refit=refit, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(est.best_estimator_.classes_, [0, 1, 2])
+        assert est.best_estimator_.coef_.shape == (3, 3)
+
+
+def test_every_candidate_fit_gets_the_label_set(monkeypatch):
+    # KFold without stratification: class 2 (3 records) is missing from some training parts
+    rng = np.random.default_rng(41)
+    X = rng.uniform(-1, 1, (60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[[5, 6, 7]] = 2
+    seen = []
+    fit = PrivateLogisticRegression.fit
+
+    def recording_fit(self, X, y):
+        seen.append((np.unique(y).tolist(), np.asarray(self.classes).tolist()))
+        return fit(self, X, y)
+
+    monkeypatch.setattr(PrivateLogisticRegression, "fit", recording_fit)
+    lr = PrivateLogisticRegression(epsilon=1.0, data_norm=2.0)
+    PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=1.0, cv=KFold(3),
+                        selection="cv-noisy-max", refit=False, random_state=1).fit(X, y)
+    assert len(seen) == 6 and all(given == [0, 1, 2] for _, given in seen)
+    assert any(labels != [0, 1, 2] for labels, _ in seen)  # a part missed class 2
+
+
+def test_the_label_set_can_be_given_and_is_checked(data):
+    X, y = data
+    lr = PrivateLogisticRegression(epsilon=1.0, data_norm=4.0)
+    est = PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1, 7],
+                              refit=False, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(est.classes_, [0, 1, 7])
+    assert not any("read from y" in a for a in
+                   check_privacy_budget(est).assumptions if a.startswith("(root)"))
+    with pytest.raises(ValueError, match="not in the 'classes' parameter"):
+        PrivateGridSearchCV(lr, {"C": [0.1]}, epsilon=1.0, classes=[0, 7]).fit(X, y)
+    clash = PrivateLogisticRegression(epsilon=1.0, data_norm=4.0, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="differs from the search's public label set"):
+        PrivateGridSearchCV(clash, {"C": [0.1]}, epsilon=1.0, random_state=0).fit(X, y)
 
 
 def test_tags_follow_the_candidate():

@@ -197,7 +197,7 @@ class SeededNoisyCount(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     def _privacy_cost(self):
         return PrivacyCost.pure(self.epsilon, neighbours="replace")
 
-    def fit(self, X, y):
+    def fit(self, X, y, classes=None):  # the search gives its public label set
         noise = GeometricMechanism(self.epsilon).noise(1, check_random_state(self.random_state))
         self.noisy_count_ = int(np.sum(np.asarray(y) == 1)) + int(noise[0])
         self.classes_ = np.array([0, 1])

@@ -89,9 +89,9 @@ class DeclaredCostClassifier(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     def _privacy_cost(self) -> PrivacyCost:
         return PrivacyCost.pure(float(self.epsilon), neighbours="replace")
 
-    def fit(self, X, y):
-        """Learn nothing: the classes are fixed to ``[0, 1]``."""
-        self.classes_ = np.array([0, 1])
+    def fit(self, X, y, classes=None):
+        """Learn nothing: the classes are ``classes`` (the public label set) or ``[0, 1]``."""
+        self.classes_ = np.array([0, 1]) if classes is None else np.asarray(classes)
         self._fitted = True
         return self
 

@@ -67,6 +67,17 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
     leaks = ([f"{where}: {fold.leak}"] if fold.leak else []) + list(plan.leaks)
     assumptions = ([f"{where}: {fold.assumption}"] if fold.assumption else []) + list(
         plan.assumptions)
+    if not selection["label_set"]:
+        leaks.append(
+            f"{where}: the candidates' final classifier takes no public label set (no "
+            "'classes' parameter, nor a 'classes' argument of its fit), so a candidate fitted "
+            "on a training part shows in classes_ which labels that part holds (one record "
+            "can hold the only label of a class). Use a classifier that takes one, such as "
+            "PrivateLogisticRegression or PrivateOnlineActiveSVC.")
+    if selection["classes"] is None:
+        assumptions.append(f"{where}: the set of class labels is read from y and treated as "
+                           "public; every candidate fit is given it, whatever its training "
+                           "part holds (pass classes=[...] to fix it in advance)")
     groups: dict = {}
     for fit_rows, mult in plan.weighted_rows:
         for r in fit_rows:

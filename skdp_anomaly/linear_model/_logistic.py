@@ -13,8 +13,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state, warn_privacy_leak
+from ..privacy._grid import check_rate
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
 from ..privacy._validation import check_numeric
 from ._objective import design_matrix, fit_objective_perturbation, plan_fit
 
@@ -23,8 +28,6 @@ __all__ = ["PrivateLogisticRegression", "default_C"]
 #: the default C is ``DEFAULT_C_SLOPE · ε · n / D``, clipped to [C_MIN, C_MAX]
 DEFAULT_C_SLOPE = 1.0 / 300.0
 C_MIN, C_MAX = 0.01, 100.0
-#: the smallest ε accepted (fits were measured to work down to 1e-100)
-MIN_EPSILON = 1e-100
 
 
 def default_C(epsilon: float, n_samples: int, n_features: int, n_classes: int = 2) -> float:
@@ -88,7 +91,11 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     Parameters
     ----------
     epsilon : float, default=1.0
-        Pure ε-DP under replace-one-record neighbours; from 1e-100 to 30.
+        Pure ε-DP under replace-one-record neighbours; from
+        :data:`~skdp_anomaly.privacy.MIN_EPSILON` (``1e-6``) to 30. Below
+        ``1e-6`` (or when the float-safety noise, ``ε/200`` per coefficient,
+        would fall below the samplers' smallest rate) ``privacy_cost()``
+        refuses it, before any charge.
     data_norm : float or None, default=None
         Public bound on the L2 norm of a row; rows above it are projected
         onto the ball before training (not at prediction). ``None`` reads the
@@ -110,13 +117,19 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         coefficient (the bound on a row grows to ``data_norm·√(1+κ²)``).
     max_iter : int, default=1000
         Iterations of the L-BFGS-B solver before the Newton polish.
+    classes : array-like of shape (n_classes,) or None, default=None
+        The public label set (at least two labels). Every label of ``y``
+        must be in it; a label with no row still gets its coefficients, so
+        the released model's shape does not depend on which labels occur.
+        ``None`` reads the label set from ``y`` and treats it as public
+        (:meth:`privacy_assumptions`).
     {random_state}
     {accountant}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        The class labels (read from ``y`` and treated as public).
+        The class labels: ``classes`` sorted, or those of ``y`` (public).
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         The released coefficients.
     intercept_ : ndarray of shape (1,) or (n_classes,)
@@ -210,33 +223,43 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         # above 30 the float-safety noise (1 % of ε over the coefficients) risks vanishing
-        "epsilon": [Interval(numbers.Real, 0, 30, closed="right")],
+        "epsilon": epsilon_constraint(30),
         "data_norm": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "classes": ["array-like", None],
     }
     _data_derived_params = {"data_norm": "stored in `data_norm_`"}
 
     def __init__(self, *, epsilon=1.0, data_norm=None, C="auto", fit_intercept=True,
-                 intercept_scaling=0.25, max_iter=1000, random_state=None, accountant=None):
+                 intercept_scaling=0.25, max_iter=1000, classes=None, random_state=None,
+                 accountant=None):
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
+        self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
 
     # ------------------------------------------------------------ privacy
     def _more_validate_params(self) -> None:
-        # the noise's norm grows like 1/ε: below this it leaves double precision
-        if float(self.epsilon) < MIN_EPSILON:
-            raise ValueError(f"The 'epsilon' parameter must be at least {MIN_EPSILON:g} (the "
-                             "noise overflows double precision below it); got "
-                             f"{self.epsilon!r}.")
+        self._public_classes()
+
+    def _public_classes(self):
+        """The public label set (sorted), or None; checked from the parameter alone."""
+        if self.classes is None:
+            return None
+        classes = np.asarray(self.classes)
+        if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
+            raise ValueError("The 'classes' parameter of PrivateLogisticRegression must be a "
+                             "1-D array-like of at least 2 distinct class labels; got "
+                             f"{self.classes!r}.")
+        return np.unique(classes)
 
     def _privacy_cost(self) -> PrivacyCost:
         return PrivacyCost.pure(
@@ -244,13 +267,15 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             "(Chaudhuri et al. 2011), float-safe release", neighbours="replace")
 
     def privacy_assumptions(self) -> tuple:
-        """Return what the guarantee takes as public: the label set read from ``y``.
+        """Return what the guarantee takes as public: the label set, when read from ``y``.
 
         Returns
         -------
         tuple of str
-            One sentence.
+            One sentence with ``classes=None``, else empty.
         """
+        if self.classes is not None:
+            return ()
         return ("PrivateLogisticRegression: the set of class labels is read from y and "
                 "treated as public",)
 
@@ -276,10 +301,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         check_numeric(X, type(self).__name__, ensure_2d=True)  # sklearn's errors quote X
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError("PrivateLogisticRegression needs samples of at least 2 classes in "
-                             "the data, but the data contains only 1 class.")
+        classes, y_idx = self._label_set(y)
         n, d = X.shape
         data_norm = self._data_norm_of(X)
         kappa = float(self.intercept_scaling)
@@ -299,6 +321,26 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.privacy_spent_ = self._spent()
         return self
 
+    def _label_set(self, y):
+        """``(classes, index of each label)``: the public label set, or that of ``y``."""
+        public = self._public_classes()
+        if public is None:
+            classes, y_idx = np.unique(y, return_inverse=True)
+            if classes.size < 2:
+                raise ValueError("PrivateLogisticRegression needs samples of at least 2 classes "
+                                 "in the data, but the data contains only 1 class (pass the "
+                                 "public label set as 'classes' when a class may be absent).")
+            return classes, y_idx
+        if np.asarray(y).dtype.kind != public.dtype.kind and not (
+                np.asarray(y).dtype.kind in "iuf" and public.dtype.kind in "iuf"):
+            raise ValueError("y and the 'classes' parameter of PrivateLogisticRegression hold "
+                             "labels of different types.")
+        unknown = ~np.isin(y, public)
+        if unknown.any():
+            raise ValueError(f"{int(unknown.sum())} labels of y are not in the 'classes' "
+                             "parameter of PrivateLogisticRegression (the public label set).")
+        return public, np.searchsorted(public, y)
+
     def _plan(self, n, n_coef, n_classes, C, r_aug):
         """The fit's public plan, or a ValueError naming the parameters it overflows with."""
         with np.errstate(over="ignore", under="ignore"):
@@ -307,6 +349,10 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                 plan = plan_fit(float(self.epsilon), n, n_coef, n_classes, lam)
             except (OverflowError, ZeroDivisionError):
                 plan = None
+        if plan is not None:  # the float-safety noise's rate, refused before the charge
+            check_rate(plan.eps_smooth / (2.0 * plan.dim),
+                       f"The 'epsilon' parameter of PrivateLogisticRegression ({self.epsilon!r}) "
+                       f"over {plan.dim} coefficients")
         if plan is None or not all(math.isfinite(v) and v > 0 for v in
                                    (plan.lam, plan.eps_noise, plan.grid, plan.target)):
             raise ValueError(

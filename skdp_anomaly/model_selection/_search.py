@@ -18,7 +18,7 @@ from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..privacy import (
     GeometricMechanism,
@@ -30,7 +30,12 @@ from ..privacy import (
     compose_sequential,
 )
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import (
+    PRIVACY_PARAMETER_CONSTRAINTS,
+    epsilon_constraint,
+    private_fit,
+)
+from ._label_set import give_label_set, label_set_route
 from ._repetitions import sample_tnb, tnb_gamma_for_mean
 
 __all__ = ["PrivateGridSearchCV", "PrivateRandomizedSearchCV"]
@@ -55,12 +60,13 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict"])],
         # above 30 the noise of a count rounds to zero in double precision
-        "epsilon": [Interval(Real, 0, MAX_GEOMETRIC_EPSILON, closed="right")],
+        "epsilon": epsilon_constraint(MAX_GEOMETRIC_EPSILON),
         "selection": [StrOptions(set(SELECTIONS))],
         "n_runs": [StrOptions({"auto"}), Interval(Real, 1, None, closed="left")],
         "cv": ["cv_object"],
         "scoring": [StrOptions({"accuracy"}), None],
         "refit": ["boolean"],
+        "classes": ["array-like", None],
     }
 
     # ------------------------------------------------------------ privacy
@@ -76,7 +82,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         """
         self._check_params()
         return {"rule": self.selection, "epsilon": float(self.epsilon),
-                "cv": self._splitter(None), "refit": bool(self.refit)}
+                "cv": self._splitter(None), "refit": bool(self.refit),
+                "label_set": label_set_route(self.estimator) is not None,
+                "classes": self.classes}
 
     def _plan(self):
         from ..budget._validator import private_search_plan
@@ -164,8 +172,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              "is None: the validation score is a count of correct predictions.")
         X, y, groups = indexable(X, y, groups)
+        y = column_or_1d(y, warn=True)  # a column vector would broadcast in the counts
         check_classification_targets(y)
-        y = np.asarray(y)
+        label_set = self._label_set(y)
         seeds = check_random_state(self.random_state).integers(2**63, size=3)
         schedule, noise, fit_seeds = (np.random.default_rng(int(s)) for s in seeds)
         candidates = self._candidates(schedule)
@@ -174,7 +183,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         selection_cost = compose_sequential(
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
             neighbours="replace")
-        data = (X, y, splits, candidates, fit_seeds)
+        data = (X, y, splits, candidates, (fit_seeds, label_set))
         if self.selection == "repeated":
             index, model, score = self._repeated(data, plan, selection_cost, schedule, noise)
             self.best_score_ = score
@@ -186,7 +195,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self.n_splits_ = len(splits)
         if self.refit:
             self._charge(refit_cost)
-            model = self._fit_on(self.best_params_, X, y, fit_seeds)
+            model = self._fit_on(self.best_params_, X, y, (fit_seeds, label_set))
         self.best_estimator_ = model
         if hasattr(model, "n_features_in_"):
             self.n_features_in_ = model.n_features_in_
@@ -194,14 +203,32 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self.privacy_spent_ = self._spent()
         return self
 
-    def _fit_on(self, params, X, y, seeds, train=None):
+    def _label_set(self, y):
+        """The public label set: ``classes``, or the labels of ``y`` (public by assumption)."""
+        if self.classes is None:
+            return np.unique(y)
+        classes = np.unique(np.asarray(self.classes))
+        if classes.size < 2 or classes.size != len(self.classes):
+            raise ValueError("The 'classes' parameter must list at least 2 distinct class "
+                             f"labels; got {self.classes!r}.")
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(f"{int(unknown.sum())} labels of y are not in the 'classes' "
+                             "parameter (the public label set).")
+        return classes
+
+    def _fit_on(self, params, X, y, context, train=None):
+        """A candidate fitted on the training part (all of ``X`` without ``train``),
+        given the public label set whatever labels the part holds."""
+        seeds, label_set = context
         model = clone(self.estimator).set_params(**params)
         given = _set_seeds(model)
         model.set_params(**{k: int(seeds.integers(2**31 - 1)) for k in given})
+        fit_params = give_label_set(model, label_set)
         if train is None:
-            model.fit(X, y)
+            model.fit(X, y, **fit_params)
         else:
-            model.fit(_safe_indexing(X, train), _safe_indexing(y, train))
+            model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
         # the seed a fit used is never released: it would replay the model's noise
         return model.set_params(**given)
 
@@ -211,7 +238,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _repeated(self, data, plan, cost, schedule, noise):
         """Random repetitions: the best of ``K ~ D_{η,γ}`` noisy runs (its model and score)."""
-        X, y, splits, candidates, seeds = data
+        X, y, splits, candidates, context = data
         eta = plan.eta
         run_epsilon = plan.run_epsilon if plan.run_epsilon > 0 else float(self.epsilon) / 3
         gamma = tnb_gamma_for_mean(eta, self._n_runs(len(candidates), len(splits)))
@@ -222,7 +249,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         for run in range(n_runs):
             index = int(schedule.integers(len(candidates)))
             train, test = splits[int(schedule.integers(len(splits)))]
-            model = self._fit_on(candidates[index], X, y, seeds, train)
+            model = self._fit_on(candidates[index], X, y, context, train)
             correct = self._correct(model, X, y, test)
             if run == 0:
                 self._charge(cost)  # right before the first noisy count
@@ -234,13 +261,13 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _noisy_max(self, data, cost, noise):
         """Report-noisy-max over the validation counts of every candidate."""
-        X, y, splits, candidates, seeds = data
+        X, y, splits, candidates, context = data
         used = splits[:1] if self.selection == "holdout-noisy-max" else splits
         counts = np.zeros(len(candidates), dtype=np.int64)
         first = []
         for c, params in enumerate(candidates):
             for s, (train, test) in enumerate(used):
-                model = self._fit_on(params, X, y, seeds, train)
+                model = self._fit_on(params, X, y, context, train)
                 counts[c] += self._correct(model, X, y, test)
                 if s == 0:
                     first.append(model)
@@ -346,7 +373,7 @@ _SHARED_DOC = """
         privacy is refused.
     {candidates}
     epsilon : float
-        ε of the choice, on top of the candidates' own costs, in ``(0, 30]``.
+        ε of the choice, on top of the candidates' own costs, in ``[1e-6, 30]``.
         For ``selection="repeated"`` it must be at least the cost of the
         dearest candidate, ``ε_run``; ``2·ε_run`` is Liu and Talwar's random
         stopping (``3·ε_run`` in all). See Notes for each ``selection``.
@@ -376,6 +403,13 @@ _SHARED_DOC = """
         is a model the search already fitted and paid for: the winning run's
         model (``"repeated"``), or the chosen candidate's model on the first
         split; no extra cost.
+    classes : array-like of shape (n_classes,) or None, default=None
+        The public label set. Every candidate fit is given it (through its
+        ``classes`` parameter, or its ``fit``'s), whatever labels its
+        training part holds, so a released model's ``classes_`` never tells
+        which labels a part held. ``None`` takes the labels of ``y`` as
+        public (an assumption the budget report states). A candidate that
+        can take no label set is refused (a leak).
     random_state : None, int or numpy.random.Generator, default=None
         Draws the splits' permutation, the runs and the noise (from separate
         streams; no generator is kept). ``None`` for deployment. A
@@ -511,7 +545,7 @@ class PrivateGridSearchCV(_PrivateSearch):
     >>> X, y = make_classification(1000, n_features=5, random_state=0)
     >>> svc = PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=0)
     >>> search = PrivateGridSearchCV(svc, {"epsilon": [0.5, 1.0]}, epsilon=2.0,
-    ...                              refit=False, random_state=0)
+    ...                              refit=False, random_state=2)
     >>> float(check_privacy_budget(search).epsilon)  # the dearest fit + the choice
     3.0
     >>> search.fit(X, y).best_params_
@@ -524,7 +558,8 @@ class PrivateGridSearchCV(_PrivateSearch):
     }
 
     def __init__(self, estimator, param_grid, *, epsilon, selection="repeated", n_runs="auto",
-                 cv=None, scoring=None, refit=True, random_state=None, accountant=None):
+                 cv=None, scoring=None, refit=True, classes=None, random_state=None,
+                 accountant=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -533,6 +568,7 @@ class PrivateGridSearchCV(_PrivateSearch):
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
+        self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
 
@@ -581,7 +617,7 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
 
     def __init__(self, estimator, param_distributions, *, n_iter=10, epsilon,
                  selection="repeated", n_runs="auto", cv=None, scoring=None, refit=True,
-                 random_state=None, accountant=None):
+                 classes=None, random_state=None, accountant=None):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.n_iter = n_iter
@@ -591,6 +627,7 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
+        self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
 

@@ -1,0 +1,62 @@
+"""Giving a search's candidates the public label set.
+
+A classifier that reads its labels from the ``y`` it is fitted on releases
+them: fitted on a training part where one record holds the only label of a
+class, its ``classes_`` (and the shape of its model) changes when that
+record's label does. A search therefore hands every candidate the label set
+of the whole problem, which is public, through the candidate's ``classes``
+parameter (at any depth of a pipeline) or the ``classes`` argument of its
+final step's ``fit``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+
+__all__ = ["give_label_set", "label_set_route"]
+
+
+def label_set_route(estimator):
+    """``(parameters, fit argument)`` through which ``estimator`` takes a label set, or None.
+
+    ``parameters`` lists every ``classes`` parameter at any depth; the fit
+    argument is the routed name of a ``classes`` argument of the final
+    step's ``fit`` (used when the final step has no such parameter). None
+    when the final step takes the label set neither way: it reads its
+    labels from the training part.
+    """
+    params = [k for k in estimator.get_params(deep=True)
+              if k == "classes" or k.endswith("__classes")]
+    final, prefix = estimator, ""
+    while isinstance(final, Pipeline):
+        name, final = final.steps[-1]
+        prefix += f"{name}__"
+    if "classes" in final.get_params(deep=False):
+        return params, None
+    fit = getattr(final, "fit", None)
+    if fit is not None and "classes" in inspect.signature(fit).parameters:
+        return params, prefix + "classes"
+    return None
+
+
+def give_label_set(model, label_set: np.ndarray) -> dict:
+    """Set every ``classes`` parameter of ``model`` to ``label_set``; the fit arguments.
+
+    A ``classes`` parameter already set must equal ``label_set``.
+    """
+    route = label_set_route(model)
+    if route is None:
+        raise ValueError(f"{type(model).__name__} cannot be given the public label set.")
+    params, fit_argument = route
+    values = model.get_params(deep=True)
+    for name in params:
+        given = values[name]
+        if given is not None and not np.array_equal(np.unique(np.asarray(given)), label_set):
+            raise ValueError(
+                f"The candidates' '{name}' parameter ({given!r}) differs from the search's "
+                f"public label set {label_set.tolist()!r}; leave it None or make them equal.")
+    model.set_params(**{name: label_set.tolist() for name in params if values[name] is None})
+    return {} if fit_argument is None else {fit_argument: label_set}
