@@ -14,8 +14,8 @@ advance: the candidates' fits, the choice and the refit.
 This example shows
 
 (a) the privacy–utility curve of a private pipeline for imbalanced data,
-    :func:`skdp_anomaly.dp_imbalanced_pipeline` (DPSMOTE, then diffprivlib's
-    :class:`~diffprivlib.models.LogisticRegression`), as G-mean against the
+    :func:`skdp_anomaly.dp_imbalanced_pipeline` (DPSMOTE, then
+    :class:`~skdp_anomaly.PrivateLogisticRegression`), as G-mean against the
     total ε, with the private classifier alone and a non-private
     SMOTE + logistic regression for reference;
 (b) a private choice of the regularisation ``C`` of a private logistic
@@ -38,7 +38,6 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
-from diffprivlib.models import LogisticRegression
 from imblearn.metrics import geometric_mean_score
 from imblearn.over_sampling import SMOTE
 from imblearn.pipeline import make_pipeline
@@ -47,9 +46,13 @@ from sklearn.linear_model import LogisticRegression as NonPrivateLogisticRegress
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 
-from skdp_anomaly import PrivateGridSearchCV, check_privacy_budget, dp_imbalanced_pipeline
+from skdp_anomaly import (
+    PrivateGridSearchCV,
+    PrivateLogisticRegression,
+    check_privacy_budget,
+    dp_imbalanced_pipeline,
+)
 
-warnings.filterwarnings("ignore", category=DeprecationWarning)  # scipy, inside diffprivlib
 # at ε = 0.5 DPSMOTE warns that its class mean is noisy: the curve shows it
 warnings.filterwarnings("ignore", message="DPSMOTE: the noisy mean")
 
@@ -73,8 +76,8 @@ print(f"{len(y_train)} training rows, {int(y_train.sum())} positives; "
 
 
 def private_pipeline(epsilon, seed):
-    return dp_imbalanced_pipeline(LogisticRegression(), epsilon=epsilon, bounds=bounds,
-                                  strategy="oversample", random_state=seed)
+    return dp_imbalanced_pipeline(epsilon=epsilon, bounds=bounds, strategy="oversample",
+                                  random_state=seed)
 
 
 print(check_privacy_budget(private_pipeline(2.0, 0)).to_markdown())
@@ -96,7 +99,8 @@ for epsilon in epsilons:
     for seed in seeds:
         pipe = private_pipeline(epsilon, seed).fit(X_train, y_train)
         with_dpsmote.append(geometric_mean_score(y_test, pipe.predict(X_test)))
-        clf = LogisticRegression(epsilon=epsilon, data_norm=data_norm, random_state=seed)
+        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=data_norm,
+                                        random_state=seed)
         alone.append(geometric_mean_score(y_test, clf.fit(X_train, y_train).predict(X_test)))
     curves["DPSMOTE + private LR"].append(with_dpsmote)
     curves["private LR alone"].append(alone)
@@ -202,7 +206,7 @@ epsilon_fit = 1 / 3
 def candidate(seed):
     # the seed makes every fit of one candidate draw the same noise: reproducible here,
     # but a deployment leaves random_state=None so that each run draws fresh noise
-    return LogisticRegression(epsilon=epsilon_fit, data_norm=1.0, random_state=seed)
+    return PrivateLogisticRegression(epsilon=epsilon_fit, data_norm=1.0, random_state=seed)
 
 
 def private_search(seed):
@@ -224,9 +228,9 @@ print(grid_report.to_markdown())
 # ------------------------------------------------------
 # Ten repetitions (fresh folds, runs and noise). For reference, the test
 # accuracy of each candidate fitted once on all private rows at ε = 1/3
-# (ten noise draws), and one private logistic regression with scikit-learn's
-# default ``C = 1`` at the search's whole ε = 1: what not searching at all
-# buys with the same budget.
+# (ten noise draws), and one private logistic regression with its default
+# ``C="auto"`` at the search's whole ε = 1: what not searching at all buys
+# with the same budget.
 
 repetitions = range(10)
 methods = {
@@ -240,9 +244,9 @@ for seed in repetitions:
         search = make(seed).fit(X_private, y_private)
         picks[name].append(search.best_params_["C"])
         test_accuracy[name].append(search.score(X_test, y_test))
-no_search = f"no search, C = 1 (ε = {private_report.epsilon:g})"
+no_search = f"no search, C = 'auto' (ε = {private_report.epsilon:g})"
 test_accuracy[no_search] = [
-    LogisticRegression(epsilon=private_report.epsilon, data_norm=1.0, random_state=seed)
+    PrivateLogisticRegression(epsilon=private_report.epsilon, data_norm=1.0, random_state=seed)
     .fit(X_private, y_private).score(X_test, y_test)
     for seed in repetitions
 ]
@@ -289,8 +293,9 @@ fig.tight_layout()
 # returns was trained on one fold's training part, so its test accuracy is
 # a little lower and more spread out. ``GridSearchCV`` gets there by
 # spending almost six times the ε, and its choice is not covered at all.
-# The last row is a reminder that a search is not free: here scikit-learn's
-# default ``C = 1`` at the whole ε = 1 does as well as the private search.
-# The search pays when no good value is known in advance for the ε at hand
-# (the best ``C`` of a private logistic regression moves with ε), and it
-# must be charged either way.
+# The last row is a reminder that a search is not free: here the private
+# logistic regression's default ``C="auto"`` (a public rule of ε, n and d)
+# at the whole ε = 1 does better than either search. The search pays when
+# no good value is known in advance for the ε at hand (the best ``C`` of a
+# private logistic regression moves with ε), and it must be charged either
+# way.

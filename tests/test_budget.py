@@ -95,7 +95,8 @@ class NonPrivateLearner(TransformerMixin, BaseEstimator):
 
 
 def lr(epsilon=1.0):
-    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, random_state=0)
+    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, fit_intercept=False,
+                                 random_state=0)
 
 
 def dp_pipeline(sampler_eps=0.5, clf_eps=1.0):
@@ -476,7 +477,7 @@ def test_non_private_final_estimator_leaks():
 # (priced without leaks, with data-derived parameters, the names of those leaks)
 DP_MODELS = [
     (dp.GaussianNB(epsilon=0.7, bounds=(0, 1)), dp.GaussianNB(epsilon=0.7), ["bounds"]),
-    (lr(0.7), dp.LogisticRegression(epsilon=0.7), ["data_norm"]),
+    (lr(0.7), dp.LogisticRegression(epsilon=0.7, fit_intercept=False), ["data_norm"]),
     (
         dp.LinearRegression(epsilon=0.7, bounds_X=(0, 1), bounds_y=(0, 1)),
         dp.LinearRegression(epsilon=0.7, bounds_X=(0, 1)),

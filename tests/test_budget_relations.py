@@ -99,7 +99,8 @@ class ThirdPartyCost(TransformerMixin, BaseEstimator):
 
 
 def lr(epsilon=1.0):
-    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, random_state=0)
+    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, fit_intercept=False,
+                                 random_state=0)
 
 
 def issue_example():

@@ -248,7 +248,7 @@ def test_refused_budget_leaves_it_unfitted(data):
 def test_privacy_cost_adds_the_wrapped_diffprivlib_model():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
-    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=1.5),
+    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=1.5, fit_intercept=False),
                                         epsilon=0.1)
     cost = clf.privacy_cost()
     # add/remove ε = 0.1 counts 0.2 under replace-one neighbours, diffprivlib's relation
@@ -511,7 +511,7 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
     X = np.clip(X, -4, 4)
     bounds = ([-4.0] * 5, [4.0] * 5)
     # ε = 2 < √5: "auto" oversamples
-    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0, bounds=bounds,
                                   random_state=0)
     assert pipe.named_steps["classifier"].data_norm == pytest.approx(np.sqrt(5 * 16))
     report = check_privacy_budget(pipe, 2.0)  # raises if over budget or leaking
@@ -533,7 +533,7 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
     # that needs data_norm, and for "auto", which needs d
     dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4), strategy="oversample")
     with pytest.raises(ValueError, match="data_norm"):
-        dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=(-4, 4),
+        dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0, bounds=(-4, 4),
                                strategy="oversample")
     with pytest.raises(ValueError, match="'bounds'"):
         dp_imbalanced_pipeline(GaussianNB(), epsilon=2.0, bounds=(-4, 4))
@@ -545,7 +545,7 @@ def test_pipeline_budget_and_fit_with_diffprivlib(data):
 def test_every_strategy_costs_exactly_epsilon(strategy, epsilon):
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
-    est = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=epsilon, bounds=BOX8,
+    est = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=epsilon, bounds=BOX8,
                                  strategy=strategy, random_state=0)
     branch = resolve_imbalanced_strategy(epsilon, 8) if strategy == "auto" else strategy
     assert type(est) is {"oversample": Pipeline,
@@ -567,7 +567,7 @@ def test_threshold_branch_fits_and_predicts(data):
     X, y = data  # 2000 rows, 10 % minority, d = 5
     X = np.clip(X / 4, -1, 1)
     bounds = ([-1.0] * 5, [1.0] * 5)
-    clf = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=5.0, bounds=bounds,
+    clf = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=5.0, bounds=bounds,
                                  random_state=0)  # 5 ≥ √5: the threshold
     assert isinstance(clf, NoisyPriorThresholdClassifier)
     with warnings.catch_warnings():
@@ -588,11 +588,11 @@ def test_threshold_branch_fits_and_predicts(data):
 
 def test_dead_zone_free_C_keeps_half_of_epsilon_for_the_noise():
     # diffprivlib's objective perturbation keeps ε' = ε − 2 log(1 + R·C/4) for its noise
-    # (R = √(data_norm² + 1) with its intercept); the proof charges log(1 + R²C/4)
+    # (R = data_norm: no intercept, its only DP setting); the proof charges log(1 + R²C/4)
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0):
         for norm in (1.0, np.sqrt(8), np.sqrt(36), np.sqrt(1617)):
             C = dead_zone_free_C(eps, norm)
-            R = np.hypot(norm, 1.0)
+            R = norm
             assert 0 < C <= 1
             assert eps - 2 * np.log1p(R * C / 4) >= eps / 2 - 1e-12
             assert np.log1p(R * R * C / 4) <= eps / 2 + 1e-12
@@ -632,7 +632,7 @@ def test_validator_and_pipeline_charge_diffprivlib_logistic_regression_honestly(
         check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0), 2.0)
     # the pipeline gives diffprivlib's model the ε and C whose proven price is its share
     box = ([-2.0] * 9, [2.0] * 9)  # data_norm 6
-    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=box,
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0, bounds=box,
                                   strategy="oversample")
     clf = pipe.named_steps["classifier"]
     assert clf.data_norm == pytest.approx(6.0) and clf.epsilon < 1.0
@@ -644,23 +644,23 @@ def test_pipeline_sets_C_by_the_rule_for_diffprivlib_logistic_regression():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
     bounds = ([-1.0] * 21, [1.0] * 21)
-    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0, bounds=bounds,
                                   strategy="oversample")
     clf = pipe.named_steps["classifier"]
     assert clf.C == pytest.approx(dead_zone_free_C(1.0, np.sqrt(21))) and clf.C < 1
     # a C the user set is kept; other classifiers are left alone
-    user = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds,
+    user = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5, fit_intercept=False), epsilon=2.0, bounds=bounds,
                                   strategy="oversample")
     assert user.named_steps["classifier"].C == 0.5
-    large = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=20.0, bounds=bounds,
+    large = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=20.0, bounds=bounds,
                                    strategy="oversample")
     assert large.named_steps["classifier"].C == 1.0  # no dead zone at ε = 10
     # the threshold strategy: the rule at the classifier's 0.95 ε
-    thr = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=bounds,
+    thr = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0, bounds=bounds,
                                  strategy="threshold")
     assert thr.estimator.C == pytest.approx(dead_zone_free_C(1.9, np.sqrt(21)))
     assert thr.estimator.C < 1
-    kept = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5), epsilon=2.0, bounds=bounds,
+    kept = dp_imbalanced_pipeline(DPLogisticRegression(C=0.5, fit_intercept=False), epsilon=2.0, bounds=bounds,
                                   strategy="threshold")
     assert kept.estimator.C == 0.5
 
@@ -669,7 +669,7 @@ def test_pipeline_sets_C_by_the_rule_for_diffprivlib_logistic_regression():
 def test_noisy_prior_inside_the_pipeline_budget():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
-    pipe = dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0,
+    pipe = dp_imbalanced_pipeline(DPLogisticRegression(fit_intercept=False), epsilon=2.0,
                                   bounds=([-1.0] * 3, [1.0] * 3), strategy="oversample",
                                   random_state=0)
     pipe.steps[-1] = ("classifier", NoisyPriorThresholdClassifier(pipe.steps[-1][1],
@@ -715,3 +715,15 @@ def test_default_pipeline_fits_and_finds_the_minority(data, epsilon):
     assert np.sqrt(recall * specificity) > 0.5
     if epsilon >= 5:
         assert roc_auc_score(y, est.predict_proba(X)[:, 1]) > 0.65
+
+
+@needs_diffprivlib
+def test_diffprivlib_logistic_regression_with_its_intercept_is_refused():
+    # its intercept is unpenalised: not DP at any ε (tests/test_diffprivlib_intercept.py)
+    from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
+    with pytest.raises(ValueError, match="'classifier' parameter.*fit_intercept=True"):
+        dp_imbalanced_pipeline(DPLogisticRegression(), epsilon=2.0, bounds=BOX8)
+    report = check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0),
+                                  on_leak="ignore")
+    assert not report.is_private and any("fit_intercept=False" in x for x in report.leaks)

@@ -45,7 +45,7 @@ from sklearn.random_projection import GaussianRandomProjection, SparseRandomProj
 from sklearn.utils import get_tags
 
 from ..privacy import PrivacyCost, relation_text
-from ..privacy._diffprivlib import diffprivlib_logistic_epsilon
+from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_epsilon
 
 __all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]
 
@@ -227,6 +227,8 @@ def _price_diffprivlib(estimator, path: str) -> StepPrice:
     if cls == "LogisticRegression" and params.get("data_norm") is not None:
         cost, note = _price_diffprivlib_logistic(estimator, params, epsilon)
         notes += [note] if note else []
+    if cls == "LogisticRegression" and params.get("fit_intercept", True):
+        leaks += (f"{_where(path)}: {UNREGULARISED_INTERCEPT}",)
     if _is_fitted(estimator) and not missing and any(n in params for n in (*names, "classes")):
         notes.append(
             "already fitted: diffprivlib replaces None bounds/data_norm/classes by "

@@ -554,7 +554,7 @@ def check_privacy_budget(
     >>> from skdp_anomaly.budget import check_privacy_budget
     >>> pipe = Pipeline([
     ...     ("scale", StandardScaler(epsilon=0.5, bounds=(0, 1))),
-    ...     ("clf", LogisticRegression(epsilon=1.0, data_norm=1.5)),
+    ...     ("clf", LogisticRegression(epsilon=1.0, data_norm=1.5, fit_intercept=False)),
     ... ])
     >>> report = check_privacy_budget(pipe, budget=2.0)
     >>> report.epsilon, report.neighbours

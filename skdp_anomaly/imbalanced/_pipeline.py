@@ -18,7 +18,7 @@ from sklearn.base import clone
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..privacy import check_epsilon, check_random_state
-from ..privacy._diffprivlib import diffprivlib_logistic_settings
+from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_settings
 from ._threshold import NoisyPriorThresholdClassifier
 
 __all__ = ["PIPELINE_SPLIT", "dead_zone_free_C", "dp_imbalanced_pipeline",
@@ -128,7 +128,11 @@ def dp_imbalanced_pipeline(classifier=None, *, epsilon: float, bounds, strategy:
     range of ε where objective perturbation keeps almost no ε for its noise
     (:func:`~skdp_anomaly.imbalanced.dead_zone_free_C`), and its ``epsilon``
     is lowered by what its own accounting under-charges when
-    ``data_norm > 2``, so that its share is what it provably spends.
+    ``data_norm > 2``, so that its share is what it provably spends. Its
+    ``fit_intercept=True`` (diffprivlib's default) is refused: diffprivlib
+    leaves the intercept unpenalised, and the model is then not
+    differentially private at any ε; pass ``fit_intercept=False`` (and a
+    constant feature, if you need one), or keep the default classifier.
 
     Parameters
     ----------
@@ -275,10 +279,12 @@ def _private_classifier(classifier, params, epsilon, bounds, lower, upper, n_fea
                 "scalar bounds do not give (it depends on the number of features): pass bounds "
                 "per feature, or set data_norm on the classifier.")
         updates["data_norm"] = float(np.linalg.norm(np.maximum(np.abs(lower), np.abs(upper))))
+    if _is_objective_perturbation(classifier) and params.get("fit_intercept", True):
+        raise ValueError(f"The 'classifier' parameter: {UNREGULARISED_INTERCEPT}.")
     norm = updates.get("data_norm", params.get("data_norm"))
     if _is_objective_perturbation(classifier) and params.get("C") == 1.0 and norm:
         updates["epsilon"], updates["C"] = diffprivlib_logistic_settings(
-            epsilon, float(norm), bool(params.get("fit_intercept", True)))
+            epsilon, float(norm), fit_intercept=False)
     if "bounds" in params and params["bounds"] is None:
         updates["bounds"] = bounds
     if "random_state" in params:
@@ -291,10 +297,11 @@ def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
 
     diffprivlib's LogisticRegression is objective perturbation (Chaudhuri,
     Monteleoni and Sarwate 2011, Algorithm 2): it keeps
-    ``ε' = ε − 2 log(1 + R·C/4)`` for the noise (``R = √(data_norm² + 1)``
-    with its intercept) when that is positive, and otherwise ε/2 with extra
-    regularisation; the proof charges ``log(1 + R²·C/4)`` instead, which
-    the budget validator prices.
+    ``ε' = ε − 2 log(1 + R·C/4)`` for the noise (``R = data_norm``: without
+    an intercept, the only setting of it that is DP, since diffprivlib
+    leaves its intercept unpenalised) when that is positive, and otherwise
+    ε/2 with extra regularisation; the proof charges ``log(1 + R²·C/4)``
+    instead, which the budget validator prices.
     With its default ``C = 1`` an ε just above either term leaves almost no
     ε for the noise. This ``C`` keeps both terms at most ε/2, the setting
     :func:`~skdp_anomaly.dp_imbalanced_pipeline` uses (with the ``epsilon`` parameter
@@ -317,9 +324,9 @@ def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
     --------
     >>> from skdp_anomaly.imbalanced import dead_zone_free_C
     >>> round(dead_zone_free_C(1.0, 6.0), 4), dead_zone_free_C(10.0, 2.0)
-    (0.0701, 1.0)
+    (0.0721, 1.0)
     """
-    return diffprivlib_logistic_settings(epsilon, data_norm)[1]
+    return diffprivlib_logistic_settings(epsilon, data_norm, fit_intercept=False)[1]
 
 
 def _is_objective_perturbation(classifier) -> bool:

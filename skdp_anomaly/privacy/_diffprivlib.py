@@ -16,13 +16,32 @@ at ``R = 6``, ``C = 1`` a claimed 2 has an exact privacy loss of at least
 2.30 (the package's study of its output densities). This module computes
 the proven bound, which the budget validator charges, and the settings that
 make diffprivlib's model spend a target ε.
+
+Those bounds hold for ``fit_intercept=False`` only. With its intercept,
+diffprivlib perturbs scikit-learn's ``LinearModelLoss``, whose L2 penalty
+leaves the intercept out: the objective is not strongly convex in it, the
+intercept's entry of the Hessian is ``Σ ℓ''(m_i)`` alone, and the ratio of
+the two neighbours' Jacobian determinants, hence of their output densities,
+has no bound (:data:`UNREGULARISED_INTERCEPT`; the validator reports it as
+a leak).
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["diffprivlib_logistic_epsilon", "diffprivlib_logistic_settings"]
+__all__ = ["UNREGULARISED_INTERCEPT", "diffprivlib_logistic_epsilon",
+           "diffprivlib_logistic_settings"]
+
+#: Why diffprivlib's ``LogisticRegression(fit_intercept=True)`` is no DP mechanism at all.
+UNREGULARISED_INTERCEPT = (
+    "diffprivlib LogisticRegression(fit_intercept=True) is not differentially private at "
+    "any epsilon: scikit-learn's loss leaves the intercept unregularised, so the perturbed "
+    "objective is not strongly convex in it and objective perturbation's density ratio "
+    "between neighbours is unbounded (it grows with the released intercept; see the "
+    "linear-model guide). Use fit_intercept=False with a constant feature column (counted "
+    "in data_norm), or skdp_anomaly.PrivateLogisticRegression, which regularises its "
+    "intercept")
 
 #: sup of the logistic loss' second derivative
 _CURVATURE = 0.25
