@@ -112,17 +112,13 @@ def test_the_boundary_audit_stays_within_epsilon_and_has_teeth():
     # control replays numpy's sampler at 1e-20, which released the input in 86 % of runs
     # (false failure: the Clopper–Pearson bound holds with probability 0.95 by
     # construction; for the fixed seed the computed bound is what is asserted)
-    at_floor = audit(_counts(geometric_difference, MIN_INTEGER_RATE), (0, 1), EVENTS,
+    at_floor = audit(_counts(two_sided_geometric, MIN_INTEGER_RATE), (0, 1), EVENTS,
                      n_runs=100_000, batch=True, random_state=1,
                      claimed_epsilon=MIN_INTEGER_RATE)
     assert at_floor.epsilon_lower_bound <= MIN_INTEGER_RATE
     old = audit(_counts(_old_sampler, 1e-20), (0, 1), EVENTS, n_runs=20_000, batch=True,
                 random_state=1, claimed_epsilon=1e-20)
     assert old.epsilon_lower_bound > 5
-
-
-def geometric_difference(rate, size, rng):
-    return two_sided_geometric(rate, size, rng)
 
 
 # --------------------------------------------------------------------- estimators
