@@ -127,6 +127,9 @@ def test_budget_caps_posterior_halting():
     capped = _search(halting="posterior", alpha=0.9, budget=3.0).fit(X)
     assert capped.n_queries_ == 3
     assert capped.halted_by_ == "budget"
+    # the posterior did not concentrate within the budget: not found, nothing flagged
+    assert capped.candidates_.size == 0
+    assert np.all(capped.fit_predict(X) == 1)
 
 
 def test_max_queries_caps():
@@ -134,6 +137,7 @@ def test_max_queries_caps():
     est = _search(halting="posterior", alpha=0.99, max_queries=5).fit(X)
     assert est.n_queries_ == 5
     assert est.halted_by_ == "max_queries"
+    assert est.candidates_.size == 0
     # a budget looser than max_queries still reports max_queries
     est = _search(halting="budget", budget=100.0, max_queries=4).fit(X)
     assert (est.n_queries_, est.halted_by_) == (4, "max_queries")
@@ -158,7 +162,8 @@ def test_privacy_cost_before_fit():
     assert cost.notion == "anomaly-restricted ε-DP"
     assert cost.neighbours == "replace"
     # without a budget only max_queries bounds it
-    assert math.isclose(NoisyGroupSearch(epsilon=0.5, max_queries=10).privacy_cost().epsilon, 5.0)
+    assert math.isclose(NoisyGroupSearch(epsilon=0.5, budget=None, max_queries=10)
+                        .privacy_cost().epsilon, 5.0)
 
 
 def test_accountant_charged_per_query():
@@ -337,7 +342,8 @@ def test_several_anomalies():
         assert math.isclose(est.posterior_.sum(), 1.0, rel_tol=1e-9)
         for g in range(60):  # each group's posterior carries 1/60
             assert math.isclose(est.posterior_[groups == g].sum(), 1 / 60, rel_tol=1e-6)
-        assert est.candidates_.size == 60 * 4
+        # groups without an anomaly answer "no anomaly" and flag nothing
+        assert est.candidates_.size % 4 == 0 and 4 * 3 <= est.candidates_.size <= 60 * 4
         hits.extend(i in est.candidates_ for i in idx)
     assert np.mean(hits) >= 0.6, np.mean(hits)
 
@@ -380,7 +386,7 @@ def test_too_few_items_for_anomalies_raises():
     ({"epsilon": -1.0}, np.array([[0.1], [2.0]])),
     ({}, np.array([[2.0]])),                                     # n < 2
     ({"budget": 0.5}, np.array([[0.1], [2.0]])),                # budget below one query
-    ({"halting": "budget"}, np.array([[0.1], [2.0]])),          # budget halting, no budget
+    ({"halting": "budget", "budget": None}, np.array([[0.1], [2.0]])),  # no budget
     ({}, np.array([[0.1, 0.2], [2.0, 0.1], [0.3, 0.3]])),       # several columns
 ])
 def test_bad_input_raises_value_error(kw, X):
@@ -394,7 +400,7 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match=">= 0"):
         _search().fit(np.array([[0.1], [-0.2]]))
     with pytest.raises(ValueError, match="budget"):
-        _search(halting="budget").fit(np.array([[0.1], [2.0]]))
+        _search(halting="budget", budget=None).fit(np.array([[0.1], [2.0]]))
     with pytest.raises(ValueError, match="below the cost of one query"):
         _search(budget=0.5).fit(np.array([[0.1], [2.0]]))
     with pytest.raises(ValueError, match="score_func"):
@@ -484,3 +490,86 @@ def test_pickle_fitted():
     assert again.privacy_spent_ == est.privacy_spent_
     refit = again.fit(X)  # int random_state: the same search again
     np.testing.assert_array_equal(refit.posterior_, est.posterior_)
+
+
+# ------------------------------------------------------------------ "no anomaly" and the default budget
+def test_default_budget_is_finite_and_public():
+    # Proposition 3's count (in bits) at PLAN_ITEMS items, from parameters only
+    from skdp_anomaly.group_search._plan import PLAN_ITEMS, proposition3_queries
+    from skdp_anomaly.group_search._sensors import binarized_error
+
+    est = NoisyGroupSearch()
+    cost = est.privacy_cost()
+    count = proposition3_queries(PLAN_ITEMS, 1.0, binarized_error(1.0, 1.0, 2.0), 0.05)
+    assert math.isfinite(cost.epsilon) and cost.epsilon == math.ceil(count)
+    assert cost.notion == "anomaly-restricted ε-DP"
+    # at tiny ε an answer carries almost nothing: max_queries bounds the plan
+    tiny = NoisyGroupSearch(epsilon=1e-6).privacy_cost().epsilon
+    assert tiny <= 10_000 * 1e-6 * (1 + 1e-9)
+
+
+def test_a_search_over_n_items_stops_at_the_count_for_n():
+    from skdp_anomaly.group_search._plan import proposition3_queries
+    from skdp_anomaly.group_search._sensors import binarized_error
+
+    X, _ = _scores(n=200, seed=20)
+    ledger = Ledger()
+    est = _search(halting="budget", budget="auto", accountant=ledger).fit(X)
+    count = math.ceil(proposition3_queries(200, EPS, binarized_error(EPS, LOW, HIGH), 0.05))
+    assert est.halted_by_ == "budget" and est.candidates_.size == 4
+    assert est.n_queries_ == count < est.privacy_cost().epsilon
+    assert math.isclose(ledger.total()[0], est.n_queries_ * EPS)
+
+
+def test_a_large_plan_warns_and_the_default_does_not():
+    import warnings
+
+    from skdp_anomaly.group_search import GroupSearchBudgetWarning
+
+    X, _ = _scores(n=300, seed=21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GroupSearchBudgetWarning)
+        NoisyGroupSearch(random_state=0).fit(X)  # ε = 1, (t_h − t_ℓ)/t_ℓ = 1
+    with pytest.warns(GroupSearchBudgetWarning, match="may spend up to"):
+        _search(epsilon=0.2).fit(X)
+    with pytest.warns(GroupSearchBudgetWarning, match="10000 queries"):
+        _search(budget=None).fit(X)
+
+
+# "no anomaly": uniform [0, 1) scores, none >= t_h (the null the docs name), n = 1000,
+# the defaults (t_ℓ = 1, t_h = 2). Measured over these 30 seeds: 24/30 answer "no
+# anomaly"; over 100 other seeds 0.82. Threshold 18/30: a re-drawn stream fails it with
+# probability about 1 % (Binomial(30, 0.82) < 18).
+def test_no_anomaly_is_an_answer():
+    answered = []
+    for seed in range(30):
+        X = np.random.default_rng(3000 + seed).uniform(0, 1, 1000).reshape(-1, 1)
+        est = NoisyGroupSearch(random_state=seed)
+        labels = est.fit_predict(X)
+        if est.halted_by_ == "no_anomaly":
+            assert est.candidates_.size == 0 and np.all(labels == 1)
+            assert est.null_posterior_[0] > est.null_threshold
+        answered.append(est.halted_by_ == "no_anomaly")
+        assert math.isclose(est.privacy_spent_.epsilon, est.n_queries_ * 1.0)
+    assert sum(answered) >= 18, sum(answered)
+
+
+def test_the_test_leaves_a_found_search_unchanged():
+    # the halting rule reads the belief given an anomaly: with an anomaly the search
+    # without the test (null_threshold=None) makes the same queries and flags the same
+    X, _ = _scores(seed=22)
+    with_test = _search(random_state=5).fit(X)
+    without = _search(random_state=5, null_threshold=None).fit(X)
+    assert with_test.halted_by_ == without.halted_by_ == "posterior"
+    assert with_test.n_queries_ == without.n_queries_
+    np.testing.assert_array_equal(with_test.candidates_, without.candidates_)
+    assert with_test.null_posterior_[0] < 0.01
+    assert np.isnan(without.null_posterior_[0]) or without.null_posterior_[0] == 0.0
+
+
+def test_no_anomaly_with_the_binarized_oracle():
+    # its test reads the two noisy maxima, as the direct oracle's (measured 0.88 over
+    # 100 seeds at n = 1000; this seed answers "no anomaly")
+    X = np.random.default_rng(23).uniform(0, 1, 500).reshape(-1, 1)
+    est = NoisyGroupSearch(oracle="binarized", random_state=0).fit(X)
+    assert est.halted_by_ == "no_anomaly" and est.candidates_.size == 0

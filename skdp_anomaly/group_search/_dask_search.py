@@ -178,6 +178,11 @@ class DaskPosterior:
         """The largest posterior entry; the next query's split is drawn in the same pass."""
         return self._draw()["max"]
 
+    @property
+    def q_mass(self) -> float:
+        """The mass of the last split's ``Q`` before its update (known on the client)."""
+        return self._q_mass
+
     def split(self):
         """``Q`` of eq. (10): a persisted dask array of bool chunked like the scores."""
         drawn, self._drawn = self._draw(), None

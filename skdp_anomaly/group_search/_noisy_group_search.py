@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
+from .._warn import warn
 from ..privacy._docstrings import fill_doc
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
@@ -28,10 +29,18 @@ from ..privacy._protocol import (
     private_fit,
 )
 from ..privacy._validation import check_numeric
+from ._plan import PLAN_ITEMS, answer_error, noiseless_queries, proposition3_queries
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
-__all__ = ["NoisyGroupSearch"]
+__all__ = ["GroupSearchBudgetWarning", "NoisyGroupSearch"]
+
+# a plan this many times longer than a noiseless bisection's queries is "large"
+LARGE_PLAN = 10
+
+
+class GroupSearchBudgetWarning(UserWarning):
+    """The planned ε of a group search is large for what it buys (public quantities only)."""
 
 
 @fill_doc
@@ -200,7 +209,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         "halting": [StrOptions({"posterior", "bz", "budget"})],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "budget": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "null_threshold": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "budget": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"}),
+                   None],
         "max_queries": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_anomalies": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -208,8 +219,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     }
 
     def __init__(self, *, epsilon=1.0, oracle="direct", low=1.0, high=2.0, halting="posterior",
-                 alpha=0.5, delta=0.05, budget=None, max_queries=10_000, n_candidates=4,
-                 n_anomalies=1, score_func=None, random_state=None, accountant=None):
+                 alpha=0.5, delta=0.05, null_threshold=0.99, budget="auto", max_queries=10_000,
+                 n_candidates=4, n_anomalies=1, score_func=None, random_state=None,
+                 accountant=None):
         self.epsilon = epsilon
         self.oracle = oracle
         self.low = low
@@ -217,6 +229,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.halting = halting
         self.alpha = alpha
         self.delta = delta
+        self.null_threshold = null_threshold
         self.budget = budget
         self.max_queries = max_queries
         self.n_candidates = n_candidates
@@ -231,19 +244,38 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             float(self.epsilon), "one group query: two disjoint halves (parallel composition)",
             neighbours="replace")
 
-    def _max_queries(self) -> int:
-        """Queries the parameters allow (the budget, the safety cap)."""
+    def _response(self) -> str:
+        if isinstance(self.oracle, str):
+            return "bit" if self.oracle == "randomized_response" else "maxima"
+        return self.oracle.response
+
+    def _max_queries(self, n: int | None = None) -> int:
+        """Queries the parameters allow (the budget, the safety cap), for ``n`` items.
+
+        ``n=None`` (before the data are seen) prices the default budget at
+        :data:`PLAN_ITEMS` items, which bounds it for every ``n`` up to that.
+        """
         cap = int(self.max_queries)
-        if self.budget is not None:
+        if self.budget == "auto":
+            eps = float(self.epsilon)
+            p = answer_error(self._response(), eps, float(self.low), float(self.high))
+            items = PLAN_ITEMS if n is None else min(int(n), PLAN_ITEMS)
+            count = proposition3_queries(items, eps, p, float(self.delta))
+            if math.isfinite(count):
+                cap = min(cap, math.ceil(count))
+        elif self.budget is not None:
             cap = min(cap, int(math.floor(self.budget / self.epsilon * (1 + 1e-12))))
         return cap
 
     def _privacy_cost(self) -> PrivacyCost:
         """The most a search can spend: ``epsilon`` per query, up to the budget.
 
-        Without ``budget`` the number of queries is set by the data through
-        the posterior, and only ``max_queries · epsilon`` bounds it; the
-        actual spend is ``privacy_spent_``.
+        With ``budget="auto"`` the queries are the test plus Proposition 3's
+        count at :data:`~skdp_anomaly.group_search._plan.PLAN_ITEMS` items
+        (a search over ``n`` items stops at the count for ``n``, and gives
+        the rest of the reservation back); with ``budget=None`` only
+        ``max_queries · epsilon`` bounds it. The actual spend is
+        ``privacy_spent_``.
 
         Examples
         --------
@@ -251,15 +283,17 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         >>> cost = NoisyGroupSearch(epsilon=0.5, budget=10.0).privacy_cost()
         >>> cost.epsilon, cost.notion
         (10.0, 'anomaly-restricted ε-DP')
+        >>> NoisyGroupSearch().privacy_cost().epsilon   # the default budget, ε = 1 per query
+        236.0
         """
         return self._query_cost().scale(self._max_queries())
 
     def privacy_assumptions(self) -> tuple:
         """The data model the guarantee rests on (eq. 1), which the search cannot check."""
         return (f"NoisyGroupSearch: the non-anomalous scores lie in [0, low={self.low!r}] and "
-                f"the anomaly is >= high={self.high!r} (Bittner et al., eq. 1); a larger "
-                "non-anomalous score is protected only at epsilon·score/low, and the anomaly "
-                "itself is not protected",)
+                f"an anomaly is >= high={self.high!r} (Bittner et al., eq. 1); a larger "
+                "non-anomalous score is protected only at epsilon·score/low, and neither the "
+                "anomaly nor whether there is one is protected",)
 
     def _more_validate_params(self) -> None:
         """The parameters that constrain each other, and a sensor object's protocol."""
@@ -269,7 +303,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if self.halting == "budget" and self.budget is None:
             raise ValueError("The 'budget' parameter is needed by halting='budget' (a total "
                              "ε); got budget=None.")
-        if self.budget is not None and self.budget < self.epsilon:
+        if isinstance(self.budget, numbers.Real) and self.budget < self.epsilon:
             raise ValueError(f"The 'budget' parameter is below the cost of one query "
                              f"(epsilon={self.epsilon!r}); got budget={self.budget!r}.")
         if not isinstance(self.oracle, str):
@@ -321,25 +355,51 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         split_rng, group_rng, noise_rng = rng.spawn(3)
         groups = self._groups(n, group_rng)
         posterior = np.empty(n)
-        spent, reasons, candidates = 0, [], []
+        spent, reasons, candidates, nulls = 0, [], [], []
         n_groups = int(groups.max()) + 1
         for g in range(n_groups):
             members = np.flatnonzero(groups == g)
+            limit = self._planned_queries(members.size)
             sensor = self._sensor(scores[members], noise_rng)
             belief = Posterior(members.size, split_rng)
-            queries, reason = self._search(sensor, belief, paid=spent)
+            queries, reason, null = self._search(sensor, belief, limit, paid=spent)
             f = belief.f
             posterior[members] = f / n_groups
             spent = max(spent, queries)  # disjoint groups: parallel composition
             reasons.append(reason)
-            candidates.append(members[largest(f, self.n_candidates)])
+            nulls.append(null)
+            if self._found(reason):
+                candidates.append(members[largest(f, self.n_candidates)])
         self.groups_ = groups
         self.posterior_ = posterior
-        self.candidates_ = np.sort(np.concatenate(candidates))
+        self.candidates_ = np.sort(np.concatenate(candidates or [np.zeros(0, np.int64)]))
+        self.null_posterior_ = np.asarray(nulls, dtype=np.float64)
         self.n_queries_ = spent
         self.halted_by_ = reasons[0]
         self.privacy_spent_ = self._spent()
         return self
+
+    def _planned_queries(self, n: int) -> int:
+        """This fit's cap on the queries for ``n`` items; warns when it is large."""
+        limit = self._max_queries(n)
+        eps = float(self.epsilon)
+        noiseless = noiseless_queries(n, eps, float(self.delta))
+        if limit > LARGE_PLAN * noiseless + 1:
+            warn(f"NoisyGroupSearch may spend up to {limit} queries, ε = {limit * eps:.4g} "
+                 f"(anomaly-restricted), over {LARGE_PLAN} times the {math.ceil(noiseless)} "
+                 f"of a noiseless bisection of {n} items: at epsilon={self.epsilon!r} per "
+                 f"query and (high - low)/low = {(self.high - self.low) / self.low:.3g} an "
+                 "answer carries little information (Bittner, Sarwate and Wright, "
+                 "Proposition 3). Raise epsilon per query, widen the gap between low and "
+                 "high, or set a smaller budget.", GroupSearchBudgetWarning)
+        return limit
+
+    def _found(self, reason: str) -> bool:
+        # a search that did not reach its own halting rule names no culprit; only the
+        # budget rule (the paper's Figure 3) hands on the largest entries as they are
+        if reason in ("posterior", "bz"):
+            return True
+        return self.halting == "budget" and reason in ("budget", "max_queries")
 
     def _fit_dask(self, X):
         """The search over a dask collection: the same loop, a belief on the workers."""
@@ -358,11 +418,13 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if names is not None:
             self.feature_names_in_ = names
         split_rng, _, noise_rng = check_random_state(self.random_state).spawn(3)
+        limit = self._planned_queries(int(scores.shape[0]))
         belief = DaskPosterior(scores.chunks, split_rng)
         sensor = self._sensor(scores, noise_rng)
-        queries, reason = self._search(sensor, belief)
+        queries, reason, null = self._search(sensor, belief, limit)
         self.posterior_, top, self.groups_ = belief.result(self.n_candidates)
-        self.candidates_ = np.sort(top)
+        self.candidates_ = np.sort(top) if self._found(reason) else np.zeros(0, np.int64)
+        self.null_posterior_ = np.array([null])
         self.n_queries_ = queries
         self.halted_by_ = reason
         self.privacy_spent_ = self._spent()
@@ -409,32 +471,70 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return MaxSensor(scores, self.low, self.epsilon, rng)
 
     # ------------------------------------------------------------ search
-    def _search(self, sensor, belief, paid: int = 0):
-        """Algorithm 1; returns (queries, halting reason), the posterior stays in ``belief``.
+    def _search(self, sensor, belief, limit: int, paid: int = 0):
+        """Algorithm 1 with the test for an anomaly; returns (queries, halting reason,
+        posterior probability of no anomaly); the posterior stays in ``belief``.
 
-        ``belief`` holds the posterior and the split stream: ``max()``,
-        ``split()`` (the mask of ``Q``, eq. 10) and ``update(mask, log_ratio)``
-        (``Posterior`` in memory, ``DaskPosterior`` on the workers).
+        ``belief`` holds the posterior given an anomaly and the split stream:
+        ``max()``, ``split()`` (the mask of ``Q``, eq. 10, whose mass is then
+        ``q_mass``) and ``update(mask, log_ratio)`` (``Posterior`` in memory,
+        ``DaskPosterior`` on the workers).
 
         ``paid`` queries are charged already, by earlier groups: the groups
         hold disjoint items, so their i-th queries compose in parallel and
         one charge covers the i-th query of every group.
         """
-        limit = self._max_queries()
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
+        testing = self.null_threshold is not None
+        null_odds = 0.0  # log P(no anomaly) / P(an anomaly); the prior is 1/2
         queries = 0
         while True:
+            null = _expit(null_odds) if testing else 0.0
+            if testing and null > self.null_threshold:
+                return queries, "no_anomaly", null
+            # the paper's rule, on the belief given an anomaly: a search that finds one
+            # stops at the same query as without the test, so the test costs nothing more
             if self.halting != "budget" and belief.max() > threshold:
-                return queries, self.halting
+                return queries, self.halting, null
             if queries >= limit:
                 budget_bound = self.budget is not None and limit < self.max_queries
-                return queries, "budget" if budget_bound else "max_queries"
+                return queries, "budget" if budget_bound else "max_queries", null
             queries += 1
             if queries > paid:  # before the answer exists
                 self._charge(self._query_cost())
             mask = belief.split()
             answer = sensor.query(mask)
-            belief.update(mask, self._log_ratio(answer, sensor))
+            log_ratio = self._log_ratio(answer, sensor)
+            if testing:
+                null_odds += self._null_evidence(answer, sensor, belief.q_mass)
+            belief.update(mask, log_ratio)
+
+    def _null_evidence(self, answer, sensor, q_mass: float) -> float:
+        """Log-likelihood ratio of one answer, no anomaly vs an anomaly.
+
+        The likelihoods are those of eq. (11) (a half's maximum is ``t_h``
+        if it holds the anomaly, else ``t_ℓ``) or of eq. (5) for a bit,
+        plus the hypothesis that no item is an anomaly (both maxima ``t_ℓ``,
+        the bit 0); given an anomaly, it is in ``Q`` with the posterior mass
+        ``q_mass`` of ``Q``. The binarized oracle's test reads the same two
+        maxima as the direct one (its bit says nothing about whether there
+        is an anomaly).
+        """
+        if sensor.response == "bit":
+            p = flip_probability(float(self.epsilon))
+            yes, no = math.log1p(-p), math.log(p)
+            bit = _check_bit(answer)
+            in_q, in_rest = (yes, no) if bit else (no, yes)
+            none = in_rest  # no anomaly: the true bit is 0, as with the anomaly outside Q
+        else:
+            y_in, y_out = _check_maxima(answer)
+            scale, low, high = float(self.epsilon) / self.low, float(self.low), float(self.high)
+            none = -scale * (abs(y_in - low) + abs(y_out - low))
+            in_q = -scale * (abs(y_in - high) + abs(y_out - low))
+            in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
+        q = min(max(q_mass, 1e-300), 1.0)
+        some = np.logaddexp(math.log(q) + in_q, math.log1p(-q) + in_rest if q < 1 else -np.inf)
+        return none - float(some)
 
     def _log_ratio(self, answer, sensor) -> float:
         """Bayes' rule (6) or (12): log of the likelihood ratio, anomaly in ``Q`` vs the rest."""
@@ -474,6 +574,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _expit(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
 def _check_bit(answer) -> bool:

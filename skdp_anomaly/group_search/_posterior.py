@@ -23,12 +23,15 @@ class Posterior:
     def __init__(self, n: int, rng: np.random.Generator):
         self.f = np.full(n, 1.0 / n)
         self._rng = rng
+        self.q_mass = None  # the mass of the last split's Q, before its update
 
     def max(self) -> float:
         return float(self.f.max())
 
     def split(self):
-        return split(self.f, self._rng)
+        mask = split(self.f, self._rng)
+        self.q_mass = float(self.f @ mask)
+        return mask
 
     def update(self, mask, log_ratio: float) -> None:
         # scale the losing side down by e^{-|log_ratio|} (never up: no overflow)
