@@ -138,11 +138,14 @@ def test_flagged_cells_show_noisy_and_expected_counts_and_the_detector(burst_csv
                              "--bins", "0:10:11", "--epsilon", 1, *RECORD)
     assert code == 0, err
     lines = _flagged_lines(out)
-    assert lines["1"].strip() == "0 flagged (learning window: not tested)"
-    assert re.match(r"1 flagged \[7, 8\) \(noisy count \d+, expected \d+(\.\d+)?\) ",
-                    lines[str(BURST_WINDOW)])
+    for t in ("1", "2", "3"):
+        assert lines[t].strip() == "0 flagged (learning window: not tested)"
+    # the burst takes 30 % of its window's records, so a bin it drained may be flagged too
+    assert re.search(r"\[7, 8\) \(noisy count \d+, expected \d+(\.\d+)?\)",
+                     lines[str(BURST_WINDOW)])
     assert re.search(r"^detector: baseline, false-alarm level alpha=0.05 per window; the first "
-                     r"1 window\(s\) teach each cell's rate and are not tested; a typical cell "
+                     r"3 window\(s\) teach the baseline \(overdispersed counts\) and are not "
+                     r"tested; a typical cell "
                      r"is flagged when its count exceeds its expected count by about \d+",
                      out, flags=re.MULTILINE)
     assert re.search(r"^meaning: adding or removing any one record changes the probability of "
@@ -181,7 +184,7 @@ def test_output_json_holds_the_messages(burst_csv, tmp_path, capsys):
     assert cell["noisy_count"] == release.values[7]
     assert cell["expected_count"] == report.expected_counts[7] < cell["noisy_count"] - 100
     assert doc["detector"] == "baseline" and doc["alpha"] == 0.05
-    assert [w["tested"] for w in doc["windows"]] == [False] + [True] * 9
+    assert [w["tested"] for w in doc["windows"]] == [False] * 3 + [True] * 7
     assert doc["privacy"]["spent"] == {"epsilon": 10.0, "gamma": 0.0, "notion": "pure ε-DP"}
     releases = [from_json(json.dumps(r)) for r in doc["releases"]]
     assert all(isinstance(r, WindowRelease) for r in releases) and len(releases) == 10
@@ -242,7 +245,8 @@ def test_no_true_count_or_record_count_is_printed(crafted_csv, tmp_path, capsys,
 def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
     path, _ = crafted_csv
     code, out, err = run_cli(capsys, path, "--column", "v", "--window-column", "w",
-                             "--bins", "0:10:11", "--epsilon", 1, "--mechanism", "painfree")
+                             "--bins", "0:10:11", "--epsilon", 1, "--mechanism", "painfree",
+                             "--learning-windows", 2)
     assert code == 0
     leak, *others = err.splitlines()  # once, not once a window
     assert leak.startswith("skdp-anomaly dpoad: warning: no --max-count:")

@@ -763,7 +763,9 @@ def test_privacy_spent_composes_sequentially(mechanism):
     assert spent.gamma == pytest.approx(0.75 if random_dp else 0.0)  # 5 × 0.15
     assert spent.neighbours == "add_remove"
     assert spent == compose_sequential([det.privacy_cost()] * 5)
-    det3 = run(mechanism, n_windows=3, epsilon=0.5, gamma=0.3)
+    # one learning window: dpoad's prediction phase starts at window 2, where 2 γ < 1
+    det3 = run(mechanism, n_windows=3, epsilon=0.5, gamma=0.3, learning_windows=1,
+               count_model="multinomial")
     assert det3.privacy_spent_.gamma == pytest.approx(0.9 if random_dp else 0.0)
     # the composition caps γ at min(1, 5 × 0.3); a stream never gets there: its fourth
     # window at γ = 0.3 is refused, naming gamma, and the stream stays at three
@@ -951,8 +953,15 @@ def test_a_burst_is_flagged_at_its_iteration(detector):
         if i == 4:
             window[:300] = 0.52
         det.partial_fit(window)
-    assert np.flatnonzero(det.anomalies_[4]).tolist() == [10]
-    assert det.anomalous_windows_[4]
+    assert det.anomalous_windows_[4] and det.anomalies_[4, 10]
+    if detector == "baseline":
+        # the burst takes 30 % of the window's records from the other bins: any other
+        # bin flagged is one left below its share of the window
+        others = np.flatnonzero(det.anomalies_[4])
+        others = others[others != 10]
+        assert np.all(det.releases_[4].values[others] < det.expected_counts_[others])
+    else:
+        assert np.flatnonzero(det.anomalies_[4]).tolist() == [10]
 
 
 # ============================================= scale: a large public max_count

@@ -189,13 +189,13 @@ def test_bursts_are_flagged_in_their_bin():
         rng = np.random.default_rng(s)
         det = DPOAD(bins, max_count=1000, random_state=s)
         cell = int(rng.integers(0, 40))
-        for w in range(3):
+        for w in range(4):                          # windows 0-2 teach the baseline
             X = draw(rng, 1000)
-            if w == 2:
+            if w == 3:
                 X[:150] = cell + 0.5
             det.partial_fit(X)
-        window_hits.append(det.anomalous_windows_[2])
-        bin_hits.append(det.anomalies_[2, cell])
+        window_hits.append(det.anomalous_windows_[3])
+        bin_hits.append(det.anomalies_[3, cell])
     # the measured rates are 1.0; with a true rate of 0.9, P(< 0.8 of 40) < 5 %
     assert np.mean(window_hits) >= 0.8 and np.mean(bin_hits) >= 0.8
 
@@ -211,10 +211,25 @@ def test_the_learning_windows_are_not_tested_and_the_attributes_follow():
     assert np.isnan(det.p_values_[:2]).all() and not det.anomalies_[:2].any()
     assert np.all((det.p_values_[2] > 0) & (det.p_values_[2] <= 1))
     np.testing.assert_allclose(det.anomaly_scores_[2], 1 - det.p_values_[2])
+    # the expected count is the learnt share of the window's own noisy total
+    learnt = np.maximum(np.sum([r.values for r in det.releases_[:2]], axis=0), 0)
+    np.testing.assert_allclose(det.expected_counts_,
+                               learnt / learnt.sum() * det.releases_[2].values.sum())
+    assert 0 < det.detectable_excess_ < 100
+    assert 0.3 < det.dispersion_ < 3  # i.i.d. records: about 1
+
+
+def test_the_poisson_count_model_keeps_the_learnt_rates():
+    bins, draw = SOURCES["uniform"]
+    rng = np.random.default_rng(0)
+    det = DPOAD(bins, max_count=1000, count_model="poisson", learning_windows=2,
+                random_state=0)
+    for _ in range(3):
+        det.partial_fit(draw(rng, 1000))
     # the deconvolved expected count is the learning windows' mean noisy count
     noisy = np.mean([r.values for r in det.releases_[:2]], axis=0)
     np.testing.assert_allclose(det.expected_counts_, np.maximum(noisy, 0))
-    assert 0 < det.detectable_excess_ < 100
+    assert math.isnan(det.dispersion_)
 
 
 def test_kse_keeps_the_papers_rule_and_leaves_p_values_empty():
@@ -266,11 +281,12 @@ def test_dpoad_prediction_samples_its_delta_from_the_baseline_feedback():
                 random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPOADNoiseWarning)
-        for _ in range(4):
+        for _ in range(6):
             det.partial_fit(draw(rng, 1000))
-    feedback = det.reports_[0].feedback
+    feedback = det.reports_[2].feedback  # sent with the last learning window
     np.testing.assert_array_equal(feedback.probabilities,
-                                  benign_feedback(det.expected_counts_, 1000).probabilities)
+                                  benign_feedback(det.analyst_.baseline.expected,
+                                                  1000).probabilities)
     cdf = np.cumsum(feedback.probabilities)
     prediction = [r for r in det.releases_ if r.phase == "prediction"]
     assert len(prediction) == 3
@@ -290,7 +306,7 @@ def test_a_noise_that_hides_every_anomaly_is_reported():
         det = DPOAD(bins, mechanism=mechanism, max_count=1000, random_state=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for _ in range(3):
+            for _ in range(5):
                 det.partial_fit(draw(rng, 1000))
         noise = [w for w in caught if issubclass(w.category, DPOADNoiseWarning)]
         assert len(noise) == int(hidden)  # once a stream, not once a window
@@ -316,6 +332,14 @@ def test_baseline_parameters_are_validated():
         Analyst(detector="ks")
     with pytest.raises(ValueError, match="'learning_windows'"):
         Analyst(learning_windows=0)
+    with pytest.raises(ValueError, match="'count_model'"):
+        Analyst(count_model="negbin")
+    with pytest.raises(ValueError, match="learning_windows >= 2"):
+        Analyst(learning_windows=1)
+    with pytest.raises(ValueError, match="learning_windows >= 2"):
+        DPOAD(np.linspace(0, 1, 5), learning_windows=1, max_count=5).privacy_cost()
+    Analyst(learning_windows=1, detector="kse")     # learns no baseline
+    Analyst(learning_windows=1, count_model="multinomial")
     baseline = PoissonBaseline.learn(np.array([[3.0, 40.0]]),
                                      [ReleaseNoise.of_scale(1.0, True)], 0.05)
     assert baseline.miss == 0.05 / 4
@@ -365,10 +389,10 @@ def test_equal_width_bins_are_found_by_arithmetic_exactly_as_by_search(edges):
 
 
 def test_a_max_count_below_what_a_burst_needs_is_reported_as_the_cause():
-    # 2 000 cells of ~20 counts: a cell must reach ~80 to be flagged, above max_count 50
+    # 2 000 cells of ~20 counts: a cell must reach ~47 to be flagged, above max_count 30
     rng = np.random.default_rng(0)
-    det = DPOAD(np.arange(2001.0), max_count=50, random_state=0)
-    with pytest.warns(DPOADNoiseWarning, match="above max_count=50.*larger max_count"):
-        for _ in range(2):
+    det = DPOAD(np.arange(2001.0), max_count=30, random_state=0)
+    with pytest.warns(DPOADNoiseWarning, match="above max_count=30.*larger max_count"):
+        for _ in range(4):
             det.partial_fit(rng.integers(0, 2000, 40_000) + 0.5)
-    assert 20 + det.detectable_excess_ > 50
+    assert 20 + det.detectable_excess_ > 30

@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import Analyst, DataOwner, PoissonBaseline
+from skdp_anomaly.dpoad import Analyst, DataOwner, PoissonBaseline, ProportionBaseline
 from skdp_anomaly.dpoad import _analyst, _estimator, _owner
 from skdp_anomaly.privacy import (
     GeometricMechanism,
@@ -30,8 +30,10 @@ from skdp_anomaly.privacy import (
 
 BINS = np.linspace(0.0, 1.0, 17)
 EPS = 0.5
+# one learning window, so that the stages below fall in the first windows; the
+# protocol does not depend on the count model
 PARAMS = {"bins": BINS, "epsilon": EPS, "max_count": 200, "sensitivity_samples": 20_000,
-          "random_state": 0}
+          "learning_windows": 1, "count_model": "multinomial", "random_state": 0}
 # one window under replace-one neighbours (the accountant's relation): 2 ε
 LEDGER_ENTRY = (2 * EPS, 0.0)
 
@@ -47,7 +49,7 @@ WINDOWS = _windows()
 
 
 # the two roles are compared attribute by attribute
-_same = partial(same, objects=(DataOwner, Analyst, PoissonBaseline))
+_same = partial(same, objects=(DataOwner, Analyst, PoissonBaseline, ProportionBaseline))
 
 
 def _check_consistent(det):
@@ -278,8 +280,8 @@ STAGES = {
     "analyst scoring": ("record", "kse", _analyst, "value_scores", 1),
     # the default detector: learning its baseline (a stream's first window) and testing
     # a later window against it
-    "analyst learning": ("record", "baseline", PoissonBaseline, "learn", 1),
-    "analyst testing": ("record", "baseline", PoissonBaseline, "test", 1),
+    "analyst learning": ("record", "baseline", ProportionBaseline, "learn", 1),
+    "analyst testing": ("record", "baseline", ProportionBaseline, "test", 1),
     "owner takes the report": ("record", "baseline", DataOwner, "receive", 1),
 }
 # call -> (method, window, windows of the stream before the call)

@@ -99,10 +99,17 @@ def add_parser(subparsers) -> None:
     p.add_argument("--threshold", type=float, default=0.9,
                    help="kse detector: threshold T in [0, 1) on the normalised scores "
                         "(default 0.9)")
-    p.add_argument("--learning-windows", type=int, default=1, metavar="N",
-                   help="the first N windows: the baseline detector learns each cell's rate "
-                        "from them (they are not tested), and dpoad releases them with "
-                        "Pain-Free (default 1)")
+    p.add_argument("--count-model", choices=("overdispersed", "multinomial", "poisson"),
+                   default="overdispersed",
+                   help="baseline detector, what a window with no anomaly looks like: "
+                        "overdispersed: each cell's learnt share of the window's noisy total, "
+                        "varying between windows as much as between the learning windows "
+                        "(needs --learning-windows >= 2); multinomial: the same shares, "
+                        "records i.i.d. (volume may vary); poisson: a fixed rate per cell, "
+                        "for constant volume (default: overdispersed)")
+    p.add_argument("--learning-windows", type=int, default=3, metavar="N",
+                   help="the first N windows: the baseline detector learns from them (they "
+                        "are not tested), and dpoad releases them with Pain-Free (default 3)")
     p.add_argument("--sensitivity-samples", type=int, default=100_000, metavar="M",
                    help="candidates drawn for dpoad's learnt sensitivity (default 100000)")
     p.add_argument("-o", "--output", default=None, metavar="FILE.json",
@@ -248,7 +255,7 @@ def _checked_detector(args):
         raise ValueError(f"--column {twice[0]!r} is given more than once.")
     edges = [parse_bins(text) for text in args.bins]
     det = DPOAD(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
-                detector=args.detector, alpha=args.alpha,
+                detector=args.detector, alpha=args.alpha, count_model=args.count_model,
                 max_count=args.max_count, threshold=args.threshold,
                 learning_windows=args.learning_windows,
                 sensitivity_samples=args.sensitivity_samples, random_state=args.random_state)
@@ -339,7 +346,8 @@ def _detector_line(args, det) -> str:
                 "normalised scores; it has no false-alarm level and flags cells in windows "
                 "with no anomaly too")
     line = (f"detector: baseline, false-alarm level alpha={args.alpha:g} per window; the first "
-            f"{args.learning_windows} window(s) teach each cell's rate and are not tested")
+            f"{args.learning_windows} window(s) teach the baseline ({args.count_model} "
+            "counts) and are not tested")
     if math.isfinite(det.detectable_excess_):
         line += (f"; a typical cell is flagged when its count exceeds its expected count by "
                  f"about {det.detectable_excess_:.3g}")

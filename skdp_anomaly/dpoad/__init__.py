@@ -20,6 +20,7 @@ from ._messages import (
     to_json,
 )
 from ._owner import MECHANISMS, DataOwner, window_histogram
+from ._proportions import ProportionBaseline
 from ._sampling import sampling_parameters
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "DataOwner",
     "MECHANISMS",
     "PoissonBaseline",
+    "ProportionBaseline",
     "SamplingParameters",
     "SensitivityFeedback",
     "WindowRelease",

@@ -9,13 +9,17 @@ import numpy as np
 from scipy import stats
 
 from ._baseline import PoissonBaseline, ReleaseNoise
+from ._proportions import ProportionBaseline
 from ._kse import normalise_scores, value_scores
 from ._messages import AnalystReport, SensitivityFeedback, WindowRelease
 
-__all__ = ["Analyst", "DETECTORS", "LINEAR_DISENTANGLER"]
+__all__ = ["Analyst", "COUNT_MODELS", "DETECTORS", "LINEAR_DISENTANGLER"]
 
 #: The analyst's detectors: the calibrated baseline test and the paper's KSE rule.
 DETECTORS = ("baseline", "kse")
+
+#: The baseline's null models of a window's cell counts (see :class:`Analyst`, Notes).
+COUNT_MODELS = ("overdispersed", "multinomial", "poisson")
 
 #: ``g(c) = c / max_count`` as knots of a piecewise-linear map of [0, 1].
 LINEAR_DISENTANGLER = np.array([[0.0, 0.0], [1.0, 1.0]])
@@ -41,7 +45,14 @@ class Analyst:
     alpha : float in (0, 1), default=0.05
         ``"baseline"``: the probability that a window with no anomaly has any
         cell flagged.
-    learning_windows : int >= 1, default=1
+    count_model : {"overdispersed", "multinomial", "poisson"}, default="overdispersed"
+        ``"baseline"``: the null a window's cells are tested against (see
+        Notes). ``"overdispersed"``: learnt proportions times the window's
+        noisy total, with a dispersion learnt between the learning windows
+        (needs ``learning_windows >= 2``). ``"multinomial"``: the same
+        proportions, no extra dispersion. ``"poisson"``: a fixed rate per
+        cell, for windows of constant volume.
+    learning_windows : int >= 1, default=3
         ``"baseline"``: the releases the baseline is learnt from; they are not
         tested.
     threshold : float in [0, 1), default=0.9
@@ -56,31 +67,51 @@ class Analyst:
         {0..max_count}; post-processing of the releases.
     reports : list of AnalystReport
         The reports sent back.
-    baseline : PoissonBaseline or None
-        ``"baseline"``: the learnt rates, once the learning windows are in.
+    baseline : ProportionBaseline, PoissonBaseline or None
+        ``"baseline"``: what was learnt, once the learning windows are in:
+        proportions and dispersion, or rates (``count_model="poisson"``).
 
     Notes
     -----
-    **The calibrated detector** (``"baseline"``). Under the null the docs
-    name (the records of every window are i.i.d. draws from one
-    distribution, or each cell's count is Poisson with a fixed rate), a
-    cell's count is binomial or Poisson, never more dispersed than Poisson
-    with the cell's rate μ. The analyst knows the noise of every release
-    exactly (two-sided geometric or Laplace of the released ``noise_scale``),
-    so it deconvolves rather than clips: each cell's rate gets a confidence
-    interval from the learning windows' noisy totals (Chernoff bounds with
-    the noise's moment generating function, each side missing with
-    probability at most ``alpha / (4 n_cells)``), and a later window's noisy
-    count ``x`` gets the two-sided p-value ``2 min(P(C + Z >= x | upper),
-    P(C + Z <= x | lower)) + alpha / (2 n_cells)`` — valid whatever the rate
-    in the interval (Berger and Boos 1994) — where ``C + Z`` convolves
-    Poisson and noise in closed form. Holm's step-down correction across the
-    window's cells then bounds the chance that a window with no anomaly has
-    any cell flagged by ``alpha``, whatever the dependence between cells.
-    Everything is post-processing of the releases. Counts more dispersed than
-    Poisson (seasonal windows, bursts of repeated records) are outside this
-    null and are flagged more often: learn from more windows, or bin so that
-    windows are comparable.
+    **The calibrated detector** (``"baseline"``). The analyst knows the
+    noise of every release exactly (two-sided geometric or Laplace of the
+    released ``noise_scale``), so it deconvolves rather than clips, convolves
+    the noise back into each cell's null distribution, gets a two-sided
+    p-value per cell, and applies Holm's step-down correction across the
+    window's cells, which bounds the chance that a window with no anomaly has
+    any cell flagged by ``alpha`` whatever the dependence between cells.
+    Everything is post-processing of the releases. Which null that level
+    holds under depends on ``count_model``:
+
+    * ``"overdispersed"`` (default): windows whose volume varies freely and
+      whose cells vary between windows more than a multinomial, with a
+      variance proportional to the cell's mean (Dirichlet-multinomial
+      windows, or Poisson cells whose rates share a random factor and
+      wander). A cell's expected count is its learnt proportion times the
+      window's noisy total ``T`` (the sum of its released counts); its count
+      is negative binomial with that mean and variance ``phi`` times it,
+      where the dispersion ``phi`` is a moment estimate from the learning
+      windows' residuals with the known noise variance subtracted, inflated
+      to Student's t for its degrees of freedom at the first Holm step, and
+      at least 1 (so i.i.d. records and Poisson cells are inside this null).
+      The uncertainty of the learnt proportions is added to the variance.
+      The level is approximate (moment estimates, a t approximation); on
+      simulated streams it holds (docs/dpoad.md, "When alpha holds").
+      Over-dispersion that grows faster than the mean (variance ``∝ mean²``
+      in the largest cells) and trends or seasons within the learning
+      windows are outside it.
+    * ``"multinomial"``: windows whose volume varies but whose records are
+      i.i.d. draws from one distribution (multinomial cells given the
+      volume). As above with ``phi = 1``; works from one learning window.
+    * ``"poisson"``: each cell's count is Poisson (or binomial) with a fixed
+      rate, so the volume is constant up to Poisson noise. Each rate gets a
+      confidence interval from the learning windows' noisy totals (Chernoff
+      bounds with the noise's moment generating function, each side missing
+      with probability at most ``alpha / (4 n_cells)``), and a noisy count
+      ``x`` gets ``2 min(P(C + Z >= x | upper), P(C + Z <= x | lower)) +
+      alpha / (2 n_cells)``, valid whatever the rate in the interval (Berger
+      and Boos 1994). Exact under its null; a volume swing moves every cell
+      and is flagged.
 
     **The paper's detector** (``"kse"``, Step 5): after window i arrives, the
     pseudo-counts of windows 0..i are pooled, scored with
@@ -102,6 +133,11 @@ class Analyst:
        for the nuisance parameter. JASA 89(427), 1994.
     .. [2] S. Holm. A simple sequentially rejective multiple test procedure.
        Scandinavian Journal of Statistics 6(2), 1979.
+    .. [3] P. McCullagh, J. A. Nelder. Generalized Linear Models, 2nd ed.,
+       1989, Sec. 4.5 (quasi-Poisson dispersion estimated from Pearson
+       residuals) and Sec. 6.2 (over-dispersed multinomial counts).
+    .. [4] F. E. Satterthwaite. An approximate distribution of estimates of
+       variance components. Biometrics Bulletin 2(6), 1946.
 
     Examples
     --------
@@ -111,9 +147,9 @@ class Analyst:
     ...                   mechanism="record", random_state=0)
     >>> analyst = Analyst(max_count=500)
     >>> rng = np.random.default_rng(0)
-    >>> for i in range(3):
+    >>> for i in range(4):                              # windows 0-2 teach the baseline
     ...     window = rng.uniform(0, 1, 500)
-    ...     if i == 2:
+    ...     if i == 3:
     ...         window[:100] = 0.35                     # a burst in bin 3
     ...     report = analyst.receive(owner.release(window))
     ...     owner.receive(report)
@@ -121,8 +157,8 @@ class Analyst:
     [3]
     """
 
-    def __init__(self, *, max_count=None, detector="baseline", alpha=0.05, learning_windows=1,
-                 threshold=0.9):
+    def __init__(self, *, max_count=None, detector="baseline", alpha=0.05,
+                 count_model="overdispersed", learning_windows=3, threshold=0.9):
         if max_count is not None and (isinstance(max_count, bool) or not isinstance(
                 max_count, numbers.Integral) or max_count < 1):
             raise ValueError(f"The 'max_count' parameter must be an int >= 1 or None; "
@@ -138,6 +174,7 @@ class Analyst:
                 learning_windows, numbers.Integral) or learning_windows < 1:
             raise ValueError(f"The 'learning_windows' parameter must be an int >= 1; "
                              f"got {learning_windows!r}.")
+        check_count_model(count_model, learning_windows if detector == "baseline" else None)
         if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not (
                 0 <= threshold < 1):
             raise ValueError(f"The 'threshold' parameter must be a float in the range [0, 1); "
@@ -145,12 +182,13 @@ class Analyst:
         self.max_count = None if max_count is None else int(max_count)
         self.detector = detector
         self.alpha = float(alpha)
+        self.count_model = count_model
         self.learning_windows = int(learning_windows)
         self.threshold = float(threshold)
         self.releases: list = []
         self.pseudo_counts: list = []
         self.reports: list = []
-        self.baseline: PoissonBaseline | None = None
+        self.baseline: ProportionBaseline | PoissonBaseline | None = None
         self._feedback = SensitivityFeedback(LINEAR_DISENTANGLER, [0.0], [1.0])
         # the learning windows' noisy counts (count units) and their noise
         self._learning: list = []
@@ -195,7 +233,7 @@ class Analyst:
             self._learning.append((x, noise))
             if len(self._learning) == self.learning_windows:
                 counts, noises = zip(*self._learning)
-                self.baseline = PoissonBaseline.learn(np.vstack(counts), noises, self.alpha)
+                self.baseline = self._learn_baseline(np.vstack(counts), noises)
                 self._learning = []
                 self._feedback = benign_feedback(self.baseline.expected, release.max_count)
             n_cells = x.size
@@ -204,9 +242,18 @@ class Analyst:
         adjusted, flagged = self.baseline.test(x, noise)
         if noise not in self._detectable:  # the same noise in every window but DPOAD's
             self._detectable[noise] = self.baseline.detectable_excess(noise)
+        expected = (self.baseline.expected if self.count_model == "poisson"
+                    else self.baseline.expected_counts(x))
         return AnalystReport(release.window, flagged, 1.0 - adjusted, self._feedback,
-                             p_values=adjusted, expected_counts=self.baseline.expected,
+                             p_values=adjusted, expected_counts=expected,
                              detectable_excess=self._detectable[noise])
+
+    def _learn_baseline(self, counts, noises):
+        if self.count_model == "poisson":
+            return PoissonBaseline.learn(counts, noises, self.alpha)
+        return ProportionBaseline.learn(
+            counts, noises, self.alpha,
+            estimate_dispersion=self.count_model == "overdispersed")
 
     def _pool(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Add a window's pseudo-counts to the pool; return its values and multiplicities."""
@@ -236,6 +283,22 @@ class Analyst:
         support = np.interp(distinct / max_count, LINEAR_DISENTANGLER[:, 0],
                             LINEAR_DISENTANGLER[:, 1])
         return SensitivityFeedback(LINEAR_DISENTANGLER, support, weights)
+
+
+def check_count_model(count_model, learning_windows) -> None:
+    """Refuse an unknown count model, or a dispersion with nothing to learn it from.
+
+    ``learning_windows`` None skips the second check (a detector that learns no baseline).
+    """
+    if count_model not in COUNT_MODELS:
+        raise ValueError(f"The 'count_model' parameter must be one of {COUNT_MODELS}; "
+                         f"got {count_model!r}.")
+    if count_model == "overdispersed" and learning_windows is not None \
+            and learning_windows < 2:
+        raise ValueError("count_model='overdispersed' learns the variation between windows "
+                         "and needs learning_windows >= 2; with one learning window use "
+                         "count_model='multinomial' (records i.i.d. within and across "
+                         "windows) or 'poisson' (constant volume).")
 
 
 def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:

@@ -18,7 +18,7 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ..privacy._validation import check_numeric
 from .._warn import warn
-from ._analyst import DETECTORS, Analyst, release_counts
+from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (
     MECHANISMS,
     DataOwner,
@@ -82,16 +82,27 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         ``threshold``), which flags the tail of every window.
     alpha : float in (0, 1), default=0.05
         ``"baseline"``: the probability that a window with no anomaly has any
-        cell flagged.
+        cell flagged, under the null ``count_model`` names.
+    count_model : {"overdispersed", "multinomial", "poisson"}, default="overdispersed"
+        ``"baseline"``: what a window with no anomaly looks like (Notes say
+        which data each holds for). ``"overdispersed"``: each cell's learnt
+        share of the window's noisy total, varying between windows as much
+        as it did between the learning windows (needs ``learning_windows >=
+        2``). ``"multinomial"``: the same shares with i.i.d. records (volume
+        may vary). ``"poisson"``: a fixed count rate per cell, for streams of
+        constant volume (the behaviour before ``count_model`` existed).
     max_count : int >= 1 or None, default=None
         Public cap of a cell count: the count domain is {0..max_count}, and
         larger counts are clipped. ``None`` uses each window's record count
         and emits a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`.
     threshold : float in [0, 1), default=0.9
         ``"kse"``: detection threshold T on the min–max normalised scores.
-    learning_windows : int >= 1, default=1
+    learning_windows : int >= 1, default=3
         Windows the baseline is learnt from (not tested), and the windows
-        released with Pain-Free before ``"dpoad"``'s prediction phase.
+        released with Pain-Free before ``"dpoad"``'s prediction phase. Three
+        give the default ``count_model`` a dispersion estimate with enough
+        degrees of freedom that its Student-t allowance costs little (about
+        ``2 (n_bins - 1)`` of them for bins of similar size).
     sensitivity_samples : int >= 1, default=100_000
         The prediction phase's m (Alg. 1 line 3, "I ≫ m"); raised to Thm
         IV.2's lower bound when below it.
@@ -120,9 +131,17 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         p-value is at most ``alpha``. NaN where nothing was tested (the
         learning windows, and every window of ``"kse"``).
     expected_counts_ : ndarray of shape (n_bins,) or None
-        ``"baseline"``: each cell's learnt expected count (the learning
-        windows' mean noisy count, floored at 0), a post-processing of the
-        releases; None before the learning windows are in and for ``"kse"``.
+        ``"baseline"``: each cell's expected count in the last window: its
+        learnt proportion times that window's noisy total, or with
+        ``count_model="poisson"`` its learnt rate (the learning windows' mean
+        noisy count, floored at 0); a post-processing of the releases. None
+        before the learning windows are in and for ``"kse"``.
+    dispersion_ : float
+        ``count_model="overdispersed"``: the learnt ratio of the cells'
+        between-window variance to a multinomial's (release noise
+        subtracted; 1 for i.i.d. records, 5 for 5x over-dispersed cells); 1
+        for ``"multinomial"``; NaN for ``"poisson"``, for ``"kse"`` and
+        before the learning windows are in.
     detectable_excess_ : float
         ``"baseline"``: how many counts above its expected value a typical
         cell must hold to be flagged about half the time, at the last
@@ -268,6 +287,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         "mechanism": [StrOptions(set(MECHANISMS))],
         "detector": [StrOptions(set(DETECTORS))],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "count_model": [StrOptions(set(COUNT_MODELS))],
         "max_count": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "threshold": [Interval(numbers.Real, 0, 1, closed="left")],
         "learning_windows": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -279,7 +299,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     _private_state = ("_n_features",)
 
     def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", detector="baseline",
-                 alpha=0.05, max_count=None, threshold=0.9, learning_windows=1,
+                 alpha=0.05, count_model="overdispersed", max_count=None, threshold=0.9,
+                 learning_windows=3,
                  sensitivity_samples=100_000, random_state=None, accountant=None):
         self.bins = bins
         self.epsilon = epsilon
@@ -287,6 +308,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.mechanism = mechanism
         self.detector = detector
         self.alpha = alpha
+        self.count_model = count_model
         self.max_count = max_count
         self.threshold = threshold
         self.learning_windows = learning_windows
@@ -315,6 +337,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         prediction phase's sampler (Thm IV.2 needs k <= m for these γ, m, ε).
         """
         check_bins(self.bins)
+        check_count_model(self.count_model,
+                          int(self.learning_windows) if self.detector == "baseline" else None)
         check_release_limits(self.mechanism, float(self.epsilon), self.max_count)
         check_prediction_reachable(self.mechanism, float(self.gamma), int(self.learning_windows))
         if self.mechanism == "dpoad":
@@ -411,6 +435,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.anomalous_windows_ = self.anomalies_.any(axis=1)
         self.p_values_ = np.vstack([_p_values(r) for r in self.reports_])
         self.expected_counts_ = report.expected_counts
+        self.dispersion_ = float(getattr(self.analyst_.baseline, "dispersion", math.nan))
         self.detectable_excess_ = (math.nan if report.detectable_excess is None
                                    else report.detectable_excess)
         self.privacy_spent_ = self._spent()
@@ -484,7 +509,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self._n_features = len(check_bins(self.bins))
         self.owner_ = self._make_owner(self.random_state)
         self.analyst_ = Analyst(max_count=self.max_count, detector=self.detector,
-                                alpha=float(self.alpha),
+                                alpha=float(self.alpha), count_model=self.count_model,
                                 learning_windows=int(self.learning_windows),
                                 threshold=float(self.threshold))
         self.releases_, self.reports_ = [], []
