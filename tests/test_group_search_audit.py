@@ -1,6 +1,6 @@
 """Privacy audits of NoisyGroupSearch and its sensors with :func:`skdp_anomaly.audit`.
 
-Anomaly-restricted neighbours (seed 000, Definition 1): both datasets hold the
+Anomaly-restricted neighbours (Bittner, Sarwate and Wright, Definition 1): both datasets hold the
 same anomaly (index 0, score 2.0 >= t_h) and differ in one non-anomalous score,
 moved within ``[0, t_ℓ]``. The worst case for one query moves it from 0 to
 ``t_ℓ`` in the half *without* the anomaly, where every other score is 0, so it
@@ -142,4 +142,35 @@ def test_audit_end_to_end_short_search(oracle):
     # post-processing of three ε answers, so the loss is <= 3ε (Proposition 2)
     res = audit(_e2e_mechanism(oracle), _e2e_neighbours(), E2E_EVENTS, n_runs=2500,
                 claimed_epsilon=QUERIES * EPS, random_state=5, name=f"search ({oracle})")
+    assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()
+
+
+# ------------------------------------------------------------------ no anomaly
+# The relation extended to data without an anomaly (see the estimator's Notes): both
+# datasets hold none and differ in one score, moved from 0 to t_ℓ. The "no anomaly"
+# answer and the flags are post-processing of the same answers, so three queries
+# cost <= 3ε. One answer moves the log-odds by <= 1.6 here, so three answers cannot
+# reach the default 0.99; null_threshold=0.7 lets the event fire (172 of 200 runs).
+def _null_mechanism(X, rng):
+    est = NoisyGroupSearch(epsilon=EPS, low=LOW, high=HIGH, halting="budget",
+                           budget=QUERIES * EPS, null_threshold=0.7,
+                           random_state=int(rng.integers(2**31)))
+    est.fit(X)
+    bits = int(np.sum(2 ** est.candidates_.astype(np.int64)))
+    return int(est.halted_by_ == "no_anomaly") * 2**N_E2E + bits
+
+
+NULL_EVENTS = {
+    "no anomaly": lambda o: o // 2**N_E2E == 1,
+    "flags the changed item": lambda o: (o >> CHANGED) & 1 == 1,
+    "flags item 0": lambda o: o & 1 == 1,
+}
+
+
+def test_audit_no_anomaly_answer():
+    base = np.zeros((N_E2E, 1))
+    other = base.copy()
+    other[CHANGED] = LOW
+    res = audit(_null_mechanism, (base, other), NULL_EVENTS, n_runs=2500,
+                claimed_epsilon=QUERIES * EPS, random_state=6, name="search, no anomaly")
     assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()

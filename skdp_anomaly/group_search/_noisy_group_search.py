@@ -51,8 +51,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     first). Each query splits the items into a random half ``Q`` holding just
     under half of the posterior mass and the rest (eq. 10), asks a sensor for
     a noisy answer about the two halves, and updates the posterior by Bayes'
-    rule (eqs. 6, 11, 12). It stops by the posterior (``halting``) or the
-    budget, and flags the ``n_candidates`` items of largest posterior.
+    rule (eqs. 6, 11, 12). The same answers test whether any item is an
+    anomaly at all (see Notes). It stops by the posterior (``halting``), the
+    test ("no anomaly") or the budget, and flags the ``n_candidates`` items of
+    largest posterior only when its halting rule found one.
 
     Parameters
     ----------
@@ -82,9 +84,22 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Posterior threshold of ``halting="posterior"`` (the paper's τ; §6.2
         uses 0.5).
     delta : float in (0, 1), default=0.05
-        Target error probability of ``halting="bz"`` (eq. 25).
-    budget : float or None, default=None
+        Target error probability of ``halting="bz"`` (eq. 25) and of the
+        default budget (Proposition 3).
+    null_threshold : float in (0, 1) or None, default=0.99
+        Answer "no anomaly" (``halted_by_ == "no_anomaly"``, nothing flagged)
+        once the posterior probability that no item is an anomaly exceeds
+        this (prior 1/2). ``None``: assume an anomaly, as the paper does.
+    budget : "auto", float or None, default="auto"
         Total ε cap; with another halting rule it caps that rule too.
+        ``"auto"``: ``epsilon`` times Proposition 3's expected query count
+        (eq. 26, in bits) for ``n`` items at error ``delta``, with the
+        answer error ``p`` of eq. (24) (of eq. 5 for a bit), from public
+        quantities only; :meth:`privacy_cost` prices it at ``2**30`` items,
+        since ``n`` is not known before the data. ``None``: only
+        ``max_queries`` bounds the spend. A fit whose cap exceeds ten times a
+        noiseless bisection's queries warns
+        (:class:`~skdp_anomaly.group_search.GroupSearchBudgetWarning`).
     max_queries : int, default=10_000
         A safety cap on the number of queries (reported in ``halted_by_``).
     n_candidates : int, default=4
@@ -100,7 +115,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
     {accountant}
-        The plan is the ``budget`` cap, else ``max_queries · epsilon``;
+        The plan is :meth:`privacy_cost` (the ``budget`` cap, else
+        ``max_queries · epsilon``);
         ``epsilon`` is charged right before each query (once per query index
         when several groups run in parallel).
 
@@ -113,11 +129,18 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         estimators keep per-sample results lazy): it refers to data persisted
         on the workers, which stays there while the estimator holds it.
     candidates_ : ndarray of int
-        Indices of the flagged items.
+        Indices of the flagged items; empty when the search answered "no
+        anomaly" or did not halt by its rule within the budget (not found).
+    null_posterior_ : ndarray of shape (n_groups,)
+        Posterior probability that the group holds no anomaly (0 with
+        ``null_threshold=None``).
     n_queries_ : int
         Queries made (the largest over groups).
     halted_by_ : str
-        ``"posterior"``, ``"bz"``, ``"budget"`` or ``"max_queries"`` (the
+        ``"posterior"`` or ``"bz"`` (found), ``"no_anomaly"`` (the test), or
+        ``"budget"`` / ``"max_queries"``: with ``halting="posterior"`` or
+        ``"bz"`` the posterior did not concentrate, so nothing is flagged;
+        with ``halting="budget"`` the largest entries are flagged (the
         first group's reason when there are several).
     groups_ : ndarray of shape (n_samples,)
         The group of each item (all 0 with one anomaly); public randomness.
@@ -141,6 +164,34 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``. The
     query sets depend only on earlier answers and fresh public randomness.
     The budget validator keeps this notion apart from plain DP.
+
+    **Is there an anomaly?** The relation extends to data without an
+    anomaly: neighbours then both have none and differ in one score within
+    ``[0, t_ℓ]``, so each half's maximum still moves by at most ``t_ℓ``
+    and every answer stays ε-DP. Datasets with and without an anomaly are
+    never neighbours: whether there is one is not protected, as where it
+    is is not (an exact ``max >= t_h`` would even be free under this
+    relation, but would protect nothing once the model is violated; noisy
+    answers degrade as above). The test is no extra release: each answer
+    ``(Y, Ȳ)`` holds a noisy maximum of every item, and a third hypothesis
+    "no anomaly" (both maxima ``t_ℓ``; the bit 0) with prior 1/2 is
+    updated by Bayes' rule from the likelihoods of eq. (11) (eq. 5 for a
+    bit), given an anomaly in ``Q`` with the posterior mass of ``Q``. Each
+    answer moves its log-odds by at most ``2ε(t_h − t_ℓ)/t_ℓ``, towards
+    "no anomaly" when a maximum is below the midpoint ``(t_ℓ + t_h)/2``.
+    The halting rules read the belief given an anomaly, so a search that
+    finds one stops at the same query as without the test. The binarized
+    oracle's test reads the maxima (its bit says nothing about existence);
+    randomized response's test is weak (about 0.1 nat per answer at ε = 1).
+    The null the rate is measured under: every score in ``[0, t_ℓ]``;
+    scores between ``t_ℓ`` and ``t_h`` violate the model and look like an
+    anomaly to every answer.
+
+    **Budget.** Proposition 3 bounds the *expected* queries of the
+    binarized search with halting (25); read in bits it holds in our
+    measurements (natural logs do not). The default cap is that count for
+    ``n`` items (the direct oracle needs fewer), so a search that has not
+    concentrated by then reports "not found" rather than spend on.
 
     The randomized-response bit depends on the anomaly's location only, so
     under anomaly-restricted neighbours its loss is 0; ``epsilon`` (the
@@ -194,6 +245,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     >>> labels = search.fit_predict(scores.reshape(-1, 1))
     >>> bool(1234 in search.candidates_), int((labels == -1).sum())
     (True, 4)
+    >>> clean = np.delete(scores, 1234)               # no item >= t_h
+    >>> search.fit(clean.reshape(-1, 1)).halted_by_, int(search.candidates_.size)
+    ('no_anomaly', 0)
     """
 
     _parameter_constraints: dict = {
