@@ -48,3 +48,13 @@ def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra,
     code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "1",
                  *extra])
     assert code == 2 and match in capsys.readouterr().err
+
+
+def test_no_anomaly_is_printed(tmp_path, capsys):
+    x = np.random.default_rng(1).uniform(0, 1, 2000)
+    path = tmp_path / "clean.csv"
+    path.write_text("score\n" + "".join(f"{v}\n" for v in x))
+    code = main(["group-search", str(path), "--column", "score", "--epsilon", "1",
+                 "--low", "1", "--high", "2", "--random-state", "0"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("no anomaly: no row is flagged")

@@ -24,7 +24,8 @@ def add_parser(subparsers) -> None:
             "Differentially Private Anomaly Detection). Non-anomalous scores must lie in "
             "[0, --low] and the anomaly at or above --high; each query is anomaly-restricted "
             "epsilon-DP (the anomaly itself is not protected). Prints the candidate rows "
-            "(0-based), the number of queries and the epsilon spent."
+            "(0-based), or that there is no anomaly or none was found, the number of queries "
+            "and the epsilon spent."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
@@ -41,7 +42,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--alpha", type=float, default=0.5,
                    help="stop when the largest posterior entry exceeds this (default 0.5)")
     p.add_argument("--budget", type=float, default=None,
-                   help="total epsilon cap: stop before a query would exceed it")
+                   help="total epsilon cap: stop before a query would exceed it (default: "
+                        "Proposition 3's query count for the number of rows)")
     p.add_argument("--candidates", type=int, default=4,
                    help="rows reported as candidates (default 4)")
     p.add_argument("--random-state", type=int, default=None,
@@ -55,7 +57,8 @@ def run(args) -> int:
     check_input_file(args.input, "IN.csv")
     search = NoisyGroupSearch(
         epsilon=args.epsilon, oracle=args.oracle, low=args.low, high=args.high,
-        alpha=args.alpha, budget=args.budget, n_candidates=args.candidates,
+        alpha=args.alpha, budget="auto" if args.budget is None else args.budget,
+        n_candidates=args.candidates,
         random_state=args.random_state,
     )
     with library_calls("group-search"):
@@ -65,7 +68,12 @@ def run(args) -> int:
     with library_calls("group-search"):
         search.fit(scores.reshape(-1, 1))
     rows = ", ".join(str(int(i)) for i in search.candidates_)
-    print(f"candidate rows (0-based): {rows}")
+    if rows:
+        print(f"candidate rows (0-based): {rows}")
+    elif search.halted_by_ == "no_anomaly":
+        print("no anomaly: no row is flagged")
+    else:
+        print("not found: the search did not concentrate within the budget; no row is flagged")
     print(f"queries: {search.n_queries_} (stopped by {search.halted_by_})")
     print(f"privacy spent: {search.privacy_spent_}; the anomaly itself is not protected")
     if args.random_state is not None:
