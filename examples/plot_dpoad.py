@@ -13,10 +13,12 @@ Learning*) splits anomaly detection between two parties:
   bin) whose count is too high or too low for that bin, at a false-alarm
   level that it chooses.
 
-The default detector (``detector="baseline"``) learns each bin's count rate
-from the first window (``learning_windows=1``), taking out the release noise,
-whose distribution it knows exactly. It then tests every later window's noisy
-counts against those rates with the noise added back in. Holm's correction
+The default detector (``detector="baseline"``) learns each bin's share of a
+window, and how much the shares vary between windows, from the first three
+windows (``learning_windows=3``), taking out the release noise, whose
+distribution it knows exactly. It then tests every later window's noisy
+counts against its share of that window's noisy total (so a busier window is
+not an anomaly), with the learnt variation and the noise added back in. Holm's correction
 across the window's bins means that a window with no anomaly is flagged with
 probability at most ``alpha`` (0.05). All of this is post-processing of the
 releases, so it costs no ε.
@@ -69,7 +71,7 @@ for i, (_, b) in bursts.items():
 # The default detector
 # --------------------
 # Each ``partial_fit`` call is one window: the owner releases, the analyst
-# answers. Window 0 is the learning window, so it is not tested. The kse
+# answers. Windows 0-2 are the learning windows, so they are not tested. The kse
 # run below uses the same mechanism and ``random_state``, so it gets the same
 # releases. Only the analyst's rule differs.
 
@@ -82,7 +84,8 @@ for detector in ("baseline", "kse"):
     runs[detector] = det
 det = runs["baseline"]
 noisy = np.array([r.values for r in det.releases_])  # what the analyst received
-expected = det.expected_counts_  # learnt from window 0: post-processing, no ε
+# each tested window's expected counts: learnt shares x its noisy total (post-processing)
+expected = [r.expected_counts for r in det.reports_]
 learning = np.isnan(det.p_values_).all(axis=1)  # rows never tested
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
@@ -109,9 +112,9 @@ fig.tight_layout()
 # ------------------------
 # What the analyst works with: each bin's noisy count (noise of scale
 # 1/ε = 1 count) against the count it expects for that bin. A bin is flagged
-# when its noisy count is further above the expected count than the
-# Poisson spread plus the noise explain, after the correction for testing
-# 40 bins.
+# when its noisy count is further from the expected count than the learnt
+# variation between windows plus the noise explain, after the correction for
+# testing 40 bins.
 
 fig, axes = plt.subplots(1, len(bursts), figsize=(11, 3.4), sharey=True)
 centres = np.arange(edges.size - 1)
@@ -119,7 +122,7 @@ for ax, i in zip(axes, bursts):
     flagged = det.anomalies_[i]
     ax.bar(centres, noisy[i], color=np.where(flagged, "tab:red", "tab:blue"),
            label="noisy count (released)")
-    ax.step(centres, expected, where="mid", color="black", label="learnt expected count")
+    ax.step(centres, expected[i], where="mid", color="black", label="expected count")
     ax.set_title(f"window {i}: flagged bin(s) {np.flatnonzero(flagged).tolist()}")
     ax.set_xlabel("bin")
 axes[0].set_ylabel("count")
@@ -157,7 +160,7 @@ is_burst = np.isin(np.arange(n_windows), list(bursts))
 for row, (name, run) in enumerate(runs.items()):
     got = run.anomalous_windows_
     # 0: quiet, 1: burst window flagged, 2: burst-free window flagged, 3: burst missed,
-    # 4: learning window (the baseline's window 0; kse tests every window)
+    # 4: learning window (the baseline's windows 0-2; kse tests every window)
     code = np.where(got & is_burst, 1, np.where(got, 2, np.where(is_burst, 3, 0)))
     if name == "baseline":
         code = np.where(learning, 4, code)
@@ -167,7 +170,8 @@ for row, (name, run) in enumerate(runs.items()):
     for i in np.flatnonzero(got):  # how many cells of the window are flagged
         axes[0].text(i, row, f"{int(run.anomalies_[i].sum())} cell(s)", ha="center",
                      va="center", fontsize=7)
-axes[0].text(0, 0, "learning", ha="center", va="center", fontsize=7)
+for i in np.flatnonzero(learning):
+    axes[0].text(i, 0, "learning", ha="center", va="center", fontsize=7)
 axes[0].axhline(0.5, color="black", linewidth=0.8)
 axes[0].set(xlim=(-0.5, n_windows - 0.5), ylim=(1.5, -0.5), xlabel="window",
             xticks=range(n_windows), yticks=[0, 1], yticklabels=list(runs))
@@ -197,7 +201,7 @@ for name, run in runs.items():
     print(f"{name:8s} flags windows {np.flatnonzero(run.anomalous_windows_).tolist()}")
     for i, b in np.argwhere(run.anomalies_):
         reference = ("learning window, no expected count yet" if learning[i]
-                     else f"expected {expected[b]:5.1f}")
+                     else f"expected {expected[i][b]:5.1f}")
         print(f"    window {i} bin {b:2d}: noisy count {noisy[i, b]:4d}, {reference}")
 print("detectable excess at ε = 1 (records; max_count = 1000):",
       {m: round(float(v)) for m, v in excess.items()})
