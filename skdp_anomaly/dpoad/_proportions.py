@@ -283,13 +283,17 @@ class ProportionBaseline:
         """
         n_cells = self.proportions.size
         mu_all, phi_all = self._moments(float(self.expected.sum()), noise)
-        cell = int(np.argsort(mu_all)[n_cells // 2])
+        cell = int(np.argsort(self.expected)[n_cells // 2])
         mu, phi = mu_all[cell:cell + 1], phi_all[cell:cell + 1]
+        # measured from the learnt expected count, not from the test's mean: that is
+        # floored at its standard error, which under noise-dominated learning windows
+        # lies far above any count the cell holds
+        start = self.expected[cell]
         level = self.alpha / n_cells / 2.0
         lo, hi = 0.0, 60.0 * (noise.scale + math.sqrt(phi[0] * mu[0]) + 1.0)
-        for _ in range(45):
+        for _ in range(60):
             mid = 0.5 * (lo + hi)
-            x = mu + mid
+            x = np.array([start + mid])
             sf, _ = noisy_count_tails(np.ceil(x) if noise.lattice else x, mu, phi, noise)
             lo, hi = (lo, mid) if sf[0] <= level else (mid, hi)
         return float(hi)
