@@ -11,6 +11,7 @@ EXAMPLES = [
     "plot_private_logistic_regression.py",
     "plot_private_model_selection.py",
     "plot_changepoint_nile.py",
+    "plot_changepoint_dependence.py",
     "plot_online_changepoint.py",
     "plot_online_active_svc.py",
     "plot_group_search.py",

@@ -131,3 +131,31 @@ def test_online_full_output_within_epsilon():
     res = audit(online_mechanism(0.3, eps, "both"), pair, events, n_runs=N_RUNS, batch=True,
                 random_state=3, claimed_epsilon=eps)
     assert res.epsilon_lower_bound <= eps, str(res)
+
+
+def test_turning_point_release_is_within_its_share_and_tight():
+    # The dependence stage of "auto" releases the turning-point count (ties broken by
+    # random keys) with two-sided geometric noise at Δ = 2. A monotone series and the
+    # one with its middle value raised above its neighbours differ by exactly 2
+    # turning points, the worst case, so the tail event "count >= 2" has the exact
+    # privacy loss ε_d of the stage: the audit must land in [0.8 ε_d, ε_d].
+    from skdp_anomaly.changepoint._binseg import _estimate_rho, segmentation_plan
+    from skdp_anomaly.changepoint._dependence import turning_points
+
+    kind, mechanism = segmentation_plan(5.0, "auto", 10, dependence="estimate")[0]
+    assert kind == "dependence" and mechanism.sensitivity == 2
+    eps_d = mechanism.epsilon
+
+    def release(x, rng, runs):  # the stage's count and noise, vectorised over runs
+        return turning_points(x, rng) + mechanism.noise(runs, rng)
+
+    low = np.arange(5.0)
+    high = low.copy()
+    high[2] = 10.0
+    report = {}
+    _estimate_rho(high, mechanism, np.random.default_rng(0), lambda cost: None, report)
+    assert isinstance(report["noisy_turning_points"], int)  # the stage releases this count
+    res = audit(release, (low, high), {"count >= 2": lambda out: out >= 2},
+                n_runs=N_RUNS, batch=True, random_state=1, claimed_epsilon=eps_d,
+                name="turning points, geometric Δ=2")
+    assert 0.8 * eps_d <= res.epsilon_lower_bound <= eps_d, str(res)
