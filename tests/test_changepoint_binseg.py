@@ -158,14 +158,16 @@ def test_min_size_is_respected():
 
 
 def test_undecidable_series_warn_and_too_short_ones_are_refused():
+    noise = np.random.default_rng(0).normal(size=400)
     with pytest.warns(ChangePointNoiseWarning, match="likely answer whatever the data"):
-        PrivateChangePointDetector(epsilon=0.1, random_state=0).fit(np.arange(60.0))
+        PrivateChangePointDetector(epsilon=0.1, dependence="none",
+                                   random_state=0).fit(noise[:60])
     with pytest.raises(ValueError, match="n_change_points=3 with segments of at least "
                                          "min_size=10 needs at least 40"):
         PrivateChangePointDetector(n_change_points=3, min_size=10).fit(np.arange(30.0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        PrivateChangePointDetector(random_state=0).fit(np.arange(400.0))
+        PrivateChangePointDetector(random_state=0).fit(noise)
 
 
 # ------------------------------------------------------------------ levels
@@ -184,7 +186,7 @@ def test_levels_that_cannot_decide_are_dropped_and_their_epsilon_moves_up():
         assert sum(m.epsilon for _, m in plan) == pytest.approx(eps)  # ε in total, always
     # with one level the first test and location get all of ε
     (_, test), (_, locate) = segmentation_plan(1.0, "auto", 10, n=100, min_size=5)
-    assert test.epsilon == pytest.approx(1 / 3) and locate.epsilon == pytest.approx(2 / 3)
+    assert test.epsilon == pytest.approx(1 / 4) and locate.epsilon == pytest.approx(3 / 4)
 
 
 # ------------------------------------------------------------ calibration
@@ -217,14 +219,20 @@ def test_online_detects_a_one_sd_shift_within_about_a_window():
     # ≈ 0.73, below the ≈ 0.76 a 1-sd shift gives): measured 96 % of alarms within
     # one window after the change (64 % at ε = 5); asserting >= 70 % of 50 streams is
     # a > 4-sd margin. At ε = 1 the calibrated threshold is above 1 and a warning says so.
+    # i.i.d. streams: dependence="none" (the default calibrates for AR(1) φ = 0.5)
     rng = np.random.default_rng(8)
     hits = 0
     for i in range(50):
         x = np.r_[rng.normal(size=500), rng.normal(1, 1, 500)]
-        det = PrivateChangePointDetector(epsilon=10.0, window=100, random_state=i).fit(x)
+        det = PrivateChangePointDetector(epsilon=10.0, window=100, dependence="none",
+                                         random_state=i).fit(x)
         hits += det.alarm_index_ is not None and 500 <= det.alarm_index_ + 49 <= 600
     assert hits >= 35
-    assert det.threshold_ == calibrated_threshold(100, 1000, 7.5, "both", 0.05)
+    assert det.threshold_ == calibrated_threshold(100, 7.5, "both", 0.05)
+    assert det.serial_dependence_ == 0.0
+    det = PrivateChangePointDetector(epsilon=10.0, window=100, random_state=0).fit(x)
+    assert det.threshold_ == calibrated_threshold(100, 7.5, "both", 0.05, rho=0.5)
+    assert det.serial_dependence_ == 0.5
     with pytest.warns(ChangePointNoiseWarning, match="only the noise can raise an alarm"):
         PrivateChangePointDetector(epsilon=1.0, window=100).fit(np.zeros(150))
 
@@ -292,7 +300,7 @@ def test_audit_of_the_whole_search_is_within_epsilon():
 def test_audit_of_the_calibrated_online_alarm_is_within_its_share(epsilon):
     # the calibrated threshold is public (no data): AboveThreshold stays 3ε/4-DP
     window, share = 20, CALIBRATED_ALARM_SHARE
-    threshold = calibrated_threshold(window, 200, epsilon * share, "decrease", 0.05)
+    threshold = calibrated_threshold(window, epsilon * share, "decrease", 0.05, horizon=200)
     pair = move_one_element(np.arange(60, dtype=float), 19)
 
     def release(x, rng, runs):

@@ -290,3 +290,101 @@ def test_online_statistic_counts_ties_as_halves():
     tail, _ = sliding_centre_mid_counts(counts[2000 - 100:], 100, first=carry)
     np.testing.assert_array_equal(np.r_[head, tail[1:]], whole)  # carries over exactly
     assert abs(whole.mean() / (2 * 50 * 50) - 0.5) < 0.01  # stationary: centred on 1/2
+
+
+# ------------------------------------------------ calibration for long streams
+from skdp_anomaly.changepoint._online_calibration import (
+    calibrated_threshold,
+    default_arl0,
+    null_centre_counts,
+    null_ranks,
+)
+
+
+def test_null_centre_counts_match_the_statistic():
+    # the calibration's compiled counts (Fenwick trees) against the estimator's own
+    from skdp_anomaly.changepoint._statistic import sliding_centre_counts
+
+    ranks = null_ranks(3, 300, 0.0, np.random.default_rng(0))
+    assert all(np.array_equal(np.sort(r), np.arange(300)) for r in ranks)
+    counts = null_centre_counts(ranks, 40)
+    for row, got in zip(ranks, counts):
+        np.testing.assert_array_equal(got, sliding_centre_counts(row.astype(float), 40))
+    ar = null_ranks(2, 4000, 0.5, np.random.default_rng(1))
+    lag1 = np.corrcoef(ar[0, :-1], ar[0, 1:])[0, 1]
+    assert 0.4 < lag1 < 0.6  # rank correlation of AR(1) rho=0.5 is ~0.48; sd ~0.015
+
+
+def test_calibration_is_deterministic_and_ordered():
+    t = calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000)
+    calibrated_threshold.cache_clear()
+    assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000) == t
+    # longer streams, longer run lengths and dependent nulls need higher thresholds
+    assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=20_000) > t
+    assert (calibrated_threshold(20, 3.0, "both", 0.05, arl0=40_000)
+            > calibrated_threshold(20, 3.0, "both", 0.05, arl0=4000))
+    assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000, rho=0.5) > t
+    assert calibrated_threshold(20, 3.0, "both", 0.05) == calibrated_threshold(
+        20, 3.0, "both", 0.05, arl0=default_arl0(20))
+    assert 0.5 < calibrated_threshold(20, math.inf, "both", 0.05, horizon=2000) <= 1.0
+    with pytest.raises(ValueError, match="not both"):
+        calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000, arl0=4000)
+    with pytest.raises(ValueError, match="rho"):
+        calibrated_threshold(20, 3.0, "both", 0.05, rho=0.99)
+
+
+def _null_alarm_rate(window, threshold, epsilon, length, n_streams, rho, seed):
+    """AboveThreshold's noise as the detector draws it, on whole null streams
+    (simulated directly, another seed than the calibration's blocks)."""
+    from skdp_anomaly.privacy import AboveThreshold
+
+    rng = np.random.default_rng(seed)
+    h = window // 2
+    counts = null_centre_counts(null_ranks(n_streams, length, rho, rng), window)
+    u = counts / float(h * h)
+    at = AboveThreshold(threshold=threshold, epsilon=epsilon, sensitivity=2.0 / window, rng=rng)
+    noisy = at.to_steps(np.maximum(u, 1 - u)) + at.query_noise(u.shape, rng)
+    noisy_threshold = at.threshold_steps + at.threshold_noise(n_streams, rng)
+    return np.mean((noisy >= noisy_threshold[:, None]).any(axis=1))
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5])
+def test_extrapolated_calibration_holds_on_streams_simulated_directly(rho):
+    # horizon 6000 = 3 simulated blocks of 2000 points: the extrapolated bound.
+    # Measured 0.02-0.04 (alpha 0.05, the bounds err towards fewer alarms);
+    # asserting <= 0.05 + 3 sd of 500 streams (0.079) fails with probability
+    # < 0.002 if the true rate is 0.05
+    t = calibrated_threshold(20, 3.0, "both", 0.05, horizon=6000, rho=rho)
+    assert _null_alarm_rate(20, t, 3.0, 6000, 500, rho, seed=11) <= 0.079
+
+
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+def test_default_calibration_is_an_average_run_length():
+    det = PrivateChangePointDetector(epsilon=4.0, window=20, random_state=0)
+    det.partial_fit(np.random.default_rng(2).normal(size=50))
+    # the default dependence="estimate" calibrates online for AR(1) φ = 0.5
+    assert det.threshold_ == calibrated_threshold(20, 3.0, "both", 0.05, arl0=20_000, rho=0.5)
+    given = PrivateChangePointDetector(epsilon=4.0, window=20, arl0=4000,
+                                       dependence="none").partial_fit(np.zeros(5))
+    assert given.threshold_ == calibrated_threshold(20, 3.0, "both", 0.05, arl0=4000)
+    # a flat stream of 50 windows alarms rarely: the default arl0 is 1000 windows
+    # (measured 0.06 on 2000 streams simulated directly); asserting <= 0.15 over 60
+    # streams fails with probability < 0.005
+    rng = np.random.default_rng(3)
+    alarms = [PrivateChangePointDetector(epsilon=4.0, window=20, random_state=i)
+              .fit(rng.normal(size=1000)).alarm_index_ is not None for i in range(60)]
+    assert np.mean(alarms) <= 0.15
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(window=20, arl0=30), "arl0 must be at least"),
+        (dict(window=20, arl0=1000, horizon=1000), "give one of them"),
+        (dict(window=20, arl0=1000, threshold=0.8), "set threshold=None"),
+        (dict(arl0=1000), "only in online mode"),
+    ],
+)
+def test_arl0_parameter_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        PrivateChangePointDetector(**kwargs).fit(np.zeros(10))

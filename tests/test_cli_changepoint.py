@@ -224,6 +224,7 @@ BAD_CHANGEPOINT_ARGS = [
     (["--epsilon", "2e6"], "--epsilon must be a float in the range [1e-06, 1048576.0]"),
     (["--online"], "--online needs --window"),
     (["--threshold", "0.8"], "are for --online mode"),
+    (["--arl0", "100000"], "are for --online mode"),
 ]
 
 

@@ -36,12 +36,14 @@ from ._in_memory import reject_dask_collection
 from ._binseg import (
     check_segmentation,
     critical_value,
+    public_rho,
     run_segmentation,
     segmentation_plan,
     stage_cost,
 )
 from ._online import CALIBRATED_ALARM_SHARE, THESIS_ALARM_SHARE, OnlinePNCPD, stage_costs
-from ._online_calibration import calibrated_threshold, default_horizon
+from ._dependence import MAX_RHO
+from ._online_calibration import calibrated_threshold, default_arl0
 
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
 
@@ -77,7 +79,8 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
 
 
 def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
-                         max_change_points: int, alpha: float, direction: str) -> None:
+                         max_change_points: int, alpha: float, direction: str,
+                         dependence) -> None:
     """Warn when even the largest possible change cannot be told from the noise.
 
     A perfect step in the middle of ``n`` points scores about ``n/4`` on the
@@ -87,11 +90,13 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
     report-noisy-max scale exceeds ``n/16``. Public quantities only.
     """
     plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
-                             min_size=min_size, alpha=alpha, direction=direction)
-    kind, mechanism = plan[0]
+                             min_size=min_size, alpha=alpha, direction=direction,
+                             dependence=dependence)
+    kind, mechanism = next(stage for stage in plan if stage[0] != "dependence")
     best = n / 4.0 if kind == "test" else n / 8.0
     if kind == "test":
-        limit = critical_value(n, min_size, direction, alpha, mechanism.scale)
+        limit = critical_value(n, min_size, direction, alpha, mechanism.scale,
+                               public_rho(dependence))
         if best > limit:
             return
         reason = (f"the private test's critical value {limit:.3g} is above {best:g}, the "
@@ -125,8 +130,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     (Algorithm 4) over a stream fed in chunks: AboveThreshold on the
     statistic at the centre of the sliding window of the last ``window``
     points, then PNCPD (Algorithm 3) on a window around the alarm; it halts
-    after one detection. The threshold is calibrated to the false-alarm level
-    ``alpha`` over ``horizon`` points (``threshold=None``) or given.
+    after one detection. The threshold is given, or calibrated
+    (``threshold=None``) to an average run length ``arl0`` between false
+    alarms (the default, for streams of unknown length) or to the false-alarm
+    level ``alpha`` over ``horizon`` points.
 
     Parameters
     ----------
@@ -150,8 +157,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     alpha : float in [0.001, 0.5], default=0.05
         False-alarm level. Offline: of each level of tests (shared by its
         segments, Bonferroni); on a series without change
-        ``P(any change reported) <= alpha``. Online with ``threshold=None``:
-        of any alarm within ``horizon`` points of a stationary stream.
+        ``P(any change reported) <= alpha``. Online with ``threshold=None``
+        and ``horizon``: of any alarm within ``horizon`` points of a stream
+        without change (not used with ``arl0``).
     gamma : float, default=0.1
         Online only: Algorithm 4's constraint γ in ``(0, 1/4)`` (the wait
         ``⌈γ·window⌉`` after an alarm and PNCPD's candidates
@@ -160,6 +168,21 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ``"decrease"``: post-change values tend to be smaller;
         ``"increase"``: larger; ``"both"``: either (``direction_`` and
         ``directions_`` tell which). Same ε for all three.
+    dependence : "estimate", "none" or float in [0, 0.95], default="estimate"
+        The null the offline test's ``alpha`` holds under (see Notes, "When
+        alpha holds"). ``"estimate"``: stationary series with serial
+        dependence up to a Gaussian AR(1) with lag-1 correlation 0.95 (and
+        any monotone transform of one); 15 % of ε releases a noisy count of
+        turning points, from which an upper bound ``φ⁺ >= 0.5`` on the
+        dependence is derived, and the tests are calibrated under the AR(1)
+        null with ``φ⁺`` (``serial_dependence_``); online, with the
+        calibrated threshold, it spends nothing and calibrates for
+        ``φ = 0.5`` (a private estimate would need a stretch of the stream
+        before the watch starts). ``"none"``: exchangeable
+        values (e.g. i.i.d.), the permutation null, no ε spent on it; for
+        data known to be independent. A float ``φ``: a public bound, the AR(1)
+        null with that ``φ``, no ε spent on it. Unused with
+        ``n_change_points=k`` (no test).
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
@@ -170,8 +193,18 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         (``threshold_``). Refused offline.
     horizon : int, default=None
         Online with ``threshold=None``: the stream length (points, >=
-        ``window``) over which ``alpha`` bounds the false alarms. None:
-        ``10 * window``.
+        ``window``) over which ``alpha`` bounds the false alarms, for a
+        stream of known length. A longer stream has more false alarms, about
+        in proportion to its length. None: calibrated to ``arl0``.
+    arl0 : int, default=None
+        Online with ``threshold=None``: the average run length to a false
+        alarm, in points (>= ``2 * window``): on a stream without change,
+        the mean number of points read before an alarm is at least ``arl0``
+        (the convention of sequential detection for streams that do not
+        stop), so the probability of an alarm within the first ``m`` points
+        is about ``m / arl0``. None, with ``horizon=None`` (the
+        default): ``1000 * window`` (public; an alarm in about 3 % of flat
+        streams of 20 000 points at ``window=500``). Not with ``horizon``.
     random_state : None, int or numpy.random.Generator, default=None
         Source of the privacy noise. ``None`` (OS entropy) is the only safe
         choice in deployment; fixed seeds are for tests and experiments. No
@@ -201,6 +234,17 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ``len(change_points_)``.
     min_size_ : int
         Offline: the shortest segment used (``min_size`` or its default).
+    serial_dependence_ : float or None
+        Offline ``"auto"``: the AR(1) ``φ`` the tests were calibrated for
+        (``dependence="estimate"``: the DP bound ``φ⁺``; ``inf`` when the
+        series was too persistent for any test, then no change is reported
+        and a :class:`ChangePointNoiseWarning` says so; a float
+        ``dependence`` rounded up to 0.05; 0 for ``"none"``); online, the
+        ``φ`` of the calibrated threshold's null. None when nothing is
+        calibrated (``n_change_points=k``, a given ``threshold``).
+    noisy_turning_points_ : int or None
+        Offline, ``dependence="estimate"``: the released noisy count of
+        turning points (DP output); None otherwise.
     threshold_ : float
         Online: the threshold used (``threshold`` or the calibrated one).
     noise_scale_ : float
@@ -252,7 +296,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     over the splits leaving ``min_size`` on each side (``max |B|`` for
     ``"both"``), released with the float-safe Laplace mechanism (``Δ = 1``). Without a change the
     ranks are a uniform random permutation, so the law of ``T`` is public:
-    it is simulated once per segment length (fixed seed, cached), and the
+    it is simulated once per segment length (fixed seed, cached; under the
+    AR(1) null of ``dependence``, the ranks of simulated AR(1) series), and the
     critical value includes the Laplace noise exactly and the Monte Carlo
     error at two standard errors (see
     :func:`~skdp_anomaly.changepoint.binary_segmentation`).
@@ -262,7 +307,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     2/15, 1/15 of ε for the default ``L = 4``: the first level alone decides
     whether anything is reported and makes the most consequential cut), a
     third for the tests and two thirds for the locations (report-noisy-max;
-    both Laplace scales ``3/ε_l``). A level is dropped, and ``L`` lowered,
+    both Laplace scales ``3/ε_l``), on the first level a quarter and three
+    quarters (a change in the whole series clears its test by far before its
+    location is sharp). With
+    ``dependence="estimate"`` the levels share 85 % of ε, after the
+    turning-point count. A level is dropped, and ``L`` lowered,
     when a change of about one standard deviation in the middle of one of its
     segments (``n/2^(l-1)`` points, ``B ≈ m/8``) could not pass its test at
     this ε: public quantities only (``n``, ε, ``alpha``, ``min_size``), and
@@ -274,6 +323,30 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     points: ``k`` rounds of report-noisy-max with ``ε/k`` over the splits of
     all current segments. ``privacy_spent_`` counts the stages reached.
 
+    **When alpha holds.** Offline, ``P(any change reported) <= alpha`` on a
+    series without a change whose values are exchangeable
+    (``dependence="none"``), or (``"estimate"``, the default) stationary with
+    serial dependence that the AR(1) bound covers: the noisy turning-point
+    rate ``p̂`` (``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π`` for a
+    Gaussian AR(1), ``2/3`` for i.i.d. values; a level shift moves the count
+    by at most 2, so a change does not pass for dependence), lowered by a
+    quarter of a standard deviation of its sampling and privacy noise, gives
+    ``φ⁺``,
+    never below 0.5 (where ``ε n`` is small the count cannot tell 0 from
+    0.5, and calibrating for 0.5 costs i.i.d. series little power: measured
+    in the user guide) and rounded up to 0.05. The long-run variance of the
+    ranks, hence the spread of the rank CUSUM, grows with ``φ`` (about 2.9
+    times the i.i.d. one at ``φ = 0.5``, 8.4 at 0.8), so the critical values
+    come from simulating the AR(1) null with ``φ⁺``. Other dependence
+    (seasonal, long memory) is covered as far as its turning-point rate
+    reflects it; seasonal and trending series have few turning points and
+    get a large ``φ⁺``. A **trend** or a **random walk** is not a
+    stationary series: a random walk (``φ → 1``: turning-point rate 1/2)
+    gets ``serial_dependence_ = inf`` and "no change" with a warning, a
+    trend may be reported as changes; to find changes in their increments,
+    fit ``np.diff(x)`` or :func:`drift_transform` of the series. Changes
+    in spread alone (same median) are not what the rank statistic sees.
+
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
     sensitivity ``2/n``; AboveThreshold with ``ε_a`` (threshold noise
     ``Lap(4/(ε_a n))``, query noise ``Lap(8/(ε_a n))``) is ε_a-DP for the
@@ -284,11 +357,18 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     known to hold the change, so the alarm gets the larger share (measured:
     twice the detections of a 1-sd shift within a window of 100 at ε = 5,
     at the same false-alarm level; see the user guide). The calibrated
-    threshold simulates i.i.d. streams of ``horizon`` points, statistics and
-    AboveThreshold's noise together (public: ranks only), so that
-    ``P(any alarm within horizon points) <= alpha`` on a stationary stream;
-    a longer stream raises it roughly in proportion to its length. A
-    calibrated threshold above 1 (the largest ``U``) means that only noise
+    threshold holds under the null of exchangeable values (e.g. i.i.d.
+    with a continuous law), whose ranks are a uniform permutation: it
+    simulates null blocks of ``max(2000, 10 * window)`` points, statistics
+    and AboveThreshold's query noise together (public: ranks only), bounds
+    the tail of each block's largest noisy query, and integrates over the
+    exact law of the one threshold noise of the run, treating the blocks as
+    independent (their dependence is positive, so this errs towards fewer
+    alarms). By default the mean run length to a false alarm is at least
+    ``arl0 = 1000 * window`` points; with ``horizon``,
+    ``P(any alarm within horizon points) <= alpha``. It takes a few seconds
+    at ``window=500`` once per setting and process, with a progress bar when
+    it takes longer. A calibrated threshold above 1 (the largest ``U``) means that only noise
     can raise an alarm: a :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning`
     says so.
 
@@ -374,16 +454,20 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         "alpha": [Interval(Real, 0.001, 0.5, closed="both")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
         "direction": [StrOptions(set(DIRECTIONS))],
+        "dependence": [StrOptions({"estimate", "none"}),
+                       Interval(Real, 0, MAX_RHO, closed="both")],
         "window": [Interval(Integral, 4, None, closed="left"), None],
         # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
         # ≈ 1/2 without a change and at most 1, so other thresholds alarm on noise
         "threshold": [Interval(Real, 0.5, 1.0, closed="neither"), None],
         "horizon": [Interval(Integral, 4, None, closed="left"), None],
+        "arl0": [Interval(Integral, 8, None, closed="left"), None],
     }
 
     def __init__(self, *, epsilon=1.0, n_change_points="auto", max_change_points=10,
-                 min_size=None, alpha=0.05, gamma=0.1, direction="both", window=None,
-                 threshold=None, horizon=None, random_state=None, accountant=None):
+                 min_size=None, alpha=0.05, gamma=0.1, direction="both",
+                 dependence="estimate", window=None,
+                 threshold=None, horizon=None, arl0=None, random_state=None, accountant=None):
         self.epsilon = epsilon
         self.n_change_points = n_change_points
         self.max_change_points = max_change_points
@@ -391,16 +475,19 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.alpha = alpha
         self.gamma = gamma
         self.direction = direction
+        self.dependence = dependence
         self.window = window
         self.threshold = threshold
         self.horizon = horizon
+        self.arl0 = arl0
         self.random_state = random_state
         self.accountant = accountant
 
     # ------------------------------------------------------------ protocol
     def _offline_stages(self) -> list[PrivacyCost]:
         return [stage_cost(kind, mechanism) for kind, mechanism in
-                segmentation_plan(self.epsilon, self.n_change_points, self.max_change_points)]
+                segmentation_plan(self.epsilon, self.n_change_points, self.max_change_points,
+                                  dependence=self.dependence)]
 
     def _privacy_cost(self) -> PrivacyCost:
         """The ε of one fit (offline) or one full online run, from valid parameters.
@@ -449,7 +536,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _more_validate_params(self) -> None:
         """The checks between parameters: which ones each mode takes, and Theorem 2.6's."""
         if self.window is None:
-            for name in ("threshold", "horizon"):
+            for name in ("threshold", "horizon", "arl0"):
                 if getattr(self, name) is not None:
                     raise ValueError(
                         f"{name}={getattr(self, name)!r} is used only in online mode, but "
@@ -465,13 +552,20 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         if not self.gamma < 0.25:
             raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
                              f"(Theorem 2.6), got {self.gamma!r}.")
-        if self.horizon is not None:
-            if self.threshold is not None:
-                raise ValueError(f"horizon={self.horizon!r} calibrates the threshold; it is "
-                                 "not used with a given threshold: set threshold=None.")
-            if self.horizon < self.window:
-                raise ValueError(f"horizon must be at least window={self.window}, got "
-                                 f"{self.horizon!r}.")
+        for name in ("horizon", "arl0"):
+            if getattr(self, name) is not None and self.threshold is not None:
+                raise ValueError(f"{name}={getattr(self, name)!r} calibrates the threshold; it "
+                                 "is not used with a given threshold: set threshold=None.")
+        if self.horizon is not None and self.arl0 is not None:
+            raise ValueError(f"horizon={self.horizon!r} and arl0={self.arl0!r} are two ways to "
+                             "calibrate the threshold: give one of them (or neither, for the "
+                             "default arl0).")
+        if self.horizon is not None and self.horizon < self.window:
+            raise ValueError(f"horizon must be at least window={self.window}, got "
+                             f"{self.horizon!r}.")
+        if self.arl0 is not None and self.arl0 < 2 * self.window:
+            raise ValueError(f"arl0 must be at least 2 * window={2 * self.window}, got "
+                             f"{self.arl0!r}.")
         candidate_range(self.window, self.gamma)
 
     # ---------------------------------------------------------------- fit
@@ -512,22 +606,42 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
                                       self.min_size, self.alpha, self.direction)
         _warn_if_undecidable(n, min_size, self.epsilon, self.n_change_points,
-                             self.max_change_points, self.alpha, self.direction)
+                             self.max_change_points, self.alpha, self.direction, self.dependence)
+        report = {}
         found = run_segmentation(
             x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,
             max_change_points=self.max_change_points, min_size=min_size,
             alpha=float(self.alpha), direction=self.direction,
-            rng=check_random_state(self.random_state), charge=self._charge)
+            rng=check_random_state(self.random_state), charge=self._charge,
+            dependence=self.dependence, report=report)
         self._set_change_points([k for k, _ in found], [name for _, name in found])
+        self._set_dependence(report, n)
         self.min_size_ = min_size
         locate = [m for kind, m in segmentation_plan(
             self.epsilon, self.n_change_points, self.max_change_points, n=n, min_size=min_size,
-            alpha=float(self.alpha), direction=self.direction) if kind == "location"]
+            alpha=float(self.alpha), direction=self.direction, dependence=self.dependence)
+            if kind == "location"]
         self.noise_scale_ = locate[0].scale
         self.alarm_index_ = None
         self.n_seen_ = n
         self.privacy_spent_ = self._spent()
         return self
+
+    def _set_dependence(self, report: dict, n: int) -> None:
+        """``serial_dependence_`` and ``noisy_turning_points_`` (DP outputs or public)."""
+        rho = report.get("rho")  # absent with n_change_points=k: no test
+        self.serial_dependence_ = None if rho is None else float(rho)
+        self.noisy_turning_points_ = report.get("noisy_turning_points")
+        if rho is not None and math.isinf(rho):
+            # post-processing of the noisy turning-point count: no raw statistic in it
+            warn(f"PrivateChangePointDetector: the noisy count of turning points "
+                 f"({self.noisy_turning_points_} of {n - 2} triples) is too low for a "
+                 f"calibrated test: the series may be too persistent (lag-1 dependence above "
+                 f"{MAX_RHO} in the AR(1) model) for a change in level to be told from its "
+                 "wandering, or the noise too large at this length and epsilon; no test "
+                 "was made and no change is reported. For a "
+                 "random-walk-like or trending series, look for changes in its increments: "
+                 "fit np.diff(x) (or drift_transform(x)).", ChangePointNoiseWarning)
 
     def _set_change_points(self, points, names) -> None:
         self.change_points_ = np.asarray(points, dtype=np.int64)
@@ -641,18 +755,27 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         return THESIS_ALARM_SHARE if self.threshold is not None else CALIBRATED_ALARM_SHARE
 
     def _online_threshold(self, warn_if_useless: bool = True) -> float:
-        """The given threshold, or the one calibrated to ``alpha`` (public: no data)."""
+        """The given threshold, or the calibrated one (public: no data)."""
         if self.threshold is not None:
             return float(self.threshold)
-        horizon = default_horizon(self.window) if self.horizon is None else self.horizon
-        threshold = calibrated_threshold(self.window, horizon, self.epsilon * self._alarm_share(),
-                                         self.direction, float(self.alpha))
+        # the lag-1 correlation of the null's copula (public): online, "estimate" spends
+        # nothing and calibrates for the floor of the offline bound (Notes)
+        rho = public_rho(self.dependence)
+        if self.horizon is not None:
+            target = dict(horizon=int(self.horizon))
+            what = f"alpha={self.alpha:g} over {self.horizon} points"
+        else:
+            arl0 = default_arl0(self.window) if self.arl0 is None else int(self.arl0)
+            target = dict(arl0=arl0)
+            what = f"an average run length of {arl0} points"
+        threshold = calibrated_threshold(self.window, self.epsilon * self._alarm_share(),
+                                         self.direction, float(self.alpha), rho=rho, **target)
         if threshold > 1.0 and warn_if_useless:
             warn(f"PrivateChangePointDetector: with window={self.window} and epsilon="
-                 f"{self.epsilon:g} the threshold calibrated to alpha={self.alpha:g} over "
-                 f"{horizon} points is {threshold:.3g}, above 1, the largest value of the "
-                 "window statistic: only the noise can raise an alarm. Use a longer window "
-                 "or a larger epsilon.", ChangePointNoiseWarning)
+                 f"{self.epsilon:g} the threshold calibrated to {what} is {threshold:.3g}, "
+                 "above 1, the largest value of the window statistic: only the noise can "
+                 "raise an alarm. Use a longer window or a larger epsilon.",
+                 ChangePointNoiseWarning)
         return threshold
 
     def _start_online(self):
@@ -660,6 +783,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._n_calls = 0
         # _start_online_run has warned about this threshold already, before the data
         self.threshold_ = self._online_threshold(warn_if_useless=False)
+        self.serial_dependence_ = None if self.threshold is not None else public_rho(
+            self.dependence)
+        self.noisy_turning_points_ = None
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold_, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,

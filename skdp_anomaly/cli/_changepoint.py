@@ -34,7 +34,8 @@ def add_parser(subparsers) -> None:
             "binary segmentation with the Mann-Whitney rank statistic, several change "
             "points or none (a private test at false-alarm level --alpha). --online: "
             "ONLINEPNCPD over the rows as a stream: AboveThreshold 3ε/4 with the threshold "
-            "calibrated to --alpha, then PNCPD ε/4; with --threshold, Algorithm 4's ε/2 + ε/2."
+            "calibrated to an average run length --arl0 between false alarms (or to --alpha "
+            "over --horizon rows), then PNCPD ε/4; with --threshold, Algorithm 4's ε/2 + ε/2."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
@@ -47,7 +48,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--min-size", type=int, default=None,
                    help="shortest segment in rows (default: 5%% of the rows, at least 2)")
     p.add_argument("--alpha", type=float, default=0.05,
-                   help="false-alarm level of the tests / of the online alarm (default 0.05)")
+                   help="false-alarm level of the tests / of the online alarm within --horizon "
+                        "(default 0.05)")
     p.add_argument("--gamma", type=float, default=0.1,
                    help="online constraint γ of ONLINEPNCPD (default 0.1)")
     p.add_argument("--direction", choices=("both", "increase", "decrease"), default="both",
@@ -57,9 +59,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--online", action="store_true", help="run ONLINEPNCPD over the rows")
     p.add_argument("--window", type=int, default=None, help="online window length n (even)")
     p.add_argument("--threshold", type=float, default=None,
-                   help="online threshold T (default: calibrated to --alpha)")
+                   help="online threshold T (default: calibrated to --arl0, or to --alpha "
+                        "over --horizon)")
     p.add_argument("--horizon", type=int, default=None,
-                   help="online: rows over which --alpha bounds false alarms (default 10 windows)")
+                   help="online: rows over which --alpha bounds false alarms, for a stream of "
+                        "known length (default: calibrate to --arl0 instead)")
+    p.add_argument("--arl0", type=int, default=None,
+                   help="online: average run length to a false alarm, in rows "
+                        "(default 1000 windows)")
     p.add_argument("--delimiter", type=_delimiter, default=",",
                    help="CSV delimiter, one character; '\\t' or 'tab' for tabs (default ',')")
     p.add_argument("--random-state", type=int, default=None,
@@ -165,13 +172,14 @@ def _checked_detector(args):
     if args.online and args.window is None:
         raise ValueError("--online needs --window N.")
     if not args.online and (args.window is not None or args.threshold is not None
-                            or args.horizon is not None):
-        raise ValueError("--window, --threshold and --horizon are for --online mode.")
+                            or args.horizon is not None or args.arl0 is not None):
+        raise ValueError("--window, --threshold, --horizon and --arl0 are for --online mode.")
     det = PrivateChangePointDetector(
         epsilon=args.epsilon, n_change_points=args.n_change_points,
         max_change_points=args.max_change_points, min_size=args.min_size, alpha=args.alpha,
         gamma=args.gamma, direction=args.direction, window=args.window,
-        threshold=args.threshold, horizon=args.horizon, random_state=args.random_state,
+        threshold=args.threshold, horizon=args.horizon, arl0=args.arl0,
+        random_state=args.random_state,
     )
     with library_calls("changepoint"):
         det.privacy_cost()  # every parameter check: ranges, even window, γ < 1/4 online

@@ -79,6 +79,7 @@ OPTION_OF = {
     "max_change_points": "--max-change-points",
     "min_size": "--min-size",
     "horizon": "--horizon",
+    "arl0": "--arl0",
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",
