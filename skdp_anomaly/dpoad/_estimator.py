@@ -267,10 +267,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     >>> det = DPOAD(np.linspace(0, 1, 21), epsilon=1.0, max_count=1000, random_state=0)
     >>> for i in range(6):
     ...     window = rng.uniform(0, 1, 1000)
-    ...     if i == 4:
-    ...         window[:150] = 0.52                     # a burst in one bin
+    ...     if i == 4:                                   # a burst of 150 more records in one bin
+    ...         window = np.append(window, np.full(150, 0.52))
     ...     _ = det.partial_fit(window)
-    >>> det.anomalous_windows_.tolist()                # window 0 is the learning window
+    >>> det.anomalous_windows_.tolist()                # windows 0-2 are the learning windows
     [False, False, False, False, True, False]
     >>> np.flatnonzero(det.anomalies_[4]).tolist()     # the burst's bin, at its iteration
     [10]
