@@ -222,7 +222,17 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
             return _plan(epsilon, levels)
         count = GeometricMechanism(epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY,
                                    neighbours="replace")
-        return [("dependence", count)] + _plan(epsilon * (1 - DEPENDENCE_SHARE), levels)
+        plan = [("dependence", count)] + _plan(epsilon * (1 - DEPENDENCE_SHARE), levels)
+        # the last location takes what the others leave, to the ulp, so that the stages
+        # compose (math.fsum) to ε exactly where a float can, and never to more
+        others = [mechanism.epsilon for _, mechanism in plan[:-1]]
+        last = epsilon - math.fsum(others)
+        while math.fsum(others + [last]) > epsilon:
+            last = float(np.nextafter(last, -np.inf))
+        up = float(np.nextafter(last, np.inf))
+        if math.fsum(others + [up]) <= epsilon:
+            last = up
+        return plan[:-1] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))]
     k = int(n_change_points)
     return [("location", ReportNoisyMax(epsilon / k, 1.0, neighbours="replace"))] * k
 

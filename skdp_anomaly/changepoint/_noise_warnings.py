@@ -1,0 +1,89 @@
+"""The change-point detector's warnings: each computed from public parameters or
+DP outputs only."""
+
+from __future__ import annotations
+
+import math
+
+from .._warn import warn
+from ._binseg import critical_value, public_rho, segmentation_plan
+from ._core import pncpd_sensitivity
+from ._dependence import MAX_RHO
+
+__all__ = ["ChangePointNoiseWarning"]
+
+# a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
+# change and the score without one: the selection is then close to uniform
+_MAX_USEFUL_SCALE = 0.25
+
+
+class ChangePointNoiseWarning(UserWarning):
+    """The noise outweighs any possible change (computed from public parameters only)."""
+
+
+def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
+                             total_epsilon: float) -> None:
+    """Warn when Algorithm 3 (PNCPD) on ``n`` points at ``epsilon`` is close to a uniform guess.
+
+    ``n`` is public under replace-one neighbours, so this reads no private data.
+    """
+    scale = 2.0 * pncpd_sensitivity(n, gamma) / epsilon  # the nominal 2Δ/ε of Algorithm 3
+    if scale <= _MAX_USEFUL_SCALE:
+        return
+    needed = math.ceil(2.0 / (_MAX_USEFUL_SCALE * epsilon * gamma))
+    warn(
+        f"PrivateChangePointDetector: the {what} has {n} samples; with epsilon="
+        f"{total_epsilon:g} and gamma={gamma:g} the report-noisy-max noise has Laplace scale "
+        f"{scale:.3g}, above {_MAX_USEFUL_SCALE}, half the largest possible gap between the "
+        "statistic at a change and without one, so the reported change point is close to a "
+        f"uniform guess. Use at least {needed} samples, or a larger epsilon or gamma.",
+        ChangePointNoiseWarning,
+    )
+
+
+def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
+                         max_change_points: int, alpha: float, direction: str,
+                         dependence) -> None:
+    """Warn when even the largest possible change cannot be told from the noise.
+
+    A perfect step in the middle of ``n`` points scores about ``n/4`` on the
+    test statistic and ``n/8`` on the location score. ``"auto"``: warn when
+    ``n/4`` is below the test's critical value (a perfect change is then
+    missed more often than found). ``k`` change points: warn when the
+    report-noisy-max scale exceeds ``n/16``. Public quantities only.
+    """
+    plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
+                             min_size=min_size, alpha=alpha, direction=direction,
+                             dependence=dependence)
+    kind, mechanism = next(stage for stage in plan if stage[0] != "dependence")
+    best = n / 4.0 if kind == "test" else n / 8.0
+    if kind == "test":
+        limit = critical_value(n, min_size, direction, alpha, mechanism.scale,
+                               public_rho(dependence))
+        if best > limit:
+            return
+        reason = (f"the private test's critical value {limit:.3g} is above {best:g}, the "
+                  "largest score any change can reach, so 'no change' is the likely answer "
+                  "whatever the data")
+    else:
+        if mechanism.scale <= best / 2:
+            return
+        reason = (f"the report-noisy-max noise has Laplace scale {mechanism.scale:.3g}, above "
+                  f"half the largest score any change can reach ({best:g}), so the change "
+                  "points are close to uniform guesses")
+    warn(f"PrivateChangePointDetector: the series has {n} samples; with epsilon={epsilon:g}, "
+         f"{reason}. Use a longer series or a larger epsilon.", ChangePointNoiseWarning)
+
+
+def warn_too_persistent(noisy_turning_points: int, n: int) -> None:
+    """No test was made: the noisy turning points bound the dependence above
+    :data:`~._dependence.MAX_RHO` (post-processing of a DP output)."""
+    # post-processing of the noisy turning-point count: no raw statistic in it
+    warn(f"PrivateChangePointDetector: the noisy count of turning points "
+         f"({noisy_turning_points} of {n - 2} triples) is too low for a "
+         f"calibrated test: the series may be too persistent (lag-1 dependence above "
+         f"{MAX_RHO} in the AR(1) model) for a change in level to be told from its "
+         "wandering, or the noise too large at this length and epsilon; no test "
+         "was made and no change is reported. For a "
+         "random-walk-like or trending series, look for changes in its increments: "
+         "fit np.diff(x) (or drift_transform(x)).", ChangePointNoiseWarning)
