@@ -179,7 +179,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Offline ``"auto"``: the AR(1) ``φ`` the tests were calibrated for
         (``dependence="estimate"``: the DP bound ``φ⁺``; ``inf`` when the
         series was too persistent for any test, then no change is reported
-        and a :class:`ChangePointNoiseWarning` says so; a float
+        and a :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning` says so; a float
         ``dependence`` rounded up to 0.05; 0 for ``"none"``); online, the
         ``φ`` of the calibrated threshold's null. None when nothing is
         calibrated (``n_change_points=k``, a given ``threshold``).
