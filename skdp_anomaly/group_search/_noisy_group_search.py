@@ -95,7 +95,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ``"auto"``: ``epsilon`` times Proposition 3's expected query count
         (eq. 26, in bits) for ``n`` items at error ``delta``, with the
         answer error ``p`` of eq. (24) (of eq. 5 for a bit), from public
-        quantities only; :meth:`privacy_cost` prices it at ``2**30`` items,
+        quantities only; :meth:`~.PrivacyCostMixin.privacy_cost` prices it at ``2**30`` items,
         since ``n`` is not known before the data. ``None``: only
         ``max_queries`` bounds the spend. A fit whose cap exceeds ten times a
         noiseless bisection's queries warns
@@ -115,7 +115,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
     {accountant}
-        The plan is :meth:`privacy_cost` (the ``budget`` cap, else
+        The plan is :meth:`~.PrivacyCostMixin.privacy_cost` (the ``budget`` cap, else
         ``max_queries · epsilon``);
         ``epsilon`` is charged right before each query (once per query index
         when several groups run in parallel).
