@@ -61,6 +61,7 @@ import numpy as np
 
 from .._jit import lazy_njit
 from ..privacy import AboveThreshold
+from ._dependence import ar1_ranks
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
@@ -233,15 +234,7 @@ def null_ranks(n_rows: int, length: int, rho: float, rng: np.random.Generator) -
         seeds = rng.integers(0, 2 ** 63, size=n_rows, dtype=np.int64)
         _by_rows(_shuffle_rows_into, n_rows, seeds, out)
         return out
-    from scipy.signal import lfilter
-
-    innovations = rng.standard_normal((n_rows, length)) * math.sqrt(1.0 - rho * rho)
-    start = rng.standard_normal(n_rows)  # the stationary law: no burn-in needed
-    x = lfilter([1.0], [1.0, -rho], innovations, axis=1, zi=(rho * start)[:, None])[0]
-    ranks = np.empty((n_rows, length), dtype=np.int32)
-    np.put_along_axis(ranks, np.argsort(x, axis=1),
-                      np.arange(length, dtype=np.int32)[None, :], axis=1)
-    return ranks
+    return ar1_ranks(n_rows, length, rho, rng).astype(np.int32)
 
 
 def _step_table(window: int, direction: str, proto: AboveThreshold) -> np.ndarray:
