@@ -106,3 +106,13 @@ def test_bad_dependence_is_refused_before_any_charge(bad):
     with pytest.raises(InvalidParameterError, match="dependence"):
         det.fit(np.zeros(100))
     assert not hasattr(det, "privacy_spent_")
+
+
+def test_an_epsilon_too_large_for_the_count_is_refused_by_name_before_any_charge():
+    # 15 % of ε over Δ = 2 must stay <= 30 (the geometric noise's float limit): ε <= 400
+    assert PrivateChangePointDetector(epsilon=400.0).privacy_cost().epsilon == 400.0
+    det = PrivateChangePointDetector(epsilon=500.0)
+    with pytest.raises(ValueError, match="epsilon=500.0 is too large for dependence='estimate'"):
+        det.fit(np.zeros(100))
+    assert not hasattr(det, "privacy_spent_")
+    assert PrivateChangePointDetector(epsilon=500.0, dependence="none").privacy_cost().epsilon == 500

@@ -95,6 +95,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..privacy import (
+    MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
     LaplaceMechanism,
     PrivacyCost,
@@ -380,6 +381,20 @@ def check_segmentation(n, n_change_points, max_change_points, min_size, alpha, d
 def _decode(index: int, ks: np.ndarray, direction: str):
     names = direction if direction != "both" else ("increase" if index >= ks.size else "decrease")
     return int(ks[index % ks.size]), names
+
+
+def check_dependence_epsilon(epsilon: float, n_change_points, dependence) -> None:
+    """Refuse, by name and before any charge, an ε whose share would make the
+    turning-point count's geometric noise vanish in double precision."""
+    if dependence != "estimate" or n_change_points != "auto":
+        return
+    largest = MAX_GEOMETRIC_EPSILON * TURNING_POINT_SENSITIVITY / DEPENDENCE_SHARE
+    if epsilon > largest:
+        raise ValueError(
+            f"epsilon={epsilon!r} is too large for dependence='estimate': its share of "
+            f"epsilon ({DEPENDENCE_SHARE:g}) would make the noise of the turning-point "
+            f"count vanish in double precision; use epsilon <= {largest:g}, or "
+            "dependence='none' or a float.")
 
 
 def public_rho(dependence) -> float:

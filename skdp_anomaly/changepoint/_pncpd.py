@@ -33,6 +33,7 @@ from ._core import (
 )
 from ._in_memory import reject_dask_collection
 from ._binseg import (
+    check_dependence_epsilon,
     check_segmentation,
     public_rho,
     run_segmentation,
@@ -487,6 +488,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             if self.n_change_points != "auto" and self.n_change_points > 10_000:
                 raise ValueError(f"n_change_points must be at most 10000, got "
                                  f"{self.n_change_points!r}.")
+            check_dependence_epsilon(self.epsilon, self.n_change_points, self.dependence)
             return
         if self.window % 2:
             raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
