@@ -31,12 +31,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import brentq, minimize
 from scipy.special import expit, gammainccinv
 
 from ..privacy._grid import MAX_STEPS, from_steps, to_steps, two_sided_geometric
 
-__all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "plan_fit", "split_budget"]
+__all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "logistic_privacy_loss", "plan_fit",
+           "split_budget"]
 
 #: sup of the logistic loss' second derivative
 C_LOGISTIC = 0.25
@@ -79,6 +80,10 @@ def design_matrix(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: f
 
 
 # ---------------------------------------------------------------------------- accounting
+#: relative margin kept below ε_o when the noise's ε' is solved numerically (rounding)
+_SOLVE_MARGIN = 1e-12
+
+
 def jacobian_term(n: int, lam: float, n_classes: int) -> float:
     """``log`` of the largest ratio of the two neighbours' Jacobian determinants.
 
@@ -91,23 +96,94 @@ def jacobian_term(n: int, lam: float, n_classes: int) -> float:
     return (n_classes - 1) * math.log1p(1.0 / (n_classes * n * lam))
 
 
+def logistic_privacy_loss(eps_noise: float, n: int, lam: float) -> float:
+    """The privacy loss of binary objective perturbation: ``β + max_s [β s + log(1 + c s(1-s))]``.
+
+    Parameters
+    ----------
+    eps_noise : float
+        ε' = 2β: the noise ``b`` has density ``∝ exp(-ε'‖b‖/2)``.
+    n : int
+        The number of records.
+    lam : float
+        Λ, the regulariser of the mean loss in normalised units (rows of
+        norm ≤ 1); ``c = 1/(nΛ)``.
+
+    Returns
+    -------
+    float
+        The largest log ratio of the output densities of two neighbours.
+
+    Notes
+    -----
+    At an output ``u`` the record of one neighbour has ``s = σ(-y uᵀz)``:
+    its loss gradient has norm ``≤ s`` and its Hessian is ``s(1-s) zzᵀ``, so
+    the noise term moves by ``≤ β(s + 1)`` (the other record's gradient is
+    ≤ 1) and the Jacobian by ``≤ log(1 + c s(1-s))`` *at the same s*. The sup
+    over s is at most ``ε' + log(1 + c/4)`` (the bound that takes both sups
+    apart, Chaudhuri et al. 2011) and at least ``3ε'/4 + log(1 + c/4)``
+    (s = 1/2). The function of s is concave; its maximiser has a closed form.
+
+    Examples
+    --------
+    >>> import math
+    >>> from skdp_anomaly.linear_model import logistic_privacy_loss
+    >>> round(logistic_privacy_loss(1.0, 100, 0.01), 4)  # ε' = 1, c = 1
+    1.0485
+    >>> round(1.0 + math.log1p(1 / 4), 4)  # the two sups apart
+    1.2231
+    >>> logistic_privacy_loss(1.0, 1000, 0.01)  # c = 0.1 ≤ β: the Jacobian is free
+    1.0
+    """
+    beta, c = eps_noise / 2.0, 1.0 / (n * lam)
+    if beta <= 0.0:
+        return math.log1p(c / 4.0)
+    # f(s) = βs + log(1 + c s(1-s)) is concave; f'(s) = 0 is β s² + (2-β) s - (β/c + 1) = 0,
+    # whose positive root is written in the form that is stable as β → 0
+    q = beta / c + 1.0
+    root = 2.0 * q / ((2.0 - beta) + math.sqrt((2.0 - beta) ** 2 + 4.0 * beta * q))
+    s = min(1.0, max(0.0, root))
+    return beta + max(beta * s + math.log1p(c * s * (1.0 - s)), beta)
+
+
+def _logistic_noise(eps_o: float, n: int, lam: float) -> float:
+    """The largest ε' whose :func:`logistic_privacy_loss` is ≤ ``ε_o`` (0 when none is)."""
+    cap = eps_o * (1.0 - _SOLVE_MARGIN)
+    if logistic_privacy_loss(0.0, n, lam) >= cap:
+        return 0.0
+    eps_noise = brentq(lambda e: logistic_privacy_loss(e, n, lam) - cap, 0.0, eps_o,
+                       xtol=1e-15 * eps_o, rtol=1e-15)
+    while logistic_privacy_loss(eps_noise, n, lam) > cap:  # the root's last ulps
+        eps_noise *= 1.0 - 1e-12
+    return eps_noise
+
+
 def split_budget(epsilon: float, n: int, lam: float, n_classes: int):
     """``(ε', Λ_tot, ε_s)``: the noise's ε, the regulariser, the float-safety share.
 
-    ``ε_o = ε - ε_s`` pays the ideal mechanism: ``ε' + jacobian_term ≤ ε_o``.
-    When the Jacobian term would leave ``ε' < ε_o/2``, the regulariser is
-    raised until the term is exactly ``ε_o/2`` (no dead zone where the noise
-    gets almost nothing).
+    ``ε_o = ε - ε_s`` pays the ideal mechanism: for two classes
+    ``logistic_privacy_loss(ε', n, Λ_tot) ≤ ε_o``; for K ≥ 3
+    ``ε' + jacobian_term ≤ ε_o``. When that would leave ``ε' < ε_o/2``, the
+    regulariser is raised until ``ε' = ε_o/2`` exactly (no dead zone where
+    the noise gets almost nothing).
     """
     eps_smooth = SMOOTH_SHARE * epsilon
     eps_o = epsilon - eps_smooth
+    if n_classes == 2:
+        eps_noise = _logistic_noise(eps_o, n, lam)
+        if eps_noise >= eps_o / 2.0:
+            return eps_noise, lam, eps_smooth
+        half = eps_o / 2.0 * (1.0 - _SOLVE_MARGIN)
+        # the loss at ε' = ε_o/2 grows with c = 1/(nΛ): the largest c it allows
+        c_floor = brentq(lambda c: logistic_privacy_loss(half, n, 1.0 / (n * c)) - eps_o
+                         * (1.0 - _SOLVE_MARGIN), 0.0 + 1e-300, 4.0 * math.expm1(eps_o),
+                         xtol=1e-300, rtol=1e-14)
+        lam_total = max(lam, 1.0 / (n * c_floor))
+        return _logistic_noise(eps_o, n, lam_total), lam_total, eps_smooth
     eps_noise = eps_o - jacobian_term(n, lam, n_classes)
     if eps_noise >= eps_o / 2.0:
         return eps_noise, lam, eps_smooth
-    if n_classes == 2:
-        lam_total = C_LOGISTIC / (n * math.expm1(eps_o / 2.0))
-    else:
-        lam_total = 1.0 / (n_classes * n * math.expm1(eps_o / (2.0 * (n_classes - 1))))
+    lam_total = 1.0 / (n_classes * n * math.expm1(eps_o / (2.0 * (n_classes - 1))))
     return eps_o / 2.0, max(lam, lam_total), eps_smooth
 
 
