@@ -56,6 +56,7 @@ from skdp_anomaly.linear_model._objective import (
     dot2_rows,
     dot2_scores_minus_top,
     jacobian_term,
+    logistic_privacy_loss,
     plan_fit,
     split_budget,
 )
@@ -306,37 +307,125 @@ def test_auto_C_is_default_C_when_no_floor_applies(X, y):
     n, d = X.shape
     K = np.unique(y).size
     eps, data_norm = 1.0, 1.0
-    C = default_C(eps, n, d, K)
-    # the floor is off: the Jacobian term leaves more than half of ε_o to the noise
-    r2 = _r_aug(data_norm) ** 2
-    eps_noise, lam, _ = split_budget(eps, n, 1.0 / (C * n * r2), K)
-    assert eps_noise > 0.99 * eps / 2 and lam == 1.0 / (C * n * r2)
     est = _make(epsilon=eps, data_norm=data_norm).fit(X, y)
+    assert est.clip_norm_ == data_norm / 2  # clip_norm="auto"
+    r2 = _r_aug(est.clip_norm_) ** 2
+    C = default_C(eps, d, K, row_bound=math.sqrt(r2))
+    # the floor is off: the Jacobian leaves more than half of ε_o to the noise
+    eps_noise, lam, _ = split_budget(eps, n, 1.0 / (C * n * r2), K)
+    assert eps_noise > 0.99 * eps / 2 and lam == pytest.approx(1.0 / (C * n * r2), rel=1e-12)
     assert est.C_ == pytest.approx(C, rel=1e-12)
-    # K·d coefficients for softmax: the default differs between the two cases
-    assert C == eps * n / (300 * d * (1 if K == 2 else K))
+    # in the proof's units: 0.1 ε² √(10/p) (binary), 0.1 ε² √(10/(K p)) / K (softmax)
+    p = d + 1
+    c = 0.1 * eps ** 2 * (math.sqrt(10 / p) if K == 2 else math.sqrt(10 / (K * p)) / K)
+    assert C * r2 == pytest.approx(c, rel=1e-12)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_auto_C_gives_the_same_model_on_rescaled_data(K):
+    X, y = (X2, Y2) if K == 2 else (X3, Y3)
+    small = _make(epsilon=2.0, data_norm=2.0).fit(X, y)
+    large = _make(epsilon=2.0, data_norm=2.0e3).fit(X * 1e3, y)
+    # the same problem in the proof's units, hence the same integers on the grid
+    np.testing.assert_allclose(large.coef_ * 1e3, small.coef_, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(large.intercept_, small.intercept_, rtol=1e-9, atol=0)
+    np.testing.assert_array_equal(large.predict(X * 1e3), small.predict(X))
+
+
+def test_clip_norm_projects_rows_and_is_capped_by_data_norm():
+    est = _make(clip_norm=5.0).fit(X2, Y2)  # above data_norm = 2: lowered to it
+    assert est.clip_norm_ == 2.0 and est.clip_norm == 5.0
+    same = _make(clip_norm=2.0).fit(X2, Y2)
+    np.testing.assert_array_equal(est.coef_, same.coef_)
+    auto = _make().fit(X2, Y2)
+    assert auto.clip_norm_ == 1.0 and auto.clip_norm == "auto"
+    assert not np.array_equal(auto.coef_, same.coef_)
 
 
 @pytest.mark.parametrize("X, y", [(X2, Y2), (X3, Y3)], ids=["binary", "multinomial"])
-@pytest.mark.parametrize("eps, C", [(0.05, 1.0), (1e-3, "auto"), (0.3, 50.0)])
+@pytest.mark.parametrize("eps, C", [(0.05, 1.0), (1e-3, 1.0), (0.3, 50.0)])
 def test_regulariser_floor_makes_C_smaller(X, y, eps, C):
     n, d = X.shape
     K = np.unique(y).size
     data_norm = 1.0
-    r2 = _r_aug(data_norm) ** 2
-    asked = default_C(eps, n, d, K) if C == "auto" else C
+    r2 = _r_aug(data_norm / 2) ** 2
+    asked = C
     eps_o = eps - 0.01 * eps
-    # closed form of the floor: the Jacobian term is exactly ε_o/2
-    if K == 2:
-        floor = 4.0 * math.expm1(eps_o / 2) / r2
-    else:
-        floor = K * math.expm1(eps_o / (2 * (K - 1))) / r2
-    assert floor < asked
     est = _make(epsilon=eps, C=C, data_norm=data_norm).fit(X, y)
-    _, lam_total, _ = split_budget(eps, n, 1.0 / (asked * n * r2), K)
-    assert est.C_ == 1.0 / (lam_total * n * r2)  # exactly what split_budget gives
-    assert est.C_ == pytest.approx(floor, rel=1e-12)
-    assert jacobian_term(n, lam_total, K) == pytest.approx(eps_o / 2, rel=1e-12)
+    eps_noise, lam_total, _ = split_budget(eps, n, 1.0 / (asked * n * r2), K)
+    assert est.C_ == pytest.approx(1.0 / (lam_total * n * r2), rel=1e-12)
+    assert est.C_ < asked
+    # the floor: the noise gets exactly half of ε_o, the whole loss is ε_o
+    assert eps_noise == pytest.approx(eps_o / 2, rel=1e-9)
+    if K == 2:
+        loss = logistic_privacy_loss(eps_noise, n, lam_total)
+        assert loss <= eps_o and loss == pytest.approx(eps_o, rel=1e-9)
+    else:  # closed form: the Jacobian term is exactly ε_o/2
+        assert est.C_ == pytest.approx(K * math.expm1(eps_o / (2 * (K - 1))) / r2, rel=1e-12)
+        assert jacobian_term(n, lam_total, K) == pytest.approx(eps_o / 2, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- the accounting
+def _exact_log_ratio(z_a, y_a, z_b, y_b, rest_Z, rest_y, u, eps_noise, lam):
+    """log f_A(u) - log f_B(u) of the ideal binary mechanism (density ν(b(u))·det ∇b(u))."""
+    def parts(z, y):
+        Z = np.vstack([rest_Z, z])
+        ypm = np.where(np.r_[rest_y, y] == 1, 1.0, -1.0)
+        m = ypm * (Z @ u)
+        grad = Z.T @ (-ypm * expit_(-m))
+        w = expit_(m) * expit_(-m)
+        hess = (Z.T * w) @ Z + len(Z) * lam * np.eye(len(u))
+        b = -grad - len(Z) * lam * u
+        return -eps_noise / 2 * np.linalg.norm(b) + np.linalg.slogdet(hess)[1]
+    return parts(z_a, y_a) - parts(z_b, y_b)
+
+
+def expit_(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+@pytest.mark.parametrize("eps_noise, c", [(1.0, 1.0), (0.4, 5.0), (2.0, 0.5), (0.1, 20.0)])
+def test_logistic_privacy_loss_bounds_the_exact_ratio(eps_noise, c):
+    n = 400
+    lam = 1.0 / (n * c)
+    bound = logistic_privacy_loss(eps_noise, n, lam)
+    assert bound <= eps_noise + math.log1p(c / 4) + 1e-12  # never above the old charge
+    assert bound >= 0.75 * eps_noise + math.log1p(c / 4) - 1e-12
+    # a near-worst pair: A's record e1 at margin m, B's pointing the other way and
+    # saturated by u's second coordinate; the rest at the origin (Hessian ≈ 0)
+    rest_Z = np.tile([0.0, 0.0, 1e-9], (n - 1, 1))
+    rest_y = np.arange(n - 1) % 2
+    z_b = np.array([-1e-3, math.sqrt(1 - 1e-6), 0.0])
+    worst = -np.inf
+    for m in np.linspace(-6, 6, 121):
+        u = np.array([m, -40.0, 0.0])
+        ratio = _exact_log_ratio(np.array([1.0, 0.0, 0.0]), 1, z_b, 1, rest_Z, rest_y, u,
+                                 eps_noise, lam)
+        assert ratio <= bound + 1e-9
+        worst = max(worst, ratio)
+    assert worst >= 0.5 * bound  # the pair is a hard one: the check is not vacuous
+    # random pairs, rows and outputs (norms ≤ 1, outputs up to ‖u‖ ~ 100)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        rest = rng.normal(size=(n - 1, 3))
+        rest *= rng.uniform(0, 1, size=(n - 1, 1)) / np.linalg.norm(rest, axis=1, keepdims=True)
+        z_a, z_b = (v / max(1.0, np.linalg.norm(v)) for v in rng.normal(size=(2, 3)))
+        u = rng.normal(size=3) * 10 ** rng.uniform(-1, 2)
+        ratio = _exact_log_ratio(z_a, rng.integers(2), z_b, rng.integers(2), rest,
+                                 rng.integers(2, size=n - 1), u, eps_noise, lam)
+        assert abs(ratio) <= bound + 1e-9
+
+
+def test_logistic_privacy_loss_is_below_the_separate_sups_by_up_to_a_quarter_of_the_noise():
+    n = 1000
+    for eps_noise in (0.1, 1.0, 5.0):
+        for c in (1e-3, 0.1, 1.0, 10.0, 100.0):
+            lam = 1.0 / (n * c)
+            old = eps_noise + math.log1p(c / 4)
+            new = logistic_privacy_loss(eps_noise, n, lam)
+            assert old - eps_noise / 4 - 1e-12 <= new <= old + 1e-12
+            if c <= eps_noise / 2:  # β ≥ c: the Jacobian is free
+                assert new == pytest.approx(eps_noise, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- float safety
@@ -356,8 +445,10 @@ def test_release_is_a_public_function_of_integers_on_the_grid(X, y, fit_intercep
     K = np.unique(y).size
     data_norm = 1.5
     est = _make(epsilon=eps, C=C, data_norm=data_norm, fit_intercept=fit_intercept).fit(X, y)
-    r_aug = _r_aug(data_norm, fit_intercept)
-    asked = default_C(eps, n, d, K) if C == "auto" else C
+    clip_norm = data_norm / 2
+    r_aug = _r_aug(clip_norm, fit_intercept)
+    asked = (default_C(eps, d, K, row_bound=r_aug, fit_intercept=fit_intercept)
+             if C == "auto" else C)
     p = d + int(fit_intercept)
     plan = plan_fit(eps, n, p, K, 1.0 / (asked * n * r_aug ** 2))
     g = plan.grid
@@ -367,7 +458,7 @@ def test_release_is_a_public_function_of_integers_on_the_grid(X, y, fit_intercep
     np.testing.assert_array_equal(est.coef_, (coef_steps * g) / r_aug)
     assert np.count_nonzero(coef_steps) > 0
     if fit_intercept:
-        factor = KAPPA * data_norm / r_aug
+        factor = KAPPA * clip_norm / r_aug
         intercept_steps = _steps(est.intercept_ / factor, g)
         np.testing.assert_array_equal(est.intercept_, (intercept_steps * g) * factor)
     else:

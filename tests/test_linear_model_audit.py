@@ -2,8 +2,8 @@
 
 The claim: pure ε-DP under replace-one-record neighbours, n public
 (objective perturbation, Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2,
-with the single-log Jacobian charge, the floor ε' ≥ ε_o/2 and the float-safe
-grid release). Every run is ``PrivateLogisticRegression(epsilon=1,
+with the joint logistic charge of ``logistic_privacy_loss``, the floor
+ε' ≥ ε_o/2 and the float-safe grid release). Every run is ``PrivateLogisticRegression(epsilon=1,
 data_norm=1, random_state=<the auditor's generator>).fit(X, y)`` on one of
 two datasets of n = 20 rows that differ in one record; 19 rows at ``x = 0``
 pad the data (labels 0, 1, ..., so every class is present). A run's output
@@ -18,7 +18,7 @@ Scenarios (neighbouring pair and events fixed before any run):
     (the minimiser solves a scalar equation, decreasing in the Laplace
     noise ``b``). A label flip moves the gradient sum by exactly ``z``
     (|z| ≤ 1, not Δ = 2) and leaves the Jacobian unchanged, so the pair's
-    exact loss is ``ε'z/2 = 0.383``; ``coef > 0.42`` and ``coef < -0.42``
+    exact loss is ``ε'z/2 = 0.467``; ``coef > 0.42`` and ``coef < -0.42``
     attain it (0.42 > t_A = 0.401, where ``b_A(t_A) = 0``).
 (b) 1 feature with intercept (2-D design), C = 100, where the floor acts (Λ
     raised, ε' = ε_o/2, the Jacobian charge ε_o/2): the row ``(R, 0)``,
@@ -26,7 +26,7 @@ Scenarios (neighbouring pair and events fixed before any run):
     of the noise (equal-weight polar nodes of ``ν``, each solved for its
     exact minimiser); events are level sets of the exact log density ratio
     ℓ = log f_A(u) - log f_B(u) (the Neyman–Pearson events). The pair's
-    exact loss (sup |ℓ|) is 0.61.
+    exact loss (sup |ℓ|) is 0.73.
 (c) softmax, K = 3, with intercept, C = "auto": the row ``(R, 0)`` has its
     label moved from class 0 to class 1. Events: level sets of the exact
     pointwise ℓ of the 6-D minimiser; their probabilities come from a Monte
@@ -63,6 +63,7 @@ from functools import cached_property
 
 import numpy as np
 import pytest
+from scipy import optimize
 from scipy.special import expit
 from scipy.stats import gamma, laplace
 
@@ -102,8 +103,10 @@ class Neighbours:
     fit_intercept: bool = True
 
     def estimator(self, random_state) -> PrivateLogisticRegression:
-        return PrivateLogisticRegression(epsilon=EPS, data_norm=DATA_NORM, C=self.C,
-                                         fit_intercept=self.fit_intercept,
+        # clip_norm = data_norm: the audited rows sit on the projection radius (the
+        # default, data_norm / 2, would only rescale them; R is all the proof reads)
+        return PrivateLogisticRegression(epsilon=EPS, data_norm=DATA_NORM, clip_norm=DATA_NORM,
+                                         C=self.C, fit_intercept=self.fit_intercept,
                                          random_state=random_state)
 
     def release(self, dataset, rng) -> np.ndarray:
@@ -133,7 +136,8 @@ class Neighbours:
     def plan(self) -> objective.Plan:
         """``plan_fit`` of the public inputs only (ε, n, d, K, C, data_norm, κ)."""
         n, d = self.datasets[0][0].shape
-        C = default_C(EPS, n, d, self.n_classes) if self.C == "auto" else float(self.C)
+        C = (default_C(EPS, d, self.n_classes, row_bound=self.design[2],
+                       fit_intercept=self.fit_intercept) if self.C == "auto" else float(self.C))
         return objective.plan_fit(EPS, n, d + self.fit_intercept, self.n_classes,
                                   1.0 / (C * n * self.design[2] ** 2))
 
@@ -393,20 +397,32 @@ def on_release_grid(pair, outputs) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- the references
+def _joint_loss(eps_noise, c, grid=np.linspace(0.0, 1.0, 1_000_001)):
+    """β + max_s [β s + log(1 + c s(1-s))] by brute force over s (β = ε'/2)."""
+    beta = eps_noise / 2
+    return beta + float(np.max(beta * grid + np.log1p(c * grid * (1 - grid))))
+
+
+def _noise_for(eps_o, c):
+    return optimize.brentq(lambda e: _joint_loss(e, c) - eps_o, 0.0, eps_o)
+
+
 def test_plans_follow_the_documented_accounting():
     """ε', Λ and g of each scenario, from the Notes' formulas (a second implementation)."""
     eps_o = EPS * (1 - SMOOTH)
-    plan = LABEL_FLIP_1D.plan  # C R² = 1: ε' = ε_o - log(1 + C R²/4), Λ = 1/(C n R²)
-    assert plan.eps_noise == pytest.approx(eps_o - math.log(1.25), rel=1e-12)
+    plan = LABEL_FLIP_1D.plan  # C R² = 1: c = 1/(nΛ) = 1, ε' solves the joint loss = ε_o
     assert N_ROWS * plan.lam == pytest.approx(1.0, rel=1e-12)
+    assert plan.eps_noise == pytest.approx(_noise_for(eps_o, 1.0), rel=1e-6)
     plan, r_aug = MIRROR_2D.plan, MIRROR_2D.design[2]  # the floor: ε' = ε_o/2
     assert r_aug == pytest.approx(math.sqrt(1 + KAPPA ** 2), rel=1e-15)
-    assert plan.eps_noise == pytest.approx(eps_o / 2, rel=1e-12)
-    assert N_ROWS * plan.lam == pytest.approx(0.25 / math.expm1(eps_o / 2), rel=1e-12)
-    plan = SOFTMAX_3.plan  # C = ε n / (300 K d); ε' = ε_o - (K-1) log(1 + 1/(K n Λ))
-    n_lam = 1.0 / (EPS * N_ROWS / 900 * r_aug ** 2)
-    assert N_ROWS * plan.lam == pytest.approx(n_lam, rel=1e-12)
-    assert plan.eps_noise == pytest.approx(eps_o - 2 * math.log1p(1 / (3 * n_lam)), rel=1e-12)
+    assert plan.eps_noise == pytest.approx(eps_o / 2, rel=1e-9)
+    # the largest c whose joint loss at ε' = ε_o/2 is ε_o
+    c_floor = optimize.brentq(lambda c: _joint_loss(eps_o / 2, c) - eps_o, 1e-9, 1e3)
+    assert 1.0 / (N_ROWS * plan.lam) == pytest.approx(c_floor, rel=1e-6)
+    plan = SOFTMAX_3.plan  # c = 0.1 ε² √(10/(K p)) / K; ε' = ε_o - (K-1) log(1 + c/K)
+    c = 0.1 * EPS ** 2 * math.sqrt(10 / 6) / 3
+    assert 1.0 / (N_ROWS * plan.lam) == pytest.approx(c, rel=1e-12)
+    assert plan.eps_noise == pytest.approx(eps_o - 2 * math.log1p(c / 3), rel=1e-12)
     assert plan.sensitivity == pytest.approx(2 * math.sqrt(2)) and plan.dim == 6
     for pair in (LABEL_FLIP_1D, MIRROR_2D, SOFTMAX_3):
         assert pair.plan.eps_smooth == pytest.approx(SMOOTH * EPS)
@@ -446,8 +462,8 @@ def test_exact_1d_reference():
 
 
 # ---------------------------------------------------------------------------- (a) 1-D exact
-# 1500 fits per dataset. Exact: coef > 0.42: 0.496 / 0.338 (loss 0.383, the pair's sup);
-# coef > 0: 0.587 / 0.413; coef > 4: 0.109 / 0.074. False failures: frequencies ≤ 10 x 1e-5;
+# 1500 fits per dataset. Exact: coef > 0.42: 0.495 / 0.310 (loss 0.467, the pair's sup);
+# coef > 0: 0.604 / 0.396; coef > 4: 0.078 / 0.049. False failures: frequencies ≤ 10 x 1e-5;
 # bound > ε: 5e-54; bound < 0.05 (expected 0.23): 2e-5. With 2x more or less noise the
 # frequency check misses on 300 fits with probability 1e-4 / 5e-6 (simulated).
 def test_audit_1d_label_flip_matches_the_exact_law():
@@ -508,7 +524,7 @@ def scaled_noise(factor):
     return perturbation
 
 
-# 4x less noise: exact loss 4 x 0.383 = 1.53; coef > 0.42: 0.456 / 0.098. 1200 fits per
+# 4x less noise: exact loss 4 x 0.467 = 1.87; coef > 0.42: 0.479 / 0.074. 1200 fits per
 # dataset, this event alone: bound expected 1.28; false failure (bound ≤ ε): 1.6e-4.
 def test_audit_detects_four_times_less_noise(monkeypatch):
     pair = LABEL_FLIP_1D
@@ -517,7 +533,7 @@ def test_audit_detects_four_times_less_noise(monkeypatch):
     assert result.epsilon_lower_bound > EPS, f"{result}\n{result.to_markdown()}"
 
 
-# 2x less noise doubles the pair's loss to 0.77 < ε: no bound can see it, the law can.
+# 2x less noise doubles the pair's loss to 0.93 < ε: no bound can see it, the law can.
 @pytest.mark.parametrize("factor", [2.0, 0.5])
 def test_frequency_check_detects_a_noise_scale_off_by_two(monkeypatch, factor):
     pair = LABEL_FLIP_1D

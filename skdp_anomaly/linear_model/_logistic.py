@@ -353,10 +353,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                      else min(float(self.clip_norm), data_norm))
         kappa = float(self.intercept_scaling)
         Z, r_aug = design_matrix(X, clip_norm, self.fit_intercept, kappa)
-        C = (default_C(float(self.epsilon), d, classes.size, row_bound=r_aug,
-                       fit_intercept=self.fit_intercept) if self.C == "auto"
-             else float(self.C))
-        plan = self._plan(n, Z.shape[1], classes.size, C, r_aug)
+        plan = self._plan(n, d, classes.size, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
         U = fit_objective_perturbation(Z, y_idx, plan, self.max_iter, rng)
@@ -364,7 +361,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.coef_ = U[:, :d] / r_aug
         self.intercept_ = (U[:, d] * (kappa * clip_norm / r_aug) if self.fit_intercept
                            else np.zeros(U.shape[0]))
-        self.C_ = 1.0 / (plan.lam * n * r_aug ** 2)
+        self.C_ = 1.0 / (plan.lam * n) / r_aug / r_aug
         self.data_norm_ = data_norm
         self.clip_norm_ = clip_norm
         self.privacy_spent_ = self._spent()
@@ -390,11 +387,16 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                              "parameter of PrivateLogisticRegression (the public label set).")
         return public, np.searchsorted(public, y)
 
-    def _plan(self, n, n_coef, n_classes, C, r_aug):
+    def _plan(self, n, d, n_classes, r_aug):
         """The fit's public plan, or a ValueError naming the parameters it overflows with."""
+        n_coef = d + bool(self.fit_intercept)
         with np.errstate(over="ignore", under="ignore"):
             try:
-                lam = 1.0 / (C * n * r_aug ** 2)
+                if self.C == "auto":  # the rule is in the proof's units: R does not enter
+                    lam = 1.0 / (default_C(float(self.epsilon), d, n_classes,
+                                           fit_intercept=self.fit_intercept) * n)
+                else:
+                    lam = 1.0 / (float(self.C) * n * r_aug ** 2)
                 plan = plan_fit(float(self.epsilon), n, n_coef, n_classes, lam)
             except (OverflowError, ZeroDivisionError):
                 plan = None
