@@ -254,11 +254,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     >>> from sklearn.preprocessing import MinMaxScaler
     >>> from skdp_anomaly import PrivateLogisticRegression
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> X = MinMaxScaler().fit_transform(X)  # public feature ranges in practice
+    >>> # each feature onto [-1, 1] (public ranges in practice): rows of norm ≤ √d
+    >>> X = MinMaxScaler(feature_range=(-1, 1)).fit_transform(X)
     >>> clf = PrivateLogisticRegression(epsilon=5.0, data_norm=30 ** 0.5,
     ...                                 random_state=0).fit(X, y)
-    >>> clf.privacy_spent_.epsilon, round(clf.C_, 3)
-    (5.0, 0.316)
+    >>> clf.privacy_spent_.epsilon, round(clf.C_, 3), round(clf.clip_norm_, 3)
+    (5.0, 0.178, 2.739)
     >>> bool(clf.score(X, y) > 0.85)
     True
     """
