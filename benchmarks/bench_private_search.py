@@ -1,8 +1,12 @@
 """PrivateGridSearchCV vs scikit-learn's GridSearchCV: quality of the private choice, budget, time.
 
-Candidates: diffprivlib ``LogisticRegression(epsilon=ε_c, data_norm=1, C=C)``,
-C ∈ {0.01, 0.1, 1, 10}. Data (rows projected into the unit ball with a public
-slice's statistics, so ``data_norm=1`` is a true bound):
+Candidates: ``PrivateLogisticRegression(epsilon=ε_c, data_norm=1, C=C)``
+(this package's objective perturbation, its defaults otherwise: rows
+projected to ``clip_norm = data_norm/2``, a regularised intercept), with
+C ∈ {0.01, 0.1, 1, 10, "auto"}; ``"auto"`` is the public rule
+:func:`~skdp_anomaly.linear_model.default_C` of ε and d (about 0.36·ε² here),
+a candidate whose value moves with ε. Data (rows projected into the unit
+ball with a public slice's statistics, so ``data_norm=1`` is a true bound):
 
 * synth: ``make_classification(6500, 10, n_informative=5, n_redundant=2,
   n_clusters_per_class=1, flip_y=0.05, random_state=0)``; 500 public rows
@@ -33,17 +37,32 @@ Sections (one run prints every table):
    (c) wall time of ``fit`` / wall time of ``GridSearchCV.fit`` (refit=True),
    fitted in alternation (rotating order) in the same run: median, mean and
    90th percentile of the per-run ratio, each checked against 1.2×.
-2. **Equal total ε** ∈ {2, 5, 10} on synth and cancer: each rule spends the
+2. **Equal total ε** T ∈ {2, 5, 10} on synth and cancer: each rule spends the
    same total (priced by ``check_privacy_budget`` and asserted): repeated with
    ``epsilon = 2·ε_c`` (Liu–Talwar) releasing the winning run's model
    (ε_c = T/3) or refitting it (ε_c = T/4); holdout- and cv-noisy-max with
-   the selection given one fit's share (``epsilon = ε_c``, ε_c = T/5 and
-   T/17); anchor: GridSearchCV with the LR at ε = T (its real cost is
-   17·T plus a non-private choice). Test accuracy of the final model and the
+   the selection given one fit's share (``epsilon = ε_c``; with G = 5
+   candidates and 4 training folds per record, ε_c = T/(G+1) = T/6 and
+   T/(4G+1) = T/21); no search: one fit with ``C="auto"`` at ε = T on all
+   private rows; anchor: GridSearchCV with the LR at ε = T (its real cost is
+   21·T plus a non-private choice). Test accuracy of the final model and the
    fraction within 0.03 at the final model's ε.
 
+Seeds: a run is deterministic. The private searches get an int
+``random_state`` and candidates with ``random_state=0``, which the search
+replaces fit by fit with seeds of its own stream (fresh noise per fit). The
+anchor's candidates share one seeded ``RandomState`` that ``clone`` does not
+copy (:class:`SharedStream`), so every fit inside ``GridSearchCV`` draws fresh
+noise too (an int would give every fit of a candidate the same noise).
+
+Runs: 100 per target ε_c and 50 per (data, T) cell (``--runs``,
+``--equal-runs``; the diffprivlib version of this script ran 200 and 100,
+halved so that a reference run takes about 25 minutes on a shared 2-core
+machine; the Wilson intervals are wider accordingly).
+
 Run from the repository root: ``nice python benchmarks/bench_private_search.py``
-(``--quick``: a smoke run under a minute). The reference files
+(``--quick``: a smoke run under a minute: 4 target runs, 2 equal-total runs
+at T = 2, 2 reference seeds). The reference files
 ``bench_private_search.{md,json}`` are written only at default settings;
 otherwise ``bench_private_search_quick.*`` / ``bench_private_search_custom.*``.
 """
@@ -71,15 +90,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint,  # noqa: E402
                      write_json)
 
-from diffprivlib.models import LogisticRegression as DPLR  # noqa: E402
 from sklearn.datasets import load_breast_cancer, make_classification  # noqa: E402
 from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
 
-from skdp_anomaly import check_privacy_budget  # noqa: E402
+from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget  # noqa: E402
 from skdp_anomaly.model_selection import PrivateGridSearchCV  # noqa: E402
 
 NAME = "bench_private_search"
-GRID = (0.01, 0.1, 1.0, 10.0)
+GRID = (0.01, 0.1, 1.0, 10.0, "auto")
+N_FOLDS = 5  # KFold(5): a record is in N_FOLDS - 1 training parts
 TOLERANCE = 0.03  # "within 0.03" of the best true CV score
 TARGET_FRACTION = 0.80
 TARGET_TIME_RATIO = 1.2
@@ -88,15 +107,26 @@ TARGET_EPS_C = (0.5, 1.0)  # η = 1 (Liu–Talwar) and η = 0
 TOTALS = (2.0, 5.0, 10.0)
 DATASETS = ("synth", "cancer")
 REF_SEEDS = {"synth": 10, "cancer": 20}
+# runs per target ε_c and per equal-total cell: 100 and 50 (200 and 100 before the port) keep a
+# reference run near 25 minutes on a shared 2-core machine
+RUNS, EQUAL_RUNS = 100, 50
 RULES = ("repeated", "holdout-noisy-max", "cv-noisy-max")
 # equal total ε: (label, selection, refit, ε_c = T / divisor, selection ε = factor · ε_c)
 EQUAL_TOTAL = (
     ("repeated (winner released)", "repeated", False, 3, 2.0),
     ("repeated + refit", "repeated", True, 4, 2.0),
-    ("holdout-noisy-max", "holdout-noisy-max", False, 5, 1.0),
-    ("cv-noisy-max", "cv-noisy-max", False, 17, 1.0),
+    ("holdout-noisy-max", "holdout-noisy-max", False, len(GRID) + 1, 1.0),
+    ("cv-noisy-max", "cv-noisy-max", False, (N_FOLDS - 1) * len(GRID) + 1, 1.0),
 )
 ANCHOR = "GridSearchCV"
+NO_SEARCH = "no search, C=\"auto\" (ε = T)"
+
+
+def c_label(C) -> str:
+    return C if isinstance(C, str) else f"{C:g}"
+
+
+CHOSEN_HEADER = "C = " + " / ".join(c_label(C) for C in GRID) + " chosen"
 
 
 # ------------------------------------------------------------------ data
@@ -127,42 +157,32 @@ def eps_key(eps: float) -> str:
     return repr(round(float(eps), 10))
 
 
-def lr(eps: float, C: float = 1.0, random_state=None) -> DPLR:
-    return DPLR(epsilon=float(eps), data_norm=1.0, C=C, random_state=random_state)
+def lr(eps: float, C=1.0, random_state=0) -> PrivateLogisticRegression:
+    return PrivateLogisticRegression(epsilon=float(eps), data_norm=1.0, C=C,
+                                     random_state=random_state)
 
 
-def _setup(os_noise: bool = False) -> None:
-    """Silence warnings; make the candidates' noise reproducible unless ``os_noise``.
+class SharedStream(np.random.RandomState):
+    """A seeded ``RandomState`` that ``clone`` (a deep copy) passes on as itself.
 
-    diffprivlib draws a model's noise from the OS (``secrets.SystemRandom``) when
-    its ``random_state`` is None, which no seed reproduces, and an int
-    ``random_state`` would give every fit of a candidate the same noise. The
-    benchmark therefore lets the mechanisms draw from numpy's global
-    ``RandomState``, seeded before each search: every fit still gets fresh
-    noise, and a run can be repeated. ``--os-noise`` keeps diffprivlib's source.
+    Benchmark-only: every clone of the anchor's candidate draws its fit's seed
+    from this one stream, so each fit inside ``GridSearchCV`` gets fresh,
+    reproducible noise.
     """
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _setup() -> None:
+    """Silence warnings (the scripts' tables carry what matters)."""
     warnings.filterwarnings("ignore")
-    if os_noise:
-        return
-    import diffprivlib.mechanisms.base as mechanisms
-
-    if getattr(mechanisms.check_random_state, "_bench_patched", False):
-        return
-    original = mechanisms.check_random_state
-
-    def check_random_state(seed, secure=False):
-        if secure and (seed is None or seed is np.random.mtrand._rand):
-            return np.random.mtrand._rand
-        return original(seed, secure)
-
-    check_random_state._bench_patched = True
-    mechanisms.check_random_state = check_random_state
 
 
 # ------------------------------------------------------------------ reference
-def reference_cell(data: str, eps: float, n_seeds: int, os_noise: bool = False):
+def reference_cell(data: str, eps: float, n_seeds: int):
     """True CV score of every C at ``eps``: mean 5-fold CV accuracy over ``n_seeds`` seeds."""
-    _setup(os_noise)
+    _setup()
     cpu0 = time.process_time()
     X, y, _, _ = load(data)
     eps = round(float(eps), 10)
@@ -171,7 +191,7 @@ def reference_cell(data: str, eps: float, n_seeds: int, os_noise: bool = False):
     for C in GRID:
         accs = []
         for s in range(n_seeds):
-            for train, test in KFold(5, shuffle=True, random_state=s).split(X):
+            for train, test in KFold(N_FOLDS, shuffle=True, random_state=s).split(X):
                 model = lr(eps, C, int(rng.integers(2**31 - 1))).fit(X[train], y[train])
                 accs.append(float(np.mean(model.predict(X[test]) == y[test])))
         singles.append(np.asarray(accs))
@@ -198,17 +218,17 @@ def regret(table: dict, eps: float, chosen: int) -> float:
 
 # ------------------------------------------------------------------ searches
 def private_search(eps_c: float, selection: str, sel_eps: float, refit: bool, seed: int):
+    """The candidates' int random_state is replaced fit by fit from the search's stream."""
     return PrivateGridSearchCV(lr(eps_c), {"C": list(GRID)}, epsilon=sel_eps,
                                selection=selection, refit=refit, random_state=seed)
 
 
-def anchor_search(eps_c: float):
-    return GridSearchCV(lr(eps_c), {"C": list(GRID)}, cv=KFold(5))
+def anchor_search(eps_c: float, noise_seed: int):
+    return GridSearchCV(lr(eps_c, random_state=SharedStream(noise_seed)), {"C": list(GRID)},
+                        cv=KFold(N_FOLDS))
 
 
-def timed_fit(search, X, y, noise_seed: int):
-    """Fit with the candidates' noise seeded (diffprivlib draws it from numpy's global state)."""
-    np.random.seed(noise_seed)
+def timed_fit(search, X, y):
     t0 = time.perf_counter()
     search.fit(X, y)
     return time.perf_counter() - t0
@@ -224,13 +244,14 @@ def budget_row(search) -> dict:
 # ------------------------------------------------------------------ section 1
 def target_configs(eps_c: float):
     """(name, factory(seed)) in the order of the first run; rotated run by run."""
-    configs = [(ANCHOR, lambda seed: anchor_search(eps_c))]
+    configs = [(ANCHOR, lambda seed, noise: anchor_search(eps_c, noise))]
     for rule in RULES:
         configs.append((f"{rule}, refit=True",
-                        lambda seed, r=rule: private_search(eps_c, r, SELECTION_EPSILON, True,
-                                                            seed)))
+                        lambda seed, noise, r=rule: private_search(eps_c, r, SELECTION_EPSILON,
+                                                                   True, seed)))
     configs.append(("repeated, refit=False",
-                    lambda seed: private_search(eps_c, "repeated", SELECTION_EPSILON, False, seed)))
+                    lambda seed, noise: private_search(eps_c, "repeated", SELECTION_EPSILON,
+                                                       False, seed)))
     return configs
 
 
@@ -243,17 +264,17 @@ def run_target(eps_c: float, n_runs: int, data):
         search_seed, noise_seed = int(seeds[0]), int(seeds[1])
         shift = r % len(configs)
         for name, factory in configs[shift:] + configs[:shift]:
-            search = factory(search_seed)
-            dt = timed_fit(search, X, y, noise_seed)
+            search = factory(search_seed, noise_seed)
+            dt = timed_fit(search, X, y)
             rec = records[name]
             rec["choice"].append(GRID.index(search.best_params_["C"]))
             rec["test"].append(float(search.score(Xt, yt)))
             rec["time"].append(dt)
             if name != ANCHOR:
                 rec["spent"].append(float(search.privacy_spent_.epsilon))
-        if (r + 1) % 50 == 0:
+        if (r + 1) % 25 == 0:
             print(f"  target ε_c={eps_c:g}: {r + 1}/{n_runs} runs", file=sys.stderr, flush=True)
-    budgets = {name: budget_row(factory(0)) for name, factory in configs}
+    budgets = {name: budget_row(factory(0, 0)) for name, factory in configs}
     return records, budgets
 
 
@@ -324,7 +345,7 @@ def report_target(results: dict, table: dict) -> dict:
                            ("yes" if meets else "no") if is_target else "—"])
             if name in budgets:
                 b = budgets[name]
-                spent = sorted(set(round(s, 10) for s in rec["spent"]))
+                spent = sorted({round(s, 10) for s in rec["spent"]})
                 total_text = ("not bounded (leak)" if b["leaks"] else fmt(b["epsilon"], 3))
                 rows_b.append([fmt(eps_c), name, total_text, fmt(b["delta"]), b["notion"],
                                "; ".join(b["leaks"]) or "none",
@@ -349,7 +370,7 @@ def report_target(results: dict, table: dict) -> dict:
     print_table(
         "1a. Target, synth (4 000 private rows): quality of the choice "
         f"(selection ε = {SELECTION_EPSILON:g}; fraction [Wilson 95 %])",
-        ["ε_c", "search", "total ε", "runs", "C = 0.01 / 0.1 / 1 / 10 chosen",
+        ["ε_c", "search", "total ε", "runs", CHOSEN_HEADER,
          "within 0.03 of best C", "within 0.03 of GridSearchCV's pick", "mean regret",
          "test acc (mean ± se)", "test acc ≥ GridSearchCV's − 0.03 (same run)",
          f"target ≥ {TARGET_FRACTION:.0%}"],
@@ -369,19 +390,27 @@ def report_target(results: dict, table: dict) -> dict:
 
 # ------------------------------------------------------------------ section 2
 def equal_total_configs(total: float):
-    """(label, ε_c, factory(seed), final ε) for every rule, then the anchor."""
+    """(label, ε of the final model, factory(seed, noise seed)) for every rule, the single fit
+    without a search, then the anchor."""
     out = []
     for label, selection, refit, divisor, factor in EQUAL_TOTAL:
         eps_c = total / divisor
-        out.append((label, eps_c, lambda seed, s=selection, r=refit, e=eps_c, f=factor:
+        out.append((label, eps_c, lambda seed, noise, s=selection, r=refit, e=eps_c, f=factor:
                     private_search(e, s, f * e, r, seed)))
-    out.append((f"{ANCHOR} (ε = T)", total, lambda seed: anchor_search(total)))
+    out.append((NO_SEARCH, total, lambda seed, noise: lr(total, "auto", noise)))
+    out.append((f"{ANCHOR} (ε = T)", total, lambda seed, noise: anchor_search(total, noise)))
     return out
 
 
-def run_equal_total(data_name: str, total: float, runs: range, os_noise: bool = False):
+def _choice(model) -> int:
+    """Index in GRID of the C a search chose (``"auto"`` for the single fit)."""
+    params = getattr(model, "best_params_", None)
+    return GRID.index(params["C"] if params is not None else model.C)
+
+
+def run_equal_total(data_name: str, total: float, runs: range):
     """One chunk of runs of one (data, T) cell (a worker task)."""
-    _setup(os_noise)
+    _setup()
     cpu0 = time.process_time()
     X, y, Xt, yt = load(data_name)
     configs = equal_total_configs(total)
@@ -391,20 +420,20 @@ def run_equal_total(data_name: str, total: float, runs: range, os_noise: bool = 
         search_seed, noise_seed = (int(s) for s in seeds.generate_state(2))
         shift = r % len(configs)
         for label, _, factory in configs[shift:] + configs[:shift]:
-            search = factory(search_seed)
-            dt = timed_fit(search, X, y, noise_seed)
-            out[label]["choice"].append(GRID.index(search.best_params_["C"]))
+            search = factory(search_seed, noise_seed)
+            dt = timed_fit(search, X, y)
+            out[label]["choice"].append(_choice(search))
             out[label]["test"].append(float(search.score(Xt, yt)))
             out[label]["time"].append(dt)
     return data_name, total, out, time.process_time() - cpu0
 
 
 def check_equal_totals(totals) -> dict:
-    """The priced total of every rule, asserted equal to T."""
+    """The priced total of every rule (and of the single fit), asserted equal to T."""
     priced = {}
     for total in totals:
         for label, _, factory in equal_total_configs(total)[:-1]:
-            b = budget_row(factory(0))
+            b = budget_row(factory(0, 0))
             if b["leaks"] or abs(b["epsilon"] - total) > 1e-9:
                 raise AssertionError(f"{label} at T={total}: priced {b}")
             priced[f"{total:g}/{label}"] = b["epsilon"]
@@ -442,7 +471,7 @@ def report_equal_total(cells: dict, tables: dict) -> list:
             f"2. Equal total ε = {total:g}, {data_name}: final model's test accuracy and "
             "choice within 0.03 at its ε",
             ["search", "ε per candidate fit", "ε of final model", "runs",
-             "C = 0.01 / 0.1 / 1 / 10 chosen", "test acc (mean ± se)",
+             CHOSEN_HEADER, "test acc (mean ± se)",
              "within 0.03 of best (final ε) [Wilson 95 %]", "mean regret",
              "median time / GridSearchCV"],
             rows, align="lrrrllllr")
@@ -450,7 +479,8 @@ def report_equal_total(cells: dict, tables: dict) -> list:
                   key=lambda k: (DATASETS.index(k[0]), k[1]))
     print_table(
         "2-summary. Equal total ε: test accuracy / fraction within 0.03 at the final model's ε "
-        f"(the {ANCHOR} row spends ε = T on each candidate fit and chooses without privacy)",
+        f"(the {ANCHOR} row spends ε = T on each candidate fit, {EQUAL_TOTAL[-1][3]}·T in all, "
+        "and chooses without privacy)",
         ["search"] + [f"{d} T={t:g}" for d, t in keys],
         [[label] + [v.get(k, "–") for k in keys] for label, v in compact.items()],
         align="l" + "r" * len(keys))
@@ -463,13 +493,13 @@ def report_reference(tables: dict, seeds: dict, proto_check: dict) -> None:
         for key in sorted(table, key=float):
             row = table[key]
             best = int(np.argmax(row))
-            rows.append([fmt(float(key), 4)] + [fmt(v, 4) for v in row] + [fmt(GRID[best]),
-                        ", ".join(fmt(GRID[i]) for i, v in enumerate(row)
+            rows.append([fmt(float(key), 4)] + [fmt(v, 4) for v in row] + [c_label(GRID[best]),
+                        ", ".join(c_label(GRID[i]) for i, v in enumerate(row)
                                   if v >= max(row) - TOLERANCE - 1e-12)])
         print_table(
             f"0. True CV score (mean 5-fold CV accuracy of the private LR, "
             f"{seeds[data_name]} seeds), {data_name}",
-            ["ε", *(f"C={c:g}" for c in GRID), "best C", "C within 0.03"], rows,
+            ["ε", *(f"C={c_label(c)}" for c in GRID), "best C", "C within 0.03"], rows,
             align="r" * (len(GRID) + 3))
     if proto_check:
         print("\nReference cells recomputed against an earlier table "
@@ -482,7 +512,7 @@ def report_spread(table: dict, spread: dict) -> None:
     for eps in TARGET_EPS_C:
         key = eps_key(eps)
         for i, C in enumerate(GRID):
-            rows.append([fmt(eps), fmt(C), fmt(table[key][i], 4), fmt(spread[key]["sd"][i], 4),
+            rows.append([fmt(eps), c_label(C), fmt(table[key][i], 4), fmt(spread[key]["sd"][i], 4),
                          fmt(spread[key]["p10"][i], 4), fmt(spread[key]["p90"][i], 4),
                          fmt(spread[key]["share_above_best_mean"][i], 3)])
     print_table(
@@ -516,10 +546,11 @@ def compare_with_cache(tables: dict, seeds: dict, cache_dir: Path | None) -> dic
 # ------------------------------------------------------------------ main
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=200,
-                        help="runs of the target section per ε_c (default 200)")
-    parser.add_argument("--equal-runs", type=int, default=100,
-                        help="runs per (data, total ε) of the equal-total section (default 100)")
+    parser.add_argument("--runs", type=int, default=RUNS,
+                        help=f"runs of the target section per ε_c (default {RUNS})")
+    parser.add_argument("--equal-runs", type=int, default=EQUAL_RUNS,
+                        help="runs per (data, total ε) of the equal-total section "
+                        f"(default {EQUAL_RUNS})")
     parser.add_argument("--totals", type=float, nargs="+", default=list(TOTALS))
     parser.add_argument("--ref-seeds", type=int, default=None,
                         help="seeds of the true-CV-score table (default 10 synth, 20 cancer)")
@@ -531,33 +562,32 @@ def main(argv=None):
     parser.add_argument("--reference-check", type=Path, default=None,
                         help="folder with reference_<data>.json of the same protocol to compare "
                         "the recomputed table with (diagnostic only)")
-    parser.add_argument("--os-noise", action="store_true",
-                        help="candidates draw their noise from the OS as diffprivlib does by "
-                        "default (not reproducible); default: numpy's seeded global state")
     parser.add_argument("--quick", action="store_true",
-                        help="smoke run: 10 target runs, 4 equal-total runs, 2 reference seeds")
+                        help="smoke run: 4 target runs, 2 equal-total runs at T = 2 only, "
+                        "2 reference seeds")
     args = parser.parse_args(argv)
     from joblib import Parallel, delayed
 
-    default = (args.runs == 200 and args.equal_runs == 100 and args.totals == list(TOTALS)
-               and args.ref_seeds is None and args.sections == "target,equal"
-               and not args.os_noise)
+    default = (args.runs == RUNS and args.equal_runs == EQUAL_RUNS
+               and args.totals == list(TOTALS)
+               and args.ref_seeds is None and args.sections == "target,equal")
     if args.quick:
-        args.runs, args.equal_runs, args.ref_seeds = 10, 4, 2
+        args.runs, args.equal_runs, args.ref_seeds, args.totals = 4, 2, 2, [2.0]
     seeds = {d: args.ref_seeds or REF_SEEDS[d] for d in DATASETS}
     sections = set(args.sections.split(","))
     suffix = "_quick" if args.quick else ("" if default else "_custom")
-    _setup(args.os_noise)
+    _setup()
     buffer = io.StringIO()
     t_start = time.perf_counter()
     with redirect_stdout(Tee(sys.stdout, buffer)):
-        print(f"# PrivateGridSearchCV vs GridSearchCV (diffprivlib LogisticRegression, "
-              f"C ∈ {list(GRID)})")
+        print(f"# PrivateGridSearchCV vs GridSearchCV (PrivateLogisticRegression(data_norm=1), "
+              f"C ∈ {{{', '.join(c_label(C) for C in GRID)}}})")
         timings = {}
         payload: dict = {"grid": list(GRID), "tolerance": TOLERANCE, "ref_seeds": seeds,
                          "runs": args.runs, "equal_runs": args.equal_runs,
                          "totals": args.totals, "fingerprint_model_selection":
-                         source_fingerprint("model_selection")}
+                         source_fingerprint("model_selection"),
+                         "fingerprint_linear_model": source_fingerprint("linear_model")}
 
         # 1. the timed section first, alone in this process
         target = {}
@@ -575,7 +605,7 @@ def main(argv=None):
             for d in DATASETS:
                 for total in args.totals:
                     needed[d] |= {e for _, e, _ in equal_total_configs(total)}
-        tasks = [delayed(reference_cell)(d, e, seeds[d], args.os_noise) for d in DATASETS
+        tasks = [delayed(reference_cell)(d, e, seeds[d]) for d in DATASETS
                  for e in sorted(needed[d])]
         chunks = []
         if "equal" in sections:
@@ -584,7 +614,7 @@ def main(argv=None):
                 for total in args.totals:
                     for start in range(0, args.equal_runs, per):
                         runs = range(start, min(args.equal_runs, start + per))
-                        chunks.append(delayed(run_equal_total)(d, total, runs, args.os_noise))
+                        chunks.append(delayed(run_equal_total)(d, total, runs))
         t0 = time.perf_counter()
         done = Parallel(n_jobs=args.jobs)(tasks + chunks)
         timings["reference_and_equal_s"] = time.perf_counter() - t0
