@@ -397,10 +397,13 @@ def on_release_grid(pair, outputs) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- the references
-def _joint_loss(eps_noise, c, grid=np.linspace(0.0, 1.0, 1_000_001)):
+_S_GRID = np.linspace(0.0, 1.0, 1_000_001)
+
+
+def _joint_loss(eps_noise, c):
     """β + max_s [β s + log(1 + c s(1-s))] by brute force over s (β = ε'/2)."""
     beta = eps_noise / 2
-    return beta + float(np.max(beta * grid + np.log1p(c * grid * (1 - grid))))
+    return beta + float(np.max(beta * _S_GRID + np.log1p(c * _S_GRID * (1 - _S_GRID))))
 
 
 def _noise_for(eps_o, c):

@@ -12,9 +12,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state, warn_privacy_leak
-from ..privacy._grid import check_rate
+from ..privacy import (
+    PrivacyCost,
+    PrivacyCostMixin,
+    check_random_state,
+    warn_privacy_leak,
+)
 from ..privacy._docstrings import fill_doc
+from ..privacy._grid import check_rate
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
@@ -41,9 +46,9 @@ def default_C(epsilon: float, n_features: int, n_classes: int = 2, *,
     regularised by ``Λ``) the rule is ``c = 1/(nΛ) = 0.1 ε² √(10/p)`` for two
     classes, with ``p = d + 1`` coefficients with an intercept (``d``
     without), and ``0.1 ε² √(10/(K p)) / K`` for K ≥ 3 classes (one softmax
-    release), clipped to ``[1e-6, 100]``. scikit-learn's ``C`` is then ``c / R²``. It reads only
-    public quantities, and the same data scaled by ``s`` (with ``R`` scaled
-    by ``s``) get the same model.
+    release), clipped to ``[1e-6, 100]``. scikit-learn's ``C`` is then
+    ``c / R²``. It reads only public quantities, and the same data scaled by
+    ``s`` (with ``R`` scaled by ``s``) get the same model.
 
     Parameters
     ----------
@@ -100,8 +105,9 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
     The model minimises ``C · Σ log-loss + ½‖(coef, intercept / (κ·clip_norm))‖²
     + (random linear term)`` over rows projected into the L2 ball of radius
-    ``clip_norm`` (half of ``data_norm`` by default): the random linear term (Chaudhuri, Monteleoni and
-    Sarwate 2011, Algorithm 2) makes the minimiser ε-DP. Two classes: one
+    ``clip_norm`` (half of ``data_norm`` by default): the random linear term
+    (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2) makes the minimiser
+    ε-DP. Two classes: one
     logistic model; K ≥ 3: one multinomial (softmax) model released at the
     whole ε. The coefficients are released on a power-of-two grid, so their
     floating-point bits reveal nothing beyond the DP output.

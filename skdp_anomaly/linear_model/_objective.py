@@ -36,8 +36,8 @@ from scipy.special import expit, gammainccinv
 
 from ..privacy._grid import MAX_STEPS, from_steps, to_steps, two_sided_geometric
 
-__all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "logistic_privacy_loss", "plan_fit",
-           "split_budget"]
+__all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "logistic_privacy_loss",
+           "plan_fit", "split_budget"]
 
 #: sup of the logistic loss' second derivative
 C_LOGISTIC = 0.25
@@ -97,7 +97,7 @@ def jacobian_term(n: int, lam: float, n_classes: int) -> float:
 
 
 def logistic_privacy_loss(eps_noise: float, n: int, lam: float) -> float:
-    """The privacy loss of binary objective perturbation: ``β + max_s [β s + log(1 + c s(1-s))]``.
+    """Binary objective perturbation's privacy loss: ``β + max_s [β s + log(1 + c s(1-s))]``.
 
     Parameters
     ----------
