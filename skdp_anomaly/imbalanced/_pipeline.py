@@ -198,9 +198,13 @@ def dp_imbalanced_pipeline(classifier=None, *, epsilon: float, bounds, strategy:
     target (G-mean at least that of the classifier alone + 0.03 and of the
     noisy-prior threshold − 0.02, ROC-AUC at least the classifier alone's
     − 0.02) at every ε from 0.5 to 10. It was chosen with diffprivlib's
-    linear ``LogisticRegression`` on sets with d ≤ 212; other classifiers
-    (the default one included), or much higher dimension, may prefer the
-    other branch: force it with ``strategy``.
+    linear ``LogisticRegression`` (with its intercept, which is not DP) on
+    sets with d ≤ 212. With the default classifier,
+    :class:`~skdp_anomaly.PrivateLogisticRegression` at its current
+    defaults, the same benchmark no longer supports the rule: the noisy-prior
+    threshold beat over-sampling in G-mean at every ε ≥ 1 (docs/dpsmote.md,
+    §7), so ``strategy="threshold"`` is the better choice there until the
+    rule is re-derived.
 
     References
     ----------
