@@ -460,6 +460,12 @@ class CertificateError(RuntimeError):
     """The solver could not certify its minimiser (an event of the noise's far tail)."""
 
 
+def _term_scale(objective, x: np.ndarray, value: float) -> float:
+    """A bound on the size of the terms the objective's value sums at ``x``."""
+    return (abs(value) + objective.lam * float(x @ x)
+            + 2.0 * float(np.abs(objective.lin) @ np.abs(x)))
+
+
 def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     """A point ``(hi, lo)`` whose exact gradient at ``hi + lo`` is provably ``≤ target``.
 
@@ -483,8 +489,10 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
             value_new, grad_new = objective.value_grad(x_new)
             norm_new = float(np.linalg.norm(grad_new))
             # Armijo on the value; once the value no longer resolves the step (near the
-            # optimum), a smaller gradient
-            flat = abs(value_new - value) <= 16.0 * UNIT * abs(value)
+            # optimum), a smaller gradient. The value's rounding is relative to the terms
+            # it sums (loss, regulariser, linear term), which can cancel to a small value
+            flat = abs(value_new - value) <= 16.0 * UNIT * max(
+                _term_scale(objective, x, value), _term_scale(objective, x_new, value_new))
             if value_new <= value - 1e-4 * t * slope or (flat and norm_new < norm):
                 accepted = True
                 break
