@@ -421,10 +421,10 @@ def test_plans_follow_the_documented_accounting():
     assert plan.eps_noise == pytest.approx(eps_o / 2, rel=1e-9)
     # the largest c whose joint loss at ε' = ε_o/2 is ε_o
     c_floor = optimize.brentq(lambda c: _joint_loss(eps_o / 2, c) - eps_o, 1e-9, 1e3)
-    assert 1.0 / (N_ROWS * plan.lam) == pytest.approx(c_floor, rel=1e-6)
+    assert plan.lam == pytest.approx(1.0 / (N_ROWS * c_floor), rel=1e-6)
     plan = SOFTMAX_3.plan  # c = 0.1 ε² √(10/(K p)) / K; ε' = ε_o - (K-1) log(1 + c/K)
     c = 0.1 * EPS ** 2 * math.sqrt(10 / 6) / 3
-    assert 1.0 / (N_ROWS * plan.lam) == pytest.approx(c, rel=1e-12)
+    assert plan.lam == pytest.approx(1.0 / (N_ROWS * c), rel=1e-12)
     assert plan.eps_noise == pytest.approx(eps_o - 2 * math.log1p(c / 3), rel=1e-12)
     assert plan.sensitivity == pytest.approx(2 * math.sqrt(2)) and plan.dim == 6
     for pair in (LABEL_FLIP_1D, MIRROR_2D, SOFTMAX_3):

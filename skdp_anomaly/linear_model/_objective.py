@@ -85,14 +85,12 @@ _SOLVE_MARGIN = 1e-12
 
 
 def jacobian_term(n: int, lam: float, n_classes: int) -> float:
-    """``log`` of the largest ratio of the two neighbours' Jacobian determinants.
+    """Softmax (K ≥ 3): ``log`` of the largest ratio of the neighbours' Jacobian determinants.
 
-    Logistic: ``log(1 + c/(nΛ))`` with ``c = 1/4``; softmax over K classes:
-    ``(K-1) log(1 + 1/(K n Λ))`` (one record's Hessian has rank ≤ K-1,
-    eigenvalues summing to ≤ 1 - 1/K).
+    ``(K-1) log(1 + 1/(K n Λ))``: one record's Hessian has rank ≤ K-1 and
+    eigenvalues summing to ≤ 1 - 1/K. (Two classes are charged jointly with
+    the noise, by :func:`logistic_privacy_loss`.)
     """
-    if n_classes == 2:
-        return math.log1p(C_LOGISTIC / (n * lam))
     return (n_classes - 1) * math.log1p(1.0 / (n_classes * n * lam))
 
 
@@ -137,7 +135,7 @@ def logistic_privacy_loss(eps_noise: float, n: int, lam: float) -> float:
     """
     beta, c = eps_noise / 2.0, 1.0 / (n * lam)
     if beta <= 0.0:
-        return math.log1p(c / 4.0)
+        return math.log1p(C_LOGISTIC * c)
     # f(s) = βs + log(1 + c s(1-s)) is concave; f'(s) = 0 is β s² + (2-β) s - (β/c + 1) = 0,
     # whose positive root is written in the form that is stable as β → 0
     q = beta / c + 1.0
@@ -173,11 +171,10 @@ def split_budget(epsilon: float, n: int, lam: float, n_classes: int):
         eps_noise = _logistic_noise(eps_o, n, lam)
         if eps_noise >= eps_o / 2.0:
             return eps_noise, lam, eps_smooth
-        half = eps_o / 2.0 * (1.0 - _SOLVE_MARGIN)
+        cap = eps_o * (1.0 - _SOLVE_MARGIN)
         # the loss at ε' = ε_o/2 grows with c = 1/(nΛ): the largest c it allows
-        c_floor = brentq(lambda c: logistic_privacy_loss(half, n, 1.0 / (n * c)) - eps_o
-                         * (1.0 - _SOLVE_MARGIN), 0.0 + 1e-300, 4.0 * math.expm1(eps_o),
-                         xtol=1e-300, rtol=1e-14)
+        c_floor = brentq(lambda c: logistic_privacy_loss(cap / 2.0, n, 1.0 / (n * c)) - cap,
+                         1e-300, 4.0 * math.expm1(eps_o), xtol=1e-300, rtol=1e-14)
         lam_total = max(lam, 1.0 / (n * c_floor))
         return _logistic_noise(eps_o, n, lam_total), lam_total, eps_smooth
     eps_noise = eps_o - jacobian_term(n, lam, n_classes)
@@ -483,6 +480,7 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
             break
         step = objective.newton_step(x, grad)
         slope = float(grad @ step)
+        scale = _term_scale(objective, x, value)
         t, accepted = 1.0, False
         while t >= 1e-10:
             x_new = x - t * step
@@ -492,7 +490,7 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
             # optimum), a smaller gradient. The value's rounding is relative to the terms
             # it sums (loss, regulariser, linear term), which can cancel to a small value
             flat = abs(value_new - value) <= 16.0 * UNIT * max(
-                _term_scale(objective, x, value), _term_scale(objective, x_new, value_new))
+                scale, _term_scale(objective, x_new, value_new))
             if value_new <= value - 1e-4 * t * slope or (flat and norm_new < norm):
                 accepted = True
                 break
