@@ -316,7 +316,8 @@ def test_fitted_attributes_release_the_choice_only(selection, data):
     public = {k for k in vars(est) if k.endswith("_") and not k.startswith("_")}
     assert public == {"best_estimator_", "best_index_", "best_params_", "cv_results_",
                       "n_splits_", "n_features_in_", "multimetric_", "privacy_spent_",
-                      *(["best_score_"] if selection == "repeated" else [])}
+                      "searched_", *(["best_score_"] if selection == "repeated" else [])}
+    assert est.searched_ is True
 
 
 @pytest.mark.parametrize("selection", SELECTIONS)

@@ -48,13 +48,16 @@ class SearchPlan(NamedTuple):
     eta: float | None  # η of D_{η,γ} (repeated rule only)
 
 
-def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> SearchPlan:
+def plan_private_search(search, path: str, neighbours: str, candidate_plan,
+                        selection: dict | None = None) -> SearchPlan:
     """Price a private search from its parameters (raises on invalid ones).
 
     ``candidate_plan(search, path, neighbours)`` prices each candidate (the
-    validator's grid or randomized plan).
+    validator's grid or randomized plan); ``selection`` is the search's
+    ``privacy_selection()`` (asked for when None).
     """
-    selection = search.privacy_selection()
+    if selection is None:
+        selection = search.privacy_selection()
     rule, epsilon = selection["rule"], float(selection["epsilon"])
     est_path = _join(path, "estimator")
     plan = candidate_plan(search, est_path, neighbours)
@@ -64,6 +67,12 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
         f"each fit trains on one split's training part, which holds a record at most once "
         f"(the splitter: {fold.note})")
     notes = [fold_note, plan.note, *plan.notes]
+    if selection.get("total") is not None:
+        notes.append(
+            f"total_epsilon={selection['total']:g}: split between the candidates' fits, the "
+            "choice and the refit by the documented rule; where the search's public rule (n, "
+            "d, the label set, ε) finds that no search pays, the estimator as given is fitted "
+            "once on every record at the whole total instead: the same total")
     leaks = ([f"{where}: {fold.leak}"] if fold.leak else []) + list(plan.leaks)
     assumptions = ([f"{where}: {fold.assumption}"] if fold.assumption else []) + list(
         plan.assumptions)
@@ -84,6 +93,13 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
             entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
             entry[2].append((r.cost, mult))
     rows, eta, run_epsilon = [], None, 0.0
+    sizes_epsilon = float(selection.get("class_sizes_epsilon", 0.0))
+    sizes_row = [] if sizes_epsilon == 0 else [StepCost(
+        _join(path, "class_sizes"), "class sizes",
+        PrivacyCost.pure(sizes_epsilon, neighbours=neighbours),
+        f"the class sizes of y, a two-sided geometric histogram (L1 sensitivity 2), for the "
+        f"score's weights: a quarter of the choice's ε={epsilon:g}")]
+    epsilon -= sizes_epsilon
     if rule == "repeated":
         for (rpath, leak), (cls, note, costs) in groups.items():
             rows.append(StepCost(rpath, cls, _worst([c for c, _ in costs], neighbours),
@@ -99,8 +115,11 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
                 "bounded distribution (e.g. scipy.stats.uniform) or an int random_state, so "
                 "that the sampled candidates are priced exactly.")
         if run_epsilon > 0 and epsilon < run_epsilon:
+            given = (f"The 'epsilon' parameter ({epsilon:g})" if not sizes_epsilon else
+                     f"Three quarters of the 'epsilon' parameter ({epsilon:g}; a quarter "
+                     "releases the class sizes the score needs)")
             raise ValueError(
-                f"The 'epsilon' parameter ({epsilon:g}) of selection='repeated' must be at "
+                f"{given} of selection='repeated' must be at "
                 f"least the cost of one run, the dearest candidate (ε={run_epsilon:g}): "
                 "the number of runs then has a light tail. Raise epsilon (2× the dearest "
                 "candidate is Liu and Talwar's random stopping) or use "
@@ -112,6 +131,7 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
         if not pure:
             leaks.append(f"{where}: selection='repeated' needs candidates with a pure ε "
                          "guarantee; use selection='holdout-noisy-max'.")
+        rows += sizes_row
         rows.append(StepCost(_join(path, "selection"), "selection",
                              PrivacyCost.pure(epsilon, neighbours=neighbours), note,
                              not pure))
@@ -122,10 +142,11 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan) -> S
             cost = compose_sequential([_repeat(c, members * m) for c, m in costs],
                                       neighbours=neighbours)
             rows.append(StepCost(rpath, cls, cost, f"{fit_note}; {note}", leak))
+        rows += sizes_row
         rows.append(StepCost(
             _join(path, "selection"), "selection",
             PrivacyCost.pure(epsilon, neighbours=neighbours),
-            "report-noisy-max over the candidates' validation counts (the index only)"))
+            "report-noisy-max over the candidates' validation scores (the index only)"))
     if selection["refit"]:
         rows.append(StepCost(
             _join(path, "best_estimator_"), "refit",

@@ -292,9 +292,28 @@ def _fmt(x: float) -> str:
 
 
 def private_search_plan(search, path: str = "", neighbours: str = "replace"):
-    """The rows of a search of this package (``privacy_selection()``), priced from parameters."""
-    candidates = _grid_plan if hasattr(search, "param_grid") else _randomized_plan
-    return plan_private_search(search, path, neighbours, candidates)
+    """The rows of a search of this package (``privacy_selection()``), priced from parameters.
+
+    With ``total_epsilon`` the search lists its candidates as it will fit
+    them (the estimator's own setting first, every one at the ε the search
+    gives it), or the distributions they are drawn from.
+    """
+    selection = search.privacy_selection()
+    if selection.get("candidates") is not None:
+        listed = selection["candidates"]
+
+        def candidates(s, p, nb):
+            return _exact_plan(s, listed, p, f"{len(listed)} candidates: the estimator's own "
+                               "setting, then the grid's (or the sampled) ones, each at the ε "
+                               "total_epsilon gives it", nb)
+    elif selection.get("distributions") is not None:
+
+        def candidates(s, p, nb):
+            return _worst_case_plan(s, selection["distributions"], p, nb,
+                                    n_iter=selection["n_candidates"])
+    else:
+        candidates = _grid_plan if hasattr(search, "param_grid") else _randomized_plan
+    return plan_private_search(search, path, neighbours, candidates, selection)
 
 
 class _Plan:
@@ -361,10 +380,10 @@ def _randomized_plan(search, path, neighbours) -> _Plan:
     return _worst_case_plan(search, dists, path, neighbours)
 
 
-def _worst_case_plan(search, dists, path, neighbours) -> _Plan:
+def _worst_case_plan(search, dists, path, neighbours, n_iter=None) -> _Plan:
     """n_iter × the most expensive candidate, probing distributions at their support ends."""
     all_lists = all(not hasattr(v, "rvs") for d in dists for v in d.values())
-    n_eff = search.n_iter
+    n_eff = search.n_iter if n_iter is None else n_iter
     if all_lists:
         n_eff = min(n_eff, len(ParameterGrid(dists)))
     walkers, unbounded_paths, notes = [], set(), []

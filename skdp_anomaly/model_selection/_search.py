@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -18,7 +19,7 @@ from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import _num_features, check_is_fitted, column_or_1d
 
 from ..privacy import (
     GeometricMechanism,
@@ -35,8 +36,19 @@ from ..privacy._protocol import (
     epsilon_constraint,
     private_fit,
 )
+from ._allocation import search_pays, split_total
 from ._label_set import give_label_set, label_set_route
 from ._repetitions import sample_tnb, tnb_gamma_for_mean
+from ._scoring import (
+    CLASS_SIZES_SHARE,
+    ScoreWeights,
+    check_scoring,
+    class_sizes,
+    correct_per_class,
+    needs_class_sizes,
+    noisy_class_sizes,
+)
+from ._search_docs import ATTRIBUTES_DOC, NOTES_DOC, SHARED_DOC
 
 __all__ = ["PrivateGridSearchCV", "PrivateRandomizedSearchCV"]
 
@@ -53,6 +65,16 @@ def _estimator_has(attr):
     return check
 
 
+def _fit_and_count(model, fit_params, X, y, train, test, label_set):
+    """One candidate fit on a training part; its correct predictions per class on the test part.
+
+    Runs in a joblib worker: it returns the model and the counts only.
+    """
+    model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
+    predicted = model.predict(_safe_indexing(X, test))
+    return model, correct_per_class(predicted, y[test], label_set)
+
+
 class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """The shared engine of :class:`PrivateGridSearchCV` and :class:`PrivateRandomizedSearchCV`."""
 
@@ -60,13 +82,17 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict"])],
         # above 30 the noise of a count rounds to zero in double precision
-        "epsilon": epsilon_constraint(MAX_GEOMETRIC_EPSILON),
+        "epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
+        "total_epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
+        "force_search": ["boolean"],
         "selection": [StrOptions(set(SELECTIONS))],
         "n_runs": [StrOptions({"auto"}), Interval(Real, 1, None, closed="left")],
         "cv": ["cv_object"],
-        "scoring": [StrOptions({"accuracy"}), None],
+        "scoring": [str, None],  # checked by check_scoring: its message lists the scores
+        "pos_label": [Integral, Real, str, "boolean"],
         "refit": ["boolean"],
         "classes": ["array-like", None],
+        "n_jobs": [Integral, None],
     }
 
     # ------------------------------------------------------------ privacy
@@ -76,15 +102,24 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         Returns
         -------
         dict
-            ``rule`` (the ``selection`` parameter), ``epsilon``, ``cv`` (the
-            splitter the search uses: an int or None becomes ``KFold``) and
-            ``refit``.
+            ``rule`` (the ``selection`` parameter), ``epsilon`` (the
+            choice's ε), ``cv`` (the splitter the search uses: an int or None
+            becomes ``KFold``), ``refit``, ``label_set``, ``classes``,
+            ``total`` (``total_epsilon``), ``class_sizes_epsilon`` (the part
+            of the choice's ε that releases the class sizes a score needs,
+            else 0) and, with ``total_epsilon``, the
+            candidates as priced: ``candidates`` (a list of parameter dicts)
+            or ``distributions`` and ``n_candidates``.
         """
         self._check_params()
-        return {"rule": self.selection, "epsilon": float(self.epsilon),
-                "cv": self._splitter(None), "refit": bool(self.refit),
-                "label_set": label_set_route(self.estimator) is not None,
-                "classes": self.classes}
+        out = {"rule": self.selection, "epsilon": self._choice_epsilon(),
+               "cv": self._splitter(None), "refit": bool(self.refit),
+               "label_set": label_set_route(self.estimator) is not None,
+               "classes": self.classes, "total": self.total_epsilon,
+               "class_sizes_epsilon": self._class_sizes_epsilon()}
+        if self.total_epsilon is not None:
+            out.update(self._priced_space())
+        return out
 
     def _plan(self):
         from ..budget._validator import private_search_plan
@@ -127,7 +162,112 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         if not is_classifier(self.estimator):
             raise ValueError("The 'estimator' parameter must be a classifier: the validation "
                              f"score is a count of correct predictions; got {self.estimator!r}.")
-        self._candidates(None)  # the grid or the distributions are well formed
+        if (self.epsilon is None) == (self.total_epsilon is None):
+            raise ValueError("Give exactly one of the 'epsilon' parameter (the choice's ε, on "
+                             "top of the candidates' own) and the 'total_epsilon' parameter "
+                             f"(the whole search's); got epsilon={self.epsilon!r}, "
+                             f"total_epsilon={self.total_epsilon!r}.")
+        scoring = check_scoring(self.scoring)
+        if scoring == "recall" and self.classes is not None and not np.isin(
+                self.pos_label, np.asarray(self.classes)):
+            raise ValueError(f"The 'pos_label' parameter ({self.pos_label!r}) is not in the "
+                             f"'classes' parameter {list(self.classes)!r}.")
+        user = self._user_candidates(None)  # the grid or the distributions are well formed
+        if self.total_epsilon is not None:
+            self._check_total(user)
+
+    # ------------------------------------------------------------ total ε
+    def _check_total(self, user) -> None:
+        if "epsilon" not in self.estimator.get_params(deep=False):
+            raise ValueError(
+                "The 'total_epsilon' parameter needs an estimator with an 'epsilon' parameter "
+                f"(the search sets it); {type(self.estimator).__name__} has none. Give "
+                "'epsilon' (the choice's ε) instead and set the candidates' costs yourself.")
+        if any("epsilon" in p for p in user):
+            raise ValueError("With the 'total_epsilon' parameter the search sets the "
+                             "candidates' 'epsilon'; remove 'epsilon' from the candidates' "
+                             "parameters (or give 'epsilon' instead of 'total_epsilon').")
+
+    def _unit_cost(self) -> float:
+        """ε (replace-one) of the estimator at ``epsilon=1``: the scale of its ``epsilon``."""
+        from ..budget import check_privacy_budget
+
+        cost = check_privacy_budget(clone(self.estimator).set_params(epsilon=1.0),
+                                    on_leak="ignore").cost
+        if not (cost.delta == 0 and cost.gamma == 0 and 0 < cost.epsilon < float("inf")):
+            raise ValueError("The 'total_epsilon' parameter needs a candidate with a finite "
+                             f"pure ε; {type(self.estimator).__name__} costs {cost} at "
+                             "epsilon=1. Give 'epsilon' instead.")
+        return float(cost.epsilon)
+
+    def _n_candidates_total(self) -> int:
+        if hasattr(self, "param_grid"):
+            return len(self._with_default(self._user_candidates(None)))
+        return int(self.n_iter) + 1
+
+    def _split(self):
+        """``(ε of one fit, ε of the choice)`` of ``total_epsilon`` (``_allocation``)."""
+        from ..budget._cv import training_memberships
+
+        members = training_memberships(self._splitter(None), None,
+                                       neighbours="replace").memberships
+        return split_total(float(self.total_epsilon), self.selection, bool(self.refit),
+                           self._n_candidates_total(), members)
+
+    def _class_sizes_epsilon(self) -> float:
+        if not needs_class_sizes(check_scoring(self.scoring), self.selection):
+            return 0.0
+        return self._choice_epsilon() * CLASS_SIZES_SHARE
+
+    def _choice_epsilon(self) -> float:
+        if self.total_epsilon is None:
+            return float(self.epsilon)
+        return self._split().selection_epsilon
+
+    def _candidate_epsilon(self, whole: bool = False) -> float:
+        """The candidates' ``epsilon`` parameter (at the whole total with ``whole``)."""
+        target = float(self.total_epsilon) if whole else self._split().run_epsilon
+        return target / self._unit_cost()
+
+    def _default_params(self) -> dict:
+        """The estimator's own values of the searched parameters."""
+        space = getattr(self, "param_grid", None)
+        space = self.param_distributions if space is None else space
+        keys = sorted({k for d in (space if isinstance(space, list) else [space]) for k in d})
+        own = self.estimator.get_params(deep=True)
+        unknown = [k for k in keys if k not in own]
+        if unknown:
+            raise ValueError(f"Invalid parameter(s) {unknown!r} for the estimator "
+                             f"{type(self.estimator).__name__}.")
+        return {k: own[k] for k in keys}
+
+    def _with_default(self, user) -> list:
+        """The estimator's own setting first, then the other candidates.
+
+        A grid drops the duplicate of the default (its size is known); sampled
+        candidates keep every draw, so that their number is known in advance.
+        """
+        default = self._default_params()
+        rest = [p for p in user if p != default] if hasattr(self, "param_grid") else user
+        return [default, *rest]
+
+    def _priced_space(self) -> dict:
+        eps = self._candidate_epsilon()
+        if hasattr(self, "param_grid") or isinstance(self.random_state, Integral):
+            return {"candidates": [{**p, "epsilon": eps}
+                                   for p in self._with_default(self._user_candidates(None))]}
+        dists = self.param_distributions
+        dists = dists if isinstance(dists, list) else [dists]
+        default = {k: [v] for k, v in self._default_params().items()}
+        return {"distributions": [{**d, "epsilon": [eps]} for d in [default, *dists]],
+                "n_candidates": int(self.n_iter) + 1}
+
+    def _candidates(self, rng):
+        user = self._user_candidates(rng)
+        if self.total_epsilon is None:
+            return user
+        eps = self._candidate_epsilon()
+        return [{**p, "epsilon": eps} for p in self._with_default(user)]
 
     # ------------------------------------------------------------ plumbing
     def _splitter(self, rng):
@@ -175,33 +315,65 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         y = column_or_1d(y, warn=True)  # a column vector would broadcast in the counts
         check_classification_targets(y)
         label_set = self._label_set(y)
+        scoring = check_scoring(self.scoring)
+        positive = self._positive(label_set) if scoring == "recall" else None
         seeds = check_random_state(self.random_state).integers(2**63, size=3)
         schedule, noise, fit_seeds = (np.random.default_rng(int(s)) for s in seeds)
         candidates = self._candidates(schedule)
         splits = _check_splits(self._splitter(schedule).split(X, y, groups))
+        context = (fit_seeds, label_set, scoring, positive, len(y))
+        self.n_splits_ = len(splits)
+        self.multimetric_ = False
+        if not self._searches(X, splits, label_set, plan):
+            return self._fit_default(X, y, context, total)
         refit_cost = plan.rows[-1].cost if self.refit else None
         selection_cost = compose_sequential(
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
             neighbours="replace")
-        data = (X, y, splits, candidates, (fit_seeds, label_set))
+        data = (X, y, splits, candidates, context)
+        # charged with the choice, before the first release
+        weights = lambda: self._weights(y, context, noise)  # noqa: E731
         if self.selection == "repeated":
-            index, model, score = self._repeated(data, plan, selection_cost, schedule, noise)
+            index, model, score = self._repeated(data, plan, (selection_cost, weights),
+                                                 schedule, noise)
             self.best_score_ = score
         else:
-            index, model = self._noisy_max(data, selection_cost, noise)
+            index, model = self._noisy_max(data, (selection_cost, weights), noise)
         self.best_index_ = index
         self.best_params_ = dict(candidates[index])
         self.cv_results_ = _results(candidates)
-        self.n_splits_ = len(splits)
+        self.searched_ = True
         if self.refit:
             self._charge(refit_cost)
-            model = self._fit_on(self.best_params_, X, y, (fit_seeds, label_set))
+            model = self._fit_on(self.best_params_, X, y, context)
+        return self._release(model)
+
+    def _release(self, model):
         self.best_estimator_ = model
         if hasattr(model, "n_features_in_"):
             self.n_features_in_ = model.n_features_in_
-        self.multimetric_ = False
         self.privacy_spent_ = self._spent()
         return self
+
+    def _searches(self, X, splits, label_set, plan) -> bool:
+        """The public rule of ``_allocation``: with ``total_epsilon``, does a search pay?"""
+        if self.total_epsilon is None or self.force_search:
+            return True
+        n_val = min(len(test) for _, test in splits)
+        n_train = min(len(train) for train, _ in splits)
+        return search_pays(n_train, n_val, _num_features(X), len(label_set),
+                           self._split().run_epsilon)
+
+    def _fit_default(self, X, y, context, total):
+        """No search: the estimator as given, at the whole ``total_epsilon``, on every row."""
+        params = {**self._default_params(),
+                  "epsilon": self._candidate_epsilon(whole=True)}
+        self.best_index_ = 0
+        self.best_params_ = params
+        self.cv_results_ = _results([params])
+        self.searched_ = False
+        self._charge(total)
+        return self._release(self._fit_on(params, X, y, context))
 
     def _label_set(self, y):
         """The public label set: ``classes``, or the labels of ``y`` (public by assumption)."""
@@ -217,65 +389,95 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
                              "parameter (the public label set).")
         return classes
 
-    def _fit_on(self, params, X, y, context, train=None):
-        """A candidate fitted on the training part (all of ``X`` without ``train``),
-        given the public label set whatever labels the part holds."""
-        seeds, label_set = context
+    def _positive(self, label_set) -> int:
+        where = np.flatnonzero(label_set == self.pos_label)
+        if where.size != 1:
+            raise ValueError(f"The 'pos_label' parameter ({self.pos_label!r}) is not one of "
+                             f"the public class labels {label_set.tolist()!r}.")
+        return int(where[0])
+
+    def _prepare(self, params, context):
+        """A clone with ``params``, its seeds drawn in order, and its fit arguments."""
+        seeds, label_set = context[:2]
         model = clone(self.estimator).set_params(**params)
         given = _set_seeds(model)
         model.set_params(**{k: int(seeds.integers(2**31 - 1)) for k in given})
-        fit_params = give_label_set(model, label_set)
-        if train is None:
-            model.fit(X, y, **fit_params)
-        else:
-            model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
+        return model, give_label_set(model, label_set), given
+
+    def _fit_on(self, params, X, y, context):
+        """A candidate fitted on every row, given the public label set."""
+        model, fit_params, given = self._prepare(params, context)
+        model.fit(X, y, **fit_params)
         # the seed a fit used is never released: it would replay the model's noise
         return model.set_params(**given)
 
-    @staticmethod
-    def _correct(model, X, y, test) -> int:
-        return int(np.sum(model.predict(_safe_indexing(X, test)) == y[test]))
+    def _fit_parts(self, jobs, X, y, context):
+        """``(model, correct per class)`` of each ``(params, (train, test))``, in order.
 
-    def _repeated(self, data, plan, cost, schedule, noise):
+        Every clone and seed is prepared here, in order, so the result does
+        not depend on ``n_jobs``.
+        """
+        label_set = context[1]
+        prepared = [(self._prepare(params, context), split) for params, split in jobs]
+        done = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_and_count)(model, fit_params, X, y, train, test, label_set)
+            for (model, fit_params, _), (train, test) in prepared)
+        return [(model.set_params(**given), correct)
+                for ((_, _, given), _), (model, correct) in zip(prepared, done)]
+
+    def _weights(self, y, context, noise) -> ScoreWeights:
+        """The score's weights; the noisy class sizes of ``y`` first, when it needs them."""
+        label_set, scoring, positive = context[1:4]
+        size_epsilon = self._class_sizes_epsilon()
+        noisy = None
+        if size_epsilon > 0:
+            noisy = noisy_class_sizes(class_sizes(y, label_set),
+                                      min(size_epsilon, 2 * MAX_GEOMETRIC_EPSILON), noise)
+        return ScoreWeights(scoring, len(label_set), positive, noisy)
+
+    def _repeated(self, data, plan, costs, schedule, noise):
         """Random repetitions: the best of ``K ~ D_{η,γ}`` noisy runs (its model and score)."""
         X, y, splits, candidates, context = data
+        cost, weights = costs
         eta = plan.eta
-        run_epsilon = plan.run_epsilon if plan.run_epsilon > 0 else float(self.epsilon) / 3
+        choice = self._choice_epsilon() - self._class_sizes_epsilon()
+        run_epsilon = plan.run_epsilon if plan.run_epsilon > 0 else choice / 3
         gamma = tnb_gamma_for_mean(eta, self._n_runs(len(candidates), len(splits)))
         n_runs = sample_tnb(eta, gamma, schedule)  # independent of the data; never kept
-        count_noise = GeometricMechanism(min(run_epsilon, MAX_GEOMETRIC_EPSILON),
-                                         neighbours="replace")
+        draws = [(int(schedule.integers(len(candidates))), int(schedule.integers(len(splits))))
+                 for _ in range(n_runs)]
+        fitted = self._fit_parts([(candidates[c], splits[s]) for c, s in draws], X, y, context)
+        self._charge(cost)  # right before the first release
+        weights = weights()
+        # a validation record moves a run's weighted count by at most the largest weight
+        count_noise = GeometricMechanism(
+            min(run_epsilon, MAX_GEOMETRIC_EPSILON * weights.sensitivity),
+            sensitivity=weights.sensitivity, neighbours="replace")
         best = None
-        for run in range(n_runs):
-            index = int(schedule.integers(len(candidates)))
-            train, test = splits[int(schedule.integers(len(splits)))]
-            model = self._fit_on(candidates[index], X, y, context, train)
-            correct = self._correct(model, X, y, test)
-            if run == 0:
-                self._charge(cost)  # right before the first noisy count
-            noisy = int(count_noise.randomise(np.array([correct]), noise)[0])
-            score = noisy / len(test)  # the validation size is public (n and the split)
+        for (index, split), (model, correct) in zip(draws, fitted):
+            noisy = count_noise.randomise(np.array([correct @ weights.weights]), noise)[0]
+            score = weights.score(int(noisy), len(splits[split][1]), context[4])
             if best is None or score > best[2]:
                 best = (index, model, score)
         return best
 
-    def _noisy_max(self, data, cost, noise):
-        """Report-noisy-max over the validation counts of every candidate."""
+    def _noisy_max(self, data, costs, noise):
+        """Report-noisy-max over the validation scores of every candidate."""
         X, y, splits, candidates, context = data
+        cost, weights = costs
         used = splits[:1] if self.selection == "holdout-noisy-max" else splits
-        counts = np.zeros(len(candidates), dtype=np.int64)
-        first = []
-        for c, params in enumerate(candidates):
-            for s, (train, test) in enumerate(used):
-                model = self._fit_on(params, X, y, context, train)
-                counts[c] += self._correct(model, X, y, test)
-                if s == 0:
-                    first.append(model)
+        jobs = [(params, split) for params in candidates for split in used]
+        fitted = self._fit_parts(jobs, X, y, context)
+        correct = np.array([c for _, c in fitted]).reshape(len(candidates), len(used), -1)
+        first = [fitted[c * len(used)][0] for c in range(len(candidates))]
         # a record in several validation sets moves a summed count by that many
         tests = np.concatenate([np.asarray(test) for _, test in used])
-        sensitivity = int(np.bincount(tests).max())
-        mechanism = ReportNoisyMax(float(self.epsilon), sensitivity, neighbours="replace")
+        members = int(np.bincount(tests).max())
         self._charge(cost)
+        weights = weights()
+        counts = correct.sum(axis=1) @ weights.weights
+        mechanism = ReportNoisyMax(self._choice_epsilon() - self._class_sizes_epsilon(),
+                                   members * weights.sensitivity, neighbours="replace")
         index = mechanism.select(counts, noise)
         return index, first[index]
 
@@ -363,166 +565,6 @@ def _results(candidates) -> dict:
     return results
 
 
-_SHARED_DOC = """
-    Parameters
-    ----------
-    estimator : classifier
-        A private classifier (or a pipeline ending in one); every candidate is
-        a clone of it with a candidate's parameters. Its cost is priced by
-        :func:`~skdp_anomaly.check_privacy_budget`; one that learns without
-        privacy is refused.
-    {candidates}
-    epsilon : float
-        ε of the choice, on top of the candidates' own costs, in ``[1e-6, 30]``.
-        For ``selection="repeated"`` it must be at least the cost of the
-        dearest candidate, ``ε_run``; ``2·ε_run`` is Liu and Talwar's random
-        stopping (``3·ε_run`` in all). See Notes for each ``selection``.
-    selection : {{"repeated", "holdout-noisy-max", "cv-noisy-max"}}, default="repeated"
-        How the candidate is chosen (Notes). ``"repeated"`` with
-        ``refit=False`` gave the best model at equal total ε in our
-        measurements; ``"holdout-noisy-max"`` evaluates every candidate once,
-        has a fixed run time and suits a grid of 2–3 candidates.
-    n_runs : "auto" or float >= 1, default="auto"
-        Mean number of runs of ``selection="repeated"``: ``"auto"`` is half
-        the fits of a ``GridSearchCV`` with the same grid and ``cv``
-        (candidates × splits / 2). The number itself is random and stays
-        private.
-    cv : int, cross-validation generator, iterable or None, default=None
-        ``None`` or an int ``k``: ``KFold(k, shuffle=True)`` with a permutation
-        drawn from ``random_state`` (``None`` is 5 folds). Never stratified:
-        label-dependent folds move other records when one label changes
-        (the budget validator reports such a splitter as a leak).
-        ``"repeated"`` draws one split per run; ``"holdout-noisy-max"`` uses
-        the first split; ``"cv-noisy-max"`` every split.
-    scoring : "accuracy" or None, default=None
-        The validation score, a count of correct predictions (sensitivity 1
-        per validation set a record is in). None means accuracy.
-    refit : bool, default=True
-        Refit the chosen candidate on all of ``X`` (its cost is added: the
-        dearest candidate is charged). With ``refit=False``, ``best_estimator_``
-        is a model the search already fitted and paid for: the winning run's
-        model (``"repeated"``), or the chosen candidate's model on the first
-        split; no extra cost.
-    classes : array-like of shape (n_classes,) or None, default=None
-        The public label set. Every candidate fit is given it (through its
-        ``classes`` parameter, or its ``fit``'s), whatever labels its
-        training part holds, so a released model's ``classes_`` never tells
-        which labels a part held. ``None`` takes the labels of ``y`` as
-        public (an assumption the budget report states). A candidate that
-        can take no label set is refused (a leak).
-    random_state : None, int or numpy.random.Generator, default=None
-        Draws the splits' permutation, the runs and the noise (from separate
-        streams; no generator is kept). ``None`` for deployment. A
-        candidate's ``random_state`` (at any depth of a pipeline) left
-        ``None`` stays ``None`` (fresh OS entropy per fit); one set to an int
-        or a generator is replaced, fit by fit, by a seed from a stream of its
-        own, so that no two fits share noise (the repetitions' guarantee
-        assumes independent runs; a fixed seed would replay one noise draw).
-    {{accountant}}
-        The whole cost is reserved on it before the data are read. A
-        candidate's own ``accountant`` parameter is deep-copied with every
-        clone (scikit-learn's ``clone``), so the candidates' fits never reach
-        it: this one is the search's ledger.
-"""
-
-_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    best_estimator_ : estimator
-        The refitted chosen candidate (``refit=True``), or the chosen
-        candidate's model from the search (``refit=False``).
-    best_index_ : int
-        Index of the chosen candidate in ``cv_results_["params"]`` (a DP output).
-    best_params_ : dict
-        Parameters of the chosen candidate (a DP output).
-    best_score_ : float
-        ``selection="repeated"`` only: the winning run's noisy validation
-        accuracy (a DP output). Absent for the noisy-max rules, which release
-        the index only.
-    cv_results_ : dict
-        ``params`` and one masked ``param_<name>`` column per parameter.
-        Nothing else: per-candidate scores, ranks and fit times are
-        data-dependent and are not released.
-    n_splits_ : int
-        Number of splits of the splitter.
-    classes_ : ndarray
-        Class labels of ``best_estimator_``.
-    n_features_in_ : int
-        Number of features, when ``best_estimator_`` has it.
-    multimetric_ : bool
-        Always False (one score).
-    privacy_spent_ : PrivacyCost
-        The search's charges (the candidate fits and choice, then the refit).
-"""
-
-_NOTES_DOC = """
-    Notes
-    -----
-    **Privacy.** Pure ε-DP under replace-one-record neighbours (``n``
-    public; a record keeps its index, so index-based splits are public), the
-    relation of diffprivlib's models; candidates' costs are priced under it
-    by :func:`~skdp_anomaly.check_privacy_budget`, which prices this search
-    row by row with no leak. ``privacy_cost()`` is that total:
-
-    * ``"repeated"`` (default): each run draws a candidate and a split
-      uniformly, trains the candidate on the split's training part and
-      releases its validation count with two-sided geometric noise at
-      ``ε_run``, the cost of the dearest candidate. A record is in the
-      training part or the validation part of a run, so a run is
-      ``ε_run``-DP (parallel composition). The number of runs ``K`` is drawn,
-      independently of the data, from the truncated negative binomial
-      distribution ``D_{η,γ}`` with ``η = epsilon/ε_run − 1`` (``γ`` from the
-      mean ``n_runs``), and the best run (candidate, model, noisy score) is
-      released: ``(2 + η)·ε_run = ε_run + epsilon`` in all. This is the limit
-      of Papernot and Steinke's Theorem 2 at infinite Rényi orders (a pure
-      ε-DP run is ``(λ, ε)``-RDP for every ``λ``), our derivation; ``η = 1``
-      (``epsilon = 2·ε_run``, geometric ``K``) is Liu and Talwar's random
-      stopping, ``3·ε_run``. ``epsilon`` must be at least ``ε_run``
-      (``η ≥ 0``): below, ``K`` has a polynomial tail and the run time is
-      unbounded in practice. ``K``, the other runs and their scores stay
-      private and no time is stored, but the wall time of ``fit`` grows
-      with ``K`` and with the candidates' own fit times.
-    * ``"holdout-noisy-max"``: every candidate trained once on the first
-      split's training part, report-noisy-max (two-sided geometric noise,
-      scale ``2/epsilon``, the index only) over the validation counts:
-      ``Σ_c ε_c + epsilon`` (sequential composition; validation records pay
-      only ``epsilon``, so this is an over-statement for them).
-    * ``"cv-noisy-max"``: every candidate on every training part, the counts
-      summed over the validation parts (sensitivity: the largest number of
-      validation parts holding one record, 1 for ``KFold``):
-      ``memberships·Σ_c ε_c + epsilon``.
-    * ``refit=True`` adds the dearest candidate once more.
-
-    **Which rule.** The best of ``K`` runs favours a candidate whose single
-    fits vary widely (a private model that sometimes fails and sometimes
-    matches the best): it may win by one lucky fit. With ``refit=False`` the
-    lucky fit is what is released; a refit draws a new one. At equal total ε,
-    ``"repeated"`` with ``refit=False`` gave the best test accuracy on 400
-    rows, ``"holdout-noisy-max"`` is as good on 4 000, and
-    ``"cv-noisy-max"`` (the shape of ``GridSearchCV``) is the worst: a record pays for every candidate on ``k−1`` folds, so each
-    fit gets ``1/(C(k−1)+1)`` of the budget. Refitting at another ε can also
-    move the best hyperparameter (the best ``C`` of a private logistic
-    regression changes with ε); ``refit=False`` keeps the chosen model at the
-    ε it was chosen at.
-
-    Differences from :class:`~sklearn.model_selection.GridSearchCV`: the
-    candidates must be classifiers scored by accuracy; ``cv_results_`` holds
-    the parameters only; ``best_score_`` exists for ``"repeated"`` only;
-    an int ``cv`` is a shuffled ``KFold`` (not stratified); no ``n_jobs``,
-    ``refit_time_`` or fit times (a timing channel).
-
-    References
-    ----------
-    .. [1] J. Liu and K. Talwar. Private selection from private candidates.
-       STOC 2019 (random stopping, §3).
-    .. [2] N. Papernot and T. Steinke. Hyperparameter tuning with Rényi
-       differential privacy. ICLR 2022, Theorem 2 (truncated negative
-       binomial number of runs).
-    .. [3] F. McSherry and K. Talwar. Mechanism design via differential
-       privacy. FOCS 2007 (report-noisy-max).
-"""
-
-
 @fill_doc
 class PrivateGridSearchCV(_PrivateSearch):
     __doc__ = (
@@ -533,10 +575,10 @@ class PrivateGridSearchCV(_PrivateSearch):
     ``n_splits_``), with a stated total ε: the candidates' fits, the private
     choice and the refit, priced before anything is fitted.
 """
-        + _SHARED_DOC.format(candidates="""param_grid : dict or list of dicts
+        + SHARED_DOC.format(candidates="""param_grid : dict or list of dicts
         As in :class:`~sklearn.model_selection.GridSearchCV`. The grid is
         public (fixed before seeing the data).""")
-        + _ATTRIBUTES_DOC + _NOTES_DOC + """
+        + ATTRIBUTES_DOC + NOTES_DOC + """
     Examples
     --------
     >>> from sklearn.datasets import make_classification
@@ -557,22 +599,27 @@ class PrivateGridSearchCV(_PrivateSearch):
         "param_grid": [dict, list],
     }
 
-    def __init__(self, estimator, param_grid, *, epsilon, selection="repeated", n_runs="auto",
-                 cv=None, scoring=None, refit=True, classes=None, random_state=None,
-                 accountant=None):
+    def __init__(self, estimator, param_grid, *, epsilon=None, total_epsilon=None,
+                 force_search=False, selection="repeated", n_runs="auto", cv=None,
+                 scoring=None, pos_label=1, refit=True, classes=None, n_jobs=None,
+                 random_state=None, accountant=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
+        self.total_epsilon = total_epsilon
+        self.force_search = force_search
         self.selection = selection
         self.n_runs = n_runs
         self.cv = cv
         self.scoring = scoring
+        self.pos_label = pos_label
         self.refit = refit
         self.classes = classes
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.accountant = accountant
 
-    def _candidates(self, rng):
+    def _user_candidates(self, rng):
         return list(ParameterGrid(self.param_grid))
 
 
@@ -590,11 +637,11 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
     times for the noisy-max rules); a distribution with an unbounded support
     for a cost parameter (``epsilon``) cannot be priced then.
 """
-        + _SHARED_DOC.format(candidates="""param_distributions : dict or list of dicts
+        + SHARED_DOC.format(candidates="""param_distributions : dict or list of dicts
         As in :class:`~sklearn.model_selection.RandomizedSearchCV`.
     n_iter : int, default=10
         Number of candidates sampled.""")
-        + _ATTRIBUTES_DOC + _NOTES_DOC + """
+        + ATTRIBUTES_DOC + NOTES_DOC + """
     Examples
     --------
     >>> from scipy.stats import uniform
@@ -615,23 +662,28 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
         "n_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, estimator, param_distributions, *, n_iter=10, epsilon,
-                 selection="repeated", n_runs="auto", cv=None, scoring=None, refit=True,
-                 classes=None, random_state=None, accountant=None):
+    def __init__(self, estimator, param_distributions, *, n_iter=10, epsilon=None,
+                 total_epsilon=None, force_search=False, selection="repeated", n_runs="auto",
+                 cv=None, scoring=None, pos_label=1, refit=True, classes=None, n_jobs=None,
+                 random_state=None, accountant=None):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.n_iter = n_iter
         self.epsilon = epsilon
+        self.total_epsilon = total_epsilon
+        self.force_search = force_search
         self.selection = selection
         self.n_runs = n_runs
         self.cv = cv
         self.scoring = scoring
+        self.pos_label = pos_label
         self.refit = refit
         self.classes = classes
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.accountant = accountant
 
-    def _candidates(self, rng):
+    def _user_candidates(self, rng):
         # an int random_state samples exactly the candidates the budget validator priced
         seed = (self.random_state if isinstance(self.random_state, Integral)
                 else None if rng is None else int(rng.integers(2**31 - 1)))

@@ -1,0 +1,236 @@
+"""Docstring fragments shared by the two private searches."""
+
+SHARED_DOC = """
+    Parameters
+    ----------
+    estimator : classifier
+        A private classifier (or a pipeline ending in one); every candidate is
+        a clone of it with a candidate's parameters. Its cost is priced by
+        :func:`~skdp_anomaly.check_privacy_budget`; one that learns without
+        privacy is refused.
+    {candidates}
+    epsilon : float or None, default=None
+        ε of the choice, on top of the candidates' own costs, in ``[1e-6, 30]``
+        (the candidates keep the ε they are given). For
+        ``selection="repeated"`` it must be at least the cost of the dearest
+        candidate, ``ε_run``; ``2·ε_run`` is Liu and Talwar's random stopping
+        (``3·ε_run`` in all). Give this or ``total_epsilon``, not both.
+    total_epsilon : float or None, default=None
+        ε of the whole search (candidates, choice and refit), in
+        ``[1e-6, 30]``: the search sets every candidate's ``epsilon``
+        parameter itself and adds the estimator's own setting of the searched
+        parameters as the first candidate. A public rule of ``n``, ``d``, the
+        number of classes and ε decides whether a search can pay; where it
+        cannot, the estimator as given is fitted once at the whole
+        ``total_epsilon`` (``searched_`` is False). Notes give the split and
+        the rule. The estimator needs an ``epsilon`` parameter whose cost is
+        proportional to it (every private classifier of this package), and
+        the grid must not search over ``epsilon``.
+    force_search : bool, default=False
+        With ``total_epsilon``: search even where the rule says one fit of
+        the estimator as given is the better use of the budget.
+    selection : {{"repeated", "holdout-noisy-max", "cv-noisy-max"}}, default="repeated"
+        How the candidate is chosen (Notes). ``"repeated"`` with
+        ``refit=False`` gave the best model at equal total ε in our
+        measurements; ``"holdout-noisy-max"`` evaluates every candidate once,
+        has a fixed run time and suits a grid of 2–3 candidates.
+    n_runs : "auto" or float >= 1, default="auto"
+        Mean number of runs of ``selection="repeated"``: ``"auto"`` is half
+        the fits of a ``GridSearchCV`` with the same grid and ``cv``
+        (candidates × splits / 2). The number itself is random and stays
+        private.
+    cv : int, cross-validation generator, iterable or None, default=None
+        ``None`` or an int ``k``: ``KFold(k, shuffle=True)`` with a permutation
+        drawn from ``random_state`` (``None`` is 5 folds). Never stratified:
+        label-dependent folds move other records when one label changes
+        (the budget validator reports such a splitter as a leak).
+        ``"repeated"`` draws one split per run; ``"holdout-noisy-max"`` uses
+        the first split; ``"cv-noisy-max"`` every split.
+    scoring : {{"accuracy", "balanced_accuracy", "recall"}} or None, default=None
+        The validation score, a weighted count of correct predictions whose
+        change from one record is bounded (Notes). None means accuracy.
+        ``"balanced_accuracy"`` (the mean of the per-class recalls) and
+        ``"recall"`` (of ``pos_label``) tune imbalanced problems; the first
+        releases noisy class sizes of the validation part out of the choice's
+        own ε, so the total does not change. Any other score is refused.
+    pos_label : int, float, bool or str, default=1
+        The class whose recall ``scoring="recall"`` scores (the anomalies);
+        it must be in the public label set. Ignored by the other scores.
+    refit : bool, default=True
+        Refit the chosen candidate on all of ``X`` (its cost is added: the
+        dearest candidate is charged). With ``refit=False``, ``best_estimator_``
+        is a model the search already fitted and paid for: the winning run's
+        model (``"repeated"``), or the chosen candidate's model on the first
+        split; no extra cost.
+    classes : array-like of shape (n_classes,) or None, default=None
+        The public label set. Every candidate fit is given it (through its
+        ``classes`` parameter, or its ``fit``'s), whatever labels its
+        training part holds, so a released model's ``classes_`` never tells
+        which labels a part held. ``None`` takes the labels of ``y`` as
+        public (an assumption the budget report states). A candidate that
+        can take no label set is refused (a leak).
+    n_jobs : int or None, default=None
+        Candidate fits run in parallel with joblib (``None``: one at a time,
+        ``-1``: every core). The splits, the runs, the fits' seeds and the
+        noise are drawn in the calling process in a fixed order, so a fixed
+        ``random_state`` gives the same search for every ``n_jobs``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Draws the splits' permutation, the runs and the noise (from separate
+        streams; no generator is kept). ``None`` for deployment. A
+        candidate's ``random_state`` (at any depth of a pipeline) left
+        ``None`` stays ``None`` (fresh OS entropy per fit); one set to an int
+        or a generator is replaced, fit by fit, by a seed from a stream of its
+        own, so that no two fits share noise (the repetitions' guarantee
+        assumes independent runs; a fixed seed would replay one noise draw).
+    {{accountant}}
+        The whole cost is reserved on it before the data are read. A
+        candidate's own ``accountant`` parameter is deep-copied with every
+        clone (scikit-learn's ``clone``), so the candidates' fits never reach
+        it: this one is the search's ledger.
+"""
+
+ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The refitted chosen candidate (``refit=True``), or the chosen
+        candidate's model from the search (``refit=False``), or, when the
+        search did not pay (``searched_`` False), the estimator as given
+        fitted at the whole ``total_epsilon``.
+    best_index_ : int
+        Index of the chosen candidate in ``cv_results_["params"]`` (a DP output).
+    best_params_ : dict
+        Parameters of the chosen candidate (a DP output).
+    best_score_ : float
+        ``selection="repeated"`` only, after a search: the winning run's
+        noisy validation score (a DP output). Absent for the noisy-max rules,
+        which release the index only, and when no search was run.
+    cv_results_ : dict
+        ``params`` and one masked ``param_<name>`` column per parameter.
+        Nothing else: per-candidate scores, ranks and fit times are
+        data-dependent and are not released. When no search was run, the
+        one candidate fitted.
+    searched_ : bool
+        False when ``total_epsilon`` was given and the rule found that no
+        search pays (and ``force_search`` was False): the estimator as given
+        was fitted once at the whole ε. True otherwise.
+    n_splits_ : int
+        Number of splits of the splitter.
+    classes_ : ndarray
+        Class labels of ``best_estimator_``.
+    n_features_in_ : int
+        Number of features, when ``best_estimator_`` has it.
+    multimetric_ : bool
+        Always False (one score).
+    privacy_spent_ : PrivacyCost
+        The search's charges (the candidate fits and choice, then the refit).
+"""
+
+NOTES_DOC = """
+    Notes
+    -----
+    **Privacy.** Pure ε-DP under replace-one-record neighbours (``n``
+    public; a record keeps its index, so index-based splits are public), the
+    relation of diffprivlib's models; candidates' costs are priced under it
+    by :func:`~skdp_anomaly.check_privacy_budget`, which prices this search
+    row by row with no leak. ``privacy_cost()`` is that total:
+
+    * ``"repeated"`` (default): each run draws a candidate and a split
+      uniformly, trains the candidate on the split's training part and
+      releases its validation score with two-sided geometric noise at
+      ``ε_run``, the cost of the dearest candidate. A record is in the
+      training part or the validation part of a run, so a run is
+      ``ε_run``-DP (parallel composition). The number of runs ``K`` is drawn,
+      independently of the data, from the truncated negative binomial
+      distribution ``D_{η,γ}`` with ``η = epsilon/ε_run − 1`` (``γ`` from the
+      mean ``n_runs``), and the best run (candidate, model, noisy score) is
+      released: ``(2 + η)·ε_run = ε_run + epsilon`` in all. This is the limit
+      of Papernot and Steinke's Theorem 2 at infinite Rényi orders (a pure
+      ε-DP run is ``(λ, ε)``-RDP for every ``λ``), our derivation; ``η = 1``
+      (``epsilon = 2·ε_run``, geometric ``K``) is Liu and Talwar's random
+      stopping, ``3·ε_run``. ``epsilon`` must be at least ``ε_run``
+      (``η ≥ 0``): below, ``K`` has a polynomial tail and the run time is
+      unbounded in practice. ``K``, the other runs and their scores stay
+      private and no time is stored, but the wall time of ``fit`` grows
+      with ``K`` and with the candidates' own fit times.
+    * ``"holdout-noisy-max"``: every candidate trained once on the first
+      split's training part, report-noisy-max (two-sided geometric noise,
+      scale ``2Δ/epsilon``, the index only) over the validation scores:
+      ``Σ_c ε_c + epsilon`` (sequential composition; validation records pay
+      only ``epsilon``, so this is an over-statement for them).
+    * ``"cv-noisy-max"``: every candidate on every training part, the counts
+      summed over the validation parts (``Δ`` times the largest number of
+      validation parts holding one record, 1 for ``KFold``):
+      ``memberships·Σ_c ε_c + epsilon``.
+    * ``refit=True`` adds the dearest candidate once more.
+
+    **Scores.** Each score is a weighted count of correct predictions per
+    true class; replacing one validation record moves it by at most the
+    largest weight ``Δ``. Accuracy and the recall of ``pos_label`` have
+    ``Δ = 1``. Balanced accuracy weighs class ``k`` by ``1/n_k``: the class
+    sizes of the validation part are released first (a two-sided geometric
+    histogram, L1 sensitivity 2, at half of the ε the rule has for the
+    score), integer weights ``round(32·ñ_max/ñ_k)`` are computed from the
+    noisy sizes only, and the weighted count gets noise sized for
+    ``Δ = max_k w_k`` at the other half. In ``"repeated"`` a run's recall is
+    its noisy count of correct positives over a noisy count of positives
+    (each at ``ε_run/2``); the noisy-max rules compare the candidates on the
+    same validation parts, so recall needs no class size there. The total
+    is the same for every score.
+
+    **Total ε.** With ``total_epsilon=T`` the choice gets one candidate
+    fit's share (the repetitions: twice one run) and a refit one more:
+    ``"repeated"`` gives each fit ``T/(3 + refit)``,
+    ``"holdout-noisy-max"`` ``T/(G + 1 + refit)`` and ``"cv-noisy-max"``
+    ``T/(m·G + 1 + refit)`` for ``G`` candidates and ``m`` training parts per
+    record. The model a search releases is then trained at ``T/3`` or less,
+    on a training part: its ``n·ε`` is at most ``(k−1)/(3k)`` of a single
+    fit's at ``T`` on every row (0.27 for 5 folds). The error a private
+    linear model owes to its noise falls as ``p/(n·ε)`` (Chaudhuri,
+    Monteleoni and Sarwate 2011), so the search wins only if its best
+    candidate beats the estimator's own setting by more than a 3.7-fold
+    noise term costs, which no public quantity tells. The search therefore
+    runs only where both of its noise terms, ``p/(n_train·ε_c)`` (``p``
+    coefficients: ``d + 1``, or ``K(d + 1)`` for K ≥ 3 classes) and
+    ``1/(n_val·ε_c)``, are at most 1/1000; otherwise the estimator as given
+    (for :class:`~skdp_anomaly.PrivateLogisticRegression`, ``C="auto"``,
+    a public rule of ε and d) is fitted once on every row at ``T``. Either
+    way the search spends exactly ``T``, the figure the budget report gives
+    before the data are read; which branch ran is a function of ``n``, ``d``,
+    the label set and ``T`` only. Measured (``benchmarks/bench_private_search.py``,
+    three public sets, ``T`` ∈ {1, 2, 5}): the rule never searched there, and
+    a forced search was less accurate than the single fit in every cell.
+
+    **Which rule.** The best of ``K`` runs favours a candidate whose single
+    fits vary widely (a private model that sometimes fails and sometimes
+    matches the best): it may win by one lucky fit. With ``refit=False`` the
+    lucky fit is what is released; a refit draws a new one. At equal total ε,
+    ``"repeated"`` with ``refit=False`` gave the best test accuracy on 400
+    rows, ``"holdout-noisy-max"`` is as good on 4 000, and
+    ``"cv-noisy-max"`` (the shape of ``GridSearchCV``) is the worst: a
+    record pays for every candidate on ``k−1`` folds, so each fit gets
+    ``1/(C(k−1)+1)`` of the budget. Refitting at another ε can also move the
+    best hyperparameter (the best ``C`` of a private logistic regression
+    changes with ε); ``refit=False`` keeps the chosen model at the ε it was
+    chosen at.
+
+    Differences from :class:`~sklearn.model_selection.GridSearchCV`: the
+    candidates must be classifiers scored by a bounded count (accuracy,
+    balanced accuracy, recall); ``cv_results_`` holds the parameters only;
+    ``best_score_`` exists for ``"repeated"`` only; an int ``cv`` is a
+    shuffled ``KFold`` (not stratified); no ``refit_time_`` or fit times (a
+    timing channel).
+
+    References
+    ----------
+    .. [1] J. Liu and K. Talwar. Private selection from private candidates.
+       STOC 2019 (random stopping, §3).
+    .. [2] N. Papernot and T. Steinke. Hyperparameter tuning with Rényi
+       differential privacy. ICLR 2022, Theorem 2 (truncated negative
+       binomial number of runs).
+    .. [3] F. McSherry and K. Talwar. Mechanism design via differential
+       privacy. FOCS 2007 (report-noisy-max).
+    .. [4] K. Chaudhuri, C. Monteleoni and A. D. Sarwate. Differentially
+       private empirical risk minimization. JMLR 12, 2011 (excess risk of
+       objective perturbation).
+"""
