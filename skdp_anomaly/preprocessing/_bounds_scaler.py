@@ -1,0 +1,169 @@
+"""Scaling by public bounds: a transformer that learns nothing from the data."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..privacy import PrivacyCost, PrivacyCostMixin, check_bounds, private_fit
+
+__all__ = ["BoundsScaler"]
+
+
+class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Map each feature from its public bounds ``[lower, upper]`` onto ``[-1, 1]``, clipping.
+
+    A private learner needs its features in a known box (a DP logistic
+    regression bounds the norm of a row, an over-sampler the range of each
+    feature). Raw features rarely are: this step puts them there with
+    bounds written down from domain knowledge, so it reads nothing from the
+    data and costs no privacy. A value below ``lower`` maps to −1, one above
+    ``upper`` to +1 (clipped, as the private steps after it assume); a
+    missing value is refused.
+
+    Parameters
+    ----------
+    bounds : (lower, upper) or None, default=None
+        Public bounds of the features: each side a scalar (the same for
+        every feature) or one value per feature, ``lower < upper``. ``None``
+        reads each feature's minimum and maximum from the training data,
+        which is not private: a
+        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` is emitted, the
+        budget validator lists the leak, and the bounds are stored in
+        ``bounds_`` (never in ``bounds``).
+
+    Attributes
+    ----------
+    bounds_ : tuple of ndarray of shape (n_features_in_,)
+        ``(lower, upper)`` per feature: ``bounds`` broadcast to the number of
+        features, or the data's range when ``bounds`` is None.
+    n_features_in_ : int
+        Number of features seen in ``fit`` (a public shape).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame passed to ``fit``.
+
+    See Also
+    --------
+    DPImbalancedClassifier : scales with this step before its private learner.
+
+    Notes
+    -----
+    **Privacy.** With ``bounds`` given, the fitted state is the bounds and
+    the number of features (a shape, public under both neighbouring
+    relations); the output of each row depends on that row alone. The step
+    is 0-DP under add/remove and replace-one neighbours:
+    :meth:`~skdp_anomaly.privacy.PrivacyCostMixin.privacy_cost` returns a
+    zero cost and :func:`~skdp_anomaly.check_privacy_budget` prices it 0.
+    It is the public-bounds counterpart of scikit-learn's ``MinMaxScaler``
+    with ``feature_range=(-1, 1)`` and ``clip=True``, whose ``fit`` reads the
+    data's range (the budget validator counts that as learning without
+    privacy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly import BoundsScaler
+    >>> X = np.array([[0.0, 50.0], [10.0, 150.0], [5.0, 100.0]])
+    >>> scaler = BoundsScaler(bounds=([0, 0], [10, 200])).fit(X)
+    >>> scaler.transform(X).tolist()
+    [[-1.0, -0.5], [1.0, 0.5], [0.0, 0.0]]
+    >>> scaler.transform([[-5.0, 400.0]]).tolist()       # outside the bounds: clipped
+    [[-1.0, 1.0]]
+    >>> BoundsScaler(bounds=(0, 10)).privacy_cost().epsilon
+    0.0
+    """
+
+    _parameter_constraints: dict = {"bounds": ["array-like", None]}
+    _data_derived_params = {"bounds": "stored in `bounds_`"}
+
+    def __init__(self, bounds=None):
+        self.bounds = bounds
+
+    def _privacy_cost(self) -> PrivacyCost:
+        return PrivacyCost.zero()
+
+    def _more_validate_params(self) -> None:
+        if self.bounds is not None:
+            # the number of features is not known yet: check the pair on its own
+            lower, upper = _pair(self.bounds)
+            size = max(np.size(lower), np.size(upper))
+            check_bounds(self.bounds, n_features=size)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    @private_fit
+    def fit(self, X, y=None):
+        """Broadcast ``bounds`` to the features of ``X`` (or read the data's range).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; only its shape (and, when ``bounds`` is None, its
+            range) is used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        self._start_private_fit()
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=True)
+        lower, upper = check_bounds(self.bounds, X if self.bounds is None else None,
+                                    n_features=X.shape[1])
+        self.bounds_ = (lower, upper)
+        self.privacy_spent_ = self._spent()
+        return self
+
+    def transform(self, X):
+        """Map each feature from ``bounds_`` onto ``[-1, 1]``, clipping values outside.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        lower, upper = self.bounds_
+        return np.clip(2.0 * (X - lower) / (upper - lower) - 1.0, -1.0, 1.0)
+
+    def inverse_transform(self, X):
+        """Map ``[-1, 1]`` back onto ``bounds_`` (clipped values stay at the bounds).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+        """
+        check_is_fitted(self)
+        # the output space has no feature names: check_array, not validate_data
+        X = check_array(X, dtype=np.float64, ensure_all_finite=True)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but BoundsScaler is expecting "
+                             f"{self.n_features_in_} features as input.")
+        lower, upper = self.bounds_
+        return lower + (np.clip(X, -1.0, 1.0) + 1.0) * (upper - lower) / 2.0
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+
+def _pair(bounds):
+    """``bounds`` as a ``(lower, upper)`` pair, or a ValueError naming the parameter."""
+    try:
+        lower, upper = bounds
+    except (TypeError, ValueError):
+        raise ValueError("The 'bounds' parameter must be a (lower, upper) pair of scalars or "
+                         f"of one value per feature; got {bounds!r}.") from None
+    return lower, upper
