@@ -60,11 +60,11 @@ Runs: 100 per target ε_c and 50 per (data, T) cell (``--runs``,
 halved so that a reference run takes about 25 minutes on a shared 2-core
 machine; the Wilson intervals are wider accordingly).
 
-Run from the repository root: ``nice python benchmarks/bench_private_search.py``
+Run from the repository root: ``nice python benchmarks/bench_private_search_rules.py``
 (``--quick``: a smoke run under a minute: 4 target runs, 2 equal-total runs
 at T = 2, 2 reference seeds). The reference files
-``bench_private_search.{md,json}`` are written only at default settings;
-otherwise ``bench_private_search_quick.*`` / ``bench_private_search_custom.*``.
+``bench_private_search_rules.{md,json}`` are written only at default settings;
+otherwise ``bench_private_search_rules_quick.*`` / ``..._custom.*``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
 from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget  # noqa: E402
 from skdp_anomaly.model_selection import PrivateGridSearchCV  # noqa: E402
 
-NAME = "bench_private_search"
+NAME = "bench_private_search_rules"
 GRID = (0.01, 0.1, 1.0, 10.0, "auto")
 N_FOLDS = 5  # KFold(5): a record is in N_FOLDS - 1 training parts
 TOLERANCE = 0.03  # "within 0.03" of the best true CV score

@@ -67,7 +67,9 @@ from skdp_anomaly.auditing._selection_scenarios import (
     NO_SCORE,
     exact_distribution,
     exact_event_probabilities,
+    index_outputs,
     run_selection_scenario,
+    score_scenarios,
     selection_outputs,
     selection_scenarios,
 )
@@ -265,3 +267,51 @@ def test_released_score_is_a_count_over_the_public_test_size():
                             np.random.default_rng(0), 5)
     assert np.all(out[:, 1] == NO_SCORE)  # noisy-max releases the index only
     assert set(out[:, 0].tolist()) <= {0, 1}
+
+
+# ------------------------------------------------------------------ scores with class sizes
+SCORE_SCENARIOS = score_scenarios()
+
+
+@pytest.mark.parametrize("scenario", SCORE_SCENARIOS, ids=[s.name for s in SCORE_SCENARIOS])
+def test_audit_score_selection(scenario):
+    """Balanced accuracy and recall: the Clopper–Pearson bound (95 %) stays <= the claim.
+
+    150 fits per dataset at a fixed seed (deterministic). The claim of the
+    noisy-max rule is the choice's ε with its class-size quarter; of the
+    repetitions, ``ε_run + epsilon``. False failure for a correct search: at
+    most 5 % over seeds. The same audit with the weighted count's noise
+    sized for sensitivity 1 instead of the largest weight (the bug this
+    guards against) gives a bound above the claim.
+    """
+    def mechanism(y, rng, n):
+        return index_outputs(scenario.search, scenario.X, y, rng, n)
+
+    result = audit(mechanism, scenario.neighbours, scenario.events, n_runs=150, batch=True,
+                   claimed_epsilon=scenario.claimed_epsilon, random_state=3, alpha=0.05,
+                   name=scenario.name)
+    assert result.epsilon_lower_bound <= scenario.claimed_epsilon, result.to_markdown()
+    # the pair is seen: the candidate that predicts the feature wins more often on y_a
+    rates = [row for row in result.rows if row["event"] == "picks 1"][0]
+    assert rates["p_a"] > rates["p_b"], result.to_markdown()
+
+
+def test_score_audit_can_fail_when_the_noise_ignores_the_weights(monkeypatch):
+    """Noise sized for sensitivity 1 on balanced accuracy's weighted count is caught."""
+    from skdp_anomaly.model_selection import _scoring
+
+    init = _scoring.ScoreWeights.__init__
+
+    def unit_sensitivity(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.sensitivity = 1
+
+    monkeypatch.setattr(_scoring.ScoreWeights, "__init__", unit_sensitivity)
+    scenario = SCORE_SCENARIOS[0]
+
+    def mechanism(y, rng, n):
+        return index_outputs(scenario.search, scenario.X, y, rng, n)
+
+    result = audit(mechanism, scenario.neighbours, scenario.events, n_runs=150, batch=True,
+                   claimed_epsilon=scenario.claimed_epsilon, random_state=3, alpha=0.05)
+    assert result.epsilon_lower_bound > scenario.claimed_epsilon, result.to_markdown()

@@ -48,6 +48,7 @@ __all__ = [
     "run_selection_scenario",
     "selection_outputs",
     "selection_scenarios",
+    "score_scenarios",
 ]
 
 #: The count column of an output without a released score (the noisy-max rules).
@@ -64,7 +65,8 @@ class DeclaredCostClassifier(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     label : int, default=0
-        The class predicted for every row.
+        The class predicted for every row; ``-1``: the first feature of the
+        row, as an int (a candidate that can be right on every class).
     epsilon : float, default=1.0
         The declared ε, ``>= 0`` (0: a free candidate).
 
@@ -96,7 +98,9 @@ class DeclaredCostClassifier(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """The constant ``label`` for every row."""
+        """The constant ``label`` for every row (the first feature with ``label=-1``)."""
+        if self.label == -1:
+            return np.asarray(X)[:, 0].astype(np.int64)
         return np.full(len(X), self.label)
 
 
@@ -160,8 +164,9 @@ def claimed_epsilon(search) -> float:
     report = check_privacy_budget(search, on_leak="raise")
     if search.selection == "repeated":
         return float(report.cost.epsilon)
-    (row,) = [s for s in report.steps if s.path == "selection"]
-    return float(row.cost.epsilon)
+    # the choice, and the class sizes its score needs (balanced accuracy)
+    return float(sum(s.cost.epsilon for s in report.steps
+                     if s.path in ("selection", "class_sizes")))
 
 
 # -------------------------------------------------------------- running fits
@@ -491,3 +496,72 @@ def selection_scenarios(epsilon_run: float = 1.0, epsilon_max: float = 2.0,
                             "flips: summed counts 10/4 vs 8/6"),
     ]
     return scenarios
+
+
+def score_scenarios(epsilon: float = 2.0) -> list[SelectionScenario]:
+    """Audit scenarios of the scores that need class sizes or a named class.
+
+    Two candidates: "predict 0" and "predict the first feature", which is
+    the label of every row of ``y_a``. The validation part holds eight 0s
+    and one 1 (record 10); its neighbour relabels that record 0: the
+    candidates' balanced accuracies go from 0.5 / 1.0 to 0.5 / 0.44, and the
+    second one's recall of class 1 from 1 to nothing. The events are "the
+    second candidate is chosen"; the outputs are the chosen index only.
+
+    Parameters
+    ----------
+    epsilon : float, default=2.0
+        ``epsilon`` of the searches (the choice's ε; the candidates declare
+        ``epsilon/2``).
+
+    Returns
+    -------
+    list of SelectionScenario
+        Balanced accuracy with holdout-noisy-max and with repetitions,
+        recall with repetitions.
+
+    Examples
+    --------
+    >>> from skdp_anomaly.auditing._selection_scenarios import score_scenarios
+    >>> [s.claimed_epsilon for s in score_scenarios()]
+    [2.0, 3.0, 3.0]
+    """
+    y = np.r_[0, 1, np.zeros(8, np.int64), 1]
+    X = y[:, None].astype(np.float64)
+    split = [(np.arange(2), np.arange(2, 11))]
+    events = {"picks 1": lambda o: o[:, 0] == 1}
+    relation = ("holdout of 9: eight 0s and one 1, which the neighbour relabels 0; "
+                "candidates 'predict 0' and 'predict the feature'")
+    out = []
+    for scoring, selection in (("balanced_accuracy", "holdout-noisy-max"),
+                               ("balanced_accuracy", "repeated"), ("recall", "repeated")):
+        search = PrivateGridSearchCV(
+            DeclaredCostClassifier(epsilon=epsilon / 2), {"label": [0, -1]}, epsilon=epsilon,
+            selection=selection, scoring=scoring, n_runs=4, cv=split, refit=False)
+        out.append(SelectionScenario(f"{scoring}, {selection} (epsilon={epsilon:g})", search,
+                                     X, (y, _flip(y, 10)), events, claimed_epsilon(search),
+                                     relation))
+    return out
+
+
+def index_outputs(search, X, y, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` fits of ``search``: the chosen index of each, as an ``(n, 1)`` int array.
+
+    Parameters
+    ----------
+    search : PrivateGridSearchCV
+        The search, unfitted (cloned; its ``random_state`` becomes ``rng``).
+    X, y : array-like
+        The data.
+    rng : numpy.random.Generator
+        The audit's generator.
+    n : int
+        Number of fits.
+
+    Returns
+    -------
+    ndarray of shape (n, 1)
+        ``best_index_`` of each fit.
+    """
+    est = clone(search).set_params(random_state=rng)
+    return np.array([[est.fit(X, y).best_index_] for _ in range(n)], dtype=np.int64)
