@@ -102,6 +102,13 @@ def _private_search(cls, **kw):
     return cls(svc, epsilon=2.0, **kw).fit(X / 8, y), X / 8
 
 
+def _total_search(force):
+    X, y = _two_classes(seed=9)
+    lr = PrivateLogisticRegression(data_norm=8.0)
+    return PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, total_epsilon=2.0,
+                               force_search=force).fit(X, y), X
+
+
 def _logistic():
     X, y = _two_classes(seed=10)
     return PrivateLogisticRegression(data_norm=3.0).fit(X, y), X
@@ -126,6 +133,8 @@ FITTED = {
         PrivateGridSearchCV, param_grid={"epsilon": [0.5, 1.0]}, refit=False),
     "PrivateRandomizedSearchCV": lambda: _private_search(
         PrivateRandomizedSearchCV, param_distributions={"epsilon": [0.5, 1.0]}, n_iter=2),
+    "PrivateGridSearchCV (total_epsilon, searched)": lambda: _total_search(True),
+    "PrivateGridSearchCV (total_epsilon, no search)": lambda: _total_search(False),
 }
 
 

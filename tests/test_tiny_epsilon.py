@@ -173,6 +173,16 @@ def test_every_estimator_refuses_a_tiny_epsilon_before_any_charge(name, epsilon)
     assert ledger.spent == []
 
 
+@pytest.mark.parametrize("epsilon", [1e-20, MIN_EPSILON / 2])
+def test_a_search_refuses_a_tiny_total_epsilon_before_any_charge(epsilon):
+    ledger = Ledger()
+    est = PrivateGridSearchCV(PrivateLogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
+                              total_epsilon=epsilon, accountant=ledger)
+    with pytest.raises(InvalidParameterError, match="'total_epsilon' parameter.*1e-06"):
+        est.fit(*_data())
+    assert ledger.spent == []
+
+
 def test_a_release_too_wide_for_its_share_is_refused_by_name_before_any_charge():
     # DPSMOTE's class sums sit on a grid of 2^-32: at ε = 1e-6 the rate per step is
     # below the floor on 3 features; the refusal names epsilon and comes before the

@@ -58,5 +58,6 @@ def give_label_set(model, label_set: np.ndarray) -> dict:
             raise ValueError(
                 f"The candidates' '{name}' parameter ({given!r}) differs from the search's "
                 f"public label set {label_set.tolist()!r}; leave it None or make them equal.")
-    model.set_params(**{name: label_set.tolist() for name in params if values[name] is None})
+    # the array itself: a list would turn object labels into str, a different type from y
+    model.set_params(**{name: label_set.copy() for name in params if values[name] is None})
     return {} if fit_argument is None else {fit_argument: label_set}
