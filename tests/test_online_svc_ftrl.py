@@ -46,11 +46,20 @@ def test_gradient_window_rule(d, eps, expected):
     assert _ftrl.gradient_window(d, eps) == expected == max(5, math.ceil(16 * d / eps))
 
 
-def test_windows_without_a_horizon_follow_the_rule():
+def test_windows_without_a_horizon_grow_to_the_rule():
     w = _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None)
-    assert w.tolist() == [80, 107, math.ceil(80 * 0.3 / 0.7), math.ceil(107 * 0.3 / 0.7)]
-    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [80, 107, 0, 0]
-    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None, batch_size=9).tolist() == [9, 9, 4, 4]
+    first = max(5, math.ceil(_ftrl.FIRST_ROWS_PER_FEATURE * 10 / 2.0))
+    assert w.tolist() == [first, 107, math.ceil(first * 0.3 / 0.7), math.ceil(107 * 0.3 / 0.7), 1]
+    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, 107, 0, 0, 1]
+    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None,
+                              batch_size=9).tolist() == [9, 9, 4, 4, 0]
+    # round r's windows: first·2^r, capped at the rule (the kernel's own function)
+    ints = np.zeros(kernel.N_INTS, np.int64)
+    lengths = []
+    for r in range(6):
+        ints[kernel.ROUND], ints[kernel.PHASE] = r, kernel.PHASE_GRADIENT
+        lengths.append(int(kernel.window_length(ints, w)))
+    assert lengths == [min(107, first * 2 ** r) for r in range(6)]
 
 
 @pytest.mark.parametrize("horizon", [1, 2, 10, 300, 426, 1000])
@@ -65,7 +74,7 @@ def test_a_short_stream_is_one_round_over_every_row(horizon):
 
 def test_a_long_stream_keeps_the_rule_and_the_share():
     w = _ftrl.ftrl_windows(50, 2.0, 1.5, 0.3, 10**6)
-    assert w.tolist() == [400, 534, 172, 229]
+    assert w.tolist() == [400, 534, 172, 229, 0]
     assert _ftrl.tree_levels(w, 10**6) == math.ceil(
         (10**6 - 572) / (534 + 229)).bit_length()
 
@@ -143,6 +152,16 @@ def test_best_cut_counts_errors():
     assert _ftrl.best_cut(np.array([5, 5, 9, 0]), np.array([0, 0, 5, 5]), edges) == 0.5
 
 
+def test_balanced_cut_gives_the_rare_class_its_weight():
+    edges = np.linspace(-1, 1, 5)
+    negative, positive = np.array([40, 40, 20, 0]), np.array([0, 0, 3, 3])
+    # fewest errors: every row of bin 2 negative (20 negatives outweigh 3 positives)
+    assert _ftrl.best_cut(negative, positive, edges) == 0.5
+    # balanced: halfway between the classes' medians (0.0 and 0.5), below the cut
+    # of fewest errors, which gave up half of the rare class
+    assert _ftrl.best_cut(negative, positive, edges, balanced=True) == 0.25
+
+
 def test_paper_updates_learn_an_intercept_as_a_constant_feature():
     X, y = offset_blobs(400, seed=9)
     est = PrivateOnlineActiveSVC(epsilon=2.0, update="flmb", random_state=0).fit(X, y)
@@ -204,7 +223,7 @@ def test_tree_on_a_long_stream_learns():
     Xt, yt = offset_blobs(5000, seed=11)
     est = PrivateOnlineActiveSVC(epsilon=1.0, noise="tree", random_state=0).fit(X, y)
     assert est._state.ftrl.tree is not None and est._state.ftrl.tree.leaves >= 2
-    assert est.score(Xt, yt) >= 0.85  # 0.93-0.96 over 10 seeds
+    assert est.score(Xt, yt) >= 0.8  # 0.87-0.89 over 3 seeds (the histogram's grid)
 
 
 # ------------------------------------------------------------- parameters
@@ -213,7 +232,7 @@ def test_tree_is_for_ftrl_only():
         PrivateOnlineActiveSVC(update="flmb", noise="tree").privacy_cost()
 
 
-def test_epsilon_too_large_for_the_histograms_is_refused():
+def test_epsilon_too_large_for_the_threshold_releases_is_refused():
     with pytest.raises(ValueError, match="'epsilon'"):
         PrivateOnlineActiveSVC(epsilon=100.0, selection="all").privacy_cost()
     # without an intercept there is no histogram to protect
@@ -346,12 +365,24 @@ def test_threshold_counts_are_divided_by_the_selection_probability(monkeypatch):
     assert state.threshold == 0.0
 
 
+def test_histograms_span_the_public_reach():
+    # R = 2M/√d: rows scaled into the ball by public bounds project far inside [-M, M]
+    assert _ftrl.projection_reach(16, 1.0) == 0.5 and _ftrl.projection_reach(1, 1.0) == 1.0
+    state = _ftrl.FtrlState(1, 0)
+    mech = GeometricMechanism(1.0, 2.0, neighbours="replace")
+    rows = np.array([[-0.3], [-0.2], [0.2], [0.3]])
+    with np.errstate(all="raise"):
+        state.release_threshold(rows, np.array([-1.0, -1.0, 1.0, 1.0]), np.ones(1), 0.5,
+                                mech, np.random.default_rng(0))
+    assert -0.5 <= state.threshold <= 0.5
+
+
 def test_a_tail_too_short_for_a_round_refines_the_cut_only():
     # selection="all", batch_size=100: rounds of 100 + 43 rows; 300 rows leave a
     # tail of 14 rows after two rounds, released as a threshold window
     X, y = offset_blobs(300, seed=13)
     est = PrivateOnlineActiveSVC(epsilon=2.0, selection="all", batch_size=100,
                                  random_state=0).fit(X, y)
-    assert est._state.windows.tolist() == [100, 100, 43, 43]
+    assert est._state.windows.tolist() == [100, 100, 43, 43, 0]
     assert est.n_updates_ == 2  # no third gradient release for the tail
     assert est._state.n_released == 5  # 2 gradient + 2 threshold windows + the tail

@@ -25,17 +25,25 @@ from ..privacy import GeometricMechanism, LaplaceMechanism
 from ..privacy._grid import to_steps
 from . import _kernel as kernel
 
-__all__ = ["FtrlState", "N_BINS", "ROWS_PER_FEATURE", "count_weight", "ftrl_windows",
-           "gradient_sensitivity", "gradient_window", "released_size", "tree_levels"]
+__all__ = ["FtrlState", "N_BINS", "ROWS_PER_FEATURE", "count_weight", "first_window",
+           "ftrl_windows", "gradient_sensitivity", "gradient_window", "projection_reach",
+           "released_size", "tree_levels"]
 
 #: A gradient window holds ``ROWS_PER_FEATURE · d / ε`` rows: its signal, about
 #: ``rows·γ/√d`` per coordinate for a margin ``γ``, must beat the noise per
 #: coordinate, ``2M√d/ε`` (see the user guide for the measurements).
 ROWS_PER_FEATURE = 16
+#: Bins of the threshold histograms over the projections, in ``[-R, R]``.
+N_BINS = 16
+#: Threshold windows bin projections in ``[-R, R]``, ``R = REACH · M/√d``
+#: (:func:`projection_reach`).
+REACH = 2.0
 #: The fewest rows of a window.
 MIN_WINDOW = 5
-#: Bins of the threshold histograms over the projections, in ``[-M, M]``.
-N_BINS = 16
+#: A stream of unknown length starts with a gradient window of
+#: ``FIRST_ROWS_PER_FEATURE · d / ε`` rows, then doubles it round by round up to
+#: :data:`ROWS_PER_FEATURE` · d / ε_g (see the user guide for the measurements).
+FIRST_ROWS_PER_FEATURE = 4
 
 
 def gradient_window(n_features: int, epsilon: float) -> int:
@@ -43,16 +51,27 @@ def gradient_window(n_features: int, epsilon: float) -> int:
     return max(MIN_WINDOW, math.ceil(ROWS_PER_FEATURE * n_features / epsilon))
 
 
+def first_window(n_features: int, epsilon: float) -> int:
+    """Rows of the first gradient window of a stream of unknown length,
+    ``max(5, ceil(FIRST_ROWS_PER_FEATURE·d/ε))``: public quantities only."""
+    return max(MIN_WINDOW, math.ceil(FIRST_ROWS_PER_FEATURE * n_features / epsilon))
+
+
 def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_share: float,
                  horizon: int | None, batch_size: int | None = None) -> np.ndarray:
-    """The four window lengths of the kernel (``kernel.FIRST_GRADIENT`` ...).
+    """The window lengths of the kernel (``kernel.FIRST_GRADIENT`` ... ``kernel.GROWTH``).
 
     ``intercept_share`` is the share of a round's rows in its threshold
     window (0: no intercept). A given ``batch_size`` is the length of every
-    gradient window. Otherwise the rule of :func:`gradient_window` sets them,
-    and with a known ``horizon`` (the stream length) the first gradient
-    window is cut to ``(1 - share)·horizon``; when no second full round would
-    fit, the first round takes the whole stream.
+    gradient window. Otherwise the rule of :func:`gradient_window` sets the
+    later gradient windows. Without a ``horizon`` (a stream of unknown
+    length) the windows grow geometrically: round ``r``'s are ``2^r`` times
+    the first round's (:func:`first_window`), up to the rule's, so that a
+    stream of any length releases (its first release after a few ``d/ε``
+    rows) and a long one soon runs at the rule. With a known ``horizon``
+    (the stream length) the first gradient window follows the rule at the
+    whole ε, cut to ``(1 - share)·horizon``; when no second full round
+    would fit, the first round takes the whole stream.
     """
     share = float(intercept_share)
 
@@ -61,15 +80,18 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
 
     if batch_size is not None:
         rows = int(batch_size)
-        return np.array([rows, rows, threshold(rows), threshold(rows)], dtype=np.int64)
-    first, later = gradient_window(n_features, eps_first), gradient_window(n_features, eps_later)
-    if horizon is not None:
-        cap = max(1, math.floor((1.0 - share) * horizon))
-        first = min(first, cap)
-        if horizon - first - threshold(first) < later + threshold(later):  # one round
-            return np.array([cap, later, max(horizon - cap, 1) if share else 0,
-                             threshold(later)], dtype=np.int64)
-    return np.array([first, later, threshold(first), threshold(later)], dtype=np.int64)
+        return np.array([rows, rows, threshold(rows), threshold(rows), 0], dtype=np.int64)
+    later = gradient_window(n_features, eps_later)
+    if horizon is None:
+        first = min(first_window(n_features, eps_first), later)
+        return np.array([first, later, threshold(first), threshold(later), 1], dtype=np.int64)
+    first = gradient_window(n_features, eps_first)
+    cap = max(1, math.floor((1.0 - share) * horizon))
+    first = min(first, cap)
+    if horizon - first - threshold(first) < later + threshold(later):  # one round
+        return np.array([cap, later, max(horizon - cap, 1) if share else 0,
+                         threshold(later), 0], dtype=np.int64)
+    return np.array([first, later, threshold(first), threshold(later), 0], dtype=np.int64)
 
 
 def count_weight(n_features: int, data_norm: float) -> float:
@@ -207,9 +229,13 @@ class FtrlState:
         norm, radius = float(np.linalg.norm(w)), 1.0 / math.sqrt(lam)
         return w * (radius / norm) if norm > radius else w
 
-    def release_threshold(self, rows, signs, w, data_norm: float,
-                          mech: GeometricMechanism, rng, selection=None) -> None:
-        """Release the per-class histograms of ``w·x/‖w‖``, and cut.
+    def release_threshold(self, rows, signs, w, reach: float,
+                          mech: GeometricMechanism, rng, selection=None,
+                          balanced: bool = False) -> None:
+        """Release the per-class histograms of ``w·x/‖w‖`` on ``[-R, R]``, and cut.
+
+        ``R = reach`` (:func:`projection_reach`): projections beyond it are
+        clipped into the outer bins.
 
         ``selection(d)`` is the probability that the window's selection took a
         row at distance ``d`` from the current hyperplane (None: every row
@@ -219,18 +245,19 @@ class FtrlState:
         prior. The cut is the best one over the windows of the current and
         the previous epoch; epochs double in length (1, 2, 4, ... windows),
         so the oldest windows, projected on older directions, drop out while
-        at least half of all windows stay pooled.
+        at least half of all windows stay pooled. ``balanced``: the cut
+        minimises the balanced error (see :func:`best_cut`).
         """
         norm = float(np.linalg.norm(w))
         if norm == 0.0:
             return
-        # N_BINS equal bins of [-M, M], by arithmetic (a public partition: the
+        # N_BINS equal bins of [-R, R], by arithmetic (a public partition: the
         # projections are clipped into it)
-        position = (rows @ w) * (N_BINS / (2.0 * data_norm * norm)) + N_BINS / 2.0
+        position = (rows @ w) * (N_BINS / (2.0 * reach * norm)) + N_BINS / 2.0
         bins = np.clip(position, 0, N_BINS - 1).astype(np.int64)
         cells = np.where(signs > 0, N_BINS, 0) + bins
         counts = np.bincount(cells, minlength=2 * N_BINS).reshape(2, N_BINS)
-        edges = np.linspace(-data_norm, data_norm, N_BINS + 1)
+        edges = np.linspace(-reach, reach, N_BINS + 1)
         weights = np.ones(N_BINS)
         if selection is not None:  # undo the selection's weights (post-processing)
             weights = 1.0 / selection(np.abs((edges[:-1] + edges[1:]) / 2 - self.threshold))
@@ -241,18 +268,26 @@ class FtrlState:
             self.histograms[0] = self.histograms[1]
             self.histograms[1] = 0.0
             self.epoch_windows, self.epoch_length = 0, 2 * self.epoch_length
-        self.threshold = best_cut(pooled[0], pooled[1], edges)
+        self.threshold = best_cut(pooled[0], pooled[1], edges, balanced)
 
 
-def best_cut(negative, positive, edges) -> float:
+def best_cut(negative, positive, edges, balanced: bool = False) -> float:
     """The bin edge that misclassifies the fewest counts (negatives below, positives
     above), the middle one of ties, among the edges inside the data.
+
+    ``balanced`` (``class_weight="balanced"``): the midpoint of the two
+    classes' noisy medians, the cut of equal error rates for two classes of
+    the same shape. It does not depend on the class prior, and a median
+    stays where the rows are (a cut that weighs each class's noisy counts by
+    their noisy total was measured to follow the noise of the sparse bins).
 
     "Inside the data" is between the first and the last bin with a positive
     noisy total: the outer bins of ``[-M, M]`` hold only noise, and a cut
     there (every row on one side) would be chosen by the noise alone.
     Post-processing of the noisy counts.
     """
+    if balanced:
+        return (_median(negative, edges) + _median(positive, edges)) / 2.0
     correct = (np.concatenate([[0], np.cumsum(negative)])
                + np.concatenate([np.cumsum(positive[::-1])[::-1], [0]]))
     support = np.flatnonzero(negative + positive > 0)
@@ -262,3 +297,22 @@ def best_cut(negative, positive, edges) -> float:
         inside = np.arange(edges.size)
     best = inside[np.flatnonzero(correct[inside] == correct[inside].max())]
     return float(edges[best[best.size // 2]])
+
+
+def projection_reach(n_features: int, data_norm: float) -> float:
+    """``R = REACH · M/√d``: the threshold histograms bin the projections in ``[-R, R]``.
+
+    A public bound, chosen because rows scaled by public bounds into the
+    ball (each feature in ``[-M/√d, M/√d]``) project onto a direction far
+    inside ``[-M, M]``: 16 bins of ``[-M, M]`` would hold them in one or two.
+    """
+    return min(REACH * data_norm / math.sqrt(n_features), data_norm)
+
+
+def _median(counts, edges) -> float:
+    """The edge where the noisy cumulative count first reaches half of the total."""
+    cumulative = np.cumsum(counts)
+    total = cumulative[-1]
+    if total <= 0:
+        return 0.0
+    return float(edges[1 + int(np.argmax(cumulative >= total / 2.0))])

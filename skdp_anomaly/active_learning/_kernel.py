@@ -43,8 +43,10 @@ N_INTS = 12
 P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
 N_FLOATS = 11
 # ftrl window lengths (observed rows): first round's gradient window, later ones',
-# first round's threshold window, later ones' (0: no threshold windows)
-FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD = range(4)
+# first round's threshold window, later ones' (0: no threshold windows); GROWTH = 1:
+# round r's windows are min(later, first·2^r) (a stream of unknown length)
+FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH = range(5)
+N_WINDOWS = 5
 # ftrl phases
 PHASE_GRADIENT, PHASE_THRESHOLD = 0, 1
 # |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
@@ -87,11 +89,16 @@ def _update(w, buf, signs, B, noise_row, grid, alpha, eta_t, radius):
 
 @njit(cache=True)
 def window_length(ints, windows):
-    """Length in observed rows of the current ftrl window."""
-    first = ints[ROUND] == 0
+    """Length in observed rows of the current ftrl window: public, from the round alone."""
     if ints[PHASE] == PHASE_GRADIENT:
-        return windows[FIRST_GRADIENT] if first else windows[GRADIENT]
-    return windows[FIRST_THRESHOLD] if first else windows[THRESHOLD]
+        first, later = windows[FIRST_GRADIENT], windows[GRADIENT]
+    else:
+        first, later = windows[FIRST_THRESHOLD], windows[THRESHOLD]
+    if ints[ROUND] == 0:
+        return first
+    if windows[GROWTH] == 0:
+        return later
+    return min(later, first << min(ints[ROUND], 40))
 
 
 @njit(cache=True)

@@ -25,7 +25,9 @@ from ..privacy import (
     private_fit,
     warn_privacy_leak,
 )
+from .._warn import warn
 from ..privacy._validation import check_numeric
+from . import _kernel as kernel
 from ._ftrl import FtrlState
 from ._run_state import Labels, RunState, check_label_source, check_y_length
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
@@ -36,7 +38,15 @@ from ._stream import (
     StreamMixin,
 )
 
-__all__ = ["PrivateOnlineActiveSVC"]
+__all__ = ["NothingReleasedWarning", "PrivateOnlineActiveSVC"]
+
+#: Rows above ``data_norm`` in more than this share of a call's rows raise a local
+#: warning: a fixed public threshold, so that the warning says one bit, not a count.
+OUTSIDE_BALL_SHARE = 0.1
+
+
+class NothingReleasedWarning(UserWarning):
+    """A :class:`PrivateOnlineActiveSVC` predicts before it released any update."""
 
 #: Above this selection ε, 1 - 1/(1+e^ε) rounds to 1 (ε ≈ 36.7) or the exponential
 #: selection probabilities underflow: an outcome becomes impossible on one side.
@@ -63,11 +73,15 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
       stream is cut into rounds of observed rows: a *gradient window* (its
       selected rows release one noisy sum per class, and the iterate becomes
       the scaled mean of every sum released so far) and a *threshold window*
-      (its rows release a noisy histogram of their projections per class, and
-      the intercept is the cut with the fewest errors). A window holds
-      ``max(5, ceil(16·d/ε))`` rows, set from public quantities only, so that
-      one release's signal beats its noise; a stream of known length (``fit``,
-      or ``n_rows_hint``) too short for two rounds is one round. The noise of
+      (its rows release noisy moments of their projections per class, and
+      the intercept is the cut between the classes, see ``class_weight``).
+      Window lengths are set from public quantities only. A stream of unknown
+      length (:meth:`partial_fit` without ``n_rows_hint``) starts with a
+      gradient window of ``max(5, ceil(4·d/ε))`` rows and doubles the windows
+      round by round up to ``max(5, ceil(16·d/ε_g))`` rows, so that it
+      releases after a few ``d/ε`` rows whatever its length; a stream of
+      known length (``fit``, or ``n_rows_hint``) starts at the latter rule at
+      the whole ε, and one too short for two rounds is one round. The noise of
       the released sums is averaged away by the later ones instead of adding
       up step by step; ``noise="tree"`` sums them with the binary tree
       mechanism (Chan, Shi and Song 2011), whose noise grows like ``log T``.
@@ -99,6 +113,18 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         The paper's updates: as the weight of a constant feature, the rows
         being ``[x/√2, M/√2]`` (inside the ball of radius ``M``, so the
         sensitivity is that of ``d + 1`` features); the paper has none.
+    class_weight : {"balanced"} or None, default="balanced"
+        ``update="ftrl"`` with an intercept: the error the cut minimises.
+        ``"balanced"`` (as in scikit-learn, each class weighted inversely to
+        its frequency): the balanced error, the mean of the two classes'
+        error rates, so that a rare class (the anomalies) is not given up for
+        accuracy on the common one; the cut lies halfway between the classes'
+        noisy mean projections. None: the error; Fisher's cut, moved towards
+        the minority class by the class prior (a noisy count of the first
+        gradient window, a DP release). The direction is class-balanced
+        either way (see Notes). The default differs from scikit-learn's
+        because a detector of rare events is judged on the rare class (the
+        user guide has the measurements).
     intercept_share : float in (0, 1), default=0.3
         ``update="ftrl"`` with an intercept: the share of each round's rows
         in its threshold window.
@@ -211,8 +237,10 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     fixed exponential ``slab`` costs more than ``ε_s``.
 
     **Privacy of** ``update="ftrl"``. The window lengths depend on public
-    quantities only (ε, ``d``, ``M``, the stream length), and every element
-    lies in exactly one window. A row of the first gradient window is always
+    quantities only (ε, ``d``, the stream length when it is known, and the
+    round's index: round ``r``'s windows of a stream of unknown length are
+    ``min(2^r·first, later)`` rows), never on the data nor on how the stream
+    is cut into calls, and every element lies in exactly one window. A row of the first gradient window is always
     taken (a data-independent choice: no selection cost) and is in one
     release at the whole ``ε``; a row of any later window pays its
     selection ``ε_s`` and one release at ``ε_g``. Parallel composition over
@@ -221,9 +249,12 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     (``a``), and the positive count weighted by ``c = M`` — whose L1
     sensitivity under replace-one is ``2M√d + M`` (the same label: one sum
     moves by ``2M`` in L2; labels differ: both sums by ``M`` and the count
-    by 1). A threshold window releases two histograms of ``N_BINS = 16``
-    equal bins of the projections ``w·x/‖w‖`` on ``[-M, M]`` (L1
-    sensitivity 2) with exact two-sided geometric noise. With
+    by 1). A threshold window releases ``(Σ₊ p, Σ₋ p, Σ p², R·n₊)`` for
+    the projections ``p = w·x/‖w‖`` clipped to ``[-R, R]``, ``R = 2M/√d``
+    (a public bound), with L1 sensitivity ``3R + R²`` (the same label: one
+    sum moves by ``2R``, ``Σ p²`` by ``R²``; labels differ: each sum by
+    ``R``, ``Σ p²`` by ``R²``, the count by 1), on a grid with discrete
+    Laplace noise at ``ε_g``. With
     ``noise="tree"`` the later gradient windows are the leaves of a binary
     tree of ``L`` levels over the stream's windows; each leaf is in at most
     ``L`` released nodes, each with noise at ``ε_g / L``. The iterate, the
@@ -233,17 +264,22 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     **Choices where the paper is silent (ftrl).** The class-balanced
     objective (each class weighted by its noisy share) keeps the direction
     from following the mean of the majority class when the data are not
-    centred; the intercept is released in 1-D (sensitivity 2) instead of as
-    a constant feature (measured weaker: at ``w ≈ 0`` every hinge is active
-    and the constant's weight only learns the class imbalance). Without a
-    known stream length the windows follow the rule; the intercept pools the
-    threshold windows of the last two epochs of doubling length (older ones
-    were projected on an older direction), each window's noisy counts
-    divided by the selection's probability at the bin (Horvitz–Thompson:
-    the selection favours rows near the hyperplane and would otherwise
-    misstate the class prior), and the cut stays between the outermost bins
-    with a positive noisy total (the outer bins of ``[-M, M]`` hold only
-    noise). With a known length, a tail too short for a round is released
+    centred; the intercept is released in 1-D instead of as a constant
+    feature (measured weaker: at ``w ≈ 0`` every hinge is active and the
+    constant's weight only learns the class imbalance). The intercept pools
+    the threshold windows of the last two epochs of doubling length (older
+    ones were projected on an older direction). The projections are clipped
+    to ``R = 2M/√d`` rather than ``M``: rows scaled into the ball by public
+    bounds project far inside ``[-M, M]``, and noise calibrated to ``M``
+    would drown their cut. The selection favours rows near the hyperplane,
+    which pulls both class means towards the current cut; their midpoint
+    moves less, and the next windows correct it. The class prior of
+    ``class_weight=None`` comes from the first gradient window, which reads
+    every label (no selection bias). A stream of unknown length releases its
+    last window only when that window ends: the rows of an unfinished window
+    (with the doubling, up to half of the stream) are consumed and used
+    by no release; give ``n_rows_hint`` to have them used. With a known
+    length, a tail too short for a round is released
     as a threshold window (a new direction at the very end would be left
     with a stale cut). A very large ``ε_s`` (Bernoulli
     ``ε_s ≳ 10``) selects almost no row outside the slab, so a hyperplane
@@ -366,6 +402,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         "update": [StrOptions({"ftrl", "flmb", "flsw"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "fit_intercept": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), None],
         "intercept_share": [Interval(numbers.Real, 0, 1, closed="neither")],
         "noise": [StrOptions({"independent", "tree"})],
         "n_rows_hint": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -380,7 +417,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     }
 
     def __init__(self, *, epsilon=1.0, selection="bernoulli", update="ftrl", batch_size=None,
-                 fit_intercept=True, intercept_share=0.3, noise="independent", n_rows_hint=None,
+                 fit_intercept=True, class_weight="balanced", intercept_share=0.3,
+                 noise="independent", n_rows_hint=None,
                  data_norm=1.0, selection_share=None, slab=None, slab_schedule="fixed",
                  eta0=None, alpha=None, average=False, pickle_open_batch=False,
                  random_state=None, accountant=None):
@@ -389,6 +427,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         self.update = update
         self.batch_size = batch_size
         self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
         self.intercept_share = intercept_share
         self.noise = noise
         self.n_rows_hint = n_rows_hint
@@ -470,8 +509,8 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         if self.update == "ftrl" and self.fit_intercept and eps_g > 2 * MAX_GEOMETRIC_EPSILON:
             raise ValueError(
                 f"The 'epsilon' parameter of {name} leaves ε_g={eps_g:.4g} to the threshold "
-                f"histograms, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would round to "
-                f"zero and release exact counts. Got epsilon={self.epsilon!r}; use a smaller "
+                f"releases, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would round to "
+                f"zero and release exact values. Got epsilon={self.epsilon!r}; use a smaller "
                 "epsilon.")
         if self.alpha is not None and float(self.alpha) < 1.0 / sys.float_info.max:
             raise ValueError(
@@ -633,6 +672,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         X = validate_data(self, X, reset=True, dtype=np.float64)
         check_y_length(y, X)
         data_norm = self._data_norm_of(X)
+        self._warn_rows_outside(X, data_norm)
         horizon = X.shape[0] if whole_stream else self.n_rows_hint
         if self.noise == "tree" and horizon is None:
             raise ValueError(
@@ -666,6 +706,7 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
             raise ValueError(f"this run takes its labels from {self._state.source}; pass the "
                              f"same source on every call (got {source}), or call fit to restart.")
         check_y_length(y, X)
+        self._warn_rows_outside(X, self.data_norm_)
         return X, Labels(y, label_oracle, self.classes_)
 
     def _run_params(self) -> dict:
@@ -698,6 +739,26 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         )
         return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
 
+    def _warn_rows_outside(self, X, data_norm: float) -> None:
+        """A local diagnostic for the data holder, never stored nor released.
+
+        It says one bit, whether more than a fixed public share of the call's
+        rows lie outside the ball, and no count: a warning may be logged or
+        shown beyond the data holder, and the count of large rows is a raw
+        statistic of the data.
+        """
+        if self.data_norm is None or X.shape[0] == 0:
+            return  # M read from the data: no row lies outside
+        outside = np.linalg.norm(X, axis=1) > data_norm * (1.0 + 1e-9)
+        if np.mean(outside) > OUTSIDE_BALL_SHARE:
+            warn(f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
+                 f"above data_norm={self.data_norm!r}; {type(self).__name__} projects them onto "
+                 "the ball, which changes their direction relative to the others and can ruin "
+                 "the model. Scale the features by public bounds (e.g. each to [-1, 1] from "
+                 "its known range, then divide the rows by sqrt(n_features)), or pass a "
+                 "data_norm from domain knowledge. (A local diagnostic: this bit is computed "
+                 "on your rows and is part of no release.)", UserWarning)
+
     def _start(self, classes, data_norm, n_features, horizon, setup):
         self.classes_ = classes
         self.data_norm_ = data_norm
@@ -719,16 +780,39 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
 
     # ------------------------------------------------------------ predict
     def decision_function(self, X):
-        """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``."""
+        """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``.
+
+        Warns with :class:`NothingReleasedWarning` while the run has released
+        no update (``n_updates_ == 0``): ``coef_`` is then zero.
+        """
         check_is_fitted(self, "coef_")
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.n_updates_ == 0:
+            self._warn_nothing_released()
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
-        """Class labels (ties, e.g. before the first update, go to ``classes_[0]``)."""
+        """Class labels (ties, e.g. before the first update, go to ``classes_[0]``).
+
+        Warns with :class:`NothingReleasedWarning` while the run has released
+        no update (``n_updates_ == 0``): every prediction is then ``classes_[0]``.
+        """
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def _warn_nothing_released(self) -> None:
+        if self.update == "ftrl":
+            state = getattr(self, "_state", None)
+            rows = (f"its first gradient window is {int(state.windows[kernel.FIRST_GRADIENT])} "
+                    "rows" if state is not None else "its first window has not ended")
+        else:
+            rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
+        warn(f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
+             f"{self.n_seen_} rows seen): coef_ is zero and every prediction is "
+             f"classes_[0]={self.classes_[0]!r}. Stream more rows, or call fit on the whole "
+             "stream (a stream of known length releases its last window).",
+             NothingReleasedWarning)
 
     def __getstate__(self):
         # the run state pickles its open batch only when the parameter says so now

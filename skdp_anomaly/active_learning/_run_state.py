@@ -45,7 +45,7 @@ class RunState(StreamState):
         self.buf_idx = np.zeros(0, np.int64)
         self.signs = np.zeros(0)
         # ftrl: the window lengths (public) and the released sums and tree (private)
-        self.windows = np.zeros(4, np.int64) if windows is None else windows
+        self.windows = np.zeros(kernel.N_WINDOWS, np.int64) if windows is None else windows
         self.ftrl = ftrl
         self.noise = np.zeros((0, n_features))
         self.ints = np.zeros(kernel.N_INTS, np.int64)

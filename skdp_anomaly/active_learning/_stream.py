@@ -15,7 +15,13 @@ from scipy.special import expit
 
 from ..privacy import GeometricMechanism, LaplaceMechanism, call_rng
 from . import _kernel as kernel
-from ._ftrl import ftrl_windows, gradient_sensitivity, released_size, tree_levels
+from ._ftrl import (
+    ftrl_windows,
+    gradient_sensitivity,
+    projection_reach,
+    released_size,
+    tree_levels,
+)
 
 __all__ = ["FTRL_SELECTION_SHARE", "PAPER_ALPHA", "PAPER_BATCH_SIZE", "PAPER_SELECTION_SHARE",
            "StreamMixin"]
@@ -43,6 +49,7 @@ class _FtrlSetup:
     first: LaplaceMechanism  # the first gradient window: every label, all of ε
     later: LaplaceMechanism  # later gradient windows (per tree node with noise="tree")
     threshold: GeometricMechanism | None  # the threshold histograms
+    reach: float  # the histograms' range [-R, R]
 
 
 
@@ -77,6 +84,7 @@ class StreamMixin:
         share = float(self.intercept_share) if self.fit_intercept else 0.0
         windows = ftrl_windows(n_features, float(self.epsilon), eps_g, share, horizon,
                                self.batch_size)
+        reach = projection_reach(n_features, data_norm)
         levels = tree_levels(windows, horizon) if (
             self.noise == "tree" and horizon is not None) else 0
         return _FtrlSetup(
@@ -85,7 +93,7 @@ class StreamMixin:
                              coordinates=coordinates),
             LaplaceMechanism(eps_g / max(levels, 1), sensitivity, neighbours="replace",
                              coordinates=coordinates),
-            GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None)
+            GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None, reach)
 
     def _update_setup(self, data_norm: float, n_features: int, horizon=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
@@ -241,9 +249,10 @@ class StreamMixin:
                                       self.data_norm_)
             ints[kernel.N_UPDATES] += 1
         else:
-            ftrl.release_threshold(rows, signs, state.w, self.data_norm_, setup.threshold, rng,
+            ftrl.release_threshold(rows, signs, state.w, setup.reach, setup.threshold, rng,
                                    None if self.selection == "all"
-                                   else self._selection_probability(floats))
+                                   else self._selection_probability(floats),
+                                   balanced=self.class_weight == "balanced")
         state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
         floats[kernel.BIAS] = state.bias
         state.n_released += 1
