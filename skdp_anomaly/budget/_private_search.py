@@ -22,6 +22,15 @@ Rules (pure ε, costs of the candidates under the report's relation):
   report-noisy-max over the summed validation counts:
   ``memberships · Σ ε_c + epsilon``.
 * refit: the dearest candidate once more on all records.
+* a score that needs class sizes (balanced accuracy; recall in the
+  repetitions): a quarter of the choice's ``epsilon`` releases the class
+  sizes of ``y`` (its own row), the choice keeps the rest; the total does
+  not change.
+
+With ``total_epsilon`` the search gives its candidates the ε of its split
+(:mod:`skdp_anomaly.model_selection._allocation`) and lists them itself, so
+the rows add up to ``total_epsilon``; the branch where its rule fits the
+estimator once at the whole total spends the same total.
 """
 
 from __future__ import annotations
