@@ -171,7 +171,7 @@ def test_missing_file_and_bad_epsilon(tmp_path, capsys):
     path = tmp_path / "ok.csv"
     path.write_text("v\n1\n2\n3\n")
     code, _, err = run_cli(capsys, path, "--column", "v", "--epsilon", -1)
-    assert code == 2 and "--epsilon must be a float in the range [1e-06, 1048576.0]" in err
+    assert code == 2 and "--epsilon must be in [1e-06, 30] (the ε rule" in err
 
 
 def test_read_column_with_delimiter_and_index(tmp_path):
@@ -221,7 +221,7 @@ BAD_CHANGEPOINT_ARGS = [
     ([*ONLINE, "--gamma", "0.25"], "--gamma must be in the range (0, 0.25)"),
     ([*ONLINE, "--threshold", "1.5"], "--threshold must be a float in the range (0.5, 1.0)"),
     ([*ONLINE, "--threshold", "0.5"], "--threshold"),
-    (["--epsilon", "2e6"], "--epsilon must be a float in the range [1e-06, 1048576.0]"),
+    (["--epsilon", "2e6"], "--epsilon must be in [1e-06, 30] (the ε rule"),
     (["--online"], "--online needs --window"),
     (["--threshold", "0.8"], "are for --online mode"),
     (["--arl0", "100000"], "are for --online mode"),

@@ -29,13 +29,15 @@ def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
     (["--low", "2", "--high", "1"], "--low must be < high"),
     (["--low", "1", "--high", "2", "--budget", "0.5"], "below the cost of one query"),
     (["--low", "1", "--high", "2", "--candidates", "0"], "--candidates"),
-    (["--low", "1", "--high", "2", "--alpha", "1.5"], "--alpha must be"),
+    (["--low", "1", "--high", "2", "--posterior-threshold", "1.5"],
+     "--posterior-threshold must be"),
     (["--low", "1", "--high", "2", "--epsilon", "0"], "--epsilon must be"),
-    # beyond 30 randomized response's flip probability rounds to zero
+    # the ε rule of every command (beyond 30 randomized response's flip probability
+    # nears double precision)
     (["--low", "1", "--high", "2", "--epsilon", "100"],
-     "--epsilon must be a float in the range [1e-06, 30.0]"),
+     "--epsilon must be in [1e-06, 30] (the ε rule"),
     (["--low", "1", "--high", "2", "--epsilon", "1e300"],
-     "--epsilon must be a float in the range [1e-06, 30.0]"),
+     "--epsilon must be in [1e-06, 30] (the ε rule"),
     (["--low", "-1", "--high", "2"], "--low must be"),
 ])
 def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra, match):

@@ -57,8 +57,8 @@ def test_no_accuracy_without_a_test_file(files, capsys):
     # refused by privacy_cost() between parameters or where floating point ends
     (["--epsilon", "5000"], "--epsilon"),
     (["--epsilon", "1e-12", "--selection", "exponential"], "--epsilon"),
-    (["--epsilon", "1", "--alpha", "0"], "--alpha"),
-    (["--epsilon", "1", "--alpha", "1e-320"], "--alpha"),
+    (["--epsilon", "1", "--lambda", "0"], "--lambda"),
+    (["--epsilon", "1", "--lambda", "1e-320"], "--lambda"),
     (["--epsilon", "1", "--data-norm", "1e308"], "--data-norm"),
 ])
 def test_bad_options_stop_before_reading(files, capsys, monkeypatch, extra, match):

@@ -231,7 +231,7 @@ BAD_RESAMPLE_ARGS = [
     ({"--epsilon": "inf"}, "--epsilon"),
     ({"--epsilon": "nan"}, "--epsilon"),
     ({"--epsilon": "1e300"}, "--epsilon"),  # noise would vanish in floating point
-    ({"--epsilon": "31", "--public-counts": []}, "--epsilon is 31"),  # all of it on one release
+    ({"--epsilon": "31", "--public-counts": []}, "(the ε rule"),  # the command line's rule
     ({"--classes": ["neg", "pos", "other"], "--sampling-strategy": "0.5"},
      "--sampling-strategy can be a float only for a binary target; --classes lists 3"),
     ({"--count-share": "0"}, "--count-share"),

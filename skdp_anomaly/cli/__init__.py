@@ -9,9 +9,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import textwrap
 
 from .._version import __version__
-from ._common import join_dash_values, one_line_warnings
+from ._common import (
+    EPSILON_RULE,
+    check_epsilon_option,
+    join_dash_values,
+    one_line_warnings,
+)
 
 # modules that define sub-commands, in the order `--help` lists them
 _COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc",
@@ -22,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skdp-anomaly",
         description="Differentially private anomaly detection for scikit-learn.",
+        epilog=EPSILON_RULE,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(
@@ -36,7 +43,32 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(subparsers)
+    for sub in subparsers.choices.values():
+        _state_the_epsilon_rule(sub)
     return parser
+
+
+def _state_the_epsilon_rule(parser: argparse.ArgumentParser) -> None:
+    """Append the ε rule to the epilog of a command that takes an ε."""
+    if not any(a.dest in _EPSILON_DESTS for a in parser._actions):
+        return
+    rule = EPSILON_RULE
+    if parser.formatter_class is not argparse.HelpFormatter:  # a raw epilog: wrap it here
+        rule = textwrap.fill(rule, width=79)
+    parser.epilog = f"{parser.epilog}\n\n{rule}" if parser.epilog else rule
+
+
+# the options that take an ε (demo's --epsilons: one per run compared)
+_EPSILON_DESTS = {"epsilon": "--epsilon", "epsilons": "--epsilons"}
+
+
+def _check_epsilons(args) -> None:
+    """The ε rule, for every command at once: before anything is read or fitted."""
+    for dest, option in _EPSILON_DESTS.items():
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, list) else [values]:
+            if value is not None:
+                check_epsilon_option(value, option)
 
 
 def main(argv=None) -> int:
@@ -46,6 +78,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(join_dash_values(argv))
     try:
         with one_line_warnings(args.command):
+            _check_epsilons(args)
             return int(args.func(args) or 0)
     except (ValueError, OSError, KeyError) as exc:
         # user errors (bad options, unreadable files): one clear line, no traceback

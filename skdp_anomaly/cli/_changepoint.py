@@ -16,9 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CITE, bad_cell, check_input_file, is_privacy_leak, library_calls
+from ._common import (
+    CITE,
+    add_delimiter_option,
+    bad_cell,
+    check_delimiter,
+    check_input_file,
+    is_privacy_leak,
+    library_calls,
+    missing_column,
+)
 
-__all__ = ["add_parser", "run", "read_column"]
+__all__ = ["add_parser", "read_column", "run"]
 
 _PROGRESS_MIN_ROWS = 200_000
 _CHUNK = 10_000
@@ -40,7 +49,8 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
     p.add_argument("--column", required=True, help="name of the numeric column to analyse")
-    p.add_argument("--epsilon", type=float, required=True, help="privacy parameter ε, in (0, 2^20]")
+    p.add_argument("--epsilon", type=float, required=True, 
+                   help="ε of the whole run, in [1e-6, 30] (the ε rule below)")
     p.add_argument("--n-change-points", type=_n_change_points, default="auto",
                    help="'auto' (decided by the private test, default) or an exact number")
     p.add_argument("--max-change-points", type=int, default=10,
@@ -67,8 +77,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--arl0", type=int, default=None,
                    help="online: average run length to a false alarm, in rows "
                         "(default 1000 windows)")
-    p.add_argument("--delimiter", type=_delimiter, default=",",
-                   help="CSV delimiter, one character; '\\t' or 'tab' for tabs (default ',')")
+    add_delimiter_option(p)
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
     p.set_defaults(func=run)
@@ -82,11 +91,6 @@ def _n_change_points(text: str):
         return int(text)
     except ValueError:
         return text  # refused by privacy_cost() with the parameter's name
-
-
-def _delimiter(text: str) -> str:
-    """``--delimiter``: a tab is hard to type, so it has names (length checked before reading)."""
-    return {"\\t": "\t", "tab": "\t"}.get(text, text)
 
 
 def _finite(text: str, column: str, line: int) -> float:
@@ -122,8 +126,7 @@ def read_column(path, column: str, *, delimiter: str = ",", index_column: str | 
             if name is None:
                 continue
             if name not in header:
-                raise ValueError(f"{flag} {name!r} is not a column of {path.name}; "
-                                 f"columns: {', '.join(header)}")
+                raise missing_column(flag, name, header, path.name, delimiter)
             positions[name] = header.index(name)
         col = positions[column]
         idx = positions.get(index_column)
@@ -166,9 +169,7 @@ def _checked_detector(args):
     from ..changepoint import PrivateChangePointDetector
 
     check_input_file(args.input, "IN.csv")
-    if len(args.delimiter) != 1:
-        raise ValueError(f"--delimiter must be one character ('\\t' or 'tab' for a tab), "
-                         f"got {args.delimiter!r}.")
+    check_delimiter(args.delimiter)
     if args.online and args.window is None:
         raise ValueError("--online needs --window N.")
     if not args.online and (args.window is not None or args.threshold is not None

@@ -5,11 +5,15 @@
 * library warnings and errors printed as one line, in the CLI's option
   syntax (``--granularity auto``, not ``granularity='auto'``);
 * the classification of a CSV cell that is not a finite number;
-* option values that start with '-' (``--bins -5:5:11``), joined to their option.
+* option values that start with '-' (``--bins -5:5:11``), joined to their option;
+* the one rule every command's ``--epsilon`` follows, stated in ``--help`` and
+  in the error that refuses a value outside it;
+* ``--delimiter``, and the hint to it when a header was split on the wrong one.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import math
 import os
@@ -17,9 +21,11 @@ import re
 import sys
 import warnings
 
+from ..privacy import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
+
 #: Options with one value that may start with '-' without being a plain number:
-#: ``--bins -5:5:11`` (START:STOP:COUNT) or ``--bins -1,0,1`` (edges).
-DASH_VALUE_OPTIONS = frozenset({"--bins"})
+#: ``--bins -5:5:11`` (START:STOP:COUNT), ``--bins -1,0,1`` (edges), ``--range -5:5``.
+DASH_VALUE_OPTIONS = frozenset({"--bins", "--range"})
 #: options that take several numbers, and how many
 MULTI_VALUE_OPTIONS = {"--bounds": 2}
 # '-5:5:11', '-.5,1', '-1e3': a number first, so a value (no option starts with a digit)
@@ -30,15 +36,23 @@ CITE = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
 
 __all__ = [
     "CITE",
+    "EPSILON_RULE",
+    "MAX_CLI_EPSILON",
     "OPTION_OF",
+    "add_delimiter_option",
+    "add_renamed_alpha",
     "bad_cell",
+    "check_delimiter",
+    "check_epsilon_option",
     "check_input_file",
     "check_output_dir",
     "check_output_file",
     "cli_text",
+    "delimiter_hint",
     "is_privacy_leak",
     "join_dash_values",
     "library_calls",
+    "missing_column",
     "one_line_warnings",
 ]
 
@@ -80,6 +94,14 @@ OPTION_OF = {
     "min_size": "--min-size",
     "horizon": "--horizon",
     "arl0": "--arl0",
+    "noise": "--noise",
+}
+# where a command spells a parameter otherwise: ``--alpha`` is the false-alarm level
+# wherever it appears, so the online SVC's regulariser λ and the group search's
+# posterior threshold τ (both ``alpha`` in their estimators) have their own names
+_COMMAND_OPTION_OF = {
+    "online-svc": {"alpha": "--lambda"},
+    "group-search": {"alpha": "--posterior-threshold"},
 }
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",
@@ -117,8 +139,10 @@ def _value(text: str) -> str:
     return re.sub(r"""['"]""", "", " ".join(text.split()))
 
 
-def cli_text(message: str) -> str:
+def cli_text(message: str, command: str | None = None) -> str:
     """Rewrite estimator parameter spellings in ``message`` to the CLI's options.
+
+    ``command`` names the sub-command, for the parameters it spells otherwise.
 
     >>> cli_text("Use granularity='auto' or a larger granularity.")
     'Use --granularity auto or a larger --granularity.'
@@ -133,16 +157,19 @@ def cli_text(message: str) -> str:
     '--random-state must be an int in the range [0, inf). Got -3 instead.'
     >>> cli_text("rows drawn uniformly over the bounds of the sparse histogram")
     'rows drawn uniformly over the bounds of the sparse histogram'
+    >>> cli_text("Got alpha=0.0 instead.", "online-svc")
+    'Got --lambda 0.0 instead.'
     """
+    option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
     for setting, flag in _FLAG_OF.items():
         message = message.replace(setting, flag)
     if _SKLEARN.match(message):
         message = _UNTYPABLE.sub("", message).replace("must be None, ", "must be ")
-    message = _SKLEARN.sub(lambda m: OPTION_OF[m[1]], message)
-    message = _QUOTED_AS.sub(lambda m: f"as {OPTION_OF[m[1]]}", message)
-    message = _ASSIGNMENT.sub(lambda m: f"{OPTION_OF[m[1]]} {_value(m[2])}", message)
-    message = _PLAIN.sub(lambda m: m[1] + OPTION_OF[m[2]], message)
-    return _SNAKE.sub(lambda m: OPTION_OF[m[1]], message)
+    message = _SKLEARN.sub(lambda m: option_of[m[1]], message)
+    message = _QUOTED_AS.sub(lambda m: f"as {option_of[m[1]]}", message)
+    message = _ASSIGNMENT.sub(lambda m: f"{option_of[m[1]]} {_value(m[2])}", message)
+    message = _PLAIN.sub(lambda m: m[1] + option_of[m[2]], message)
+    return _SNAKE.sub(lambda m: option_of[m[1]], message)
 
 
 # ------------------------------------------------------------------ warnings
@@ -169,7 +196,7 @@ def one_line_warnings(command: str, rewrite: bool = False):
 
     def show(message, category, filename, lineno, file=None, line=None):
         shown.append(category)
-        text = cli_text(str(message)) if rewrite else str(message)
+        text = cli_text(str(message), command) if rewrite else str(message)
         print(f"skdp-anomaly {command}: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
@@ -191,7 +218,7 @@ def library_calls(command: str):
         try:
             yield shown
         except ValueError as exc:  # includes sklearn's InvalidParameterError
-            raise ValueError(cli_text(str(exc))) from exc
+            raise ValueError(cli_text(str(exc), command)) from exc
 
 
 # --------------------------------------------------------------------- paths
@@ -307,3 +334,118 @@ def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
         out.append(token)
         i += 1
     return out
+
+
+# ------------------------------------------------------------------ epsilon
+#: The largest ``--epsilon`` of every command: the ceiling of two-sided geometric
+#: noise (the integer noise under each of the package's releases) at sensitivity 1.
+MAX_CLI_EPSILON = MAX_GEOMETRIC_EPSILON
+
+#: The rule, as ``--help`` states it (top level and each command's epilog).
+EPSILON_RULE = (
+    f"The ε rule, the same for every command: --epsilon (each value of demo's --epsilons) "
+    f"must lie in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}]. Every release of this package "
+    "draws integer noise (two-sided geometric, or a randomized-response flip) at rate ε per "
+    f"unit of sensitivity; {MAX_CLI_EPSILON:g} is the largest rate at which that noise still "
+    f"exists in double precision (e^-{MAX_CLI_EPSILON:g} ≈ 9e-14, three orders above the "
+    "machine's precision; near ε = 37 it rounds to zero and the exact count would be "
+    f"released, which is ε-DP for no ε), and at ε = {MAX_CLI_EPSILON:g} the guarantee "
+    f"(odds moved by at most e^{MAX_CLI_EPSILON:g} ≈ 1e13) already protects little. Below "
+    f"{MIN_EPSILON:g} the noise is a million sensitivities wide and its sampler cannot "
+    "honour the rate. What one --epsilon pays for (the whole run, one window, one query) "
+    "is said at --epsilon. A value outside the range is refused before the data is read."
+)
+
+
+def check_epsilon_option(value: float, option: str = "--epsilon") -> float:
+    """``value`` if it follows :data:`EPSILON_RULE`, else a ValueError that states it.
+
+    >>> check_epsilon_option(30.0)
+    30.0
+    >>> check_epsilon_option(31.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --epsilon must be in [1e-06, 30] ...; got 31: above 30 the noise on a count...
+    """
+    if math.isfinite(value) and MIN_EPSILON <= value <= MAX_CLI_EPSILON:
+        return value
+    if not (math.isfinite(value) and value > 0):
+        why = "ε is a positive finite number"
+    elif value > MAX_CLI_EPSILON:
+        why = (f"above {MAX_CLI_EPSILON:g} the noise on a count nears the end of double "
+               "precision (near ε = 37 it rounds to zero and the exact count is released)")
+    else:
+        why = (f"below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
+               "sampler cannot honour the rate")
+    raise ValueError(f"{option} must be in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}] (the ε rule "
+                     f"of every skdp-anomaly command; see skdp-anomaly --help); got {value:g}: "
+                     f"{why}.")
+
+
+# ---------------------------------------------------------------- delimiter
+_DELIMITER_NAMES = {"\\t": "\t", "tab": "\t"}
+# what a header split on the wrong delimiter still holds
+_OTHER_DELIMITERS = (";", "\t", "|", ",")
+
+
+def _delimiter(text: str) -> str:
+    """``--delimiter``: a tab is hard to type, so it has names (length checked before reading)."""
+    return _DELIMITER_NAMES.get(text, text)
+
+
+def add_delimiter_option(parser, files: str = "the input") -> None:
+    """``--delimiter`` of the CSV ``files``, the same on every command that reads one."""
+    parser.add_argument("--delimiter", type=_delimiter, default=",",
+                        help=f"CSV delimiter of {files}, one character; '\\t' or 'tab' for "
+                             "tabs (default ',')")
+
+
+def check_delimiter(delimiter: str) -> None:
+    """One character, as :mod:`csv` needs; checked before any file is read."""
+    if len(delimiter) != 1:
+        raise ValueError(f"--delimiter must be one character ('\\t' or 'tab' for a tab), "
+                         f"got {delimiter!r}.")
+
+
+def delimiter_hint(header: list, delimiter: str = ",") -> str:
+    """The hint to ``--delimiter`` when ``header``, split on ``delimiter``, holds another one.
+
+    The header is the file's schema, which the errors already print.
+
+    >>> delimiter_hint(["day;amount"])
+    "; the header holds ';': pass --delimiter ';'"
+    >>> delimiter_hint(["day", "amount"])
+    ''
+    """
+    text = "".join(header)
+    for other in _OTHER_DELIMITERS:
+        if other != delimiter and other in text:
+            shown = "a tab" if other == "\t" else repr(other)
+            option = "tab" if other == "\t" else repr(other)
+            return f"; the header holds {shown}: pass --delimiter {option}"
+    return ""
+
+
+def missing_column(option: str, name: str, header: list, file_name: str,
+                   delimiter: str = ",") -> ValueError:
+    """The error for ``option name`` not in ``header``, with the hint to ``--delimiter``."""
+    return ValueError(f"{option} {name!r} is not a column of {file_name}; columns: "
+                      f"{', '.join(header)}{delimiter_hint(header, delimiter)}")
+
+
+# --------------------------------------------------------------- --alpha
+def add_renamed_alpha(parser, new_option: str, what: str) -> None:
+    """Refuse ``--alpha`` on a command where it once meant something else.
+
+    ``--alpha`` is the false-alarm level wherever it is accepted; an old
+    command line that used it for ``what`` (now ``new_option``) gets a clear
+    error rather than a silent new meaning. Hidden from ``--help``.
+    """
+
+    class RenamedAlpha(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"--alpha {values}: {what} is now {new_option} (use {new_option} "
+                         f"{values}); --alpha is the false-alarm level in every command that "
+                         "has one, and this one has none.")
+
+    parser.add_argument("--alpha", action=RenamedAlpha, help=argparse.SUPPRESS)

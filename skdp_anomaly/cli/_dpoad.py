@@ -19,20 +19,28 @@ from pathlib import Path
 import numpy as np
 
 from ._common import (
+    add_delimiter_option,
     bad_cell,
+    check_delimiter,
     check_input_file,
     check_output_file,
     is_privacy_leak,
     library_calls,
+    missing_column,
 )
 
-__all__ = ["add_parser", "parse_bins", "read_windows", "run"]
+__all__ = ["add_parser", "parse_bins", "parse_range", "read_windows", "resolve_bins", "run"]
 
 _CITE = ("Mohammady, Wang, Wang and Zhang, DPOAD: Differentially Private Outsourcing of "
          "Anomaly Detection through Iterative Sensitivity Learning")
-_BINS_SYNTAX = ("comma-separated increasing edges such as 0,1,2,5,10, or START:STOP:COUNT for "
+_BINS_SYNTAX = ("comma-separated increasing edges such as 0,1,2,5,10, START:STOP:COUNT for "
                 "numpy.linspace(START, STOP, COUNT), i.e. COUNT edges and COUNT-1 equal bins, "
-                "such as 0:10:11")
+                "such as 0:10:11, or a number of equal bins with their public --range, such "
+                "as 10 --range 0:10 (the same bins as 0:10:11)")
+# why a count of bins needs a range the user states
+_RANGE_IS_PUBLIC = ("The range must be public, from domain knowledge: it is never read from "
+                    "the data, whose minimum and maximum would then be released with the "
+                    "bins, outside any ε.")
 _NEEDS_NUMBERS = "DPOAD needs a finite number in every record."
 
 
@@ -68,12 +76,18 @@ def add_parser(subparsers) -> None:
                    help="name of the column whose value says which time window a record "
                         "belongs to, such as its hour or day. The labels are printed, so they "
                         "must be public: not per-record time stamps")
-    p.add_argument("--bins", action="append", required=True, metavar="EDGES",
+    p.add_argument("--bins", action="append", required=True, metavar="EDGES|COUNT",
                    help=f"the public bin edges of a --column, once per --column in the same "
                         f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
                         "includes its right edge; a record outside counts in the nearest "
                         "edge bin. A negative first edge works as is: --bins -5:5:11")
-    p.add_argument("--epsilon", required=True, type=float, help="ε spent on each window (> 0)")
+    p.add_argument("--range", dest="ranges", action="append", default=None, metavar="LOW:HIGH",
+                   help="the public range of the equal bins of a --bins given as a count: "
+                        "once for every such --bins, or once per such --bins in the same "
+                        "order; LOW < HIGH, finite. From domain knowledge, never from the "
+                        "data: the data's minimum and maximum would be released with the bins")
+    p.add_argument("--epsilon", required=True, type=float, 
+                   help="ε spent on each window, in [1e-6, 30] (the ε rule below)")
     p.add_argument("--mechanism", choices=("record", "dpoad", "painfree", "laplace"),
                    default="record",
                    help="record: sensitivity 1, protecting one record (pure epsilon-DP; right "
@@ -87,8 +101,8 @@ def add_parser(subparsers) -> None:
                         "over the pooled counts against --threshold, which flags cells in "
                         "every window (default: baseline)")
     p.add_argument("--alpha", type=float, default=0.05,
-                   help="baseline detector: the probability that a window with no anomaly "
-                        "has any cell flagged, in (0, 1) (default 0.05)")
+                   help="baseline detector: the false-alarm level, the probability that a "
+                        "window with no anomaly has any cell flagged, in (0, 1) (default 0.05)")
     p.add_argument("--max-count", type=int, default=None, metavar="C",
                    help="public cap of a cell count (>= 1): the count domain is {0..C}, larger "
                         "counts are clipped. Without it each window's record count is used, "
@@ -117,18 +131,91 @@ def add_parser(subparsers) -> None:
                         "every message the analyst received or sent back (needs --max-count)")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    add_delimiter_option(p)
     p.set_defaults(func=run)
 
 
 # ---------------------------------------------------------------------- bins
-def parse_bins(text: str) -> np.ndarray:
-    """``--bins``: ``0,1,2,5,10`` or ``START:STOP:COUNT`` (:func:`numpy.linspace`).
+def is_count(text: str) -> bool:
+    """Whether a ``--bins`` value is a number of bins (no ':' or ',') rather than edges."""
+    return ":" not in text and "," not in text
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """``--range LOW:HIGH``: two finite numbers, ``LOW < HIGH``.
+
+    >>> parse_range("-5:5")
+    (-5.0, 5.0)
+    """
+    try:
+        low, high = (float(part) for part in text.split(":"))
+    except ValueError:
+        raise ValueError(f"--range {text!r}: expected LOW:HIGH, such as 0:100.") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"--range {text!r}: LOW and HIGH must be finite with LOW < HIGH.")
+    return low, high
+
+
+def _count_edges(text: str, value_range) -> np.ndarray:
+    """``COUNT`` equal bins over ``value_range``: ``COUNT + 1`` edges."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise ValueError(f"--bins {text!r}: a number of bins is an integer >= 1; as edges, "
+                         f"expected {_BINS_SYNTAX}.") from None
+    if count < 1:
+        raise ValueError(f"--bins {text!r}: a number of bins is an integer >= 1.")
+    if value_range is None:
+        raise ValueError(f"--bins {text} is a number of bins and needs their range: add "
+                         f"--range LOW:HIGH, such as --range 0:100. {_RANGE_IS_PUBLIC}")
+    return np.linspace(*value_range, count + 1)
+
+
+def parse_bins(text: str, value_range: tuple[float, float] | None = None) -> np.ndarray:
+    """``--bins``: ``0,1,2,5,10``, ``START:STOP:COUNT`` (:func:`numpy.linspace`) or a
+    number of bins over the public ``value_range`` (``--range``).
 
     >>> parse_bins("0,1,2,5").tolist()
     [0.0, 1.0, 2.0, 5.0]
     >>> parse_bins("0:1:5").tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> parse_bins("4", (0, 1)).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    if is_count(text):
+        edges = _count_edges(text, value_range)
+    else:
+        edges = _parse_edges(text)
+    if edges.size < 2:
+        raise ValueError(f"--bins {text!r}: needs at least two edges (one bin).")
+    if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
+        raise ValueError(f"--bins {text!r}: the edges must be finite and strictly increasing.")
+    return edges
+
+
+def resolve_bins(bins: list, ranges: list | None) -> list:
+    """The edges of every ``--bins``; each ``--range`` goes to a ``--bins`` COUNT.
+
+    One ``--range`` serves every count; several pair with the counts in order.
+
+    >>> [e.tolist() for e in resolve_bins(["2", "0,1,3", "1"], ["0:1"])]
+    [[0.0, 0.5, 1.0], [0.0, 1.0, 3.0], [0.0, 1.0]]
+    """
+    ranges = [parse_range(text) for text in ranges or []]
+    counts = [i for i, text in enumerate(bins) if is_count(text)]
+    if ranges and not counts:
+        raise ValueError("--range is for a --bins given as a number of bins (such as --bins 20 "
+                         "--range 0:100); every --bins here gives its edges.")
+    if len(ranges) > 1 and len(ranges) != len(counts):
+        raise ValueError(f"--range is given {len(ranges)} times for {len(counts)} --bins "
+                         "given as a number of bins: give it once for all of them, or once "
+                         "per such --bins in the same order.")
+    range_of = dict(zip(counts, ranges * len(counts) if len(ranges) == 1 else ranges))
+    return [parse_bins(text, range_of.get(i)) for i, text in enumerate(bins)]
+
+
+def _parse_edges(text: str) -> np.ndarray:
+    """``START:STOP:COUNT`` or comma-separated edges."""
     try:
         if ":" in text:
             start, stop, count = text.split(":")
@@ -140,10 +227,6 @@ def parse_bins(text: str) -> np.ndarray:
             edges = np.array([float(edge) for edge in text.split(",")])
     except ValueError:
         raise ValueError(f"--bins {text!r}: expected {_BINS_SYNTAX}.") from None
-    if edges.size < 2:
-        raise ValueError(f"--bins {text!r}: needs at least two edges (one bin).")
-    if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
-        raise ValueError(f"--bins {text!r}: the edges must be finite and strictly increasing.")
     return edges
 
 
@@ -173,13 +256,13 @@ def _finite(text: str, column: str, line: int) -> float:
     return float(text)
 
 
-def _positions(header: list, columns: list, window_column: str, name: str) -> list:
+def _positions(header: list, columns: list, window_column: str, name: str,
+               delimiter: str = ",") -> list:
     positions = []
     for column, flag in [*((c, "--column") for c in columns),
                          (window_column, "--window-column")]:
         if column not in header:
-            raise ValueError(f"{flag} {column!r} is not a column of {name}; "
-                             f"columns: {', '.join(header)}")
+            raise missing_column(flag, column, header, name, delimiter)
         positions.append(header.index(column))
     return positions
 
@@ -195,7 +278,7 @@ def _window_order(labels) -> list:
     return sorted(labels, key=lambda label: (keys[label], label))
 
 
-def read_windows(path, columns: list, window_column: str):
+def read_windows(path, columns: list, window_column: str, *, delimiter: str = ","):
     """The records grouped by window: ``(labels, windows)`` in window order.
 
     ``windows[i]`` is a float array of shape ``(n_records, len(columns))``.
@@ -206,12 +289,12 @@ def read_windows(path, columns: list, window_column: str):
     """
     path = Path(path)
     with path.open(newline="") as fh:
-        reader = csv.reader(fh)
+        reader = csv.reader(fh, delimiter=delimiter)
         try:
             header = [h.strip() for h in next(reader)]
         except StopIteration:
             raise ValueError(f"{path} is empty (a header row is required).") from None
-        *features, w = _positions(header, columns, window_column, path.name)
+        *features, w = _positions(header, columns, window_column, path.name, delimiter)
         groups: dict = {}
         for row in reader:
             if not row:
@@ -242,6 +325,7 @@ def _checked_detector(args):
     from ..dpoad import DPOAD
 
     check_input_file(args.input, "IN.csv")
+    check_delimiter(args.delimiter)
     if args.output is not None:
         check_output_file(args.output, args.input)
         if args.max_count is None:
@@ -253,7 +337,7 @@ def _checked_detector(args):
     twice = sorted({c for c in args.columns if args.columns.count(c) > 1})
     if twice:
         raise ValueError(f"--column {twice[0]!r} is given more than once.")
-    edges = [parse_bins(text) for text in args.bins]
+    edges = resolve_bins(args.bins, args.ranges)
     det = DPOAD(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
                 detector=args.detector, alpha=args.alpha, count_model=args.count_model,
                 max_count=args.max_count, threshold=args.threshold,
@@ -450,7 +534,8 @@ def _check_stream_length(det, n_windows: int) -> None:
 
 def run(args) -> int:
     det, edges = _checked_detector(args)
-    labels, windows = read_windows(args.input, args.columns, args.window_column)
+    labels, windows = read_windows(args.input, args.columns, args.window_column,
+                                   delimiter=args.delimiter)
     _check_stream_length(det, len(windows))
     with library_calls("dpoad") as shown:
         _fit_windows(det, windows)

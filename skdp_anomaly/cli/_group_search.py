@@ -9,7 +9,13 @@ spent.
 from __future__ import annotations
 
 from ._changepoint import read_column
-from ._common import check_input_file, library_calls
+from ._common import (
+    add_delimiter_option,
+    add_renamed_alpha,
+    check_delimiter,
+    check_input_file,
+    library_calls,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -32,15 +38,18 @@ def add_parser(subparsers) -> None:
     p.add_argument("--column", required=True, metavar="SCORE",
                    help="name of the column of anomaly scores (>= 0)")
     p.add_argument("--epsilon", required=True, type=float,
-                   help="anomaly-restricted epsilon of one query, in [1e-6, 30]")
+                   help="anomaly-restricted ε of one query, in [1e-6, 30] (the ε rule below)")
     p.add_argument("--low", required=True, type=float,
                    help="t_l: public bound of the non-anomalous scores")
     p.add_argument("--high", required=True, type=float,
                    help="t_h: public lower bound of the anomaly's score (> --low)")
     p.add_argument("--oracle", choices=("direct", "binarized", "randomized_response"),
                    default="direct", help="how a query is answered and used (default: direct)")
-    p.add_argument("--alpha", type=float, default=0.5,
-                   help="stop when the largest posterior entry exceeds this (default 0.5)")
+    p.add_argument("--posterior-threshold", type=float, default=0.5, metavar="TAU",
+                   help="the paper's τ: stop when the largest posterior entry exceeds it, in "
+                        "(0, 1) (default 0.5). Formerly --alpha, which now means a "
+                        "false-alarm level in every command")
+    add_renamed_alpha(p, "--posterior-threshold", "the posterior threshold τ of group-search")
     p.add_argument("--budget", type=float, default=None,
                    help="total epsilon cap: stop before a query would exceed it (default: "
                         "Proposition 3's query count for the number of rows)")
@@ -48,6 +57,7 @@ def add_parser(subparsers) -> None:
                    help="rows reported as candidates (default 4)")
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    add_delimiter_option(p)
     p.set_defaults(func=run)
 
 
@@ -55,16 +65,17 @@ def run(args) -> int:
     from ..group_search import NoisyGroupSearch
 
     check_input_file(args.input, "IN.csv")
+    check_delimiter(args.delimiter)
     search = NoisyGroupSearch(
         epsilon=args.epsilon, oracle=args.oracle, low=args.low, high=args.high,
-        alpha=args.alpha, budget="auto" if args.budget is None else args.budget,
+        alpha=args.posterior_threshold, budget="auto" if args.budget is None else args.budget,
         n_candidates=args.candidates,
         random_state=args.random_state,
     )
     with library_calls("group-search"):
         # every parameter, low < high and a budget of at least one query: before the data
         search.privacy_cost()
-    scores, _ = read_column(args.input, args.column)
+    scores, _ = read_column(args.input, args.column, delimiter=args.delimiter)
     with library_calls("group-search"):
         search.fit(scores.reshape(-1, 1))
     rows = ", ".join(str(int(i)) for i in search.candidates_)

@@ -21,9 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import bad_cell, check_input_file, is_privacy_leak, library_calls
+from ._common import (
+    add_delimiter_option,
+    add_renamed_alpha,
+    bad_cell,
+    check_delimiter,
+    check_input_file,
+    is_privacy_leak,
+    library_calls,
+    missing_column,
+)
 
-__all__ = ["add_parser", "run", "read_chunks"]
+__all__ = ["add_parser", "read_chunks", "run"]
 
 _CHUNK = 4096
 _CITE = ("Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "
@@ -48,7 +57,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--target", required=True, metavar="COL", help="name of the label column")
     p.add_argument("--classes", required=True, nargs=2, metavar=("NEG", "POS"),
                    help="the two labels of the target column (public)")
-    p.add_argument("--epsilon", required=True, type=float, help="privacy budget per row (> 0)")
+    p.add_argument("--epsilon", required=True, type=float, 
+                   help="ε of the classifier, for each row of the stream, in [1e-6, 30] (the ε rule below)")
     p.add_argument("--data-norm", type=float, default=1.0,
                    help="public bound M on a row's L2 norm; longer rows are shrunk to it "
                         "(default 1)")
@@ -68,8 +78,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--noise", choices=("independent", "tree"), default="independent",
                    help="ftrl: noise per released window, or binary-tree aggregation "
                         "(default: independent)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="L2 regularisation λ (default: M²/3 for ftrl, 0.01 for flmb/flsw)")
+    p.add_argument("--lambda", dest="reg_lambda", type=float, default=None, metavar="λ",
+                   help="L2 regularisation λ of the SVM objective (default: M²/3 for ftrl, "
+                        "0.01 for flmb/flsw). Formerly --alpha, which now means a "
+                        "false-alarm level in every command")
+    add_renamed_alpha(p, "--lambda", "the L2 regularisation λ of online-svc")
     p.add_argument("--average", action="store_true",
                    help="release the mean of the iterates (post-processing, no extra ε)")
     p.add_argument("--test", metavar="TEST.csv", default=None,
@@ -77,18 +90,18 @@ def add_parser(subparsers) -> None:
     p.add_argument("--random-state", type=int, default=None,
                    help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_delimiter_option(p, "IN.csv and --test")
     p.set_defaults(func=run)
 
 
-def _header(reader, path, target: str) -> tuple[int, list]:
+def _header(reader, path, target: str, delimiter: str = ",") -> tuple[int, list]:
     """The target's position and the feature names, from the header row."""
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
         raise ValueError(f"{path} is empty (a header row is required).") from None
     if target not in header:
-        raise ValueError(f"--target {target!r} is not a column of {Path(path).name}; "
-                         f"columns: {', '.join(header)}")
+        raise missing_column("--target", target, header, Path(path).name, delimiter)
     t = header.index(target)
     names = header[:t] + header[t + 1:]
     if not names:
@@ -96,16 +109,16 @@ def _header(reader, path, target: str) -> tuple[int, list]:
     return t, names
 
 
-def read_chunks(path, target: str, chunk: int = _CHUNK, *,
-                classes=None) -> Iterator[tuple[np.ndarray, list]]:
+def read_chunks(path, target: str, chunk: int = _CHUNK, *, classes=None,
+                delimiter: str = ",") -> Iterator[tuple[np.ndarray, list]]:
     """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread.
 
     With ``classes``, each label cell is also checked to be one of them (an
     error names its line, never its text).
     """
     with Path(path).open(newline="") as fh:
-        reader = csv.reader(fh)
-        t, names = _header(reader, path, target)
+        reader = csv.reader(fh, delimiter=delimiter)
+        t, names = _header(reader, path, target, delimiter)
         width = len(names) + 1
         rows, labels = [], []
         for row in reader:
@@ -125,12 +138,13 @@ def read_chunks(path, target: str, chunk: int = _CHUNK, *,
             yield np.asarray(rows), labels
 
 
-def _check_file(path, target: str, classes) -> tuple[list, int]:
+def _check_file(path, target: str, classes, delimiter: str) -> tuple[list, int]:
     """Read ``path`` through, checking every cell; its feature names and row count."""
     with Path(path).open(newline="") as fh:
-        _, names = _header(csv.reader(fh), path, target)
+        _, names = _header(csv.reader(fh, delimiter=delimiter), path, target, delimiter)
     # every chunk, not the first one only: a bad row anywhere must stop the command
-    n_rows = sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes))
+    n_rows = sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes,
+                                                    delimiter=delimiter))
     if n_rows == 0:
         raise ValueError(f"{Path(path).name} has no data rows.")
     return names, n_rows
@@ -143,11 +157,11 @@ def _checked_inputs(args) -> int:
     the same length), which sets the windows of the default update.
     """
     classes = set(args.classes)
-    names, n_rows = _check_file(args.input, args.target, classes)
+    names, n_rows = _check_file(args.input, args.target, classes, args.delimiter)
     if args.test is None:
         return n_rows
     try:
-        test_names, _ = _check_file(args.test, args.target, classes)
+        test_names, _ = _check_file(args.test, args.target, classes, args.delimiter)
     except ValueError as exc:
         raise ValueError(f"--test {args.test}: {exc}") from None
     if test_names != names:
@@ -174,12 +188,13 @@ def _checked_estimator(args):
     check_input_file(args.input, "IN.csv")
     if args.test is not None:
         check_input_file(args.test, "--test")
+    check_delimiter(args.delimiter)
     if args.classes[0] == args.classes[1]:
         raise ValueError("--classes needs two different labels.")
     est = PrivateOnlineActiveSVC(
         epsilon=args.epsilon, selection=args.selection, update=args.update,
         batch_size=args.batch_size, fit_intercept=not args.no_intercept, noise=args.noise,
-        data_norm=args.data_norm, alpha=args.alpha, average=args.average,
+        data_norm=args.data_norm, alpha=args.reg_lambda, average=args.average,
         random_state=args.random_state,
     )
     with library_calls("online-svc"):
@@ -199,7 +214,7 @@ def run(args) -> int:
     with library_calls("online-svc") as shown, tqdm(unit="row", desc="online-svc",
                                                     disable=True if args.quiet else None,
                                                     file=sys.stderr) as bar:
-        for X, labels in read_chunks(args.input, args.target):
+        for X, labels in read_chunks(args.input, args.target, delimiter=args.delimiter):
             # the label text is read only for the rows the selection picks
             est.partial_fit(X, labels, classes=classes)
             n_rows += X.shape[0]
@@ -212,7 +227,7 @@ def run(args) -> int:
         print(f"privacy spent: {est.privacy_spent_}")
     if args.test is not None:
         correct = total = 0
-        for X, labels in read_chunks(args.test, args.target):
+        for X, labels in read_chunks(args.test, args.target, delimiter=args.delimiter):
             correct += int(np.sum(est.predict(X) == np.asarray(labels)))
             total += len(labels)
         print(f"accuracy on {Path(args.test).name}: {correct / max(total, 1):.4f} "

@@ -22,11 +22,14 @@ import numpy as np
 
 from ._common import (
     CITE,
+    add_delimiter_option,
     bad_cell,
+    check_delimiter,
     check_input_file,
     check_output_file,
     is_privacy_leak,
     library_calls,
+    missing_column,
 )
 
 # show a progress bar for inputs larger than this many bytes
@@ -63,7 +66,8 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="input CSV with a header row")
     p.add_argument("--target", required=True, metavar="COL", help="name of the label column")
-    p.add_argument("--epsilon", required=True, type=float, help="privacy budget (> 0)")
+    p.add_argument("--epsilon", required=True, type=float, 
+                   help="ε of the release, in [1e-6, 30] (the ε rule below)")
     bounds = p.add_mutually_exclusive_group()
     bounds.add_argument("--bounds", nargs=2, type=float, metavar=("LOW", "HIGH"),
                         help="the same public range for every feature")
@@ -102,6 +106,7 @@ def add_parser(subparsers) -> None:
                    help="seed, for reproducible experiments only (default: OS entropy)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
     p.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
+    add_delimiter_option(p, "IN.csv and OUT.csv (not of --bounds-file)")
     p.set_defaults(func=run)
 
 
@@ -146,10 +151,9 @@ def _to_float(block, names, lines):
     return np.array([[float(text) for text in row] for row in block])
 
 
-def _target_index(header, target: str, path: str) -> int:
+def _target_index(header, target: str, path: str, delimiter: str = ",") -> int:
     if target not in header:
-        raise ValueError(f"--target {target!r} is not a column of {os.path.basename(path)}; "
-                         f"columns: {', '.join(header)}")
+        raise missing_column("--target", target, header, os.path.basename(path), delimiter)
     if header.count(target) > 1:
         raise ValueError(f"--target {target!r} appears more than once in the header")
     if len(header) < 2:
@@ -164,20 +168,21 @@ def _header(reader, path: str):
         raise ValueError(f"{path} is empty; expected a header row.") from None
 
 
-def read_header(path: str, target: str):
+def read_header(path: str, target: str, delimiter: str = ","):
     """``(header, target_index)``: the schema only, no data row is read."""
     with open(path, newline="") as fh:
-        header = _header(csv.reader(fh), path)
-    return header, _target_index(header, target, path)
+        header = _header(csv.reader(fh, delimiter=delimiter), path)
+    return header, _target_index(header, target, path, delimiter)
 
 
-def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 16):
+def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 16,
+               delimiter: str = ","):
     """Read a CSV into ``(header, target_index, X, y)``, streaming in chunks of rows."""
     size = os.path.getsize(path)
     with open(path, newline="") as fh:
-        reader = csv.reader(fh)
+        reader = csv.reader(fh, delimiter=delimiter)
         header = _header(reader, path)
-        t = _target_index(header, target, path)
+        t = _target_index(header, target, path, delimiter)
         names = header[:t] + header[t + 1:]
         parts, labels, block, lines = [], [], [], []
         for line, row in _rows(reader, header, size, quiet):
@@ -257,6 +262,7 @@ def _checked_sampler(args: argparse.Namespace):
 
     check_input_file(args.input, "IN.csv")
     check_output_file(args.output, args.input)
+    check_delimiter(args.delimiter)
     if args.bounds_file is not None:
         check_input_file(args.bounds_file, "--bounds-file")
     if args.bounds is not None:
@@ -281,10 +287,10 @@ def _write(args, header, t, synth, labels) -> None:
     chunk = 1 << 16
     starts = range(0, len(synth), chunk)
     with open(args.output, "w", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = csv.writer(fh, delimiter=args.delimiter)
         writer.writerow(header)
         with open(args.input, newline="") as src:
-            reader = csv.reader(src)
+            reader = csv.reader(src, delimiter=args.delimiter)
             next(reader)
             writer.writerows(row for row in reader if row)
         # numpy's str() of a float is its shortest round-trip repr
@@ -306,10 +312,10 @@ def _privacy_line(sampler, leaked: bool) -> str:
 def _synopsis_lines(sampler, features) -> list:
     """What phase 1 released, in words (DP outputs and parameters only)."""
     if sampler.synopsis_ == "grid":
-        return [f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} cells "
-                "per feature"]
-    lines = [f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
-             f"spread {sampler.spread:g} of each feature's half-range)"]
+        return [(f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} "
+                 "cells per feature")]
+    lines = [(f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
+              f"spread {sampler.spread:g} of each feature's half-range)")]
     for label, mean in sampler.noisy_means_.items():
         values = ", ".join(f"{name}={value:.4g}" for name, value in zip(features, mean))
         lines.append(f"  noisy mean of class {label!r}: {values}")
@@ -334,13 +340,15 @@ def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: boo
 
 def run(args: argparse.Namespace) -> int:
     sampler = _checked_sampler(args)
-    header, t = read_header(args.input, args.target)  # the schema, before any data row
+    # the schema, before any data row
+    header, t = read_header(args.input, args.target, args.delimiter)
     if args.bounds_file is not None:
         features = header[:t] + header[t + 1:]
         sampler.set_params(bounds=read_bounds_file(args.bounds_file, features))
         with library_calls("resample"):
             sampler.privacy_cost()  # the bounds fix the number of features: the grid's checks
-    header, t, X, y = read_table(args.input, args.target, quiet=args.quiet)
+    header, t, X, y = read_table(args.input, args.target, quiet=args.quiet,
+                                 delimiter=args.delimiter)
     with library_calls("resample") as shown:
         warnings.simplefilter("always")  # every run's warnings, also when repeated
         X_res, y_res = sampler.fit_resample(X, y)
