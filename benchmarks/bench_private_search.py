@@ -52,15 +52,14 @@ from pathlib import Path
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, Tee, print_table, write_json  # noqa: E402
+from _common import RESULTS_DIR, Tee, print_table, write_json
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 
-from sklearn.datasets import load_breast_cancer, load_digits, make_classification  # noqa: E402
-
-from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget  # noqa: E402
-from skdp_anomaly.model_selection import PrivateGridSearchCV  # noqa: E402
+from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget
+from skdp_anomaly.model_selection import PrivateGridSearchCV
 
 NAME = "bench_private_search"
 GRID = {"C": [0.01, 0.1, 1.0, 10.0]}

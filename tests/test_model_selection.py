@@ -763,8 +763,8 @@ def test_balanced_accuracy_tunes_what_accuracy_gets_backwards():
 
 @pytest.mark.parametrize("selection", SELECTIONS)
 def test_n_jobs_gives_the_same_search(selection, data):
-    kw = dict(epsilon=2.0, selection=selection, refit=False, scoring="balanced_accuracy",
-              n_runs=4)
+    kw = {"epsilon": 2.0, "selection": selection, "refit": False,
+          "scoring": "balanced_accuracy", "n_runs": 4}
     one = lr_search(n_jobs=1, **kw).fit(*data)
     two = lr_search(n_jobs=2, **kw).fit(*data)
     assert one.best_index_ == two.best_index_

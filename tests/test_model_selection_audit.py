@@ -52,7 +52,6 @@ could be redrawn).
 """
 
 import dataclasses
-
 from numbers import Real
 
 import numpy as np
@@ -63,8 +62,8 @@ from sklearn.utils._param_validation import Interval
 from skdp_anomaly import audit, check_privacy_budget
 from skdp_anomaly.auditing import clopper_pearson
 from skdp_anomaly.auditing._selection_scenarios import (
-    DeclaredCostClassifier,
     NO_SCORE,
+    DeclaredCostClassifier,
     exact_distribution,
     exact_event_probabilities,
     index_outputs,
@@ -292,7 +291,7 @@ def test_audit_score_selection(scenario):
                    name=scenario.name)
     assert result.epsilon_lower_bound <= scenario.claimed_epsilon, result.to_markdown()
     # the pair is seen: the candidate that predicts the feature wins more often on y_a
-    rates = [row for row in result.rows if row["event"] == "picks 1"][0]
+    rates = next(row for row in result.rows if row["event"] == "picks 1")
     assert rates["p_a"] > rates["p_b"], result.to_markdown()
 
 

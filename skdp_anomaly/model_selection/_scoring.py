@@ -137,7 +137,7 @@ class ScoreWeights:
     def score(self, weighted_count, n_part: int, n_rows: int) -> float:
         """The released score of a (noisy) weighted count on a part of ``n_part`` rows."""
         norm = self._share * n_part / n_rows if self._per_row else float(n_part)
-        return float(weighted_count) / norm
+        return float(float(weighted_count) / norm)
 
 
 def noisy_class_sizes(sizes, epsilon: float, rng) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,8 +23,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_features, check_is_fitted, column_or_1d
 
 from ..privacy import (
-    GeometricMechanism,
     MAX_GEOMETRIC_EPSILON,
+    GeometricMechanism,
     PrivacyCost,
     PrivacyCostMixin,
     ReportNoisyMax,
@@ -331,8 +332,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
             neighbours="replace")
         data = (X, y, splits, candidates, context)
-        # charged with the choice, before the first release
-        weights = lambda: self._weights(y, context, noise)  # noqa: E731
+        # called after the choice is charged, right before the first release
+        weights = partial(self._weights, y, context, noise)
         if self.selection == "repeated":
             index, model, score = self._repeated(data, plan, (selection_cost, weights),
                                                  schedule, noise)
@@ -581,10 +582,25 @@ class PrivateGridSearchCV(_PrivateSearch):
         + ATTRIBUTES_DOC + NOTES_DOC + """
     Examples
     --------
+    One budget for the whole search; on 1 000 rows no search can pay, and
+    the search says so:
+
+    >>> import numpy as np
     >>> from sklearn.datasets import make_classification
-    >>> from skdp_anomaly import PrivateOnlineActiveSVC, check_privacy_budget
+    >>> from skdp_anomaly import (PrivateLogisticRegression, PrivateOnlineActiveSVC,
+    ...                           check_privacy_budget)
     >>> from skdp_anomaly.model_selection import PrivateGridSearchCV
     >>> X, y = make_classification(1000, n_features=5, random_state=0)
+    >>> X_unit = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 4.0)
+    >>> search = PrivateGridSearchCV(PrivateLogisticRegression(data_norm=1.0),
+    ...                              {"C": [0.1, 1.0]}, total_epsilon=2.0, random_state=0)
+    >>> float(check_privacy_budget(search).epsilon)
+    2.0
+    >>> search.fit(X_unit, y).searched_, search.best_params_
+    (False, {'C': 'auto', 'epsilon': 2.0})
+
+    With ``epsilon``, the candidates keep their own ε (here a grid over it):
+
     >>> svc = PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=0)
     >>> search = PrivateGridSearchCV(svc, {"epsilon": [0.5, 1.0]}, epsilon=2.0,
     ...                              refit=False, random_state=2)
