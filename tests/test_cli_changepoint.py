@@ -86,8 +86,10 @@ def test_online_no_detection_reports_half_budget(tmp_path, capsys):
 
 def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv, capsys):
     path, _ = series_csv  # 500 rows
+    # a given --threshold: calibrating one for a 1000-row window takes seconds, and the
+    # note does not depend on it
     code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, "--online",
-                             "--window", 1000, "--random-state", 0)
+                             "--window", 1000, "--threshold", 0.9, "--random-state", 0)
     assert code == 0, err
     assert "no change detected in 500 rows" in out and "privacy spent: ε=0 " in out
     assert ("note: the window (1000 rows) is longer than the stream (500 rows): no window "
@@ -95,7 +97,7 @@ def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv
     short = path.with_name("short.csv")
     short.write_text("v\n1\n2\n3\n")
     code, out, err = run_cli(capsys, short, "--column", "v", "--epsilon", 1, "--online",
-                             "--window", 10, "--random-state", 0)
+                             "--window", 10, "--threshold", 0.9, "--random-state", 0)
     assert code == 0, err
     assert "(3 rows): no window was complete" in out and "at least 4 rows" in out
 
