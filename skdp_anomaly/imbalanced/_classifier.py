@@ -93,7 +93,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         ``"dpsmote"`` and ``"classifier"`` (``"oversample"``) or
         ``"classifier"``, a :class:`NoisyPriorThresholdClassifier` around the
         classifier (``"threshold"``).
-    bounds_ : tuple of ndarray of shape (n_features_in_,)
+    bounds_ : tuple of ndarray of shape (n_features,)
         The bounds the features were scaled from, one value per feature.
     classes_ : ndarray
         The class labels (sorted), strings or numbers as ``y`` holds them.
@@ -102,7 +102,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         replace-one neighbours.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names of a DataFrame passed to ``fit``.
 
     See Also
@@ -336,7 +336,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Raw features, as in ``fit``.
 
         Returns
         -------
@@ -356,7 +357,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Raw features, as in ``fit``.
 
         Returns
         -------

@@ -16,8 +16,8 @@ __all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "PIPELINE_SPLIT", "PRIOR_SHARE",
 #: classifier the other half (measured in the user guide, docs/dpsmote.md).
 PIPELINE_SPLIT = 0.25
 
-# The class-size release's ε as a share of the total (add/remove) in the "threshold"
-# strategy: 2 · 0.025 = 5 % under replace-one neighbours, the classifier keeps 95 %.
+#: The class-size release's ε as a share of the total (add/remove) in the "threshold"
+#: strategy: 2 · 0.025 = 5 % under replace-one neighbours, the classifier keeps 95 %.
 PRIOR_SHARE = 0.025
 
 #: "auto" oversamples iff ε · n / d is below this (n training rows, d features). Chosen on

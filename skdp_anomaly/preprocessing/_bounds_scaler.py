@@ -36,12 +36,12 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
 
     Attributes
     ----------
-    bounds_ : tuple of ndarray of shape (n_features_in_,)
+    bounds_ : tuple of ndarray of shape (n_features,)
         ``(lower, upper)`` per feature: ``bounds`` broadcast to the number of
         features, or the data's range when ``bounds`` is None.
     n_features_in_ : int
         Number of features seen in ``fit`` (a public shape).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names of a DataFrame passed to ``fit``.
 
     See Also
@@ -121,11 +121,13 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
+            Rows with the features seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
+        ndarray of shape (n_samples, n_features)
+            The mapped rows.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
@@ -137,11 +139,13 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
+            Rows with the features seen in ``fit``.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
+        ndarray of shape (n_samples, n_features)
+            The mapped rows.
         """
         check_is_fitted(self)
         # the output space has no feature names: check_array, not validate_data
