@@ -176,3 +176,18 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, terminal
     # in a pipe or a log the bar ran into the output: '0row [00:00, ?row/s]online-svc: …'
     assert "online-svc:" not in err and "row/s" not in err
     assert ("online-svc: " in tty.getvalue() and "600row" in tty.getvalue()) is terminal
+
+
+@pytest.mark.parametrize("option, expected", [([], "balanced"),
+                                              (["--class-weight", "balanced"], "balanced"),
+                                              (["--class-weight", "none"], None)])
+def test_class_weight_reaches_the_estimator(files, monkeypatch, option, expected):
+    built = []
+
+    def stop(self):
+        built.append(self.class_weight)
+        raise ValueError("stopped before the data")
+
+    monkeypatch.setattr(PrivateOnlineActiveSVC, "privacy_cost", stop)
+    assert _run(files, *option) == 2
+    assert built == [expected]

@@ -95,6 +95,7 @@ OPTION_OF = {
     "horizon": "--horizon",
     "arl0": "--arl0",
     "noise": "--noise",
+    "class_weight": "--class-weight",
 }
 # where a command spells a parameter otherwise: ``--alpha`` is the false-alarm level
 # wherever it appears, so the online SVC's regulariser λ and the group search's
@@ -106,7 +107,8 @@ _COMMAND_OPTION_OF = {
 # settings whose CLI spelling is a flag rather than "--option value"
 _FLAG_OF = {"class_counts='public'": "--public-counts",
             "class_counts='private'": "no --public-counts",
-            "max_count=None": "no --max-count"}
+            "max_count=None": "no --max-count",
+            "class_weight=None": "--class-weight none"}
 
 _NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
 # sklearn's InvalidParameterError ("The 'x' parameter of Estimator must be ...")

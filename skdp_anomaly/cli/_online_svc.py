@@ -75,6 +75,10 @@ def add_parser(subparsers) -> None:
                         "paper's mini-batch / window size (default 5)")
     p.add_argument("--no-intercept", action="store_true",
                    help="a hyperplane through the origin (the paper's model)")
+    p.add_argument("--class-weight", choices=("balanced", "none"), default="balanced",
+                   help="ftrl with an intercept: the error the cut minimises: balanced (the "
+                        "mean of the two classes' error rates, so that a rare class is not "
+                        "given up; default) or none (the error, with the DP class prior)")
     p.add_argument("--noise", choices=("independent", "tree"), default="independent",
                    help="ftrl: noise per released window, or binary-tree aggregation "
                         "(default: independent)")
@@ -194,6 +198,7 @@ def _checked_estimator(args):
     est = PrivateOnlineActiveSVC(
         epsilon=args.epsilon, selection=args.selection, update=args.update,
         batch_size=args.batch_size, fit_intercept=not args.no_intercept, noise=args.noise,
+        class_weight=None if args.class_weight == "none" else args.class_weight,
         data_norm=args.data_norm, alpha=args.reg_lambda, average=args.average,
         random_state=args.random_state,
     )
