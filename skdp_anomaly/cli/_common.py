@@ -346,16 +346,17 @@ MAX_CLI_EPSILON = MAX_GEOMETRIC_EPSILON
 #: The rule, as ``--help`` states it (top level and each command's epilog).
 EPSILON_RULE = (
     f"The ε rule, the same for every command: --epsilon (each value of demo's --epsilons) "
-    f"must lie in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}]. Every release of this package "
-    "draws integer noise (two-sided geometric, or a randomized-response flip) at rate ε per "
-    f"unit of sensitivity; {MAX_CLI_EPSILON:g} is the largest rate at which that noise still "
-    f"exists in double precision (e^-{MAX_CLI_EPSILON:g} ≈ 9e-14, three orders above the "
-    "machine's precision; near ε = 37 it rounds to zero and the exact count would be "
-    f"released, which is ε-DP for no ε), and at ε = {MAX_CLI_EPSILON:g} the guarantee "
-    f"(odds moved by at most e^{MAX_CLI_EPSILON:g} ≈ 1e13) already protects little. Below "
-    f"{MIN_EPSILON:g} the noise is a million sensitivities wide and its sampler cannot "
-    "honour the rate. What one --epsilon pays for (the whole run, one window, one query) "
-    "is said at --epsilon. A value outside the range is refused before the data is read."
+    f"must lie in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}]. Every release of this package is "
+    "randomised through e^-ε per unit of sensitivity (two-sided geometric noise, randomized "
+    f"response, a private selection); {MAX_CLI_EPSILON:g} is the largest ε at which that "
+    f"randomness still exists in double precision (e^-{MAX_CLI_EPSILON:g} ≈ 9e-14, three "
+    "orders above the machine's precision; near ε = 37 it rounds away and the exact value "
+    f"would be released, which is ε-DP for no ε), and at ε = {MAX_CLI_EPSILON:g} the "
+    f"guarantee (odds moved by at most e^{MAX_CLI_EPSILON:g} ≈ 1e13) already protects "
+    f"little. Below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
+    "sampler cannot honour the rate. What one --epsilon pays for (the whole run, one "
+    "window, one query) is said at --epsilon. A value outside the range is refused before "
+    "the data is read."
 )
 
 
