@@ -516,6 +516,10 @@ def test_none_bounds_are_read_from_the_data_with_a_leak_warning(raw):
     (dict(bounds=([0] * 3, [100] * 3)), "fit", "'bounds' parameter has 3 values"),
     (dict(strategy="smote"), None, "'strategy' parameter"),
     (dict(classifier=LogisticRegression()), None, "'classifier' parameter.*'epsilon'"),
+    # the threshold's classifier at 0.95 ε = 47.5 is above PrivateLogisticRegression's 30
+    (dict(epsilon=50.0), None, "'epsilon' parameter of DPImbalancedClassifier \\(50.0\\)"),
+    # the class sizes at 0.025 ε = 5e-7 are below every mechanism's floor of 1e-6
+    (dict(epsilon=2e-5), None, "'epsilon' parameter of DPImbalancedClassifier"),
     (dict(), "nan", "NaN"),
 ])
 def test_bad_input_is_refused_by_name_before_any_charge(raw, kw, fit_X, match):

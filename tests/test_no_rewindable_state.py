@@ -20,6 +20,7 @@ from sklearn.linear_model import LogisticRegression
 from skdp_anomaly import (
     DPOAD,
     DPSMOTE,
+    DPImbalancedClassifier,
     NoisyGroupSearch,
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
@@ -96,6 +97,12 @@ def _noisy_prior():
                                          classes=[0, 1]).fit(X, y), X
 
 
+def _imbalanced(strategy):
+    X, y = _two_classes(seed=11)
+    return DPImbalancedClassifier(epsilon=1.0, bounds=(-8, 8),
+                                  strategy=strategy).fit(X, y), X
+
+
 def _private_search(cls, **kw):
     X, y = _two_classes(seed=9)
     svc = PrivateOnlineActiveSVC(epsilon=1.0, selection="all")
@@ -126,6 +133,8 @@ FITTED = {
     **{f"DPOAD ({m})": (lambda m=m: _dpoad(m)) for m in ("record", "laplace", "painfree",
                                                          "dpoad")},
     "NoisyPriorThresholdClassifier": _noisy_prior,
+    "DPImbalancedClassifier (threshold)": lambda: _imbalanced("threshold"),
+    "DPImbalancedClassifier (oversample)": lambda: _imbalanced("oversample"),
     "PrivateLogisticRegression": lambda: _logistic(),
     "PrivateGridSearchCV": lambda: _private_search(PrivateGridSearchCV,
                                                    param_grid={"epsilon": [0.5, 1.0]}),

@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skdp_anomaly import (
     DPOAD,
     DPSMOTE,
+    DPImbalancedClassifier,
     NoisyGroupSearch,
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
@@ -145,6 +146,9 @@ ESTIMATORS = {
     "NoisyPriorThresholdClassifier": (
         lambda e, a: NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=e,
                                                    accountant=a),
+        lambda est, X, y: est.fit(X, y)),
+    "DPImbalancedClassifier": (
+        lambda e, a: DPImbalancedClassifier(epsilon=e, bounds=(-1, 1), accountant=a),
         lambda est, X, y: est.fit(X, y)),
     "DPOAD": (lambda e, a: DPOAD(np.linspace(-1, 1, 11), epsilon=e, max_count=100,
                                  accountant=a),

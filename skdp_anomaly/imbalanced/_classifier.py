@@ -157,8 +157,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
-        # the smallest share, the class sizes' 0.025 ε, must reach the shared floor
-        "epsilon": [Interval(Real, MIN_EPSILON / PRIOR_SHARE, None, closed="left")],
+        "epsilon": [Interval(Real, MIN_EPSILON, None, closed="left")],
         "bounds": ["array-like", None],
         "strategy": [StrOptions({"auto", "threshold", "oversample"})],
     }
@@ -226,7 +225,12 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         # bounds=None is a leak said at fit (PrivacyLeakWarning) and in the budget
         # report, not a refusal; the price does not depend on the bounds' values
         priced = self if self.bounds is not None else clone(self).set_params(bounds=_BOX)
-        report = check_privacy_budget(priced, None, on_leak="ignore")
+        try:
+            report = check_privacy_budget(priced, None, on_leak="ignore")
+        except ValueError as exc:  # e.g. a share below a member's floor or above its cap
+            raise ValueError(f"The 'epsilon' parameter of DPImbalancedClassifier "
+                             f"({self.epsilon!r}) gives a member a share it refuses: "
+                             f"{exc}") from None
         if report.leaks:
             raise ValueError("; ".join(report.leaks))
         return report.cost
