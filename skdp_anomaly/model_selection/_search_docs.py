@@ -198,8 +198,10 @@ NOTES_DOC = """
     way the search spends exactly ``T``, the figure the budget report gives
     before the data are read; which branch ran is a function of ``n``, ``d``,
     the label set and ``T`` only. Measured (``benchmarks/bench_private_search.py``,
-    three public sets, ``T`` ∈ {1, 2, 5}): the rule never searched there, and
-    a forced search was less accurate than the single fit in every cell.
+    breast cancer, digits 3 vs 8 and a synthetic set, ``T`` ∈ {1, 2, 5}): the
+    rule never searched there, and a forced search over ``C`` was less
+    accurate than the single fit in all nine cells; on 20 000 rows at
+    ``T = 5`` it searched and matched the single fit within 0.001.
 
     **Which rule.** The best of ``K`` runs favours a candidate whose single
     fits vary widely (a private model that sometimes fails and sometimes
