@@ -49,10 +49,14 @@ def test_gradient_window_rule(d, eps, expected):
 def test_windows_without_a_horizon_grow_to_the_rule():
     w = _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None)
     first = max(5, math.ceil(_ftrl.FIRST_ROWS_PER_FEATURE * 10 / 2.0))
-    assert w.tolist() == [first, 107, math.ceil(first * 0.3 / 0.7), math.ceil(107 * 0.3 / 0.7), 1]
-    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, 107, 0, 0, 1]
+    # the rounds whose windows are shorter than the rule's read every label
+    full = math.ceil(math.log2(107 / first))
+    assert w.tolist() == [first, 107, math.ceil(first * 0.3 / 0.7), math.ceil(107 * 0.3 / 0.7),
+                          1, full]
+    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, 107, 0, 0, 1, full]
     assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None,
-                              batch_size=9).tolist() == [9, 9, 4, 4, 0]
+                              batch_size=9).tolist() == [9, 9, 4, 4, 0, 1]
+    assert first << (full - 1) < 107 <= first << full
     # round r's windows: first·2^r, capped at the rule (the kernel's own function)
     ints = np.zeros(kernel.N_INTS, np.int64)
     lengths = []
@@ -74,7 +78,7 @@ def test_a_short_stream_is_one_round_over_every_row(horizon):
 
 def test_a_long_stream_keeps_the_rule_and_the_share():
     w = _ftrl.ftrl_windows(50, 2.0, 1.5, 0.3, 10**6)
-    assert w.tolist() == [400, 534, 172, 229, 0]
+    assert w.tolist() == [400, 534, 172, 229, 0, 1]
     assert _ftrl.tree_levels(w, 10**6) == math.ceil(
         (10**6 - 572) / (534 + 229)).bit_length()
 
@@ -383,6 +387,6 @@ def test_a_tail_too_short_for_a_round_refines_the_cut_only():
     X, y = offset_blobs(300, seed=13)
     est = PrivateOnlineActiveSVC(epsilon=2.0, selection="all", batch_size=100,
                                  random_state=0).fit(X, y)
-    assert est._state.windows.tolist() == [100, 100, 43, 43, 0]
+    assert est._state.windows.tolist() == [100, 100, 43, 43, 0, 1]
     assert est.n_updates_ == 2  # no third gradient release for the tail
     assert est._state.n_released == 5  # 2 gradient + 2 threshold windows + the tail

@@ -65,6 +65,19 @@ def test_a_wide_short_stream_releases_before_the_rule():
     assert est.n_updates_ >= 1 and np.any(est.coef_ != 0)
 
 
+def test_the_leading_rounds_read_every_label():
+    # d = 6, ε = 2: windows 12, 24, 48 (+ 6, 12, 24 threshold rows) are shorter than
+    # the rule's 64 = 16·6/1.5 rows: those 126 rows are all taken, at the whole ε
+    w = _ftrl.ftrl_windows(6, 2.0, 1.5, 0.3, None)
+    assert w.tolist() == [12, 64, 6, 28, 1, 3]
+    X, y = blobs(126, seed=14)
+    est = stream(PrivateOnlineActiveSVC(epsilon=2.0, random_state=0), X, y, 25)
+    assert est.n_labels_requested_ == 126 and est.n_updates_ == 3
+    X2, y2 = blobs(200, seed=15)
+    est.partial_fit(X2, y2)
+    assert est.n_labels_requested_ < 326  # then the selection asks for some only
+
+
 def test_window_lengths_do_not_depend_on_the_chunks():
     # the schedule is public: the same rows in one call or in chunks of 25 make the
     # same windows (every row labelled: selection="all"), so the same release count

@@ -71,7 +71,10 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
     rows) and a long one soon runs at the rule. With a known ``horizon``
     (the stream length) the first gradient window follows the rule at the
     whole ε, cut to ``(1 - share)·horizon``; when no second full round
-    would fit, the first round takes the whole stream.
+    would fit, the first round takes the whole stream. The last entry is the
+    number of leading rounds whose windows take every row and release at the
+    whole ε: the first round, and without a ``horizon`` every round whose
+    windows are still shorter than the rule's.
     """
     share = float(intercept_share)
 
@@ -80,18 +83,21 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
 
     if batch_size is not None:
         rows = int(batch_size)
-        return np.array([rows, rows, threshold(rows), threshold(rows), 0], dtype=np.int64)
+        return np.array([rows, rows, threshold(rows), threshold(rows), 0, 1], dtype=np.int64)
     later = gradient_window(n_features, eps_later)
     if horizon is None:
         first = min(first_window(n_features, eps_first), later)
-        return np.array([first, later, threshold(first), threshold(later), 1], dtype=np.int64)
+        # the rounds before the windows reach the rule's length take every row
+        full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
+        return np.array([first, later, threshold(first), threshold(later), 1, full],
+                        dtype=np.int64)
     first = gradient_window(n_features, eps_first)
     cap = max(1, math.floor((1.0 - share) * horizon))
     first = min(first, cap)
     if horizon - first - threshold(first) < later + threshold(later):  # one round
         return np.array([cap, later, max(horizon - cap, 1) if share else 0,
-                         threshold(later), 0], dtype=np.int64)
-    return np.array([first, later, threshold(first), threshold(later), 0], dtype=np.int64)
+                         threshold(later), 0, 1], dtype=np.int64)
+    return np.array([first, later, threshold(first), threshold(later), 0, 1], dtype=np.int64)
 
 
 def count_weight(n_features: int, data_norm: float) -> float:
@@ -205,8 +211,8 @@ class FtrlState:
         sums[d:2 * d] = rows[active & ~positive].sum(axis=0)
         sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
         leaf = to_steps(sums, mech.granularity)
-        if first:
-            self.first = leaf + mech.noise_steps(leaf.shape[0], rng)
+        if first:  # a window of the leading rounds, at the whole ε
+            self.first = self.first + leaf + mech.noise_steps(leaf.shape[0], rng)
         elif self.tree is not None:
             self.later = self.tree.add(leaf, mech, rng)
         else:

@@ -44,9 +44,10 @@ P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = ra
 N_FLOATS = 11
 # ftrl window lengths (observed rows): first round's gradient window, later ones',
 # first round's threshold window, later ones' (0: no threshold windows); GROWTH = 1:
-# round r's windows are min(later, first·2^r) (a stream of unknown length)
-FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH = range(5)
-N_WINDOWS = 5
+# round r's windows are min(later, first·2^r) (a stream of unknown length);
+# FULL_ROUNDS: the leading rounds whose windows take every row (no selection)
+FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH, FULL_ROUNDS = range(6)
+N_WINDOWS = 6
 # ftrl phases
 PHASE_GRADIENT, PHASE_THRESHOLD = 0, 1
 # |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
@@ -134,8 +135,9 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
     returns ``NEED_LABELS`` when a full batch lacks labels. With
     ``UPDATE_FTRL`` it returns ``NEED_RELEASE`` at the end of a window that
     selected rows (``windows`` holds the window lengths). Every row of the
-    first gradient window is taken, whatever the selection: there is no
-    hyperplane yet, and taking them all is data-independent.
+    first ``windows[FULL_ROUNDS]`` rounds is taken, whatever the selection:
+    there is no hyperplane yet (or a young one), and taking them all is
+    data-independent.
     """
     n, d = X.shape
     p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
@@ -178,8 +180,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and ints[ROUND] == 0
-                                         and ints[PHASE] == PHASE_GRADIENT):
+        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL
+                                         and ints[ROUND] < windows[FULL_ROUNDS]):
             chosen = True
         else:
             dist = 0.0

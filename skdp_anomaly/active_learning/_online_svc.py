@@ -95,9 +95,11 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     epsilon : float, default=1.0
         Total privacy budget per record (see Notes).
     selection : {"bernoulli", "exponential", "all"}, default="bernoulli"
-        How rows are chosen for labelling. With ``update="ftrl"`` the first
-        gradient window reads every label (there is no hyperplane yet); the
-        selection applies to every later window.
+        How rows are chosen for labelling. With ``update="ftrl"`` the windows
+        of the leading rounds read every label (there is no hyperplane yet,
+        or a young one): the first round, and on a stream of unknown length
+        the rounds whose windows are shorter than the rule's (a few ``d/ε``
+        rows in all); the selection applies to every later window.
     update : {"ftrl", "flmb", "flsw"}, default="ftrl"
         DP-FTRL with a histogram intercept, or the paper's fixed-length
         mini-batches (an update every ``batch_size`` selected rows) or
@@ -118,11 +120,12 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         ``"balanced"`` (as in scikit-learn, each class weighted inversely to
         its frequency): the balanced error, the mean of the two classes'
         error rates, so that a rare class (the anomalies) is not given up for
-        accuracy on the common one; the cut lies halfway between the classes'
-        noisy mean projections. None: the error; Fisher's cut, moved towards
-        the minority class by the class prior (a noisy count of the first
-        gradient window, a DP release). The direction is class-balanced
-        either way (see Notes). The default differs from scikit-learn's
+        accuracy on the common one; the cut lies halfway between the two
+        classes' medians in the noisy per-class histograms of the threshold
+        windows (whose totals are the class prior: a DP release). None: the
+        cut with the fewest errors in those histograms, which moves towards
+        the rare class. The direction is class-balanced either way (see
+        Notes). The default differs from scikit-learn's
         because a detector of rare events is judged on the rare class (the
         user guide has the measurements).
     intercept_share : float in (0, 1), default=0.3
@@ -240,21 +243,22 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     quantities only (ε, ``d``, the stream length when it is known, and the
     round's index: round ``r``'s windows of a stream of unknown length are
     ``min(2^r·first, later)`` rows), never on the data nor on how the stream
-    is cut into calls, and every element lies in exactly one window. A row of the first gradient window is always
-    taken (a data-independent choice: no selection cost) and is in one
-    release at the whole ``ε``; a row of any later window pays its
-    selection ``ε_s`` and one release at ``ε_g``. Parallel composition over
-    the disjoint windows gives ``max(ε, ε_s + ε_g) = ε``. A gradient window releases ``(Σ₊ x·a, Σ₋
+    is cut into calls, and every element lies in exactly one window. A row
+    of a window of the *leading rounds* (the first round, and on a stream of
+    unknown length every round whose windows are still shorter than the
+    rule's; their number is public) is always taken (a data-independent
+    choice: no selection cost) and is in one release at the whole ``ε``; a
+    row of any later window pays its selection ``ε_s`` and one release at
+    ``ε_g``. Parallel composition over the disjoint windows gives
+    ``max(ε, ε_s + ε_g) = ε``. A gradient window releases ``(Σ₊ x·a, Σ₋
     x·a, c·n₊)`` — the sums of the rows of each class whose hinge is active
     (``a``), and the positive count weighted by ``c = M`` — whose L1
     sensitivity under replace-one is ``2M√d + M`` (the same label: one sum
     moves by ``2M`` in L2; labels differ: both sums by ``M`` and the count
-    by 1). A threshold window releases ``(Σ₊ p, Σ₋ p, Σ p², R·n₊)`` for
-    the projections ``p = w·x/‖w‖`` clipped to ``[-R, R]``, ``R = 2M/√d``
-    (a public bound), with L1 sensitivity ``3R + R²`` (the same label: one
-    sum moves by ``2R``, ``Σ p²`` by ``R²``; labels differ: each sum by
-    ``R``, ``Σ p²`` by ``R²``, the count by 1), on a grid with discrete
-    Laplace noise at ``ε_g``. With
+    by 1). A threshold window releases two histograms of ``N_BINS = 16``
+    equal bins of the projections ``w·x/‖w‖`` on ``[-R, R]``, ``R = 2M/√d``
+    (a public bound; projections beyond it fall in the outer bins), L1
+    sensitivity 2, with exact two-sided geometric noise. With
     ``noise="tree"`` the later gradient windows are the leaves of a binary
     tree of ``L`` levels over the stream's windows; each leaf is in at most
     ``L`` released nodes, each with noise at ``ε_g / L``. The iterate, the
@@ -268,14 +272,14 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
     feature (measured weaker: at ``w ≈ 0`` every hinge is active and the
     constant's weight only learns the class imbalance). The intercept pools
     the threshold windows of the last two epochs of doubling length (older
-    ones were projected on an older direction). The projections are clipped
-    to ``R = 2M/√d`` rather than ``M``: rows scaled into the ball by public
-    bounds project far inside ``[-M, M]``, and noise calibrated to ``M``
-    would drown their cut. The selection favours rows near the hyperplane,
-    which pulls both class means towards the current cut; their midpoint
-    moves less, and the next windows correct it. The class prior of
-    ``class_weight=None`` comes from the first gradient window, which reads
-    every label (no selection bias). A stream of unknown length releases its
+    ones were projected on an older direction), each window's noisy counts
+    divided by the selection's probability at the bin (Horvitz–Thompson:
+    the selection favours rows near the hyperplane and would otherwise
+    misstate the class prior); the cut of fewest errors stays between the
+    outermost bins with a positive noisy total. The bins span ``R = 2M/√d``
+    rather than ``M``: rows scaled into the ball by public bounds project
+    far inside ``[-M, M]``, where 16 bins of ``[-M, M]`` would hold them in
+    one or two. A stream of unknown length releases its
     last window only when that window ends: the rows of an unfinished window
     (with the doubling, up to half of the stream) are consumed and used
     by no release; give ``n_rows_hint`` to have them used. With a known
@@ -506,12 +510,13 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
                 f"The 'noise' parameter of {name} must be 'independent' with update="
                 f"{self.update!r}: tree aggregation sums the released gradients of update="
                 "'ftrl'. Got noise='tree'.")
-        if self.update == "ftrl" and self.fit_intercept and eps_g > 2 * MAX_GEOMETRIC_EPSILON:
+        if (self.update == "ftrl" and self.fit_intercept
+                and float(self.epsilon) > 2 * MAX_GEOMETRIC_EPSILON):
             raise ValueError(
-                f"The 'epsilon' parameter of {name} leaves ε_g={eps_g:.4g} to the threshold "
-                f"releases, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would round to "
-                f"zero and release exact values. Got epsilon={self.epsilon!r}; use a smaller "
-                "epsilon.")
+                f"The 'epsilon' parameter of {name} goes whole to the threshold releases of "
+                f"the first rounds, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would "
+                f"round to zero and release exact values. Got epsilon={self.epsilon!r}; use a "
+                "smaller epsilon.")
         if self.alpha is not None and float(self.alpha) < 1.0 / sys.float_info.max:
             raise ValueError(
                 f"The 'alpha' parameter of {name} must be at least {1 / sys.float_info.max:.3g}"
@@ -541,8 +546,10 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         spent_s = mech.cost.epsilon
         # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
         total = float(self.epsilon) if spent_s <= eps_s else spent_s + eps_g
-        first = ("; the first gradient window reads every label (no hyperplane yet) and "
-                 "spends all of ε" if self.update == "ftrl" else "")
+        first = ("; the first gradient window and the other windows of the leading rounds "
+                 "(those shorter than the rule's, on a stream of unknown length) read every "
+                 "label (no hyperplane yet, or a young one) and spend all of ε"
+                 if self.update == "ftrl" else "")
         return PrivacyCost.pure(
             total,
             f"{self.selection} selection ε_s={spent_s:.4g} + noisy {self.update.upper()} "

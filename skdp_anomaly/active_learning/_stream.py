@@ -46,9 +46,10 @@ class _FtrlSetup:
 
     windows: np.ndarray
     levels: int
-    first: LaplaceMechanism  # the first gradient window: every label, all of ε
+    first: LaplaceMechanism  # the leading rounds' gradient windows: every label, all of ε
     later: LaplaceMechanism  # later gradient windows (per tree node with noise="tree")
-    threshold: GeometricMechanism | None  # the threshold histograms
+    threshold: GeometricMechanism | None  # the threshold histograms (later rounds)
+    first_threshold: GeometricMechanism | None  # those of the leading rounds, at ε
     reach: float  # the histograms' range [-R, R]
 
 
@@ -93,7 +94,9 @@ class StreamMixin:
                              coordinates=coordinates),
             LaplaceMechanism(eps_g / max(levels, 1), sensitivity, neighbours="replace",
                              coordinates=coordinates),
-            GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None, reach)
+            GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None,
+            GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None,
+            reach)
 
     def _update_setup(self, data_norm: float, n_features: int, horizon=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
@@ -241,16 +244,18 @@ class StreamMixin:
         state = self._state
         ints, ftrl = state.ints, state.ftrl
         rows, signs = state.buf[:ints[kernel.BUF_N]], state.signs[:ints[kernel.BUF_N]]
+        # the leading rounds took every row: one release at the whole ε
+        first = bool(ints[kernel.ROUND] < state.windows[kernel.FULL_ROUNDS])
         if ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
-            first = ints[kernel.ROUND] == 0
             ftrl.release_gradient(rows, signs, state.w, state.bias, self.data_norm_,
                                   setup.first if first else setup.later, first, rng)
             state.w[:] = ftrl.iterate(setup.later.granularity, self._alpha(self.data_norm_),
                                       self.data_norm_)
             ints[kernel.N_UPDATES] += 1
         else:
-            ftrl.release_threshold(rows, signs, state.w, setup.reach, setup.threshold, rng,
-                                   None if self.selection == "all"
+            ftrl.release_threshold(rows, signs, state.w, setup.reach,
+                                   setup.first_threshold if first else setup.threshold, rng,
+                                   None if self.selection == "all" or first
                                    else self._selection_probability(floats),
                                    balanced=self.class_weight == "balanced")
         state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
