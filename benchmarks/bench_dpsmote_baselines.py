@@ -650,26 +650,36 @@ STUDY_RULES = {"ε·n/d": lambda e, d, n: e * n / d, "ε/√d": lambda e, d, n: 
 STUDY_THRESHOLDS = {"ε·n/d": (8, 12, 16, 20, 24, 32, 40),
                     "ε/√d": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0),
                     "ε·√n/d": (1, 2, 4, 8, 16), "ε": (0.5, 1.0, 2.0)}
-CHOSEN_RULE = ("ε·n/d", 16.0)  # resolve_imbalanced_strategy's OVERSAMPLE_MAX_EPS_N_PER_D
 
 
-def _train_sizes(name: str, n_repeats: int) -> list:
+def _train_sizes(name: str, n_repeats: int, loader=load_numeric) -> list:
     """The training rows of each fold of run_cell's CV (public shapes, for the rule)."""
     from sklearn.model_selection import RepeatedStratifiedKFold
 
-    _, y = load_numeric(name)
+    _, y = loader(name)
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=n_repeats, random_state=0)
     return [len(train) for train, _ in cv.split(np.zeros((len(y), 1)), y)]
 
 
-def _rule_scores(res, sizes, rule, threshold):
+def _the_rule(e, d, n) -> bool:
+    """resolve_imbalanced_strategy itself: "auto" as DPImbalancedClassifier resolves it."""
+    from skdp_anomaly import resolve_imbalanced_strategy
+
+    return resolve_imbalanced_strategy(e, d, n) == "oversample"
+
+
+def _below(q, t):
+    return lambda e, d, n: STUDY_RULES[q](e, d, n) < t
+
+
+def _rule_scores(res, sizes, oversamples):
     """Per ε: paired auto − A, auto − B G-mean and auto − A ROC-AUC (mean, SE), and picks."""
     out = {}
     for e in res["epsilons"]:
         key, diffs, picks = f"{e:g}", {"G-A": [], "G-B": [], "AUC-A": []}, 0
         for name in res["complete_sets"]:
             cell, d = res["per_fold"][name][key], res["sets"][name]["d"]
-            over = [rule(e, d, n) < threshold for n in sizes[name]]
+            over = [oversamples(e, d, n) for n in sizes[name]]
             picks += sum(over) / len(over)
             g = [cell["P" if o else "B"]["gmean"][i] for i, o in enumerate(over)]
             a = [cell["P" if o else "B"]["auc"][i] for i, o in enumerate(over)]
@@ -700,21 +710,32 @@ def study_report():
     tables, out = {}, {}
     if "choose" in groups:
         res, sizes = groups["choose"]
-        rows = [[label, f"{_worst_margin(_rule_scores(res, sizes, STUDY_RULES['ε'], t)):+.3f}"]
+        rows = [[label, f"{_worst_margin(_rule_scores(res, sizes, _below('ε', t))):+.3f}"]
                 for label, t in (("never (always threshold)", 0),
                                  ("always oversample", math.inf))]
-        for q, rule in STUDY_RULES.items():
+        for q in STUDY_RULES:
             for t in STUDY_THRESHOLDS[q]:
                 rows.append([f"oversample iff {q} < {t:g}",
-                             f"{_worst_margin(_rule_scores(res, sizes, rule, t)):+.3f}"])
+                             f"{_worst_margin(_rule_scores(res, sizes, _below(q, t))):+.3f}"])
         tables["rules"] = print_table(
             f"Rules on the choose group ({len(res['complete_sets'])} sets): worst margin to the "
             "three targets over every ε (≥ 0: all met)", ["rule", "worst margin"], rows,
             align="lr")
+    reference = RESULTS_DIR / "dpsmote_baselines.json"
+    if reference.exists():  # the 15 sets of the default run, read before the study
+        import json
+
+        res = json.loads(reference.read_text())
+        res["complete_sets"] = complete_sets(
+            {n: {float(e): c for e, c in r.items()} for n, r in res["per_fold"].items()},
+            list(res["per_fold"]), res["epsilons"], ("A", "B", "P"))
+        groups["default run (not held out)"] = (res, {
+            n: _train_sizes(n, res["repeats"], load) for n in res["complete_sets"]})
     for group, (res, sizes) in groups.items():
-        for label, (q, t) in (("auto (the rule)", CHOSEN_RULE), ("always threshold", ("ε", 0)),
-                              ("always oversample", ("ε", math.inf))):
-            scores = _rule_scores(res, sizes, STUDY_RULES[q], t)
+        for label, oversamples in (("auto (the rule)", _the_rule),
+                                   ("always threshold", _below("ε", 0)),
+                                   ("always oversample", _below("ε", math.inf))):
+            scores = _rule_scores(res, sizes, oversamples)
             out.setdefault(group, {})[label] = scores
             rows = []
             for e, sc in scores.items():
@@ -733,8 +754,9 @@ def study_report():
                 "differences, mean ± SE over sets",
                 ["ε", "G A", "G B", "G − A (≥ +0.03)", "G − B (≥ −0.02)", "AUC A",
                  "AUC − A (≥ −0.02)", "sets oversampled"], rows, align="lrrrrrrr")
-    write_json("dpsmote_baselines_study", {"chosen_rule": list(CHOSEN_RULE), "scores": out,
-                                           "tables": tables})
+    write_json("dpsmote_baselines_study", {
+        "rule": "oversample iff epsilon * n_train / d < 16 and d <= 50 "
+                "(resolve_imbalanced_strategy)", "scores": out, "tables": tables})
 
 
 def report_variants(results, sets, eps_list, methods):

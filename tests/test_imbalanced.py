@@ -389,6 +389,8 @@ def test_check_privacy_budget_is_exactly_epsilon(strategy, epsilon):
     (1.0, 10, 159, "oversample"), (1.0, 10, 160, "threshold"),   # ε·n/d = 16: threshold
     (0.0639, 8, 2000, "oversample"), (0.064, 8, 2000, "threshold"),
     (0.5, 36, 1000, "oversample"), (5.0, 36, 1000, "threshold"),
+    (0.5, 50, 600, "oversample"), (0.5, 51, 600, "threshold"),   # at most 50 features
+    (1.0, 1617, 3076, "threshold"),
 ])
 def test_resolve_strategy_is_the_eps_n_over_d_rule(epsilon, n_features, n_samples, expected):
     assert resolve_imbalanced_strategy(epsilon, n_features, n_samples) == expected

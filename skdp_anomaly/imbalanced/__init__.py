@@ -13,6 +13,7 @@ from ._classifier import DPImbalancedClassifier
 from ._pipeline import dp_imbalanced_pipeline
 from ._strategy import (
     OVERSAMPLE_MAX_EPS_N_PER_D,
+    OVERSAMPLE_MAX_FEATURES,
     PIPELINE_SPLIT,
     PRIOR_SHARE,
     dead_zone_free_C,
@@ -21,5 +22,6 @@ from ._strategy import (
 from ._threshold import NoisyPriorThresholdClassifier
 
 __all__ = ["DPImbalancedClassifier", "NoisyPriorThresholdClassifier",
-           "OVERSAMPLE_MAX_EPS_N_PER_D", "PIPELINE_SPLIT", "PRIOR_SHARE",
-           "dead_zone_free_C", "dp_imbalanced_pipeline", "resolve_imbalanced_strategy"]
+           "OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT",
+           "PRIOR_SHARE", "dead_zone_free_C", "dp_imbalanced_pipeline",
+           "resolve_imbalanced_strategy"]

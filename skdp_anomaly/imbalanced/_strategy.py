@@ -7,7 +7,7 @@ import numbers
 from ..privacy import check_epsilon
 from ..privacy._diffprivlib import diffprivlib_logistic_settings
 
-__all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "PIPELINE_SPLIT", "PRIOR_SHARE",
+__all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT", "PRIOR_SHARE",
            "dead_zone_free_C", "resolve_imbalanced_strategy"]
 
 #: DPSMOTE's ε as a share of the total (add/remove neighbours) in the "oversample"
@@ -25,13 +25,20 @@ PRIOR_SHARE = 0.025
 #: default classifier (the user guide, docs/dpsmote.md, "Which strategy").
 OVERSAMPLE_MAX_EPS_N_PER_D = 16.0
 
+#: "auto" never oversamples above this many features: the rule was measured on sets with
+#: d ≤ 48, and on sylva (d = 212) and hiva (d = 1 617) DPSMOTE's noisy class mean made the
+#: classifier predict almost no minority at ε ≤ 2, where the threshold found it (docs/dpsmote.md,
+#: §7.4).
+OVERSAMPLE_MAX_FEATURES = 50
+
 
 def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int) -> str:
     """The strategy ``DPImbalancedClassifier(strategy="auto")`` uses at ε, d and n.
 
     ``"oversample"`` (DPSMOTE, then the classifier) when
-    ``epsilon · n_samples / n_features < 16``, otherwise ``"threshold"`` (the
-    classifier thresholded at a DP class prior). The rule reads the budget
+    ``epsilon · n_samples / n_features < 16`` and ``n_features <= 50``,
+    otherwise ``"threshold"`` (the classifier thresholded at a DP class
+    prior). The rule reads the budget
     and the shape of the training data, which are public under replace-one
     neighbours (the relation of :class:`DPImbalancedClassifier`'s
     guarantee): it looks at no value of the data and costs no privacy.
@@ -62,7 +69,10 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
     boundary 16 was chosen on one group of public imbalanced sets and
     checked on another, held out before any run (the user guide,
     docs/dpsmote.md, "Which strategy"); with the default classifier it
-    oversamples only at very small ε per row and feature.
+    oversamples only at very small ε per row and feature. Those sets had
+    d ≤ 48; above 50 features it never oversamples, since DPSMOTE's noisy
+    class mean then carries little of the minority (on two sets with
+    d = 212 and 1 617 it made the classifier miss almost all of it).
 
     Under add/remove neighbours n is not public, and the choice would reveal
     whether ``n < 16 d / ε``: force ``strategy`` there.
@@ -72,12 +82,15 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
     >>> from skdp_anomaly import resolve_imbalanced_strategy
     >>> resolve_imbalanced_strategy(1.0, 8, 2000), resolve_imbalanced_strategy(0.5, 30, 600)
     ('threshold', 'oversample')
+    >>> resolve_imbalanced_strategy(0.5, 200, 600)   # above 50 features: never
+    'threshold'
     """
     epsilon = check_epsilon(epsilon)
     for name, value in (("n_features", n_features), ("n_samples", n_samples)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"The {name!r} parameter must be an int >= 1; got {value!r}.")
-    if epsilon * n_samples < OVERSAMPLE_MAX_EPS_N_PER_D * n_features:
+    if (n_features <= OVERSAMPLE_MAX_FEATURES
+            and epsilon * n_samples < OVERSAMPLE_MAX_EPS_N_PER_D * n_features):
         return "oversample"
     return "threshold"
 
