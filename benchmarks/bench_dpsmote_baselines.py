@@ -10,12 +10,13 @@ same folds, same run, on public imbalanced sets that install offline
 * **B**  ``NoisyPriorThresholdClassifier(dpLR(0.95 ε), epsilon=0.025 ε)``:
   the same model, thresholded at a DP class prior (0.025 ε under
   add/remove = 0.05 ε under replace-one neighbours);
-* **P**  ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d,
+* **P**  ``DPImbalancedClassifier(dpLR, epsilon=ε, bounds=(-1, 1),
   strategy="oversample")``: DPSMOTE(0.25 ε, Gaussian synopsis) + dpLR(0.5 ε);
-* **auto** ``dp_imbalanced_pipeline(dpLR, epsilon=ε, bounds=[-1, 1]^d)``: the
-  package's default, which builds P if ε < √d and B otherwise
-  (``resolve_imbalanced_strategy``); it gets P's or B's seeds, so on each set
-  it equals the method it picked;
+* **auto** ``DPImbalancedClassifier(dpLR, epsilon=ε, bounds=(-1, 1))``: the
+  package's default, which fits P if ε·n/d < 16 and d ≤ 50 and B otherwise
+  (``resolve_imbalanced_strategy``, n the training fold's rows); it gets P's
+  or B's seeds, so on each fold it equals the method it picked (the model is
+  the one the class builds, ``_build``, with the benchmark's seeds);
 * **P½** the thesis' configuration at the same total: DPSMOTE(ε/4,
   ``synopsis="grid"``, ν = 0.25) + dpLR(ε/2);
 * **T**  the thesis' split taken literally, DPSMOTE(ε/2, grid) + dpLR(ε/2):
@@ -25,7 +26,7 @@ All totals are under replace-one neighbours (the relation of diffprivlib's
 classifiers and the default of ``check_privacy_budget``; DPSMOTE's
 add/remove ε counts twice there). Each method's total is checked with
 ``check_privacy_budget`` before any fit (assert: ε for A, B, P, auto, P½;
-1.5 ε for T; auto at d = 8 covers both of its branches).
+1.5 ε for T; the class itself, unfitted, for P and auto).
 
 Protocol: 2 × 5-fold stratified CV; each feature scaled to [-1, 1] with the
 training fold's min/max and clipped (test rows too), so the public box is
@@ -47,11 +48,11 @@ of P ≥ A − 0.02 (issue 12); for the default (auto), G-mean ≥ A + 0.03 and
 "dpLR" is the DP logistic regression every method uses at its share of
 ε. By default it is the package's ``PrivateLogisticRegression`` with its
 defaults (``C="auto"``, ``clip_norm="auto"``, an intercept) and
-``data_norm = √d``: the classifier ``dp_imbalanced_pipeline`` builds when
+``data_norm = √d``: the classifier ``DPImbalancedClassifier`` builds when
 none is given. ``--classifier diffprivlib`` runs everything with
 diffprivlib's ``LogisticRegression(fit_intercept=False, data_norm=√d)`` at
 the proven settings of ``dp_lr_settings`` (the rule
-``dp_imbalanced_pipeline`` applies to it, which also avoids the dead zone
+``DPImbalancedClassifier`` applies to it, which also avoids the dead zone
 of diffprivlib's objective perturbation); ``--classifier diffprivlib
 --dplr-C 1`` keeps diffprivlib's default ``C = 1`` (its ``epsilon`` lowered
 to the proven price); ``--variants`` probes P's split, spread and ratio
@@ -111,8 +112,8 @@ METHODS = ("A", "B", "P", "auto", "P½", "T")
 METHOD_NAMES = {
     "A": "A: dpLR(ε)",
     "B": "B: dpLR(0.95ε) + noisy prior (0.05ε)",
-    "P": "P: dp_imbalanced_pipeline oversample (DPSMOTE gauss 0.25ε + dpLR 0.5ε)",
-    "auto": "auto: dp_imbalanced_pipeline default (P if ε < √d, else B)",
+    "P": "P: DPImbalancedClassifier oversample (DPSMOTE gauss 0.25ε + dpLR 0.5ε)",
+    "auto": "auto: DPImbalancedClassifier default (P if ε·n/d < 16 and d ≤ 50, else B)",
     "P½": "P½: DPSMOTE grid ε/4 + dpLR ε/2",
     "T": "T: thesis literal DPSMOTE grid ε/2 + dpLR ε/2 (spends 1.5ε)",
 }
@@ -222,7 +223,7 @@ def dp_lr_settings(epsilon: float, d: int, c_mode: str) -> tuple[float, float]:
     noise when that is positive, and otherwise ε/2 with extra regularisation;
     the proof charges ``log(1 + data_norm²·C/4)`` for the Jacobian, more than
     diffprivlib's term when ``data_norm = √d > 2``. "auto" is the rule
-    ``dp_imbalanced_pipeline`` applies (``diffprivlib_logistic_settings``:
+    ``DPImbalancedClassifier`` applies (``diffprivlib_logistic_settings``:
     both terms at most ε/2, the ``epsilon`` parameter lowered by what
     diffprivlib under-charges), which also avoids the dead zone of ``C = 1``
     (ε just above ``2 log(1 + √d/4)`` leaves ε' near 0). "1" keeps
@@ -256,7 +257,7 @@ def dp_lr(epsilon, d, seed, cfg):
 
     "private" (default): the package's ``PrivateLogisticRegression`` with its
     defaults (``C="auto"``, ``clip_norm="auto"``, an intercept) and
-    ``data_norm = √d``, the classifier ``dp_imbalanced_pipeline`` builds by
+    ``data_norm = √d``, the classifier ``DPImbalancedClassifier`` builds by
     default. "diffprivlib": diffprivlib's ``LogisticRegression`` with the
     settings of :func:`dp_lr_settings`.
     """
@@ -307,7 +308,7 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 10
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
-        # P's seeds (DPSMOTE: the child seed dp_imbalanced_pipeline derives), so that a
+        # P's seeds (DPSMOTE: the child seed build() gives P's), so that a
         # probe differs from P by its parameter only, not by its noise draws
         s_smote = int(np.random.default_rng(seed).integers(0, 2**31 - 1, size=2)[0])
         sampler = DPSMOTE(epsilon=share * epsilon, bounds=bounds, random_state=s_smote, **v)
@@ -803,14 +804,14 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=2, help="repeats of 5-fold CV")
     parser.add_argument("--classifier", choices=("private", "diffprivlib"), default="private",
                         help="every method's DP logistic regression: the package's "
-                        "PrivateLogisticRegression with its defaults (dp_imbalanced_pipeline's "
+                        "PrivateLogisticRegression with its defaults (DPImbalancedClassifier's "
                         "default classifier), or diffprivlib's LogisticRegression(fit_intercept="
                         "False) at the proven settings of dp_lr_settings")
     parser.add_argument("--max-iter", type=int, default=200,
                         help="diffprivlib's max_iter (PrivateLogisticRegression keeps its default)")
     parser.add_argument("--dplr-C", choices=("1", "auto"), default="auto",
                         help="with --classifier diffprivlib: C 'auto' for every method (the rule "
-                        "dp_imbalanced_pipeline applies, which avoids the dead zone of objective "
+                        "DPImbalancedClassifier applies, which avoids the dead zone of objective "
                         "perturbation, see dp_lr_settings), or diffprivlib's default 1")
     parser.add_argument("--variants", action="store_true",
                         help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)")
