@@ -346,6 +346,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            The private model's probabilities (their ranking gives the ROC-AUC).
         """
         X = self._checked(X)
         proba = self.model_.predict_proba(X)
@@ -367,6 +368,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         Returns
         -------
         ndarray of shape (n_samples,)
+            Labels of ``classes_``.
         """
         X = self._checked(X)
         codes = np.asarray(self.model_.predict(X), dtype=int)
