@@ -293,9 +293,9 @@ def test_audit_gradient_release_is_tight():
                             coordinates=_ftrl.released_size(1))
 
     def mechanism(label, rng, n):
-        state = _ftrl.FtrlState(1, 0)
         out = np.empty((n, 3))
         for k in range(n):
+            state = _ftrl.FtrlState(1, 0)  # one release per run (the first adds up)
             state.release_gradient(np.array([[1.0]]), np.array([label]), np.zeros(1), 0.0, 1.0,
                                    mech, True, rng)
             out[k] = state.first * mech.granularity
