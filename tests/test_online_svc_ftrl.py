@@ -161,9 +161,10 @@ def test_balanced_cut_gives_the_rare_class_its_weight():
     negative, positive = np.array([40, 40, 20, 0]), np.array([0, 0, 3, 3])
     # fewest errors: every row of bin 2 negative (20 negatives outweigh 3 positives)
     assert _ftrl.best_cut(negative, positive, edges) == 0.5
-    # balanced: halfway between the classes' medians (0.0 and 0.5), below the cut
-    # of fewest errors, which gave up half of the rare class
-    assert _ftrl.best_cut(negative, positive, edges, balanced=True) == 0.25
+    # balanced: halfway between the classes' medians, linear within their bins
+    # (negatives: a quarter into bin 1, -0.375; positives: the end of bin 2, 0.5),
+    # below the cut of fewest errors, which gave up half of the rare class
+    assert _ftrl.best_cut(negative, positive, edges, balanced=True) == pytest.approx(0.0625)
 
 
 def test_paper_updates_learn_an_intercept_as_a_constant_feature():

@@ -316,9 +316,13 @@ def projection_reach(n_features: int, data_norm: float) -> float:
 
 
 def _median(counts, edges) -> float:
-    """The edge where the noisy cumulative count first reaches half of the total."""
+    """Where the noisy cumulative count first reaches half of the total, linear
+    within its bin (the bin's right edge would bias both medians up)."""
     cumulative = np.cumsum(counts)
     total = cumulative[-1]
     if total <= 0:
         return 0.0
-    return float(edges[1 + int(np.argmax(cumulative >= total / 2.0))])
+    k = int(np.argmax(cumulative >= total / 2.0))
+    before = cumulative[k - 1] if k else 0.0
+    share = (total / 2.0 - before) / counts[k] if counts[k] > 0 else 1.0
+    return float(edges[k] + min(max(share, 0.0), 1.0) * (edges[k + 1] - edges[k]))
