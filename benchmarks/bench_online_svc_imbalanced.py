@@ -51,13 +51,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, mean_std, print_table, source_fingerprint, write_json  # noqa: E402,F401
-from joblib import Parallel, delayed  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import balanced_accuracy_score  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
+from _common import RESULTS_DIR, mean_std, print_table, source_fingerprint, write_json  # noqa: F401
+from joblib import Parallel, delayed
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.model_selection import train_test_split
 
-from skdp_anomaly import PrivateOnlineActiveSVC  # noqa: E402
+from skdp_anomaly import PrivateOnlineActiveSVC
 
 CHOOSE = ("breast_cancer", "digits_3v8", "pima", "vehicle0", "ecoli1", "yeast1", "glass0")
 HELD_OUT = ("haberman", "glass6", "yeast3", "new_thyroid1", "vehicle2", "ecoli2", "wisconsin")

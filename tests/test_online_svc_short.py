@@ -14,8 +14,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, recall_score
 
 from skdp_anomaly import PrivateOnlineActiveSVC
-from skdp_anomaly.active_learning import NothingReleasedWarning
-from skdp_anomaly.active_learning import _ftrl
+from skdp_anomaly.active_learning import NothingReleasedWarning, _ftrl
 
 
 def blobs(n, d=6, prior=0.5, seed=0, shift=0.5):
@@ -61,7 +60,8 @@ def test_a_wide_short_stream_releases_before_the_rule():
     # the first window of a stream of unknown length does
     X, y = blobs(249, d=64, seed=4)
     est = stream(PrivateOnlineActiveSVC(epsilon=2.0, random_state=0), X, y, 25)
-    assert _ftrl.first_window(64, 2.0) == 128 < 249 < _ftrl.gradient_window(64, 2.0)
+    n_rows = 249
+    assert _ftrl.first_window(64, 2.0) == 128 < n_rows < _ftrl.gradient_window(64, 2.0)
     assert est.n_updates_ >= 1 and np.any(est.coef_ != 0)
 
 

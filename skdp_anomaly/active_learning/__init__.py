@@ -5,7 +5,8 @@ the labels of informative rows only (private Bernoulli or exponential
 selection) and releasing noisy mini-batch updates (FLSW / FLMB).
 """
 
-from ._online_svc import NothingReleasedWarning, PrivateOnlineActiveSVC
+from ._online_svc import PrivateOnlineActiveSVC
+from ._warnings import NothingReleasedWarning
 from ._selection import calibrated_slab
 
 __all__ = ["NothingReleasedWarning", "PrivateOnlineActiveSVC", "calibrated_slab"]

@@ -25,12 +25,11 @@ from ..privacy import (
     private_fit,
     warn_privacy_leak,
 )
-from .._warn import warn
 from ..privacy._validation import check_numeric
-from . import _kernel as kernel
 from ._ftrl import FtrlState
 from ._run_state import Labels, RunState, check_label_source, check_y_length
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab, selection_mechanism
+from ._warnings import DiagnosticsMixin
 from ._stream import (
     FTRL_SELECTION_SHARE,
     PAPER_ALPHA,
@@ -38,15 +37,8 @@ from ._stream import (
     StreamMixin,
 )
 
-__all__ = ["NothingReleasedWarning", "PrivateOnlineActiveSVC"]
+__all__ = ["PrivateOnlineActiveSVC"]
 
-#: Rows above ``data_norm`` in more than this share of a call's rows raise a local
-#: warning: a fixed public threshold, so that the warning says one bit, not a count.
-OUTSIDE_BALL_SHARE = 0.1
-
-
-class NothingReleasedWarning(UserWarning):
-    """A :class:`PrivateOnlineActiveSVC` predicts before it released any update."""
 
 #: Above this selection ε, 1 - 1/(1+e^ε) rounds to 1 (ε ≈ 36.7) or the exponential
 #: selection probabilities underflow: an outcome becomes impossible on one side.
@@ -56,7 +48,8 @@ MAX_SELECTION_EPSILON = 30.0
 MAX_UPDATE_EPSILON = 1e6
 
 @fill_doc
-class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, BaseEstimator):
+class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, ClassifierMixin,
+                             BaseEstimator):
     """Differentially private online active learning of a linear SVM.
 
     Rows arrive in stream order. For each row a private selection step decides
@@ -746,26 +739,6 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         )
         return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
 
-    def _warn_rows_outside(self, X, data_norm: float) -> None:
-        """A local diagnostic for the data holder, never stored nor released.
-
-        It says one bit, whether more than a fixed public share of the call's
-        rows lie outside the ball, and no count: a warning may be logged or
-        shown beyond the data holder, and the count of large rows is a raw
-        statistic of the data.
-        """
-        if self.data_norm is None or X.shape[0] == 0:
-            return  # M read from the data: no row lies outside
-        outside = np.linalg.norm(X, axis=1) > data_norm * (1.0 + 1e-9)
-        if np.mean(outside) > OUTSIDE_BALL_SHARE:
-            warn(f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
-                 f"above data_norm={self.data_norm!r}; {type(self).__name__} projects them onto "
-                 "the ball, which changes their direction relative to the others and can ruin "
-                 "the model. Scale the features by public bounds (e.g. each to [-1, 1] from "
-                 "its known range, then divide the rows by sqrt(n_features)), or pass a "
-                 "data_norm from domain knowledge. (A local diagnostic: this bit is computed "
-                 "on your rows and is part of no release.)", UserWarning)
-
     def _start(self, classes, data_norm, n_features, horizon, setup):
         self.classes_ = classes
         self.data_norm_ = data_norm
@@ -800,26 +773,9 @@ class PrivateOnlineActiveSVC(StreamMixin, PrivacyCostMixin, ClassifierMixin, Bas
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
-        """Class labels (ties, e.g. before the first update, go to ``classes_[0]``).
-
-        Warns with :class:`NothingReleasedWarning` while the run has released
-        no update (``n_updates_ == 0``): every prediction is then ``classes_[0]``.
-        """
+        """Class labels (ties go to ``classes_[0]``); warns as :meth:`decision_function`."""
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def _warn_nothing_released(self) -> None:
-        if self.update == "ftrl":
-            state = getattr(self, "_state", None)
-            rows = (f"its first gradient window is {int(state.windows[kernel.FIRST_GRADIENT])} "
-                    "rows" if state is not None else "its first window has not ended")
-        else:
-            rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
-        warn(f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
-             f"{self.n_seen_} rows seen): coef_ is zero and every prediction is "
-             f"classes_[0]={self.classes_[0]!r}. Stream more rows, or call fit on the whole "
-             "stream (a stream of known length releases its last window).",
-             NothingReleasedWarning)
 
     def __getstate__(self):
         # the run state pickles its open batch only when the parameter says so now

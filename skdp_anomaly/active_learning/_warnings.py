@@ -1,0 +1,60 @@
+"""The warnings of :class:`PrivateOnlineActiveSVC`: nothing released yet, rows outside the ball.
+
+Both are for the user, not releases: the first states public facts only (the
+window length, the rows seen); the second is a local diagnostic for the data
+holder, one bit against a fixed public threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._warn import warn
+from . import _kernel as kernel
+
+__all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NothingReleasedWarning"]
+
+#: Rows above ``data_norm`` in more than this share of a call's rows raise a local
+#: warning: a fixed public threshold, so that the warning says one bit, not a count.
+OUTSIDE_BALL_SHARE = 0.1
+
+
+class NothingReleasedWarning(UserWarning):
+    """A :class:`PrivateOnlineActiveSVC` predicts before it released any update."""
+
+
+class DiagnosticsMixin:
+    """The estimator's two warnings (see the module docstring)."""
+
+    def _warn_rows_outside(self, X, data_norm: float) -> None:
+        """A local diagnostic for the data holder, never stored nor released.
+
+        It says one bit, whether more than a fixed public share of the call's
+        rows lie outside the ball, and no count: a warning may be logged or
+        shown beyond the data holder, and the count of large rows is a raw
+        statistic of the data.
+        """
+        if self.data_norm is None or X.shape[0] == 0:
+            return  # M read from the data: no row lies outside
+        outside = np.linalg.norm(X, axis=1) > data_norm * (1.0 + 1e-9)
+        if np.mean(outside) > OUTSIDE_BALL_SHARE:
+            warn(f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
+                 f"above data_norm={self.data_norm!r}; {type(self).__name__} projects them onto "
+                 "the ball, which changes their direction relative to the others and can ruin "
+                 "the model. Scale the features by public bounds (e.g. each to [-1, 1] from "
+                 "its known range, then divide the rows by sqrt(n_features)), or pass a "
+                 "data_norm from domain knowledge. (A local diagnostic: this bit is computed "
+                 "on your rows and is part of no release.)", UserWarning)
+
+    def _warn_nothing_released(self) -> None:
+        if self.update == "ftrl":
+            state = getattr(self, "_state", None)
+            rows = (f"its first gradient window is {int(state.windows[kernel.FIRST_GRADIENT])} "
+                    "rows" if state is not None else "its first window has not ended")
+        else:
+            rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
+        warn(f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
+             f"{self.n_seen_} rows seen): coef_ is zero and every prediction is "
+             f"classes_[0]={self.classes_[0]!r}. Stream more rows, or call fit on the whole "
+             "stream (a stream of known length releases its last window).",
+             NothingReleasedWarning)
