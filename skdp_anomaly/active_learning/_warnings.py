@@ -55,6 +55,6 @@ class DiagnosticsMixin:
             rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
         warn(f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
              f"{self.n_seen_} rows seen): coef_ is zero and every prediction is "
-             f"classes_[0]={self.classes_[0]!r}. Stream more rows, or call fit on the whole "
+             f"classes_[0]={self.classes_[:1].tolist()[0]!r}. Stream more rows, or call fit on the whole "
              "stream (a stream of known length releases its last window).",
              NothingReleasedWarning)
