@@ -39,7 +39,6 @@ from ._stream import (
 
 __all__ = ["PrivateOnlineActiveSVC"]
 
-
 #: Above this selection ε, 1 - 1/(1+e^ε) rounds to 1 (ε ≈ 36.7) or the exponential
 #: selection probabilities underflow: an outcome becomes impossible on one side.
 MAX_SELECTION_EPSILON = 30.0
@@ -66,7 +65,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
       stream is cut into rounds of observed rows: a *gradient window* (its
       selected rows release one noisy sum per class, and the iterate becomes
       the scaled mean of every sum released so far) and a *threshold window*
-      (its rows release noisy moments of their projections per class, and
+      (its rows release noisy histograms of their projections per class, and
       the intercept is the cut between the classes, see ``class_weight``).
       Window lengths are set from public quantities only. A stream of unknown
       length (:meth:`partial_fit` without ``n_rows_hint``) starts with a
@@ -136,8 +135,10 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
         the last window when the stream ends, and with ``noise="tree"`` sizes
         the tree (and refuses rows beyond it).
     data_norm : float or None, default=1.0
-        ``M``: rows are projected onto the L2 ball of this radius. ``None``
-        takes the largest row norm of the first chunk, with a
+        ``M``: rows are projected onto the L2 ball of this radius (a call
+        whose rows lie outside it for more than 10 % warns: scale by public
+        bounds, e.g. to ``[-1, 1]`` per feature, then divide by ``√d``).
+        ``None`` takes the largest row norm of the first chunk, with a
         :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` (the guarantee then
         does not hold); stored in ``data_norm_``.
     selection_share : float in (0, 1) or None, default=None
