@@ -19,6 +19,7 @@ from skdp_anomaly.privacy import LaplaceMechanism
 SCENARIOS = mechanism_scenarios(epsilon=1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
 def test_mechanism_stays_within_claimed_epsilon(scenario):
     n_runs = 200_000 if scenario.batch else 20_000
@@ -28,6 +29,7 @@ def test_mechanism_stays_within_claimed_epsilon(scenario):
         assert result.epsilon_lower_bound >= 0.8 * scenario.claimed_epsilon
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("epsilon", [0.25, 2.0])
 def test_geometric_is_tight_at_other_epsilons(epsilon):
     scenario = mechanism_scenarios(epsilon)[0]

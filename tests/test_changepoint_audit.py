@@ -21,6 +21,10 @@ from skdp_anomaly.changepoint import (
 )
 from skdp_anomaly.changepoint._core import candidate_range
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 N_RUNS = 40_000
 
 

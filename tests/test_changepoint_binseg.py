@@ -67,6 +67,7 @@ def test_score_sensitivity_is_one_and_attained(kind):
     assert worst == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["normal", "ties"])
 def test_test_statistic_sensitivity_is_one_and_it_dominates_the_location_score(kind):
     # T = max_k B(k), B(k) = (S(k) - k(m-k)/2)/max(k, m-k): moves by at most 1 between
@@ -99,6 +100,7 @@ def test_mid_rank_ties_find_a_noise_free_step_in_both_directions(up):
 
 
 # --------------------------------------------------------- no change, some change
+@pytest.mark.slow
 def test_no_change_on_iid_data_in_most_runs():
     # α = 0.05: "no change" in ~95 % of runs (measured 0.95-0.97); asserting >= 70 %
     # of 100 runs fails with probability < 1e-9 for a fresh seed
@@ -112,6 +114,7 @@ def test_no_change_on_iid_data_in_most_runs():
     assert np.mean(false) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
 
 
+@pytest.mark.slow
 def test_finds_one_and_three_clear_changes():
     # 5-sd steps at ε = 5. The location's precision is the private limit here (the
     # score's slope near a change is ≈ δ/2 per index against noise of scale ≈ 1):
@@ -143,6 +146,7 @@ def test_exactly_k_change_points(k):
         assert binary_segmentation(x, n_change_points=k).size == k
 
 
+@pytest.mark.slow
 def test_min_size_is_respected():
     rng = np.random.default_rng(5)
     for i in range(30):
@@ -280,6 +284,7 @@ def test_audit_of_the_location_is_within_its_epsilon():
     assert 0.5 * eps <= res.epsilon_lower_bound <= eps, str(res)
 
 
+@pytest.mark.slow
 def test_audit_of_the_whole_search_is_within_epsilon():
     # test + location (max_change_points=1: one level), the estimator's own code path
     n, eps = 12, 2.0

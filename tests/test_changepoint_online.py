@@ -64,6 +64,7 @@ def test_noiseless_online_equals_reference(direction):
         assert det.alarm_index_ == ref_alarm and det.change_point_ == ref_cp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_seed_repeats_a_run_and_every_chunking_detects(seed):
     # each call draws from its own generator (no generator is kept), so a seed

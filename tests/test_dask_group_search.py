@@ -280,6 +280,7 @@ def _q_frequencies(split, f, reps):
 # rate is about 6e-5 for a re-drawn stream. The split is timed on the synchronous
 # scheduler (the distribution does not depend on where the blocks run; the tests
 # above run it on the cluster).
+@pytest.mark.slow
 def test_dask_split_has_the_in_memory_distribution(client):
     n, reps = 40, 200
     f = np.full(n, 0.55 / 38)

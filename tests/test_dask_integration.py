@@ -75,6 +75,7 @@ def _assert_same_state(a, b):
             assert sa[name] == sb[name], name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", [
     dict(selection="bernoulli", update="flmb"),
     dict(selection="exponential", update="flsw", average=True),

@@ -626,6 +626,7 @@ def first_releases(n, X, seed, **params):
     return [DataOwner(BINS, random_state=rng, **params).release(X) for _ in range(n)]
 
 
+@pytest.mark.slow
 def test_painfree_sensitivity_is_the_kth_of_m_uniform_draws_floored_at_1():
     # γ = 0.9: m = k = 2, so Δ = max(U1, U2), U uniform on {0..10}, and Δ = 0 -> 1.
     # chi-square against the exact pmf; false-failure rate 1e-4
@@ -710,6 +711,7 @@ def test_dpoad_sensitivity_is_the_kth_of_m_learnt_draws(probabilities, expected)
     assert {r.phase for r in releases} == {"prediction"}
 
 
+@pytest.mark.slow
 def test_dpoad_sensitivity_distribution_for_small_m():
     # γ = 0.45, m = 50: k = 40 of 50 draws from a 5-point learnt distribution; the
     # sensitivity's law is the exact order statistic (chi-square, false failure 1e-4).

@@ -43,6 +43,10 @@ from skdp_anomaly.dpoad import DataOwner
 from skdp_anomaly.dpoad._audit import AUDIT_BINS, AUDIT_CELL, learnt_report
 from skdp_anomaly.dpoad._audit import audit_window as window
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS = 1.0
 BINS = AUDIT_BINS
 N_BINS = BINS.size - 1

@@ -20,6 +20,10 @@ from skdp_anomaly.over_sampling import DPSMOTE
 from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._grid import Grid, release_sparse
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS = 1.0
 N_MAJ, N_MIN = 40, 12
 

@@ -25,6 +25,10 @@ import skdp_anomaly
 from skdp_anomaly.auditing import release_attack_scenarios, run_release_attack
 from skdp_anomaly.auditing._float_scenarios import _removed_textbook_laplace
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS = 1.0
 N_RUNS = 10_000
 SUMS, DPOAD, SENSOR = "DPSMOTE class sums (d=4)", "DPOAD prediction release", \

@@ -327,6 +327,7 @@ def test_user_sensor_epsilon_is_charged_or_checked():
 # Measured per-anomaly hit rate over these 8 seeds: 0.92 (22/24); over 10 other seeds 0.83.
 # Threshold 0.6; for a re-drawn stream the false-failure rate is < 1 %
 # (per-anomaly success about 0.83, two anomalies share a group w.p. <= 5 %).
+@pytest.mark.slow
 def test_several_anomalies():
     hits, n = [], 30_000
     for seed in range(8):

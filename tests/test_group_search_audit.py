@@ -22,6 +22,10 @@ import pytest
 from skdp_anomaly import NoisyGroupSearch, audit
 from skdp_anomaly.group_search import MaxSensor, RandomizedResponseSensor
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS, LOW, HIGH, ANOMALY = 1.0, 1.0, 1.8, 2.0
 N = 8
 MASK = np.arange(N) < 4  # Q = items 0..3 holds the anomaly (item 0)

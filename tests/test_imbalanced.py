@@ -279,6 +279,7 @@ def test_privacy_cost_with_a_non_private_model_is_an_error():
         NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=0).privacy_cost()
 
 
+@pytest.mark.slow
 def test_audit_of_the_class_size_release():
     # Add/remove one minority record; the release is the noisy size of class 1 (the
     # prior is post-processing of it). Two-sided geometric at ε = 1: the event "noisy

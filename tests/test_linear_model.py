@@ -518,6 +518,7 @@ def test_unmet_target_raises(monkeypatch):
     assert ledger.spent == [(1.0, 0.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("C, seed", [(1e5, 0), (1e5, 2), (1e5, 4), (3e5, 4), (1e8, 1)])
 def test_certificate_is_met_at_large_epsilon_and_weak_regularisation(C, seed):
     # separable data, solutions of norm ~1e7-1e8: plain doubles could not resolve the

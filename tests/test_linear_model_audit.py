@@ -73,6 +73,10 @@ from skdp_anomaly import audit
 from skdp_anomaly.auditing import clopper_pearson, floating_point_audit, grid_reachable
 from skdp_anomaly.linear_model import PrivateLogisticRegression, default_C
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS = 1.0
 N_ROWS = 20
 DATA_NORM = 1.0

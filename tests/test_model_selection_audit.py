@@ -80,6 +80,10 @@ from skdp_anomaly.privacy import (
     check_random_state,
 )
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS_RUN, EPS_MAX, N_RUNS = 1.0, 2.0, 4
 SCENARIOS = selection_scenarios(EPS_RUN, EPS_MAX, N_RUNS)
 # (scenario, fits per dataset, seed, floor as a fraction of the claimed ε or None).
