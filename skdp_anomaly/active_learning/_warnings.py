@@ -36,8 +36,10 @@ class DiagnosticsMixin:
         """
         if self.data_norm is None or X.shape[0] == 0:
             return  # M read from the data: no row lies outside
-        # squared norms: no square root per row on the hot path of partial_fit
-        outside = np.einsum("ij,ij->i", X, X) > (data_norm * (1.0 + 1e-9)) ** 2
+        # squared norms: no square root per row on the hot path of partial_fit (a
+        # square beyond the floats is inf, which compares as it should)
+        with np.errstate(over="ignore"):
+            outside = np.einsum("ij,ij->i", X, X) > np.square(np.float64(data_norm) * 1.000000001)
         if np.mean(outside) > OUTSIDE_BALL_SHARE:
             warn(f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
                  f"above data_norm={self.data_norm!r}; {type(self).__name__} projects them onto "
