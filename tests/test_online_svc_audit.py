@@ -22,6 +22,10 @@ from skdp_anomaly import audit
 from skdp_anomaly.active_learning import calibrated_slab
 from skdp_anomaly.privacy import BernoulliSelection, ExponentialSelection
 
+# long statistical audits: CI runs them in one job (`-m slow` selects them,
+# `-m "not slow"` leaves them out; docs/contributing.md)
+pytestmark = pytest.mark.slow
+
 EPS_S = 1.0
 PAPER_SLAB_COST = ExponentialSelection(EPS_S, 0.2, 1.0).cost.epsilon  # 1.1711 (Lemma 2: 1)
 SELECTION_EVENTS = {"selected": lambda out: out, "not selected": lambda out: ~out}

@@ -310,6 +310,7 @@ def test_audit_gradient_release_is_tight():
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selection", ["all", "bernoulli"])
 def test_audit_first_window_through_the_estimator(selection):
     # Pair: a one-row stream, x = +1 vs x = -1 with label +1 (d = 1). The first
@@ -332,6 +333,7 @@ def test_audit_first_window_through_the_estimator(selection):
     assert 0.1 < res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
+@pytest.mark.slow
 def test_audit_threshold_release_end_to_end():
     # Pair: 8 rows (d = 1), the first 5 (gradient window, batch_size=5) fixed at
     # x = 0.5, label +1 or -1 alternating; row 5 (threshold window) is x = 0.9 or
