@@ -99,6 +99,10 @@ EXPECTED_FAILED_CHECKS = {
     },
     # the searches' own contracts (costs, leaks, outputs) are in tests/test_model_selection.py
     ("PrivateGridSearchCV", None): {},
+    ("PrivateGridSearchCV", "total_epsilon"): {
+        "check_classifiers_train": ("asserts > 83 % training accuracy on ~100 rows; a forced "
+                                    "search gives each private fit a fraction of ε = 2"),
+    },
     ("PrivateRandomizedSearchCV", None): {},
     ("BoundsScaler", None): {},
     ("DPImbalancedClassifier", None): {
@@ -158,6 +162,8 @@ ESTIMATORS = SAMPLERS + [PrivateChangePointDetector(epsilon=1.0, random_state=0)
 
 def _key(estimator):
     variant = getattr(estimator, "class_counts", None)
+    if getattr(estimator, "total_epsilon", None) is not None:
+        variant = "total_epsilon"
     if getattr(estimator, "synopsis", "gaussian") != "gaussian":
         variant = f"{variant}, {estimator.synopsis}"
     return type(estimator).__name__, variant

@@ -205,10 +205,14 @@ def test_cli_pieces(tmp_path, capsys):
         parser.parse_args(["demo", "--synopsis", "kde"])
 
 
-def test_cli_rejects_bad_values():
+def test_cli_rejects_bad_values(tmp_path, capsys):
+    from skdp_anomaly.cli import main
+
+    # the ε rule of every command, checked before the demo loads or fits anything
+    assert main(["demo", "--output-dir", str(tmp_path), "--epsilons", "2", "-1"]) == 2
+    assert "--epsilons must be in" in capsys.readouterr().err
+    assert not (tmp_path / "metrics.json").exists()
     parser = cli_showcase.add_arguments(argparse.ArgumentParser())
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--epsilons", "-1"])
     with pytest.raises(SystemExit):
         parser.parse_args(["--ratios", "0.9"])
 

@@ -234,8 +234,10 @@ def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
                                [norm * np.count_nonzero(positive)]])
 
     def after(signs, rng, n):  # the estimator's release (w = 0: every hinge active)
-        state, out = FtrlState(d, 0), np.empty((n, released_size(d)))
+        out = np.empty((n, released_size(d)))
         for k in range(n):
+            # a fresh state per run: the leading rounds' releases add up in one state
+            state = FtrlState(d, 0)
             state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, mech, True, rng)
             out[k] = state.first * mech.granularity
         return out
