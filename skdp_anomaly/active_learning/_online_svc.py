@@ -763,8 +763,9 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
     def decision_function(self, X):
         """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``.
 
-        Warns with :class:`NothingReleasedWarning` while the run has released
-        no update (``n_updates_ == 0``): ``coef_`` is then zero.
+        Warns with :class:`~skdp_anomaly.active_learning.NothingReleasedWarning`
+        while the run has released no update (``n_updates_ == 0``): ``coef_``
+        is then zero.
         """
         check_is_fitted(self, "coef_")
         check_numeric(X, type(self).__name__, ensure_2d=True)

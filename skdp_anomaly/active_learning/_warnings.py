@@ -20,7 +20,7 @@ OUTSIDE_BALL_SHARE = 0.1
 
 
 class NothingReleasedWarning(UserWarning):
-    """A :class:`PrivateOnlineActiveSVC` predicts before it released any update."""
+    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` predicts before it released any update."""
 
 
 class DiagnosticsMixin:

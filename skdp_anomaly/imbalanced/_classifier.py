@@ -66,7 +66,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         through ``classifier__<name>``. diffprivlib's ``LogisticRegression``
         works with ``fit_intercept=False`` (its intercept is not DP); at its
         default ``C = 1`` its ``C`` and ``epsilon`` are set by
-        :func:`dead_zone_free_C`'s rule, so that its share is what it proves.
+        :func:`~skdp_anomaly.imbalanced.dead_zone_free_C`'s rule, so that its share is what it proves.
     epsilon : float, default=1.0
         The total budget, pure ε-DP under replace-one neighbours.
     bounds : (lower, upper) or None, default=None
