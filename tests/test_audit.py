@@ -38,7 +38,7 @@ def test_geometric_is_tight_at_other_epsilons(epsilon):
 
 
 def test_exponential_selection_breaks_the_papers_claim():
-    # seed 003 Lemma 2 claims ε=1 at b=0.2, M=1; the "not selected" event shows more
+    # Ghassemi et al.'s Lemma 2 claims ε=1 at b=0.2, M=1; the "not selected" event shows more
     scenario = [s for s in SCENARIOS if s.name.startswith("exponential")][0]
     result = run_scenario(scenario, 200_000, random_state=3)
     assert result.epsilon_lower_bound > 1.0
