@@ -66,21 +66,40 @@ def test_windows_without_a_horizon_grow_to_the_rule():
     assert lengths == [min(107, first * 2 ** r) for r in range(6)]
 
 
-@pytest.mark.parametrize("horizon", [1, 2, 10, 300, 426, 1000])
+@pytest.mark.parametrize("horizon", [1, 2, 10, 300, 426, 1000, 1028])
 def test_a_short_stream_is_one_round_over_every_row(horizon):
+    # d = 30, ε = 2: the rule's window is 240 rows; doubling windows from it need
+    # 0.7·horizon ≥ 3·240 gradient rows (horizon ≥ 1029)
     w = _ftrl.ftrl_windows(30, 2.0, 1.5, 0.3, horizon)
-    if horizon < 2 * (320 + 138):  # no second round fits
-        assert w[0] == max(1, math.floor(0.7 * horizon))
-        assert w[0] + w[2] >= horizon
-    else:
-        assert w[0] == 240
+    assert w[0] == max(1, math.floor(0.7 * horizon))
+    assert w[0] + w[2] >= horizon
 
 
-def test_a_long_stream_keeps_the_rule_and_the_share():
+@pytest.mark.parametrize("horizon", [1029, 5000, 10**6])
+def test_a_known_length_doubles_its_windows_to_the_end(horizon):
+    w = _ftrl.ftrl_windows(30, 2.0, 1.5, 0.3, horizon)
+    rounds = _ftrl.known_length_rounds(0.7 * horizon, 240)
+    assert rounds == math.floor(math.log2(0.7 * horizon / 240 + 1)) >= 2
+    first = math.floor(0.7 * horizon / (2 ** rounds - 1))
+    assert w.tolist() == [first, first << (rounds - 1), math.ceil(first * 3 / 7),
+                          math.ceil((first << (rounds - 1)) * 3 / 7), 1, 1]
+    assert first >= 240  # the first window is at least the rule's
+    # the kernel's windows: first·2^r, the last round ends within a few rows of the end
+    ints = np.zeros(kernel.N_INTS, np.int64)
+    total = 0
+    for r in range(rounds):
+        for phase in (kernel.PHASE_GRADIENT, kernel.PHASE_THRESHOLD):
+            ints[kernel.ROUND], ints[kernel.PHASE] = r, phase
+            total += int(kernel.window_length(ints, w))
+    assert horizon - 2 ** rounds <= total <= horizon + rounds
+    assert _ftrl.tree_levels(w, horizon) == (rounds - 1).bit_length()
+
+
+def test_a_long_stream_keeps_the_share():
     w = _ftrl.ftrl_windows(50, 2.0, 1.5, 0.3, 10**6)
-    assert w.tolist() == [400, 534, 172, 229, 0, 1]
-    assert _ftrl.tree_levels(w, 10**6) == math.ceil(
-        (10**6 - 572) / (534 + 229)).bit_length()
+    # the rule's 400 rows: K = ⌊log2(700000/400 + 1)⌋ = 10 doubling rounds
+    assert w.tolist() == [684, 684 << 9, 294, math.ceil((684 << 9) * 3 / 7), 1, 1]
+    assert _ftrl.tree_levels(w, 10**6) == 4  # 9 later rounds are the leaves
 
 
 def test_fit_reads_every_label_of_the_first_window_then_selects():
@@ -107,13 +126,24 @@ def test_every_row_lies_in_one_window():
                                  random_state=0)
     for start in range(0, 2500, 333):
         est.partial_fit(X[start:start + 333], y[start:start + 333], classes=[0, 1])
-    w = est._state.windows
-    first_round = w[0] + w[2]
-    rounds, rest = divmod(2500 - first_round, w[1] + w[3])
-    expected_gradient_rows = w[0] + rounds * w[1] + min(rest, w[1])
-    assert est._state.ftrl.n_rows == expected_gradient_rows
+    # walk the public schedule (the kernel's own window lengths) over 2500 rows; the
+    # stream of known length releases its last, partial window too: a tail shorter
+    # than a later round's gradient window refines the cut (a threshold release)
+    ints = np.zeros(kernel.N_INTS, np.int64)
+    left, gradient_rows, updates = 2500, 0, 0
+    while left > 0:
+        ints[kernel.PHASE] = kernel.PHASE_GRADIENT
+        length = int(kernel.window_length(ints, est._state.windows))
+        if ints[kernel.ROUND] > 0 and left < length:
+            break
+        taken = min(length, left)
+        gradient_rows, updates, left = gradient_rows + taken, updates + 1, left - taken
+        ints[kernel.PHASE] = kernel.PHASE_THRESHOLD
+        left -= int(kernel.window_length(ints, est._state.windows))
+        ints[kernel.ROUND] += 1
+    assert est._state.ftrl.n_rows == gradient_rows
     assert est.n_labels_requested_ == 2500
-    assert est.n_updates_ == 1 + rounds + (rest > 0)
+    assert est.n_updates_ == updates >= 2
 
 
 # ---------------------------------------------------------------- learning

@@ -131,17 +131,22 @@ def test_fit_always_releases():
 
 # ------------------------------------------------------------ class_weight
 def test_balanced_class_weight_finds_the_rare_class():
-    # 10 % positives. Seeded; over 10 seeds the minority recall was 0.10-0.60
-    # with class_weight=None and 0.75-0.95 with "balanced" (each seed: balanced >
-    # None + 0.1; false-failure rate below 1 %).
+    # 10 % positives, estimator seeds 0-4 fixed. Over seeds 0-9 the minority recall
+    # was 0.03-0.81 (mean 0.59) with class_weight=None and 0.60-1.00 (mean 0.91)
+    # with "balanced", higher in every seed (smallest gap +0.02): a seed-by-seed
+    # order and a mean gap of 0.1 over five seeds (the measured gap: 0.37).
     X, y = blobs(3000, prior=0.1, seed=9)
     Xt, yt = blobs(4000, prior=0.1, seed=10)
-    recall = {}
-    for weight in (None, "balanced"):
-        est = PrivateOnlineActiveSVC(epsilon=2.0, class_weight=weight, random_state=11).fit(X, y)
-        recall[weight] = recall_score(yt, est.predict(Xt))
-    assert recall["balanced"] > recall[None] + 0.1, recall
-    assert recall["balanced"] > 0.6
+    recall = {None: [], "balanced": []}
+    for seed in range(5):
+        for weight, recalls in recall.items():
+            est = PrivateOnlineActiveSVC(epsilon=2.0, class_weight=weight,
+                                         random_state=seed).fit(X, y)
+            recalls.append(recall_score(yt, est.predict(Xt)))
+    balanced, none = np.array(recall["balanced"]), np.array(recall[None])
+    assert np.all(balanced >= none), recall
+    assert balanced.mean() > none.mean() + 0.1, recall
+    assert balanced.mean() > 0.75
 
 
 @pytest.mark.parametrize("bad", ["auto", {0: 1.0, 1: 2.0}, "Balanced"])

@@ -26,7 +26,8 @@ from ..privacy._grid import to_steps
 from . import _kernel as kernel
 
 __all__ = ["FtrlState", "N_BINS", "ROWS_PER_FEATURE", "count_weight", "first_window",
-           "ftrl_windows", "gradient_sensitivity", "gradient_window", "projection_reach",
+           "ftrl_windows", "gradient_sensitivity", "gradient_window", "known_length_rounds",
+           "projection_reach",
            "released_size", "tree_levels"]
 
 #: A gradient window holds ``ROWS_PER_FEATURE · d / ε`` rows: its signal, about
@@ -63,18 +64,18 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
 
     ``intercept_share`` is the share of a round's rows in its threshold
     window (0: no intercept). A given ``batch_size`` is the length of every
-    gradient window. Otherwise the rule of :func:`gradient_window` sets the
-    later gradient windows. Without a ``horizon`` (a stream of unknown
-    length) the windows grow geometrically: round ``r``'s are ``2^r`` times
-    the first round's (:func:`first_window`), up to the rule's, so that a
-    stream of any length releases (its first release after a few ``d/ε``
-    rows) and a long one soon runs at the rule. With a known ``horizon``
-    (the stream length) the first gradient window follows the rule at the
-    whole ε, cut to ``(1 - share)·horizon``; when no second full round
-    would fit, the first round takes the whole stream. The last entry is the
-    number of leading rounds whose windows take every row and release at the
-    whole ε: the first round, and without a ``horizon`` every round whose
-    windows are still shorter than the rule's.
+    gradient window. Without a ``horizon`` (a stream of unknown length) the
+    windows grow geometrically: round ``r``'s are ``2^r`` times the first
+    round's (:func:`first_window`), up to the rule's
+    (:func:`gradient_window`), so that a stream of any length releases (its
+    first release after a few ``d/ε`` rows) and a long one soon runs at the
+    rule. With a known ``horizon`` (the stream length) the windows double
+    too, from a first window at least the rule's at the whole ε, and end
+    with the stream (:func:`known_length_rounds`); when no second round
+    would fit, the first round takes the whole stream. The last entry is
+    the number of leading rounds whose windows take every row and release
+    at the whole ε: the first round, and without a ``horizon`` every round
+    whose windows are still shorter than the rule's.
     """
     share = float(intercept_share)
 
@@ -91,13 +92,30 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
         return np.array([first, later, threshold(first), threshold(later), 1, full],
                         dtype=np.int64)
-    first = gradient_window(n_features, eps_first)
-    cap = max(1, math.floor((1.0 - share) * horizon))
-    first = min(first, cap)
-    if horizon - first - threshold(first) < later + threshold(later):  # one round
-        return np.array([cap, later, max(horizon - cap, 1) if share else 0,
-                         threshold(later), 0, 1], dtype=np.int64)
-    return np.array([first, later, threshold(first), threshold(later), 0, 1], dtype=np.int64)
+    usable = (1.0 - share) * horizon
+    rounds = known_length_rounds(usable, gradient_window(n_features, eps_first))
+    if rounds == 1:  # the first round takes the whole stream
+        cap = max(1, math.floor(usable))
+        return np.array([cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1],
+                        dtype=np.int64)
+    first = math.floor(usable / (2 ** rounds - 1))
+    last = first << (rounds - 1)
+    return np.array([first, last, threshold(first), threshold(last), 1, 1], dtype=np.int64)
+
+
+def known_length_rounds(gradient_rows: float, rule: int) -> int:
+    """Rounds of a stream of known length: ``K = max(1, ⌊log₂(G/rule + 1)⌋)``.
+
+    ``G`` is the rows the gradient windows take, ``(1 - share)·horizon``.
+    The K gradient windows double in length (``f, 2f, ..., 2^(K-1) f`` with
+    ``f = ⌊G/(2^K - 1)⌋``) and end with the stream; the first is at least
+    the rule's. The noise of the pooled gradient sums grows as ``√K``, the
+    number of releases, so a known length is best served by few windows:
+    doubling keeps ``K`` logarithmic in the stream length, while the
+    iterate (and the selection that follows it) still improves round by
+    round.
+    """
+    return max(1, math.floor(math.log2(gradient_rows / rule + 1.0)))
 
 
 def count_weight(n_features: int, data_norm: float) -> float:
@@ -128,10 +146,22 @@ def released_size(n_features: int) -> int:
 def tree_levels(windows: np.ndarray, horizon: int) -> int:
     """Levels ``L`` of the binary tree over the later gradient windows of a
     stream of ``horizon`` rows (each row's leaf is in at most ``L`` nodes)."""
-    first = int(windows[kernel.FIRST_GRADIENT] + windows[kernel.FIRST_THRESHOLD])
-    per_round = int(windows[kernel.GRADIENT] + windows[kernel.THRESHOLD])
-    leaves = max(1, math.ceil(max(horizon - first, 0) / per_round))
-    return leaves.bit_length()  # floor(log2(leaves)) + 1
+    ints = np.zeros(kernel.N_INTS, np.int64)
+
+    def round_rows(r: int) -> int:
+        ints[kernel.ROUND] = r
+        rows = 0
+        for phase in (kernel.PHASE_GRADIENT, kernel.PHASE_THRESHOLD):
+            ints[kernel.PHASE] = phase
+            rows += int(kernel.window_length(ints, windows))
+        return rows
+
+    seen, r = round_rows(0), 1  # the first round is not a leaf
+    full = int(windows[kernel.GRADIENT] + windows[kernel.THRESHOLD])
+    while seen < horizon and round_rows(r) < full:  # the growing rounds, one by one
+        seen, r = seen + round_rows(r), r + 1
+    leaves = r - 1 + max(0, math.ceil((horizon - seen) / full))
+    return max(1, leaves).bit_length()  # floor(log2(leaves)) + 1
 
 
 class _BinaryTree:

@@ -72,8 +72,10 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
       gradient window of ``max(5, ceil(4·d/ε))`` rows and doubles the windows
       round by round up to ``max(5, ceil(16·d/ε_g))`` rows, so that it
       releases after a few ``d/ε`` rows whatever its length; a stream of
-      known length (``fit``, or ``n_rows_hint``) starts at the latter rule at
-      the whole ε, and one too short for two rounds is one round. The noise of
+      known length (``fit``, or ``n_rows_hint``) is cut into
+      ``K = max(1, ⌊log₂(0.7·n/rule + 1)⌋)`` rounds whose windows double and
+      end with the stream, the first (at least the rule's, with ``ε_g``
+      replaced by the whole ε) at the whole ε. The noise of
       the released sums is averaged away by the later ones instead of adding
       up step by step; ``noise="tree"`` sums them with the binary tree
       mechanism (Chan, Shi and Song 2011), whose noise grows like ``log T``.
@@ -235,8 +237,8 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
 
     **Privacy of** ``update="ftrl"``. The window lengths depend on public
     quantities only (ε, ``d``, the stream length when it is known, and the
-    round's index: round ``r``'s windows of a stream of unknown length are
-    ``min(2^r·first, later)`` rows), never on the data nor on how the stream
+    round's index: round ``r``'s windows are ``min(2^r·first, later)`` rows),
+    never on the data nor on how the stream
     is cut into calls, and every element lies in exactly one window. A row
     of a window of the *leading rounds* (the first round, and on a stream of
     unknown length every round whose windows are still shorter than the
