@@ -16,6 +16,7 @@ EXAMPLES = [
     "plot_online_active_svc.py",
     "plot_group_search.py",
     "plot_dpoad.py",
+    "plot_private_outlier.py",
     "plot_audit.py",
 ]
 

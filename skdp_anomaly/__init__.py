@@ -25,6 +25,9 @@ PrivateOnlineActiveSVC
     Private online active learning of a linear SVM (Ghassemi, Sarwate and Wright 2016), ``partial_fit``.
 PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
     Private nonparametric change-point detection, offline and online (thesis ch. 2).
+PrivateHBOS
+    Private histogram-based outlier scores (Goldstein and Dengel 2012) with
+    scikit-learn's outlier API: ``score_samples``, ``predict``, ``contamination``.
 audit, AuditResult
     Empirical lower bound on ε (Clopper–Pearson).
 check_privacy_budget, BudgetedPipeline, PrivacyReport, PrivacyBudgetError, PrivacyLeakError
@@ -63,6 +66,7 @@ _EXPORTS = {
     "PrivacyReport": "budget",
     "PrivateChangePointDetector": "changepoint",
     "PrivateGridSearchCV": "model_selection",
+    "PrivateHBOS": "outlier",
     "PrivateLogisticRegression": "linear_model",
     "PrivateOnlineActiveSVC": "active_learning",
     "PrivateRandomizedSearchCV": "model_selection",
@@ -77,7 +81,7 @@ _EXPORTS = {
 }
 _SUBPACKAGES = frozenset({"active_learning", "auditing", "budget", "changepoint", "cli", "demos",
                           "dpoad", "group_search", "imbalanced", "linear_model",
-                          "model_selection", "over_sampling", "preprocessing",
+                          "model_selection", "outlier", "over_sampling", "preprocessing",
                           "privacy"})
 
 __all__ = sorted([*_EXPORTS, "__version__"])

@@ -1,0 +1,20 @@
+"""Private outlier detectors with scikit-learn's outlier API.
+
+:class:`PrivateHBOS` fits on unlabelled rows and answers as scikit-learn's
+``IsolationForest`` does (``score_samples``, ``decision_function``,
+``predict`` in {+1, -1}, ``offset_`` from ``contamination``), from ε-DP
+per-feature histograms on public bounds (Goldstein and Dengel 2012);
+:func:`hbos_n_bins` is its public rule for the number of bins.
+"""
+
+from ._hbos import (
+    AUTO_OFFSET,
+    BINS_SCALE,
+    MAX_BINS,
+    QUANTILE_SHARE,
+    PrivateHBOS,
+    hbos_n_bins,
+)
+
+__all__ = ["AUTO_OFFSET", "BINS_SCALE", "MAX_BINS", "QUANTILE_SHARE", "PrivateHBOS",
+           "hbos_n_bins"]

@@ -1,0 +1,223 @@
+"""Per-feature histograms on public bounds: binning, the count release, densities, a DP quantile.
+
+The pieces a histogram outlier detector is made of, each a short function so
+that the estimator stays thin and its audit can call the very code it runs:
+
+* :func:`bin_index` puts every value in one of ``n_bins`` equal-width bins of
+  its feature's public range (values outside are clipped into the edge bins);
+* :func:`feature_counts` counts the bins of every feature in one
+  :func:`numpy.bincount`;
+* :func:`count_mechanism` is the geometric mechanism of the ``d`` histograms
+  (one record moves one count in each: L1 sensitivity ``d``);
+* :func:`log_density_ratio` turns noisy counts into per-bin log densities
+  relative to the uniform density on the bounds (post-processing);
+* :func:`release_quantile` picks the score threshold below which a fraction
+  ``q`` of the rows lie, by report-noisy-max over a public grid.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import GeometricMechanism, ReportNoisyMax
+
+__all__ = ["QUANTILE_CANDIDATES", "bin_index", "count_mechanism", "feature_counts",
+           "log_density_ratio", "mean_lookup", "noise_floor", "quantile_grid",
+           "quantile_mechanism", "quantile_utility", "release_quantile"]
+
+#: Number of candidate thresholds of the DP quantile (evenly spaced over the public
+#: score range). The selection's error grows like ``log`` of it, its resolution like
+#: ``1 /`` it; 128 keeps both small against the noise.
+QUANTILE_CANDIDATES = 128
+
+
+def bin_index(X: np.ndarray, lower: np.ndarray, upper: np.ndarray, n_bins: int) -> np.ndarray:
+    """Bin of every value: ``floor((x - lower) / width)`` clipped to ``[0, n_bins - 1]``.
+
+    Arithmetic binning (no search): a value below ``lower`` falls in the first
+    bin, one at or above ``upper`` in the last, as if the row had been clipped
+    into the bounds first.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite values.
+    lower, upper : ndarray of shape (n_features,)
+        The public bounds, ``lower < upper``.
+    n_bins : int
+        Bins per feature.
+
+    Returns
+    -------
+    ndarray of intp, shape (n_samples, n_features)
+        The bin of each value.
+    """
+    scaled = (X - lower) * (n_bins / (upper - lower))
+    np.clip(scaled, 0.0, n_bins - 1, out=scaled)
+    return scaled.astype(np.intp)
+
+
+def feature_counts(index: np.ndarray, n_bins: int) -> np.ndarray:
+    """Counts of every bin of every feature, shape ``(n_features, n_bins)`` (int64)."""
+    n_features = index.shape[1]
+    flat = (index + n_bins * np.arange(n_features)).ravel()
+    return np.bincount(flat, minlength=n_features * n_bins).reshape(n_features, n_bins)
+
+
+def count_mechanism(epsilon: float, n_features: int) -> GeometricMechanism:
+    """Two-sided geometric noise for ``n_features`` histograms of one record each.
+
+    Under add/remove-one-record neighbours a record moves exactly one count
+    in each feature's histogram, so the ``d`` histograms together have L1
+    sensitivity ``d``: noise of rate ``epsilon / d`` per count makes the
+    release pure ``epsilon``-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the whole histogram release.
+    n_features : int
+        ``d``, the number of histograms.
+
+    Returns
+    -------
+    GeometricMechanism
+        With ``sensitivity = n_features`` and add/remove neighbours.
+    """
+    return GeometricMechanism(epsilon, float(n_features), neighbours="add_remove")
+
+
+def noise_floor(mechanism: GeometricMechanism) -> float:
+    """The public pseudo-count: the standard deviation of the count noise, at least 1.
+
+    A noisy count below the noise's own spread cannot be told from an empty
+    bin, so every count is raised to this floor before normalising: the
+    log-density of a sparse bin is then ``log(floor / total)`` instead of the
+    log of a random small number, which would reorder the rows that fall in
+    sparse bins at random. The variance of two-sided geometric noise of decay
+    ``a`` is ``2a / (1 - a)^2``.
+    """
+    a = mechanism.alpha
+    return max(1.0, math.sqrt(2.0 * a) / (1.0 - a))
+
+
+def log_density_ratio(noisy_counts: np.ndarray, floor: float) -> np.ndarray:
+    """``log(n_bins · p)`` per bin: the log of the density relative to the uniform one.
+
+    ``p`` is the bin's share of the feature's total after every count is
+    raised to ``floor``; ``n_bins · p`` is the histogram density divided by
+    the uniform density on the bounds (equal-width bins). Post-processing of
+    the noisy counts.
+
+    Parameters
+    ----------
+    noisy_counts : ndarray of shape (n_features, n_bins)
+        The released counts (any integers).
+    floor : float
+        The public pseudo-count, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_features, n_bins)
+        Finite: every entry lies in ``[log(n_bins · floor / total), log(n_bins)]``.
+    """
+    counts = np.maximum(noisy_counts.astype(np.float64), floor)
+    n_bins = counts.shape[1]
+    return np.log(n_bins * counts / counts.sum(axis=1, keepdims=True))
+
+
+def mean_lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Mean over features of ``table[j, index[:, j]]``: one score per row."""
+    n_features, n_bins = table.shape
+    flat = index + n_bins * np.arange(n_features)
+    return table.ravel()[flat].mean(axis=1)
+
+
+def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES,
+                  resolution: int = 4096) -> np.ndarray:
+    """Candidate thresholds: the quantiles of the score under the released model.
+
+    If the features were independent with the released histograms as their
+    laws (the model HBOS scores with), a row's score would be the mean of
+    ``d`` independent draws, one per feature, of ``table[j, k]`` with
+    probability ``exp(table[j, k]) / n_bins``. That law is computed exactly
+    up to a grid of ``resolution`` steps over the scores the table can give
+    (a convolution over features), and the candidates are its quantiles at
+    the levels ``(i + 1/2) / size``: spread where the model puts scores,
+    instead of evenly over a range that is mostly empty. It is
+    post-processing of the released counts, hence public; where the model
+    is wrong (dependent features), the candidates are still scores the table
+    can give, and the selection only loses resolution.
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_features, n_bins)
+        :func:`log_density_ratio` of the released counts.
+    size : int, default=QUANTILE_CANDIDATES
+        Number of candidates.
+    resolution : int, default=4096
+        Steps of the score grid the law is computed on.
+
+    Returns
+    -------
+    ndarray of shape (size,)
+        Sorted candidate thresholds (not necessarily distinct).
+    """
+    n_features, n_bins = table.shape
+    low = table.min(axis=1)
+    step = max((table.max(axis=1) - low).sum() / n_features / resolution, 1e-12)
+    law = np.ones(1)
+    for j in range(n_features):
+        offsets = np.rint((table[j] - low[j]) / n_features / step).astype(np.intp)
+        law = np.convolve(law, np.bincount(offsets, weights=np.exp(table[j]) / n_bins))
+    cdf = np.cumsum(law) / law.sum()
+    levels = (np.arange(size) + 0.5) / size
+    return low.mean() + step * np.minimum(np.searchsorted(cdf, levels), law.size - 1)
+
+
+def quantile_mechanism(epsilon: float, q: float) -> ReportNoisyMax:
+    """Report-noisy-max over the candidates, with the utility's sensitivity ``max(q, 1 - q)``.
+
+    The utility of a threshold ``t`` is ``-|#{s < t} - q n|``. Adding a
+    record adds 1 to ``#{s < t}`` for the thresholds above its score and
+    ``q`` to ``q n`` everywhere, so each utility moves by ``1 - q`` or ``-q``:
+    not all in the same direction, hence the non-monotone noise.
+    """
+    return ReportNoisyMax(epsilon, max(q, 1.0 - q), neighbours="add_remove")
+
+
+def release_quantile(scores: np.ndarray, q: float, grid: np.ndarray,
+                     mechanism: ReportNoisyMax, rng: np.random.Generator) -> float:
+    """The candidate threshold below which about a fraction ``q`` of ``scores`` lie.
+
+    Pure ε-DP (``mechanism.epsilon``) under add/remove-one-record neighbours
+    for a public ``grid`` and scores each of which depends on its own row
+    only (given public quantities). Only the index of the winner is used.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+        The rows' scores.
+    q : float
+        The fraction in ``(0, 0.5]``.
+    grid : ndarray
+        The public candidate thresholds, sorted.
+    mechanism : ReportNoisyMax
+        From :func:`quantile_mechanism`.
+    rng : numpy.random.Generator
+        Source of the noise.
+
+    Returns
+    -------
+    float
+        One of ``grid``.
+    """
+    return float(grid[mechanism.select(quantile_utility(scores, q, grid), rng)])
+
+
+def quantile_utility(scores: np.ndarray, q: float, grid: np.ndarray) -> np.ndarray:
+    """``-|#{s < t} - q n|`` for every candidate ``t`` of ``grid``."""
+    below = np.searchsorted(np.sort(scores), grid, side="left")
+    return -np.abs(below - q * scores.size)

@@ -1,0 +1,207 @@
+"""Tests of PrivateHBOS: the outlier API, bad input before any charge, what the fitted state
+holds, the streaming run's accounting, and the budget validator's price."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from _accountants import Ledger
+from _walk import reachable
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import make_pipeline
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.validation import check_is_fitted
+
+from skdp_anomaly import BoundsScaler, PrivateHBOS, check_privacy_budget
+from skdp_anomaly.outlier import AUTO_OFFSET, MAX_BINS, hbos_n_bins
+from skdp_anomaly.outlier._histograms import bin_index, feature_counts
+from skdp_anomaly.privacy import PrivacyCostMixin, PrivacyLeakWarning
+
+_RNG = np.random.default_rng(37)
+# 2900 Gaussian rows and 100 uniform ones: the uniform rows are the outliers
+X = np.vstack([_RNG.normal(size=(2900, 4)), _RNG.uniform(-5, 5, size=(100, 4))])
+IS_OUTLIER = np.r_[np.zeros(2900, bool), np.ones(100, bool)]
+
+
+def hbos(**params):
+    return PrivateHBOS(**{"bounds": (-5, 5), "random_state": 0, **params})
+
+
+# ---------------------------------------------------------------- the outlier API
+def test_scores_rank_the_outliers_low_and_the_api_is_scikit_learns():
+    det = hbos()
+    assert det.fit(X) is det
+    scores, decision = det.score_samples(X), det.decision_function(X)
+    assert scores.dtype == np.float64 and scores.shape == (len(X),)
+    np.testing.assert_array_equal(decision, scores - det.offset_)
+    pred = det.predict(X)
+    assert pred.dtype.kind == "i" and set(np.unique(pred)) == {-1, 1}
+    np.testing.assert_array_equal(pred, np.where(decision < 0, -1, 1))
+    assert scores[~IS_OUTLIER].mean() > scores[IS_OUTLIER].mean() + 1.0
+    assert det.offset_ == AUTO_OFFSET
+    np.testing.assert_array_equal(hbos().fit_predict(X), pred)
+
+
+def test_contamination_fraction_flags_that_share_of_the_training_rows():
+    # ε = 1, 3000 rows: over 2000 seeds the flagged share stayed in [0.080, 0.127]
+    # (none outside 0.1 ± 0.03: false-failure rate below 0.2 %, a 95 % upper bound)
+    det = hbos(epsilon=1.0, contamination=0.1, random_state=3)
+    flagged = np.mean(det.fit_predict(X) == -1)
+    assert abs(flagged - 0.1) <= 0.03
+    assert np.mean(det.predict(X) == -1) == flagged
+
+
+def test_values_outside_the_bounds_count_in_the_edge_bins():
+    det = hbos().fit(X)
+    inside, outside = det.score_samples([[5.0, -5.0, 0, 0], [1e9, -1e9, 0, 0]])
+    assert inside == outside
+    index = bin_index(np.array([[-7.0], [-5.0], [4.999], [5.0], [9.0]]), np.array([-5.0]),
+                      np.array([5.0]), 10)
+    assert index.ravel().tolist() == [0, 0, 9, 9, 9]
+
+
+def test_n_bins_rule_is_public_and_clipped():
+    assert hbos().fit(X).n_bins_ == hbos_n_bins(1.0, 4)
+    assert hbos_n_bins(1e-6, 1000) == 2 and hbos_n_bins(30.0, 1) == MAX_BINS
+    assert hbos_n_bins(0.1, 10) < hbos_n_bins(1.0, 10) < hbos_n_bins(5.0, 10)
+    assert hbos(n_bins=5).fit(X).noisy_counts_.shape == (4, 5)
+
+
+# ---------------------------------------------------------------- bad input, nothing charged
+@pytest.mark.parametrize("params, error, name", [
+    ({"epsilon": 0}, InvalidParameterError, "epsilon"),
+    ({"epsilon": -1.0}, InvalidParameterError, "epsilon"),
+    ({"epsilon": 31.0}, InvalidParameterError, "epsilon"),
+    ({"bounds": (1, -1)}, ValueError, "bounds"),
+    ({"bounds": 3.0}, ValueError, "bounds"),
+    ({"bounds": ([0, 0, 0], [1, 1, 1])}, ValueError, "bounds"),  # 3 bounds, 4 features
+    ({"n_bins": 1}, InvalidParameterError, "n_bins"),
+    ({"contamination": 0.7}, InvalidParameterError, "contamination"),
+])
+def test_bad_parameters_are_refused_naming_them_before_any_charge(params, error, name):
+    ledger = Ledger()
+    det = hbos(accountant=ledger, **params)
+    with pytest.raises(error, match=name):
+        det.fit(X)
+    assert ledger.spent == []
+    with pytest.raises(NotFittedError):
+        check_is_fitted(det)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.where(np.arange(12).reshape(3, 4) == 5, np.nan, 1.0), "NaN"),
+    (np.where(np.arange(12).reshape(3, 4) == 5, np.inf, 1.0), "infinity"),
+    (np.array([1.2345, 2.5, 3.75]), "Reshape your data"),
+    ([["a", "b"], ["c", "d"]], "numeric"),
+])
+def test_bad_X_is_refused_without_quoting_it_before_any_charge(bad, match):
+    ledger = Ledger()
+    with pytest.raises(ValueError, match=match) as info:
+        hbos(accountant=ledger).fit(bad)
+    assert "1.2345" not in str(info.value) and ledger.spent == []
+
+
+def test_scoring_checks_the_number_of_features():
+    det = hbos().fit(X)
+    with pytest.raises(ValueError, match="features"):
+        det.score_samples(X[:, :3])
+    with pytest.raises(NotFittedError):
+        hbos().predict(X)
+
+
+# ---------------------------------------------------------------- fitted state
+def test_counts_are_noisy_and_nothing_else_of_the_data_is_kept():
+    det = hbos(random_state=1).fit(X)
+    true = feature_counts(bin_index(np.clip(X, -5, 5), *det.bounds_, det.n_bins_), det.n_bins_)
+    assert det.noisy_counts_.shape == true.shape
+    assert np.count_nonzero(det.noisy_counts_ != true) > true.size // 2
+    assert not any(isinstance(o, (np.random.Generator, np.random.BitGenerator,
+                                  np.random.SeedSequence)) for o in reachable(det).values())
+    blob = pickle.dumps(det)
+    assert b"numpy.random" not in blob
+    again = pickle.loads(blob)
+    np.testing.assert_array_equal(again.score_samples(X), det.score_samples(X))
+
+
+def test_privacy_cost_before_fit_is_what_the_fit_spends_and_charges():
+    for contamination in ("auto", 0.1):
+        ledger = Ledger()
+        det = hbos(epsilon=0.7, contamination=contamination, accountant=ledger)
+        cost = det.privacy_cost()
+        assert cost.epsilon == 0.7 and cost.neighbours == "add_remove"
+        det.fit(X)
+        assert det.privacy_spent_ == cost
+        assert ledger.total() == (pytest.approx(1.4), 0.0)  # 2ε under replace-one
+
+
+def test_a_failure_after_the_charge_rolls_back_and_keeps_the_charge(monkeypatch):
+    ledger = Ledger()
+    det = hbos(accountant=ledger)
+    charge = PrivacyCostMixin._charge
+
+    def charge_then_fail(self, cost):
+        charge(self, cost)
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(PrivacyCostMixin, "_charge", charge_then_fail)
+    with pytest.raises(RuntimeError):
+        det.fit(X)
+    monkeypatch.undo()
+    assert len(ledger.spent) == 1 and det.privacy_spent_.epsilon == 1.0
+    assert not hasattr(det, "noisy_counts_")
+    with pytest.raises(NotFittedError):
+        check_is_fitted(det)
+
+
+def test_bounds_none_warns_and_is_listed_as_a_leak():
+    det = PrivateHBOS(random_state=0)
+    assert det.privacy_leaks()
+    with pytest.warns(PrivacyLeakWarning):
+        det.fit(X)
+    np.testing.assert_allclose(det.bounds_[0], X.min(axis=0))
+    assert det.bounds is None
+
+
+# ---------------------------------------------------------------- streams
+def test_partial_fit_adds_chunks_up_and_the_run_is_charged_once():
+    ledger = Ledger()
+    det = hbos(accountant=ledger, random_state=5)
+    for chunk in np.array_split(X, 3):
+        det.partial_fit(chunk)
+    assert det.n_chunks_ == 3 and len(ledger.spent) == 1
+    assert det.privacy_spent_ == det.privacy_cost()
+    # three chunks' noise: the totals stay near the row count
+    assert np.all(np.abs(det.noisy_counts_.sum(axis=1) - len(X)) < 300)
+    scores = det.score_samples(X)
+    assert scores[~IS_OUTLIER].mean() > scores[IS_OUTLIER].mean() + 1.0
+    det.fit(X)  # a new run, charged again
+    assert det.n_chunks_ == 1 and len(ledger.spent) == 2
+
+
+def test_partial_fit_keeps_the_parameters_of_its_run():
+    det = hbos().partial_fit(X[:100])
+    det.set_params(epsilon=2.0)
+    with pytest.raises(ValueError, match="cannot change within a partial_fit run"):
+        det.partial_fit(X[100:200])
+    assert det.n_chunks_ == 1
+
+
+def test_partial_fit_with_a_fraction_takes_the_latest_chunks_quantile():
+    det = hbos(contamination=0.1, epsilon=2.0, random_state=2)
+    det.partial_fit(X[:1500]).partial_fit(X[1500:])
+    assert det.n_chunks_ == 2
+    assert abs(np.mean(det.predict(X[1500:]) == -1) - 0.1) <= 0.05
+
+
+# ---------------------------------------------------------------- budget validator
+def test_the_budget_validator_prices_it_alone_and_after_a_public_scaler():
+    det = PrivateHBOS(epsilon=0.5, bounds=(-1, 1), contamination=0.1)
+    for est in (det, make_pipeline(BoundsScaler(bounds=(-5, 5)), det)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no leak warning
+            report = check_privacy_budget(est, 1.0)
+        assert report.cost.epsilon == 1.0 and not report.leaks  # 2 × 0.5 under replace-one
+        assert check_privacy_budget(est, neighbours="add_remove").cost.epsilon == 0.5
+    leaky = check_privacy_budget(PrivateHBOS(), on_leak="ignore")
+    assert leaky.leaks
