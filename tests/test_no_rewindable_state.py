@@ -25,6 +25,7 @@ from skdp_anomaly import (
     NoisyPriorThresholdClassifier,
     PrivateChangePointDetector,
     PrivateGridSearchCV,
+    PrivateHBOS,
     PrivateLogisticRegression,
     PrivateOnlineActiveSVC,
     PrivateRandomizedSearchCV,
@@ -116,6 +117,14 @@ def _total_search(force):
                                force_search=force).fit(X, y), X
 
 
+def _hbos(chunks):
+    X = np.random.default_rng(12).normal(size=(900, 3))
+    det = PrivateHBOS(epsilon=1.0, bounds=(-4, 4), contamination=0.1)
+    for chunk in np.array_split(X, chunks):
+        det.partial_fit(chunk)
+    return det, X
+
+
 def _logistic():
     X, y = _two_classes(seed=10)
     return PrivateLogisticRegression(data_norm=3.0).fit(X, y), X
@@ -136,6 +145,8 @@ FITTED = {
     "DPImbalancedClassifier (threshold)": lambda: _imbalanced("threshold"),
     "DPImbalancedClassifier (oversample)": lambda: _imbalanced("oversample"),
     "PrivateLogisticRegression": lambda: _logistic(),
+    "PrivateHBOS": lambda: _hbos(1),
+    "PrivateHBOS (partial_fit, 3 chunks)": lambda: _hbos(3),
     "PrivateGridSearchCV": lambda: _private_search(PrivateGridSearchCV,
                                                    param_grid={"epsilon": [0.5, 1.0]}),
     "PrivateGridSearchCV (refit=False)": lambda: _private_search(

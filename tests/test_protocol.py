@@ -28,6 +28,7 @@ from skdp_anomaly import (
     DPSMOTE,
     NoisyGroupSearch,
     PrivateChangePointDetector,
+    PrivateHBOS,
     PrivateOnlineActiveSVC,
 )
 from skdp_anomaly.privacy import PrivacyCostMixin
@@ -57,6 +58,8 @@ ESTIMATORS = {
     "PrivateLogisticRegression": (lambda **kw: PrivateLogisticRegression(**{"data_norm": 6.0,
                                                                            **kw}),
                                   lambda est: est.fit(_X2, _Y2)),
+    "PrivateHBOS": (lambda **kw: PrivateHBOS(**{"bounds": (-4, 4), "contamination": 0.1, **kw}),
+                    lambda est: est.fit(_X2)),
 }
 
 # bad settings every estimator must refuse in privacy_cost() as fit does
@@ -314,7 +317,8 @@ def test_cli_refuses_a_bad_epsilon_naming_the_option(command, epsilon, tmp_path,
     assert "--epsilon" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("name", ["DPSMOTE", "PrivateOnlineActiveSVC", "PrivateLogisticRegression"])
+@pytest.mark.parametrize("name", ["DPSMOTE", "PrivateOnlineActiveSVC", "PrivateLogisticRegression",
+                                  "PrivateHBOS"])
 def test_one_dimensional_X_is_refused_without_quoting_it_before_any_charge(name):
     # sklearn's own message ("Expected 2D array, got 1D array instead: array=[...]")
     # quotes the data; an exception message is not a DP output

@@ -105,13 +105,15 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` is emitted and the
         bounds are stored in ``bounds_``.
     n_bins : "auto" or int, default="auto"
-        Bins per feature. ``"auto"`` is :func:`hbos_n_bins` of ``epsilon`` and
-        ``d``: public, and independent of ``n`` (which add/remove neighbours
+        Bins per feature. ``"auto"`` is
+        :func:`~skdp_anomaly.outlier.hbos_n_bins` of ``epsilon`` and ``d``:
+        public, and independent of ``n`` (which add/remove neighbours
         protect).
     contamination : "auto" or float, default="auto"
-        ``"auto"`` sets ``offset_`` to the public :data:`AUTO_OFFSET`. A
-        fraction in ``(0, 0.5]`` sets it to a DP quantile of the training
-        scores, paid from ``epsilon`` (:data:`QUANTILE_SHARE` of it; the
+        ``"auto"`` sets ``offset_`` to the public
+        :data:`~skdp_anomaly.outlier.AUTO_OFFSET`. A fraction in ``(0, 0.5]``
+        sets it to a DP quantile of the training scores, paid from
+        ``epsilon`` (:data:`~skdp_anomaly.outlier.QUANTILE_SHARE` of it; the
         histograms get the rest).
     {random_state}
     {accountant}
@@ -153,8 +155,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     ``(1 - QUANTILE_SHARE) · epsilon`` otherwise. With a fraction ``q``, the
     scores of the training rows under the released histograms (each depends
     on its own row and on public output only) go through report-noisy-max
-    over :data:`~skdp_anomaly.outlier._histograms.QUANTILE_CANDIDATES`
-    evenly spaced thresholds of the public score range, with utility
+    over 128 candidate thresholds (the quantiles of the score under the
+    released histograms taken as independent features: public), with utility
     ``-|#{s < t} - q·n|`` (sensitivity ``1 - q``): ``QUANTILE_SHARE ·
     epsilon``-DP. Sequential composition gives ``epsilon`` in all; by group
     privacy it is ``2·epsilon`` under replace-one neighbours, which is what a
