@@ -17,6 +17,7 @@ from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ..privacy._validation import check_numeric
+from .._backend import Rows, is_dask_collection, read_rows
 from .._warn import warn
 from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (
@@ -30,6 +31,8 @@ from ._owner import (
 from ._sampling import sampling_parameters
 
 __all__ = ["DPOAD", "DPOADNoiseWarning"]
+
+_EMPTY = "X is an empty window: a window must hold at least one record."
 
 
 class DPOADNoiseWarning(UserWarning):
@@ -374,7 +377,9 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_records,) or (n_records, n_features)
-            The records of the first time window, inside the bins.
+            The records of the first time window, inside the bins; in
+            memory, or a dask array, DataFrame or Series (see
+            :meth:`partial_fit`).
         y : None
             Ignored.
 
@@ -393,7 +398,13 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_records,) or (n_records, n_features)
-            The records of one time window, inside the bins.
+            The records of one time window, inside the bins. A dask array,
+            DataFrame or Series is read where it lives, never computed on
+            the client: one blockwise pass validates it (the in-memory
+            errors, before the window is charged), and after the charge the
+            histogram is a sum of per-block counts. The release, and every
+            fitted attribute, are those of the same window in memory, bit
+            for bit, whatever the chunks.
         y : None
             Ignored.
 
@@ -525,8 +536,11 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             sensitivity_samples=int(self.sensitivity_samples), random_state=random_state)
 
     def _validate_window(self, X, *, reset):
+        """The window as a validated numpy array, or as backend rows for a dask window."""
+        if is_dask_collection(X):
+            return self._validate_dask_window(X, reset=reset)
         if np.shape(X)[:1] == (0,):
-            raise ValueError("X is an empty window: a window must hold at least one record.")
+            raise ValueError(_EMPTY)
         if self._n_features == 1 and np.ndim(X) == 1 and not issparse(X):
             X = np.asarray(X).reshape(-1, 1)
         check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
@@ -535,6 +549,23 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but the 'bins' parameter describes "
                              f"{self._n_features}.")
         return X
+
+    def _validate_dask_window(self, X, *, reset) -> Rows:
+        """A dask window checked as a numpy one, in one blockwise pass (:func:`read_rows`).
+
+        The same errors, raised before the window is charged; the window is
+        not computed on the client.
+        """
+        if hasattr(X, "chunks") and X.shape[0] == 0:  # a dask array; a frame's length is lazy
+            raise ValueError(_EMPTY)
+        rows = read_rows(X, self, reset=reset, ensure_min_samples=0,
+                         column_if_1d=self._n_features == 1)
+        if rows.n_samples == 0:
+            raise ValueError(_EMPTY)
+        if rows.n_features != self._n_features:
+            raise ValueError(f"X has {rows.n_features} features, but the 'bins' parameter "
+                             f"describes {self._n_features}.")
+        return rows
 
     @property
     def n_bins_(self) -> int:

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from .._backend import Rows, bincount, is_dask_collection, numpy_rows, read_rows
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
     MIN_EPSILON,
@@ -62,10 +63,18 @@ def window_histogram(X, bins) -> np.ndarray:
     output must not depend on one record through an exception, and clipping
     keeps one record in exactly one cell, so the sensitivity is unchanged.
 
+    The counts are a reduction of the data backend (``skdp_anomaly._backend``):
+    each block of rows is binned and counted with :func:`numpy.bincount`, and
+    the blocks' counts are added as 64-bit integers, so a dask window gives
+    the numpy window's counts exactly, whatever its chunks, without being
+    computed on the client.
+
     Parameters
     ----------
-    X : array-like of shape (n_records,) or (n_records, n_features)
-        The records of the window.
+    X : array-like of shape (n_records,) or (n_records, n_features), or dask collection
+        The records of the window: in memory, a dask array, DataFrame or
+        Series (validated by a blockwise pass first), or rows the data
+        backend has validated.
     bins : array-like or list of array-like
         Public bin edges (see :class:`~skdp_anomaly.DPOAD`).
 
@@ -87,19 +96,36 @@ def window_histogram(X, bins) -> np.ndarray:
     [2, 1]
     """
     edges = check_bins(bins)
+    rows = window_rows(X, len(edges))
+    if rows.n_features != len(edges):
+        raise ValueError(f"X has {rows.n_features} features; the bins describe {len(edges)} "
+                         "feature(s).")
+    return bincount(rows, cell_index, math.prod(e.size - 1 for e in edges), edges)
+
+
+def window_rows(X, n_features: int) -> Rows:
+    """A window's records as backend rows: checked here in memory, by the backend on dask."""
+    if isinstance(X, Rows):
+        return X
+    if is_dask_collection(X):
+        return read_rows(X, ensure_min_samples=0, column_if_1d=n_features == 1)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X.reshape(-1, 1)
-    if X.ndim != 2 or X.shape[1] != len(edges):
-        raise ValueError(f"X has shape {X.shape}; the bins describe {len(edges)} feature(s).")
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise ValueError(f"X has shape {X.shape}; the bins describe {n_features} feature(s).")
     if not np.all(np.isfinite(X)):
         raise ValueError("Input X contains NaN or infinity.")
+    return numpy_rows(X)
+
+
+def cell_index(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
+    """Each row's cell: its features' bins, flattened in C order (as ``histogramdd``)."""
     flat = np.zeros(X.shape[0], dtype=np.int64)
     for j, e in enumerate(edges):
         index = _bin_index(e, X[:, j])
         flat = flat * (e.size - 1) + index
-    n_cells = math.prod(e.size - 1 for e in edges)
-    return np.bincount(flat, minlength=n_cells).astype(np.int64)
+    return flat
 
 
 def _bin_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -230,19 +256,23 @@ class DataOwner:
     def release(self, X) -> WindowRelease:
         """Histogram the window ``X`` and privatise its counts (Steps 2–4).
 
+        ``X`` is an array-like, a dask array or DataFrame, or rows of the
+        data backend (``skdp_anomaly._backend``); its counts are a
+        backend reduction, never computed on one machine for a dask window.
+
         Raises
         ------
         ValueError
             An empty window, or NaN/inf.
         """
         self.check_next_release()
-        X = np.asarray(X, dtype=np.float64)
-        if X.shape[0] == 0:
+        X = window_rows(X, len(self.bins))
+        if X.n_samples == 0:
             raise ValueError("X is an empty window: a window must hold at least one record.")
         counts = window_histogram(X, self.bins)
         max_count = self.max_count
         if max_count is None:
-            max_count = int(X.shape[0])
+            max_count = X.n_samples
             if self.n_released == 0:  # once per stream, not once per window
                 warn_privacy_leak(
                     "max_count=None: the count domain {0..max_count} of every window is its "

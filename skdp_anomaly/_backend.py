@@ -1,0 +1,365 @@
+"""The data backend: validated rows of a numpy array, a dask array or a dask DataFrame.
+
+An estimator reads its statistics through this module, so that in-memory and
+Dask data take one path: :func:`read_rows` validates the input and gives the
+same scikit-learn errors for both, :meth:`Rows.blocks` iterates over blocks of
+rows, and :func:`block_sum` / :func:`bincount` are exact reductions of integer
+statistics. Integer sums are associative, so a statistic is the same, bit for
+bit, however the rows are split into blocks and wherever the blocks live; the
+release computed from it is then the same too.
+
+On dask input a reduction is mapped over the blocks where they live, partial
+results are added on the workers (a tree reduction), and only the total, of
+the statistic's size, reaches the client: the client never holds a block.
+
+This is the module that reads dask data. It imports dask only when handed a
+dask collection (which its caller must have imported already, see
+:mod:`skdp_anomaly._dask`), so the package imports without dask installed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+
+import numpy as np
+from sklearn.utils.validation import check_array, validate_data
+
+from ._dask import import_dask, is_dask_collection
+from .privacy._validation import NON_NUMERIC, check_numeric
+
+__all__ = ["Rows", "bincount", "block_sum", "is_dask_collection", "numpy_rows", "read_rows"]
+
+
+class Rows:
+    """Validated 2-D rows of float64: a numpy array or a dask array chunked by rows.
+
+    Build it with :func:`numpy_rows` (an array the estimator validated) or
+    :func:`read_rows` (a dask collection, validated here). It holds the data
+    for the duration of one call and must not be kept in fitted state; its
+    ``repr`` shows the shape only.
+
+    Parameters
+    ----------
+    data : ndarray or dask array of shape (n_samples, n_features)
+        float64; a dask array has one chunk along the features.
+    n_samples : int
+        Rows in ``data`` (known even where dask's chunk sizes are not).
+
+    Attributes
+    ----------
+    n_features : int
+        Columns of ``data``.
+    """
+
+    __slots__ = ("data", "n_features", "n_samples")
+
+    def __init__(self, data, n_samples: int):
+        self.data = data
+        self.n_samples = int(n_samples)
+        self.n_features = int(data.shape[1])
+
+    @property
+    def is_dask(self) -> bool:
+        """Whether the rows are a dask array (read block by block where they live)."""
+        return not isinstance(self.data, np.ndarray)
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of row blocks: 1 for a numpy array."""
+        return int(self.data.numblocks[0]) if self.is_dask else 1
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """Yield the row blocks in order, as numpy arrays.
+
+        A numpy array is one block (no copy). A dask array's blocks are
+        computed one at a time: the caller holds one block at a time.
+
+        Yields
+        ------
+        ndarray of float64, shape (n_block_rows, n_features)
+        """
+        if not self.is_dask:
+            yield self.data
+            return
+        for i in range(self.n_blocks):
+            yield np.asarray(self.data.blocks[i].compute())
+
+    def __repr__(self) -> str:
+        where = f"dask, {self.n_blocks} blocks" if self.is_dask else "numpy"
+        return f"Rows(n_samples={self.n_samples}, n_features={self.n_features}, {where})"
+
+
+def numpy_rows(X: np.ndarray) -> Rows:
+    """Wrap a validated 2-D numpy array (one block, no copy).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Already validated by the estimator (``validate_data``).
+
+    Returns
+    -------
+    Rows
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import numpy_rows
+    >>> numpy_rows(np.zeros((3, 2)))
+    Rows(n_samples=3, n_features=2, numpy)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"numpy_rows takes a 2-D array; got {X.ndim} dimensions.")
+    return Rows(X, X.shape[0])
+
+
+# ------------------------------------------------------------------ validation
+def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int = 1,
+              column_if_1d: bool = False) -> Rows:
+    """Validate a dask array, DataFrame or Series as rows, with scikit-learn's errors.
+
+    The schema is checked first, without reading data, by scikit-learn's own
+    ``validate_data`` on a zero-row stand-in with the input's columns, dtypes
+    and number of features: a non-numeric column, a wrong number of features
+    or of dimensions, and different feature names raise (or warn) exactly as
+    for in-memory input, and with ``reset=True`` ``n_features_in_`` and
+    ``feature_names_in_`` are set as for a numpy array or pandas DataFrame.
+    Then **one blockwise pass** counts each block's rows, NaN and infinite
+    values (three integers per block reach the client); NaN or infinity raise
+    scikit-learn's message for them. That pass reads the data once more than
+    the statistics will: on data computed lazily (read from storage,
+    generated), a window costs two passes instead of one. It is the price of
+    refusing bad input before any budget is charged.
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or dask Series
+        Numeric rows. A dask array may be chunked along both axes (it is
+        rechunked to one chunk of columns); a DataFrame's partitions may have
+        unknown lengths.
+    estimator : estimator or None, default=None
+        Who validates: its name appears in the messages and, as with
+        ``validate_data``, it records (``reset=True``) or checks
+        (``reset=False``) ``n_features_in_`` and ``feature_names_in_``.
+        ``None`` checks the schema without recording it.
+    reset : bool, default=True
+        As in ``validate_data``: True for ``fit`` and the first
+        ``partial_fit``.
+    ensure_min_samples : int, default=1
+        Fewer rows raise scikit-learn's "Found array with 0 sample(s)".
+    column_if_1d : bool, default=False
+        Read a 1-D array or a Series as one column (an estimator whose input
+        tag ``one_d_array`` is set); otherwise a 1-D input is refused.
+
+    Returns
+    -------
+    Rows
+        float64 rows (lazy), one chunk of columns, ``n_samples`` known.
+
+    Raises
+    ------
+    ValueError
+        Non-numeric columns or dtype, wrong dimensions or number of features,
+        NaN or infinity, too few rows: the messages of in-memory input. The
+        messages name no value of the data (only the row count, as
+        scikit-learn's do).
+    TypeError
+        ``X`` is not a dask collection.
+
+    Notes
+    -----
+    Where in-memory input has several faults, the first one reported may
+    differ: the schema is checked before the pass, while ``validate_data``
+    checks the values before the number of features. An array of dtype
+    ``object`` is refused (its values cannot be checked without converting
+    them, and a failed conversion's message would quote one), as is an array
+    of strings (always "an array of strings", whatever they hold).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import read_rows
+    >>> read_rows(da.ones((10, 3), chunks=4))
+    Rows(n_samples=10, n_features=3, dask, 3 blocks)
+    >>> read_rows(da.from_array(np.array([[1.0], [np.nan]]), chunks=1))
+    Traceback (most recent call last):
+    ...
+    ValueError: Input X contains NaN.
+    """
+    if not is_dask_collection(X):
+        raise TypeError(f"read_rows takes a dask array, DataFrame or Series; got "
+                        f"{type(X).__name__}: validate an in-memory array with the "
+                        "estimator's validate_data and wrap it with numpy_rows.")
+    import_dask("reading a dask collection")
+    owner = type(estimator).__name__ if estimator is not None else "read_rows"
+    data, witness = _lazy_array(X, column_if_1d, owner)
+    check_numeric(witness, owner)
+    if estimator is None:
+        check_array(witness, dtype=np.float64, ensure_min_samples=0, ensure_all_finite=False)
+    else:
+        validate_data(estimator, witness, reset=reset, dtype=np.float64, ensure_min_samples=0,
+                      ensure_all_finite=False)
+    data = data.astype(np.float64).rechunk({1: -1})
+    n_samples, n_nan, n_inf = (int(v) for v in block_sum(Rows(data, 0), _finite_counts,
+                                                         shape=(3,)))
+    if n_nan or n_inf:
+        # scikit-learn's own message, raised on a stand-in that holds no data value
+        check_array(np.array([[np.nan if n_nan else np.inf]]), estimator=estimator,
+                    input_name="X", dtype=np.float64)
+    if n_samples < ensure_min_samples:
+        check_array(np.zeros((n_samples, data.shape[1])), estimator=estimator,
+                    ensure_min_samples=ensure_min_samples)
+    return Rows(data, n_samples)
+
+
+def _lazy_array(X, column_if_1d: bool, owner: str):
+    """``X`` as a lazy dask array, and a zero-row stand-in with its schema.
+
+    The stand-in of a DataFrame is its (empty) pandas ``_meta``, so that
+    scikit-learn sees the column names and dtypes; of an array or a Series,
+    an empty numpy array of its dtype and shape. Only numeric dtypes go on:
+    converting anything else happens on the workers, and a failed
+    conversion's message would quote a value.
+    """
+    meta = getattr(X, "_meta", None)
+    for name, dtype in _dtypes(X):
+        if getattr(dtype, "kind", "O") not in "biufc":
+            raise ValueError(NON_NUMERIC.format(
+                owner=owner, what=f"{name} has dtype {dtype} on dask",
+                hint="Cast it to a numeric dtype before passing it."))
+    if hasattr(X, "to_dask_array"):  # a dask DataFrame or Series
+        if X.ndim == 1:
+            # as an in-memory Series: an array without a name (refused as 1-D unless
+            # column_if_1d)
+            if not column_if_1d:
+                return X.to_dask_array(), meta.to_numpy()
+            X, meta = X.to_frame(), meta.to_numpy().reshape(-1, 1)
+        # per partition, as check_array converts a pandas frame (nullable NA -> NaN)
+        data = X.map_partitions(_frame_block, meta=np.empty((0, meta.shape[1])))
+        return data, meta
+    if X.ndim == 1 and column_if_1d:
+        X = X[:, None]
+    return X, np.empty((0, *X.shape[1:]), dtype=X.dtype)
+
+
+def _dtypes(X) -> list:
+    """(what, dtype) to check before reading: an array's or a Series' dtype.
+
+    A DataFrame's columns are checked by :func:`check_numeric` on its
+    stand-in, with the in-memory message (which names the columns).
+    """
+    frame = hasattr(X, "to_dask_array")
+    if frame and X.ndim == 2:
+        return []
+    return [("the Series" if frame else "X", X.dtype)]
+
+
+def _frame_block(frame) -> np.ndarray:
+    return frame.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _finite_counts(block: np.ndarray) -> np.ndarray:
+    return np.array([block.shape[0], np.count_nonzero(np.isnan(block)),
+                     np.count_nonzero(np.isinf(block))], dtype=np.int64)
+
+
+# ------------------------------------------------------------------ reductions
+def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
+    """The sum over row blocks of an integer statistic ``func(block, *args)``, exactly.
+
+    Each block's statistic is summed as int64, which is associative: the
+    result does not depend on how the rows are split into blocks, nor on the
+    order the blocks are added in. On dask rows, ``func`` runs where each
+    block lives, the partial sums are added on the workers, and only the
+    total (``prod(shape)`` integers) reaches the client.
+
+    Parameters
+    ----------
+    rows : Rows
+    func : callable
+        ``func(block, *args)`` returns integers (any integer or bool dtype)
+        of ``shape`` for a float64 block of shape (n_block_rows, n_features).
+        It must be picklable (a module-level function) to run on a cluster.
+    *args
+        Passed to ``func`` (small and picklable: bin edges, sizes).
+    shape : tuple of int
+        The statistic's shape.
+
+    Returns
+    -------
+    ndarray of int64, of ``shape``
+
+    Raises
+    ------
+    TypeError
+        ``func`` returned non-integer values (a float sum would depend on the
+        order of addition).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import block_sum, numpy_rows
+    >>> def positives(block):
+    ...     return (block > 0).sum(axis=0)
+    >>> block_sum(numpy_rows(np.array([[1.0, -1.0], [2.0, 3.0]])), positives, shape=(2,))
+    array([2, 1])
+    """
+    shape = tuple(int(s) for s in shape)
+    if not rows.is_dask:
+        return _integer_statistic(rows.data, func, args, shape)
+    size = math.prod(shape)
+    data = rows.data
+    per_block = data.map_blocks(_block_statistic, func, args, shape, dtype=np.int64,
+                                chunks=((1,) * data.numblocks[0], (size,)))
+    return np.asarray(per_block.sum(axis=0, dtype=np.int64).compute()).reshape(shape)
+
+
+def _integer_statistic(block, func, args, shape) -> np.ndarray:
+    value = np.asarray(func(block, *args))
+    if value.dtype.kind not in "biu":
+        raise TypeError(f"block_sum adds integer statistics exactly; {func.__name__} "
+                        f"returned dtype {value.dtype}.")
+    return value.astype(np.int64, copy=False).reshape(shape)
+
+
+def _block_statistic(block, func, args, shape) -> np.ndarray:
+    return _integer_statistic(block, func, args, shape).reshape(1, -1)
+
+
+def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
+    """Histogram counts: ``np.bincount(index(block, *args), minlength=n_cells)``, summed.
+
+    Parameters
+    ----------
+    rows : Rows
+    index : callable
+        ``index(block, *args)``: each row's cell, an integer array in
+        ``[0, n_cells)`` of length ``n_block_rows`` (picklable, as for
+        :func:`block_sum`).
+    n_cells : int
+    *args
+        Passed to ``index``.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_cells,)
+        The same integers whatever the blocks (see :func:`block_sum`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import bincount, numpy_rows
+    >>> def halves(block):
+    ...     return (block[:, 0] >= 0.5).astype(np.int64)
+    >>> bincount(numpy_rows(np.array([[0.1], [0.7], [0.9]])), halves, 2)
+    array([1, 2])
+    """
+    return block_sum(rows, _bincount_block, index, int(n_cells), args, shape=(int(n_cells),))
+
+
+def _bincount_block(block, index, n_cells, args) -> np.ndarray:
+    cells = np.asarray(index(block, *args), dtype=np.int64)
+    return np.bincount(cells, minlength=n_cells)
