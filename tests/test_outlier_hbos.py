@@ -205,3 +205,38 @@ def test_the_budget_validator_prices_it_alone_and_after_a_public_scaler():
         assert check_privacy_budget(est, neighbours="add_remove").cost.epsilon == 0.5
     leaky = check_privacy_budget(PrivateHBOS(), on_leak="ignore")
     assert leaky.leaks
+
+
+# ---------------------------------------------------------------- dask rows
+@pytest.fixture
+def dask_array():
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    with dask.config.set(scheduler="synchronous"):
+        yield da
+
+
+@pytest.mark.parametrize("contamination", ["auto", 0.1])
+def test_dask_rows_release_what_numpy_rows_release(dask_array, contamination):
+    # the counts (and the quantile's counts) are exact integer sums over blocks
+    in_memory = hbos(contamination=contamination, random_state=4).fit(X)
+    blocked = hbos(contamination=contamination, random_state=4).fit(
+        dask_array.from_array(X, chunks=(700, 4)))
+    np.testing.assert_array_equal(blocked.noisy_counts_, in_memory.noisy_counts_)
+    assert blocked.offset_ == in_memory.offset_
+    lazy = blocked.score_samples(dask_array.from_array(X, chunks=(1000, 4)))
+    assert hasattr(lazy, "compute")
+    np.testing.assert_array_equal(lazy.compute(), in_memory.score_samples(X))
+    np.testing.assert_array_equal(np.asarray(blocked.predict(dask_array.from_array(X))),
+                                  in_memory.predict(X))
+
+
+def test_dask_input_needs_bounds_and_is_checked_before_any_charge(dask_array):
+    ledger = Ledger()
+    with pytest.raises(ValueError, match="'bounds' parameter"):
+        PrivateHBOS(accountant=ledger).fit(dask_array.from_array(X, chunks=1000))
+    bad = X.copy()
+    bad[5, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        hbos(accountant=ledger).fit(dask_array.from_array(bad, chunks=1000))
+    assert ledger.spent == []

@@ -85,7 +85,8 @@ def test_the_quantile_release_stays_within_its_share():
 
     def quantile(s, rng, n):
         # release_quantile's utility and selection, n selections at once
-        utility = np.tile(quantile_utility(s, 0.1, grid), (n, 1))
+        below = np.searchsorted(np.sort(s), grid, side="left")
+        utility = np.tile(quantile_utility(below, s.size, 0.1), (n, 1))
         return grid[mechanism.select(utility, rng, axis=1)]
 
     lowest = np.r_[scores, -0.25]  # the added row scores below every other

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._backend import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
 from ..privacy import PrivacyCost, PrivacyCostMixin, call_rng, check_bounds
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
@@ -20,9 +21,10 @@ from ..privacy._protocol import (
 )
 from ..privacy._validation import check_numeric
 from ._histograms import (
+    below_counts,
     bin_index,
     count_mechanism,
-    feature_counts,
+    histogram_block,
     log_density_ratio,
     mean_lookup,
     noise_floor,
@@ -261,8 +263,9 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows, finite.
+        X : array-like or dask collection of shape (n_samples, n_features)
+            Training rows, finite. Dask rows (with public ``bounds``) are
+            counted block by block; the release is the numpy one, bit for bit.
         y : None
             Ignored.
 
@@ -284,7 +287,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask collection of shape (n_samples, n_features)
             The next rows, finite, with the features of the first chunk.
         y : None
             Ignored.
@@ -306,40 +309,50 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return self._fit_chunk(X, first=first)
 
     def _fit_chunk(self, X, *, first: bool):
-        X = self._validate(X, reset=first)
+        rows = self._rows(X, reset=first)
+        d = rows.n_features
         if first:
-            lower, upper = check_bounds(self.bounds, X if self.bounds is None else None,
-                                        n_features=X.shape[1])
+            lower, upper = check_bounds(self.bounds, rows.data if self.bounds is None else None,
+                                        n_features=d)
             self.bounds_ = (lower, upper)
-            self.n_bins_ = (hbos_n_bins(self.epsilon, X.shape[1]) if self.n_bins == "auto"
-                            else int(self.n_bins))
-            self.noisy_counts_ = np.zeros((X.shape[1], self.n_bins_), dtype=np.int64)
+            self.n_bins_ = hbos_n_bins(self.epsilon, d) if self.n_bins == "auto" else int(self.n_bins)
+            self.noisy_counts_ = np.zeros((d, self.n_bins_), dtype=np.int64)
             self.n_chunks_ = 0
             self._run_key = self._run_parameters()
         eps_counts, eps_quantile = self._shares()
-        counts_mech = count_mechanism(eps_counts, X.shape[1])  # refuses a rate it cannot honour
+        counts_mech = count_mechanism(eps_counts, d)  # refuses a rate it cannot honour
         quantile_mech = (quantile_mechanism(eps_quantile, float(self.contamination))
                          if eps_quantile else None)
-        index = bin_index(X, *self.bounds_, self.n_bins_)
+        binning = (*self.bounds_, self.n_bins_)
         rng = call_rng(self.random_state, self.n_chunks_)
         if first:  # the whole run's ε, right before its first release
             self._charge(self._privacy_cost())
-        self.noisy_counts_ = self.noisy_counts_ + counts_mech.randomise(
-            feature_counts(index, self.n_bins_), rng)
+        counts = block_sum(rows, histogram_block, *binning, shape=(d, self.n_bins_))
+        self.noisy_counts_ = self.noisy_counts_ + counts_mech.randomise(counts, rng)
         self.log_density_ = log_density_ratio(self.noisy_counts_, noise_floor(counts_mech))
         if quantile_mech is None:
             self.offset_ = AUTO_OFFSET
         else:
-            scores = mean_lookup(self.log_density_, index)
-            self.offset_ = release_quantile(scores, float(self.contamination),
-                                            quantile_grid(self.log_density_), quantile_mech, rng)
+            grid = quantile_grid(self.log_density_)
+            below = block_sum(rows, below_counts, *binning, self.log_density_, grid,
+                              shape=grid.shape)
+            self.offset_ = release_quantile(below, rows.n_samples, float(self.contamination),
+                                            grid, quantile_mech, rng)
         self.n_chunks_ += 1
         self.privacy_spent_ = self._spent()
         return self
 
-    def _validate(self, X, *, reset: bool) -> np.ndarray:
+    def _rows(self, X, *, reset: bool) -> Rows:
+        """``X`` validated (before any charge) as the data backend's rows: numpy or dask."""
+        if is_dask_collection(X):
+            if reset and self.bounds is None:
+                raise ValueError("PrivateHBOS needs the 'bounds' parameter for dask input: "
+                                 "reading the range of the data would leak it (and take a "
+                                 "pass of its own). Pass public bounds.")
+            return read_rows(X, self, reset=reset)
         check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's errors quote values
-        return validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=True)
+        return numpy_rows(validate_data(self, X, reset=reset, dtype=np.float64,
+                                        ensure_all_finite=True))
 
     # ------------------------------------------------------------ scoring
     def score_samples(self, X):
@@ -349,7 +362,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Rows to score, finite; values outside ``bounds_`` count in the
-            edge bins.
+            edge bins. A dask collection gives a lazy dask array.
 
         Returns
         -------
@@ -357,8 +370,11 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             The scores.
         """
         check_is_fitted(self)
-        X = self._validate(X, reset=False)
-        return mean_lookup(self.log_density_, bin_index(X, *self.bounds_, self.n_bins_))
+        rows = self._rows(X, reset=False)
+        args = (self.log_density_, *self.bounds_, self.n_bins_)
+        if rows.is_dask:
+            return rows.data.map_blocks(_block_scores, *args, drop_axis=1, dtype=np.float64)
+        return _block_scores(rows.data, *args)
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: negative for outliers.
@@ -394,3 +410,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
+
+
+def _block_scores(block, table, lower, upper, n_bins):
+    return mean_lookup(table, bin_index(block, lower, upper, n_bins))

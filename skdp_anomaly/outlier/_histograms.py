@@ -13,6 +13,11 @@ that the estimator stays thin and its audit can call the very code it runs:
   relative to the uniform density on the bounds (post-processing);
 * :func:`release_quantile` picks the score threshold below which a fraction
   ``q`` of the rows lie, by report-noisy-max over a public grid.
+
+:func:`histogram_block` and :func:`below_counts` are the two statistics the
+estimator reads from its rows: integer counts of one block of rows, summed
+exactly over blocks by the data backend (``skdp_anomaly._backend``), so
+that numpy and dask rows give the same counts, hence the same release.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ import numpy as np
 
 from ..privacy import GeometricMechanism, ReportNoisyMax
 
-__all__ = ["QUANTILE_CANDIDATES", "bin_index", "count_mechanism", "feature_counts",
-           "log_density_ratio", "mean_lookup", "noise_floor", "quantile_grid",
-           "quantile_mechanism", "quantile_utility", "release_quantile"]
+__all__ = ["QUANTILE_CANDIDATES", "below_counts", "bin_index", "count_mechanism",
+           "feature_counts", "histogram_block", "log_density_ratio", "mean_lookup",
+           "noise_floor", "quantile_grid", "quantile_mechanism", "quantile_utility",
+           "release_quantile"]
 
 #: Number of candidate thresholds of the DP quantile (evenly spaced over the public
 #: score range). The selection's error grows like ``log`` of it, its resolution like
@@ -188,9 +194,9 @@ def quantile_mechanism(epsilon: float, q: float) -> ReportNoisyMax:
     return ReportNoisyMax(epsilon, max(q, 1.0 - q), neighbours="add_remove")
 
 
-def release_quantile(scores: np.ndarray, q: float, grid: np.ndarray,
+def release_quantile(below: np.ndarray, n_samples: int, q: float, grid: np.ndarray,
                      mechanism: ReportNoisyMax, rng: np.random.Generator) -> float:
-    """The candidate threshold below which about a fraction ``q`` of ``scores`` lie.
+    """The candidate threshold below which about a fraction ``q`` of the rows' scores lie.
 
     Pure ε-DP (``mechanism.epsilon``) under add/remove-one-record neighbours
     for a public ``grid`` and scores each of which depends on its own row
@@ -198,8 +204,11 @@ def release_quantile(scores: np.ndarray, q: float, grid: np.ndarray,
 
     Parameters
     ----------
-    scores : ndarray of shape (n_samples,)
-        The rows' scores.
+    below : ndarray of int64, shape (len(grid),)
+        ``#{s < t}`` for every candidate ``t`` (:func:`below_counts`, summed
+        over blocks of rows).
+    n_samples : int
+        The number of rows scored.
     q : float
         The fraction in ``(0, 0.5]``.
     grid : ndarray
@@ -214,10 +223,21 @@ def release_quantile(scores: np.ndarray, q: float, grid: np.ndarray,
     float
         One of ``grid``.
     """
-    return float(grid[mechanism.select(quantile_utility(scores, q, grid), rng)])
+    return float(grid[mechanism.select(quantile_utility(below, n_samples, q), rng)])
 
 
-def quantile_utility(scores: np.ndarray, q: float, grid: np.ndarray) -> np.ndarray:
-    """``-|#{s < t} - q n|`` for every candidate ``t`` of ``grid``."""
-    below = np.searchsorted(np.sort(scores), grid, side="left")
-    return -np.abs(below - q * scores.size)
+def quantile_utility(below: np.ndarray, n_samples: int, q: float) -> np.ndarray:
+    """``-|#{s < t} - q n|`` for every candidate ``t``, from the counts ``below``."""
+    return -np.abs(below - q * n_samples)
+
+
+def histogram_block(block: np.ndarray, lower, upper, n_bins: int) -> np.ndarray:
+    """The counts of one block of rows, shape ``(n_features, n_bins)`` (a block statistic)."""
+    return feature_counts(bin_index(block, lower, upper, n_bins), n_bins)
+
+
+def below_counts(block: np.ndarray, lower, upper, n_bins: int, table: np.ndarray,
+                 grid: np.ndarray) -> np.ndarray:
+    """``#{s < t}`` over one block's scores, for every candidate ``t`` (a block statistic)."""
+    scores = np.sort(mean_lookup(table, bin_index(block, lower, upper, n_bins)))
+    return np.searchsorted(scores, grid, side="left").astype(np.int64)
