@@ -40,7 +40,7 @@ Run from the repository root::
 The last line is the run that chose ``BINS_SCALE`` = 32 and the noise floor
 (the largest mean ROC-AUC over the four ε on the choose group). Writes
 ``results/outlier.json`` (``outlier_choose.json`` for ``--choose``;
-``outlier_quick.json`` for ``--quick``). About 2 min on 2 shared cores
+``outlier_quick.json`` for ``--quick``). About 2–3 min on 2 shared cores
 (``--choose --seeds 20``: 30 s).
 """
 
