@@ -180,7 +180,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     ----------
     .. [1] M. Goldstein and A. Dengel. Histogram-based Outlier Score (HBOS):
        A fast Unsupervised Anomaly Detection Algorithm. KI-2012: Poster and
-       Demo Track, pp. 59-63, 2012.
+       Demo Track, 2012.
     .. [2] F. McSherry and K. Talwar. Mechanism design via differential
        privacy. FOCS 2007 (report-noisy-max for the quantile).
     .. [3] D. W. Scott. On optimal and data-based histograms. Biometrika 66(3),
