@@ -72,10 +72,8 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
       gradient window of ``max(5, ceil(4·d/ε))`` rows and doubles the windows
       round by round up to ``max(5, ceil(16·d/ε_g))`` rows, so that it
       releases after a few ``d/ε`` rows whatever its length; a stream of
-      known length (``fit``, or ``n_rows_hint``) is cut into
-      ``K = max(1, ⌊log₂(0.7·n/rule + 1)⌋)`` rounds whose windows double and
-      end with the stream, the first (at least the rule's, with ``ε_g``
-      replaced by the whole ε) at the whole ε. The noise of
+      known length (``fit``, ``n_rows_hint``) has ``⌊log₂(0.7·n/rule + 1)⌋``
+      rounds (at least one) of doubling windows that end with it. The noise of
       the released sums is averaged away by the later ones instead of adding
       up step by step; ``noise="tree"`` sums them with the binary tree
       mechanism (Chan, Shi and Song 2011), whose noise grows like ``log T``.
