@@ -21,6 +21,7 @@ from .._backend import Rows, is_dask_collection, read_rows
 from .._warn import warn
 from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (
+    _EMPTY,
     MECHANISMS,
     DataOwner,
     check_bins,
@@ -31,8 +32,6 @@ from ._owner import (
 from ._sampling import sampling_parameters
 
 __all__ = ["DPOAD", "DPOADNoiseWarning"]
-
-_EMPTY = "X is an empty window: a window must hold at least one record."
 
 
 class DPOADNoiseWarning(UserWarning):

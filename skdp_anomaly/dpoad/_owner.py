@@ -29,6 +29,8 @@ from ._sampling import (
 __all__ = ["DataOwner", "MECHANISMS", "check_bins", "check_prediction_reachable",
            "check_release_limits", "window_cost", "window_histogram"]
 
+_EMPTY = "X is an empty window: a window must hold at least one record."
+
 #: The owner's mechanisms: the paper's three and the record-level baseline.
 MECHANISMS = ("dpoad", "painfree", "laplace", "record")
 
@@ -266,9 +268,13 @@ class DataOwner:
             An empty window, or NaN/inf.
         """
         self.check_next_release()
+        if not (isinstance(X, Rows) or is_dask_collection(X)):
+            X = np.asarray(X, dtype=np.float64)
+            if X.shape[0] == 0:  # before the shape checks, whatever the empty shape
+                raise ValueError(_EMPTY)
         X = window_rows(X, len(self.bins))
         if X.n_samples == 0:
-            raise ValueError("X is an empty window: a window must hold at least one record.")
+            raise ValueError(_EMPTY)
         counts = window_histogram(X, self.bins)
         max_count = self.max_count
         if max_count is None:
