@@ -214,6 +214,17 @@ def _max_sensor(epsilon: float) -> ReleaseAttackScenario:
     )
 
 
+class _Noiseless:
+    """A grid mechanism's granularity with zero noise: reads a release's exact steps."""
+
+    def __init__(self, mech: LaplaceMechanism):
+        self.granularity = mech.granularity
+
+    @staticmethod
+    def noise_steps(size, rng) -> np.ndarray:
+        return np.zeros(size, np.int64)
+
+
 def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
     from ..active_learning._ftrl import FtrlState, gradient_sensitivity, released_size
 
@@ -234,13 +245,13 @@ def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
                                [norm * np.count_nonzero(positive)]])
 
     def after(signs, rng, n):  # the estimator's release (w = 0: every hinge active)
-        out = np.empty((n, released_size(d)))
-        for k in range(n):
-            # a fresh state per run: the leading rounds' releases add up in one state
-            state = FtrlState(d, 0)
-            state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, mech, True, rng)
-            out[k] = state.first * mech.granularity
-        return out
+        # the window's statistic in grid steps, by the estimator's own code (a fresh
+        # state whose mechanism adds no noise); then n independent releases of it,
+        # leaf + the mechanism's integer noise, as release_gradient adds it
+        state = FtrlState(d, 0)
+        state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, _Noiseless(mech), True,
+                               rng)
+        return (state.first + mech.noise_steps((n, released_size(d)), rng)) * mech.granularity
 
     a = exact(inputs[0])
     # A's positive sums and count lie above B's, its negative sums below, each by a
