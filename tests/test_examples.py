@@ -35,6 +35,7 @@ def _skip_unless_importable(modules) -> None:
                         f"{exc}); pip install 'skdp-anomaly[docs]'")
 
 
+@pytest.mark.slow  # the documentation job runs every example again, in the gallery build
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, monkeypatch, capsys):
     matplotlib = pytest.importorskip("matplotlib")
