@@ -17,7 +17,14 @@ import pytest
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
-from skdp_anomaly._backend import Rows, bincount, block_sum, numpy_rows, read_rows
+from skdp_anomaly._backend import (
+    NUMPY_BLOCK_ROWS,
+    Rows,
+    bincount,
+    block_sum,
+    numpy_rows,
+    read_rows,
+)
 from skdp_anomaly.privacy._validation import check_numeric
 
 dask = pytest.importorskip("dask")
@@ -76,6 +83,16 @@ def test_blocks_come_in_order_and_cover_the_rows(chunking):
     assert all(isinstance(b, np.ndarray) and b.dtype == np.float64 for b in blocks)
     np.testing.assert_array_equal(np.vstack(blocks), X)
     assert [b is X for b in numpy_rows(X).blocks()] == [True]  # one block, no copy
+
+
+def test_a_large_numpy_array_is_read_in_views_with_the_same_sums():
+    big = np.random.default_rng(1).normal(size=(2 * NUMPY_BLOCK_ROWS + 5, 2))
+    rows = numpy_rows(big)
+    blocks = list(rows.blocks())
+    assert rows.n_blocks == len(blocks) == 3
+    assert all(np.shares_memory(b, big) for b in blocks)  # views, no copies
+    np.testing.assert_array_equal(np.vstack(blocks), big)
+    np.testing.assert_array_equal(block_sum(rows, _signs, shape=(2, 2)), _signs(big))
 
 
 def test_block_sum_refuses_a_float_statistic():
