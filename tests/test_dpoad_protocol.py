@@ -385,3 +385,11 @@ def test_a_rollback_keeps_the_users_generator(monkeypatch):
         det.partial_fit(WINDOWS[1])
     # a restored copy of the generator would replay the noise the failed window drew
     assert det.owner_.random_state is rng
+
+
+def test_a_one_dimensional_window_is_refused_without_quoting_its_values():
+    # scikit-learn's own message for a 1-D X prints the array: the rows would leak
+    bins = [np.linspace(0, 1, 5), np.linspace(0, 1, 5)]
+    with pytest.raises(ValueError, match="2-D X") as info:
+        DPOAD(bins, epsilon=1.0, max_count=10).partial_fit(np.array([0.123456, 0.5]))
+    assert "0.123456" not in str(info.value) and "0.12" not in str(info.value)

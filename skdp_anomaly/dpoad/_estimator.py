@@ -542,7 +542,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             raise ValueError(_EMPTY)
         if self._n_features == 1 and np.ndim(X) == 1 and not issparse(X):
             X = np.asarray(X).reshape(-1, 1)
-        check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
+        # numpy and scikit-learn errors quote values of X (a 1-D X, a non-numeric one)
+        check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=reset, dtype=np.float64)
         if X.shape[1] != self._n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the 'bins' parameter describes "
