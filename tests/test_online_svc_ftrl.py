@@ -75,12 +75,13 @@ def test_a_short_stream_is_one_round_over_every_row(horizon):
     assert w[0] + w[2] >= horizon
 
 
-@pytest.mark.parametrize("horizon", [1029, 5000, 10**6])
+@pytest.mark.parametrize("horizon", [1029, 5000, 8000])
 def test_a_known_length_doubles_its_windows_to_the_end(horizon):
     w = _ftrl.ftrl_windows(30, 2.0, 1.5, 0.3, horizon)
     rounds = _ftrl.known_length_rounds(0.7 * horizon, 240)
     assert rounds == math.floor(math.log2(0.7 * horizon / 240 + 1)) >= 2
     first = math.floor(0.7 * horizon / (2 ** rounds - 1))
+    assert first << (rounds - 1) <= _ftrl.MAX_WINDOW_RULES * 240  # not capped
     assert w.tolist() == [first, first << (rounds - 1), math.ceil(first * 3 / 7),
                           math.ceil((first << (rounds - 1)) * 3 / 7), 1, 1]
     assert first >= 240  # the first window is at least the rule's
@@ -92,14 +93,20 @@ def test_a_known_length_doubles_its_windows_to_the_end(horizon):
             ints[kernel.ROUND], ints[kernel.PHASE] = r, phase
             total += int(kernel.window_length(ints, w))
     assert horizon - 2 ** rounds <= total <= horizon + rounds
-    assert _ftrl.tree_levels(w, horizon) == (rounds - 1).bit_length()
+    # the later rounds are the tree's leaves, and a tail short of the end one more
+    assert _ftrl.tree_levels(w, horizon) == (rounds - 1 + (total < horizon)).bit_length()
 
 
-def test_a_long_stream_keeps_the_share():
+def test_a_long_stream_doubles_up_to_the_cap_and_keeps_the_share():
     w = _ftrl.ftrl_windows(50, 2.0, 1.5, 0.3, 10**6)
-    # the rule's 400 rows: K = ⌊log2(700000/400 + 1)⌋ = 10 doubling rounds
-    assert w.tolist() == [684, 684 << 9, 294, math.ceil((684 << 9) * 3 / 7), 1, 1]
-    assert _ftrl.tree_levels(w, 10**6) == 4  # 9 later rounds are the leaves
+    # the rule's 400 rows: K = ⌊log2(700000/400 + 1)⌋ = 10, first ⌊700000/1023⌋ = 684;
+    # the windows double up to 16 rule windows (6400 rows), then keep that length
+    assert w.tolist() == [684, 6400, 294, math.ceil(6400 * 3 / 7), 1, 1]
+    seen, leaves, r = 684 + 294, 0, 1  # the first round is not a leaf
+    while seen < 10**6:
+        seen += min(684 << r, 6400) + min(294 << r, 2743)
+        leaves, r = leaves + 1, r + 1
+    assert _ftrl.tree_levels(w, 10**6) == leaves.bit_length()
 
 
 def test_fit_reads_every_label_of_the_first_window_then_selects():

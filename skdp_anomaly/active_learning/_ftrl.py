@@ -45,6 +45,8 @@ MIN_WINDOW = 5
 #: ``FIRST_ROWS_PER_FEATURE · d / ε`` rows, then doubles it round by round up to
 #: :data:`ROWS_PER_FEATURE` · d / ε_g (see the user guide for the measurements).
 FIRST_ROWS_PER_FEATURE = 4
+#: On a stream of known length the windows double up to this many rule windows.
+MAX_WINDOW_RULES = 16
 
 
 def gradient_window(n_features: int, epsilon: float) -> int:
@@ -99,7 +101,8 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         return np.array([cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1],
                         dtype=np.int64)
     first = math.floor(usable / (2 ** rounds - 1))
-    last = first << (rounds - 1)
+    rule = gradient_window(n_features, eps_first)
+    last = min(first << (rounds - 1), max(first, MAX_WINDOW_RULES * rule))
     return np.array([first, last, threshold(first), threshold(last), 1, 1], dtype=np.int64)
 
 
@@ -109,7 +112,10 @@ def known_length_rounds(gradient_rows: float, rule: int) -> int:
     ``G`` is the rows the gradient windows take, ``(1 - share)·horizon``.
     The K gradient windows double in length (``f, 2f, ..., 2^(K-1) f`` with
     ``f = ⌊G/(2^K - 1)⌋``) and end with the stream; the first is at least
-    the rule's. The noise of the pooled gradient sums grows as ``√K``, the
+    the rule's. On a long stream the doubling stops at
+    :data:`MAX_WINDOW_RULES` rule windows (the windows after it keep that
+    length): a window's rows wait in a buffer until it is released, and
+    windows that long already hold 16 times the rule's signal. The noise of the pooled gradient sums grows as ``√K``, the
     number of releases, so a known length is best served by few windows:
     doubling keeps ``K`` logarithmic in the stream length, while the
     iterate (and the selection that follows it) still improves round by
