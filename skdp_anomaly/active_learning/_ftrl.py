@@ -95,13 +95,13 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         return np.array([first, later, threshold(first), threshold(later), 1, full],
                         dtype=np.int64)
     usable = (1.0 - share) * horizon
-    rounds = known_length_rounds(usable, gradient_window(n_features, eps_first))
+    rule = gradient_window(n_features, eps_first)
+    rounds = known_length_rounds(usable, rule)
     if rounds == 1:  # the first round takes the whole stream
         cap = max(1, math.floor(usable))
         return np.array([cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1],
                         dtype=np.int64)
     first = math.floor(usable / (2 ** rounds - 1))
-    rule = gradient_window(n_features, eps_first)
     last = min(first << (rounds - 1), max(first, MAX_WINDOW_RULES * rule))
     return np.array([first, last, threshold(first), threshold(last), 1, 1], dtype=np.int64)
 
