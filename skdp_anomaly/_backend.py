@@ -384,3 +384,228 @@ def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
 def _bincount_block(block, index, n_cells, args) -> np.ndarray:
     cells = np.asarray(index(block, *args), dtype=np.int64)
     return np.bincount(cells, minlength=n_cells)
+
+
+# ------------------------------------------------------------------ float reductions
+# A float sum depends on the order of addition. Float statistics are therefore computed
+# per *aligned* block (block k holds rows [k·B, (k+1)·B), B = NUMPY_BLOCK_ROWS), by the
+# same numpy code on a C-contiguous block wherever it lives, and the per-block results
+# are added by math.fsum (correctly rounded, so independent of order and place): a
+# numpy array and any chunking of it as a dask array give the same floats, bit for bit.
+class LabelledRows:
+    """Rows with one label per row, read in aligned blocks of :data:`NUMPY_BLOCK_ROWS` rows.
+
+    Build it with :func:`labelled_rows`; like :class:`Rows`, it holds the
+    data for one call and must not be kept in fitted state.
+
+    Attributes
+    ----------
+    rows : Rows
+        numpy, or dask chunked as the aligned blocks.
+    labels : ndarray or dask array of shape (n_samples,)
+        Chunked as ``rows`` on dask.
+    """
+
+    __slots__ = ("labels", "rows")
+
+    def __init__(self, rows: Rows, labels):
+        self.rows, self.labels = rows, labels
+
+    @property
+    def is_dask(self) -> bool:
+        return self.rows.is_dask
+
+    @property
+    def n_samples(self) -> int:
+        return self.rows.n_samples
+
+    @property
+    def n_features(self) -> int:
+        return self.rows.n_features
+
+    @property
+    def n_blocks(self) -> int:
+        return max(1, -(-self.n_samples // NUMPY_BLOCK_ROWS))
+
+    def __repr__(self) -> str:
+        return f"LabelledRows({self.rows!r})"
+
+
+def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
+                  label_map: Callable | None = None) -> LabelledRows:
+    """``rows`` and ``labels`` in aligned blocks, mapped row by row.
+
+    Parameters
+    ----------
+    rows : Rows
+    labels : ndarray or dask array of shape (n_samples,), or None
+        One label per row (any dtype). A numpy vector next to dask rows is
+        chunked as the rows. None: rows without labels (zeros are passed).
+    row_map, label_map : callable or None
+        Row-wise maps (``row_map(block)`` returns the block's rows
+        transformed, each row a function of that row alone; ``label_map``
+        likewise for labels). Applied to the whole arrays in memory, to each
+        aligned block (lazily) on dask: both give the same rows only if each
+        row's result does not depend on the block, which holds for numpy's
+        elementwise operations and reductions along a row of a C-contiguous
+        array (the block is made C-contiguous first).
+
+    Returns
+    -------
+    LabelledRows
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import labelled_rows, numpy_rows
+    >>> labelled_rows(numpy_rows(np.zeros((3, 2))), np.array([0, 1, 1]))
+    LabelledRows(Rows(n_samples=3, n_features=2, numpy))
+    """
+    n = rows.n_samples
+    if labels is None:  # rows alone: a placeholder label per row
+        labels = (import_dask("reading dask rows").array.zeros(n, dtype=np.int8)
+                  if rows.is_dask else np.zeros(n, dtype=np.int8))
+    if not rows.is_dask:
+        data, labels = rows.data, np.asarray(labels)
+        if row_map is not None:
+            data = row_map(np.ascontiguousarray(data))
+        if label_map is not None:
+            labels = label_map(labels)
+        return LabelledRows(numpy_rows(data), labels)
+    da = import_dask("reading dask rows").array
+    data = rows.data
+    if any(math.isnan(c) for c in data.chunks[0]):  # a DataFrame's partitions: one more pass
+        data = data.compute_chunk_sizes()
+    if not is_dask_collection(labels):
+        labels = da.from_array(np.asarray(labels), chunks=(data.chunks[0],))
+    elif any(math.isnan(c) for c in labels.chunks[0]):
+        labels = labels.compute_chunk_sizes()
+    aligned = ((NUMPY_BLOCK_ROWS,) * (n // NUMPY_BLOCK_ROWS)
+               + ((n % NUMPY_BLOCK_ROWS,) if n % NUMPY_BLOCK_ROWS else ()) or (0,))
+    data, labels = data.rechunk({0: aligned, 1: -1}), labels.rechunk((aligned,))
+    if row_map is not None:
+        width = row_map(np.zeros((0, data.shape[1]))).shape[1]
+        data = data.map_blocks(_contiguous_map, row_map, dtype=np.float64,
+                               chunks=(aligned, (width,)))
+    if label_map is not None:
+        labels = labels.map_blocks(label_map, dtype=label_map(labels._meta[:0]).dtype)
+    return LabelledRows(Rows(data, n), labels)
+
+
+def _contiguous_map(block, func):
+    return func(np.ascontiguousarray(block))
+
+
+def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.ndarray:
+    """Per aligned block, the float statistic ``func(block, labels, *args)``.
+
+    Parameters
+    ----------
+    data : LabelledRows
+    func : callable
+        ``func(block, labels, *args)`` returns ``size`` floats for a
+        C-contiguous float64 block of up to :data:`NUMPY_BLOCK_ROWS` rows and
+        its labels (picklable: a module-level function).
+    *args
+        Small and picklable (a point, n).
+    size : int
+
+    Returns
+    -------
+    ndarray of float64, shape (n_blocks, size)
+        Row k is block k's statistic, the same floats for numpy and dask rows
+        (on dask, only these ``n_blocks × size`` floats reach the client).
+        Add them with :func:`fsum_blocks`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import block_partials, fsum_blocks, labelled_rows, numpy_rows
+    >>> def weighted(block, labels):
+    ...     return (block * labels[:, None]).sum(axis=0)
+    >>> data = labelled_rows(numpy_rows(np.ones((70_000, 2))), np.full(70_000, 0.5))
+    >>> block_partials(data, weighted, size=2)
+    array([[32768., 32768.],
+           [ 2232.,  2232.]])
+    >>> fsum_blocks(block_partials(data, weighted, size=2))
+    array([35000., 35000.])
+    """
+    size = int(size)
+    if not data.is_dask:
+        X, labels = data.rows.data, data.labels
+        out = np.empty((data.n_blocks, size))
+        for k in range(data.n_blocks):
+            rows = slice(k * NUMPY_BLOCK_ROWS, (k + 1) * NUMPY_BLOCK_ROWS)
+            out[k] = _block_partial(X[rows], labels[rows], func, args, size)
+        return out
+    da = import_dask("reading dask rows").array
+    per_block = da.blockwise(_dask_partial, "ij", data.rows.data, "ij", data.labels, "i",
+                             dtype=np.float64, adjust_chunks={"i": 1, "j": size},
+                             statistic=func, args=args, size=size)
+    return np.asarray(per_block.compute(), dtype=np.float64).reshape(-1, size)
+
+
+def _block_partial(block, labels, func, args, size) -> np.ndarray:
+    value = np.asarray(func(np.ascontiguousarray(block), labels, *args), dtype=np.float64)
+    return value.reshape(size)
+
+
+def _dask_partial(block, labels, *, statistic, args, size) -> np.ndarray:
+    return _block_partial(block, labels, statistic, args, size).reshape(1, size)
+
+
+def fsum_blocks(partials: np.ndarray) -> np.ndarray:
+    """The per-block statistics added by ``math.fsum`` (correctly rounded) in each column."""
+    partials = np.asarray(partials, dtype=np.float64)
+    return np.array([math.fsum(column) for column in partials.T])
+
+
+def label_counts(labels) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, counts)`` of a label vector, as ``np.unique(..., return_counts=True)``.
+
+    On a dask array each block's distinct labels and counts are computed
+    where it lives; the client merges them (one entry per distinct label).
+    """
+    if not is_dask_collection(labels):
+        return np.unique(np.asarray(labels), return_counts=True)
+    dask = import_dask("reading dask labels")
+    parts = dask.compute(*[dask.delayed(_block_counts)(b) for b in labels.to_delayed().ravel()])
+    values = np.concatenate([v for v, _ in parts])
+    counts = np.concatenate([c for _, c in parts])
+    distinct, where = np.unique(values, return_inverse=True)
+    return distinct, np.bincount(where.ravel(), weights=counts,
+                                 minlength=distinct.size).astype(np.int64)
+
+
+def _block_counts(block):
+    return np.unique(np.asarray(block), return_counts=True)
+
+
+def read_labels(y, n_samples: int, estimator=None) -> tuple:
+    """Validate a label vector for ``n_samples`` dask rows, with scikit-learn's errors.
+
+    Returns ``(labels, values, counts)``: ``y`` as a 1-D dask array (or
+    numpy vector), its distinct values and their counts (:func:`label_counts`).
+    A column vector warns and is raveled, as in ``validate_data``; NaN,
+    infinity and a length other than ``n_samples`` raise scikit-learn's
+    messages, checked on the distinct values only.
+    """
+    from sklearn.utils.validation import (
+        _assert_all_finite,
+        check_consistent_length,
+        column_or_1d,
+    )
+
+    if hasattr(y, "to_dask_array"):
+        y = y.to_dask_array()
+    elif not is_dask_collection(y):
+        y = np.asarray(y)
+    column_or_1d(np.empty((0, *y.shape[1:]), dtype=y.dtype), warn=True)
+    if y.ndim == 2:
+        y = y[:, 0]
+    values, counts = label_counts(y)
+    check_consistent_length(np.broadcast_to(0, (n_samples,)),
+                            np.broadcast_to(0, (int(counts.sum()),)))
+    _assert_all_finite(values, input_name="y",
+                       estimator_name=type(estimator).__name__ if estimator else None)
+    return y, values, counts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from functools import partial
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -12,6 +13,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._backend import (
+    block_partials,
+    is_dask_collection,
+    labelled_rows,
+    numpy_rows,
+    read_labels,
+    read_rows,
+)
 from ..privacy import (
     PrivacyCost,
     PrivacyCostMixin,
@@ -26,7 +35,12 @@ from ..privacy._protocol import (
     private_fit,
 )
 from ..privacy._validation import check_numeric
-from ._objective import design_matrix, fit_objective_perturbation, plan_fit
+from ._objective import (
+    augmented_norm,
+    design_rows,
+    fit_objective_perturbation,
+    plan_fit,
+)
 
 __all__ = ["PrivateLogisticRegression", "default_C"]
 
@@ -350,20 +364,23 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         self._start_private_fit()
-        check_numeric(X, type(self).__name__, ensure_2d=True)  # sklearn's errors quote X
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
-        check_classification_targets(y)
-        classes, y_idx = self._label_set(y)
-        n, d = X.shape
-        data_norm = self._data_norm_of(X)
+        rows, y, values, counts = self._training_rows(X, y)
+        check_classification_targets(values)  # the type of target is that of the label set
+        classes = self._label_set(values, counts, y.dtype)
+        n, d = rows.n_samples, rows.n_features
+        data_norm = self._data_norm_of(rows)
         clip_norm = (AUTO_CLIP_FRACTION * data_norm if self.clip_norm == "auto"
                      else min(float(self.clip_norm), data_norm))
         kappa = float(self.intercept_scaling)
-        Z, r_aug = design_matrix(X, clip_norm, self.fit_intercept, kappa)
+        r_aug = augmented_norm(clip_norm, self.fit_intercept, kappa)
+        data = labelled_rows(rows, y,
+                             partial(design_rows, data_norm=clip_norm,
+                                     fit_intercept=self.fit_intercept, kappa=kappa),
+                             partial(_class_index, classes=classes))
         plan = self._plan(n, d, classes.size, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
-        U = fit_objective_perturbation(Z, y_idx, plan, self.max_iter, rng)
+        U = fit_objective_perturbation(data, plan, self.max_iter, rng)
         self.classes_ = classes
         self.coef_ = U[:, :d] / r_aug
         self.intercept_ = (U[:, d] * (kappa * clip_norm / r_aug) if self.fit_intercept
@@ -374,25 +391,40 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.privacy_spent_ = self._spent()
         return self
 
-    def _label_set(self, y):
-        """``(classes, index of each label)``: the public label set, or that of ``y``."""
+    def _training_rows(self, X, y):
+        """``(rows, labels, label values, their counts)``, validated before any charge.
+
+        A dask ``X`` is read by the data backend (one validation pass; ``y``
+        may be a dask array or Series, or in memory); otherwise ``X`` and
+        ``y`` are validated in memory as by scikit-learn.
+        """
+        if is_dask_collection(X):
+            rows = read_rows(X, self, reset=True)
+            y, values, counts = read_labels(y, rows.n_samples, self)
+            return rows, y, values, counts
+        check_numeric(X, type(self).__name__, ensure_2d=True)  # sklearn's errors quote X
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
+        check_classification_targets(y)
+        return numpy_rows(X), y, *np.unique(y, return_counts=True)
+
+    def _label_set(self, values, counts, dtype):
+        """The public label set, or the labels of ``y`` (their distinct ``values``)."""
         public = self._public_classes()
         if public is None:
-            classes, y_idx = np.unique(y, return_inverse=True)
-            if classes.size < 2:
+            if values.size < 2:
                 raise ValueError("PrivateLogisticRegression needs samples of at least 2 classes "
                                  "in the data, but the data contains only 1 class (pass the "
                                  "public label set as 'classes' when a class may be absent).")
-            return classes, y_idx
-        if np.asarray(y).dtype.kind != public.dtype.kind and not (
-                np.asarray(y).dtype.kind in "iuf" and public.dtype.kind in "iuf"):
+            return values
+        kind = np.dtype(dtype).kind
+        if kind != public.dtype.kind and not (kind in "iuf" and public.dtype.kind in "iuf"):
             raise ValueError("y and the 'classes' parameter of PrivateLogisticRegression hold "
                              "labels of different types.")
-        unknown = ~np.isin(y, public)
+        unknown = ~np.isin(values, public)
         if unknown.any():
-            raise ValueError(f"{int(unknown.sum())} labels of y are not in the 'classes' "
+            raise ValueError(f"{int(counts[unknown].sum())} labels of y are not in the 'classes' "
                              "parameter of PrivateLogisticRegression (the public label set).")
-        return public, np.searchsorted(public, y)
+        return public
 
     def _plan(self, n, d, n_classes, r_aug):
         """The fit's public plan, or a ValueError naming the parameters it overflows with."""
@@ -422,14 +454,14 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                 f"intercept_scaling={self.intercept_scaling!r}.")
         return plan
 
-    def _data_norm_of(self, X) -> float:
+    def _data_norm_of(self, rows) -> float:
         if self.data_norm is not None:
             return float(self.data_norm)
         warn_privacy_leak(
             "data_norm has not been specified and is computed from the data. This leaks "
             "privacy: the ε does not hold for the records that set it. Specify data_norm from "
             "domain knowledge to remove this warning.")
-        largest = float(np.max(np.linalg.norm(X, axis=1)))
+        largest = float(block_partials(labelled_rows(rows, None), _largest_norm, size=1).max())
         return largest if largest > 0 and math.isfinite(largest) else 1.0
 
     # ----------------------------------------------------------- predict
@@ -508,3 +540,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
+
+
+def _class_index(labels, classes):
+    """Each label's index in the sorted label set."""
+    return np.searchsorted(classes, labels)
+
+
+def _largest_norm(block, labels):
+    return np.linalg.norm(block, axis=1).max(initial=0.0)

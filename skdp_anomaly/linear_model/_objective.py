@@ -32,27 +32,32 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq, minimize
-from scipy.special import expit, gammainccinv
+from scipy.special import gammainccinv
 
 from ..privacy._grid import MAX_STEPS, from_steps, to_steps, two_sided_geometric
+from ._losses import (  # noqa: F401 (re-exported: the solver's arithmetic, tested here)
+    _ELEMENTARY_ULPS,
+    _MARGIN_SLOPE,
+    BLOCK,
+    UNIT,
+    _gamma,
+    _Logistic,
+    _Softmax,
+    _two_sum,
+    certified_column_sums,
+    dot2_rows,
+    dot2_scores_minus_top,
+)
 
 __all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "logistic_privacy_loss",
            "plan_fit", "split_budget"]
 
 #: sup of the logistic loss' second derivative
 C_LOGISTIC = 0.25
-#: unit roundoff of float64
-UNIT = 2.0 ** -53
 #: share of ε that makes the release float-safe (the discrete Laplace smoothing)
 SMOOTH_SHARE = 0.01
-#: rows per block of the certified sums (each block summed in any order: error ≤ (BLOCK-1)u Σ|x|)
-BLOCK = 64
 #: the grid covers the certificate's error for all noise draws but this tail (data-independent)
 NOISE_TAIL = 2.0 ** -200
-#: sup over m of |m| σ'(m) for the logistic σ: a rounding of a margin moves σ by ≤ this × u
-_MARGIN_SLOPE = 0.2241
-#: relative error of scipy's expit and numpy's exp, in units of u (a generous bound)
-_ELEMENTARY_ULPS = 4.0
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -67,16 +72,30 @@ def project_rows(X: np.ndarray, norm: float) -> np.ndarray:
     return X * scale[:, None]
 
 
-def design_matrix(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
-    """``(Z, R_aug)``: normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding)."""
-    Xp = project_rows(np.asarray(X, dtype=np.float64), data_norm)
+def augmented_norm(data_norm: float, fit_intercept: bool, kappa: float) -> float:
+    """``R_aug``: the norm bound of a projected row with its constant column."""
+    return math.hypot(data_norm, kappa * data_norm) if fit_intercept else float(data_norm)
+
+
+def design_rows(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
+    """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding).
+
+    Each row is a function of that row alone, computed on a C-contiguous
+    array: the same floats for the whole array and for any block of it.
+    """
+    Xp = project_rows(np.ascontiguousarray(X, dtype=np.float64), data_norm)
+    r_aug = augmented_norm(data_norm, fit_intercept, kappa)
     if fit_intercept:
-        const = kappa * data_norm
-        r_aug = math.hypot(data_norm, const)
-        Z = np.hstack([Xp, np.full((Xp.shape[0], 1), const)])
+        Z = np.hstack([Xp, np.full((Xp.shape[0], 1), kappa * data_norm)])
     else:
-        r_aug, Z = float(data_norm), Xp
-    return project_rows(Z / r_aug, 1.0 - 2.0 ** -40), r_aug
+        Z = Xp
+    return project_rows(Z / r_aug, 1.0 - 2.0 ** -40)
+
+
+def design_matrix(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
+    """``(Z, R_aug)``: :func:`design_rows` and the norm bound they were divided by."""
+    return (design_rows(X, data_norm, fit_intercept, kappa),
+            augmented_norm(data_norm, fit_intercept, kappa))
 
 
 # ---------------------------------------------------------------------------- accounting
@@ -218,11 +237,6 @@ def _power_of_two_ceil(x: float) -> float:
     return math.ldexp(1.0, math.ceil(math.log2(x)))
 
 
-def _gamma(k: int) -> float:
-    """Higham's γ_k = k u / (1 - k u)."""
-    return k * UNIT / (1.0 - k * UNIT)
-
-
 def _error_budget(p: int, n_classes: int, u_max: float, lam: float, lin_max: float) -> float:
     """A priori bound on the certified gradient's float error at any ``‖hi + lo‖ ≤ u_max``."""
     if n_classes == 2:
@@ -266,190 +280,6 @@ def smooth_release(u, plan: Plan, rng: np.random.Generator) -> np.ndarray:
     remainder = hi / plan.grid - steps.astype(np.float64) + lo / plan.grid
     steps = steps + np.rint(remainder).astype(np.int64)
     return from_steps(steps + two_sided_geometric(rate, hi.shape, rng), plan.grid)
-
-
-# ---------------------------------------------------------------------------- objectives
-class _Logistic:
-    """``mean log(1 + exp(-y uᵀz)) + Λ/2 ‖u‖² + lin·u`` with ``y ∈ {±1}``."""
-
-    def __init__(self, Z, y_pm, lam, lin):
-        self.Z, self.y, self.lam, self.lin = Z, y_pm, lam, lin
-
-    def value_grad(self, u):
-        Z, n = self.Z, self.Z.shape[0]
-        m = self.y * (Z @ u)
-        value = np.logaddexp(0.0, -m).mean() + 0.5 * self.lam * (u @ u) + self.lin @ u
-        return value, Z.T @ (-self.y * expit(-m)) / n + self.lam * u + self.lin
-
-    def newton_step(self, u, grad):
-        Z = self.Z
-        m = Z @ u
-        w = expit(m) * expit(-m) / Z.shape[0]
-        hess = (Z.T * w) @ Z
-        hess.flat[:: hess.shape[0] + 1] += self.lam
-        return np.linalg.solve(hess, grad)
-
-    def certified_grad(self, hi, lo):
-        """``(gradient, bound)`` at the point ``hi + lo``: ``‖gradient - exact‖₂ ≤ bound``.
-
-        Margins in twice the working precision (so a margin's rounding moves
-        σ by ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4`` whatever its size), sums
-        by blocks and ``math.fsum`` (error independent of n).
-        """
-        Z, n = self.Z, self.Z.shape[0]
-        p = Z.shape[1]
-        s = -self.y * expit(-(self.y * (dot2_rows(Z, hi) + Z @ lo)))
-        terms = Z * (s / n)[:, None]
-        sums, sum_err = certified_column_sums(terms)
-        grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
-        per_margin = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
-                      + 0.25 * (_gamma(p) ** 2 * float(np.linalg.norm(hi))
-                                + 1.01 * _gamma(p) * float(np.linalg.norm(lo))))
-        first = per_margin * np.abs(Z).sum(axis=0) / n * 1.01
-        return grad, float(np.linalg.norm(first + sum_err + add_err))
-
-
-class _Softmax:
-    """``mean (logsumexp(W z) - (W z)_y) + Λ/2 ‖W‖² + lin·W``, ``W`` of shape (K, p), flattened."""
-
-    def __init__(self, Z, y_idx, n_classes, lam, lin):
-        self.Z, self.y, self.K, self.lam, self.lin = Z, y_idx, n_classes, lam, lin
-        self.Y = np.eye(n_classes)[y_idx]
-
-    def _probabilities(self, w):
-        """Scores, probabilities and log-sum-exp of each row (scipy's is slow on small rows)."""
-        S = self.Z @ w.reshape(self.K, -1).T
-        top = S.max(axis=1, keepdims=True)
-        E = np.exp(S - top)
-        total = E.sum(axis=1, keepdims=True)
-        return S, E / total, (top + np.log(total)).ravel()
-
-    def value_grad(self, w):
-        n = self.Z.shape[0]
-        S, P, lse = self._probabilities(w)
-        value = (lse - (S * self.Y).sum(1)).mean() + 0.5 * self.lam * (w @ w) + self.lin @ w
-        return value, ((P - self.Y).T @ self.Z).ravel() / n + self.lam * w + self.lin
-
-    def newton_step(self, w, grad):
-        from scipy.sparse.linalg import LinearOperator, cg
-
-        Z, K, n = self.Z, self.K, self.Z.shape[0]
-        _, P, _ = self._probabilities(w)
-
-        def hess_vec(v):
-            A = Z @ v.reshape(K, -1).T
-            B = P * A - P * (P * A).sum(1, keepdims=True)
-            return (B.T @ Z).ravel() / n + self.lam * v
-
-        op = LinearOperator((w.size, w.size), matvec=hess_vec, dtype=np.float64)
-        step, _ = cg(op, grad, rtol=1e-12, maxiter=10 * w.size)
-        return step
-
-    def certified_grad(self, hi, lo):
-        """``(gradient, bound)`` at ``hi + lo``, as for the logistic loss.
-
-        Each row's scores are taken relative to its largest one, in twice the
-        working precision: then ``π_k |D_k| ≤ 1/e`` bounds how far the
-        rounding of a score moves the probabilities, whatever the size of W.
-        """
-        Z, K, n = self.Z, self.K, self.Z.shape[0]
-        p = Z.shape[1]
-        W, W_lo = hi.reshape(K, p), lo.reshape(K, p)
-        top = np.argmax(Z @ W.T, axis=1)
-        D = (dot2_scores_minus_top(Z, W, W[top])
-             + (Z @ W_lo.T - (Z * W_lo[top]).sum(axis=1, keepdims=True)))
-        E = np.exp(D)
-        P = E / E.sum(axis=1, keepdims=True)
-        # a score's error: 2u|D| (Dot2, then adding the low part) + γ²·2‖W‖ + 2γ_p‖W_lo‖·1.01
-        row_err = (4.0 * UNIT * (P * np.abs(D)).sum(axis=1) * 1.01 + (K + 8.0) * UNIT
-                   + 4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(W))
-                   + 4.04 * _gamma(p) * float(np.linalg.norm(W_lo)))
-        G = P - self.Y
-        sums, sum_err = zip(*(certified_column_sums(Z * (G[:, k] / n)[:, None])
-                              for k in range(K)))
-        grad, add_err = _add_regulariser(np.concatenate(sums), self.lam, hi, lo, self.lin)
-        first = np.abs(Z).T @ row_err / n * 1.01  # a row's L1 error bounds each class' share
-        cross = np.linalg.norm(np.concatenate(sum_err) + add_err)
-        return grad, float(np.linalg.norm(first) + cross)
-
-
-def _add_regulariser(sums, lam, hi, lo, lin):
-    """``sums + Λ(hi + lo) + lin`` correctly rounded, and its error beyond ``sums``'.
-
-    ``Λ·hi`` is split exactly into two floats; ``Λ·lo`` is rounded once.
-    """
-    reg, reg_err = _two_prod(np.full_like(hi, lam), hi)
-    low = lam * lo
-    grad = np.array([math.fsum(t) for t in zip(sums, reg, reg_err, low, lin)])
-    return grad, UNIT * (np.abs(low) + np.abs(grad)) * 1.01
-
-
-# ---------------------------------------------------------------------------- exact-ish arithmetic
-_SPLIT = 134217729.0  # 2**27 + 1 (Dekker's splitter)
-
-
-def _two_prod(a, b):
-    x = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    return x, al * bl - (((x - ah * bh) - al * bh) - ah * bl)
-
-
-def _two_sum(a, b):
-    x = a + b
-    z = x - a
-    return x, (a - (x - z)) + (b - z)
-
-
-def dot2_rows(Z: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``Z @ u`` as if in twice the working precision (Ogita, Rump and Oishi 2005, Dot2).
-
-    Error ``≤ u|Z u| + γ_p² |Z| |u|`` per row.
-    """
-    s, c = _two_prod(Z[:, 0], u[0])
-    for j in range(1, Z.shape[1]):
-        h, r = _two_prod(Z[:, j], u[j])
-        s, q = _two_sum(s, h)
-        c = c + (q + r)
-    return s + c
-
-
-def dot2_scores_minus_top(Z: np.ndarray, W: np.ndarray, W_top: np.ndarray) -> np.ndarray:
-    """``Z @ W.T - rowwise(Z · W_top)``, shape (n, K), in Dot2 over the 2p products.
-
-    Error ``≤ u|result| + γ_{2p}² Σ_j |z_j| (|w_kj| + |W_top_j|)`` per entry;
-    the entry of a row's own top class is exactly 0 (its products cancel).
-    """
-    shape = (Z.shape[0], W.shape[0])
-    s, c = np.zeros(shape), np.zeros(shape)
-    for j in range(Z.shape[1]):
-        z = Z[:, j, None]
-        for h, r in (_two_prod(z, W[None, :, j]), _two_prod(-z, W_top[:, j, None])):
-            s, q = _two_sum(s, h)
-            c = c + (q + r)
-    return s + c
-
-
-def certified_column_sums(terms: np.ndarray):
-    """``(sums, bound)``: column sums and a bound on each one's float error, independent of n.
-
-    Blocks of ``BLOCK`` rows are summed in any order (error ``≤ γ_{BLOCK-1} Σ|x|``,
-    Higham 2002, §4.2); the block sums are added by ``math.fsum`` (correctly
-    rounded). Up to three roundings made each term (a difference, a
-    division, a product): ``γ_{BLOCK+2}`` covers them.
-    """
-    n, q = terms.shape
-    n_blocks = -(-n // BLOCK)
-    padded = np.zeros((n_blocks * BLOCK, q))
-    padded[:n] = terms
-    blocks = padded.reshape(n_blocks, BLOCK, q).sum(axis=1)
-    sums = np.array([math.fsum(blocks[:, j]) for j in range(q)])
-    magnitude = np.abs(terms).sum(axis=0) * (1.0 + _gamma(n))
-    return sums, (_gamma(BLOCK + 2) * magnitude + UNIT * np.abs(sums)) * 1.01
 
 
 # ---------------------------------------------------------------------------- solver
@@ -514,15 +344,24 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
         "ill-conditioned for double precision. Nothing was released.")
 
 
-def fit_objective_perturbation(Z: np.ndarray, y_idx: np.ndarray, plan: Plan, max_iter: int,
+def fit_objective_perturbation(data, plan: Plan, max_iter: int,
                                rng: np.random.Generator) -> np.ndarray:
-    """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``."""
-    n, p = Z.shape
+    """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``.
+
+    ``data`` holds the normalised rows and their class indices (the data
+    backend's ``LabelledRows``, numpy or dask): every pass over them is a
+    reduction over aligned blocks, so the release does not depend on where
+    the rows are.
+    """
+    n, p = data.n_samples, data.n_features
     noise_rng, smooth_rng = rng.spawn(2)
     lin = perturbation(noise_rng, plan) / n
+    # in memory the objective also holds the arrays (what the tests check it against)
+    Z, labels = (None, None) if data.is_dask else (data.rows.data, data.labels)
     if plan.n_classes == 2:
-        objective = _Logistic(Z, np.where(y_idx == 1, 1.0, -1.0), plan.lam, lin)
+        signs = None if labels is None else np.where(labels == 1, 1.0, -1.0)
+        objective = _Logistic(Z, signs, plan.lam, lin, data=data)
     else:
-        objective = _Softmax(Z, y_idx, plan.n_classes, plan.lam, lin)
+        objective = _Softmax(Z, labels, plan.n_classes, plan.lam, lin, data=data)
     point = solve_certified(objective, np.zeros(plan.dim), plan.target, max_iter)
     return smooth_release(point, plan, smooth_rng).reshape(-1, p)
