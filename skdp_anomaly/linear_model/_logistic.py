@@ -470,19 +470,26 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Rows to score (not projected onto ``data_norm``).
+        X : array-like of shape (n_samples, n_features), or dask collection
+            Rows to score (not projected onto ``data_norm``). A dask array or
+            DataFrame is validated in one pass and scored lazily, block by
+            block.
 
         Returns
         -------
-        ndarray
+        ndarray or dask array
             The scores.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            rows = read_rows(X, self, reset=False)
+            K = self.coef_.shape[0]
+            return rows.data.map_blocks(
+                _linear_scores, self.coef_, self.intercept_, dtype=np.float64,
+                **({"drop_axis": 1} if K == 1 else {"chunks": (rows.data.chunks[0], (K,))}))
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return _linear_scores(X, self.coef_, self.intercept_)
 
     def predict_proba(self, X):
         """Return the class probabilities (logistic, or softmax for K ≥ 3).
@@ -490,7 +497,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Rows to score.
+            Rows to score (a dask collection gives a lazy dask array).
 
         Returns
         -------
@@ -498,10 +505,11 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             Probabilities in the order of ``classes_``.
         """
         scores = self.decision_function(X)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1.0 - positive, positive])
-        return softmax(scores, axis=1)
+        if is_dask_collection(scores):
+            return scores.map_blocks(_probabilities, dtype=np.float64,
+                                     chunks=(scores.chunks[0], (self.classes_.size,)),
+                                     **({"new_axis": 1} if scores.ndim == 1 else {}))
+        return _probabilities(scores)
 
     def predict_log_proba(self, X):
         """Return the log of :meth:`predict_proba`.
@@ -509,7 +517,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Rows to score.
+            Rows to score (a dask collection gives a lazy dask array).
 
         Returns
         -------
@@ -525,7 +533,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Rows to classify.
+            Rows to classify (a dask collection gives a lazy dask array).
 
         Returns
         -------
@@ -533,8 +541,10 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             Predicted labels.
         """
         scores = self.decision_function(X)
-        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
+        if is_dask_collection(scores):
+            return scores.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype,
+                                     **({} if scores.ndim == 1 else {"drop_axis": 1}))
+        return _labels(scores, self.classes_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -549,3 +559,20 @@ def _class_index(labels, classes):
 
 def _largest_norm(block, labels):
     return np.linalg.norm(block, axis=1).max(initial=0.0)
+
+
+def _linear_scores(X, coef, intercept):
+    scores = X @ coef.T + intercept
+    return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def _probabilities(scores):
+    if scores.ndim == 1:
+        positive = expit(scores)
+        return np.column_stack([1.0 - positive, positive])
+    return softmax(scores, axis=1)
+
+
+def _labels(scores, classes):
+    index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+    return classes[index]
