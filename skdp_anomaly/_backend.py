@@ -590,6 +590,8 @@ def read_labels(y, n_samples: int, estimator=None) -> tuple:
     infinity and a length other than ``n_samples`` raise scikit-learn's
     messages, checked on the distinct values only.
     """
+    import warnings
+
     from sklearn.utils.validation import (
         _assert_all_finite,
         check_consistent_length,
@@ -597,7 +599,10 @@ def read_labels(y, n_samples: int, estimator=None) -> tuple:
     )
 
     if hasattr(y, "to_dask_array"):
-        y = y.to_dask_array()
+        with warnings.catch_warnings():  # strings become objects, as in memory
+            warnings.filterwarnings("ignore", "Dask currently has limited support",
+                                    UserWarning)
+            y = y.to_dask_array()
     elif not is_dask_collection(y):
         y = np.asarray(y)
     column_or_1d(np.empty((0, *y.shape[1:]), dtype=y.dtype), warn=True)
