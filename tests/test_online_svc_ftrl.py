@@ -46,24 +46,26 @@ def test_gradient_window_rule(d, eps, expected):
     assert _ftrl.gradient_window(d, eps) == expected == max(5, math.ceil(16 * d / eps))
 
 
-def test_windows_without_a_horizon_grow_to_the_rule():
+def test_windows_without_a_horizon_double_past_the_rule_up_to_its_cap():
     w = _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None)
     first = max(5, math.ceil(_ftrl.FIRST_ROWS_PER_FEATURE * 10 / 2.0))
-    # the rounds whose windows are shorter than the rule's read every label
+    # the rounds whose windows are shorter than the rule's (107 rows) read every label
     full = math.ceil(math.log2(107 / first))
-    assert w.tolist() == [first, 107, math.ceil(first * 0.3 / 0.7), math.ceil(107 * 0.3 / 0.7),
+    cap = _ftrl.MAX_WINDOW_RULES * 107
+    assert w.tolist() == [first, cap, math.ceil(first * 0.3 / 0.7), math.ceil(cap * 0.3 / 0.7),
                           1, full]
-    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, 107, 0, 0, 1, full]
+    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, cap, 0, 0, 1, full]
     assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None,
                               batch_size=9).tolist() == [9, 9, 4, 4, 0, 1]
     assert first << (full - 1) < 107 <= first << full
-    # round r's windows: first·2^r, capped at the rule (the kernel's own function)
+    # round r's windows: first·2^r, capped at 16 rule windows (the kernel's own function)
     ints = np.zeros(kernel.N_INTS, np.int64)
     lengths = []
-    for r in range(6):
+    for r in range(12):
         ints[kernel.ROUND], ints[kernel.PHASE] = r, kernel.PHASE_GRADIENT
         lengths.append(int(kernel.window_length(ints, w)))
-    assert lengths == [min(107, first * 2 ** r) for r in range(6)]
+    assert lengths == [min(cap, first * 2 ** r) for r in range(12)]
+    assert lengths[-1] == cap > lengths[6]
 
 
 @pytest.mark.parametrize("horizon", [1, 2, 10, 300, 426, 1000, 1028])

@@ -69,7 +69,7 @@ def test_the_leading_rounds_read_every_label():
     # d = 6, ε = 2: windows 12, 24, 48 (+ 6, 12, 24 threshold rows) are shorter than
     # the rule's 64 = 16·6/1.5 rows: those 126 rows are all taken, at the whole ε
     w = _ftrl.ftrl_windows(6, 2.0, 1.5, 0.3, None)
-    assert w.tolist() == [12, 64, 6, 28, 1, 3]
+    assert w.tolist() == [12, 16 * 64, 6, 439, 1, 3]
     X, y = blobs(126, seed=14)
     est = stream(PrivateOnlineActiveSVC(epsilon=2.0, random_state=0), X, y, 25)
     assert est.n_labels_requested_ == 126 and est.n_updates_ == 3

@@ -42,10 +42,12 @@ REACH = 2.0
 #: The fewest rows of a window.
 MIN_WINDOW = 5
 #: A stream of unknown length starts with a gradient window of
-#: ``FIRST_ROWS_PER_FEATURE · d / ε`` rows, then doubles it round by round up to
-#: :data:`ROWS_PER_FEATURE` · d / ε_g (see the user guide for the measurements).
+#: ``FIRST_ROWS_PER_FEATURE · d / ε`` rows, then doubles it round by round (the
+#: rounds shorter than :data:`ROWS_PER_FEATURE` · d / ε_g take every row) up to
+#: :data:`MAX_WINDOW_RULES` rule windows (see the user guide for the measurements).
 FIRST_ROWS_PER_FEATURE = 4
-#: On a stream of known length the windows double up to this many rule windows.
+#: The windows double up to this many rule windows: a window's rows wait in a
+#: buffer until it is released, and so long a window holds 16 times the rule's signal.
 MAX_WINDOW_RULES = 16
 
 
@@ -68,10 +70,12 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
     window (0: no intercept). A given ``batch_size`` is the length of every
     gradient window. Without a ``horizon`` (a stream of unknown length) the
     windows grow geometrically: round ``r``'s are ``2^r`` times the first
-    round's (:func:`first_window`), up to the rule's
-    (:func:`gradient_window`), so that a stream of any length releases (its
-    first release after a few ``d/ε`` rows) and a long one soon runs at the
-    rule. With a known ``horizon`` (the stream length) the windows double
+    round's (:func:`first_window`), past the rule's (:func:`gradient_window`)
+    up to :data:`MAX_WINDOW_RULES` times it, so that a stream of any length
+    releases (its first release after a few ``d/ε`` rows), the rows waiting
+    in an unreleased window are at most about the half of those seen, and a
+    long stream releases few times (the noise of the pooled sums grows as
+    the square root of the number of releases). With a known ``horizon`` (the stream length) the windows double
     too, from a first window at least the rule's at the whole ε, and end
     with the stream (:func:`known_length_rounds`); when no second round
     would fit, the first round takes the whole stream. The last entry is
@@ -92,7 +96,10 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         first = min(first_window(n_features, eps_first), later)
         # the rounds before the windows reach the rule's length take every row
         full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
-        return np.array([first, later, threshold(first), threshold(later), 1, full],
+        # then the windows keep doubling up to MAX_WINDOW_RULES rule windows, as on a
+        # stream of known length
+        last = MAX_WINDOW_RULES * later
+        return np.array([first, last, threshold(first), threshold(last), 1, full],
                         dtype=np.int64)
     usable = (1.0 - share) * horizon
     rule = gradient_window(n_features, eps_first)

@@ -384,7 +384,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, StreamMixin, PrivacyCostMixin, Cl
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(20000, 2)) / 3
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> svc = PrivateOnlineActiveSVC(epsilon=2.0, average=True, random_state=0)
+    >>> svc = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0)
     >>> for start in range(0, 20000, 4096):
     ...     _ = svc.partial_fit(X[start:start + 4096], y[start:start + 4096], classes=[0, 1])
     >>> bool(svc.score(X, y) > 0.9), svc.n_labels_requested_ < 20000
