@@ -40,9 +40,29 @@ def _neighbours(changed):
     return base, other
 
 
+class _Repeated:
+    """A sensor's mechanism that answers its one query ``n`` times in one call.
+
+    ``randomise`` gets the exact maxima from the sensor's own ``query`` and hands
+    them, repeated ``n`` times, to the sensor's own mechanism: ``n`` independent
+    answers to the same mask, the law of ``n`` calls of ``query``, drawn at once.
+    """
+
+    def __init__(self, mech, n):
+        self.mech, self.n, self.answers = mech, n, None
+
+    def randomise(self, values, rng):
+        values = np.asarray(values)
+        self.answers = self.mech.randomise(np.broadcast_to(values, (self.n, *values.shape)), rng)
+        return self.answers[0]
+
+
 def _max_answers(scores, rng, n):
     sensor = MaxSensor(scores, LOW, EPS, rng)
-    return np.array([sensor.query(MASK) for _ in range(n)])
+    repeated = _Repeated(sensor._mech, n)
+    sensor._mech = repeated
+    sensor.query(MASK)
+    return repeated.answers
 
 
 def _rr_answers(scores, rng, n):
