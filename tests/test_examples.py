@@ -6,6 +6,7 @@ with the reason where that package does not import; the documentation build
 """
 
 import importlib
+import os
 import re
 import runpy
 from pathlib import Path
@@ -35,7 +36,24 @@ def _skip_unless_importable(modules) -> None:
                         f"{exc}); pip install 'skdp-anomaly[docs]'")
 
 
+# .ci/run sets this for its first job: its documentation job, later in the same run,
+# builds the gallery, which executes every example and stops at the first error
+# (``abort_on_example_error``), so each example runs once per CI run
+_RUN_BY_THE_DOCS_BUILD = os.environ.get("SKDP_EXAMPLES_RUN_BY_DOCS_BUILD") == "1"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_prints_and_draws(path):
+    # what the gallery shows of an example: printed output and a figure
+    source = path.read_text()
+    assert re.search(r"^\s*print\(", source, re.M), path.name
+    assert re.search(r"\b(plt|pyplot)\.(subplots|figure|subplot)\(|\bplot_\w+\(", source), \
+        path.name
+
+
 @pytest.mark.slow  # the documentation job runs every example again, in the gallery build
+@pytest.mark.skipif(_RUN_BY_THE_DOCS_BUILD, reason="the documentation build of this CI run "
+                    "executes every example (abort_on_example_error)")
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, monkeypatch, capsys):
     matplotlib = pytest.importorskip("matplotlib")
