@@ -19,7 +19,7 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 from skdp_anomaly import DPSMOTE  # noqa: E402
-from skdp_anomaly.over_sampling._gaussian import SYNTHETIC_CHUNK  # noqa: E402
+from skdp_anomaly.over_sampling._synthesis import SYNTHETIC_CHUNK  # noqa: E402
 from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
 
 from _accountants import Ledger  # noqa: E402
@@ -132,7 +132,7 @@ def test_data_bounds_warn_and_match_memory(client):
 
 
 def _dask_box(low, high, d):
-    from skdp_anomaly.over_sampling._gaussian import BoxScale
+    from skdp_anomaly.over_sampling._statistics import BoxScale
 
     return BoxScale(np.full(d, float(low)), np.full(d, float(high)))
 
@@ -207,16 +207,19 @@ def test_the_original_rows_stay_lazy(client):
         np.testing.assert_array_equal(X_res[:4_000].compute(), X)
 
 
-# -- the Dask module computes and writes, the estimator releases (privacy protocol) ------
+# -- the stages compute and write through the data layer, the estimator releases ---------
+# (privacy protocol): the blockwise statistics, then the rows drawn on the workers
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-@pytest.mark.parametrize("function, n_charged", [("class_statistics", 0),
-                                                 ("write_resampled", 2)])
-def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, function,
+@pytest.mark.parametrize("module, function, n_charged", [("_statistics", "class_statistics", 0),
+                                                         ("_synthesis", "append_drawn_rows", 2)])
+def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, module, function,
                                                         n_charged, exc):
+    import importlib
+
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
 
-    from skdp_anomaly.over_sampling import _dask_resample
+    stage = importlib.import_module(f"skdp_anomaly.over_sampling.{module}")
 
     X, y = _data(n=3_001, seed=9)
     ledger = Ledger()
@@ -226,7 +229,7 @@ def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, fu
         raise exc("injected")
 
     with monkeypatch.context() as patch:
-        patch.setattr(_dask_resample, function, boom)
+        patch.setattr(stage, function, boom)
         with pytest.raises(exc, match="injected"):
             est.fit_resample(*_lazy(X, y))
     params = set(est.get_params(deep=False))
@@ -243,18 +246,21 @@ def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, fu
 
 
 def test_the_estimator_sets_what_the_dask_module_computes(client):
-    """The Dask module returns statistics (no estimator in its signatures); the sampler
-    releases from them and sets its attributes, the same as in memory."""
+    """The statistics stage and the data layer return statistics (no estimator in their
+    signatures); the sampler releases from them and sets its attributes, the same as in
+    memory."""
     import inspect
 
-    from skdp_anomaly.over_sampling import _dask_resample
+    from skdp_anomaly._data import blocks
+    from skdp_anomaly.over_sampling import _statistics
 
-    for name in _dask_resample.__all__:
-        obj = getattr(_dask_resample, name)
-        if inspect.isfunction(obj):
-            assert "est" not in inspect.signature(obj).parameters
+    for module in (_statistics, blocks):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                assert "est" not in inspect.signature(obj).parameters
     X, y = _data(n=2_001, seed=10)
-    stats = _dask_resample.class_statistics(
+    stats = _statistics.class_statistics(
         *_lazy(X, y), _dask_box(-2, 2, X.shape[1]), None)
     assert stats.labels.tolist() == [0, 1] and stats.n_non_finite == 0
     assert stats.sizes.tolist() == np.bincount(y).tolist()

@@ -22,12 +22,12 @@ from skdp_anomaly.over_sampling import (
     DPSMOTE,
     DPSMOTENoiseWarning,
     SparseHistogram,
-    _dpsmote,
     _release,
+    _synthesis,
 )
 from skdp_anomaly.over_sampling._audit import release_synopsis_batch
 from skdp_anomaly.over_sampling._release import n_cells as _n_cells
-from skdp_anomaly.over_sampling._strategy import n_synthetic as _n_synthetic
+from skdp_anomaly.over_sampling._release import n_synthetic as _n_synthetic
 from skdp_anomaly.over_sampling._grid import (
     Grid,
     _Weights,
@@ -342,7 +342,7 @@ def test_string_labels_with_classes(data, synopsis):
 def _spy_rng(monkeypatch, name, key, seen):
     """Wrap ``<module>.<name>`` (the module that calls it) to record the generator (a
     positional argument) it gets."""
-    module = _release if name.startswith("release_") else _dpsmote
+    module = _release if name.startswith("release_") else _synthesis
     original = getattr(module, name)
 
     def spy(*args, **kwargs):

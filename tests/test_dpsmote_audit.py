@@ -305,10 +305,10 @@ def test_audit_detects_a_gaussian_sensitivity_bug(monkeypatch):
     # Sanity check that the corner-row audit can fail: with the Laplace scale
     # calibrated to sensitivity 1 instead of d = 2, the joint event's ratio is
     # e^(ε_c + 2 ε_h) = e^1.9, and the audit must see well above ε.
-    from skdp_anomaly.over_sampling import _gaussian
+    from skdp_anomaly.over_sampling import _release
     from skdp_anomaly.privacy import LaplaceMechanism
 
-    monkeypatch.setattr(_gaussian, "LaplaceMechanism",
+    monkeypatch.setattr(_release, "LaplaceMechanism",
                         lambda epsilon, sensitivity, **kw: LaplaceMechanism(epsilon, 1.0, **kw))
     d = 2
     est = DPSMOTE(epsilon=EPS, bounds=(-1, 1))

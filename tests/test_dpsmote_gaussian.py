@@ -3,7 +3,7 @@
 Phase 1 releases each over-sampled class's sum in the unit box of ``bounds``
 with Laplace noise of scale d/ε_h per coordinate and divides it by the DP class
 size; phase 2 draws rows from N(mean, spread²) clipped to the bounds
-(skdp_anomaly/over_sampling/_gaussian.py). Behaviour shared with the grid
+(skdp_anomaly/over_sampling/: _statistics, _release, _synthesis). Behaviour shared with the grid
 (output layout, streams, accountant, labels, bad data) is tested over both
 synopses in tests/test_dpsmote.py; the privacy audits are in
 tests/test_dpsmote_audit.py.
@@ -20,16 +20,14 @@ from sklearn.base import clone
 
 from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _release
 from skdp_anomaly.over_sampling._audit import release_gaussian_batch
-from skdp_anomaly.over_sampling._gaussian import (
+from skdp_anomaly.over_sampling._release import mean_noise_scale, release_means
+from skdp_anomaly.over_sampling._statistics import (
     BoxScale,
-    chunk_seeds,
     class_fixed_sums,
-    fill_gaussian,
-    mean_noise_scale,
-    release_means,
     unit_fixed_sum,
     unit_sum,
 )
+from skdp_anomaly.over_sampling._synthesis import chunk_seeds, fill_gaussian
 
 GRID_ONLY = ("n_cells_", "granularity_", "histogram_", "noisy_counts_")
 
@@ -359,9 +357,9 @@ def test_one_pass_class_sums_equal_the_gathered_sums_exactly(dtype):
 
 def test_more_rows_than_exact_sums_hold_is_refused_before_any_release(monkeypatch):
     # the limit is on the rows passed (public to the caller), never on a class size
-    from skdp_anomaly.over_sampling import _gaussian
+    from skdp_anomaly.over_sampling import _statistics
 
-    monkeypatch.setattr(_gaussian, "MAX_EXACT_SUM_ROWS", 1000)
+    monkeypatch.setattr(_statistics, "MAX_EXACT_SUM_ROWS", 1000)
     X, y = _two_classes(n_maj=900, n_min=200)
     est = DPSMOTE(epsilon=1.0, bounds=(-3, 3), random_state=0)
     with pytest.raises(ValueError, match="sums at most 1000 rows exactly; X has 1100"):

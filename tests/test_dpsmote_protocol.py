@@ -28,9 +28,10 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning
-from skdp_anomaly.over_sampling import _dask_resample, _dpsmote, _inputs, _release
+from skdp_anomaly._data import blocks as _blocks
+from skdp_anomaly.over_sampling import _dpsmote, _release, _statistics, _synthesis
 from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
-from skdp_anomaly.over_sampling._gaussian import sum_mechanism
+from skdp_anomaly.over_sampling._release import sum_mechanism
 from skdp_anomaly.privacy import GeometricMechanism, PrivacyCost, compose_sequential
 
 PARAMS = {"epsilon", "sampling_strategy", "bounds", "synopsis", "spread", "granularity",
@@ -189,16 +190,17 @@ def _raise(exc):
 
 # (stage, synopsis, where to inject, which of the releases were charged before it)
 STAGES = [
-    ("reading the data", "gaussian", (_inputs, "validate_data"), 0),
+    ("reading the data", "gaussian", (_dpsmote, "validate_data"), 0),
     ("after the budget check", "gaussian", (_dpsmote, "encode_labels"), 0),
+    ("computing the statistics", "gaussian", (_statistics, "class_fixed_sums"), 0),
     ("inside the size mechanism", "gaussian", (GeometricMechanism, "randomise"), 1),
-    ("between the releases", "gaussian", (_dpsmote, "class_fixed_sums"), 1),
+    ("between the releases", "gaussian", (_release, "n_synthetic"), 1),
     ("inside the sum mechanism", "gaussian", (_release, "release_means"), 2),
-    ("writing the rows", "gaussian", (_dpsmote, "write_gaussian"), 2),
+    ("writing the rows", "gaussian", (_synthesis, "append_drawn_rows"), 2),
     ("inside the size mechanism", "grid", (GeometricMechanism, "randomise"), 1),
     ("choosing the grid", "grid", (_release.ReleaseSteps, "grid"), 1),
     ("inside the cell mechanism", "grid", (_release, "release_dense"), 2),
-    ("phase 2", "grid", (_dpsmote, "sample_synthetic"), 2),
+    ("phase 2", "grid", (_synthesis, "sample_synthetic"), 2),
 ]
 
 
@@ -328,9 +330,13 @@ def _imported_modules(module) -> set:
     return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
 
-def test_the_dask_module_does_not_import_the_estimator():
-    assert "_dpsmote" not in _imported_modules(_dask_resample)
-    assert "est" not in inspect.signature(_dask_resample.write_resampled).parameters
+@pytest.mark.parametrize("module", [_statistics, _release, _synthesis, _blocks])
+def test_the_stages_and_the_data_layer_do_not_import_the_estimator(module):
+    # the estimator calls the stages, never the reverse; the data layer's writer and the
+    # synthesis take no estimator
+    assert not any(m and m.endswith("_dpsmote") for m in _imported_modules(module))
+    assert "est" not in inspect.signature(_blocks.append_drawn_rows).parameters
+    assert "est" not in inspect.signature(_synthesis.synthesize_gaussian).parameters
 
 
 def test_the_cli_calls_public_methods_of_the_sampler_only():

@@ -107,7 +107,8 @@ class ReleaseAttackScenario:
 
 
 def _dpsmote_sums(epsilon: float) -> ReleaseAttackScenario:
-    from ..over_sampling._gaussian import BoxScale, fixed_to_float, sum_mechanism, unit_fixed_sum
+    from ..over_sampling._release import fixed_to_float, sum_mechanism
+    from ..over_sampling._statistics import BoxScale, unit_fixed_sum
 
     box = BoxScale(np.full(_SUM_D, -_SUM_BOUND), np.full(_SUM_D, _SUM_BOUND))
     minority = np.random.default_rng(2012).uniform(-_SUM_BOUND, _SUM_BOUND, (_SUM_ROWS, _SUM_D))

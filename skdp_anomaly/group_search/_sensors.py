@@ -26,8 +26,8 @@ import numpy as np
 from scipy.special import expit
 
 from .._dask import is_dask_collection
+from .._data.vectors import blockwise_statistic
 from ..privacy import LaplaceMechanism, RandomizedResponse
-from ._blockwise import blockwise_statistic
 
 __all__ = ["MaxSensor", "RandomizedResponseSensor"]
 

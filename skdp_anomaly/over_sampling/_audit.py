@@ -17,9 +17,8 @@ from sklearn.base import clone
 
 from ..privacy import check_random_state
 from ._dpsmote import DPSMOTE
-from ._gaussian import BoxScale, class_fixed_sums
-from ._inputs import check_X_y
 from ._release import DENSE_MAX_CELLS, ReleaseSteps, auto_class_size
+from ._statistics import BoxScale, class_fixed_sums
 from ._strategy import (
     check_public_classes,
     check_strategy_labels,
@@ -79,7 +78,7 @@ def _phase1_input(estimator, X, y) -> _Phase1Input:
         raise TypeError("estimator must be a DPSMOTE instance.")
     estimator.privacy_cost()  # every parameter, as fit checks them
     steps = ReleaseSteps.of(estimator)
-    X, y, _ = check_X_y(clone(estimator), X, y)  # a clone takes n_features_in_
+    X, y, _ = clone(estimator)._check_X_y(X, y)  # a clone takes n_features_in_
     classes = check_public_classes(estimator.classes, estimator.sampling_strategy)
     classes, y_codes = encode_labels(y, classes)
     public = None

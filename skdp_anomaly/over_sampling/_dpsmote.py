@@ -1,72 +1,78 @@
 """DP-SMOTE: differentially private synthetic minority over-sampling (Lut 2022, §3.3).
 
-The estimator: its parameters and their validation, its cost, and the fit
-that charges each release before running it. The pieces live beside it:
-the sampling strategy and the label set in :mod:`._strategy`, the releases'
-mechanisms and steps in :mod:`._release` (shared with the audit helpers of
-:mod:`._audit`), the two synopses' arithmetic in :mod:`._gaussian` and
-:mod:`._grid`, the warnings in :mod:`._warnings`, and the Dask statistics and
-output in :mod:`._dask_resample`.
+The estimator: its parameters and their validation, its cost, and ``fit_resample``,
+which reads its inputs and runs the stages in order, each in its own module and
+each entered once, in memory and on Dask alike:
+
+1. read inputs: validated here (scikit-learn's checks in memory; on dask the
+   data layer, :mod:`skdp_anomaly._data.blocks`, checks the schema);
+2. statistics: :mod:`._statistics` (class sizes, exact class sums; block by
+   block through the data layer on dask);
+3. releases: :mod:`._release` (each mechanism charged right before it runs);
+4. synthesis: :mod:`._synthesis` (post-processing: the synthetic rows, drawn on
+   the workers on dask).
+
+The label set and the strategy's checks are in :mod:`._strategy`, the grid's
+arithmetic in :mod:`._grid`, the audit helpers in :mod:`._audit`.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections import OrderedDict
 
 import numpy as np
 from imblearn.over_sampling.base import BaseOverSampler
+from imblearn.utils import check_target_type
 from imblearn.utils._validation import ArraysTransformer
 from sklearn.base import _fit_context
 from sklearn.preprocessing import label_binarize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
 from .._dask import is_dask_collection
+from .._data.blocks import read_labelled_blocks
+from .._warn import warn
+from ..privacy import MAX_GEOMETRIC_EPSILON, PrivacyCost, PrivacyCostMixin
 from ..privacy._docstrings import fill_doc
-from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_random_state,
-)
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
     private_fit,
 )
-from ._gaussian import (
-    BoxScale,
-    GaussianDraw,
-    check_exact_sum_rows,
-    chunk_seeds,
-    class_fixed_sums,
-    write_gaussian,
+from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
+from ..privacy._validation import check_numeric
+from ._grid import SparseHistogram
+from ._release import (
+    DPSMOTENoiseWarning,
+    ReleaseSteps,
+    release_gaussian,
+    release_grid_sizes,
+    release_histograms,
 )
-from ._grid import SparseHistogram, ball_offsets, sample_synthetic
-from ._inputs import check_X_y
-from ._release import ReleaseSteps, auto_class_size
+from ._statistics import class_coordinates, read_statistics
 from ._strategy import (
-    UNKNOWN_LABEL,
     check_label_set,
     check_public_classes,
     check_strategy_labels,
     check_strategy_values,
     encode_labels,
-    integer_labels,
     public_strategy,
 )
-from ._warnings import (
-    DPSMOTENoiseWarning,
-    warn_dense_noise,
-    warn_ignored_params,
-    warn_mean_noise,
-    warn_no_positive_cell,
-    warn_no_synthetic_rows,
-    warn_sparse_mass,
-)
+from ._synthesis import synthesize_gaussian, synthesize_grid
 
 __all__ = ["DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram"]
+
+# DPSMOTE's wording of the shared message (``what`` is filled in where it is raised)
+_CATEGORICAL = ("Categorical data is out of scope: encode it numerically (with public "
+                "bounds) or use a sampler for categorical data.")
+NON_NUMERIC = _NON_NUMERIC.format(owner="DPSMOTE", what="{what}", hint=_CATEGORICAL)
+
+NOT_GAUSSIAN = (
+    "DPSMOTE on dask collections supports synopsis='gaussian' (the default) only; the grid "
+    "synopsis needs every class's occupied cells on one machine. Use synopsis='gaussian', or "
+    "call .compute() on data that fit in memory."
+)
 
 
 @fill_doc
@@ -437,10 +443,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         own, and, when ``bounds`` fix the number of features, the grid that
         number needs.
         """
-        steps = ReleaseSteps.of(self)
-        steps.check_epsilon_cap()
         check_strategy_values(self.sampling_strategy)
         check_public_classes(self.classes, self.sampling_strategy)
+        steps = ReleaseSteps.of(self)
+        steps.check_epsilon_cap()
         n_features = steps.features_of_bounds()
         if n_features is not None:
             steps.check_n_features(n_features)
@@ -505,7 +511,15 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     # -- input checks -------------------------------------------------------
     def _check_X_y(self, X, y, accept_sparse=None):
-        return check_X_y(self, X, y)
+        """``(X, y, binarize_y)`` validated (sets ``n_features_in_``): numeric features only."""
+        check_numeric(X, "DPSMOTE", hint=_CATEGORICAL, ensure_2d=True)
+        if _integer_labels(y):  # type_of_target's sort of y is not needed for these
+            binarize_y = False
+        else:
+            y, binarize_y = check_target_type(y, indicate_one_vs_all=True)
+        X, y = validate_data(self, X=X, y=y, reset=True, accept_sparse=False,
+                             dtype=[np.float64, np.float32])
+        return X, y, binarize_y
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -565,188 +579,111 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # Same template as imblearn's SamplerMixin.fit_resample, except that
         # sampling_strategy_ is never computed from the exact class sizes
         # unless they are declared public: imblearn's check (and its error
-        # messages) would read them.
+        # messages) would read them. The stages run in order, each entered once
+        # (tests/test_data_walk.py): read inputs here, then statistics, releases
+        # and synthesis.
         self._start_private_fit()
-        other = "grid" if self.synopsis == "gaussian" else "gaussian"
-        warn_ignored_params(self.synopsis, [
-            name for name, default in self._SYNOPSIS_PARAMS[other].items()
-            if getattr(self, name) != default])
-        classes = check_public_classes(self.classes, self.sampling_strategy)
+        return self._fit_resample(X, y)
+
+    def _read_inputs(self, X, y) -> tuple:
+        """The first stage: ``X`` and ``y`` validated, the label set and the strategy checked.
+
+        Returns ``(X, y, classes, y_codes, public, frame, restore)``: in memory,
+        ``y_codes`` indexes ``classes`` and ``restore`` is imblearn's
+        ``(ArraysTransformer, binarize_y)``; on dask, ``X`` and ``y`` are dask
+        arrays (the data layer's), ``classes`` is the public label set or None
+        (read by the statistics) and ``frame`` a DataFrame's metadata.
+        """
+        public = y_codes = frame = restore = None
         if is_dask_collection(X) or is_dask_collection(y):
-            return self._fit_resample_dask(X, y, classes)
-        if not integer_labels(y):  # 1-D integer labels are always binary or multiclass
+            if self.synopsis != "gaussian":
+                raise NotImplementedError(NOT_GAUSSIAN)
+            X, y, frame = read_labelled_blocks(X, y, non_numeric=NON_NUMERIC, owner="DPSMOTE")
+            if frame is not None:
+                self.feature_names_in_ = np.asarray(frame[0], dtype=object)
+            self.n_features_in_ = X.shape[1]
+            return X, y, check_public_classes(self.classes, self.sampling_strategy), None, \
+                None, frame, None
+        if not _integer_labels(y):  # 1-D integer labels are always binary or multiclass
             check_classification_targets(y)
         arrays_transformer = ArraysTransformer(X, y)
         X, y, binarize_y = self._check_X_y(X, y)
+        restore = (arrays_transformer, binarize_y)
+        classes = check_public_classes(self.classes, self.sampling_strategy)
         classes, y_codes = encode_labels(y, classes)
-        public = None
         if self.classes is None:  # the labels of y, public schema: checked before any release
             check_strategy_labels(self.sampling_strategy, classes)
             if self.class_counts == "public":
                 public = public_strategy(self.sampling_strategy, y, self._sampling_type)
-        X_res, y_res = self._fit_resample(X, y, classes=classes, y_codes=y_codes,
-                                          public_strategy=public)
+        return X, y, classes, y_codes, public, frame, restore
+
+    def _fit_resample(self, X, y):
+        """Read the inputs, then run the stages: statistics, releases, synthesis.
+
+        Called once the budget is reserved; returns what :meth:`fit_resample`
+        returns. Nothing of this module runs once the statistics are read.
+        """
+        _warn_ignored_params(self)
+        gaussian = self.synopsis == "gaussian"
+        X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
+        dask_input = restore is None
+        # 2. statistics (private, never stored)
+        stats = read_statistics(X, y if dask_input else y_codes, classes, self.bounds, gaussian)
+        if dask_input and classes is None:  # the labels present, public schema
+            check_label_set(stats.classes)
+            check_strategy_labels(self.sampling_strategy, stats.classes)
+        self.bounds_ = stats.bounds
+        # 3. releases, each charged right before it runs
+        steps, classes = ReleaseSteps.of(self), stats.classes
+        self.synopsis_ = self.synopsis
+        if gaussian:
+            released = release_gaussian(steps, stats, charge=self._charge,
+                                        random_state=self.random_state, public=public,
+                                        class_counts=self.class_counts)
+        else:
+            released = release_grid_sizes(steps, stats, charge=self._charge,
+                                          random_state=self.random_state, public=public)
+            grid = released.grid
+            self.n_cells_, self.granularity_ = grid.n_cells, 1.0 / grid.n_cells
+            self.histogram_ = released.kind
+            coordinates = class_coordinates(grid, X, y_codes, np.flatnonzero(released.n_new > 0))
+            histograms = release_histograms(steps, released, coordinates, classes,
+                                            charge=self._charge, class_counts=self.class_counts)
+            self.noisy_counts_, labels = {}, classes.tolist()
+            for j, histogram in histograms.items():
+                self.noisy_counts_[labels[j]] = histogram
+        if released.noisy_class_counts is not None:
+            self.noisy_class_counts_ = released.noisy_class_counts
+        self.sampling_strategy_ = released.sampling_strategy
+        # 4. synthesis (post-processing)
+        if gaussian:
+            X_res, y_res, self.noisy_means_ = synthesize_gaussian(
+                X, y, released, classes, float(self.spread), stats.box, frame)
+        else:
+            X_res, y_res = synthesize_grid(X, y, released, histograms, classes,
+                                           self.connectivity)
+        self.privacy_spent_ = self._spent()
+        if dask_input:
+            return X_res, y_res
+        arrays_transformer, binarize_y = restore
         if binarize_y:
             y_res = label_binarize(y_res, classes=classes)
         return arrays_transformer.transform(X_res, y_res)
 
-    def _fit_resample(self, X, y, *, classes, y_codes, public_strategy=None):
-        steps = ReleaseSteps.of(self)
-        d = X.shape[1]
-        if self.synopsis == "gaussian":
-            check_exact_sum_rows(X.shape[0])  # before any release
-        steps.check_n_features(d)
-        bounds = steps.bounds_for(X, d)
-        true_sizes = np.bincount(y_codes, minlength=classes.size)  # private, never stored
-        self.bounds_ = bounds
-        if self.synopsis == "gaussian":
-            box = BoxScale(*bounds)
-            plan, n_new = self._release_gaussian(
-                steps, classes, true_sizes, box, d,
-                lambda wanted: class_fixed_sums(X, y_codes, classes.size, wanted, box)[0],
-                public_strategy)
-            X_res, y_res = write_gaussian(X, y, plan, float(self.spread), box)
-        else:
-            # the noise has a stream of its own: the raw uniforms of phase 2 end up in
-            # the released rows and must not expose the stream that hid the counts
-            noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
-            n_new, class_sizes = self._release_sizes(steps, classes, true_sizes, noise_rng,
-                                                     public_strategy)
-            self.synopsis_ = self.synopsis
-            parts = self._release_grid(steps, X, y, classes, y_codes, bounds, class_sizes,
-                                       n_new, noise_rng, sample_rng)
-            X_res, y_res = np.concatenate([X] + parts[0]), np.concatenate([y] + parts[1])
-        self._finish_fit(n_new)
-        return X_res, y_res
 
-    def _fit_resample_dask(self, X, y, classes):
-        """The Gaussian synopsis on dask collections: the statistics come from the
-        workers, the releases are made here, the synthetic rows are drawn on the workers."""
-        from . import _dask_resample as dask_io
+def _integer_labels(y) -> bool:
+    """True for a 1-D numpy array of integers: binary or multiclass, nothing to infer."""
+    return isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
 
-        if self.synopsis != "gaussian":
-            raise NotImplementedError(dask_io.NOT_GAUSSIAN)
-        data = dask_io.read_input(X, y)
-        if data.frame is not None:
-            self.feature_names_in_ = np.asarray(data.frame[0], dtype=object)
-        self.n_features_in_ = d = data.X.shape[1]
-        check_exact_sum_rows(data.X.shape[0])
-        steps = ReleaseSteps.of(self)
-        extremes = None if self.bounds is not None else dask_io.feature_extremes(data.X)
-        bounds = steps.bounds_for(extremes, d)
-        box = BoxScale(*bounds)
-        stats = dask_io.class_statistics(data.X, data.y, box, classes)
-        if stats.n_non_finite:
-            raise ValueError("Input X contains NaN or infinity.")
-        if stats.n_unknown:
-            raise ValueError(UNKNOWN_LABEL)
-        check_classification_targets(stats.labels)
-        if classes is None:
-            check_label_set(stats.labels)
-            classes = stats.labels
-            check_strategy_labels(self.sampling_strategy, classes)
-        true_sizes = np.zeros(classes.size, np.int64)  # private, never stored
-        fixed = np.zeros((classes.size, d), np.int64)
-        where = np.searchsorted(classes, stats.labels)
-        true_sizes[where], fixed[where] = stats.sizes, stats.fixed_sums
-        self.bounds_ = bounds
-        plan, n_new = self._release_gaussian(steps, classes, true_sizes, box, d,
-                                             lambda wanted: fixed)
-        resampled = dask_io.write_resampled(data, plan, float(self.spread), box)
-        self._finish_fit(n_new)
-        return resampled
 
-    # -- the releases: charge each mechanism's cost, then release ---------------------
-    def _release_sizes(self, steps, classes, true_sizes, noise_rng, public_strategy=None):
-        """The DP (or declared public) class sizes and the synthetic rows per class.
-
-        Returns ``(n_new, class_sizes)``; sets ``noisy_class_counts_`` and
-        ``sampling_strategy_``. ``true_sizes`` are private and never stored.
-        ``public_strategy``: imblearn's sampling strategy from the exact sizes
-        (``class_counts="public"`` without ``classes``), used as it is.
-        """
-        mechanism = steps.size_mechanism()
-        if mechanism is not None:
-            self._charge(mechanism.cost)
-        sizes = steps.release_sizes(mechanism, true_sizes, classes, noise_rng,
-                                    public=public_strategy)
-        labels = classes.tolist()
-        if sizes.noisy is not None:
-            self.noisy_class_counts_ = dict(zip(labels, sizes.noisy[0].tolist()))
-        if public_strategy is not None:
-            self.sampling_strategy_ = public_strategy
-        else:
-            self.sampling_strategy_ = OrderedDict(
-                (c, int(n)) for c, n, t in zip(labels, sizes.n_new[0], sizes.targeted[0]) if t)
-        return sizes.n_new[0], sizes.divisors[0]
-
-    def _release_gaussian(self, steps, classes, true_sizes, box, n_features, class_sums,
-                          public_strategy=None):
-        """Everything the Gaussian synopsis releases, from the private class statistics.
-
-        ``class_sums(wanted)`` returns the exact fixed-point unit-box sums
-        (:func:`class_fixed_sums`) of the classes ``wanted``. The in-memory and
-        the Dask paths both call this, so they draw the same noise in the same
-        order. Sets ``noisy_means_``; returns the plan of phase 2, one
-        :class:`GaussianDraw` per over-sampled class, and ``n_new``.
-        """
-        # the noise has a stream of its own: the raw normals of phase 2 end up in
-        # the released rows and must not expose the stream that hid the sums
-        noise_rng, sample_rng = check_random_state(self.random_state).spawn(2)
-        n_new, class_sizes = self._release_sizes(steps, classes, true_sizes, noise_rng,
-                                                 public_strategy)
-        over_sampled = np.flatnonzero(n_new > 0)
-        self.synopsis_ = self.synopsis
-        sums = class_sums(over_sampled)  # private
-        eps_hist, labels = steps.split[1], classes.tolist()
-        self.noisy_means_ = {}
-        if over_sampled.size:
-            self._charge(steps.sum_mechanism(n_features).cost)
-        plan = []
-        for j in over_sampled:
-            warn_mean_noise(n_features, eps_hist, class_sizes[j], labels[j], self.class_counts)
-            mean = steps.class_mean(sums[j], class_sizes[j], noise_rng)
-            self.noisy_means_[labels[j]] = box.from_unit(mean)
-            plan.append(GaussianDraw(classes[j], mean, chunk_seeds(sample_rng, int(n_new[j])),
-                                     int(n_new[j])))
-        return plan, n_new
-
-    def _release_grid(self, steps, X, y, classes, y_codes, bounds, class_sizes, n_new,
-                      noise_rng, sample_rng):
-        """Phase 1 and 2 of Algorithm 6: a noisy grid histogram per over-sampled class."""
-        grid, kind = steps.grid(bounds, auto_class_size(class_sizes, n_new)[0])
-        self.n_cells_ = grid.n_cells
-        self.granularity_ = 1.0 / grid.n_cells
-        self.histogram_ = kind
-        self.noisy_counts_ = {}
-        over_sampled = np.flatnonzero(n_new > 0)
-        if not over_sampled.size:
-            return [], []
-        # the ℓ-ball of the chosen grid: a ball too large is refused before the release
-        offsets = ball_offsets(grid.n_features, self.connectivity, grid.n_cells)
-        self._charge(steps.cell_mechanism().cost)
-        eps_hist, labels = steps.split[1], classes.tolist()
-        auto = isinstance(self.granularity, str)
-        X_parts, y_parts = [], []
-        for j in over_sampled:
-            coords = grid.coordinates(X[y_codes == j])
-            if kind == "dense":
-                warn_dense_noise(grid, eps_hist, class_sizes[j], labels[j], self.class_counts,
-                                 auto)
-            hist = steps.cell_histogram(grid, kind, coords, class_sizes[j], noise_rng)
-            self.noisy_counts_[labels[j]] = hist
-            if not np.any((hist.counts if kind == "sparse" else hist) > 0):
-                warn_no_positive_cell(labels[j])
-            elif kind == "sparse":
-                warn_sparse_mass(grid, eps_hist, hist, class_sizes[j], labels[j],
-                                 self.class_counts, auto)
-            Z = sample_synthetic(grid, hist, int(n_new[j]), self.connectivity, sample_rng,
-                                 offsets)
-            X_parts.append(Z.astype(X.dtype, copy=False))
-            y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
-        return X_parts, y_parts
-
-    def _finish_fit(self, n_new):
-        if n_new.sum() == 0:
-            warn_no_synthetic_rows()
-        self.privacy_spent_ = self._spent()
+def _warn_ignored_params(estimator) -> None:
+    """Parameters of the other synopsis were set: they have no effect."""
+    other = "grid" if estimator.synopsis == "gaussian" else "gaussian"
+    changed = []
+    for name, default in estimator._SYNOPSIS_PARAMS[other].items():
+        if getattr(estimator, name) != default:
+            changed.append(name)
+    if changed:
+        verb = "applies" if len(changed) == 1 else "apply"
+        warn(f"DPSMOTE: {', '.join(changed)} {verb} only to synopsis={other!r}, so "
+             f"ignored with synopsis={estimator.synopsis!r}.", UserWarning)

@@ -1,10 +1,10 @@
-"""DPSMOTE's sampling strategy on (noisy) class sizes, and its public label set.
+"""DPSMOTE's label set and the checks of its sampling strategy against it.
 
-Pure helpers shared by the estimator, its Dask path and its audit helpers:
-how many synthetic rows each class gets from DP (or public) class sizes, with
-imblearn's semantics; the checks of the label set and of the strategy
-against it (parameters only, or the label set treated as public); and the
-encoding of ``y`` as indices into that label set.
+Pure helpers shared by the estimator and its audit helpers: the checks of the
+label set and of the strategy against it (parameters only, or the label set
+treated as public), imblearn's strategy from exact sizes declared public, and
+the encoding of ``y`` as indices into the label set. How many synthetic rows
+the DP sizes imply is post-processing of a release: :func:`._release.n_synthetic`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from imblearn.utils import check_sampling_strategy
 
 __all__ = [
+    "FLOAT_NEEDS_BINARY",
     "UNKNOWN_LABEL",
     "check_label_set",
     "check_public_classes",
@@ -24,8 +25,6 @@ __all__ = [
     "check_strategy_values",
     "class_codes",
     "encode_labels",
-    "integer_labels",
-    "n_synthetic",
     "public_strategy",
     "unique_codes",
 ]
@@ -36,7 +35,7 @@ UNKNOWN_LABEL = (
     "not listed here, to keep them out of logs)."
 )
 
-_FLOAT_NEEDS_BINARY = ('"sampling_strategy" can be a float only when the type of target is '
+FLOAT_NEEDS_BINARY = ('"sampling_strategy" can be a float only when the type of target is '
                        "binary. For multi-class, use a dict.")
 
 
@@ -44,74 +43,7 @@ def _is_float_strategy(strategy) -> bool:
     return isinstance(strategy, numbers.Real) and not isinstance(strategy, bool)
 
 
-# -- how many synthetic rows ------------------------------------------------------------
-def n_synthetic(sampling_strategy, classes, counts):
-    """Rows to generate per class from (noisy) class sizes, imblearn semantics.
-
-    ``counts`` has shape (n_runs, n_classes) (classes sorted); negative noisy
-    sizes count as 0. Returns ``(n_new, targeted)``: int64 array of the same
-    shape and a bool mask of the classes the strategy targets (as in
-    ``sampling_strategy_``). Post-processing of the counts only. Where exact
-    counts would make imblearn raise (a ratio or a dict asking for fewer rows
-    than a class has), the noisy version asks for 0 rows instead.
-    """
-    counts = np.maximum(np.atleast_2d(np.asarray(counts, dtype=np.int64)), 0)
-    n_runs, n_classes = counts.shape
-    rows = np.arange(n_runs)
-    top = counts.max(axis=1, keepdims=True)
-    deficit = top - counts
-    targeted = np.ones_like(counts, dtype=bool)
-    if isinstance(sampling_strategy, str):
-        kind = "not majority" if sampling_strategy == "auto" else sampling_strategy
-        if kind == "not majority":
-            targeted[rows, counts.argmax(axis=1)] = False
-        elif kind == "not minority":
-            targeted[rows, counts.argmin(axis=1)] = False
-        elif kind == "minority":
-            targeted[:] = False
-            targeted[rows, counts.argmin(axis=1)] = True
-        elif kind != "all":
-            raise ValueError(f"unknown sampling_strategy {sampling_strategy!r}.")
-        n_new = np.where(targeted, deficit, 0)
-    elif isinstance(sampling_strategy, numbers.Real):
-        if n_classes != 2:
-            raise ValueError(_FLOAT_NEEDS_BINARY)
-        targeted[rows, counts.argmax(axis=1)] = False
-        wanted = np.trunc(top * float(sampling_strategy) - counts).astype(np.int64)
-        n_new = np.where(targeted, wanted, 0)
-    elif isinstance(sampling_strategy, Mapping):
-        n_new, targeted = _n_synthetic_dict(sampling_strategy, classes, counts)
-    elif callable(sampling_strategy):
-        parts = []
-        for run in counts:  # a callable needs a label vector: give it a surrogate
-            surrogate = np.repeat(np.asarray(classes), run)
-            parts.append(_n_synthetic_dict(sampling_strategy(surrogate), classes, run[None]))
-        n_new = np.concatenate([p[0] for p in parts])
-        targeted = np.concatenate([p[1] for p in parts])
-    else:
-        raise ValueError(f"unsupported sampling_strategy {sampling_strategy!r}.")
-    return np.maximum(n_new, 0), targeted
-
-
-def _n_synthetic_dict(wanted: Mapping, classes, counts):
-    index = {c: i for i, c in enumerate(np.asarray(classes).tolist())}
-    unknown = set(wanted) - set(index)
-    if unknown:
-        raise ValueError(f"The {unknown} target class is/are not present in the data.")
-    if any(v < 0 for v in wanted.values()):
-        raise ValueError(
-            "The number of samples in a class cannot be negative. 'sampling_strategy' "
-            f"contains some negative value: {dict(wanted)}"
-        )
-    target = np.zeros(counts.shape[1], np.int64)
-    targeted = np.zeros(counts.shape[1], bool)
-    for cls, value in wanted.items():
-        target[index[cls]] = int(value)
-        targeted[index[cls]] = True
-    n_new = np.where(targeted, target - counts, 0)
-    return n_new, np.broadcast_to(targeted, counts.shape).copy()
-
-
+# -- the sampling strategy from exact (declared public) sizes ---------------------------
 def public_strategy(sampling_strategy, y, sampling_type: str) -> OrderedDict:
     """imblearn's strategy from the exact class sizes (declared public), plain labels as keys."""
     strategy = check_sampling_strategy(sampling_strategy, y, sampling_type)
@@ -173,7 +105,7 @@ def check_strategy_labels(sampling_strategy, classes) -> None:
     messages). A callable is evaluated on the noisy sizes only, later.
     """
     if _is_float_strategy(sampling_strategy) and np.asarray(classes).size != 2:
-        raise ValueError(_FLOAT_NEEDS_BINARY)
+        raise ValueError(FLOAT_NEEDS_BINARY)
     if isinstance(sampling_strategy, Mapping):
         unknown = set(sampling_strategy) - set(np.asarray(classes).tolist())
         if unknown:
@@ -218,11 +150,6 @@ def encode_labels(y, classes):
     if not np.all(known):
         raise ValueError(UNKNOWN_LABEL)
     return classes, codes
-
-
-def integer_labels(y) -> bool:
-    """True for a 1-D numpy array of integers: binary or multiclass, nothing to infer."""
-    return isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
 
 
 # integer labels spanning at most this many values are encoded by a table, in O(n)

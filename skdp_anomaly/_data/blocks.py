@@ -1,0 +1,189 @@
+"""Rows with labels, in blocks: read, reduced where they live, extended with drawn rows.
+
+An estimator passes module-level (picklable) functions; on dask input they run
+on the workers, one task per block, and only their results reach the client.
+A numpy array is one block: the same function runs on it in the client, so
+the in-memory and the Dask paths share their arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from .._dask import import_dask, is_dask_collection
+from ..privacy._validation import non_numeric_columns
+
+__all__ = ["LabelledBlocks", "append_drawn_rows", "column_extremes", "read_labelled_blocks",
+           "row_block_results", "typical_block_rows"]
+
+
+class LabelledBlocks(NamedTuple):
+    """Dask arrays ``X`` and ``y`` (rows chunked alike, one column chunk) and a frame's metadata."""
+
+    X: object
+    y: object
+    frame: tuple | None
+    """``(columns, dtypes, name of y)`` when X was a dask DataFrame, else None."""
+
+
+def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlocks:
+    """``X`` and ``y`` as dask arrays, checked for shape and numeric features.
+
+    No data value is read except the lengths of partitions whose lengths dask
+    does not know. ``non_numeric`` is the owner's message, with a ``{what}``
+    field. X keeps float32, anything else numeric becomes float64.
+    """
+    import_dask(f"{owner} on dask collections")
+    import dask.array as da
+    import dask.dataframe as dd
+
+    frame = None
+    if isinstance(X, dd.DataFrame):
+        bad = non_numeric_columns(X.columns, X.dtypes)
+        if bad:
+            raise ValueError(non_numeric.format(what=f"non-numeric columns {bad[:5]}"))
+        frame = (list(X.columns), dict(X.dtypes), getattr(y, "name", None))
+        Xa = _frame_array(X)
+    elif is_dask_collection(X):
+        Xa = X if isinstance(X, da.Array) else da.asarray(X)
+    else:
+        Xa = da.from_array(np.asarray(X))
+    if Xa.ndim != 2:
+        raise ValueError(f"Expected a 2D array for X, got {Xa.ndim}D (shape {Xa.shape}).")
+    if Xa.dtype.kind not in "biuf":
+        raise ValueError(non_numeric.format(what=f"X has dtype {Xa.dtype}"))
+    if isinstance(y, (dd.Series, dd.DataFrame)):
+        ya = _frame_array(y)
+    else:
+        ya = y if is_dask_collection(y) else np.asarray(y)
+    if ya.ndim == 2 and ya.shape[1] == 1:
+        ya = ya[:, 0]
+    if ya.ndim != 1:
+        raise ValueError(f"y must be 1-D on dask input (got shape {ya.shape}); one-hot targets "
+                         "are supported in memory only.")
+    if np.isnan(Xa.shape[0]) or np.isnan(ya.shape[0]):
+        Xa, ya = Xa.compute_chunk_sizes(), ya.compute_chunk_sizes()
+    if Xa.shape[0] != ya.shape[0]:
+        raise ValueError("Found input variables with inconsistent numbers of samples: "
+                         f"[{Xa.shape[0]}, {ya.shape[0]}]")
+    if Xa.shape[0] < 1 or Xa.shape[1] < 1:
+        raise ValueError(f"Found array with shape {Xa.shape}: {owner} needs at least one row "
+                         "and one feature.")
+    if Xa.dtype != np.float32:
+        Xa = Xa.astype(np.float64)
+    Xa = Xa.rechunk({1: -1})
+    ya = da.asarray(ya).rechunk((Xa.chunks[0],))
+    return LabelledBlocks(Xa, ya, frame)
+
+
+def _frame_array(frame):
+    """A dask DataFrame or Series as a dask array, its chunk sizes known.
+
+    ``to_dask_array(lengths=True)`` fails on a frame whose partitions dask
+    has fused (small parquet files read together: "2 != 4"); the array's
+    own chunk sizes, computed after, are right in every case.
+    """
+    return frame.to_dask_array().compute_chunk_sizes()
+
+
+def column_extremes(X) -> np.ndarray:
+    """(2, d): each column's minimum and maximum (private: for bounds left None).
+
+    Parameters
+    ----------
+    X : ndarray or dask array of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of float64, shape (2, n_features)
+    """
+    if not is_dask_collection(X):
+        X = np.asarray(X)
+        return np.vstack([X.min(axis=0), X.max(axis=0)]).astype(np.float64)
+    dask = import_dask("reading a dask collection")
+    import dask.array as da
+
+    lo, hi = dask.compute(da.nanmin(X, axis=0), da.nanmax(X, axis=0))
+    return np.vstack([lo, hi]).astype(np.float64)
+
+
+def row_block_results(func: Callable, X, y, *args) -> list:
+    """``[func(X_block, y_block, *args) for each row block]``, computed where the blocks live.
+
+    A numpy ``X`` is one block. On dask, ``X`` and ``y`` are chunked alike by
+    rows; each block's result (small: a statistic, not rows) reaches the
+    client, in block order.
+    """
+    if not is_dask_collection(X):
+        return [func(X, y, *args)]
+    dask = import_dask("reading a dask collection")
+    tasks = [dask.delayed(func, pure=True)(xb, yb, *args)
+             for xb, yb in zip(X.to_delayed().ravel(), y.to_delayed().ravel())]
+    return list(dask.compute(*tasks))
+
+
+def typical_block_rows(X) -> int:
+    """Rows of a typical block of ``X``: the median chunk on dask, all rows in memory."""
+    if not is_dask_collection(X):
+        return int(X.shape[0])
+    return int(np.median(X.chunks[0]))
+
+
+def append_drawn_rows(X, y, draws, frame: tuple | None = None):
+    """``X`` and ``y`` followed by rows drawn block by block, where ``X`` lives.
+
+    Parameters
+    ----------
+    X : ndarray or dask array of shape (n_samples, n_features)
+    y : ndarray or dask array of shape (n_samples,)
+    draws : list of (fill, args, n_rows, label)
+        ``fill(*args, out)`` fills ``out`` (shape (n_rows, n_features), X's
+        dtype) with the rows to append, all with ``label``. In memory it fills
+        the output in place; on dask each draw is one task on the workers.
+    frame : tuple or None
+        ``(columns, dtypes, name of y)``: return a dask DataFrame and Series
+        with the input's columns and dtypes (as imblearn does).
+
+    Returns
+    -------
+    X_res, y_res : arrays of the input's kind
+    """
+    d = X.shape[1]
+    if not is_dask_collection(X):
+        n = X.shape[0]
+        total = n + sum(rows for _, _, rows, _ in draws)
+        X_res = np.empty((total, d), dtype=X.dtype)
+        y_res = np.empty(total, dtype=y.dtype)
+        X_res[:n], y_res[:n] = X, y
+        start = n
+        for fill, args, rows, label in draws:
+            fill(*args, X_res[start:start + rows])
+            y_res[start:start + rows] = label
+            start += rows
+        return X_res, y_res
+    dask = import_dask("writing a dask collection")
+    import dask.array as da
+
+    X_parts, y_parts = [X], [y]
+    for fill, args, rows, label in draws:
+        task = dask.delayed(_drawn_block, pure=True)(fill, args, rows, d, X.dtype)
+        X_parts.append(da.from_delayed(task, shape=(rows, d), dtype=X.dtype))
+        y_parts.append(da.full(rows, label, dtype=y.dtype, chunks=rows))
+    X_res, y_res = da.concatenate(X_parts, axis=0), da.concatenate(y_parts, axis=0)
+    if frame is None:
+        return X_res, y_res
+    import dask.dataframe as dd
+
+    columns, dtypes, name = frame
+    X_frame = dd.from_dask_array(X_res, columns=columns).astype(dtypes)
+    y_series = dd.from_dask_array(y_res)
+    return X_frame, (y_series if name is None else y_series.rename(name))
+
+
+def _drawn_block(fill, args, rows, d, dtype) -> np.ndarray:
+    out = np.empty((rows, d), dtype=dtype)
+    fill(*args, out)
+    return out

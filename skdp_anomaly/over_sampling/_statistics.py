@@ -1,0 +1,250 @@
+"""DPSMOTE's statistics: what the releases read from the data, and nothing else.
+
+The second stage of ``fit_resample`` (read inputs → **statistics** → releases
+→ synthesis). It reads the validated rows once, in memory or block by block
+through the data backend (:mod:`skdp_anomaly._backend`), and returns private
+numbers that are never stored: the class sizes, and for the Gaussian synopsis
+each class's exact sum in the unit box of the bounds; for the grid synopsis,
+the cell coordinates of a class's rows once the grid is chosen.
+
+The Gaussian synopsis maps rows to the unit box ``u = (clip(x) − c) / r`` of
+the public bounds (centre ``c``, half-range ``r``), so one row moves a class
+sum by at most ``d`` in L1. The sums are exact: each unit-box coordinate is
+rounded to a multiple of ``2^-32`` (the release's grid, :data:`~._release.FIXED_BITS`)
+and summed as int64, which is associative, so partial sums over any blocks
+add up to the same integers and the in-memory and Dask paths release the
+same numbers bit for bit; a row's rounded contribution still lies in
+``[-1, 1]^d``, so the sensitivity is unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._data.blocks import column_extremes, row_block_results
+from .._jit import lazy_njit
+from ..privacy import check_bounds
+from ._release import FIXED_BITS, FIXED_SCALE, fixed_to_float
+from ._strategy import UNKNOWN_LABEL, unique_codes
+
+njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
+
+__all__ = ["MAX_EXACT_SUM_ROWS", "BoxScale", "ClassStatistics", "Statistics",
+           "check_exact_sum_rows", "class_coordinates", "class_fixed_sums",
+           "class_statistics", "read_statistics", "unit_fixed_sum", "unit_sum"]
+
+#: the fixed-point sums are exact for up to 2^(62 - 32) ≈ 10^9 rows
+MAX_EXACT_SUM_ROWS = 1 << (62 - FIXED_BITS)
+
+
+class BoxScale:
+    """The affine map of the public bounds onto the unit box ``[-1, 1]^d``."""
+
+    def __init__(self, lower, upper):
+        self.centre = (np.asarray(upper, np.float64) + np.asarray(lower, np.float64)) / 2.0
+        self.half_range = (np.asarray(upper, np.float64) - np.asarray(lower, np.float64)) / 2.0
+        # a feature whose bounds coincide carries no information: map it to 0
+        self._flat = ~(self.half_range > 0)
+        self._safe = np.where(self._flat, 1.0, self.half_range)
+
+    def to_unit(self, X) -> np.ndarray:
+        U = (np.asarray(X, np.float64) - self.centre) / self._safe
+        np.clip(U, -1.0, 1.0, out=U)
+        U[..., self._flat] = 0.0
+        return U
+
+    def from_unit(self, U) -> np.ndarray:
+        return U * self.half_range + self.centre
+
+
+class Statistics(NamedTuple):
+    """What the releases read from the data (private, never stored)."""
+
+    classes: np.ndarray
+    """The label set: the public ``classes``, or the labels present in ``y``."""
+    sizes: np.ndarray
+    """Rows per class of ``classes`` (int64)."""
+    fixed_sums: np.ndarray | None
+    """(n_classes, d) exact unit-box sums in units of ``2^-32``; None for the grid."""
+    bounds: tuple
+    """``(lower, upper)``: the public bounds, or (leak warning) the data's."""
+    box: BoxScale | None
+    """The unit box of ``bounds`` (Gaussian synopsis)."""
+
+
+def unit_fixed_sum(X_class, box: BoxScale) -> np.ndarray:
+    """Exact int64 sum of a block's rows in the unit box, in units of ``2^-32``.
+
+    Private (never stored). Partial sums of any blocks of the same rows add up
+    to the same integers, which is what lets the Dask path match this one.
+    """
+    if X_class.shape[0] == 0:
+        return np.zeros(box.centre.shape[0], np.int64)
+    U = box.to_unit(X_class)
+    U *= FIXED_SCALE
+    np.rint(U, out=U)
+    return U.astype(np.int64).sum(axis=0)
+
+
+def unit_sum(X_class, box: BoxScale) -> np.ndarray:
+    """Sum of a class's rows in the unit box (private: never stored)."""
+    return fixed_to_float(unit_fixed_sum(X_class, box))
+
+
+@njit(cache=True, nogil=True)
+def _class_fixed_sums(X, codes, wanted, centre, safe, flat, sums):  # pragma: no cover
+    # one pass over the rows: unit_fixed_sum of every wanted class at once (the
+    # same IEEE operations, so the same integers); returns the non-finite values met
+    bad = 0
+    for i in range(X.shape[0]):
+        c = codes[i]
+        if not wanted[c]:
+            continue
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            if not np.isfinite(x):
+                bad += 1
+                continue
+            if flat[j]:
+                continue
+            u = (x - centre[j]) / safe[j]
+            if u < -1.0:
+                u = -1.0
+            elif u > 1.0:
+                u = 1.0
+            sums[c, j] += np.int64(np.rint(u * FIXED_SCALE))
+    return bad
+
+
+def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
+    """:func:`unit_fixed_sum` of each wanted class in one pass, without gathering its rows.
+
+    Returns ``(sums, n_non_finite)``: int64 sums of shape (n_classes, d), zero
+    for the classes not wanted, and the number of non-finite values met in
+    the wanted classes' rows. Private (never stored).
+    """
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    sums = np.zeros((n_classes, X.shape[1]), np.int64)
+    wanted_mask = np.zeros(n_classes, np.bool_)
+    wanted_mask[np.asarray(wanted, np.int64)] = True
+    bad = _class_fixed_sums(X, np.ascontiguousarray(codes, np.int64), wanted_mask,
+                            box.centre, box._safe, box._flat, sums)
+    return sums, int(bad)
+
+
+def check_exact_sum_rows(n_rows: int) -> None:
+    """Refuse data with more rows than the fixed-point sums hold exactly.
+
+    Checked on the number of rows the caller passed (not on a class size, which
+    an error message must not reveal).
+    """
+    if n_rows >= MAX_EXACT_SUM_ROWS:
+        raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_EXACT_SUM_ROWS} rows "
+                         f"exactly; X has {n_rows}. Resample a part of the data at a time.")
+
+
+# -- the statistics of one fit ------------------------------------------------------------
+def read_statistics(X, y, classes, bounds_param, gaussian: bool) -> Statistics:
+    """The class sizes (and the Gaussian synopsis's exact class sums) of validated rows.
+
+    Parameters
+    ----------
+    X : ndarray or dask array of shape (n_samples, n_features)
+        Validated rows (a dask array: rows chunked like ``y``, one chunk of
+        columns).
+    y : ndarray or dask array of shape (n_samples,)
+        In memory: each row's index in ``classes`` (already encoded). On dask:
+        the labels, encoded here block by block.
+    classes : ndarray or None
+        The label set (sorted). None on dask input means "the labels present".
+    bounds_param : None or (lower, upper)
+        The ``bounds`` parameter; None reads the data's extremes (with a
+        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
+    gaussian : bool
+        Whether to sum the rows (the Gaussian synopsis) or count them only.
+    """
+    n_samples, d = X.shape
+    if gaussian:
+        check_exact_sum_rows(n_samples)  # before any release
+    extremes = X if bounds_param is not None else column_extremes(X)
+    bounds = check_bounds(bounds_param, extremes, n_features=d)
+    box = BoxScale(*bounds) if gaussian else None
+    if isinstance(y, np.ndarray) and classes is not None and isinstance(X, np.ndarray):
+        sizes = np.bincount(y, minlength=classes.size)
+        sums = class_fixed_sums(X, y, classes.size, np.arange(classes.size), box)[0] \
+            if gaussian else None
+        return Statistics(classes, sizes, sums, bounds, box)
+    stats = class_statistics(X, y, box, classes)
+    if stats.n_non_finite:
+        raise ValueError("Input X contains NaN or infinity.")
+    if stats.n_unknown:
+        raise ValueError(UNKNOWN_LABEL)
+    check_classification_targets(stats.labels)
+    labels = stats.labels if classes is None else classes
+    sizes = np.zeros(labels.size, np.int64)
+    sums = np.zeros((labels.size, d), np.int64)
+    where = np.searchsorted(labels, stats.labels)
+    sizes[where], sums[where] = stats.sizes, stats.fixed_sums
+    return Statistics(labels, sizes, sums, bounds, box)
+
+
+class ClassStatistics(NamedTuple):
+    """Per-label statistics summed over the blocks (private, never stored)."""
+
+    labels: np.ndarray
+    """The labels present, sorted."""
+    sizes: np.ndarray
+    """Rows per label."""
+    fixed_sums: np.ndarray
+    """(n_labels, d) exact unit-box sums in units of ``2^-32`` (:func:`class_fixed_sums`)."""
+    n_non_finite: int
+    """Non-finite values met in X."""
+    n_unknown: int
+    """Rows whose label is not in the public label set (0 without one)."""
+
+
+def _block_statistics(X_block, y_block, centre, half_range, classes):
+    """Per-label row counts and exact unit-box sums of one block (private, never stored)."""
+    if classes is None:
+        labels, codes = unique_codes(y_block)
+        unknown = 0
+    else:
+        codes = np.searchsorted(classes, y_block)
+        known = classes[np.minimum(codes, classes.size - 1)] == y_block
+        unknown = int(np.count_nonzero(~known))
+        codes = np.minimum(codes, classes.size - 1)
+        labels = classes
+    codes = np.asarray(codes, np.int64).reshape(-1)
+    sizes = np.bincount(codes, minlength=labels.size)
+    sums, n_bad = class_fixed_sums(X_block, codes, labels.size, np.arange(labels.size),
+                                   BoxScale(centre - half_range, centre + half_range))
+    return labels, sizes, sums, n_bad, unknown
+
+
+def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
+    """Each row block's statistics, computed where the block lives, added here.
+
+    ``classes`` is the public label set (sorted) or None. Labels with no row
+    are left out. Integer sums: the same totals however the rows are split.
+    """
+    parts = row_block_results(_block_statistics, X, y, box.centre, box.half_range, classes)
+    labels = np.unique(np.concatenate([p[0] for p in parts]))
+    sizes = np.zeros(labels.size, np.int64)
+    sums = np.zeros((labels.size, X.shape[1]), np.int64)
+    for block_labels, block_sizes, block_sums, _, _ in parts:
+        where = np.searchsorted(labels, block_labels)
+        np.add.at(sizes, where, block_sizes)
+        np.add.at(sums, where, block_sums)
+    present = sizes > 0
+    return ClassStatistics(labels[present], sizes[present], sums[present],
+                           int(sum(p[3] for p in parts)), int(sum(p[4] for p in parts)))
+
+
+def class_coordinates(grid, X, y_codes, wanted) -> list:
+    """The grid cell coordinates of the rows of each wanted class (private, never stored)."""
+    return [grid.coordinates(X[y_codes == j]) for j in wanted]
