@@ -389,7 +389,8 @@ def _bincount_block(block, index, n_cells, args) -> np.ndarray:
 # ------------------------------------------------------------------ float reductions
 # A float sum depends on the order of addition. Float statistics are therefore computed
 # per *aligned* block (block k holds rows [k·B, (k+1)·B), B = NUMPY_BLOCK_ROWS), by the
-# same numpy code on a C-contiguous block wherever it lives, and the per-block results
+# same numpy code on a block of the same memory layout (columns contiguous, which makes
+# numpy's column operations fast) wherever it lives, and the per-block results
 # are added by math.fsum (correctly rounded, so independent of order and place): a
 # numpy array and any chunking of it as a dask array give the same floats, bit for bit.
 class LabelledRows:
@@ -444,9 +445,9 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
     row_map, label_map : callable or None
         Row-wise maps (``row_map(block)`` returns the block's rows
         transformed, each row a function of that row alone; ``label_map``
-        likewise for labels). Applied to the whole arrays in memory, to each
-        aligned block (lazily) on dask: both give the same rows only if each
-        row's result does not depend on the block, which holds for numpy's
+        likewise for labels), applied to each aligned block (lazily on
+        dask). They give the same rows for numpy and dask only if each row's
+        result does not depend on the block, which holds for numpy's
         elementwise operations and reductions along a row of a C-contiguous
         array (the block is made C-contiguous first).
 
@@ -467,8 +468,13 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
                   if rows.is_dask else np.zeros(n, dtype=np.int8))
     if not rows.is_dask:
         data, labels = rows.data, np.asarray(labels)
-        if row_map is not None:
-            data = row_map(np.ascontiguousarray(data))
+        if row_map is not None:  # block by block: the map's temporaries stay small
+            # in Fortran order: an aligned block's columns are copied whole (block_partials)
+            mapped = np.empty((n, row_map(np.zeros((0, data.shape[1]))).shape[1]), order="F")
+            for start in range(0, n, NUMPY_BLOCK_ROWS):
+                block = slice(start, start + NUMPY_BLOCK_ROWS)
+                mapped[block] = row_map(np.ascontiguousarray(data[block]))
+            data = mapped
         if label_map is not None:
             labels = label_map(labels)
         return LabelledRows(numpy_rows(data), labels)
@@ -493,7 +499,7 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
 
 
 def _contiguous_map(block, func):
-    return func(np.ascontiguousarray(block))
+    return np.asfortranarray(func(np.ascontiguousarray(block)))
 
 
 def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.ndarray:
@@ -503,9 +509,10 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
     ----------
     data : LabelledRows
     func : callable
-        ``func(block, labels, *args)`` returns ``size`` floats for a
-        C-contiguous float64 block of up to :data:`NUMPY_BLOCK_ROWS` rows and
-        its labels (picklable: a module-level function).
+        ``func(block, labels, *args)`` returns ``size`` floats for a float64
+        block of up to :data:`NUMPY_BLOCK_ROWS` rows in Fortran order
+        (columns contiguous) and its labels (picklable: a module-level
+        function).
     *args
         Small and picklable (a point, n).
     size : int
@@ -546,7 +553,7 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
 
 
 def _block_partial(block, labels, func, args, size) -> np.ndarray:
-    value = np.asarray(func(np.ascontiguousarray(block), labels, *args), dtype=np.float64)
+    value = np.asarray(func(np.asfortranarray(block), labels, *args), dtype=np.float64)
     return value.reshape(size)
 
 

@@ -98,9 +98,11 @@ def _same_fit(memory, lazy):
 @pytest.mark.parametrize("chunking", CHUNKINGS)
 def test_a_dask_fit_releases_the_numpy_fit(chunking):
     rows = pd.DataFrame(X2, columns=COLUMNS) if chunking.startswith("frame") else X2
-    memory = _make().fit(rows, Y2)
-    lazy = _make().fit(*CHUNKINGS[chunking](X2, Y2))
+    ledgers = Ledger(), Ledger()
+    memory = _make(accountant=ledgers[0]).fit(rows, Y2)
+    lazy = _make(accountant=ledgers[1]).fit(*CHUNKINGS[chunking](X2, Y2))
     _same_fit(memory, lazy)
+    assert ledgers[0].spent == ledgers[1].spent == [(2.0, 0.0)]
     assert memory.score(rows, Y2) > 0.75  # a model that learned something (ε = 2)
 
 

@@ -353,9 +353,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows (numeric, finite).
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_samples, n_features), or dask array or DataFrame
+            Training rows (numeric, finite). Dask rows stay where they are:
+            each pass of the solver is a reduction over blocks of rows, and
+            the release is the one of the same rows in memory, bit for bit
+            (user guide, "Scaling out on Dask").
+        y : array-like, dask array or dask Series of shape (n_samples,)
             Class labels, at least two classes.
 
         Returns

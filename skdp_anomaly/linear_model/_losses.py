@@ -14,8 +14,9 @@ the rows live; the client holds a few numbers per block.
 No BLAS product touches the rows: BLAS kernels round a row's dot product
 differently by its position in the call and by the number of threads (a
 dask worker runs one). Dot products are accumulated column by column
-(:func:`rows_dot`), sums over rows are numpy reductions of a C-contiguous
-block, both fixed for a given block wherever it is computed.
+(:func:`rows_dot`), sums over rows are numpy reductions of a block whose
+columns are contiguous, both fixed for a given block wherever it is
+computed.
 """
 
 from __future__ import annotations
