@@ -31,7 +31,7 @@ from ..privacy import GeometricMechanism, ReportNoisyMax
 __all__ = ["QUANTILE_CANDIDATES", "below_counts", "bin_index", "count_mechanism",
            "feature_counts", "histogram_block", "log_density_ratio", "mean_lookup",
            "noise_floor", "quantile_grid", "quantile_mechanism", "quantile_utility",
-           "release_quantile"]
+           "release_quantile", "select_quantile"]
 
 #: Number of candidate thresholds of the DP quantile (evenly spaced over the public
 #: score range). The selection's error grows like ``log`` of it, its resolution like
@@ -223,7 +223,13 @@ def release_quantile(below: np.ndarray, n_samples: int, q: float, grid: np.ndarr
     float
         One of ``grid``.
     """
-    return float(grid[mechanism.select(quantile_utility(below, n_samples, q), rng)])
+    return float(grid[select_quantile(below, n_samples, q, mechanism, rng)])
+
+
+def select_quantile(below: np.ndarray, n_samples: int, q: float, mechanism: ReportNoisyMax,
+                    rng: np.random.Generator) -> int:
+    """The index, among the candidates, that :func:`release_quantile` releases (same privacy)."""
+    return int(mechanism.select(quantile_utility(below, n_samples, q), rng))
 
 
 def quantile_utility(below: np.ndarray, n_samples: int, q: float) -> np.ndarray:
