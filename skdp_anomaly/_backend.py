@@ -447,9 +447,8 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
         transformed, each row a function of that row alone; ``label_map``
         likewise for labels), applied to each aligned block (lazily on
         dask). They give the same rows for numpy and dask only if each row's
-        result does not depend on the block, which holds for numpy's
-        elementwise operations and reductions along a row of a C-contiguous
-        array (the block is made C-contiguous first).
+        result depends neither on the block nor on its memory layout, as for
+        numpy's elementwise operations on whole columns.
 
     Returns
     -------
@@ -473,7 +472,7 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
             mapped = np.empty((n, row_map(np.zeros((0, data.shape[1]))).shape[1]), order="F")
             for start in range(0, n, NUMPY_BLOCK_ROWS):
                 block = slice(start, start + NUMPY_BLOCK_ROWS)
-                mapped[block] = row_map(np.ascontiguousarray(data[block]))
+                mapped[block] = row_map(data[block])
             data = mapped
         if label_map is not None:
             labels = label_map(labels)
@@ -491,15 +490,15 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
     data, labels = data.rechunk({0: aligned, 1: -1}), labels.rechunk((aligned,))
     if row_map is not None:
         width = row_map(np.zeros((0, data.shape[1]))).shape[1]
-        data = data.map_blocks(_contiguous_map, row_map, dtype=np.float64,
+        data = data.map_blocks(_fortran_map, row_map, dtype=np.float64,
                                chunks=(aligned, (width,)))
     if label_map is not None:
         labels = labels.map_blocks(label_map, dtype=label_map(labels._meta[:0]).dtype)
     return LabelledRows(Rows(data, n), labels)
 
 
-def _contiguous_map(block, func):
-    return np.asfortranarray(func(np.ascontiguousarray(block)))
+def _fortran_map(block, func):
+    return np.asfortranarray(func(block))
 
 
 def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.ndarray:

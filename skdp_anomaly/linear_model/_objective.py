@@ -68,10 +68,13 @@ def project_rows(X: np.ndarray, norm: float) -> np.ndarray:
     peak = np.abs(X[:, 0])
     for j in range(1, X.shape[1]):
         np.maximum(peak, np.abs(X[:, j]), out=peak)
-    peak = np.where(peak > 0, peak, 1.0)
-    scaled = X / peak[:, None]
-    r = np.sqrt(row_sums(scaled * scaled)) * peak
-    scale = np.minimum(1.0, norm / np.maximum(r, np.finfo(float).tiny))
+    peak[peak == 0] = 1.0
+    squares = X / peak[:, None]
+    np.multiply(squares, squares, out=squares)  # in place: fewer arrays of a block's size
+    r = np.sqrt(row_sums(squares))
+    r *= peak
+    scale = norm / np.maximum(r, np.finfo(float).tiny)
+    np.minimum(scale, 1.0, out=scale)
     return X * scale[:, None]
 
 
@@ -81,11 +84,12 @@ def row_sums(S: np.ndarray) -> np.ndarray:
     numpy adds a row of up to 128 entries pairwise: in order below 8 entries,
     else in 8 interleaved partial sums combined as a tree, then the rest in
     order. Written with whole columns, the same floats come out several times
-    faster on rows of a few entries; beyond 128 numpy's own reduction is used.
+    faster on rows of a few entries, and for any memory layout; beyond 128
+    entries numpy's own reduction of a C-contiguous copy is used.
     """
     d = S.shape[1]
     if d > 128:
-        return np.add.reduce(S, axis=1)
+        return np.add.reduce(np.ascontiguousarray(S), axis=1)
     if d < 8:
         total = S[:, 0].copy()
         for j in range(1, d):
@@ -111,13 +115,17 @@ def augmented_norm(data_norm: float, fit_intercept: bool, kappa: float) -> float
 def design_rows(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
     """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding).
 
-    Each row is a function of that row alone, computed on a C-contiguous
-    array: the same floats for the whole array and for any block of it.
+    Each row is a function of that row alone, computed column by column
+    (elementwise operations and :func:`row_sums`): the same floats for the
+    whole array and for any block of it, in any memory layout. The result
+    is in Fortran order (columns contiguous), as the losses read it.
     """
-    Xp = project_rows(np.ascontiguousarray(X, dtype=np.float64), data_norm)
+    Xp = project_rows(np.asfortranarray(X, dtype=np.float64), data_norm)
     r_aug = augmented_norm(data_norm, fit_intercept, kappa)
     if fit_intercept:
-        Z = np.hstack([Xp, np.full((Xp.shape[0], 1), kappa * data_norm)])
+        Z = np.empty((Xp.shape[0], Xp.shape[1] + 1), order="F")
+        Z[:, :-1] = Xp
+        Z[:, -1] = kappa * data_norm
     else:
         Z = Xp
     return project_rows(Z / r_aug, 1.0 - 2.0 ** -40)
