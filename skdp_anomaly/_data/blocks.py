@@ -187,3 +187,38 @@ def _drawn_block(fill, args, rows, d, dtype) -> np.ndarray:
     out = np.empty((rows, d), dtype=dtype)
     fill(*args, out)
     return out
+
+
+def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype=np.float64):
+    """``func(block, *args)`` on each row block of ``X``: lazily on dask, at once in memory.
+
+    Parameters
+    ----------
+    func : callable
+        Row-wise: each output row depends on its input row alone (picklable,
+        as for the other block functions). Blocks may have no rows.
+    X : ndarray or dask array of shape (n_samples,) or (n_samples, n_features)
+        A dask array has one chunk of columns (as :func:`~skdp_anomaly._backend.read_rows`
+        gives).
+    *args
+        Passed to ``func`` (small and picklable: a fitted model, labels).
+    n_columns : int or None, default=None
+        ``None``: one value per row (shape (n_block_rows,)); else that many
+        columns.
+    dtype : dtype, default=float64
+        The output's dtype.
+
+    Returns
+    -------
+    ndarray or dask array
+        ``func(X, *args)`` for numpy ``X``; for dask, the blocks' outputs, chunked
+        as ``X``'s rows (nothing computed).
+    """
+    if not is_dask_collection(X):
+        return func(X, *args)
+    if n_columns is None:
+        layout = {"drop_axis": 1} if X.ndim == 2 else {}
+    else:
+        layout = {"chunks": (X.chunks[0], (int(n_columns),)),
+                  **({} if X.ndim == 2 else {"new_axis": 1})}
+    return X.map_blocks(func, *args, dtype=dtype, **layout)

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from numbers import Real
 
 import numpy as np
 from imblearn.pipeline import Pipeline
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._backend import Rows, labelled_rows, read_labels, read_rows
+from .._dask import is_dask_collection
+from .._data.blocks import column_extremes, map_row_blocks
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..preprocessing import BoundsScaler
@@ -124,6 +129,15 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     and d only, so which strategy runs is public and costs nothing. The
     label set is read from ``y`` and treated as public
     (:meth:`privacy_assumptions`).
+
+    **On Dask.** A dask array or DataFrame (read from parquet, say) is read
+    where it lives, and ``predict``, ``predict_proba`` and
+    ``decision_function`` of dask rows return lazy dask arrays. The number
+    of rows the rule of "auto" reads comes from the validation pass (a
+    shape, public under replace-one neighbours); the class sizes of
+    ``"threshold"`` are exact integer counts added over the label blocks.
+    A classifier other than the default receives dask collections as they
+    are, and may compute them.
 
     **Which strategy.** "auto" was chosen on one group of public imbalanced
     sets and checked on another held out before any run, with the default
@@ -248,9 +262,15 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Raw features; values outside ``bounds`` are clipped.
-        y : array-like of shape (n_samples,)
+        X : array-like or DataFrame of shape (n_samples, n_features), or dask array or DataFrame
+            Raw features; values outside ``bounds`` are clipped. Dask rows
+            stay where they are: they are validated in one pass, scaled block
+            by block, DPSMOTE's synthetic rows are drawn on the workers, and
+            the default classifier's passes are reductions over the blocks
+            (user guide, "Scaling out on Dask"). With the same
+            ``random_state`` the fit releases what it releases on the same
+            rows in memory.
+        y : array-like, dask array or dask Series of shape (n_samples,)
             Labels (numbers or strings).
 
         Returns
@@ -260,24 +280,39 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         self._forget()  # a refit prices the model afresh, not the last fit's strategy_
         total = self.privacy_cost()
         self._start_private_fit(total)
-        check_numeric(X, type(self).__name__)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                             ensure_all_finite=True)
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)  # public (assumption)
-        if self.classes_.size < 2:
+        X, y, classes = self._training_data(X, y)
+        if classes.size < 2:
             raise ValueError("DPImbalancedClassifier needs at least 2 classes in y; got 1 class.")
-        d = X.shape[1]
+        self.classes_ = classes  # public (assumption)
+        d, n = self.n_features_in_, _n_rows(X)
         self._check_bounds_length(d)
-        strategy = self._strategy_for(d, X.shape[0])
+        strategy = self._strategy_for(d, n)  # public shapes and ε only
         model = self._build(strategy, d, _child_seeds(self.random_state))
         # one charge for the whole model, before its first release
         self._charge(total)
-        self.model_ = model.fit(X, codes)
+        self.model_ = _fit_model(model, X, y, classes)
         self.strategy_ = strategy
         self.bounds_ = self.model_.named_steps["scaler"].bounds_
         self.privacy_spent_ = self._spent()
         return self
+
+    def _training_data(self, X, y):
+        """``(rows, labels, label set)``, validated before any charge.
+
+        Dask rows are read by the data backend (one pass counts rows and
+        non-finite values, one more the labels) and stay where they are;
+        in-memory rows are validated as by scikit-learn.
+        """
+        if is_dask_collection(X):
+            rows = read_rows(X, self, reset=True)
+            y, classes, _ = read_labels(y, rows.n_samples, self)
+            check_classification_targets(classes)
+            return rows, y, classes
+        check_numeric(X, type(self).__name__)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
+                             ensure_all_finite=True)
+        check_classification_targets(y)
+        return X, y, np.unique(y)
 
     def _check_bounds_length(self, d: int) -> None:
         size = _bounds_length(self.bounds)
@@ -332,7 +367,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
     # ------------------------------------------------------------ predict
     def _checked(self, X):
+        """Validated rows: a dask collection is read by the data backend and stays lazy."""
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return read_rows(X, self, reset=False).data
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
     def predict_proba(self, X):
@@ -340,44 +378,132 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Raw features, as in ``fit``.
+        X : array-like or DataFrame of shape (n_samples, n_features), or dask collection
+            Raw features, as in ``fit``. A dask array or DataFrame is validated
+            in one pass and scored lazily, block by block.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
             The private model's probabilities (their ranking gives the ROC-AUC).
         """
         X = self._checked(X)
-        proba = self.model_.predict_proba(X)
-        seen = np.asarray(self.model_.classes_, dtype=int)
-        if seen.size == self.classes_.size:
-            return proba
-        full = np.zeros((proba.shape[0], self.classes_.size), dtype=proba.dtype)
-        full[:, seen] = proba
-        return full
+        K = self.classes_.size
+        return map_row_blocks(_model_proba, X, self.model_, K, n_columns=K)
+
+    @available_if(lambda self: hasattr(
+        PrivateLogisticRegression if self.classifier is None else self.classifier,
+        "decision_function"))
+    def decision_function(self, X):
+        """The classifier's scores, at the threshold of ``strategy_``.
+
+        ``"oversample"``: the classifier's scores. ``"threshold"``: shifted by
+        the log of the DP class prior
+        (:meth:`NoisyPriorThresholdClassifier.decision_function`). For a
+        logistic classifier (the default) and two classes, :meth:`predict`
+        gives ``classes_[1]`` where the score is positive (up to rounding at
+        the boundary). Available when the classifier has ``decision_function``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), or dask collection
+            Raw features, as in ``fit`` (a dask collection gives a lazy dask
+            array).
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            One score per row for two classes, one per class otherwise.
+        """
+        X = self._checked(X)
+        K = self.classes_.size
+        return map_row_blocks(_model_decision, X, self.model_, K,
+                              n_columns=None if K == 2 else K)
 
     def predict(self, X):
         """Predicted labels (from ``classes_``), at the threshold of ``strategy_``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Raw features, as in ``fit``.
+        X : array-like or DataFrame of shape (n_samples, n_features), or dask collection
+            Raw features, as in ``fit`` (a dask collection gives a lazy dask
+            array).
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask array of shape (n_samples,)
             Labels of ``classes_``.
         """
         X = self._checked(X)
-        codes = np.asarray(self.model_.predict(X), dtype=int)
-        return self.classes_[codes]
+        return map_row_blocks(_model_predict, X, self.model_, self.classes_,
+                              dtype=self.classes_.dtype)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
+
+
+def _n_rows(X) -> int:
+    """The number of rows (public under replace-one neighbours), known without a pass."""
+    return X.n_samples if isinstance(X, Rows) else X.shape[0]
+
+
+def _fit_model(model: Pipeline, X, y, classes) -> Pipeline:
+    """Fit ``model``'s steps in order on the rows and their class indices.
+
+    In memory this is ``model.fit``. On dask rows the scaler is fitted on a
+    stand-in of the input's shape (its state is the public bounds, or the
+    columns' extremes when ``bounds`` is None) and scales each block where it
+    lives; DPSMOTE's synthetic rows and the scaled rows stay on the cluster
+    and are what the classifier reads. Each step receives what
+    ``Pipeline.fit`` would hand it, so a classifier that reproduces its
+    in-memory fit on dask rows reproduces the whole model's.
+    """
+    if not isinstance(X, Rows):
+        return model.fit(X, np.searchsorted(classes, y))
+    scaler = model.named_steps["scaler"]
+    stand_in = (column_extremes(X.data) if scaler.bounds is None
+                else np.zeros((1, X.n_features)))  # the bounds' data, or the shape alone
+    scaler.fit(stand_in)
+    data = labelled_rows(X, y, partial(_scaled_block, scaler=scaler),
+                         partial(np.searchsorted, classes))
+    X, y = data.rows.data, data.labels
+    if "dpsmote" in model.named_steps:
+        X, y = model.named_steps["dpsmote"].fit_resample(X, y)
+    model.named_steps["classifier"].fit(X, y)
+    return model
+
+
+def _scaled_block(block, scaler):
+    return scaler.transform(block) if block.shape[0] else block
+
+
+def _model_proba(block, model, n_classes: int) -> np.ndarray:
+    """A fitted model's probabilities of a block of raw rows, a column for each class."""
+    if not block.shape[0]:
+        return np.empty((0, n_classes))
+    proba = model.predict_proba(block)
+    seen = np.asarray(model.classes_, dtype=int)
+    if seen.size == n_classes:
+        return proba
+    full = np.zeros((proba.shape[0], n_classes), dtype=proba.dtype)
+    full[:, seen] = proba
+    return full
+
+
+def _model_decision(block, model, n_classes: int) -> np.ndarray:
+    """A fitted model's scores of a block of raw rows."""
+    if not block.shape[0]:
+        return np.empty((0,) if n_classes == 2 else (0, n_classes))
+    return model.decision_function(block)
+
+
+def _model_predict(block, model, classes: np.ndarray) -> np.ndarray:
+    """A fitted model's labels (of ``classes``) for a block of raw rows."""
+    if not block.shape[0]:
+        return classes[:0]
+    return classes[np.asarray(model.predict(block), dtype=int)]
 
 
 def _is_objective_perturbation(classifier) -> bool:

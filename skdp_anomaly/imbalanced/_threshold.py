@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._backend import read_labels, read_rows
+from .._dask import is_dask_collection
+from .._data.blocks import map_row_blocks
 from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state
 from ..privacy._protocol import (
@@ -177,6 +181,17 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     def fit(self, X, y):
         """Release the class sizes, then fit a clone of ``estimator`` on ``(X, y)``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or dask array or DataFrame
+            Training rows. Dask rows are validated in one pass and handed to
+            the wrapped estimator as a dask array: they stay where they are
+            if it reads dask blocks (:class:`~skdp_anomaly.PrivateLogisticRegression`
+            does).
+        y : array-like, dask array or dask Series of shape (n_samples,)
+            Labels. On dask, the class sizes are one reduction over the
+            label blocks (each block's counts, added exactly).
+
         Returns
         -------
         self
@@ -185,19 +200,30 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         self._start_private_fit(self.own_privacy_cost())
         public = self._check_classes()  # parameters only: before reading the data
         child = self._child(public)
-        X, y = validate_data(self, X, y, reset=True, ensure_all_finite=True)
-        check_classification_targets(y)
-        classes = self._label_set(y, public)
+        X, y, values, counts = self._training_data(X, y)
+        classes = self._label_set(values, counts, public)
+        sizes = np.zeros(classes.size, dtype=np.int64)
+        sizes[np.searchsorted(classes, values)] = counts
         rng = check_random_state(self.random_state)
         self._charge(self._class_size_cost())
-        noisy = mechanism.randomise(
-            np.bincount(np.searchsorted(classes, y), minlength=classes.size), rng)
+        noisy = mechanism.randomise(sizes, rng)
         self.estimator_ = child.fit(X, y)
         self.classes_, self.noisy_class_counts_ = classes, noisy
         prior = np.maximum(self.noisy_class_counts_, 1).astype(np.float64)
         self.class_prior_ = prior / prior.sum()
         self.privacy_spent_ = self._spent()
         return self
+
+    def _training_data(self, X, y):
+        """``(X, y, distinct labels, their counts)``, validated before any charge."""
+        if is_dask_collection(X):
+            rows = read_rows(X, self, reset=True)
+            y, values, counts = read_labels(y, rows.n_samples, self)
+            check_classification_targets(values)
+            return rows.data, y, values, counts
+        X, y = validate_data(self, X, y, reset=True, ensure_all_finite=True)
+        check_classification_targets(y)
+        return X, y, *np.unique(y, return_counts=True)
 
     def _check_classes(self):
         """The public label set (sorted), or None; checked from the parameter alone."""
@@ -225,16 +251,18 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         return child
 
     @staticmethod
-    def _label_set(y, public):
-        """``public``, once every label of ``y`` is checked to be in it; else ``np.unique(y)``."""
+    def _label_set(values, counts, public):
+        """``public``, once every label of ``y`` is checked to be in it; else ``y``'s labels.
+
+        ``values`` are the distinct labels of ``y`` (sorted), ``counts`` their counts.
+        """
         if public is None:
-            classes = np.unique(y)  # public by assumption (privacy_assumptions)
-            if classes.size < 2:
+            if values.size < 2:  # the label set is public by assumption (privacy_assumptions)
                 raise ValueError("NoisyPriorThresholdClassifier needs at least 2 classes; y "
-                                 f"has {classes.size} class.")
-            return classes
+                                 f"has {values.size} class.")
+            return values
         # np.isin, not searchsorted: labels of another type are "not in", not a crash
-        if not np.all(np.isin(y, public)):  # never name the label: it is data
+        if not np.all(np.isin(values, public)):  # never name the label: it is data
             raise ValueError("y contains a label that is not in the 'classes' parameter.")
         return public
 
@@ -242,22 +270,88 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         """The wrapped estimator's probabilities, one column per label of ``classes_``.
 
         A label the wrapped estimator did not see in training gets probability 0.
+        A dask array or DataFrame is validated in one pass and scored lazily,
+        block by block (a dask array is returned).
         """
-        check_is_fitted(self)
-        proba = self.estimator_.predict_proba(X)
-        seen = np.asarray(self.estimator_.classes_)
-        if seen.shape == self.classes_.shape and np.all(seen == self.classes_):
-            return proba
-        full = np.zeros((proba.shape[0], self.classes_.size), dtype=proba.dtype)
-        full[:, np.searchsorted(self.classes_, seen)] = proba
-        return full
+        X = self._checked(X)
+        return map_row_blocks(_proba, X, self, is_dask_collection(X),
+                              n_columns=self.classes_.size)
 
     def predict(self, X):
-        """The class of largest ``P(class | x) / π̂(class)``."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba / self.class_prior_, axis=1)]
+        """The class of largest ``P(class | x) / π̂(class)`` (lazily, block by block, on dask)."""
+        X = self._checked(X)
+        return map_row_blocks(_predict, X, self, is_dask_collection(X),
+                              dtype=self.classes_.dtype)
+
+    @available_if(lambda self: hasattr(self.estimator, "decision_function"))
+    def decision_function(self, X):
+        """The wrapped estimator's scores, shifted by the log of the DP class prior.
+
+        For a logistic model (``P(class | x)`` the logistic, or softmax, of
+        its scores ``s``) the class of largest ``P(class | x) / π̂(class)`` is
+        the class of largest ``s - log π̂``: with two classes, :meth:`predict`
+        gives ``classes_[1]`` where ``s - log(π̂₁ / π̂₀) > 0`` (up to rounding
+        at the boundary). Post-processing of the released model and prior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or dask collection
+            Rows to score (a dask collection gives a lazy dask array).
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            One score per row for two classes, one per class otherwise.
+        """
+        X = self._checked(X)
+        seen = np.asarray(self.estimator_.classes_)
+        if seen.shape != self.classes_.shape or not np.all(seen == self.classes_):
+            raise ValueError("decision_function needs the wrapped estimator fitted on every "
+                             "label of classes_ (pass the public label set as 'classes').")
+        K = self.classes_.size
+        return map_row_blocks(_decision, X, self, is_dask_collection(X),
+                              n_columns=None if K == 2 else K)
+
+    def _checked(self, X):
+        """A dask collection read by the data backend; other input as the wrapped estimator reads it."""
+        check_is_fitted(self)
+        if is_dask_collection(X):
+            return read_rows(X, self, reset=False).data
+        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
+
+
+def _proba(X, model, block: bool = False) -> np.ndarray:
+    """``model``'s wrapped probabilities, a column for each label of ``model.classes_``.
+
+    ``block``: X is a dask block, which may have no rows (in memory, the
+    wrapped estimator refuses an empty X).
+    """
+    if block and not X.shape[0]:
+        return np.empty((0, model.classes_.size))
+    proba = model.estimator_.predict_proba(X)
+    seen = np.asarray(model.estimator_.classes_)
+    if seen.shape == model.classes_.shape and np.all(seen == model.classes_):
+        return proba
+    full = np.zeros((proba.shape[0], model.classes_.size), dtype=proba.dtype)
+    full[:, np.searchsorted(model.classes_, seen)] = proba
+    return full
+
+
+def _predict(X, model, block: bool = False) -> np.ndarray:
+    proba = _proba(X, model, block)
+    return model.classes_[np.argmax(proba / model.class_prior_, axis=1)]
+
+
+def _decision(X, model, block: bool = False) -> np.ndarray:
+    log_prior = np.log(model.class_prior_)
+    if block and not X.shape[0]:
+        return np.empty((0,) if log_prior.size == 2 else (0, log_prior.size))
+    scores = model.estimator_.decision_function(X)
+    if log_prior.size == 2:
+        return scores - (log_prior[1] - log_prior[0])
+    return scores - log_prior
