@@ -433,7 +433,7 @@ class LabelledRows:
 
 
 def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
-                  label_map: Callable | None = None) -> LabelledRows:
+                  label_map: Callable | None = None, *, persist: bool = False) -> LabelledRows:
     """``rows`` and ``labels`` in aligned blocks, mapped row by row.
 
     Parameters
@@ -449,6 +449,12 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
         dask). They give the same rows for numpy and dask only if each row's
         result depends neither on the block nor on its memory layout, as for
         numpy's elementwise operations on whole columns.
+    persist : bool, default=False
+        On a distributed cluster, keep the mapped aligned blocks in the
+        workers' memory for as long as the result is referenced (for a
+        caller that reads them many times: recomputing them would also move
+        every row between workers at each pass). With a local scheduler they
+        stay lazy, so that the client process never holds them.
 
     Returns
     -------
@@ -494,7 +500,21 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
                                chunks=(aligned, (width,)))
     if label_map is not None:
         labels = labels.map_blocks(label_map, dtype=label_map(labels._meta[:0]).dtype)
+    if persist and _on_a_cluster():
+        data, labels = import_dask("persisting dask rows").persist(data, labels)
     return LabelledRows(Rows(data, n), labels)
+
+
+def _on_a_cluster() -> bool:
+    """Whether dask computes on a distributed client (not in this process's threads)."""
+    import sys
+
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return False
+    from dask.base import get_scheduler
+
+    return isinstance(getattr(get_scheduler(), "__self__", None), distributed.Client)
 
 
 def _fortran_map(block, func):

@@ -379,7 +379,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         data = labelled_rows(rows, y,
                              partial(design_rows, data_norm=clip_norm,
                                      fit_intercept=self.fit_intercept, kappa=kappa),
-                             partial(_class_index, classes=classes))
+                             partial(_class_index, classes=classes), persist=True)
         plan = self._plan(n, d, classes.size, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
