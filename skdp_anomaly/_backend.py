@@ -16,9 +16,12 @@ in the client's own process). Each block, and an in-memory array, is read in
 views of :data:`NUMPY_BLOCK_ROWS` rows, so that a reduction's temporaries are
 of that size, not of the data's.
 
-This is the module that reads dask data. It imports dask only when handed a
-dask collection (which its caller must have imported already, see
-:mod:`skdp_anomaly._dask`), so the package imports without dask installed.
+With :mod:`skdp_anomaly._data` (the blockwise work estimators hand to the
+blocks: DPSMOTE's synthetic rows, the group search's scores, mapped scoring)
+this is the data layer, the only code of the package that reads dask data.
+It imports dask only when handed a dask collection (which its caller must
+have imported already, see :mod:`skdp_anomaly._dask`), so the package
+imports without dask installed.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from sklearn.utils.validation import check_array, validate_data
 from ._dask import import_dask, is_dask_collection
 from .privacy._validation import NON_NUMERIC, check_numeric
 
-__all__ = ["Rows", "bincount", "block_sum", "is_dask_collection", "numpy_rows", "read_rows"]
+__all__ = ["LabelledRows", "Rows", "bincount", "block_partials", "block_sum", "fsum_blocks",
+           "is_dask_collection", "label_counts", "labelled_rows", "numpy_rows", "read_labels",
+           "read_rows"]
 
 #: Rows per block of an in-memory array: a reduction's temporaries (a few arrays of
 #: a block's size) stay in the CPU's cache instead of growing with the array (DPOAD's
