@@ -171,7 +171,7 @@ E2E_EVENTS = {
 def test_audit_end_to_end_short_search(oracle):
     # three queries on 16 items: candidates and the posterior's argmax are
     # post-processing of three ε answers, so the loss is <= 3ε (Proposition 2)
-    res = audit(_e2e_mechanism(oracle), _e2e_neighbours(), E2E_EVENTS, n_runs=2500,
+    res = audit(_e2e_mechanism(oracle), _e2e_neighbours(), E2E_EVENTS, n_runs=1500,
                 claimed_epsilon=QUERIES * EPS, random_state=5, name=f"search ({oracle})")
     assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()
 
@@ -202,6 +202,6 @@ def test_audit_no_anomaly_answer():
     base = np.zeros((N_E2E, 1))
     other = base.copy()
     other[CHANGED] = LOW
-    res = audit(_null_mechanism, (base, other), NULL_EVENTS, n_runs=2500,
+    res = audit(_null_mechanism, (base, other), NULL_EVENTS, n_runs=1500,
                 claimed_epsilon=QUERIES * EPS, random_state=6, name="search, no anomaly")
     assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()

@@ -355,7 +355,8 @@ def test_audit_first_window_through_the_estimator(selection):
     # Pair: a one-row stream, x = +1 vs x = -1 with label +1 (d = 1). The first
     # window reads every label whatever the selection and spends all of ε
     # (the first mechanism's ε is the whole budget). alpha = 16 keeps coef_
-    # inside the radius. Not tight: coef_ mixes the two sums' noise.
+    # inside the radius. Not tight: coef_ mixes the two sums' noise. Measured at 3000
+    # runs per input: 0.30 for both selections.
     est = PrivateOnlineActiveSVC(epsilon=EPS, selection=selection, fit_intercept=False)
     assert est._ftrl_setup(1.0, 1, 1).first.epsilon == EPS
 
@@ -367,7 +368,7 @@ def test_audit_first_window_through_the_estimator(selection):
     events = {f"coef < -{c}/32": (lambda o, c=c: o < -c / 32) for c in (1.0, 2.0)}
     events.update({f"coef > {c}/32": (lambda o, c=c: o > c / 32) for c in (1.0, 2.0)})
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(mechanism, (1.0, -1.0), events, n_runs=6000, claimed_epsilon=EPS,
+        res = audit(mechanism, (1.0, -1.0), events, n_runs=3000, claimed_epsilon=EPS,
                     random_state=2, name=f"ftrl first window, {selection}")
     assert 0.1 < res.epsilon_lower_bound <= EPS, res.to_markdown()
 
