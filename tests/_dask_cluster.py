@@ -1,4 +1,5 @@
-"""One way to start the local Dask cluster the Dask tests run on."""
+"""One way to start the local Dask cluster the Dask tests run on, and a scheduler that
+counts what computes hand back."""
 
 from contextlib import contextmanager
 
@@ -12,3 +13,22 @@ def local_client(*, processes: bool, n_workers: int = 2, threads_per_worker: int
                                   processes=processes, dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client
+
+
+def counting_scheduler(returned):
+    """The threaded scheduler, recording the size of every array a compute hands back."""
+    import numpy as np
+    from dask.threaded import get
+
+    def scheduler(dsk, keys, **kwargs):
+        result = get(dsk, keys, **kwargs)
+        stack = [result]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (list, tuple)):
+                stack.extend(item)
+            elif hasattr(item, "shape"):
+                returned.append(int(np.prod(item.shape)))
+        return result
+
+    return scheduler

@@ -25,6 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 
 from _accountants import Ledger  # noqa: E402
+from _dask_cluster import counting_scheduler  # noqa: E402
 from _walk import reachable  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 
@@ -147,24 +148,6 @@ def test_parquet_frame_fit_and_predict_are_those_of_the_pandas_frame(strategy, t
         lazy.predict(frame[COLUMNS[::-1]])
 
 
-def _counting_scheduler(returned):
-    """The threaded scheduler, recording the size of every array a compute hands back."""
-    from dask.threaded import get
-
-    def scheduler(dsk, keys, **kwargs):
-        result = get(dsk, keys, **kwargs)
-        stack = [result]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, (list, tuple)):
-                stack.extend(item)
-            elif hasattr(item, "shape"):
-                returned.append(int(np.prod(item.shape)))
-        return result
-
-    return scheduler
-
-
 @pytest.mark.parametrize("strategy", ["threshold", "oversample"])
 def test_the_client_receives_statistics_never_the_rows(monkeypatch, strategy):
     def refuse(*args, **kwargs):
@@ -172,7 +155,7 @@ def test_the_client_receives_statistics_never_the_rows(monkeypatch, strategy):
 
     monkeypatch.setattr(da.Array, "__array__", refuse)
     returned = []
-    with dask.config.set(scheduler=_counting_scheduler(returned)):
+    with dask.config.set(scheduler=counting_scheduler(returned)):
         lazy = _make(strategy).fit(*_uneven_array(X_RAW, Y_RAW))
         lazy.predict(da.from_array(X_RAW, chunks=1000))  # lazy: nothing computed but checks
     assert returned  # the fit computed through the recorded scheduler

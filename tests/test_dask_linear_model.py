@@ -25,6 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 
 from _accountants import Ledger  # noqa: E402
+from _dask_cluster import counting_scheduler  # noqa: E402
 from _walk import reachable  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 
@@ -195,24 +196,6 @@ def test_bad_dask_input_gives_the_numpy_error_before_any_charge(fault):
     assert not hasattr(lazy, "coef_")
 
 
-def _counting_scheduler(returned):
-    """The threaded scheduler, recording the size of every array a compute hands back."""
-    from dask.threaded import get
-
-    def scheduler(dsk, keys, **kwargs):
-        result = get(dsk, keys, **kwargs)
-        stack = [result]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, (list, tuple)):
-                stack.extend(item)
-            elif hasattr(item, "shape"):
-                returned.append(int(np.prod(item.shape)))
-        return result
-
-    return scheduler
-
-
 @pytest.mark.usefixtures("small_blocks")
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_the_client_receives_per_block_statistics_never_the_rows(monkeypatch, n_classes):
@@ -222,7 +205,7 @@ def test_the_client_receives_per_block_statistics_never_the_rows(monkeypatch, n_
     monkeypatch.setattr(da.Array, "__array__", refuse)
     returned = []
     X, y = (X2, Y2) if n_classes == 2 else (X3, Y3)
-    with dask.config.set(scheduler=_counting_scheduler(returned)):
+    with dask.config.set(scheduler=counting_scheduler(returned)):
         lazy = _make().fit(*_frame(X, y))
     assert returned  # the fit computed through the recorded scheduler
     # the largest object a compute returned: the per-block statistics of the certified
