@@ -367,9 +367,9 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         self._start_private_fit()
-        rows, y, values, counts = self._training_rows(X, y)
+        rows, y, values = self._training_rows(X, y)
         check_classification_targets(values)  # the type of target is that of the label set
-        classes = self._label_set(values, counts, y.dtype)
+        classes = self._label_set(values, y.dtype)
         n, d = rows.n_samples, rows.n_features
         data_norm = self._data_norm_of(rows)
         clip_norm = (AUTO_CLIP_FRACTION * data_norm if self.clip_norm == "auto"
@@ -395,7 +395,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         return self
 
     def _training_rows(self, X, y):
-        """``(rows, labels, label values, their counts)``, validated before any charge.
+        """``(rows, labels, distinct label values)``, validated before any charge.
 
         A dask ``X`` is read by the data backend (one validation pass; ``y``
         may be a dask array or Series, or in memory); otherwise ``X`` and
@@ -403,14 +403,14 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         if is_dask_collection(X):
             rows = read_rows(X, self, reset=True)
-            y, values, counts = read_labels(y, rows.n_samples, self)
-            return rows, y, values, counts
+            y, values, _ = read_labels(y, rows.n_samples, self)
+            return rows, y, values
         check_numeric(X, type(self).__name__, ensure_2d=True)  # sklearn's errors quote X
         X, y = validate_data(self, X, y, reset=True, dtype=np.float64)
         check_classification_targets(y)
-        return numpy_rows(X), y, *np.unique(y, return_counts=True)
+        return numpy_rows(X), y, np.unique(y)
 
-    def _label_set(self, values, counts, dtype):
+    def _label_set(self, values, dtype):
         """The public label set, or the labels of ``y`` (their distinct ``values``)."""
         public = self._public_classes()
         if public is None:
@@ -425,8 +425,9 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                              "labels of different types.")
         unknown = ~np.isin(values, public)
         if unknown.any():
-            raise ValueError(f"{int(counts[unknown].sum())} labels of y are not in the 'classes' "
-                             "parameter of PrivateLogisticRegression (the public label set).")
+            # no count of them: an error message is not a private release
+            raise ValueError("y holds labels that are not in the 'classes' parameter of "
+                             "PrivateLogisticRegression (the public label set).")
         return public
 
     def _plan(self, n, d, n_classes, r_aug):

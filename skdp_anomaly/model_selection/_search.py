@@ -386,8 +386,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
                              f"labels; got {self.classes!r}.")
         unknown = ~np.isin(y, classes)
         if unknown.any():
-            raise ValueError(f"{int(unknown.sum())} labels of y are not in the 'classes' "
-                             "parameter (the public label set).")
+            # no count of them: an error message is not a private release
+            raise ValueError("y holds labels that are not in the 'classes' parameter (the "
+                             "public label set).")
         return classes
 
     def _positive(self, label_set) -> int:
