@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import check_array, validate_data
@@ -35,9 +36,9 @@ from sklearn.utils.validation import check_array, validate_data
 from ._dask import import_dask, is_dask_collection
 from .privacy._validation import NON_NUMERIC, check_numeric
 
-__all__ = ["LabelledRows", "Rows", "bincount", "block_partials", "block_sum", "fsum_blocks",
-           "is_dask_collection", "label_counts", "labelled_rows", "numpy_rows", "read_labels",
-           "read_rows"]
+__all__ = ["BlockSums", "LabelledRows", "Rows", "bincount", "block_fsums", "block_partials",
+           "block_sum", "fsum_blocks", "is_dask_collection", "label_counts", "labelled_rows",
+           "numpy_rows", "read_labels", "read_rows"]
 
 #: Rows per block of an in-memory array: a reduction's temporaries (a few arrays of
 #: a block's size) stay in the CPU's cache instead of growing with the array (DPOAD's
@@ -546,7 +547,8 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
     ndarray of float64, shape (n_blocks, size)
         Row k is block k's statistic, the same floats for numpy and dask rows
         (on dask, only these ``n_blocks × size`` floats reach the client).
-        Add them with :func:`fsum_blocks`.
+        Add them with :func:`fsum_blocks`, or let :func:`block_fsums` add
+        them on the workers.
 
     Examples
     --------
@@ -569,11 +571,16 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
             rows = slice(k * NUMPY_BLOCK_ROWS, (k + 1) * NUMPY_BLOCK_ROWS)
             out[k] = _block_partial(X[rows], labels[rows], func, args, size)
         return out
-    da = import_dask("reading dask rows").array
-    per_block = da.blockwise(_dask_partial, "ij", data.rows.data, "ij", data.labels, "i",
-                             dtype=np.float64, adjust_chunks={"i": 1, "j": size},
-                             statistic=func, args=args, size=size)
+    per_block = _dask_partials(data, func, args, size)
     return np.asarray(per_block.compute(), dtype=np.float64).reshape(-1, size)
+
+
+def _dask_partials(data: LabelledRows, func: Callable, args: tuple, size: int):
+    """The lazy ``(n_blocks, size)`` dask array of the blocks' statistics."""
+    da = import_dask("reading dask rows").array
+    return da.blockwise(_dask_partial, "ij", data.rows.data, "ij", data.labels, "i",
+                        dtype=np.float64, adjust_chunks={"i": 1, "j": size},
+                        statistic=func, args=args, size=size)
 
 
 def _block_partial(block, labels, func, args, size) -> np.ndarray:
@@ -583,6 +590,113 @@ def _block_partial(block, labels, func, args, size) -> np.ndarray:
 
 def _dask_partial(block, labels, *, statistic, args, size) -> np.ndarray:
     return _block_partial(block, labels, statistic, args, size).reshape(1, size)
+
+
+class BlockSums(NamedTuple):
+    """The blocks' float statistics added exactly (:func:`block_fsums`)."""
+
+    #: per entry, the sum over the aligned blocks, correctly rounded (``math.fsum``)
+    total: np.ndarray
+    #: per entry, the sum over the aligned blocks of its absolute value, correctly rounded
+    magnitude: np.ndarray
+    #: the number of aligned blocks added (a public shape)
+    n_blocks: int
+
+
+#: Children of one node of the tree reduction on the workers.
+SPLIT_EVERY = 8
+
+
+def block_fsums(data: LabelledRows, func: Callable, *args, size: int) -> BlockSums:
+    """The per-block statistics of :func:`block_partials`, added by ``math.fsum``.
+
+    ``total`` is :func:`fsum_blocks` of the partials, ``magnitude`` that of
+    their absolute values: the same floats for numpy and dask rows. On dask
+    rows no per-block statistic reaches the client: the workers add them in
+    a tree of :data:`SPLIT_EVERY` children per node, each node keeping the
+    exact sum of its blocks as a short list of floats (a nonoverlapping
+    expansion, Shewchuk 1997), and the client rounds the root's lists once,
+    by ``math.fsum``. ``math.fsum`` is correctly rounded, so the result is
+    the correctly rounded exact sum either way; the client receives
+    ``O(size)`` floats whatever the number of blocks.
+
+    Parameters
+    ----------
+    data : LabelledRows
+    func : callable
+        As for :func:`block_partials`.
+    *args
+        Small and picklable.
+    size : int
+
+    Returns
+    -------
+    BlockSums
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp_anomaly._backend import block_fsums, labelled_rows, numpy_rows
+    >>> def signed(block, labels):
+    ...     return (block * labels[:, None]).sum(axis=0)
+    >>> labels = np.where(np.arange(70_000) < 65_536, 1.0, -1.0)
+    >>> sums = block_fsums(labelled_rows(numpy_rows(np.ones((70_000, 1))), labels), signed,
+    ...                    size=1)
+    >>> sums.total, sums.magnitude, sums.n_blocks
+    (array([61072.]), array([70000.]), 2)
+    """
+    size = int(size)
+    if not data.is_dask:
+        partials = block_partials(data, func, *args, size=size)
+        return BlockSums(fsum_blocks(partials), fsum_blocks(np.abs(partials)), data.n_blocks)
+    dask = import_dask("reading dask rows")
+    level = list(_dask_partials(data, func, args, size).to_delayed().ravel())
+    while True:  # at least one node: a leaf becomes expansions on a worker
+        level = [dask.delayed(_merge_expansions)(*level[i:i + SPLIT_EVERY])
+                 for i in range(0, len(level), SPLIT_EVERY)]
+        if len(level) == 1:
+            break
+    values, magnitudes = level[0].compute()
+    return BlockSums(np.array([math.fsum(e) for e in values]),
+                     np.array([math.fsum(e) for e in magnitudes]), data.n_blocks)
+
+
+def _merge_expansions(*children) -> tuple[list, list]:
+    """The exact sums of the children (leaf partials or expansions) as expansions, per entry."""
+    values, magnitudes = [], []
+    for child in children:
+        if isinstance(child, np.ndarray):  # a leaf: one block's statistic, shape (1, size)
+            row = child.ravel().tolist()
+            child = ([[x] for x in row], [[abs(x)] for x in row])
+        values.append(child[0])
+        magnitudes.append(child[1])
+    return ([_expansion(sum(parts, [])) for parts in zip(*values)],
+            [_expansion(sum(parts, [])) for parts in zip(*magnitudes)])
+
+
+def _expansion(terms: list) -> list:
+    """Floats whose exact sum is the exact sum of ``terms`` (Shewchuk's grow-expansion).
+
+    Each term is added to the running list by error-free two-sums, keeping
+    the nonzero roundoffs (the algorithm ``math.fsum`` starts with). Where an
+    intermediate sum overflows, the terms are kept as they are: still exact.
+    """
+    partials: list = []
+    for x in terms:
+        kept = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low:
+                partials[kept] = low
+                kept += 1
+            x = high
+        if not math.isfinite(x):
+            return list(terms)
+        partials[kept:] = [x]
+    return partials
 
 
 def fsum_blocks(partials: np.ndarray) -> np.ndarray:

@@ -20,8 +20,13 @@ from sklearn.utils.validation import validate_data
 from skdp_anomaly._backend import (
     NUMPY_BLOCK_ROWS,
     Rows,
+    _expansion,
     bincount,
+    block_fsums,
+    block_partials,
     block_sum,
+    fsum_blocks,
+    labelled_rows,
     numpy_rows,
     read_rows,
 )
@@ -73,6 +78,48 @@ def test_dask_reductions_equal_numpy_exactly(chunking):
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(block_sum(rows, _signs, shape=(2, 3)),
                                   block_sum(numpy_rows(X), _signs, shape=(2, 3)))
+
+
+def _ill_conditioned(block, labels):
+    """Block sums that cancel: huge, tiny and opposite terms (exact sums need every bit)."""
+    first = block[:, 0]
+    return np.array([first.sum() * 1e16, first.sum(), -first.sum() * 1e16 + 1.0,
+                     (labels * first).sum() * 2.0 ** -60, float(len(block)) * 2.0 ** 970])
+
+
+def test_float_statistics_are_added_on_the_workers_to_the_numpy_floats():
+    # 41 aligned blocks (three levels of the workers' tree), chunks not aligned with them
+    n = 40 * NUMPY_BLOCK_ROWS + 123
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((n, 1)) * 10.0 ** rng.integers(-20, 20, (n, 1))
+    labels = rng.choice([-1.0, 1.0], n)
+    expected = block_fsums(labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5)
+    partials = block_partials(labelled_rows(numpy_rows(values), labels), _ill_conditioned,
+                              size=5)
+    np.testing.assert_array_equal(expected.total, fsum_blocks(partials))
+    np.testing.assert_array_equal(expected.magnitude, fsum_blocks(np.abs(partials)))
+    assert expected.n_blocks == 41
+    dask_data = labelled_rows(read_rows(da.from_array(values, chunks=(300_007, 1))),
+                              da.from_array(labels, chunks=300_007))
+    got = block_fsums(dask_data, _ill_conditioned, size=5)
+    # bit for bit, the sum of huge terms near overflow included
+    assert got.total.tobytes() == expected.total.tobytes()
+    assert got.magnitude.tobytes() == expected.magnitude.tobytes()
+    assert got.n_blocks == 41
+
+
+def test_an_expansion_keeps_the_exact_sum():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        terms = (rng.standard_normal(30) * 10.0 ** rng.integers(-300, 300, 30)).tolist()
+        kept = _expansion(terms)
+        assert sum(map(Fraction, kept)) == sum(map(Fraction, terms))
+        assert len(kept) <= len(terms)
+    # an intermediate sum that overflows keeps the terms as they are (still exact)
+    huge = [1.7e308, 1.7e308, -1.7e308]
+    assert _expansion(huge) == huge
 
 
 @pytest.mark.parametrize("chunking", ["uneven, columns split", "frame"])

@@ -4,12 +4,14 @@ Every statistic the solver reads from the data (the loss and its gradient,
 the logistic Hessian, the softmax Hessian's products with a vector, the
 certified gradient and the magnitudes its error bound needs) is computed by
 a module-level function of one block of normalised rows and their labels,
-through the data backend (:func:`~skdp_anomaly._backend.block_partials`):
+through the data backend (:func:`~skdp_anomaly._backend.block_fsums`):
 per aligned block of :data:`~skdp_anomaly._backend.NUMPY_BLOCK_ROWS` rows,
-then added across blocks by ``math.fsum``. A numpy array and a dask array
-chunked any way are cut into the same blocks and run the same float
+then added across blocks exactly and rounded once (``math.fsum``; on dask
+the exact partial sums are formed on the workers). A numpy array and a dask
+array chunked any way are cut into the same blocks and run the same float
 operations, so a fit releases the same coefficients, bit for bit, wherever
-the rows live; the client holds a few numbers per block.
+the rows live; the client holds a few numbers per statistic entry, whatever
+the number of blocks.
 
 No BLAS product touches the rows: BLAS kernels round a row's dot product
 differently by its position in the call and by the number of threads (a
@@ -26,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from .._backend import block_partials, fsum_blocks, labelled_rows, numpy_rows
+from .._backend import BlockSums, block_fsums, fsum_blocks, labelled_rows, numpy_rows
 
 #: unit roundoff of float64
 UNIT = 2.0 ** -53
@@ -134,13 +136,18 @@ def _block_column_sums(terms: np.ndarray):
     return fsum_blocks(blocks), np.abs(terms).sum(axis=0)
 
 
-def _certified_total(sums: np.ndarray, magnitudes: np.ndarray, n: int):
-    """``(sums, bound)`` from the aligned blocks' :func:`_block_column_sums`, rows stacked."""
-    total = fsum_blocks(sums)
-    magnitude = fsum_blocks(magnitudes) * (1.0 + _gamma(n))
+def _certified_total(parts: BlockSums, q: int, n: int):
+    """``(sums, bound)`` from the aligned blocks' :func:`_block_column_sums`, added.
+
+    ``parts`` holds ``q`` sums, then ``q`` magnitudes (the sums of absolute
+    terms), then whatever else the caller's statistic returned.
+    """
+    total = parts.total[:q]
+    magnitude = parts.total[q:2 * q] * (1.0 + _gamma(n))
     # each aligned block's fsum is rounded once before the blocks are added (an error of
-    # u per block's |sum|); a single block's fsum is returned as it is, exactly
-    across = UNIT * np.abs(sums).sum(axis=0) if sums.shape[0] > 1 else 0.0
+    # u per block's |sum|, and the correctly rounded sum of those within a relative u);
+    # a single block's fsum is returned as it is, exactly
+    across = UNIT * parts.magnitude[:q] * (1.0 + UNIT) if parts.n_blocks > 1 else 0.0
     return total, (_gamma(BLOCK + 2) * magnitude + across + UNIT * np.abs(total)) * 1.01
 
 
@@ -153,10 +160,9 @@ def certified_column_sums(terms: np.ndarray):
     rounding per aligned block, in the bound). Up to three roundings made each
     term (a difference, a division, a product): ``γ_{BLOCK+2}`` covers them.
     """
-    parts = block_partials(labelled_rows(numpy_rows(terms), None),
-                           _column_sums_block, size=2 * terms.shape[1])
-    q = terms.shape[1]
-    return _certified_total(parts[:, :q], parts[:, q:], terms.shape[0])
+    parts = block_fsums(labelled_rows(numpy_rows(terms), None), _column_sums_block,
+                        size=2 * terms.shape[1])
+    return _certified_total(parts, terms.shape[1], terms.shape[0])
 
 
 def _column_sums_block(terms, labels):
@@ -181,14 +187,14 @@ class _Logistic:
 
     def value_grad(self, u):
         n = self.data.n_samples
-        total = fsum_blocks(block_partials(self.data, _logistic_value_grad, u, size=1 + u.size))
+        total = block_fsums(self.data, _logistic_value_grad, u, size=1 + u.size).total
         value = total[0] / n + 0.5 * self.lam * (u @ u) + self.lin @ u
         return value, total[1:] / n + self.lam * u + self.lin
 
     def newton_step(self, u, grad):
         p = u.size
-        hess = fsum_blocks(block_partials(self.data, _logistic_hessian, u, self.data.n_samples,
-                                          size=p * p)).reshape(p, p)
+        hess = block_fsums(self.data, _logistic_hessian, u, self.data.n_samples,
+                           size=p * p).total.reshape(p, p)
         hess.flat[:: p + 1] += self.lam
         return np.linalg.solve(hess, grad)
 
@@ -200,13 +206,13 @@ class _Logistic:
         by blocks and ``math.fsum`` (error independent of n).
         """
         n, p = self.data.n_samples, hi.size
-        parts = block_partials(self.data, _logistic_certified, hi, lo, n, size=3 * p)
-        sums, sum_err = _certified_total(parts[:, :p], parts[:, p:2 * p], n)
+        parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p)
+        sums, sum_err = _certified_total(parts, p, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
         per_margin = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
                       + 0.25 * (_gamma(p) ** 2 * float(np.linalg.norm(hi))
                                 + 1.01 * _gamma(p) * float(np.linalg.norm(lo))))
-        first = per_margin * fsum_blocks(parts[:, 2 * p:]) / n * 1.01
+        first = per_margin * parts.total[2 * p:] / n * 1.01
         return grad, float(np.linalg.norm(first + sum_err + add_err))
 
 
@@ -246,8 +252,7 @@ class _Softmax:
 
     def value_grad(self, w):
         n = self.data.n_samples
-        total = fsum_blocks(block_partials(self.data, _softmax_value_grad, w, self.K,
-                                           size=1 + w.size))
+        total = block_fsums(self.data, _softmax_value_grad, w, self.K, size=1 + w.size).total
         value = total[0] / n + 0.5 * self.lam * (w @ w) + self.lin @ w
         return value, total[1:] / n + self.lam * w + self.lin
 
@@ -257,8 +262,8 @@ class _Softmax:
         n = self.data.n_samples
 
         def hess_vec(v):
-            return (fsum_blocks(block_partials(self.data, _softmax_hess_vec, w, v, self.K,
-                                               size=w.size)) / n + self.lam * v)
+            return (block_fsums(self.data, _softmax_hess_vec, w, v, self.K, size=w.size).total
+                    / n + self.lam * v)
 
         op = LinearOperator((w.size, w.size), matvec=hess_vec, dtype=np.float64)
         step, _ = cg(op, grad, rtol=1e-12, maxiter=10 * w.size)
@@ -276,11 +281,11 @@ class _Softmax:
         # a score's error beyond 2u|D|: γ²·2‖W‖ + 2γ_p‖W_lo‖·1.01 (twice, for the difference)
         scale = (4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(hi))
                  + 4.04 * _gamma(p) * float(np.linalg.norm(lo)))
-        parts = block_partials(self.data, _softmax_certified, hi, lo, K, scale, n,
-                               size=2 * size + p)
-        sums, sum_err = _certified_total(parts[:, :size], parts[:, size:2 * size], n)
+        parts = block_fsums(self.data, _softmax_certified, hi, lo, K, scale, n,
+                            size=2 * size + p)
+        sums, sum_err = _certified_total(parts, size, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
-        first = fsum_blocks(parts[:, 2 * size:]) / n * 1.01  # a row's L1 error bounds each class'
+        first = parts.total[2 * size:] / n * 1.01  # a row's L1 error bounds each class'
         cross = np.linalg.norm(sum_err + add_err)
         return grad, float(np.linalg.norm(first) + cross)
 
