@@ -26,21 +26,26 @@ from skdp_anomaly.over_sampling import (
     _synthesis,
 )
 from skdp_anomaly.over_sampling._audit import release_synopsis_batch
-from skdp_anomaly.over_sampling._release import n_cells as _n_cells
-from skdp_anomaly.over_sampling._release import n_synthetic as _n_synthetic
-from skdp_anomaly.over_sampling._grid import (
-    Grid,
-    _Weights,
-    ball_offsets,
-    choose_n_cells,
+from skdp_anomaly.over_sampling._release import (
+    cell_keys,
     choose_threshold,
-    expected_positive_noise,
     geometric_tail,
-    n_ball_offsets,
+    random_cells,
     release_dense,
     release_sparse,
-    sample_synthetic,
 )
+from skdp_anomaly.over_sampling._release import n_synthetic as _n_synthetic
+from skdp_anomaly.over_sampling._statistics import cell_coordinates
+from skdp_anomaly.over_sampling._strategy import (
+    Grid,
+    auto_class_size,
+    ball_offsets,
+    choose_n_cells,
+    expected_positive_noise,
+    n_ball_offsets,
+)
+from skdp_anomaly.over_sampling._strategy import n_cells as _n_cells
+from skdp_anomaly.over_sampling._synthesis import _Weights, sample_synthetic
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
 
@@ -502,7 +507,7 @@ def test_n_cells_from_granularity():
 
 def test_grid_coordinates_clip_and_close_last_cell():
     grid = Grid(np.array([0.0]), np.array([4.0]), 4)
-    coords = grid.coordinates(np.array([[-1.0], [0.0], [0.99], [1.0], [4.0], [9.0]]))
+    coords = cell_coordinates(grid, np.array([[-1.0], [0.0], [0.99], [1.0], [4.0], [9.0]]))
     np.testing.assert_array_equal(coords.ravel(), [0, 0, 0, 1, 3, 3])
     np.testing.assert_allclose(grid.centres([[0], [3]]).ravel(), [0.5, 3.5])
 
@@ -589,10 +594,11 @@ def test_sparse_and_dense_phase2_are_identical_given_same_histogram():
     np.testing.assert_array_equal(a, b)
 
 
-class _VoidGrid(Grid):
-    @property
-    def fits_int64(self):
-        return False
+def _void_grid(*args) -> Grid:
+    """A small grid addressed as if its cells did not fit int64 codes (the void-key path)."""
+    grid = Grid(*args)
+    object.__setattr__(grid, "fits_int64", False)
+    return grid
 
 
 def test_void_keys_lookup_matches_int_codes():
@@ -602,15 +608,15 @@ def test_void_keys_lookup_matches_int_codes():
     counts = rng.integers(1, 9, size=len(cells))
     all_cells = np.argwhere(np.ones((4, 4, 4))).astype(np.int16)
     res = []
-    for grid in (Grid(*args), _VoidGrid(*args)):
-        keys = grid.keys(cells)
+    for grid in (Grid(*args), _void_grid(*args)):
+        keys = cell_keys(grid, cells)
         order = np.argsort(keys)
         w = _Weights(grid, SparseHistogram(cells[order], counts[order], 1))
-        res.append(w.lookup(grid.keys(all_cells)))
+        res.append(w.lookup(cell_keys(grid, all_cells)))
     np.testing.assert_array_equal(res[0], res[1])
     # the sampler also runs on the void path
-    grid = _VoidGrid(*args)
-    order = np.argsort(grid.keys(cells))
+    grid = _void_grid(*args)
+    order = np.argsort(cell_keys(grid, cells))
     z = sample_synthetic(grid, SparseHistogram(cells[order], counts[order], 1), 500, 2,
                          np.random.default_rng(0))
     assert z.shape == (500, 3) and np.all((z > 0) & (z < 1))
@@ -745,13 +751,13 @@ def test_many_features_single_cell_uses_sparse():
 
 
 def test_distinct_empty_cells_rejection_path_is_uniform():
-    from skdp_anomaly.over_sampling._grid import _distinct_empty_cells
+    from skdp_anomaly.over_sampling._release import _distinct_empty_cells
 
     grid = Grid(np.zeros(9), np.ones(9), 4)  # 2**18 cells: rejection sampling path
     rng = np.random.default_rng(0)
-    nonempty = np.unique(grid.keys(grid.random_coordinates(20_000, rng)))
+    nonempty = np.unique(cell_keys(grid, random_cells(grid, 20_000, rng)))
     cells = _distinct_empty_cells(grid, 6000, nonempty, rng)
-    keys = grid.keys(cells)
+    keys = cell_keys(grid, cells)
     assert len(np.unique(keys)) == 6000
     assert not np.isin(keys, nonempty).any()
     # each coordinate value has frequency 1/4 (6 sigma per value: false failure < 1e-7)
@@ -914,7 +920,7 @@ def test_release_synopsis_batch_auto_granularity():
     est = DPSMOTE(bounds=(-1, 1), granularity="auto", synopsis="grid")
     batch = release_synopsis_batch(est, X, y, 4000, histogram_class=1, random_state=0)
     sizes = np.maximum(batch.noisy_class_counts, 1)
-    drive = _release.auto_class_size(sizes, batch.n_synthetic)
+    drive = auto_class_size(sizes, batch.n_synthetic)
     expect = [choose_n_cells(s, 0.9, 2) for s in drive]
     np.testing.assert_array_equal(batch.n_cells, expect)
     assert set(np.unique(batch.n_cells)) == {2, 3, 4}  # the noisy size moves the grid

@@ -198,7 +198,7 @@ STAGES = [
     ("inside the sum mechanism", "gaussian", (_release, "release_means"), 2),
     ("writing the rows", "gaussian", (_synthesis, "append_drawn_rows"), 2),
     ("inside the size mechanism", "grid", (GeometricMechanism, "randomise"), 1),
-    ("choosing the grid", "grid", (_release.ReleaseSteps, "grid"), 1),
+    ("choosing the grid", "grid", (_dpsmote, "choose_grid"), 1),
     ("inside the cell mechanism", "grid", (_release, "release_dense"), 2),
     ("phase 2", "grid", (_synthesis, "sample_synthetic"), 2),
 ]

@@ -11,7 +11,7 @@ SparseHistogram
 """
 
 from ._dpsmote import DPSMOTE, DPSMOTENoiseWarning
-from ._grid import SparseHistogram
+from ._release import SparseHistogram
 
 __all__ = [
     "DPSMOTE",

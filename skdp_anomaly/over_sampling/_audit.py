@@ -17,13 +17,17 @@ from sklearn.base import clone
 
 from ..privacy import check_random_state
 from ._dpsmote import DPSMOTE
-from ._release import DENSE_MAX_CELLS, ReleaseSteps, auto_class_size
-from ._statistics import BoxScale, class_fixed_sums
+from ._release import ReleaseSteps
+from ._statistics import BoxScale, cell_coordinates, class_fixed_sums
 from ._strategy import (
+    DENSE_MAX_CELLS,
+    auto_class_size,
+    check_grid_shape,
     check_public_classes,
     check_strategy_labels,
     class_codes,
     encode_labels,
+    grid_for,
     public_strategy,
 )
 
@@ -77,7 +81,7 @@ def _phase1_input(estimator, X, y) -> _Phase1Input:
     if not isinstance(estimator, DPSMOTE):
         raise TypeError("estimator must be a DPSMOTE instance.")
     estimator.privacy_cost()  # every parameter, as fit checks them
-    steps = ReleaseSteps.of(estimator)
+    steps = estimator._release_steps()
     X, y, _ = clone(estimator)._check_X_y(X, y)  # a clone takes n_features_in_
     classes = check_public_classes(estimator.classes, estimator.sampling_strategy)
     classes, y_codes = encode_labels(y, classes)
@@ -121,7 +125,7 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
     """
     data = _phase1_input(estimator, X, y)
     steps = data.steps
-    steps.check_grid_shape(data.X.shape[1])
+    check_grid_shape(steps, data.X.shape[1])
     rng = check_random_state(random_state)
     codes = class_codes(data.classes, histogram_class, "histogram_class")
     sizes = _release_sizes(data, n_runs, rng)
@@ -130,7 +134,7 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
     distinct, inverse = np.unique(auto_sizes, return_inverse=True)
     if not isinstance(estimator.granularity, str):
         distinct, inverse = distinct[:1], np.zeros(n_runs, np.intp)
-    grids = [steps.grid(data.bounds, float(s))[0] for s in distinct]
+    grids = [grid_for(steps, data.bounds, float(s))[0] for s in distinct]
     n_cells = np.array([g.n_cells for g in grids], np.int64)[inverse]
     width = max(g.size for g in grids)
     if width > DENSE_MAX_CELLS // max(1, n_runs):
@@ -142,8 +146,8 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         for g_index, grid in enumerate(grids):
             runs = np.flatnonzero(inverse == g_index)
             if runs.size:
-                hist[runs, :grid.size] = steps.dense_histogram(grid, grid.coordinates(X_j), rng,
-                                                               n_runs=runs.size)
+                hist[runs, :grid.size] = steps.dense_histogram(grid, cell_coordinates(grid, X_j),
+                                                               rng, n_runs=runs.size)
         parts.append(hist)
     return SynopsisBatch(data.classes, sizes.noisy, sizes.n_new, np.hstack(parts), n_cells,
                          isinstance(estimator.granularity, str))

@@ -12,8 +12,14 @@ each entered once, in memory and on Dask alike:
 4. synthesis: :mod:`._synthesis` (post-processing: the synthetic rows, drawn on
    the workers on dask).
 
-The label set and the strategy's checks are in :mod:`._strategy`, the grid's
-arithmetic in :mod:`._grid`, the audit helpers in :mod:`._audit`.
+The grid synopsis enters the statistics and the releases twice: its grid may
+follow the DP class sizes, so it is chosen after the size release
+(:func:`~._strategy.choose_grid`) and the cell coordinates of the
+over-sampled classes (:func:`~._statistics.cell_coordinates`) are read before
+the histograms' release (statistics, sizes, grid, cell coordinates,
+histograms, synthesis). The label set, the strategy's and the parameters'
+checks and the grid are in :mod:`._strategy`, the audit helpers in
+:mod:`._audit`.
 """
 
 from __future__ import annotations
@@ -42,21 +48,25 @@ from ..privacy._protocol import (
 )
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
 from ..privacy._validation import check_numeric
-from ._grid import SparseHistogram
 from ._release import (
     DPSMOTENoiseWarning,
     ReleaseSteps,
+    SparseHistogram,
     release_gaussian,
     release_grid_sizes,
     release_histograms,
 )
 from ._statistics import class_coordinates, read_statistics
 from ._strategy import (
+    check_epsilon_cap,
+    check_grid_shape,
     check_label_set,
     check_public_classes,
     check_strategy_labels,
     check_strategy_values,
+    choose_grid,
     encode_labels,
+    features_of_bounds,
     public_strategy,
 )
 from ._synthesis import synthesize_gaussian, synthesize_grid
@@ -440,16 +450,18 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
         The ε of each release (below the cap of exact geometric noise), the
         public label set against ``sampling_strategy``, ``bounds`` on their
-        own, and, when ``bounds`` fix the number of features, the grid that
-        number needs.
+        own, and, when ``bounds`` fix the number of features, the grid (or
+        the class sums' noise) that number needs.
         """
+        steps = self._release_steps()
         check_strategy_values(self.sampling_strategy)
         check_public_classes(self.classes, self.sampling_strategy)
-        steps = ReleaseSteps.of(self)
-        steps.check_epsilon_cap()
-        n_features = steps.features_of_bounds()
-        if n_features is not None:
-            steps.check_n_features(n_features)
+        check_epsilon_cap(steps)
+        n_features = features_of_bounds(self.bounds)
+        if n_features is not None and self.synopsis == "grid":
+            check_grid_shape(steps, n_features)
+        elif n_features is not None:
+            steps.check_sums(n_features)
 
     def _privacy_cost(self) -> PrivacyCost:
         """Pure ε-DP under add/remove-one-record neighbours, ``ε = epsilon``.
@@ -467,7 +479,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         >>> cost.epsilon, cost.neighbours, cost.under("replace").epsilon
         (1.0, 'add_remove', 2.0)
         """
-        eps_counts, eps_hist = ReleaseSteps.of(self).split
+        eps_counts, eps_hist = self._release_steps().split
         what = ("per-class sums (Gaussian synopsis)" if self.synopsis == "gaussian"
                 else "per-class cell histograms")
         if self.class_counts == "public":
@@ -482,6 +494,20 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             "sequentially with DPSMOTE (Lut 2022, Theorem 3.3)",
             neighbours="add_remove",
         )
+
+    def _release_steps(self) -> ReleaseSteps:
+        """The releases this setting makes, each with its share of ``epsilon``.
+
+        ``count_share`` of ``epsilon`` goes to the class sizes (none when they
+        are declared public) and the rest to the synopsis: the split that
+        :meth:`_privacy_cost` reports and the mechanisms of
+        :class:`~._release.ReleaseSteps` are calibrated to.
+        """
+        epsilon = float(self.epsilon)
+        share = 0.0 if self.class_counts == "public" else float(self.count_share)
+        params = self.get_params(deep=False)
+        fields = {name: params[name] for name in ReleaseSteps._fields if name != "split"}
+        return ReleaseSteps(split=(share * epsilon, (1.0 - share) * epsilon), **fields)
 
     def privacy_assumptions(self) -> tuple:
         """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public without protecting it.
@@ -579,9 +605,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # Same template as imblearn's SamplerMixin.fit_resample, except that
         # sampling_strategy_ is never computed from the exact class sizes
         # unless they are declared public: imblearn's check (and its error
-        # messages) would read them. The stages run in order, each entered once
-        # (tests/test_data_walk.py): read inputs here, then statistics, releases
-        # and synthesis.
+        # messages) would read them. The stages run in order (tests/test_data_walk.py):
+        # read inputs here, then statistics, releases and synthesis, each entered
+        # once (the grid synopsis: statistics and releases twice, see the module).
         self._start_private_fit()
         return self._fit_resample(X, y)
 
@@ -624,8 +650,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         returns. Nothing of this module runs once the statistics are read.
         """
         _warn_ignored_params(self)
-        gaussian = self.synopsis == "gaussian"
+        steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
+        if not gaussian:  # before any release: the grid this X needs can be built
+            check_grid_shape(steps, X.shape[1])
         dask_input = restore is None
         # 2. statistics (private, never stored)
         stats = read_statistics(X, y if dask_input else y_codes, classes, self.bounds, gaussian)
@@ -634,7 +662,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             check_strategy_labels(self.sampling_strategy, stats.classes)
         self.bounds_ = stats.bounds
         # 3. releases, each charged right before it runs
-        steps, classes = ReleaseSteps.of(self), stats.classes
+        classes = stats.classes
         self.synopsis_ = self.synopsis
         if gaussian:
             released = release_gaussian(steps, stats, charge=self._charge,
@@ -643,11 +671,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         else:
             released = release_grid_sizes(steps, stats, charge=self._charge,
                                           random_state=self.random_state, public=public)
-            grid = released.grid
-            self.n_cells_, self.granularity_ = grid.n_cells, 1.0 / grid.n_cells
-            self.histogram_ = released.kind
-            coordinates = class_coordinates(grid, X, y_codes, np.flatnonzero(released.n_new > 0))
-            histograms = release_histograms(steps, released, coordinates, classes,
+            choice = choose_grid(steps, stats.bounds, released.class_sizes, released.n_new)
+            self.n_cells_, self.granularity_ = choice.grid.n_cells, 1.0 / choice.grid.n_cells
+            self.histogram_ = choice.kind
+            coordinates = class_coordinates(choice.grid, X, y_codes,
+                                            np.flatnonzero(released.n_new > 0))
+            histograms = release_histograms(steps, released, choice, coordinates, classes,
                                             charge=self._charge, class_counts=self.class_counts)
             self.noisy_counts_, labels = {}, classes.tolist()
             for j, histogram in histograms.items():
@@ -660,7 +689,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             X_res, y_res, self.noisy_means_ = synthesize_gaussian(
                 X, y, released, classes, float(self.spread), stats.box, frame)
         else:
-            X_res, y_res = synthesize_grid(X, y, released, histograms, classes,
+            X_res, y_res = synthesize_grid(X, y, released, choice, histograms, classes,
                                            self.connectivity)
         self.privacy_spent_ = self._spent()
         if dask_input:

@@ -4,13 +4,16 @@
 → synthesis (:mod:`._synthesis`). This module holds every mechanism and every
 step that turns the private statistics into DP outputs:
 
-* :class:`ReleaseSteps` holds the parameters that shape the releases (read
-  from the estimator with ``get_params``) and gives each release its mechanism
-  and its step: the class sizes (two-sided geometric, :meth:`~ReleaseSteps.release_sizes`,
+* :class:`ReleaseSteps` holds the parameters that shape the releases and the
+  share of ``epsilon`` each gets, and gives each release its mechanism and its
+  step: the class sizes (two-sided geometric, :meth:`~ReleaseSteps.release_sizes`,
   with the sampling strategy's arithmetic on the noisy sizes, :func:`n_synthetic`),
   the Gaussian synopsis's class means (float-safe Laplace on exact fixed-point
   sums, :func:`release_means`) and the grid synopsis's cell histograms
-  (:func:`~._grid.release_dense`, :func:`~._grid.release_sparse`);
+  (Lut 2022, §3.3, Algorithm 6, phase 1: :func:`release_dense`, and
+  :func:`release_sparse` above the threshold :func:`choose_threshold`) on the
+  grid chosen after the size release (:func:`._strategy.choose_grid`), whose
+  cells they address by :func:`cell_keys`;
 * :func:`release_gaussian`, :func:`release_grid_sizes` and :func:`release_histograms`
   are the stage itself: each charges a mechanism's cost (the caller's
   ``charge``) right before its release, and returns the DP outputs and the
@@ -37,66 +40,34 @@ import math
 import numbers
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .._warn import warn
 from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
     LaplaceMechanism,
     check_bounds,
     check_random_state,
 )
-from ._grid import (
-    Grid,
-    ball_offsets,
-    check_ball_size,
-    choose_n_cells,
-    choose_threshold,
-    dense_true_counts,
-    expected_positive_noise,
-    expected_spurious_mass,
-    release_dense,
-    release_sparse,
-)
-from ._strategy import FLOAT_NEEDS_BINARY
+from ..privacy._grid import geometric
+from ._strategy import FLOAT_NEEDS_BINARY, Grid
 
-__all__ = ["DENSE_MAX_CELLS", "FIXED_BITS", "DPSMOTENoiseWarning", "GaussianRelease", "GridRelease",
-           "ReleaseSteps", "SizeRelease", "auto_class_size", "fixed_to_float", "n_cells",
-           "n_synthetic", "release_gaussian", "release_grid_sizes", "release_histograms",
-           "release_means", "sum_mechanism"]
+__all__ = ["FIXED_BITS", "DPSMOTENoiseWarning", "GaussianRelease", "GridRelease",
+           "ReleaseSteps", "SizeRelease", "SparseHistogram", "cell_keys", "choose_threshold",
+           "fixed_to_float", "n_synthetic", "random_cells", "release_dense", "release_gaussian",
+           "release_grid_sizes", "release_histograms", "release_means", "release_sparse",
+           "sum_mechanism"]
 
 #: the class sums are exact integers in units of 2^-FIXED_BITS, and released on that grid
 FIXED_BITS = 32
 FIXED_SCALE = float(1 << FIXED_BITS)
 
-# `histogram="auto"` uses the dense grid up to this many cells: the paper's own
-# setting (ν = 0.25, d <= 8) stays exactly Algorithm 6.
-DENSE_AUTO_MAX_CELLS = 1 << 16
-# `histogram="dense"` is refused above this many cells (1 GiB of int64 counts)
-DENSE_MAX_CELLS = 1 << 27
-# the dense histogram is an array with one axis per feature
-DENSE_MAX_DIMS = 32
-
-
-def n_cells(granularity: float) -> int:
-    """Cells per feature of a fixed ν: ``ceil(1/ν)`` (the tolerance absorbs 1/0.1 -> 10)."""
-    return max(1, math.ceil(1.0 / granularity - 1e-9))
-
-
-def auto_class_size(class_sizes, n_new):
-    """Size driving ``granularity="auto"``: the smallest over-sampled class, per run.
-
-    ``class_sizes`` and ``n_new`` have shape (n_classes,) or (n_runs, n_classes)
-    and must be DP outputs (or public). When no class is over-sampled, the
-    smallest class (the grid is then unused).
-    """
-    sizes = np.atleast_2d(np.asarray(class_sizes, dtype=np.float64))
-    n_new = np.atleast_2d(n_new)
-    over = np.where(n_new > 0, sizes, np.inf).min(axis=1)
-    return np.where(np.isfinite(over), over, sizes.min(axis=1))
+_INT64_MAX = np.iinfo(np.int64).max
+# θ keeps the expected spurious mass of empty cells below this share of the class size
+_SPURIOUS_MASS_SHARE = 0.1
 
 
 class SizeRelease(NamedTuple):
@@ -112,36 +83,29 @@ class SizeRelease(NamedTuple):
     """(n_runs, n_classes) the sizes the synopses use: DP (or public), floored at 1."""
 
 
-class ReleaseSteps:
+class ReleaseSteps(NamedTuple):
     """The releases a DPSMOTE setting makes, with their mechanisms.
 
-    Build it with :meth:`of` from a DPSMOTE whose parameters are valid
-    (``privacy_cost()`` has checked them); nothing here is stored on the
-    estimator.
+    A record of the parameters that shape the releases and of the share of
+    ``epsilon`` each release gets, built by ``DPSMOTE._release_steps()`` from
+    a DPSMOTE whose parameters are valid (``privacy_cost()`` has checked
+    them). Building the record runs no code of this module, so the estimator
+    holds it from the start of a fit without entering the release stage;
+    nothing here is stored on the estimator.
     """
 
-    _PARAMS = ("epsilon", "class_counts", "count_share", "synopsis", "sampling_strategy",
-               "granularity", "connectivity", "histogram", "bounds")
+    split: tuple
+    """(ε of the class sizes, ε of the synopsis); the sizes get 0 when public."""
+    epsilon: float
+    class_counts: str
+    synopsis: str
+    sampling_strategy: object
+    granularity: object
+    connectivity: int
+    histogram: str
+    bounds: object
 
-    def __init__(self, **params):
-        for name in self._PARAMS:
-            setattr(self, name, params[name])
-
-    @classmethod
-    def of(cls, estimator) -> "ReleaseSteps":
-        params = estimator.get_params(deep=False)
-        return cls(**{name: params[name] for name in cls._PARAMS})
-
-    # -- the budget and the mechanisms ------------------------------------------------
-    @property
-    def split(self) -> tuple[float, float]:
-        """(ε of the class sizes, ε of the synopsis); the sizes get 0 when public."""
-        epsilon = float(self.epsilon)
-        if self.class_counts == "public":
-            return 0.0, epsilon
-        share = float(self.count_share)
-        return share * epsilon, (1.0 - share) * epsilon
-
+    # -- the mechanisms ------------------------------------------------------------------
     def size_mechanism(self) -> GeometricMechanism | None:
         """The class sizes: one histogram of disjoint classes, sensitivity 1 (add/remove)."""
         if self.class_counts == "public":
@@ -156,65 +120,17 @@ class ReleaseSteps:
         """The cell histograms of the grid synopsis (disjoint classes: one ε in parallel)."""
         return GeometricMechanism(self.split[1], neighbours="add_remove")
 
-    # -- checks of the parameters, and of the parameters against the data's shape ------
-    def check_epsilon_cap(self) -> None:
-        """Each release's ε stays where geometric noise is exact in double precision."""
-        top = max(self.split)
-        if top > MAX_GEOMETRIC_EPSILON:
-            raise ValueError(
-                f"The 'epsilon' parameter of DPSMOTE is {self.epsilon!r}, which puts "
-                f"ε={top:.4g} on one release, above {MAX_GEOMETRIC_EPSILON:g}, where geometric "
-                "noise rounds to zero in double precision and exact counts would be released; "
-                "use a smaller epsilon."
-            )
-
-    def features_of_bounds(self) -> int | None:
-        """Check the ``bounds`` parameter alone; the number of features it fixes, if any."""
-        if self.bounds is None:
-            return None
-        try:
-            lower, upper = self.bounds
-            sides = [np.ndim(lower), np.ndim(upper)]
-            sized = [np.size(v) for v, nd in zip((lower, upper), sides) if nd > 0]
-        except (TypeError, ValueError):  # not a pair, or ragged: check_bounds says which
-            check_bounds(self.bounds, n_features=1)
-            raise
-        check_bounds(self.bounds, n_features=sized[0] if sized else 1)
-        return sized[0] if sized else None
-
-    def check_n_features(self, n_features: int) -> None:
-        """The releases this setting needs on ``n_features`` features can be made.
-
-        Grid: the grid can be built. Gaussian: the class sums' noise, whose
-        rate per fixed-point step is tiny, is one the samplers honour (built
-        here, before any charge).
-        """
-        if self.synopsis == "grid":
-            self.check_grid_shape(n_features)
-            return
+    # -- a check of the parameters against the data's shape -------------------------------
+    def check_sums(self, n_features: int) -> None:
+        """The Gaussian synopsis's class sums on ``n_features`` features can be released:
+        their noise, whose rate per fixed-point step is tiny, is one the samplers honour
+        (built here, before any charge)."""
         try:
             self.sum_mechanism(n_features)
         except ValueError as exc:
             raise ValueError(
                 f"The 'epsilon' parameter of DPSMOTE ({self.epsilon!r}) is too small for the "
                 f"Gaussian synopsis' class sums on {n_features} features: {exc}") from None
-
-    def check_grid_shape(self, n_features: int) -> None:
-        if self.histogram == "dense" and n_features > DENSE_MAX_DIMS:
-            raise ValueError(
-                f"histogram='dense' supports at most {DENSE_MAX_DIMS} features (numpy array "
-                f"dimensions), got {n_features}; use histogram='sparse' or 'auto'."
-            )
-        if not isinstance(self.granularity, str):  # else the grid follows the DP size
-            self._check_dense_size(n_cells(self.granularity), n_features)
-            check_ball_size(n_features, self.connectivity, n_cells(self.granularity))
-
-    def _check_dense_size(self, cells: int, n_features: int) -> None:
-        if self.histogram == "dense" and cells**n_features > DENSE_MAX_CELLS:
-            raise ValueError(
-                f"histogram='dense' needs {cells}**{n_features} cells (limit "
-                f"{DENSE_MAX_CELLS}); use histogram='sparse' or 'auto', or a larger granularity."
-            )
 
     def bounds_for(self, X, n_features: int):
         """``(lower, upper)``: the public bounds, or (leak warning) those of ``X``."""
@@ -254,23 +170,6 @@ class ReleaseSteps:
         give ``n_runs`` releases. The noise is :meth:`sum_mechanism`'s.
         """
         return release_means(fixed_sum, divisor, self.split[1], rng)
-
-    def grid(self, bounds, class_size=None):
-        """The grid and histogram kind; ``class_size`` (DP or public) drives ``"auto"``."""
-        lower, upper = bounds
-        d = lower.shape[0]
-        if isinstance(self.granularity, str):  # "auto": post-processing of class_size
-            cap = DENSE_MAX_CELLS if self.histogram == "dense" else None
-            cells = choose_n_cells(class_size, self.split[1], d, max_total_cells=cap)
-        else:
-            cells = n_cells(self.granularity)
-        grid = Grid(lower, upper, cells)
-        self._check_dense_size(grid.n_cells, grid.n_features)
-        kind = self.histogram
-        if kind == "auto":
-            small = grid.size <= DENSE_AUTO_MAX_CELLS and grid.n_features <= DENSE_MAX_DIMS
-            kind = "dense" if small else "sparse"
-        return grid, kind
 
     def dense_histogram(self, grid: Grid, coords, rng, n_runs=None) -> np.ndarray:
         """The noisy counts of every cell, flat (``n_runs`` rows of them when asked)."""
@@ -401,6 +300,185 @@ def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:
     return d / (epsilon * max(float(class_size), 1.0))
 
 
+# -- the grid synopsis's histograms: dense, or sparse above a threshold -------------------
+def cell_keys(grid: Grid, coords) -> np.ndarray:
+    """The sortable key of each coordinate row of ``grid``, which orders the released cells.
+
+    Its row-major code ``sum_j c_j * n_cells**(d-1-j)`` (int64) when the grid
+    has fewer than 2**63 cells, and otherwise the raw bytes of the row (a
+    numpy ``void`` scalar), which ``np.unique`` and ``np.searchsorted`` handle
+    just as well.
+    """
+    if grid.fits_int64:
+        return np.asarray(coords).astype(np.int64) @ grid.strides
+    return np.ascontiguousarray(coords, dtype=grid.coord_dtype).view(grid.row_dtype).ravel()
+
+
+def random_cells(grid: Grid, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` cells drawn uniformly over the whole grid."""
+    return rng.integers(0, grid.n_cells, size=(size, grid.n_features)).astype(grid.coord_dtype)
+
+
+def dense_true_counts(grid: Grid, coords) -> np.ndarray:
+    """Exact cell counts of a dense grid, flat in row-major order (private!)."""
+    return np.bincount(cell_keys(grid, coords), minlength=grid.size).astype(np.int64)
+
+
+def release_dense(true_counts: np.ndarray, epsilon: float, rng, n_runs: int | None = None):
+    """Phase 1, dense: every cell count plus two-sided geometric noise (ε-DP, Δ = 1)."""
+    mech = GeometricMechanism(epsilon)
+    shape = true_counts.shape if n_runs is None else (n_runs, *true_counts.shape)
+    return true_counts + mech.noise(shape, rng)
+
+
+def geometric_tail(epsilon: float, threshold: int) -> float:
+    """``P(Z >= threshold)`` for two-sided geometric Z with decay ``exp(-ε)``, threshold >= 1."""
+    alpha = math.exp(-epsilon)
+    return math.exp(-epsilon * threshold) / (1.0 + alpha)
+
+
+def expected_spurious_mass(n_cells_total: int, epsilon: float, threshold: int) -> float:
+    """Expected total noisy count of the *empty* cells that pass ``threshold``:
+    ``M · P(Z >= θ) · E[Z | Z >= θ]`` (an upper bound when some cells are not empty)."""
+    alpha = math.exp(-epsilon)
+    return (float(n_cells_total) * geometric_tail(epsilon, threshold)
+            * (threshold + alpha / -math.expm1(-epsilon)))
+
+
+def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> int:
+    """Threshold θ of the sparse histogram.
+
+    The smallest integer ``θ >= 1`` such that the expected total noisy count
+    that *empty* cells contribute after filtering,
+    ``M · P(Z >= θ) · E[Z | Z >= θ]``, is at most a tenth of
+    ``max(class_size, 1)``: spurious cells then carry little of the mass phase 2
+    samples from. (θ grows only like ``log(M / class_size) / ε``.)
+    ``class_size`` must be a DP estimate (or a public count), never the true
+    count, so that θ is itself post-processing.
+    """
+    alpha = math.exp(-epsilon)
+    log_m = math.log(n_cells_total)
+    target = math.log(_SPURIOUS_MASS_SHARE * max(float(class_size), 1.0))
+    mean_excess = alpha / -math.expm1(-epsilon)  # E[G] for G ~ Geom on {0,1,...}
+
+    def log_mass(theta: int) -> float:
+        return log_m - epsilon * theta - math.log1p(alpha) + math.log(theta + mean_excess)
+
+    # log_mass decreases for θ >= 1 (its slope 1/(θ + E[G]) - ε <= (1 - e^-ε) - ε < 0),
+    # so the smallest admissible θ is found by doubling then bisection
+    if log_mass(1) <= target:
+        return 1
+    lo, hi = 1, 2
+    while log_mass(hi) > target:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if log_mass(mid) > target else (lo, mid)
+    return hi
+
+
+@dataclass(frozen=True)
+class SparseHistogram:
+    """The released cells of a sparse noisy histogram (only those with noisy count >= θ).
+
+    Iterating yields ``(cells, counts)`` so ``cells, counts = hist`` works.
+
+    Attributes
+    ----------
+    cells : ndarray of shape (n_released, n_features)
+        Grid coordinates of the released cells, sorted by key.
+    counts : ndarray of shape (n_released,), int64
+        Their noisy counts (all ``>= threshold``).
+    threshold : int
+        θ: every cell whose noisy count is below it is reported as 0.
+    """
+
+    cells: np.ndarray
+    counts: np.ndarray
+    threshold: int
+
+    def __iter__(self):
+        return iter((self.cells, self.counts))
+
+    def __len__(self):
+        return 2
+
+
+def _distinct_empty_cells(grid: Grid, m: int, nonempty_keys: np.ndarray, rng) -> np.ndarray:
+    """Coordinates of ``m`` distinct cells drawn uniformly among the empty ones.
+
+    ``nonempty_keys`` must be sorted. Rejection sampling: i.i.d. uniform cells,
+    drop non-empty ones and repeats; the distinct survivors form a uniformly
+    random subset, of which a uniform ``m``-subset is kept.
+    """
+    if m == 0:
+        return np.zeros((0, grid.n_features), grid.coord_dtype)
+    n_empty = grid.size - len(nonempty_keys)
+    # enumerate the empty cells only when they are few or most of them are needed;
+    # otherwise rejection sampling touches ~m cells instead of all M
+    if grid.fits_int64 and n_empty <= max(1 << 16, 8 * m):
+        empty = np.setdiff1d(np.arange(grid.size, dtype=np.int64), nonempty_keys,
+                             assume_unique=True)
+        codes = rng.choice(empty, size=m, replace=False)
+        return (codes[:, None] // grid.strides % grid.n_cells).astype(grid.coord_dtype)
+    kept_coords = np.zeros((0, grid.n_features), grid.coord_dtype)
+    kept_keys = cell_keys(grid, kept_coords)
+    while len(kept_keys) < m:
+        need = m - len(kept_keys)
+        cand = random_cells(grid, int(need * 1.1) + 16, rng)
+        keys = cell_keys(grid, cand)
+        if len(nonempty_keys):
+            pos = np.searchsorted(nonempty_keys, keys)
+            hit = nonempty_keys[np.minimum(pos, len(nonempty_keys) - 1)] == keys
+            cand, keys = cand[~hit], keys[~hit]
+        all_coords = np.concatenate([kept_coords, cand])
+        _, first = np.unique(np.concatenate([kept_keys, keys]), return_index=True)
+        first.sort()  # keep earlier survivors first: order is irrelevant, subset is uniform
+        kept_coords = all_coords[first]
+        kept_keys = cell_keys(grid, kept_coords)
+    pick = rng.choice(len(kept_keys), size=m, replace=False)
+    return kept_coords[pick]
+
+
+def release_sparse(grid: Grid, coords, epsilon: float, threshold: int, rng) -> SparseHistogram:
+    """Phase 1, sparse: the same output distribution as :func:`release_dense`
+    followed by zeroing every cell whose noisy count is below ``threshold``,
+    without materialising the empty cells (Cormode, Procopiuc, Srivastava and
+    Tran, "Differentially private summaries for sparse data", ICDT 2012).
+
+    * non-empty cells: true count + geometric noise, kept if ``>= θ``;
+    * empty cells: the number that would pass is Binomial(M − k, P(Z ≥ θ))
+      (Poisson with the same mean when M − k overflows int64; total-variation
+      error ≤ P(Z ≥ θ) by Barbour–Hall, negligible there), placed at distinct
+      uniformly random empty cells, each with a value drawn from
+      ``Z | Z ≥ θ = θ + Geometric``.
+    """
+    if threshold < 1:
+        raise ValueError(f"threshold must be >= 1, got {threshold}.")
+    mech = GeometricMechanism(epsilon)
+    keys = cell_keys(grid, coords)
+    nonempty_keys, first, true_counts = np.unique(keys, return_index=True, return_counts=True)
+    nonempty_coords = np.asarray(coords)[first]
+    noisy = true_counts.astype(np.int64) + mech.noise(true_counts.shape, rng)
+    keep = noisy >= threshold
+
+    n_empty = grid.size - len(nonempty_keys)
+    p = geometric_tail(epsilon, threshold)
+    if n_empty <= _INT64_MAX:
+        m = int(rng.binomial(n_empty, p))
+    else:
+        # n_empty can exceed a float (4**1617 cells at d = 1617): the mean in logs
+        mean = math.exp(math.log(n_empty) + math.log(p)) if p > 0 else 0.0
+        m = int(rng.poisson(mean))
+    false_coords = _distinct_empty_cells(grid, m, nonempty_keys, rng)
+    false_counts = threshold + geometric(epsilon, m, rng)
+
+    cells = np.concatenate([nonempty_coords[keep], false_coords]).astype(grid.coord_dtype)
+    counts = np.concatenate([noisy[keep], false_counts])
+    order = np.argsort(cell_keys(grid, cells), kind="stable")
+    return SparseHistogram(cells=cells[order], counts=counts[order], threshold=int(threshold))
+
+
 # -- the stage: charge each mechanism's cost, then release ---------------------------------
 class GaussianRelease(NamedTuple):
     """What the Gaussian synopsis releases in one fit, and the synthesis's seed stream."""
@@ -418,18 +496,13 @@ class GaussianRelease(NamedTuple):
 
 
 class GridRelease(NamedTuple):
-    """The grid synopsis after the size release: the sizes and the grid they imply."""
+    """The grid synopsis after the size release: the sizes, and the two streams."""
 
     noisy_class_counts: dict | None
     sampling_strategy: dict
     n_new: np.ndarray
     class_sizes: np.ndarray
-    """The DP (or public) sizes that the histograms' warnings and θ read."""
-    grid: Grid
-    kind: str
-    """"dense" or "sparse"."""
-    offsets: object
-    """The ℓ-ball of the grid (None when no class is over-sampled)."""
+    """The DP (or public) sizes that the grid, the histograms' warnings and θ read."""
     noise_rng: np.random.Generator
     sample_rng: np.random.Generator
 
@@ -468,7 +541,7 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
     order.
     """
     d = stats.fixed_sums.shape[1]
-    steps.check_n_features(d)  # before any charge
+    steps.check_sums(d)  # before any charge
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
     classes = stats.classes
     noisy, strategy, n_new, class_sizes = _release_sizes(steps, classes, stats.sizes, noise_rng,
@@ -488,46 +561,41 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
 
 def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, public=None
                        ) -> GridRelease:
-    """The grid synopsis's first release: the class sizes, then the grid they imply.
+    """The grid synopsis's first release: the class sizes.
 
-    With ``granularity="auto"`` the grid is post-processing of the DP sizes.
-    The ℓ-ball of the chosen grid is built here, so that a ball too large is
-    refused before the histograms' charge.
+    The grid they imply is chosen next (:func:`._strategy.choose_grid`; the
+    estimator has checked that the grid this ``X`` needs can be built).
     """
-    steps.check_n_features(stats.bounds[0].shape[0])
     # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
     # released rows and must not expose the stream that hid the counts
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
     noisy, strategy, n_new, class_sizes = _release_sizes(steps, stats.classes, stats.sizes,
                                                          noise_rng, charge, public)
-    grid, kind = steps.grid(stats.bounds, auto_class_size(class_sizes, n_new)[0])
-    offsets = None
-    if np.any(n_new > 0):
-        offsets = ball_offsets(grid.n_features, steps.connectivity, grid.n_cells)
     if n_new.sum() == 0:
         warn_no_synthetic_rows()
-    return GridRelease(noisy, strategy, n_new, class_sizes, grid, kind, offsets, noise_rng,
-                       sample_rng)
+    return GridRelease(noisy, strategy, n_new, class_sizes, noise_rng, sample_rng)
 
 
-def release_histograms(steps: ReleaseSteps, plan: GridRelease, coordinates, classes, *,
-                       charge, class_counts: str = "private") -> dict:
+def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinates, classes,
+                       *, charge, class_counts: str = "private") -> dict:
     """The noisy cell histogram of each over-sampled class (index -> histogram).
 
-    ``coordinates`` holds the cell coordinates of each over-sampled class's
-    rows (private), in the order of the over-sampled classes.
+    ``choice`` is the grid chosen after the size release
+    (:class:`~._strategy.GridChoice`); ``coordinates`` holds the cell
+    coordinates of each over-sampled class's rows on it (private), in the
+    order of the over-sampled classes.
     """
     over_sampled = np.flatnonzero(plan.n_new > 0)
     if not over_sampled.size:
         return {}
     charge(steps.cell_mechanism().cost)
-    grid, kind, sizes = plan.grid, plan.kind, plan.class_sizes
+    grid, kind, sizes = choice.grid, choice.kind, plan.class_sizes
     eps_hist, labels = steps.split[1], classes.tolist()
     auto = isinstance(steps.granularity, str)
     out = {}
     for j, coords in zip(over_sampled, coordinates):
         if kind == "dense":
-            warn_dense_noise(grid, eps_hist, sizes[j], labels[j], class_counts, auto)
+            warn_dense_noise(choice, eps_hist, sizes[j], labels[j], class_counts, auto)
         hist = steps.cell_histogram(grid, kind, coords, sizes[j], plan.noise_rng)
         out[int(j)] = hist
         if not np.any((hist.counts if kind == "sparse" else hist) > 0):
@@ -570,9 +638,9 @@ def warn_mean_noise(d, eps_hist, class_size, label, class_counts) -> None:
         )
 
 
-def warn_dense_noise(grid, eps_hist, class_size, label, class_counts, auto) -> None:
+def warn_dense_noise(choice, eps_hist, class_size, label, class_counts, auto) -> None:
     """Warn when the dense grid's expected positive noise mass exceeds the class size."""
-    mass = grid.size * expected_positive_noise(eps_hist)
+    grid, mass = choice.grid, choice.noise_mass
     if mass > class_size:
         advice = ("granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
                   "or fewer features help" if auto

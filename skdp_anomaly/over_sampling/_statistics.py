@@ -5,7 +5,9 @@ The second stage of ``fit_resample`` (read inputs → **statistics** → release
 through the data backend (:mod:`skdp_anomaly._backend`), and returns private
 numbers that are never stored: the class sizes, and for the Gaussian synopsis
 each class's exact sum in the unit box of the bounds; for the grid synopsis,
-the cell coordinates of a class's rows once the grid is chosen.
+the cell coordinates of each over-sampled class's rows once the grid is
+chosen (:func:`cell_coordinates`: the grid may follow the DP class sizes, so
+this part runs between the size release and the histograms' release).
 
 The Gaussian synopsis maps rows to the unit box ``u = (clip(x) − c) / r`` of
 the public bounds (centre ``c``, half-range ``r``), so one row moves a class
@@ -33,7 +35,7 @@ from ._strategy import UNKNOWN_LABEL, unique_codes
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
 __all__ = ["MAX_EXACT_SUM_ROWS", "BoxScale", "ClassStatistics", "Statistics",
-           "check_exact_sum_rows", "class_coordinates", "class_fixed_sums",
+           "cell_coordinates", "check_exact_sum_rows", "class_coordinates", "class_fixed_sums",
            "class_statistics", "read_statistics", "unit_fixed_sum", "unit_sum"]
 
 #: the fixed-point sums are exact for up to 2^(62 - 32) ≈ 10^9 rows
@@ -245,6 +247,27 @@ def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
                            int(sum(p[3] for p in parts)), int(sum(p[4] for p in parts)))
 
 
+# -- the grid synopsis: the cells of a class's rows on the released grid ------------------
+def cell_coordinates(grid, X) -> np.ndarray:
+    """Cell coordinates of each row of ``X`` on ``grid``; rows outside the bounds go to the edge
+    cells (the last cell of each feature is closed).
+
+    Parameters
+    ----------
+    grid : ~._strategy.Grid
+        The grid of the fit (public bounds, cells per feature).
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), of ``grid.coord_dtype``
+        Private when ``X`` is (never stored).
+    """
+    idx = np.floor((np.asarray(X, dtype=np.float64) - grid.lower) / grid.width)
+    np.clip(idx, 0, grid.n_cells - 1, out=idx)
+    return idx.astype(grid.coord_dtype)
+
+
 def class_coordinates(grid, X, y_codes, wanted) -> list:
     """The grid cell coordinates of the rows of each wanted class (private, never stored)."""
-    return [grid.coordinates(X[y_codes == j]) for j in wanted]
+    return [cell_coordinates(grid, X[y_codes == j]) for j in wanted]

@@ -12,7 +12,9 @@ from the data. They come in chunks of :data:`SYNTHETIC_CHUNK` rows, each drawn
 from a generator of its own, spawned in order from the sampling stream, so any
 block of them can be drawn on its own and the rows are the same, bit for bit,
 however the output is split. Grid synopsis: phase 2 of Algorithm 6
-(:func:`~._grid.sample_synthetic`), in memory only.
+(:func:`sample_synthetic`), in memory only: SMOTE between the released cells
+of the grid, which reads the grid's attributes and calls nothing of the
+earlier stages.
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ import numpy as np
 
 from .._data.blocks import append_drawn_rows, typical_block_rows
 from .._jit import lazy_njit
-from ._grid import sample_synthetic
+from ._release import SparseHistogram
+from ._strategy import Grid, ball_offsets
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = ["SYNTHETIC_CHUNK", "chunk_seeds", "fill_gaussian", "synthesize_gaussian",
-           "synthesize_grid"]
+__all__ = ["SYNTHETIC_CHUNK", "chunk_seeds", "fill_gaussian", "sample_synthetic",
+           "synthesize_gaussian", "synthesize_grid"]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
+# phase 2 of the grid looks cells up in chunks of at most this many (centre, offset) pairs
+_CHUNK = 1 << 21
 
 
 @njit(cache=True, nogil=True)
@@ -127,12 +132,158 @@ def synthesize_gaussian(X, y, release, classes, spread: float, box, frame=None):
     return X_res, y_res, {labels[j]: mean for j, mean in zip(index, means)}
 
 
-def synthesize_grid(X, y, plan, histograms, classes, connectivity: int):
-    """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory)."""
+def synthesize_grid(X, y, plan, choice, histograms, classes, connectivity: int):
+    """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory).
+
+    ``plan`` is the size release (rows per class, the sampling stream), ``choice``
+    the grid and its ℓ-ball, ``histograms`` the released histograms by class index.
+    """
     X_parts, y_parts = [X], [y]
     for j, hist in histograms.items():
-        Z = sample_synthetic(plan.grid, hist, int(plan.n_new[j]), connectivity,
-                             plan.sample_rng, plan.offsets)
+        Z = sample_synthetic(choice.grid, hist, int(plan.n_new[j]), connectivity,
+                             plan.sample_rng, choice.offsets)
         X_parts.append(Z.astype(X.dtype, copy=False))
         y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
     return np.concatenate(X_parts), np.concatenate(y_parts)
+
+
+# -- the grid synopsis: phase 2 of Algorithm 6 ---------------------------------------
+class _Weights:
+    """Non-negative weight ``max(c, 0)`` of any cell of a released histogram.
+
+    Cells are looked up by the key the released cells are sorted by
+    (:func:`~._release.cell_keys`), which phase 2 computes from the grid's
+    attributes: row-major codes (``grid.strides``) or, beyond int64 codes, the
+    bytes of the coordinate rows (:func:`_row_keys`).
+    """
+
+    def __init__(self, grid: Grid, histogram):
+        self.grid = grid
+        if isinstance(histogram, SparseHistogram):
+            self.dense = None
+            w = np.maximum(histogram.counts, 0)
+            pos = w > 0
+            self.coords = histogram.cells[pos]
+            self.values = w[pos]
+            # sorted, as the released cells are: lookup() searches them
+            self.keys = (self.coords.astype(np.int64) @ grid.strides if grid.fits_int64
+                         else _row_keys(grid, self.coords))
+        else:
+            # one trailing zero: the weight of "no cell" (out-of-grid neighbours)
+            # (int32: a noisy count beyond 2**31 would need more rows than numpy can index here)
+            dense = np.clip(np.asarray(histogram).reshape(-1), 0, np.iinfo(np.int32).max)
+            self.dense = np.append(dense, 0).astype(np.int32)
+            self.keys = np.flatnonzero(self.dense)
+            self.coords = None  # computed for the drawn centres only (see coords_of)
+            self.values = self.dense[self.keys]
+
+    def coords_of(self, index) -> np.ndarray:
+        """Coordinates of the positive cells at positions ``index``."""
+        if self.coords is not None:
+            return self.coords[index]
+        flat = self.keys[index]
+        return (flat[:, None] // self.grid.strides % self.grid.n_cells).astype(self.grid.coord_dtype)
+
+    def lookup(self, keys) -> np.ndarray:
+        if self.dense is not None:
+            return self.dense[keys]
+        if len(self.keys) == 0:
+            return np.zeros(len(keys), np.int64)
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, len(self.keys) - 1)
+        return np.where(self.keys[pos] == keys, self.values[pos], 0)
+
+
+def _row_keys(grid: Grid, rows) -> np.ndarray:
+    """Beyond int64 codes, a cell's key is its coordinate row viewed as one ``void``."""
+    return np.ascontiguousarray(rows, dtype=grid.coord_dtype).view(grid.row_dtype).ravel()
+
+
+def sample_synthetic(grid: Grid, histogram, n_samples: int, connectivity: int,
+                     rng: np.random.Generator, offsets=None) -> np.ndarray:
+    """Phase 2 of Algorithm 6: ``n_samples`` synthetic rows from a released histogram.
+
+    Post-processing only. A centre cell ``q_i`` is drawn with probability
+    ∝ ``max(c_i, 0)``; an ℓ-connected cell ``q_k`` (the centre included) with
+    probability ∝ ``max(c_k, 0)``; then ``z_j = q_ij + u_j (q_kj − q_ij)`` with
+    one uniform ``u_j`` per coordinate. If no cell has a positive count,
+    centres and neighbours are drawn uniformly (still post-processing).
+    """
+    d = grid.n_features
+    if n_samples <= 0:
+        return np.zeros((0, d))
+    if offsets is None:
+        offsets = ball_offsets(d, connectivity, grid.n_cells)
+    dense_off, support, delta = offsets
+    weights = _Weights(grid, histogram)
+    uniform = len(weights.values) == 0
+
+    if uniform:
+        return _sample_uniform(grid, n_samples, dense_off, rng)
+    cum = np.cumsum(weights.values)
+    draws = np.searchsorted(cum, rng.integers(0, cum[-1], size=n_samples), side="right")
+    sel, reps = np.unique(draws, return_counts=True)
+    sel_coords = weights.coords_of(sel)
+
+    # neighbours, in chunks of centres so that (centres × offsets) stays bounded
+    n_off = len(dense_off)
+    # the void-key path materialises (centres × offsets × d) coordinates
+    step = max(1, _CHUNK // (n_off * (1 if grid.fits_int64 else d)))
+    # dense grids have < 2**31 cells: int32 keys halve the memory traffic
+    key_dtype = np.int32 if weights.dense is not None else np.int64
+    off_key = None
+    if grid.fits_int64:
+        off_key = (dense_off.astype(np.int64) @ grid.strides).astype(key_dtype)
+        strides = grid.strides.astype(key_dtype)
+    # cell keys of invalid neighbours: one past the dense array (a zero), or -1 (absent)
+    missing = key_dtype(grid.size if weights.dense is not None else -1)
+    unsigned = np.uint16 if grid.coord_dtype == np.int16 else np.uint32
+    sup_delta = [(support[:, s], delta[:, s].astype(grid.coord_dtype))
+                 for s in range(support.shape[1])]
+    chosen = []
+    for start in range(0, len(sel_coords), step):
+        c = sel_coords[start:start + step]
+        m = reps[start:start + step]
+        valid = np.ones((len(c), n_off), bool)
+        for sup, dl in sup_delta:
+            v = c[:, sup] + dl  # negative values wrap to large unsigned ones
+            valid &= v.view(unsigned) < grid.n_cells
+        if off_key is not None:
+            nb = (c.astype(key_dtype) @ strides)[:, None] + off_key[None, :]
+            w = weights.lookup(np.where(valid, nb, missing).ravel())
+        else:
+            rows = c.astype(np.int64)[:, None, :] + dense_off[None, :, :]
+            rows[~valid] = 0
+            w = np.where(valid.ravel(), weights.lookup(_row_keys(grid, rows.reshape(-1, d))), 0)
+        flat_cum = np.cumsum(w, dtype=np.int64)
+        ends = flat_cum[n_off - 1::n_off]  # cumulative mass at the end of each row
+        base = np.concatenate([[0], ends[:-1]])
+        tot = np.repeat(ends - base, m)
+        pick = np.minimum(np.floor(rng.random(len(tot)) * tot).astype(np.int64), tot - 1)
+        t = np.repeat(base, m) + pick
+        chosen.append(np.searchsorted(flat_cum, t, side="right") % n_off)
+    off_idx = np.concatenate(chosen)
+
+    centre = np.repeat(sel_coords, reps, axis=0)
+    return _interpolate(grid, centre, centre + dense_off[off_idx], rng)
+
+
+def _interpolate(grid: Grid, centre, neighbour, rng) -> np.ndarray:
+    """``z_j = q_ij + u_j (q_kj − q_ij)``, one uniform ``u_j`` per coordinate (Alg. 6)."""
+    centre = centre.astype(np.float64)
+    u = rng.random(centre.shape)
+    return grid.lower + (centre + 0.5 + u * (neighbour - centre)) * grid.width
+
+
+def _sample_uniform(grid: Grid, n_samples: int, dense_off, rng) -> np.ndarray:
+    """Phase 2 when no cell has a positive noisy count: uniform centres, and a
+    neighbour uniform among the in-grid ℓ-connected cells (by rejection)."""
+    centre = rng.integers(0, grid.n_cells, size=(n_samples, grid.n_features))
+    neighbour = np.empty_like(centre)
+    todo = np.arange(n_samples)
+    while todo.size:
+        cand = centre[todo] + dense_off[rng.integers(0, len(dense_off), size=todo.size)]
+        ok = np.all((cand >= 0) & (cand < grid.n_cells), axis=1)
+        neighbour[todo[ok]] = cand[ok]
+        todo = todo[~ok]
+    return _interpolate(grid, centre, neighbour, rng)
