@@ -49,10 +49,10 @@ sizes and on one beyond int64 cell codes. Its grid may follow the DP class
 sizes (``granularity="auto"``), so its walk enters the statistics and the
 releases twice: class sizes, size release, grid, cell coordinates of the
 over-sampled classes, histograms, synthesis (``_statistics > _release >
-_strategy > _statistics > _release > _synthesis``, after the parameter checks
-in ``_strategy``). It stays within the limits because each piece of the grid
+_setting > _statistics > _release > _synthesis``, after the parameter checks
+in ``_setting``). It stays within the limits because each piece of the grid
 lives in the module that runs it: the grid, its ℓ-ball and the checks of its
-shape with the other parameter checks (:mod:`skdp_anomaly.over_sampling._strategy`),
+shape with the other parameter checks (:mod:`skdp_anomaly.over_sampling._setting`),
 the cell coordinates in ``_statistics``, the cell keys and the noisy
 histograms in ``_release``, phase 2 in ``_synthesis``, each reading the grid's
 attributes without calling back into another module; and because the

@@ -36,7 +36,7 @@ from skdp_anomaly.over_sampling._release import (
 )
 from skdp_anomaly.over_sampling._release import n_synthetic as _n_synthetic
 from skdp_anomaly.over_sampling._statistics import cell_coordinates
-from skdp_anomaly.over_sampling._strategy import (
+from skdp_anomaly.over_sampling._setting import (
     Grid,
     auto_class_size,
     ball_offsets,
@@ -44,7 +44,7 @@ from skdp_anomaly.over_sampling._strategy import (
     expected_positive_noise,
     n_ball_offsets,
 )
-from skdp_anomaly.over_sampling._strategy import n_cells as _n_cells
+from skdp_anomaly.over_sampling._setting import n_cells as _n_cells
 from skdp_anomaly.over_sampling._synthesis import _Weights, sample_synthetic
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
@@ -957,7 +957,7 @@ def test_warnings_point_at_the_callers_line_through_a_pipeline():
     np.array([True, False, True]),
 ])
 def test_label_encoding_equals_numpy_unique(y):
-    from skdp_anomaly.over_sampling._strategy import unique_codes as _unique_codes
+    from skdp_anomaly.over_sampling._setting import unique_codes as _unique_codes
 
     classes, codes = _unique_codes(y)
     expected_classes, expected_codes = np.unique(y, return_inverse=True)

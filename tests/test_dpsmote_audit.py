@@ -19,7 +19,7 @@ from skdp_anomaly import audit
 from skdp_anomaly.over_sampling import DPSMOTE
 from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._release import cell_keys, release_sparse
-from skdp_anomaly.over_sampling._strategy import Grid
+from skdp_anomaly.over_sampling._setting import Grid
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)

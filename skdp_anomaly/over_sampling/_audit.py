@@ -19,7 +19,7 @@ from ..privacy import check_random_state
 from ._dpsmote import DPSMOTE
 from ._release import ReleaseSteps
 from ._statistics import BoxScale, cell_coordinates, class_fixed_sums
-from ._strategy import (
+from ._setting import (
     DENSE_MAX_CELLS,
     auto_class_size,
     check_grid_shape,

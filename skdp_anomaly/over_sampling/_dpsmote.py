@@ -14,11 +14,11 @@ each entered once, in memory and on Dask alike:
 
 The grid synopsis enters the statistics and the releases twice: its grid may
 follow the DP class sizes, so it is chosen after the size release
-(:func:`~._strategy.choose_grid`) and the cell coordinates of the
+(:func:`~._setting.choose_grid`) and the cell coordinates of the
 over-sampled classes (:func:`~._statistics.cell_coordinates`) are read before
 the histograms' release (statistics, sizes, grid, cell coordinates,
 histograms, synthesis). The label set, the strategy's and the parameters'
-checks and the grid are in :mod:`._strategy`, the audit helpers in
+checks and the grid are in :mod:`._setting`, the audit helpers in
 :mod:`._audit`.
 """
 
@@ -57,7 +57,7 @@ from ._release import (
     release_histograms,
 )
 from ._statistics import class_coordinates, read_statistics
-from ._strategy import (
+from ._setting import (
     check_epsilon_cap,
     check_grid_shape,
     check_label_set,

@@ -12,7 +12,7 @@ step that turns the private statistics into DP outputs:
   sums, :func:`release_means`) and the grid synopsis's cell histograms
   (Lut 2022, §3.3, Algorithm 6, phase 1: :func:`release_dense`, and
   :func:`release_sparse` above the threshold :func:`choose_threshold`) on the
-  grid chosen after the size release (:func:`._strategy.choose_grid`), whose
+  grid chosen after the size release (:func:`._setting.choose_grid`), whose
   cells they address by :func:`cell_keys`;
 * :func:`release_gaussian`, :func:`release_grid_sizes` and :func:`release_histograms`
   are the stage itself: each charges a mechanism's cost (the caller's
@@ -53,7 +53,7 @@ from ..privacy import (
     check_random_state,
 )
 from ..privacy._grid import geometric
-from ._strategy import FLOAT_NEEDS_BINARY, Grid
+from ._setting import FLOAT_NEEDS_BINARY, Grid
 
 __all__ = ["FIXED_BITS", "DPSMOTENoiseWarning", "GaussianRelease", "GridRelease",
            "ReleaseSteps", "SizeRelease", "SparseHistogram", "cell_keys", "choose_threshold",
@@ -563,7 +563,7 @@ def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, publ
                        ) -> GridRelease:
     """The grid synopsis's first release: the class sizes.
 
-    The grid they imply is chosen next (:func:`._strategy.choose_grid`; the
+    The grid they imply is chosen next (:func:`._setting.choose_grid`; the
     estimator has checked that the grid this ``X`` needs can be built).
     """
     # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
@@ -581,7 +581,7 @@ def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinat
     """The noisy cell histogram of each over-sampled class (index -> histogram).
 
     ``choice`` is the grid chosen after the size release
-    (:class:`~._strategy.GridChoice`); ``coordinates`` holds the cell
+    (:class:`~._setting.GridChoice`); ``coordinates`` holds the cell
     coordinates of each over-sampled class's rows on it (private), in the
     order of the over-sampled classes.
     """

@@ -30,7 +30,7 @@ from .._data.blocks import column_extremes, row_block_results
 from .._jit import lazy_njit
 from ..privacy import check_bounds
 from ._release import FIXED_BITS, FIXED_SCALE, fixed_to_float
-from ._strategy import UNKNOWN_LABEL, unique_codes
+from ._setting import UNKNOWN_LABEL, unique_codes
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
@@ -254,7 +254,7 @@ def cell_coordinates(grid, X) -> np.ndarray:
 
     Parameters
     ----------
-    grid : ~._strategy.Grid
+    grid : ~._setting.Grid
         The grid of the fit (public bounds, cells per feature).
     X : array-like of shape (n_samples, n_features)
 

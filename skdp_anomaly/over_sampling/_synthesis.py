@@ -24,7 +24,7 @@ import numpy as np
 from .._data.blocks import append_drawn_rows, typical_block_rows
 from .._jit import lazy_njit
 from ._release import SparseHistogram
-from ._strategy import Grid, ball_offsets
+from ._setting import Grid, ball_offsets
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
