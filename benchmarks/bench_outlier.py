@@ -204,6 +204,19 @@ def speed(n=1_000_000, d=10, repeats=3):
 
 
 # ---------------------------------------------------------------- report
+def runs_per_set(run, sets, seeds: int, jobs: int, *args) -> dict:
+    """``{set: {method: [one value per seed]}}`` of ``run(set, seed, *args)``, in parallel."""
+    from joblib import Parallel, delayed
+
+    tasks = [(name, r) for name in sets for r in range(seeds)]
+    results = Parallel(n_jobs=jobs)(delayed(run)(n, r, *args) for n, r in tasks)
+    per_set: dict = {name: {} for name in sets}
+    for (name, _), res in zip(tasks, results):
+        for key, value in res.items():
+            per_set[name].setdefault(key, []).append(value)
+    return per_set
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
@@ -215,18 +228,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds = 2
-    from joblib import Parallel, delayed
-
     warnings.filterwarnings("ignore")
     t0 = time.time()
     sets = CHOOSE if args.choose else CHOOSE + HELD_OUT
-    run = choose_run if args.choose else one_run
-    jobs = [(name, r) for name in sets for r in range(args.seeds)]
-    results = Parallel(n_jobs=args.jobs)(delayed(run)(n, r, EPSILONS) for n, r in jobs)
-    per_set = {name: {} for name in sets}
-    for (name, _), res in zip(jobs, results):
-        for key, value in res.items():
-            per_set[name].setdefault(key, []).append(value)
+    per_set = runs_per_set(choose_run if args.choose else one_run, sets, args.seeds, args.jobs,
+                           EPSILONS)
     mean = {s: {k: float(np.mean(v)) for k, v in per_set[s].items()} for s in sets}
     payload = {"settings": dict(vars(args), choose=list(CHOOSE), held_out=list(HELD_OUT),
                                  public_share=PUBLIC_SHARE, seed0=SEED0),

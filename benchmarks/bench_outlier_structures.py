@@ -46,7 +46,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import print_table, source_fingerprint, write_json
-from bench_outlier import CHOOSE, HELD_OUT, IFOREST, SEED0, auc, hbos_scores, load
+from bench_outlier import (
+    CHOOSE,
+    HELD_OUT,
+    IFOREST,
+    SEED0,
+    auc,
+    hbos_scores,
+    load,
+    runs_per_set,
+)
 from sklearn.ensemble import IsolationForest
 
 from skdp_anomaly.outlier import hbos_n_bins
@@ -156,17 +165,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds = 2
-    from joblib import Parallel, delayed
-
     warnings.filterwarnings("ignore")
     t0 = time.time()
-    jobs = [(name, r) for name in CHOOSE + HELD_OUT for r in range(args.seeds)]
-    results = Parallel(n_jobs=args.jobs)(delayed(one_run)(n, r) for n, r in jobs)
-    per_set: dict = {name: {} for name in CHOOSE + HELD_OUT}
-    for (name, _), res in zip(jobs, results):
-        for key, value in res.items():
-            per_set[name].setdefault(key, []).append(value)
-    methods = list(results[0])
+    per_set = runs_per_set(one_run, CHOOSE + HELD_OUT, args.seeds, args.jobs)
+    methods = list(per_set[CHOOSE[0]])
     rows = []
     for method in methods:
         means = [np.mean([np.mean(per_set[s][method]) for s in group])
