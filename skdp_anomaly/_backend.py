@@ -597,8 +597,9 @@ class BlockSums(NamedTuple):
 
     #: per entry, the sum over the aligned blocks, correctly rounded (``math.fsum``)
     total: np.ndarray
-    #: per entry, the sum over the aligned blocks of its absolute value, correctly rounded
-    magnitude: np.ndarray
+    #: per entry, the sum over the aligned blocks of its absolute value, correctly
+    #: rounded (None unless asked for)
+    magnitude: np.ndarray | None
     #: the number of aligned blocks added (a public shape)
     n_blocks: int
 
@@ -607,11 +608,13 @@ class BlockSums(NamedTuple):
 SPLIT_EVERY = 8
 
 
-def block_fsums(data: LabelledRows, func: Callable, *args, size: int) -> BlockSums:
+def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
+                magnitude: bool = False) -> BlockSums:
     """The per-block statistics of :func:`block_partials`, added by ``math.fsum``.
 
-    ``total`` is :func:`fsum_blocks` of the partials, ``magnitude`` that of
-    their absolute values: the same floats for numpy and dask rows. On dask
+    ``total`` is :func:`fsum_blocks` of the partials, ``magnitude`` (when
+    asked for) that of their absolute values: the same floats for numpy and
+    dask rows. On dask
     rows no per-block statistic reaches the client: the workers add them in
     a tree of :data:`SPLIT_EVERY` children per node, each node keeping the
     exact sum of its blocks as a short list of floats (a nonoverlapping
@@ -628,6 +631,9 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int) -> BlockSu
     *args
         Small and picklable.
     size : int
+    magnitude : bool, default=False
+        Also add the partials' absolute values (what a bound on the error
+        of rounding each block's sum needs).
 
     Returns
     -------
@@ -641,37 +647,38 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int) -> BlockSu
     ...     return (block * labels[:, None]).sum(axis=0)
     >>> labels = np.where(np.arange(70_000) < 65_536, 1.0, -1.0)
     >>> sums = block_fsums(labelled_rows(numpy_rows(np.ones((70_000, 1))), labels), signed,
-    ...                    size=1)
+    ...                    size=1, magnitude=True)
     >>> sums.total, sums.magnitude, sums.n_blocks
     (array([61072.]), array([70000.]), 2)
     """
     size = int(size)
     if not data.is_dask:
         partials = block_partials(data, func, *args, size=size)
-        return BlockSums(fsum_blocks(partials), fsum_blocks(np.abs(partials)), data.n_blocks)
+        return BlockSums(fsum_blocks(partials),
+                         fsum_blocks(np.abs(partials)) if magnitude else None, data.n_blocks)
     dask = import_dask("reading dask rows")
     level = list(_dask_partials(data, func, args, size).to_delayed().ravel())
     while True:  # at least one node: a leaf becomes expansions on a worker
-        level = [dask.delayed(_merge_expansions)(*level[i:i + SPLIT_EVERY])
+        level = [dask.delayed(_merge_expansions)(magnitude, *level[i:i + SPLIT_EVERY])
                  for i in range(0, len(level), SPLIT_EVERY)]
         if len(level) == 1:
             break
-    values, magnitudes = level[0].compute()
-    return BlockSums(np.array([math.fsum(e) for e in values]),
-                     np.array([math.fsum(e) for e in magnitudes]), data.n_blocks)
+    root = [np.array([math.fsum(e) for e in entries]) for entries in level[0].compute()]
+    return BlockSums(root[0], root[1] if magnitude else None, data.n_blocks)
 
 
-def _merge_expansions(*children) -> tuple[list, list]:
-    """The exact sums of the children (leaf partials or expansions) as expansions, per entry."""
-    values, magnitudes = [], []
+def _merge_expansions(magnitude: bool, *children) -> list:
+    """The exact sums of the children (leaf partials or expansions) as expansions, per entry.
+
+    Returns ``[values]``, or ``[values, magnitudes]`` with ``magnitude``.
+    """
+    merged = []
     for child in children:
         if isinstance(child, np.ndarray):  # a leaf: one block's statistic, shape (1, size)
             row = child.ravel().tolist()
-            child = ([[x] for x in row], [[abs(x)] for x in row])
-        values.append(child[0])
-        magnitudes.append(child[1])
-    return ([_expansion(sum(parts, [])) for parts in zip(*values)],
-            [_expansion(sum(parts, [])) for parts in zip(*magnitudes)])
+            child = [[[x] for x in row]] + ([[[abs(x)] for x in row]] if magnitude else [])
+        merged.append(child)
+    return [[_expansion(sum(parts, [])) for parts in zip(*kind)] for kind in zip(*merged)]
 
 
 def _expansion(terms: list) -> list:

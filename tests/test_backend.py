@@ -93,7 +93,8 @@ def test_float_statistics_are_added_on_the_workers_to_the_numpy_floats():
     rng = np.random.default_rng(1)
     values = rng.standard_normal((n, 1)) * 10.0 ** rng.integers(-20, 20, (n, 1))
     labels = rng.choice([-1.0, 1.0], n)
-    expected = block_fsums(labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5)
+    expected = block_fsums(labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5,
+                           magnitude=True)
     partials = block_partials(labelled_rows(numpy_rows(values), labels), _ill_conditioned,
                               size=5)
     np.testing.assert_array_equal(expected.total, fsum_blocks(partials))
@@ -101,11 +102,14 @@ def test_float_statistics_are_added_on_the_workers_to_the_numpy_floats():
     assert expected.n_blocks == 41
     dask_data = labelled_rows(read_rows(da.from_array(values, chunks=(300_007, 1))),
                               da.from_array(labels, chunks=300_007))
-    got = block_fsums(dask_data, _ill_conditioned, size=5)
+    got = block_fsums(dask_data, _ill_conditioned, size=5, magnitude=True)
     # bit for bit, the sum of huge terms near overflow included
     assert got.total.tobytes() == expected.total.tobytes()
     assert got.magnitude.tobytes() == expected.magnitude.tobytes()
     assert got.n_blocks == 41
+    totals_only = block_fsums(dask_data, _ill_conditioned, size=5)
+    assert totals_only.magnitude is None
+    assert totals_only.total.tobytes() == expected.total.tobytes()
 
 
 def test_an_expansion_keeps_the_exact_sum():

@@ -161,7 +161,7 @@ def certified_column_sums(terms: np.ndarray):
     term (a difference, a division, a product): ``γ_{BLOCK+2}`` covers them.
     """
     parts = block_fsums(labelled_rows(numpy_rows(terms), None), _column_sums_block,
-                        size=2 * terms.shape[1])
+                        size=2 * terms.shape[1], magnitude=True)
     return _certified_total(parts, terms.shape[1], terms.shape[0])
 
 
@@ -206,7 +206,8 @@ class _Logistic:
         by blocks and ``math.fsum`` (error independent of n).
         """
         n, p = self.data.n_samples, hi.size
-        parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p)
+        parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p,
+                            magnitude=True)
         sums, sum_err = _certified_total(parts, p, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
         per_margin = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
@@ -282,7 +283,7 @@ class _Softmax:
         scale = (4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(hi))
                  + 4.04 * _gamma(p) * float(np.linalg.norm(lo)))
         parts = block_fsums(self.data, _softmax_certified, hi, lo, K, scale, n,
-                            size=2 * size + p)
+                            size=2 * size + p, magnitude=True)
         sums, sum_err = _certified_total(parts, size, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
         first = parts.total[2 * size:] / n * 1.01  # a row's L1 error bounds each class'
