@@ -86,7 +86,7 @@ def test_help_states_the_one_rule(name):
     text = _flat(_parsers()[name].format_help())
     assert "The ε rule, the same for every command: --epsilon" in text
     assert "must lie in [1e-06, 30]" in text
-    assert "double precision" in text and "refused before the data is read" in text
+    assert "drawn exactly at every ε" in text and "refused before the data is read" in text
 
 
 @pytest.mark.parametrize("name", sorted(set(COMMANDS) - {"demo"}))

@@ -3,9 +3,8 @@
 numpy's geometric sampler inverts one exponential draw: below a rate of
 about 1e-18 both draws of a two-sided geometric saturate at 2**63 - 1 and
 cancel, so the input was released exactly (``LaplaceMechanism(1e-14, 1)``
-returned it in 86 % of draws). The package's sampler draws a geometric at a
-small rate as a geometric count of blocks plus an exact uniform offset
-(:func:`skdp_anomaly.privacy._grid.geometric`), every mechanism refuses a rate
+returned it in 86 % of draws). The package's sampler is exact at every rate
+(:func:`skdp_anomaly.privacy._exact.geometric`), every mechanism refuses a rate
 below ``MIN_INTEGER_RATE`` when it is built, and every estimator's
 ``epsilon`` starts at ``MIN_EPSILON``.
 
@@ -42,7 +41,7 @@ from skdp_anomaly.privacy import (
     LaplaceMechanism,
     ReportNoisyMax,
 )
-from skdp_anomaly.privacy._grid import geometric, two_sided_geometric
+from skdp_anomaly.privacy._exact import geometric, two_sided_geometric
 
 
 # -------------------------------------------------------------------- mechanisms

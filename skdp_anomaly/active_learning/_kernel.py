@@ -140,7 +140,7 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
     data-independent.
     """
     n, d = X.shape
-    p_flip, M, slab = floats[P_FLIP], floats[DATA_NORM], floats[SLAB]
+    M, slab = floats[DATA_NORM], floats[SLAB]
     exp_rate, alpha, eta, radius = floats[EXP_RATE], floats[ALPHA], floats[ETA], floats[RADIUS]
     grid, bias = floats[GRID], floats[BIAS]
     pos, neg = floats[POS], floats[NEG]
@@ -192,10 +192,9 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                 dist = min(abs(dot) / wnorm, M)
             if select_mode == SELECT_BERNOULLI:
                 width = M / (ints[N_UPDATES] + 1) if shrinking else slab
-                prob = 1.0 - p_flip if dist <= width else p_flip
+                chosen = (dist <= width) != (uniforms[i] != 0.0)  # uniforms: exact flips
             else:
-                prob = math.exp(-max(slab, dist) * exp_rate)
-            chosen = uniforms[i] < prob
+                chosen = uniforms[i] < math.exp(-max(slab, dist) * exp_rate)
         if chosen:
             b = ints[BUF_N]
             for j in range(d):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..privacy import GeometricMechanism, LaplaceMechanism, call_rng
+from ..privacy._exact import bernoulli_logistic
 from . import _kernel as kernel
 from ._ftrl import (
     ftrl_windows,
@@ -187,8 +188,13 @@ class StreamMixin:
         state.n_calls += 1
         uniforms = np.empty(0)
         if self.selection != "all":
-            uniforms = np.zeros(n)  # the rows before start were consumed by an earlier call
-            uniforms[start:] = sel_rng.random(n - start)
+            # the rows before start were consumed by an earlier call; Bernoulli selection
+            # reads exact flips (1.0 with probability 1/(1+e^ε_s)), exponential selection
+            # compares uniforms with its probabilities
+            uniforms = np.zeros(n)
+            uniforms[start:] = (
+                bernoulli_logistic(self._split()[0], n - start, sel_rng)
+                if self.selection == "bernoulli" else sel_rng.random(n - start))
         y, use_y = labels.kernel_view(self.classes_)
         floats, mech = self._update_setup(self.data_norm_, X.shape[1], state.horizon)
         floats[kernel.BIAS] = state.bias

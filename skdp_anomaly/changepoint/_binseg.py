@@ -385,7 +385,7 @@ def _decode(index: int, ks: np.ndarray, direction: str):
 
 def check_dependence_epsilon(epsilon: float, n_change_points, dependence) -> None:
     """Refuse, by name and before any charge, an ε whose share would make the
-    turning-point count's geometric noise vanish in double precision."""
+    turning-point count's geometric noise almost always zero (rate above 30)."""
     if dependence != "estimate" or n_change_points != "auto":
         return
     largest = MAX_GEOMETRIC_EPSILON * TURNING_POINT_SENSITIVITY / DEPENDENCE_SHARE
@@ -393,7 +393,7 @@ def check_dependence_epsilon(epsilon: float, n_change_points, dependence) -> Non
         raise ValueError(
             f"epsilon={epsilon!r} is too large for dependence='estimate': its share of "
             f"epsilon ({DEPENDENCE_SHARE:g}) would make the noise of the turning-point "
-            f"count vanish in double precision; use epsilon <= {largest:g}, or "
+            f"count almost always zero; use epsilon <= {largest:g}, or "
             "dependence='none' or a float.")
 
 

@@ -348,12 +348,10 @@ EPSILON_RULE = (
     f"The ε rule, the same for every command: --epsilon (each value of demo's --epsilons) "
     f"must lie in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}]. Every release of this package is "
     "randomised through e^-ε per unit of sensitivity (two-sided geometric noise, randomized "
-    f"response, a private selection); {MAX_CLI_EPSILON:g} is the largest ε at which that "
-    f"randomness still exists in double precision (e^-{MAX_CLI_EPSILON:g} ≈ 9e-14, three "
-    "orders above the machine's precision; near ε = 37 it rounds away and the exact value "
-    f"would be released, which is ε-DP for no ε), and at ε = {MAX_CLI_EPSILON:g} the "
-    f"guarantee (odds moved by at most e^{MAX_CLI_EPSILON:g} ≈ 1e13) already protects "
-    f"little. Below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
+    "response, a private selection), drawn exactly at every ε. At ε = "
+    f"{MAX_CLI_EPSILON:g} that randomness moves a count in about 2 draws of 10^13 and the "
+    f"guarantee (odds moved by at most e^{MAX_CLI_EPSILON:g} ≈ 1e13) protects nothing, so "
+    f"a larger ε is refused. Below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
     "sampler cannot honour the rate. What one --epsilon pays for (the whole run, one "
     "window, one query) is said at --epsilon. A value outside the range is refused before "
     "the data is read."
@@ -375,8 +373,8 @@ def check_epsilon_option(value: float, option: str = "--epsilon") -> float:
     if not (math.isfinite(value) and value > 0):
         why = "ε is a positive finite number"
     elif value > MAX_CLI_EPSILON:
-        why = (f"above {MAX_CLI_EPSILON:g} the noise on a count nears the end of double "
-               "precision (near ε = 37 it rounds to zero and the exact count is released)")
+        why = (f"above {MAX_CLI_EPSILON:g} the noise on a count is zero in all but about "
+               "2e-13 of draws (the exact count is released in practice)")
     else:
         why = (f"below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
                "sampler cannot honour the rate")

@@ -335,10 +335,10 @@ class DataOwner:
 
 
 def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
-    """Refuse settings whose noise would round away (before any data is read).
+    """Refuse settings whose noise would hide nothing (before any data is read).
 
     The count-space releases use geometric noise of scale Δ/ε with Δ >= 1
-    count, which vanishes in double precision beyond ε/Δ = 30.
+    count, which is zero in all but about 2·e**-30 of draws beyond ε/Δ = 30.
 
     Raises
     ------
@@ -353,12 +353,12 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
             f"mechanism={mechanism!r} may calibrate geometric noise to a sensitivity of "
-            "1 count, which then rounds to zero and releases exact counts.")
+            "1 count, which is then zero in all but about 2e-13 of draws (exact counts).")
     if (mechanism == "laplace" and max_count is not None
             and epsilon / max_count > MAX_GEOMETRIC_EPSILON):
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}: epsilon/max_count exceeds "
-            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise rounds to zero.")
+            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise is almost always zero.")
 
 
 def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: int) -> None:

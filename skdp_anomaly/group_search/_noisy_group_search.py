@@ -61,7 +61,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     epsilon : float, default=1.0
         Anomaly-restricted ε of **one** query, in ``[1e-6, 30]``: beyond, the
         randomized-response flip probability ``1/(1+e^ε)`` (and the binarized
-        error bound) rounds to zero in double precision.
+        error bound) is below 1e-13 and the answer is the true bit in practice.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
         ``"direct"``: noisy maxima of the halves, likelihood (11);
         ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
@@ -252,9 +252,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
-        # at most 30, as for geometric noise: past ≈36.7 randomized response's flip
-        # probability 1/(1+e^ε) is below double precision's 2^-53 (the bit is exact),
-        # past ≈745 it and eq. 24's error bound are 0 and log((1-p)/p) is infinite
+        # at most 30, as for geometric noise: randomized response's flip (drawn exactly)
+        # is then below 1e-13, and past ≈745 eq. 24's error bound is 0 in floating point
+        # and log((1-p)/p) is infinite
         "epsilon": epsilon_constraint(MAX_GEOMETRIC_EPSILON),
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],

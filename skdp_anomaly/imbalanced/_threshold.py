@@ -107,7 +107,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict_proba"])],
-        # above 30 the geometric noise of the class sizes rounds to zero
+        # above 30 the geometric noise of the class sizes is almost always zero
         "epsilon": epsilon_constraint(30),
         "classes": ["array-like", None],
     }

@@ -28,7 +28,7 @@ from ..privacy import (
     warn_privacy_leak,
 )
 from ..privacy._docstrings import fill_doc
-from ..privacy._grid import check_rate
+from ..privacy._exact import check_rate
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,

@@ -34,7 +34,8 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import gammainccinv
 
-from ..privacy._grid import MAX_STEPS, from_steps, to_steps, two_sided_geometric
+from ..privacy._exact import two_sided_geometric
+from ..privacy._grid import MAX_STEPS, from_steps, to_steps
 from ._losses import (  # noqa: F401 (re-exported: the solver's arithmetic, tested here)
     _ELEMENTARY_ULPS,
     _MARGIN_SLOPE,

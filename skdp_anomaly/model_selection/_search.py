@@ -82,7 +82,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "estimator": [HasMethods(["fit", "predict"])],
-        # above 30 the noise of a count rounds to zero in double precision
+        # above 30 the noise of a count is almost always zero
         "epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
         "total_epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
         "force_search": ["boolean"],

@@ -50,9 +50,10 @@ SHARED_DOC = """
         The validation score, a weighted count of correct predictions whose
         change from one record is bounded (Notes). None means accuracy.
         ``"balanced_accuracy"`` (the mean of the per-class recalls) and
-        ``"recall"`` (of ``pos_label``) tune imbalanced problems; the first
-        releases noisy class sizes of the validation part out of the choice's
-        own ε, so the total does not change. Any other score is refused.
+        ``"recall"`` (of ``pos_label``) tune imbalanced problems; balanced
+        accuracy (and recall under ``"repeated"``) first releases the noisy
+        class sizes of all of ``y`` once, at a quarter of the choice's ε, so
+        the total does not change. Any other score is refused.
     pos_label : int, float, bool or str, default=1
         The class whose recall ``scoring="recall"`` scores (the anomalies);
         it must be in the public label set. Ignored by the other scores.
@@ -168,15 +169,17 @@ NOTES_DOC = """
     true class; replacing one validation record moves it by at most the
     largest weight ``Δ``. Accuracy and the recall of ``pos_label`` have
     ``Δ = 1``. Balanced accuracy weighs class ``k`` by ``1/n_k``: the class
-    sizes of the validation part are released first (a two-sided geometric
-    histogram, L1 sensitivity 2, at half of the ε the rule has for the
-    score), integer weights ``round(32·ñ_max/ñ_k)`` are computed from the
-    noisy sizes only, and the weighted count gets noise sized for
-    ``Δ = max_k w_k`` at the other half. In ``"repeated"`` a run's recall is
-    its noisy count of correct positives over a noisy count of positives
-    (each at ``ε_run/2``); the noisy-max rules compare the candidates on the
-    same validation parts, so recall needs no class size there. The total
-    is the same for every score.
+    sizes of all of ``y`` are released once, before any candidate is scored
+    (a two-sided geometric histogram, L1 sensitivity 2, at a quarter of the
+    choice's ε), integer weights ``round(32·ñ_max/ñ_k)`` are computed from
+    the noisy sizes only, and every weighted count gets noise sized for
+    ``Δ = max_k w_k`` out of the other three quarters. In ``"repeated"`` a
+    run's recall is its noisy count of correct positives over the expected
+    number of positives in its validation part, read from the same released
+    histogram (a quarter of the choice's ε; each run's count at its share of
+    the rest); the noisy-max rules compare the candidates on the same
+    validation parts, so recall needs no class size there. The total is the
+    same for every score.
 
     **Total ε.** With ``total_epsilon=T`` the choice gets one candidate
     fit's share (the repetitions: twice one run) and a refit one more:

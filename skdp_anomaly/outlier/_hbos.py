@@ -233,7 +233,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
-        # above 30 the geometric noise of a one-feature histogram rounds to zero
+        # above 30 the geometric noise of a one-feature histogram is almost always zero
         "epsilon": epsilon_constraint(30),
         "bounds": ["array-like", None],
         "n_bins": [StrOptions({"auto"}), Interval(Integral, 2, 4096, closed="both")],

@@ -106,7 +106,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         add/remove-one-record neighbours (``2·epsilon`` under replace-one
         neighbours; see Notes). At most 30 per release (the share of
         ``epsilon`` that one release gets), beyond which geometric noise
-        rounds to zero.
+        is almost always zero.
     sampling_strategy : float, str, dict or callable, default="auto"
         As in imblearn, but evaluated on the *noisy* class sizes when
         ``class_counts="private"``: a float (binary only) is the wanted ratio

@@ -52,7 +52,7 @@ from ..privacy import (
     check_bounds,
     check_random_state,
 )
-from ..privacy._grid import geometric
+from ..privacy._exact import geometric
 from ._setting import FLOAT_NEEDS_BINARY, Grid
 
 __all__ = ["FIXED_BITS", "DPSMOTENoiseWarning", "GaussianRelease", "GridRelease",

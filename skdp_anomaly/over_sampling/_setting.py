@@ -223,14 +223,14 @@ def unique_codes(y):
 
 # -- the checks between parameters, before any data are read ----------------------------
 def check_epsilon_cap(steps) -> None:
-    """Each release's ε (``steps.split``) stays where geometric noise is exact in double
-    precision."""
+    """Each release's ε (``steps.split``) stays at most 30, where geometric noise still
+    hides a count (beyond, it is zero in all but about 2e-13 of draws)."""
     top = max(steps.split)
     if top > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
             f"The 'epsilon' parameter of DPSMOTE is {steps.epsilon!r}, which puts "
             f"ε={top:.4g} on one release, above {MAX_GEOMETRIC_EPSILON:g}, where geometric "
-            "noise rounds to zero in double precision and exact counts would be released; "
+            "noise is zero in all but about 2e-13 of draws and exact counts would be released; "
             "use a smaller epsilon."
         )
 

@@ -34,8 +34,8 @@ import numpy as np
 from scipy.special import expit
 
 from ._cost import PrivacyCost, check_neighbours
-from ._grid import (MIN_INTEGER_RATE, check_rate, from_steps, grid_for, grid_steps, to_steps,
-                    two_sided_geometric)
+from ._exact import MIN_INTEGER_RATE, bernoulli_logistic, check_rate, two_sided_geometric
+from ._grid import from_steps, grid_for, grid_steps, to_steps
 
 __all__ = [
     "GeometricMechanism",
@@ -50,12 +50,10 @@ __all__ = [
     "MIN_INTEGER_RATE",
 ]
 
-#: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The
-#: noise is drawn through ``p = 1 - exp(-ε/Δ)``; ``exp(-30) ≈ 9.4e-14`` is still
-#: three orders of magnitude above double precision (``2**-53 ≈ 1.1e-16``), so
-#: the probabilities of non-zero noise are computed to within 0.2 %. Beyond
-#: ε/Δ ≈ 36.7, ``p`` rounds to exactly 1 and the noise vanishes: the count is
-#: released exactly, which is not ε-DP for any ε.
+#: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The noise
+#: is exact at every rate (:mod:`skdp_anomaly.privacy._exact`), but at ε/Δ = 30 it is
+#: non-zero in 2·e**-30 ≈ 1.9e-13 of draws: the count is released as it is in all but
+#: a few draws of ten trillion, so a larger rate protects nothing and is refused.
 MAX_GEOMETRIC_EPSILON = 30.0
 
 #: Largest ε a real-valued (grid) release accepts from an estimator's parameters.
@@ -117,17 +115,17 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
 def check_integer_rate(rate: float, name: str) -> None:
     """Refuse integer noise whose rate ``ε/Δ`` the samplers cannot honour.
 
-    Above :data:`MAX_GEOMETRIC_EPSILON` two-sided geometric noise rounds to
-    zero in double precision; below :data:`MIN_INTEGER_RATE` (``2**-50`` per
-    unit of the released integer, e.g. per grid step) its draws would leave
-    the 64-bit range. Either way the exact value could be released, so both
-    are refused when the mechanism is built, before anything is charged.
+    Above :data:`MAX_GEOMETRIC_EPSILON` two-sided geometric noise is zero in
+    all but about 2·e**-30 of draws (the count is released as it is); below
+    :data:`MIN_INTEGER_RATE` (``2**-50`` per unit of the released integer, e.g.
+    per grid step) its draws would leave the 64-bit range. Both are refused when
+    the mechanism is built, before anything is charged.
     """
     if rate > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
             f"{name}: epsilon/sensitivity = {rate:.4g} exceeds {MAX_GEOMETRIC_EPSILON:g}, "
-            "beyond which two-sided geometric noise rounds to zero in double precision and "
-            f"the exact value would be released; use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
+            "beyond which two-sided geometric noise is zero in all but about 2e-13 of draws "
+            f"(the exact value would be released); use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
             "sensitivity.")
     check_rate(rate, name)
 
@@ -177,9 +175,9 @@ class GeometricMechanism(_Mechanism):
     histogram under add/remove-one-record neighbours (Δ = 1).
 
     ``epsilon / sensitivity`` must not exceed :data:`MAX_GEOMETRIC_EPSILON`
-    (30): beyond about 36.7 the noise rounds to exactly zero in double
-    precision, so larger values are refused rather than silently releasing
-    exact counts.
+    (30): the noise is exact at every rate, but beyond 30 it is zero in all but
+    about 2·e**-30 of draws, so larger values are refused rather than releasing
+    exact counts in practice.
 
     Parameters
     ----------
@@ -439,7 +437,7 @@ class RandomizedResponse:
         bits : array-like of bool
             The true bits, one per individual.
         rng : numpy.random.Generator
-            Source of the flips.
+            Source of the flips (exact: each is ``Bernoulli(1/(1+e^ε))``).
 
         Returns
         -------
@@ -447,7 +445,7 @@ class RandomizedResponse:
             The randomised bits, same shape.
         """
         bits = np.asarray(bits).astype(bool)
-        return bits ^ (rng.random(bits.shape) < self.flip_probability)
+        return bits ^ bernoulli_logistic(self.epsilon, bits.shape, rng)
 
 
 class _GridQueries:

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import expit
 
 from ._cost import PrivacyCost
+from ._exact import bernoulli_logistic
 from ._mechanisms import check_epsilon
 
 __all__ = ["BernoulliSelection", "ExponentialSelection"]
@@ -84,8 +85,9 @@ class BernoulliSelection:
         ndarray of bool
             True where the point is selected (its label is asked for).
         """
-        prob = self.probability(informative)
-        return rng.random(prob.shape) < prob
+        informative = np.asarray(informative, dtype=bool)
+        # select = informative XOR flip, flip ~ Bernoulli(p) drawn exactly
+        return informative ^ bernoulli_logistic(self.epsilon, informative.shape, rng)
 
 
 @dataclass(frozen=True)
