@@ -38,6 +38,10 @@ def burst_csv(tmp_path):
 
 
 def run_cli(capsys, *argv):
+    """``dpoad`` with ``argv``, seeded unless a test passes its own ``--random-state``
+    (an unseeded run draws fresh noise: its output, warnings included, would vary)."""
+    if "--random-state" not in map(str, argv):
+        argv = (*argv, "--random-state", 0)
     code = main(["dpoad", *map(str, argv)])
     out, err = capsys.readouterr()
     return code, out, err

@@ -41,12 +41,12 @@ def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
     (["--low", "-1", "--high", "2"], "--low must be"),
 ])
 def test_bad_options_stop_before_reading(scores_csv, capsys, monkeypatch, extra, match):
-    from skdp_anomaly.cli import _group_search
+    from skdp_anomaly.cli import _changepoint
 
     def never(*args, **kwargs):
         raise AssertionError("the data was read")
 
-    monkeypatch.setattr(_group_search, "read_column", never)
+    monkeypatch.setattr(_changepoint, "read_column", never)
     code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "1",
                  *extra])
     assert code == 2 and match in capsys.readouterr().err

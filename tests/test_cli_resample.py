@@ -213,7 +213,7 @@ def data_access(monkeypatch):
 def _resample_argv(csv_in, tmp_path, changes):
     """``resample`` with valid options, then ``changes`` (None drops an option)."""
     options = {"IN": str(csv_in), "--target": "label", "--epsilon": "1",
-               "--bounds": ["-5", "5"], "-o": str(tmp_path / "out.csv")}
+               "--bounds": ["-5", "5"], "-o": str(tmp_path / "out.csv"), "--random-state": "0"}
     for key, value in changes.items():
         if isinstance(value, str):
             value = value.format(tmp=tmp_path, input=csv_in)

@@ -23,7 +23,11 @@ def _flat(text):
 
 
 def _run(capsys, argv):
-    """``main(argv)``: (exit code, stdout, stderr), argparse's own exits included."""
+    """``main(argv)``: (exit code, stdout, stderr), argparse's own exits included; seeded
+    unless ``argv`` names its own ``--random-state`` (the demos are seeded by default)."""
+    argv = [str(a) for a in argv]
+    if argv[0] in SEEDED and not any(a.startswith("--random-state") for a in argv):
+        argv += ["--random-state", "0"]
     try:
         code = main([str(a) for a in argv])
     except SystemExit as exc:
@@ -54,6 +58,9 @@ def csvs(tmp_path):
         "a;b;y\n" + "".join(f"{v / 4};{-v / 4};{c}\n" for v, c in zip(x, y)))
     return tmp_path
 
+
+#: the commands whose --random-state defaults to fresh entropy (the demos default to a seed)
+SEEDED = ("changepoint", "group-search", "dpoad", "resample", "online-svc")
 
 # one command line per command that takes --epsilon; {eps} and the file names are filled in
 COMMANDS = {

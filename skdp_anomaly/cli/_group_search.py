@@ -8,7 +8,8 @@ spent.
 
 from __future__ import annotations
 
-from ._changepoint import read_column
+# the reader is looked up when a command runs, never bound when this module is imported
+from . import _changepoint
 from ._common import (
     add_delimiter_option,
     add_renamed_alpha,
@@ -75,7 +76,7 @@ def run(args) -> int:
     with library_calls("group-search"):
         # every parameter, low < high and a budget of at least one query: before the data
         search.privacy_cost()
-    scores, _ = read_column(args.input, args.column, delimiter=args.delimiter)
+    scores, _ = _changepoint.read_column(args.input, args.column, delimiter=args.delimiter)
     with library_calls("group-search"):
         search.fit(scores.reshape(-1, 1))
     rows = ", ".join(str(int(i)) for i in search.candidates_)
