@@ -700,7 +700,10 @@ def test_pickle_open_batch_carries_the_run_and_is_read_at_pickling():
     for run in (est, moved):
         run.partial_fit(X[1003:2000], y[1003:2000])
     np.testing.assert_array_equal(moved.coef_, est.coef_)
-    est.partial_fit(X[2000:2003], y[2000:2003])
+    for row in range(2000, 2100):  # one row at a time until a selected row waits
+        est.partial_fit(X[row:row + 1], y[row:row + 1])
+        if est._state.buf.any():
+            break
     est.set_params(pickle_open_batch=False)  # before publishing it: no row in the pickle
     published = pickle.loads(pickle.dumps(est))
     assert est._state.buf.any() and not published._state.buf.any()

@@ -599,7 +599,7 @@ def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinat
         hist = steps.cell_histogram(grid, kind, coords, sizes[j], plan.noise_rng)
         out[int(j)] = hist
         if not np.any((hist.counts if kind == "sparse" else hist) > 0):
-            warn_no_positive_cell(labels[j])
+            warn_no_positive_cell(labels[j], auto)
         elif kind == "sparse":
             warn_sparse_mass(grid, eps_hist, hist, sizes[j], labels[j], class_counts, auto)
     return out
@@ -659,9 +659,7 @@ def warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, auto
     released = int(np.maximum(hist.counts, 0).sum())
     if released < SPARSE_MIN_MASS_SHARE * class_size:
         spurious = expected_spurious_mass(grid.size, eps_hist, hist.threshold)
-        advice = ("A grid histogram cannot carry this class at this size: use a larger "
-                  "epsilon or fewer features" if auto
-                  else "Use granularity='auto', a larger granularity or a larger epsilon")
+        advice = _grid_advice(auto)
         warn(
             f"DPSMOTE: the sparse histogram of class {label!r} released {len(hist.counts)} "
             f"cells of total count {released} (threshold {hist.threshold}; about "
@@ -671,14 +669,22 @@ def warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, auto
         )
 
 
-def warn_no_positive_cell(label) -> None:
+def warn_no_positive_cell(label, auto: bool) -> None:
     """Phase 2 falls back to uniform cells: the noisy histogram has no positive count."""
+    advice = _grid_advice(auto)
     warn(
         f"DPSMOTE: no cell of the noisy histogram of class {label!r} is "
-        "positive; its synthetic rows are drawn uniformly over the bounds. "
-        "Use a larger epsilon, granularity='auto' or a larger granularity.",
+        f"positive; its synthetic rows are drawn uniformly over the bounds. {advice}.",
         DPSMOTENoiseWarning,
     )
+
+
+def _grid_advice(auto: bool) -> str:
+    """What to change when a grid histogram carries too little of a class."""
+    if auto:  # granularity="auto" already took the coarsest useful grid
+        return ("A grid histogram cannot carry this class at this size: use a larger "
+                "epsilon or fewer features")
+    return "Use granularity='auto', a larger granularity or a larger epsilon"
 
 
 def warn_no_synthetic_rows() -> None:
