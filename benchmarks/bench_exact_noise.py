@@ -22,10 +22,24 @@ RATES = {"2^-20": 2.0 ** -20, "0.1": 0.1, "1": 1.0, "30": 30.0}
 N = 10 ** 6
 
 
+def _numpy_geometric(rate: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """The package's sampler before the exact one (numpy's geometric, blocks below 1/2)."""
+    if rate >= 0.5:
+        return rng.geometric(-math.expm1(-rate), size=size).astype(np.int64) - 1
+    block = 1 << max(0, math.ceil(math.log2(0.5 / rate)))
+    count = rng.geometric(-math.expm1(-rate * block), size=size).astype(np.int64) - 1
+    rest, todo = np.empty(size, dtype=np.int64), np.arange(size)
+    while todo.size:
+        r = rng.integers(0, block, size=todo.size, dtype=np.int64)
+        keep = rng.random(todo.size) < np.exp(-rate * r.astype(np.float64))
+        rest[todo[keep]] = r[keep]
+        todo = todo[~keep]
+    return count * block + rest
+
+
 def numpy_two_sided(rate: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """The anchor: numpy's geometric sampler, one inversion or search per draw."""
-    p = -math.expm1(-rate)
-    return rng.geometric(p, size=size).astype(np.int64) - rng.geometric(p, size=size)
+    """The anchor: the numpy-based path the package used before (not exact)."""
+    return _numpy_geometric(rate, size, rng) - _numpy_geometric(rate, size, rng)
 
 
 def main() -> None:
@@ -40,7 +54,7 @@ def main() -> None:
         rows.append([label, f"{exact * 1e3:.1f}", f"{anchor * 1e3:.1f}", f"{exact / anchor:.2f}"])
         payload[label] = {"exact_s": exact, "numpy_s": anchor}
     print_table(f"{N:,} two-sided geometric draws, median of 7 (ms)",
-                ["rate", "exact (package)", "numpy geometric", "ratio"], rows)
+                ["rate", "exact (package)", "numpy-based path before", "ratio"], rows)
     print("\nThe exact sampler's support is unbounded at every rate; numpy's search sampler "
           "reaches |Z| <= 1 at rate 30 whatever the number of draws (a 53-bit uniform cannot "
           "fall in the interval of the value 2, of width e**-60).")
