@@ -143,7 +143,7 @@ def test_turning_point_release_is_within_its_share_and_tight():
     # one with its middle value raised above its neighbours differ by exactly 2
     # turning points, the worst case, so the tail event "count >= 2" has the exact
     # privacy loss ε_d of the stage: the audit must land in [0.8 ε_d, ε_d].
-    from skdp_anomaly.changepoint._binseg import _estimate_rho, segmentation_plan
+    from skdp_anomaly.changepoint._binseg import _model, segmentation_plan
     from skdp_anomaly.changepoint._dependence import turning_points
 
     kind, mechanism = segmentation_plan(5.0, "auto", 10, dependence="estimate")[0]
@@ -157,7 +157,8 @@ def test_turning_point_release_is_within_its_share_and_tight():
     high = low.copy()
     high[2] = 10.0
     report = {}
-    _estimate_rho(high, mechanism, np.random.default_rng(0), lambda cost: None, report)
+    _model(high, [("dependence", mechanism)], "auto", "estimate", np.random.default_rng(0),
+           lambda cost: None, report)
     assert isinstance(report["noisy_turning_points"], int)  # the stage releases this count
     res = audit(release, (low, high), {"count >= 2": lambda out: out >= 2},
                 n_runs=N_RUNS, batch=True, random_state=1, claimed_epsilon=eps_d,

@@ -62,8 +62,8 @@ def test_the_bound_is_monotone_floored_and_infinite_for_a_random_walk():
 
 def test_ar1_series_without_change_rarely_get_one():
     # φ = 0.8, n = 300, ε = 5: the exchangeable null reports a change in ~75 % of
-    # such series, the default in ~1 %. With a true rate <= 5 %, 3 or more of 15 has
-    # probability < 4 %.
+    # such series, the default in ~5 % (levels at φ⁺ >= 0.5, or increments). With a
+    # true rate <= 5 %, 3 or more of 15 has probability < 4 %.
     rng = np.random.default_rng(11)
     alarms = 0
     with warnings.catch_warnings():
@@ -71,28 +71,39 @@ def test_ar1_series_without_change_rarely_get_one():
         for i in range(15):
             det = PrivateChangePointDetector(epsilon=5.0, random_state=i)
             alarms += det.fit(ar1(300, 0.8, rng)).detected_
-            assert det.serial_dependence_ >= RHO_FLOOR
+            assert det.series_ == "increments" or det.serial_dependence_ >= RHO_FLOOR
             assert isinstance(det.noisy_turning_points_, int)
     assert alarms <= 2
 
 
-def test_a_random_walk_gets_no_test_and_a_warning_that_says_what_to_do():
+def test_a_random_walk_is_tested_as_increments():
     walk = np.cumsum(np.random.default_rng(3).normal(size=500))
-    with pytest.warns(ChangePointNoiseWarning, match=r"np.diff\(x\)"):
-        det = PrivateChangePointDetector(epsilon=5.0, random_state=0).fit(walk)
+    det = PrivateChangePointDetector(epsilon=5.0, random_state=0).fit(walk)
+    assert det.series_ == "increments" and det.change_points_.size == 0
+    assert 0 <= det.serial_dependence_ <= MAX_RHO
+
+
+def test_a_random_walk_forced_to_levels_gets_no_test_and_a_warning_that_says_what_to_do():
+    walk = np.cumsum(np.random.default_rng(3).normal(size=500))
+    with pytest.warns(ChangePointNoiseWarning, match="series='increments'"):
+        det = PrivateChangePointDetector(epsilon=5.0, series="level", random_state=0).fit(walk)
     assert math.isinf(det.serial_dependence_) and det.change_points_.size == 0
     # only the turning points were charged: nothing else was released
     assert det.privacy_spent_.epsilon == pytest.approx(0.75)  # 15 % of ε
 
 
 def test_a_public_phi_spends_nothing_on_the_dependence():
-    assert [kind for kind, _ in segmentation_plan(1.0, "auto", 1, dependence=0.5)] == [
-        "test", "location"]
+    assert [kind for kind, _ in segmentation_plan(1.0, "auto", 1, dependence=0.5,
+                                                  series="level")] == ["test", "location"]
+    # "auto" chooses the model from the count, whatever the dependence
+    assert segmentation_plan(1.0, "auto", 1, dependence=0.5, series="auto")[0][0] == (
+        "dependence")
     plan = segmentation_plan(1.0, "auto", 1, dependence="estimate")
     assert [kind for kind, _ in plan] == ["dependence", "test", "location"]
     assert sum(m.epsilon for _, m in plan) == pytest.approx(1.0)
     x = np.random.default_rng(0).normal(size=300)
-    det = PrivateChangePointDetector(epsilon=2.0, dependence=0.3, random_state=0).fit(x)
+    det = PrivateChangePointDetector(epsilon=2.0, dependence=0.3, series="level",
+                                     random_state=0).fit(x)
     assert det.serial_dependence_ == pytest.approx(0.3) and det.noisy_turning_points_ is None
     det = PrivateChangePointDetector(n_change_points=1, random_state=0).fit(x)
     assert det.serial_dependence_ is None  # no test, nothing to calibrate
@@ -112,7 +123,8 @@ def test_an_epsilon_too_large_for_the_count_is_refused_by_name_before_any_charge
     # 15 % of ε over Δ = 2 must stay <= 30 (the geometric noise's float limit): ε <= 400
     assert PrivateChangePointDetector(epsilon=400.0).privacy_cost().epsilon == 400.0
     det = PrivateChangePointDetector(epsilon=500.0)
-    with pytest.raises(ValueError, match="epsilon=500.0 is too large for dependence='estimate'"):
+    with pytest.raises(ValueError, match="epsilon=500.0 is too large for the turning-point"):
         det.fit(np.zeros(100))
     assert not hasattr(det, "privacy_spent_")
-    assert PrivateChangePointDetector(epsilon=500.0, dependence="none").privacy_cost().epsilon == 500
+    assert PrivateChangePointDetector(epsilon=500.0, dependence="none",
+                                      series="level").privacy_cost().epsilon == 500

@@ -93,6 +93,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from scipy.signal import lfilter
 
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
@@ -109,10 +110,10 @@ from ._dependence import (
     RHO_STEP,
     TURNING_POINT_SENSITIVITY,
     ar1_ranks,
-    dependence_bound,
     turning_points,
 )
 from ._in_memory import reject_dask_collection
+from ._models import SERIES, TURNING_LAG, SeriesModel, channels, choose_model, public_model
 from ._statistic import doubled_counts
 
 __all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
@@ -128,8 +129,11 @@ _NOTES = {"dependence": "binary segmentation: serial dependence (turning points,
           "test": "binary segmentation: noisy rank test (Laplace, Δ=1)",
           "location": "binary segmentation: location (report-noisy-max, Δ=1)"}
 
-#: Share of ε spent on the turning-point count with ``dependence="estimate"``.
+#: Share of ε spent on the turning-point count (``series="auto"`` or
+#: ``dependence="estimate"``).
 DEPENDENCE_SHARE = 0.15
+#: Share of each level's test ε (and of its ``α``) spent on the spread channel.
+SPREAD_SHARE = 1 / 3
 
 
 def default_min_size(n: int) -> int:
@@ -183,6 +187,8 @@ def useful_levels(n: int, epsilon: float, max_change_points: int, min_size: int,
     while levels > 1:
         m = n // 2 ** (levels - 1)
         if m >= 2 * min_size:
+            # the whole test's ε and α, as if the level channel had them: the levels
+            # kept do not depend on how a level's test is shared between channels
             test = _plan(epsilon, levels)[2 * (levels - 1)][1]
             c = critical_value(m, min_size, direction, alpha / 2 ** (levels - 1), test.scale)
             if m / 8.0 > c:
@@ -203,11 +209,12 @@ def _plan(epsilon: float, levels: int) -> list:
 
 def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *,
                       n: int | None = None, min_size: int | None = None, alpha: float = 0.05,
-                      direction: str = "both", dependence="none") -> list:
+                      direction: str = "both", dependence="none",
+                      series: str = "level") -> list:
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
     ``kind`` is ``"dependence"`` (GeometricMechanism on the turning points,
-    ``Δ = 2``, only for ``dependence="estimate"``), ``"test"``
+    ``Δ = 2``, for ``dependence="estimate"`` or ``series="auto"``), ``"test"``
     (LaplaceMechanism) or ``"location"`` (ReportNoisyMax, both ``Δ = 1``); all
     are under replace-one neighbours. ``"auto"`` with the series length ``n``
     (and ``min_size``): only the :func:`useful_levels`; without ``n``, every
@@ -219,7 +226,7 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
             # the same levels with or without the dependence stage: a clear change
             # deep down is as worth finding when some of ε went to the dependence
             levels = useful_levels(n, epsilon, max_change_points, min_size, alpha, direction)
-        if dependence != "estimate":
+        if not _releases_count(series, dependence):
             return _plan(epsilon, levels)
         count = GeometricMechanism(epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY,
                                    neighbours="replace")
@@ -308,16 +315,35 @@ def _alpha_budget(alpha: float) -> int:
     return min(50_000, max(2000, math.ceil(20.0 / alpha)))
 
 
+def _channel_ranks(rows: int, m: int, rho: float, spread: bool,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Null channel series as ranks: a stationary Gaussian AR(1) ``z`` of ``m`` values
+    (``rho = 0``: a uniform permutation), or ``|Δz|`` of one of ``m + 1`` (spread)."""
+    if not spread:
+        return ar1_ranks(rows, m, rho, rng)
+    e = rng.standard_normal((rows, m + 1))
+    if rho:
+        e[:, 1:] *= math.sqrt(1.0 - rho * rho)
+        e = lfilter([1.0], [1.0, -rho], e, axis=1)
+    v = np.abs(np.diff(e, axis=1))
+    order = np.argsort(v, axis=1)
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(m, dtype=np.int64)[None, :], axis=1)
+    return ranks
+
+
 @lru_cache(maxsize=512)
 def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
-                     rho: float = 0.0) -> np.ndarray:
-    """Sorted simulated ``T`` of a segment of ``m`` values (public): exchangeable
-    (``rho = 0``) or a stationary Gaussian AR(1) with lag-1 correlation ``rho``."""
+                     rho: float = 0.0, spread: bool = False) -> np.ndarray:
+    """Sorted simulated ``T`` of a channel of ``m`` values (public): the ranks of a
+    stationary Gaussian AR(1) with lag-1 correlation ``rho`` (``rho = 0``:
+    exchangeable values), or of the absolute increments of one (``spread``)."""
     if m > EXACT_MAX:
         s = max(1, round(min_size * EXACT_MAX / m))
-        base = _null_statistics(EXACT_MAX, s, direction, n_sim, rho)
+        base = _null_statistics(EXACT_MAX, s, direction, n_sim, rho, spread)
         return base * math.sqrt((m + 1) / (EXACT_MAX + 1))
-    seed = [_CAL_SEED, m, min_size] + ([round(rho * 100)] if rho else [])
+    seed = ([_CAL_SEED, m, min_size] + ([round(rho * 100)] if rho else [])
+            + ([1] if spread else []))
     rng = np.random.default_rng(seed)
     ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
     idx2 = 2 * np.arange(m, dtype=np.int64)
@@ -325,7 +351,7 @@ def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
     rows = max(1, _CELLS // m)
     for a in range(0, n_sim, rows):
         b = min(n_sim, a + rows)
-        perm = ar1_ranks(b - a, m, rho, rng)
+        perm = _channel_ranks(b - a, m, rho, spread, rng)
         s2 = np.cumsum(2 * perm - idx2, axis=1)[:, ks - 1]
         out[a:b] = _directed(_test_scores(s2, ks, m), direction).max(axis=1)
     out.sort()
@@ -335,14 +361,15 @@ def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
 
 @lru_cache(maxsize=2048)
 def critical_value(m: int, min_size: int, direction: str, alpha: float,
-                   noise_scale: float, rho: float = 0.0) -> float:
+                   noise_scale: float, rho: float = 0.0, spread: bool = False) -> float:
     """``c`` with ``P(T + L > c) <= α`` under "no change" (see the module docstring).
 
     ``noise_scale`` is the Laplace scale of ``L`` (0: no noise, ``ε = inf``);
-    ``rho``: the lag-1 correlation of the AR(1) null (0: exchangeable values).
+    ``rho``: the lag-1 correlation of the AR(1) null (0: exchangeable values);
+    ``spread``: the spread channel's null (:mod:`._models`).
     """
     n_sim = _alpha_budget(alpha)
-    t = _null_statistics(m, min_size, direction, n_sim, rho)
+    t = _null_statistics(m, min_size, direction, n_sim, rho, spread)
     target = max(alpha - 2.0 * math.sqrt(alpha * (1 - alpha) / n_sim), alpha / 10)
     if noise_scale == 0:
         return float(t[min(n_sim - 1, math.ceil((1 - target) * n_sim) - 1)])
@@ -383,18 +410,20 @@ def _decode(index: int, ks: np.ndarray, direction: str):
     return int(ks[index % ks.size]), names
 
 
-def check_dependence_epsilon(epsilon: float, n_change_points, dependence) -> None:
+def check_dependence_epsilon(epsilon: float, n_change_points, dependence,
+                             series: str = "level") -> None:
     """Refuse, by name and before any charge, an ε whose share would make the
     turning-point count's geometric noise almost always zero (rate above 30)."""
-    if dependence != "estimate" or n_change_points != "auto":
+    if not _releases_count(series, dependence) or n_change_points != "auto":
         return
     largest = MAX_GEOMETRIC_EPSILON * TURNING_POINT_SENSITIVITY / DEPENDENCE_SHARE
     if epsilon > largest:
         raise ValueError(
-            f"epsilon={epsilon!r} is too large for dependence='estimate': its share of "
+            f"epsilon={epsilon!r} is too large for the turning-point count of "
+            f"series={series!r} (dependence={dependence!r}): its share of "
             f"epsilon ({DEPENDENCE_SHARE:g}) would make the noise of the turning-point "
             f"count almost always zero; use epsilon <= {largest:g}, or "
-            "dependence='none' or a float.")
+            "series='level' or 'increments' with dependence='none' or a float.")
 
 
 def public_rho(dependence) -> float:
@@ -408,50 +437,105 @@ def public_rho(dependence) -> float:
     return round(math.ceil(float(dependence) / RHO_STEP - 1e-9) * RHO_STEP, 2)
 
 
-def _estimate_rho(x, mechanism, rng, charge, report) -> float:
-    """Release the noisy turning-point count and bound ``φ`` from it (post-processing)."""
+def _releases_count(series: str, dependence) -> bool:
+    """Whether the search starts with the turning-point release."""
+    return dependence == "estimate" or series == "auto"
+
+
+def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesModel, list]:
+    """The model the tests hold under, and the rest of the plan.
+
+    With a release (``"auto"`` or ``dependence="estimate"``) the noisy
+    turning-point count chooses the model and/or bounds its dependence
+    (post-processing); a public ``dependence`` then still sets the null.
+    """
+    if not plan or plan[0][0] != "dependence":
+        return public_model(series, public_rho(dependence)), plan
+    mechanism = plan[0][1]
     charge(stage_cost("dependence", mechanism))
-    noisy = int(mechanism.randomise(np.asarray([turning_points(x, rng)]), rng)[0])
-    rho = dependence_bound(noisy, x.size, mechanism)
-    report.update(noisy_turning_points=noisy, rho=rho)
-    return rho
+    if mechanism is None:  # the non-private reference: the exact count (fixed tie keys)
+        noisy = turning_points(x, np.random.default_rng(_CAL_SEED), TURNING_LAG)
+    else:
+        count = turning_points(x, rng, TURNING_LAG)
+        noisy = int(mechanism.randomise(np.asarray([count]), rng)[0])
+    model = choose_model(series, noisy, x.size, mechanism)
+    if dependence != "estimate":
+        model = SeriesModel(model.name, model.order, public_rho(dependence))
+    report.update(noisy_turning_points=noisy)
+    return model, plan[1:]
 
 
-def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, rho, report):
-    if plan and plan[0][0] == "dependence":
-        rho = _estimate_rho(x, plan[0][1], rng, charge, report)
-        plan = plan[1:]
-    report.setdefault("rho", rho)
-    if math.isinf(rho):
-        return []  # too close to a random walk: no calibrated test (Notes)
-    active, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
+def _channel_mechanisms(test, locate, model: SeriesModel):
+    """Per channel: its noisy test (its share of the level's test ε, its
+    sensitivity) and its location mechanism (the level's location ε)."""
+    out = []
+    for channel, share in zip(channels(model.order), (1 - SPREAD_SHARE, SPREAD_SHARE)):
+        if test is None:
+            out.append((channel, share, None, None))
+            continue
+        out.append((channel, share,
+                    LaplaceMechanism(test.epsilon * share, channel.sensitivity,
+                                     neighbours="replace"),
+                    ReportNoisyMax(locate.epsilon, channel.sensitivity, neighbours="replace")))
+    return out
+
+
+def _segment_candidates(x, a, b, mechanisms, model, min_size, alpha, direction, rng):
+    """The noisy tests of one segment: ``(margin, kind, name, ks, scores, locate)``
+    for each channel that passes (margin in units of its noise scale)."""
+    passed = []
+    for channel, share, test, locate in mechanisms:
+        values = channel.values(x[a:b], model.order)
+        m = values.size
+        if m < 2 * min_size:
+            continue
+        way = "both" if channel.spread else direction
+        ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
+        s2 = doubled_counts(values)[ks]
+        t = float(_directed(_test_scores(s2, ks, m), way).max())
+        c = critical_value(m, min_size, way, alpha * share, _scale(test), model.rho,
+                           channel.spread)
+        noisy = t if test is None else float(test.randomise(t, rng))
+        if noisy > c:
+            scores = _directed(_scores(s2, ks, m, min_size), way)
+            passed.append(((noisy - c) / max(_scale(test), 1.0), channel.kind, way, ks, scores,
+                           locate))
+    return passed
+
+
+def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, dependence,
+          report):
+    model, plan = _model(x, plan, series, dependence, rng, charge, report)
+    report.update(rho=model.rho, series=model.name)
+    if math.isinf(model.rho):
+        return []  # too persistent for any calibrated test (Notes)
+    active, found = [(0, x.size)], []
     for level in range(0, len(plan), 2):
         (_, test), (_, locate) = plan[level], plan[level + 1]
-        active = [(a, b) for a, b in active if b - a >= 2 * min_size]
+        active = [(a, b) for a, b in active if b - a >= 2 * min_size + model.order + 1]
         if not active or len(found) >= max_cp:
             break
         charge(stage_cost("test", test))
+        mechanisms = _channel_mechanisms(test, locate, model)
         passed = []
-        # Bonferroni over the level's segments: P(any false split at this level) <= α
+        # Bonferroni over the level's segments and channels: P(any false split) <= α
         level_alpha = alpha / len(active)
         for a, b in active:
-            ks, e, balanced = ranker(a, b)
-            scores = _directed(e, direction)
-            t = float(_directed(balanced, direction).max())
-            c = critical_value(b - a, min_size, direction, level_alpha, _scale(test), rho)
-            noisy = t if test is None else float(test.randomise(t, rng))
-            if noisy > c:
-                passed.append((noisy - c, a, b, ks, scores))
+            candidates = _segment_candidates(x, a, b, mechanisms, model, min_size,
+                                             level_alpha, direction, rng)
+            if candidates:
+                passed.append((a, b, max(candidates, key=lambda c: c[0])))
         if not passed:
             break
-        passed.sort(key=lambda p: -p[0])
+        passed.sort(key=lambda p: -p[2][0])
         passed = passed[:max_cp - len(found)]
         charge(stage_cost("location", locate))
         active = []
-        for _, a, b, ks, scores in passed:
-            index = int(np.argmax(scores)) if locate is None else locate.select(scores, rng)
-            k, name = _decode(index, ks, direction)
-            found.append((a + k, name))
+        for a, b, (_, kind, way, ks, scores, mechanism) in passed:
+            index = int(np.argmax(scores)) if mechanism is None else mechanism.select(scores,
+                                                                                         rng)
+            k, name = _decode(index, ks, way)
+            found.append((a + k, name, kind))
             active += [(a, a + k), (a + k, b)]
     return found
 
@@ -464,7 +548,15 @@ def _capacity(m, min_size):
     return np.maximum(m // min_size - 1, 0)
 
 
-def _exact_k(x, plan, min_size, direction, rng, charge):
+def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
+    """``k`` greedy rounds on ``Δ^order x`` (a value of ``x`` moves ``order + 1`` of its
+    values: the location's sensitivity)."""
+    kind = channels(order)[0].kind
+    if order:
+        x = np.diff(x, n=order)
+        plan = [(name, None if m is None else ReportNoisyMax(m.epsilon, order + 1,
+                                                              neighbours="replace"))
+                for name, m in plan]
     segments, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
     for round_, (_, locate) in enumerate(plan):
         remaining = len(plan) - round_ - 1      # cuts still needed after this one
@@ -492,49 +584,49 @@ def _exact_k(x, plan, min_size, direction, rng, charge):
         index = int(np.argmax(scores)) if locate is None else locate.select(scores, rng)
         j, k = int(np.concatenate(cand_seg)[index]), int(np.concatenate(cand_k)[index])
         a, b = segments[j]
-        found.append((a + k, "increase" if np.concatenate(cand_inc)[index] else "decrease"))
+        found.append((a + k, "increase" if np.concatenate(cand_inc)[index] else "decrease",
+                      kind))
         segments[j:j + 1] = [(a, a + k), (a + k, b)]
     return found
 
 
 def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_change_points: int,
                      min_size: int, alpha: float, direction: str, rng, charge=None,
-                     dependence="none", report: dict | None = None):
-    """The private (or, for ``ε = inf``, exact) search; ``[(index, direction)]`` sorted.
+                     dependence="none", series: str = "level", report: dict | None = None):
+    """The private (or, for ``ε = inf``, exact) search; ``[(index, direction, kind)]``
+    sorted.
 
     ``charge(cost)`` is called right before each stage's releases.
     ``dependence``: ``"none"`` (exchangeable null), ``"estimate"`` (private
-    turning-point bound, :mod:`._dependence`) or a public ``φ``. ``report``
-    (a dict, optional) receives the DP outputs about the dependence: ``rho``
-    (the ``φ`` calibrated for; ``inf``: no test) and, when estimated,
+    turning-point bound, :mod:`._dependence`) or a public ``φ``; ``series``:
+    the model (:mod:`._models`). ``report`` (a dict, optional) receives the
+    DP outputs about the model: ``series``, ``rho`` (the ``φ`` of the tested
+    series' null; ``inf``: no test) and, when released,
     ``noisy_turning_points``.
     """
     charge = charge if charge is not None else (lambda cost: None)
     report = {} if report is None else report
-    rho = public_rho(dependence)
     if math.isinf(epsilon):
-        plan = segmentation_plan(1.0, n_change_points, max_change_points)
+        plan = segmentation_plan(1.0, n_change_points, max_change_points,
+                                 dependence=dependence, series=series)
         plan = [(kind, None) for kind, _ in plan]
         charge = (lambda cost: None)
-        if dependence == "estimate" and n_change_points == "auto":
-            # the tie-breaking keys are not a release: any fixed generator will do
-            rho = dependence_bound(turning_points(x, np.random.default_rng(_CAL_SEED)),
-                                   x.size, None)
     else:
         plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=x.size,
                                  min_size=min_size, alpha=alpha, direction=direction,
-                                 dependence=dependence)
+                                 dependence=dependence, series=series)
     if n_change_points == "auto":
         found = _auto(x, plan, min_size, alpha, direction, max_change_points, rng, charge,
-                      rho, report)
+                      series, dependence, report)
     else:
-        found = _exact_k(x, plan, min_size, direction, rng, charge)
+        order = public_model(series, 0.0).order
+        found = _exact_k(x, plan, min_size, direction, rng, charge, order)
     return sorted(found)
 
 
 def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 10,
                         min_size: int | None = None, alpha: float = 0.05,
-                        direction: str = "both", dependence="estimate",
+                        direction: str = "both", dependence="estimate", series: str = "auto",
                         epsilon: float = np.inf, random_state=None) -> np.ndarray:
     """Change points by (private) binary segmentation with the rank statistic.
 
@@ -564,6 +656,9 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
         the serial dependence from the turning points (exactly, without
         noise, for ``epsilon=np.inf``), ``"none"`` assumes exchangeable
         values, a float is a known AR(1) ``φ``.
+    series : {"auto", "level", "increments"}, default="auto"
+        What is tested, as for the estimator: the levels of the series, its
+        increments (changes of slope), or the one the turning points choose.
     epsilon : float, default=np.inf
         ``np.inf``: non-private; else the total ε.
     random_state : None, int or numpy.random.Generator
@@ -602,8 +697,11 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
             and 0 <= dependence <= MAX_RHO)):
         raise ValueError(f"dependence must be 'estimate', 'none' or a float in [0, {MAX_RHO}], "
                          f"got {dependence!r}.")
+    if series not in SERIES:
+        raise ValueError(f"series must be one of {SERIES}, got {series!r}.")
     found = run_segmentation(x, epsilon=float(epsilon), n_change_points=n_change_points,
                              max_change_points=int(max_change_points), min_size=min_size,
                              alpha=float(alpha), direction=direction,
-                             rng=check_random_state(random_state), dependence=dependence)
-    return np.array([k for k, _ in found], dtype=np.int64)
+                             rng=check_random_state(random_state), dependence=dependence,
+                             series=series)
+    return np.array([k for k, *_ in found], dtype=np.int64)

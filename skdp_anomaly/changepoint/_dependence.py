@@ -54,7 +54,7 @@ from scipy.signal import lfilter
 from ..privacy import GeometricMechanism
 
 __all__ = ["MAX_RHO", "RHO_STEP", "TURNING_POINT_SENSITIVITY", "ar1_ranks",
-           "dependence_bound", "rank_long_run_factor", "rho_from_turning_rate",
+           "dependence_bound", "p_lower_bound", "rank_long_run_factor", "rho_from_turning_rate",
            "turning_points", "turning_rate"]
 
 #: Replacing one value moves the turning-point count by at most 2 (module docstring).
@@ -73,8 +73,12 @@ BOUND_Z = 0.25
 RHO_FLOOR = 0.5
 
 
-def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
-    """``#{i : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``, ties broken at random.
+def turning_points(x: np.ndarray, rng: np.random.Generator, lag: int = 1) -> int:
+    """``#{i : (x_i - x_{i-h})(x_{i+h} - x_i) < 0}`` (``h = lag``), ties broken at random.
+
+    At lag ``h`` the triples are those of the ``h`` interleaved subseries
+    ``x_j, x_{j+h}, ...``; a value sits in three triples of its own
+    subseries, so the proof of ``Δ = 2`` holds unchanged.
 
     Equal values are ordered by independent uniform keys drawn from ``rng``
     (never released), as if a tiny continuous jitter had been added: a run of
@@ -88,8 +92,8 @@ def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
     order = np.lexsort((rng.random(x.size), x))
     ranks = np.empty(x.size, dtype=np.int64)
     ranks[order] = np.arange(x.size)
-    d = np.diff(ranks)
-    return int(np.count_nonzero((d[1:] > 0) != (d[:-1] > 0)))
+    d = ranks[lag:] - ranks[:-lag]
+    return int(np.count_nonzero((d[lag:] > 0) != (d[:-lag] > 0)))
 
 
 def turning_rate(phi: float) -> float:
@@ -113,9 +117,25 @@ def rank_long_run_factor(phi: float, lags: int = 10_000) -> float:
     return float(1.0 + 2.0 * np.sum(6.0 / math.pi * np.arcsin(phi ** h / 2.0)))
 
 
-def _count_variance(n: int) -> float:
-    """Variance of the turning-point count of ``n`` i.i.d. values: ``(16 n - 29)/90``."""
-    return max(16.0 * n - 29.0, 1.0) / 90.0
+def _count_variance(n: int, lag: int = 1) -> float:
+    """Variance of the turning-point count of ``n`` i.i.d. values at ``lag``:
+    ``(16 n - 29 lag)/90`` (the ``lag`` subseries are independent)."""
+    return max(16.0 * n - 29.0 * lag, 1.0) / 90.0
+
+
+def p_lower_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None,
+                  z: float | None = None, lag: int = 1) -> float:
+    """The noisy turning-point rate lowered by ``z`` standard deviations of its
+    sampling error (the i.i.d. variance ``(16n - 29)/90``) and of the noise
+    (``mechanism`` None: the exact count of the non-private reference)."""
+    z = BOUND_Z if z is None else z
+    triples = max(n - 2 * lag, 1)
+    noise_var = 0.0
+    if mechanism is not None:
+        a = mechanism.epsilon / mechanism.sensitivity
+        noise_var = 2.0 * math.exp(-a) / (1.0 - math.exp(-a)) ** 2
+    sd = math.sqrt(_count_variance(n, lag) + noise_var) / triples
+    return noisy_count / triples - z * sd
 
 
 def dependence_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None,
@@ -141,16 +161,8 @@ def dependence_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | N
     ``α = 0.05`` (``φ = 0.8``), with i.i.d. series losing about a third of
     their detections at ε = 1 and a tenth at ε = 5.
     """
-    z = BOUND_Z if z is None else z
     floor = RHO_FLOOR if floor is None else floor
-    triples = max(n - 2, 1)
-    noise_var = 0.0
-    if mechanism is not None:  # None: the exact count of the non-private reference
-        a = mechanism.epsilon / mechanism.sensitivity
-        noise_var = 2.0 * math.exp(-a) / (1.0 - math.exp(-a)) ** 2
-    sd = math.sqrt(_count_variance(n) + noise_var) / triples
-    p_low = noisy_count / triples - z * sd
-    rho = max(rho_from_turning_rate(p_low), floor)
+    rho = max(rho_from_turning_rate(p_lower_bound(noisy_count, n, mechanism, z)), floor)
     rho = math.ceil(rho / RHO_STEP - 1e-9) * RHO_STEP
     return math.inf if rho > MAX_RHO + 1e-9 else round(rho, 2)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .._warn import warn
-from ._binseg import critical_value, public_rho, segmentation_plan
+from ._binseg import SPREAD_SHARE, critical_value, public_rho, segmentation_plan
 from ._core import pncpd_sensitivity
 from ._dependence import MAX_RHO
 
@@ -43,7 +43,7 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
 
 def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
                          max_change_points: int, alpha: float, direction: str,
-                         dependence) -> None:
+                         dependence, series: str = "level") -> None:
     """Warn when even the largest possible change cannot be told from the noise.
 
     A perfect step in the middle of ``n`` points scores about ``n/4`` on the
@@ -54,11 +54,12 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
     """
     plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
                              min_size=min_size, alpha=alpha, direction=direction,
-                             dependence=dependence)
+                             dependence=dependence, series=series)
     kind, mechanism = next(stage for stage in plan if stage[0] != "dependence")
     best = n / 4.0 if kind == "test" else n / 8.0
     if kind == "test":
-        limit = critical_value(n, min_size, direction, alpha, mechanism.scale,
+        share = 1 - SPREAD_SHARE  # the level channel's share of the test
+        limit = critical_value(n, min_size, direction, alpha * share, mechanism.scale / share,
                                public_rho(dependence))
         if best > limit:
             return
@@ -75,15 +76,18 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
          f"{reason}. Use a longer series or a larger epsilon.", ChangePointNoiseWarning)
 
 
-def warn_too_persistent(noisy_turning_points: int, n: int) -> None:
-    """No test was made: the noisy turning points bound the dependence above
-    :data:`~._dependence.MAX_RHO` (post-processing of a DP output)."""
+def warn_too_persistent(noisy_turning_points: int, n: int, series: str) -> None:
+    """No test was made: the noisy turning points bound the dependence of the
+    tested series above :data:`~._dependence.MAX_RHO` (post-processing of a DP
+    output)."""
+    tested = "series" if series == "level" else "series' increments"
+    advice = ("For a random-walk-like or trending series, test its increments: "
+              "series='increments' (or 'auto')." if series == "level" else
+              "Use a larger epsilon, or give a public bound as dependence.")
     # post-processing of the noisy turning-point count: no raw statistic in it
     warn(f"PrivateChangePointDetector: the noisy count of turning points "
-         f"({noisy_turning_points} of {n - 2} triples) is too low for a "
-         f"calibrated test: the series may be too persistent (lag-1 dependence above "
-         f"{MAX_RHO} in the AR(1) model) for a change in level to be told from its "
-         "wandering, or the noise too large at this length and epsilon; no test "
-         "was made and no change is reported. For a "
-         "random-walk-like or trending series, look for changes in its increments: "
-         "fit np.diff(x) (or drift_transform(x)).", ChangePointNoiseWarning)
+         f"({noisy_turning_points} of {n - 2} triples) is too low for a calibrated "
+         f"test: the {tested} may be too persistent (lag-1 dependence above {MAX_RHO} in "
+         "the AR(1) model) for a change to be told from its wandering, or the noise too "
+         "large at this length and epsilon; no test was made and no change is reported. "
+         f"{advice}", ChangePointNoiseWarning)

@@ -42,6 +42,7 @@ from ._binseg import (
 )
 from ._online import CALIBRATED_ALARM_SHARE, THESIS_ALARM_SHARE, OnlinePNCPD, stage_costs
 from ._dependence import MAX_RHO
+from ._models import SERIES
 from ._noise_warnings import (
     ChangePointNoiseWarning,
     _warn_if_noise_dominates,
@@ -125,6 +126,17 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         data known to be independent. A float ``φ``: a public bound, the AR(1)
         null with that ``φ``, no ε spent on it. Unused with
         ``n_change_points=k`` (no test).
+    series : {"auto", "level", "increments"}, default="auto"
+        Offline ``"auto"``: what the tests look at (see Notes, "Series
+        models"). ``"level"``: changes of level and of spread of the series
+        (a level-stationary series, possibly autocorrelated).
+        ``"increments"``: changes of slope and of volatility, tested on the
+        increments ``np.diff(x)`` (random walks, trends, integrated series
+        such as prices, GDP or population; a level shift there is one large
+        increment, which the rank tests do not see). ``"auto"``: one of the
+        two from the noisy turning-point count (``series_``). Unused online
+        (levels only) and with ``n_change_points=k`` it picks what ``k``
+        changes are located in (``"auto"``: levels).
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
@@ -169,7 +181,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     change_point_ : int or None
         ``change_points_[0]``, or None when there is none.
     directions_ : ndarray of str
-        ``"decrease"`` or ``"increase"`` for each change point (DP output).
+        ``"decrease"`` or ``"increase"`` for each change point (DP output):
+        of the level, the slope or the spread (``change_kinds_``).
+    change_kinds_ : ndarray of str
+        What changed at each change point (DP output): ``"level"``,
+        ``"slope"`` (a level change of the increments) or ``"spread"``.
+    series_ : str or None
+        Offline ``"auto"``: the model tested, ``"level"`` or ``"increments"``
+        (DP output; ``series`` itself when forced). None online.
     direction_ : str or None
         ``directions_[0]``, or None.
     n_change_points_ : int
@@ -282,12 +301,19 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     come from simulating the AR(1) null with ``φ⁺``. Other dependence
     (seasonal, long memory) is covered as far as its turning-point rate
     reflects it; seasonal and trending series have few turning points and
-    get a large ``φ⁺``. A **trend** or a **random walk** is not a
-    stationary series: a random walk (``φ → 1``: turning-point rate 1/2)
-    gets ``serial_dependence_ = inf`` and "no change" with a warning, a
-    trend may be reported as changes; to find changes in their increments,
-    fit ``np.diff(x)`` or :func:`drift_transform` of the series. Changes
-    in spread alone (same median) are not what the rank statistic sees.
+    get a large ``φ⁺``.
+
+    **Series models.** ``series="auto"`` reads the same noisy count: when
+    ``φ⁺`` exceeds 0.75 (a random walk's rate is 1/2) the series is tested
+    as increments, whose lag-1 dependence the count also bounds, so a random
+    walk gets a calibrated test of its slope instead of "no change". Each
+    model tests two channels of every segment, with a third of the test's ε
+    and of ``α`` on the second: levels (or slopes) and spreads, the ranks of
+    the absolute increments (sensitivities 1 and 2 for levels, 2 and 3 for
+    increments; :mod:`skdp_anomaly.changepoint._models`). A steady **trend**
+    whose noise hides it at lag 1 is read as level-stationary and reported as
+    level changes; ``series="increments"`` holds under trends (the
+    over-differenced noise makes its test conservative).
 
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
     sensitivity ``2/n``; AboveThreshold with ``ε_a`` (threshold noise
@@ -398,6 +424,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         "direction": [StrOptions(set(DIRECTIONS))],
         "dependence": [StrOptions({"estimate", "none"}),
                        Interval(Real, 0, MAX_RHO, closed="both")],
+        "series": [StrOptions(set(SERIES))],
         "window": [Interval(Integral, 4, None, closed="left"), None],
         # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
         # ≈ 1/2 without a change and at most 1, so other thresholds alarm on noise
@@ -408,7 +435,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, n_change_points="auto", max_change_points=10,
                  min_size=None, alpha=0.05, gamma=0.1, direction="both",
-                 dependence="estimate", window=None,
+                 dependence="estimate", series="auto", window=None,
                  threshold=None, horizon=None, arl0=None, random_state=None, accountant=None):
         self.epsilon = epsilon
         self.n_change_points = n_change_points
@@ -418,6 +445,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.gamma = gamma
         self.direction = direction
         self.dependence = dependence
+        self.series = series
         self.window = window
         self.threshold = threshold
         self.horizon = horizon
@@ -429,7 +457,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _offline_stages(self) -> list[PrivacyCost]:
         return [stage_cost(kind, mechanism) for kind, mechanism in
                 segmentation_plan(self.epsilon, self.n_change_points, self.max_change_points,
-                                  dependence=self.dependence)]
+                                  dependence=self.dependence, series=self.series)]
 
     def _privacy_cost(self) -> PrivacyCost:
         """The ε of one fit (offline) or one full online run, from valid parameters.
@@ -488,7 +516,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             if self.n_change_points != "auto" and self.n_change_points > 10_000:
                 raise ValueError(f"n_change_points must be at most 10000, got "
                                  f"{self.n_change_points!r}.")
-            check_dependence_epsilon(self.epsilon, self.n_change_points, self.dependence)
+            check_dependence_epsilon(self.epsilon, self.n_change_points, self.dependence,
+                                     self.series)
             return
         if self.window % 2:
             raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
@@ -549,20 +578,25 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
                                       self.min_size, self.alpha, self.direction)
         _warn_if_undecidable(n, min_size, self.epsilon, self.n_change_points,
-                             self.max_change_points, self.alpha, self.direction, self.dependence)
+                             self.max_change_points, self.alpha, self.direction, self.dependence,
+                             self.series)
         report = {}
         found = run_segmentation(
             x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,
             max_change_points=self.max_change_points, min_size=min_size,
             alpha=float(self.alpha), direction=self.direction,
             rng=check_random_state(self.random_state), charge=self._charge,
-            dependence=self.dependence, report=report)
-        self._set_change_points([k for k, _ in found], [name for _, name in found])
+            dependence=self.dependence, series=self.series, report=report)
+        self._set_change_points([k for k, *_ in found], [name for _, name, _ in found],
+                                [kind for *_, kind in found])
+        self.series_ = report.get("series", "increments" if self.series == "increments"
+                                  else "level")
         self._set_dependence(report, n)
         self.min_size_ = min_size
         locate = [m for kind, m in segmentation_plan(
             self.epsilon, self.n_change_points, self.max_change_points, n=n, min_size=min_size,
-            alpha=float(self.alpha), direction=self.direction, dependence=self.dependence)
+            alpha=float(self.alpha), direction=self.direction, dependence=self.dependence,
+            series=self.series)
             if kind == "location"]
         self.noise_scale_ = locate[0].scale
         self.alarm_index_ = None
@@ -576,11 +610,13 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.serial_dependence_ = None if rho is None else float(rho)
         self.noisy_turning_points_ = report.get("noisy_turning_points")
         if rho is not None and math.isinf(rho):
-            warn_too_persistent(self.noisy_turning_points_, n)
+            warn_too_persistent(self.noisy_turning_points_, n, self.series_)
 
-    def _set_change_points(self, points, names) -> None:
+    def _set_change_points(self, points, names, kinds) -> None:
         self.change_points_ = np.asarray(points, dtype=np.int64)
         self.directions_ = np.asarray(names, dtype=str) if names else np.empty(0, dtype="<U8")
+        self.change_kinds_ = (np.asarray(kinds, dtype=str) if kinds
+                              else np.empty(0, dtype="<U6"))
         self.change_point_ = int(points[0]) if len(points) else None
         self.direction_ = str(names[0]) if len(names) else None
         self.n_change_points_ = len(points)
@@ -721,6 +757,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.serial_dependence_ = None if self.threshold is not None else public_rho(
             self.dependence)
         self.noisy_turning_points_ = None
+        self.series_ = None
         self._online = OnlinePNCPD(
             window=self.window, threshold=self.threshold_, epsilon=self.epsilon,
             gamma=self.gamma, direction=self.direction,
@@ -742,9 +779,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
         state.feed(x, call_rng(self.random_state, self._n_calls), charge=charge_stage)
         if state.detected:
-            self._set_change_points([state.change_point], [state.detected_direction])
+            self._set_change_points([state.change_point], [state.detected_direction],
+                                    ["level"])
         else:
-            self._set_change_points([], [])
+            self._set_change_points([], [], [])
         self.alarm_index_ = state.alarm_index
         self.n_seen_ = state.n_seen
         if made or not hasattr(self, "privacy_spent_"):
