@@ -213,3 +213,17 @@ class OnlinePNCPD(StreamState):
             # halted: drop the raw samples and the noisy threshold for good
             self._tail, self._last_count, self._above = np.empty(0), None, None
         return pos + part.size
+
+
+def stream_chunk(X):
+    """Fast path for the common stream chunk, a float64 ndarray of shape (m,) or
+    (m, 1): the detector's series checks without their ~20 µs of overhead per call,
+    which dominates point-by-point feeding. None for any other input (then the full
+    validation runs and raises the usual error)."""
+    if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.size):
+        return None
+    if X.ndim == 2 and X.shape[1] == 1:
+        X = X[:, 0]
+    if X.ndim != 1 or not np.isfinite(X).all():
+        return None
+    return X

@@ -40,7 +40,8 @@ from ._binseg import (
     segmentation_plan,
     stage_cost,
 )
-from ._online import CALIBRATED_ALARM_SHARE, THESIS_ALARM_SHARE, OnlinePNCPD, stage_costs
+from ._online import (CALIBRATED_ALARM_SHARE, THESIS_ALARM_SHARE, OnlinePNCPD, stage_costs,
+                      stream_chunk)
 from ._dependence import MAX_RHO
 from ._models import SERIES
 from ._noise_warnings import (
@@ -112,31 +113,18 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ``"increase"``: larger; ``"both"``: either (``direction_`` and
         ``directions_`` tell which). Same ε for all three.
     dependence : "estimate", "none" or float in [0, 0.95], default="estimate"
-        The null the offline test's ``alpha`` holds under (see Notes, "When
-        alpha holds"). ``"estimate"``: stationary series with serial
-        dependence up to a Gaussian AR(1) with lag-1 correlation 0.95 (and
-        any monotone transform of one); 15 % of ε releases a noisy count of
-        turning points, from which an upper bound ``φ⁺ >= 0.5`` on the
-        dependence is derived, and the tests are calibrated under the AR(1)
-        null with ``φ⁺`` (``serial_dependence_``); online, with the
-        calibrated threshold, it spends nothing and calibrates for
-        ``φ = 0.5`` (a private estimate would need a stretch of the stream
-        before the watch starts). ``"none"``: exchangeable
-        values (e.g. i.i.d.), the permutation null, no ε spent on it; for
-        data known to be independent. A float ``φ``: a public bound, the AR(1)
-        null with that ``φ``, no ε spent on it. Unused with
-        ``n_change_points=k`` (no test).
+        The null of the offline tests (Notes, "When alpha holds"):
+        ``"estimate"``, a stationary series with dependence up to a Gaussian
+        AR(1) with φ = 0.95, bounded by ``φ⁺ >= 0.5`` from a noisy count of
+        turning points (15 % of ε; ``serial_dependence_``); online it spends
+        nothing and calibrates for φ = 0.5. ``"none"``: exchangeable values.
+        A float: a public AR(1) φ. Unused with ``n_change_points=k``.
     series : {"auto", "level", "increments"}, default="auto"
-        Offline ``"auto"``: what the tests look at (see Notes, "Series
-        models"). ``"level"``: changes of level and of spread of the series
-        (a level-stationary series, possibly autocorrelated).
-        ``"increments"``: changes of slope and of volatility, tested on the
-        increments ``np.diff(x)`` (random walks, trends, integrated series
-        such as prices, GDP or population; a level shift there is one large
-        increment, which the rank tests do not see). ``"auto"``: one of the
-        two from the noisy turning-point count (``series_``). Unused online
-        (levels only) and with ``n_change_points=k`` it picks what ``k``
-        changes are located in (``"auto"``: levels).
+        Offline: ``"level"`` tests changes of level and spread of the series;
+        ``"increments"`` changes of slope and spread of ``np.diff(x)``
+        (random walks, trends, prices; a level shift there is one large
+        increment, which ranks do not see); ``"auto"`` chooses from the noisy
+        turning-point count (``series_``). Online: levels only.
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
@@ -303,17 +291,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     reflects it; seasonal and trending series have few turning points and
     get a large ``φ⁺``.
 
-    **Series models.** ``series="auto"`` reads the same noisy count: when
-    ``φ⁺`` exceeds 0.75 (a random walk's rate is 1/2) the series is tested
-    as increments, whose lag-1 dependence the count also bounds, so a random
-    walk gets a calibrated test of its slope instead of "no change". Each
-    model tests two channels of every segment, with a third of the test's ε
-    and of ``α`` on the second: levels (or slopes) and spreads, the ranks of
-    the absolute increments (sensitivities 1 and 2 for levels, 2 and 3 for
-    increments; :mod:`skdp_anomaly.changepoint._models`). A steady **trend**
-    whose noise hides it at lag 1 is read as level-stationary and reported as
-    level changes; ``series="increments"`` holds under trends (the
-    over-differenced noise makes its test conservative).
+    **Series models.** ``"auto"`` tests increments when the same count puts
+    ``φ⁺`` above 0.75, with their lag-1 dependence bounded by it; each test
+    has a level (or slope) and a spread channel (see
+    :mod:`skdp_anomaly.changepoint._models`). A slow trend read as
+    level-stationary is reported as level changes: use ``"increments"``.
 
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
     sensitivity ``2/n``; AboveThreshold with ``ε_a`` (threshold noise
@@ -489,20 +471,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             self.n_features_in_ = 1
         return X
 
-    @staticmethod
-    def _check_stream_chunk(X):
-        """Fast path for the common stream chunk, a float64 ndarray of shape
-        (m,) or (m, 1): the same checks as :meth:`_check_series` without its
-        ~20 µs of overhead per call, which dominates point-by-point feeding.
-        Returns None for any other input (then the full validation runs)."""
-        if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.size):
-            return None
-        if X.ndim == 2 and X.shape[1] == 1:
-            X = X[:, 0]
-        if X.ndim != 1 or not np.isfinite(X).all():
-            return None  # the full validation raises the usual error
-        return X
-
     def _more_validate_params(self) -> None:
         """The checks between parameters: which ones each mode takes, and Theorem 2.6's."""
         if self.window is None:
@@ -671,7 +639,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             return self  # halted after its single detection (Algorithm 4)
         state.check_resumable(type(self).__name__)
         self._reserve_rest_of_run(state)
-        x = self._check_stream_chunk(X)
+        x = stream_chunk(X)
         if x is None:
             x = self._check_series(X, reset=False)
         return self._online_feed(x)
