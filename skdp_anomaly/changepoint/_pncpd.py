@@ -294,7 +294,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     **Series models.** ``"auto"`` tests increments when the same count puts
     ``φ⁺`` above 0.75, with their lag-1 dependence bounded by it; each test
     has a level (or slope) and a spread channel (see
-    :mod:`skdp_anomaly.changepoint._models`). A slow trend read as
+    the user guide, "Which series each option holds for"). A slow trend read as
     level-stationary is reported as level changes: use ``"increments"``.
 
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
