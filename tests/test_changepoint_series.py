@@ -19,8 +19,7 @@ def channel_statistic(x, channel, order, s):
     v = channel.values(x, order)
     m = v.size
     ks = np.arange(s, m - s + 1, dtype=np.int64)
-    way = "both"
-    return float(_directed(_test_scores(doubled_counts(v)[ks], ks, m), way).max())
+    return float(_directed(_test_scores(doubled_counts(v)[ks], ks, m), "both").max())
 
 
 def worst_pair(channel, order, n=12, s=3, tries=4000):
@@ -56,12 +55,10 @@ def test_audit_of_each_channel_test_is_within_its_epsilon(order):
     for channel in channels(order):
         gap, (low, high) = worst_pair(channel, order)
         mech = LaplaceMechanism(eps, channel.sensitivity, neighbours="replace")
-        t = {id(x): channel_statistic(x, channel, order, 3) for x in (low, high)}
+        def release(x, rng, runs, channel=channel, mech=mech):
+            return mech.randomise(np.full(runs, channel_statistic(x, channel, order, 3)), rng)
 
-        def release(x, rng, runs, t=t, mech=mech):
-            return mech.randomise(np.full(runs, t[id(x)]), rng)
-
-        top = max(t.values())
+        top = max(channel_statistic(x, channel, order, 3) for x in (low, high))
         events = {f"T > {v:g}": (lambda v: lambda o: o > v)(v) for v in (top, top + 1)}
         res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=0,
                     claimed_epsilon=eps)

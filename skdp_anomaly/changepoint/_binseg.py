@@ -113,7 +113,7 @@ from ._dependence import (
     turning_points,
 )
 from ._in_memory import reject_dask_collection
-from ._models import SERIES, TURNING_LAG, SeriesModel, channels, choose_model, public_model
+from ._models import SERIES, SeriesModel, channels, choose_model, public_model
 from ._statistic import doubled_counts
 
 __all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
@@ -454,9 +454,9 @@ def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesMode
     mechanism = plan[0][1]
     charge(stage_cost("dependence", mechanism))
     if mechanism is None:  # the non-private reference: the exact count (fixed tie keys)
-        noisy = turning_points(x, np.random.default_rng(_CAL_SEED), TURNING_LAG)
+        noisy = turning_points(x, np.random.default_rng(_CAL_SEED))
     else:
-        count = turning_points(x, rng, TURNING_LAG)
+        count = turning_points(x, rng)
         noisy = int(mechanism.randomise(np.asarray([count]), rng)[0])
     model = choose_model(series, noisy, x.size, mechanism)
     if dependence != "estimate":

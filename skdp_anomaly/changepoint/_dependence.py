@@ -73,12 +73,8 @@ BOUND_Z = 0.25
 RHO_FLOOR = 0.5
 
 
-def turning_points(x: np.ndarray, rng: np.random.Generator, lag: int = 1) -> int:
-    """``#{i : (x_i - x_{i-h})(x_{i+h} - x_i) < 0}`` (``h = lag``), ties broken at random.
-
-    At lag ``h`` the triples are those of the ``h`` interleaved subseries
-    ``x_j, x_{j+h}, ...``; a value sits in three triples of its own
-    subseries, so the proof of ``Δ = 2`` holds unchanged.
+def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
+    """``#{i : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``, ties broken at random.
 
     Equal values are ordered by independent uniform keys drawn from ``rng``
     (never released), as if a tiny continuous jitter had been added: a run of
@@ -92,8 +88,8 @@ def turning_points(x: np.ndarray, rng: np.random.Generator, lag: int = 1) -> int
     order = np.lexsort((rng.random(x.size), x))
     ranks = np.empty(x.size, dtype=np.int64)
     ranks[order] = np.arange(x.size)
-    d = ranks[lag:] - ranks[:-lag]
-    return int(np.count_nonzero((d[lag:] > 0) != (d[:-lag] > 0)))
+    d = np.diff(ranks)
+    return int(np.count_nonzero((d[1:] > 0) != (d[:-1] > 0)))
 
 
 def turning_rate(phi: float) -> float:
@@ -117,24 +113,23 @@ def rank_long_run_factor(phi: float, lags: int = 10_000) -> float:
     return float(1.0 + 2.0 * np.sum(6.0 / math.pi * np.arcsin(phi ** h / 2.0)))
 
 
-def _count_variance(n: int, lag: int = 1) -> float:
-    """Variance of the turning-point count of ``n`` i.i.d. values at ``lag``:
-    ``(16 n - 29 lag)/90`` (the ``lag`` subseries are independent)."""
-    return max(16.0 * n - 29.0 * lag, 1.0) / 90.0
+def _count_variance(n: int) -> float:
+    """Variance of the turning-point count of ``n`` i.i.d. values: ``(16 n - 29)/90``."""
+    return max(16.0 * n - 29.0, 1.0) / 90.0
 
 
 def p_lower_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None,
-                  z: float | None = None, lag: int = 1) -> float:
+                  z: float | None = None) -> float:
     """The noisy turning-point rate lowered by ``z`` standard deviations of its
     sampling error (the i.i.d. variance ``(16n - 29)/90``) and of the noise
     (``mechanism`` None: the exact count of the non-private reference)."""
     z = BOUND_Z if z is None else z
-    triples = max(n - 2 * lag, 1)
+    triples = max(n - 2, 1)
     noise_var = 0.0
     if mechanism is not None:
         a = mechanism.epsilon / mechanism.sensitivity
         noise_var = 2.0 * math.exp(-a) / (1.0 - math.exp(-a)) ** 2
-    sd = math.sqrt(_count_variance(n, lag) + noise_var) / triples
+    sd = math.sqrt(_count_variance(n) + noise_var) / triples
     return noisy_count / triples - z * sd
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._dependence import MAX_RHO, RHO_FLOOR, RHO_STEP, p_lower_bound
+from ._dependence import MAX_RHO, RHO_FLOOR, RHO_STEP, p_lower_bound, rho_from_turning_rate
 
 __all__ = ["LEVEL_MAX_RHO", "SERIES", "Channel", "SeriesModel", "channels", "choose_model",
            "public_model"]
@@ -89,44 +89,6 @@ def channels(order: int) -> tuple[Channel, Channel]:
             Channel("spread", order + 2, True))
 
 
-#: Lag of the released turning-point count. At lag ``h`` the rate is
-#: ``1/2 + arcsin((1 - φ^h)/2)/π`` for an AR(1) series and 1/2 for a random walk, so
-#: lag 3 separates a random walk from ``φ = 0.5`` better (0.144 against 0.080); but
-#: a drift lowers the rate more at longer lags, and a monthly season (period 12,
-#: lag 3 a quarter of it) reads as a random walk there: measured on simulated
-#: nulls and alternatives, lag 1 loses least.
-TURNING_LAG = 1
-
-
-def level_phi(p: float, lag: int = TURNING_LAG) -> float:
-    """The AR(1) ``φ`` of a level-stationary series with turning-point rate ``p`` at ``lag``."""
-    p = min(max(float(p), 0.5), 2.0 / 3.0)
-    return max(0.0, 1.0 - 2.0 * math.sin(math.pi * (p - 0.5))) ** (1.0 / lag)
-
-
-def _sum_correlation(psi: float, lag: int) -> float:
-    """Correlation of consecutive sums of ``lag`` values of an AR(1) with ``psi``."""
-    i = np.arange(lag)
-    var = np.sum(psi ** np.abs(i[:, None] - i[None, :]))
-    cov = np.sum(psi ** np.abs(i[:, None] - (i[None, :] + lag)))
-    return float(cov / var)
-
-
-def increments_psi(p: float, lag: int = TURNING_LAG) -> float:
-    """The AR(1) ``ψ`` of the increments of an integrated series with turning-point
-    rate ``p`` at ``lag`` (0 when the rate says over-differenced)."""
-    r = math.sin(math.pi * (0.5 - min(max(float(p), 0.0), 0.5 + 1.0 / 6.0)))
-    if r <= 0:
-        return 0.0
-    lo, hi = 0.0, 0.999
-    if _sum_correlation(hi, lag) <= r:
-        return 1.0
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _sum_correlation(mid, lag) < r else (lo, mid)
-    return hi
-
-
 def _round_up(rho: float) -> float:
     rho = math.ceil(max(rho, 0.0) / RHO_STEP - 1e-9) * RHO_STEP
     return math.inf if rho > MAX_RHO + 1e-9 else round(rho, 2)
@@ -136,6 +98,11 @@ def choose_model(series: str, noisy_count: int, n: int, mechanism, floor: float 
                  z: float | None = None) -> SeriesModel:
     """The model and its null from the released turning-point count (post-processing).
 
+    The count is taken at lag 1: lag 3 separates a random walk from ``φ = 0.5``
+    better, but a drift lowers the rate more there and a monthly season (lag 3
+    a quarter of its period) reads as a random walk; measured on simulated
+    nulls and alternatives, lag 1 loses least.
+
     ``p_low`` (the noisy rate lowered by ``z`` standard deviations of its
     sampling and privacy noise) bounds the level's AR(1) ``φ`` (``φ⁺ =``
     :func:`rho_from_turning_rate`, never below ``floor``) and the increments'
@@ -143,11 +110,13 @@ def choose_model(series: str, noisy_count: int, n: int, mechanism, floor: float 
     takes levels when ``φ⁺ <=`` :data:`LEVEL_MAX_RHO`, increments otherwise.
     """
     floor = RHO_FLOOR if floor is None else floor
-    p_low = p_lower_bound(noisy_count, n, mechanism, z, lag=TURNING_LAG)
-    phi = _round_up(max(level_phi(p_low), floor))
+    p_low = p_lower_bound(noisy_count, n, mechanism, z)
+    phi = _round_up(max(rho_from_turning_rate(p_low), floor))
     if series == "level" or (series == "auto" and phi <= LEVEL_MAX_RHO):
         return SeriesModel("level", 0, phi)
-    return SeriesModel("increments", 1, _round_up(increments_psi(p_low)))
+    # the lag-1 correlation of Gaussian increments with sign-change rate p
+    psi = math.sin(math.pi * (0.5 - min(max(p_low, 0.0), 0.5 + 1.0 / 6.0)))
+    return SeriesModel("increments", 1, _round_up(psi))
 
 
 def public_model(series: str, rho: float) -> SeriesModel:
