@@ -2,7 +2,7 @@
 
 Real series that install offline, each with the annotation its source gives
 (no series here was used to choose a constant; the constants of the series
-models were chosen on simulated data only, before this run):
+models and the trend check were chosen on simulated data only, before this run):
 
 * Nile flow 1871–1970 (statsmodels ``nile``): the drop after 1898 (Cobb 1978).
 * Seatbelts KSI 1969–1984 (sktime): the UK seat-belt law of 31 January 1983
@@ -19,7 +19,7 @@ change for both sides) and the segmentation covering. Anchors in the same run:
 ruptures' binary segmentation and PELT (``model="l2"``, penalty ``log(n)·var``:
 BIC with the series' variance, the usual default) and "no change".
 
-Then the simulated nulls and alternatives (n = 300, 40 runs, P(any change)).
+Then the simulated nulls and alternatives (n = 300, 200 runs, P(any change)).
 
 Usage: ``nice python benchmarks/bench_changepoint_series.py [--runs 10]``
 """
@@ -113,6 +113,10 @@ SIMS = {
     "spread 1 → 3 sd": lambda r, t: r.normal(size=t.size) * np.where(t >= 150, 3, 1),
     "slope 0 → 0.5 in a random walk": lambda r, t: np.cumsum(r.normal(size=t.size)
                                                              + 0.5 * (t >= 150)),
+    "3 shifts up of 2 sd, i.i.d.": lambda r, t: r.normal(size=t.size) + 2 * (t >= 75)
+    + 2 * (t >= 150) + 2 * (t >= 225),
+    "shifts up, down, up of 3 sd, i.i.d.": lambda r, t: r.normal(size=t.size)
+    + 3 * (((t >= 75) & (t < 150)) | (t >= 225)),
     "level shift 3 sd, season": lambda r, t: 1.5 * np.sin(2 * np.pi * t / 12)
     + r.normal(size=t.size) + 3 * (t >= 150),
 }
@@ -121,7 +125,7 @@ SIMS = {
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=10)
-    p.add_argument("--sim-runs", type=int, default=40)
+    p.add_argument("--sim-runs", type=int, default=200)
     args = p.parse_args(argv)
     warnings.simplefilter("ignore", ChangePointNoiseWarning)
     real = load_real()

@@ -80,7 +80,9 @@ test under the stationary Gaussian AR(1) null with the bound ``φ⁺`` it gives
 (post-processing); a public ``φ`` skips the release; ``"none"`` keeps the
 exchangeable null. The AR(1) laws are simulated like the permutation one (the
 statistic reads ranks only, so any monotone transform of such a series has the
-same law).
+same law). ``series="auto"`` ends, when every change found is a level change
+the same way, with a trend check (:mod:`._trend`, 15 % of ε taken from the
+locations): a trend is reported as no change.
 ``n_change_points=k``: ``k`` greedy rounds, each one report-noisy-max with
 ``ε/k`` over the splits of all current segments (cuts that would leave too
 little room for the remaining ones are excluded; the segments are public),
@@ -115,6 +117,7 @@ from ._dependence import (
 from ._in_memory import reject_dask_collection
 from ._models import SERIES, SeriesModel, channels, choose_model, public_model
 from ._statistic import doubled_counts
+from ._trend import TREND_SENSITIVITY, TREND_SHARE, is_trend, sign_sums
 
 __all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
            "n_levels", "noisy_test_statistic", "segment_scores", "segmentation_plan",
@@ -127,7 +130,8 @@ _CELLS = 4_000_000              # permutation matrix entries per block
 
 _NOTES = {"dependence": "binary segmentation: serial dependence (turning points, geometric, Δ=2)",
           "test": "binary segmentation: noisy rank test (Laplace, Δ=1)",
-          "location": "binary segmentation: location (report-noisy-max, Δ=1)"}
+          "location": "binary segmentation: location (report-noisy-max, Δ=1)",
+          "trend": "binary segmentation: trend check (sign counts, geometric, Δ=2)"}
 
 #: Share of ε spent on the turning-point count (``series="auto"`` or
 #: ``dependence="estimate"``).
@@ -207,6 +211,37 @@ def _plan(epsilon: float, levels: int) -> list:
     return plan
 
 
+def _to_total(plan: list, epsilon: float) -> list:
+    """``plan`` with its last location taking what the others leave, to the ulp, so
+    that the stages compose (math.fsum) to ε exactly where a float can, never more."""
+    at = max(i for i, (kind, _) in enumerate(plan) if kind == "location")
+    others = [mechanism.epsilon for i, (_, mechanism) in enumerate(plan) if i != at]
+    last = epsilon - math.fsum(others)
+    while math.fsum(others + [last]) > epsilon:
+        last = float(np.nextafter(last, -np.inf))
+    up = float(np.nextafter(last, np.inf))
+    if math.fsum(others + [up]) <= epsilon:
+        last = up
+    return plan[:at] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))] + plan[at + 1:]
+
+
+def _levels_after_model(epsilon: float, levels: int, trend: bool) -> list:
+    """The levels' stages after the model's release, then (when ``trend``) the
+    trend check. The check's ε comes out of the locations (each the same
+    fraction): the tests keep theirs, so the check costs no power against the
+    nulls, only a little sharpness of the locations."""
+    plan = _plan(epsilon, levels)
+    if not trend:
+        return plan
+    check = epsilon * TREND_SHARE / (1 - DEPENDENCE_SHARE)
+    keep = 1 - check / math.fsum(m.epsilon for kind, m in plan if kind == "location")
+    plan = [(kind, m if kind == "test" else ReportNoisyMax(m.epsilon * keep, 1.0,
+                                                            neighbours="replace"))
+            for kind, m in plan]
+    return plan + [("trend", GeometricMechanism(check, TREND_SENSITIVITY,
+                                                neighbours="replace"))]
+
+
 def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *,
                       n: int | None = None, min_size: int | None = None, alpha: float = 0.05,
                       direction: str = "both", dependence="none",
@@ -215,10 +250,14 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
 
     ``kind`` is ``"dependence"`` (GeometricMechanism on the turning points,
     ``Δ = 2``, for ``dependence="estimate"`` or ``series="auto"``), ``"test"``
-    (LaplaceMechanism) or ``"location"`` (ReportNoisyMax, both ``Δ = 1``); all
-    are under replace-one neighbours. ``"auto"`` with the series length ``n``
+    (LaplaceMechanism), ``"location"`` (ReportNoisyMax, both ``Δ = 1``) or,
+    for ``series="auto"``, ``"trend"`` (GeometricMechanism on the segments'
+    sign counts, ``Δ = 2``, :mod:`._trend`) after the levels; all are
+    under replace-one neighbours. ``"auto"`` with the series length ``n``
     (and ``min_size``): only the :func:`useful_levels`; without ``n``, every
-    level (the total is ε either way).
+    level (the total is ε either way). When ``"auto"`` tests increments the
+    trend check's ε goes to the levels instead (:func:`_replan`): this plan
+    is the one priced.
     """
     if n_change_points == "auto":
         levels = n_levels(max_change_points)
@@ -230,19 +269,23 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
             return _plan(epsilon, levels)
         count = GeometricMechanism(epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY,
                                    neighbours="replace")
-        plan = [("dependence", count)] + _plan(epsilon * (1 - DEPENDENCE_SHARE), levels)
-        # the last location takes what the others leave, to the ulp, so that the stages
-        # compose (math.fsum) to ε exactly where a float can, and never to more
-        others = [mechanism.epsilon for _, mechanism in plan[:-1]]
-        last = epsilon - math.fsum(others)
-        while math.fsum(others + [last]) > epsilon:
-            last = float(np.nextafter(last, -np.inf))
-        up = float(np.nextafter(last, np.inf))
-        if math.fsum(others + [up]) <= epsilon:
-            last = up
-        return plan[:-1] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))]
+        rest = _levels_after_model(epsilon * (1 - DEPENDENCE_SHARE), levels, series == "auto")
+        return _to_total([("dependence", count)] + rest, epsilon)
     k = int(n_change_points)
     return [("location", ReportNoisyMax(epsilon / k, 1.0, neighbours="replace"))] * k
+
+
+def _replan(plan: list) -> list:
+    """The stages after the model's release without the trend check: its ε spread
+    over the levels as :func:`segmentation_plan` spreads the rest (the total
+    is unchanged; choosing the stages from a DP output is adaptive composition)."""
+    if not any(kind == "trend" for kind, _ in plan):
+        return plan
+    total = math.fsum(m.epsilon for _, m in plan if m is not None)
+    if any(m is None for _, m in plan):
+        return [(kind, None) for kind, _ in plan if kind != "trend"]
+    levels = sum(kind == "test" for kind, _ in plan)
+    return _to_total(_plan(total, levels), total)
 
 
 def stage_cost(kind: str, mechanism) -> PrivacyCost | None:
@@ -443,7 +486,7 @@ def _releases_count(series: str, dependence) -> bool:
 
 
 def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesModel, list]:
-    """The model the tests hold under, and the rest of the plan.
+    """The model the tests hold under and the rest of the plan.
 
     With a release (``"auto"`` or ``dependence="estimate"``) the noisy
     turning-point count chooses the model and/or bounds its dependence
@@ -462,7 +505,16 @@ def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesMode
     if dependence != "estimate":
         model = SeriesModel(model.name, model.order, public_rho(dependence))
     report.update(noisy_turning_points=noisy)
-    return model, plan[1:]
+    plan = plan[1:] if model.name == "level" else _replan(plan[1:])
+    return model, plan
+
+
+def _trend_check(x, cuts, name, mechanism, min_size, rho, rng) -> bool:
+    """The trend check of :mod:`._trend` on the segments between ``cuts``."""
+    sums, halves = sign_sums(x, cuts, min_size)
+    if mechanism is not None:
+        sums = mechanism.randomise(sums, rng)
+    return is_trend(sums, halves, name == "increase", rho, mechanism)
 
 
 def _channel_mechanisms(test, locate, model: SeriesModel):
@@ -509,9 +561,11 @@ def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, depe
     report.update(rho=model.rho, series=model.name)
     if math.isinf(model.rho):
         return []  # too persistent for any calibrated test (Notes)
-    active, found = [(0, x.size)], []
-    for level in range(0, len(plan), 2):
-        (_, test), (_, locate) = plan[level], plan[level + 1]
+    active, found, stages = [(0, x.size)], [], iter(plan)
+    for kind, test in stages:
+        if kind == "trend":  # the last stage, after the levels
+            break
+        _, locate = next(stages)
         active = [(a, b) for a, b in active if b - a >= 2 * min_size + model.order + 1]
         if not active or len(found) >= max_cp:
             break
@@ -537,6 +591,15 @@ def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, depe
             k, name = _decode(index, ks, way)
             found.append((a + k, name, kind))
             active += [(a, a + k), (a + k, b)]
+    check = [m for kind, m in plan if kind == "trend"]
+    if check and found and len({(name, kind) for _, name, kind in found}) == 1 \
+            and found[0][2] == "level":
+        # every change a level change the same way: a staircase, or a trend?
+        charge(stage_cost("trend", check[0]))
+        if _trend_check(x, sorted(k for k, *_ in found), found[0][1], check[0], min_size,
+                        model.rho, rng):
+            report.update(series="trend")
+            return []
     return found
 
 

@@ -124,7 +124,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ``"increments"`` changes of slope and spread of ``np.diff(x)``
         (random walks, trends, prices; a level shift there is one large
         increment, which ranks do not see); ``"auto"`` chooses from the noisy
-        turning-point count (``series_``). Online: levels only.
+        turning-point count and, when every change of the levels goes one
+        way, checks for a trend (15 % of ε; ``series_``). Online: levels only.
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
@@ -175,8 +176,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         What changed at each change point (DP output): ``"level"``,
         ``"slope"`` (a level change of the increments) or ``"spread"``.
     series_ : str or None
-        Offline ``"auto"``: the model tested, ``"level"`` or ``"increments"``
-        (DP output; ``series`` itself when forced). None online.
+        Offline ``"auto"``: the model tested, ``"level"`` or ``"increments"``,
+        or ``"trend"`` (the levels' changes were a trend: none reported) (DP
+        output; ``series`` itself when forced). None online.
     direction_ : str or None
         ``directions_[0]``, or None.
     n_change_points_ : int
@@ -294,8 +296,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     **Series models.** ``"auto"`` tests increments when the same count puts
     ``φ⁺`` above 0.75, with their lag-1 dependence bounded by it; each test
     has a level (or slope) and a spread channel (see
-    the user guide, "Which series each option holds for"). A slow trend read as
-    level-stationary is reported as level changes: use ``"increments"``.
+    the user guide, "Which series each option holds for"). When all the level
+    changes found go one way, a noisy sign test inside the segments tells a
+    trend from steps (a trend: "no change"; its slope changes need
+    ``"increments"``).
 
     **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
     sensitivity ``2/n``; AboveThreshold with ``ε_a`` (threshold noise
