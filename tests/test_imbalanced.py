@@ -31,6 +31,7 @@ from skdp_anomaly import (
     PrivacyBudgetError,
     audit,
     check_privacy_budget,
+    PrivateGridSearchCV,
     dp_imbalanced_pipeline,
     resolve_imbalanced_strategy,
 )
@@ -615,3 +616,75 @@ def test_diffprivlib_logistic_regression_with_its_intercept_is_refused():
     report = check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0),
                                   on_leak="ignore")
     assert not report.is_private and any("fit_intercept=False" in x for x in report.leaks)
+
+
+# ------------------------------------------------------------ public label set, searches
+def _frame_with_string_labels(n=600, seed=0):
+    X, y = make_classification(n, n_features=6, weights=[0.85], random_state=seed)
+    X = pd.DataFrame(10 * X + 50, columns=[f"f{i}" for i in range(6)])
+    return X, np.where(y == 1, "fraud", "normal")
+
+
+def test_classes_fixes_the_label_set_and_drops_the_assumption():
+    X, y = _frame_with_string_labels()
+    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), classes=["normal", "fraud"],
+                                 random_state=0)
+    assert clf.privacy_assumptions() == ()
+    assert check_privacy_budget(clf, 2.0).is_private
+    for strategy in ("threshold", "oversample"):
+        fitted = clone(clf).set_params(strategy=strategy).fit(X, y)
+        assert fitted.classes_.tolist() == ["fraud", "normal"]
+        assert set(fitted.predict(X)) <= {"fraud", "normal"}
+    # a training part holding one label still gets both: nothing shows which it held
+    one = clone(clf).fit(X[y == "normal"], y[y == "normal"])
+    assert one.classes_.tolist() == ["fraud", "normal"]
+    assert one.predict_proba(X).shape == (len(X), 2)
+
+
+def test_a_label_outside_classes_is_refused_by_name_before_any_charge():
+    X, y = _frame_with_string_labels()
+    ledger = Ledger()
+    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), classes=["normal", "other"],
+                                 accountant=ledger, random_state=0)
+    with pytest.raises(ValueError, match="'classes' parameter"):
+        clf.fit(X, y)
+    assert ledger.spent == []
+    with pytest.raises(ValueError, match="'classes' parameter"):
+        DPImbalancedClassifier(classes=["only"]).fit(X, y)
+
+
+@pytest.mark.parametrize("total", [2.0, 5.0])
+def test_the_private_search_tunes_it_and_spends_exactly_its_total(total):
+    # the search prices a run at the dearest candidate's whole cost (the strategies'
+    # pipelines differ in their steps, each costs exactly its epsilon), so the split
+    # of total_epsilon fits, and with a public label set nothing is assumed
+    X, y = _frame_with_string_labels()
+    search = PrivateGridSearchCV(
+        DPImbalancedClassifier(bounds=(0, 100), random_state=0),
+        {"strategy": ["threshold", "oversample"]}, total_epsilon=total,
+        scoring="balanced_accuracy", classes=["normal", "fraud"], force_search=True,
+        random_state=0)
+    report = check_privacy_budget(search, total)
+    assert report.is_private and report.cost.epsilon == pytest.approx(total)
+    search.fit(X, y)
+    assert search.privacy_spent_.epsilon == pytest.approx(total)
+    assert search.best_estimator_.classes_.tolist() == ["fraud", "normal"]
+    assert set(search.predict(X)) <= {"fraud", "normal"}
+    for scoring in (None, "accuracy"):
+        spent = clone(search).set_params(scoring=scoring).fit(X, y).privacy_spent_
+        assert spent.epsilon == pytest.approx(total)
+
+
+def test_the_search_tunes_the_classifiers_C_and_says_how_when_it_cannot():
+    X, y = _frame_with_string_labels()
+    grid = {"strategy": ["threshold", "oversample"], "classifier__C": [0.1, 1.0, 10.0]}
+    with pytest.raises(ValueError, match=r"'classifier' parameter is None: give it an "
+                                         r"estimator \(e.g. classifier=PrivateLogistic"):
+        PrivateGridSearchCV(DPImbalancedClassifier(bounds=(0, 100)), grid,
+                            total_epsilon=2.0).fit(X, y)
+    search = PrivateGridSearchCV(
+        DPImbalancedClassifier(PrivateLogisticRegression(), bounds=(0, 100), random_state=0),
+        grid, total_epsilon=2.0, scoring="recall", pos_label="fraud", force_search=True,
+        random_state=0).fit(X, y)
+    assert search.privacy_spent_.epsilon == pytest.approx(2.0)
+    assert search.best_params_["classifier__C"] in ("auto", 0.1, 1.0, 10.0)

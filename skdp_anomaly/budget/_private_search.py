@@ -110,10 +110,15 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
         f"score's weights: a quarter of the choice's ε={epsilon:g}")]
     epsilon -= sizes_epsilon
     if rule == "repeated":
-        for (rpath, leak), (cls, note, costs) in groups.items():
-            rows.append(StepCost(rpath, cls, _worst([c for c, _ in costs], neighbours),
+        # one run fits one candidate: its cost is the dearest candidate's whole cost (the
+        # candidates' steps differ, e.g. a pipeline with or without an oversampler, so
+        # the dearest of each step would add up to more than any candidate costs)
+        dearest = max(range(len(plan.candidate_totals)),
+                      key=lambda i: plan.candidate_totals[i].epsilon)
+        for r in plan.weighted_rows[dearest][0]:
+            rows.append(StepCost(r.path, r.estimator, r.cost,
                                  f"one run: the dearest of {plan.n_candidates} candidates on "
-                                 f"one split's training part; {note}", leak))
+                                 f"one split's training part; {r.note}", r.leak))
         run = _total(rows, neighbours)
         pure = run.delta == 0 and run.gamma == 0 and not run.anomaly_restricted
         run_epsilon = run.epsilon
@@ -123,6 +128,13 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
                 "cost parameter is drawn from a distribution with an unbounded support. Use a "
                 "bounded distribution (e.g. scipy.stats.uniform) or an int random_state, so "
                 "that the sampled candidates are priced exactly.")
+        if run_epsilon > 0 and epsilon < run_epsilon and selection.get("total") is not None:
+            raise ValueError(
+                f"The 'total_epsilon' parameter ({selection['total']:g}) leaves the choice "
+                f"ε={epsilon:g}, less than the cost of one run, the dearest candidate "
+                f"(ε={run_epsilon:g}), which selection='repeated' needs. Raise "
+                "total_epsilon, search fewer candidates or cheaper ones, or use "
+                "selection='holdout-noisy-max'.")
         if run_epsilon > 0 and epsilon < run_epsilon:
             given = (f"The 'epsilon' parameter ({epsilon:g})" if not sizes_epsilon else
                      f"Three quarters of the 'epsilon' parameter ({epsilon:g}; a quarter "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+import numpy as np
 from collections.abc import Sequence
 from dataclasses import replace
 from numbers import Integral, Real
@@ -329,16 +330,24 @@ class _Plan:
         self.assumptions = [a for w in walkers for a in w.assumptions]
 
 
-def _price_candidate(estimator, params: dict, path: str, neighbours: str) -> _Walker:
+def _price_candidate(estimator, params: dict, path: str, neighbours: str,
+                     classes=None) -> _Walker:
     est = clone(estimator)
     est.set_params(**params)
+    if classes is not None:  # the search's public label set, as its fits give it
+        from ..model_selection._label_set import give_label_set, label_set_route
+
+        if label_set_route(est) is not None:
+            give_label_set(est, np.unique(np.asarray(classes)))
     walker = _Walker(neighbours)
     walker.walk(est, path)
     return walker.finish()
 
 
 def _exact_plan(search, candidates, path, note, neighbours) -> _Plan:
-    walkers = [_price_candidate(search.estimator, p, path, neighbours) for p in candidates]
+    classes = getattr(search, "classes", None)
+    walkers = [_price_candidate(search.estimator, p, path, neighbours, classes)
+               for p in candidates]
     return _Plan(
         [(w.rows, 1) for w in walkers],
         [_total(w.rows, neighbours) for w in walkers],
@@ -410,7 +419,8 @@ def _worst_case_plan(search, dists, path, neighbours, n_iter=None) -> _Plan:
         for idx in product_indices([len(v) for v in values]):
             params = {k: values[i][j] for i, (k, j) in enumerate(zip(keys, idx))}
             try:
-                indexed[idx] = _price_candidate(search.estimator, params, path, neighbours)
+                indexed[idx] = _price_candidate(search.estimator, params, path, neighbours,
+                                                getattr(search, "classes", None))
             except (ValueError, TypeError):
                 # an open end of a support (ε=0 of expon) is never drawn: skip it
                 if not any(j < e for j, e in zip(idx, n_ends)):

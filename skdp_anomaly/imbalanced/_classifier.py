@@ -26,7 +26,7 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ..privacy._validation import check_numeric
 from ._strategy import PIPELINE_SPLIT, PRIOR_SHARE, resolve_imbalanced_strategy
-from ._threshold import NoisyPriorThresholdClassifier
+from ._threshold import NoisyPriorThresholdClassifier, public_label_set
 
 __all__ = ["DPImbalancedClassifier"]
 
@@ -83,6 +83,13 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     strategy : {"auto", "threshold", "oversample"}, default="auto"
         ``"auto"``: :func:`resolve_imbalanced_strategy` at ``fit``; another
         value forces that strategy.
+    classes : array-like or None, default=None
+        The public label set (at least 2 labels): it is ``classes_`` whichever
+        labels the training set holds, and the fit makes no assumption
+        (:meth:`privacy_assumptions` is empty). ``None`` reads the label set
+        from ``y`` and treats it as public. A search
+        (:class:`~skdp_anomaly.PrivateGridSearchCV`) sets it to the problem's
+        label set.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the private steps (independent child seeds). ``None`` (fresh
         OS entropy) for deployment; an int only for reproducible experiments.
@@ -101,7 +108,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     bounds_ : tuple of ndarray of shape (n_features,)
         The bounds the features were scaled from, one value per feature.
     classes_ : ndarray
-        The class labels (sorted), strings or numbers as ``y`` holds them.
+        The class labels (sorted): ``classes`` when given, else those of
+        ``y``, strings or numbers as ``y`` holds them.
     privacy_spent_ : PrivacyCost
         What the fit spent: the whole model, ε = ``epsilon`` under
         replace-one neighbours.
@@ -127,7 +135,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     ``"threshold"``, ``0.95 ε + 2 · 0.025 ε = ε`` and, for ``"oversample"``,
     ``2 · 0.25 ε + 0.5 ε = ε``. The rule of ``"auto"`` reads ``epsilon``
     and d only, so which strategy runs is public and costs nothing. The
-    label set is read from ``y`` and treated as public
+    label set is ``classes``, or read from ``y`` and treated as public
     (:meth:`privacy_assumptions`).
 
     **On Dask.** A dask array or DataFrame (read from parquet, say) is read
@@ -174,19 +182,22 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         "epsilon": [Interval(Real, MIN_EPSILON, None, closed="left")],
         "bounds": ["array-like", None],
         "strategy": [StrOptions({"auto", "threshold", "oversample"})],
+        "classes": ["array-like", None],
     }
     def __init__(self, classifier=None, *, epsilon=1.0, bounds=None, strategy="auto",
-                 random_state=None, accountant=None):
+                 classes=None, random_state=None, accountant=None):
         self.classifier = classifier
         self.epsilon = epsilon
         self.bounds = bounds
         self.strategy = strategy
+        self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
 
     # ------------------------------------------------------------ privacy
     def _more_validate_params(self) -> None:
         BoundsScaler(self.bounds)._more_validate_params()
+        public_label_set(self.classes)
         params = self._classifier_params()
         if _is_objective_perturbation(self.classifier) and params.get("fit_intercept", True):
             raise ValueError(f"The 'classifier' parameter: {UNREGULARISED_INTERCEPT}.")
@@ -250,9 +261,11 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         return report.cost
 
     def privacy_assumptions(self) -> tuple:
-        """The label set, read from ``y``."""
-        return ("DPImbalancedClassifier: the set of class labels is read from y and treated "
-                "as public",)
+        """The label set, when it is read from ``y``."""
+        if self.classes is not None:
+            return ()
+        return ("DPImbalancedClassifier(classes=None): the set of class labels is read from y "
+                "and treated as public",)
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=False)
@@ -281,9 +294,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         total = self.privacy_cost()
         self._start_private_fit(total)
         X, y, classes = self._training_data(X, y)
-        if classes.size < 2:
-            raise ValueError("DPImbalancedClassifier needs at least 2 classes in y; got 1 class.")
-        self.classes_ = classes  # public (assumption)
+        classes = self._label_set(classes)
+        self.classes_ = classes  # public (the parameter, or an assumption)
         d, n = self.n_features_in_, _n_rows(X)
         self._check_bounds_length(d)
         strategy = self._strategy_for(d, n)  # public shapes and ε only
@@ -314,6 +326,19 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         check_classification_targets(y)
         return X, y, np.unique(y)
 
+    def _label_set(self, seen: np.ndarray) -> np.ndarray:
+        """``classes`` once every label of ``y`` (``seen``) is in it; else ``seen``."""
+        public = public_label_set(self.classes)
+        if public is None:
+            if seen.size < 2:
+                raise ValueError("DPImbalancedClassifier needs at least 2 classes in y; got 1 "
+                                 "class. Give the label set as the 'classes' parameter.")
+            return seen
+        # np.isin, not searchsorted: labels of another type are "not in", not a crash
+        if not np.all(np.isin(seen, public)):  # never name the label: it is data
+            raise ValueError("y contains a label that is not in the 'classes' parameter.")
+        return public
+
     def _check_bounds_length(self, d: int) -> None:
         size = _bounds_length(self.bounds)
         if size is not None and size != d:
@@ -336,20 +361,28 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         """The unfitted model of ``strategy`` for d features (what fit runs, and is priced)."""
         scaler = BoundsScaler(self.bounds)
         eps = float(self.epsilon)
+        public = public_label_set(self.classes)
+        # the model is fitted on class indices: the public set's are 0..K-1
+        indices = None if public is None else np.arange(public.size)
         if strategy == "oversample":
-            sampler = DPSMOTE(epsilon=PIPELINE_SPLIT * eps, bounds=_BOX, random_state=seeds[0])
-            inner = self._classifier_at(eps * (1.0 - 2.0 * PIPELINE_SPLIT), d, seeds[1])
+            sampler = DPSMOTE(epsilon=PIPELINE_SPLIT * eps, bounds=_BOX, classes=indices,
+                              random_state=seeds[0])
+            inner = self._classifier_at(eps * (1.0 - 2.0 * PIPELINE_SPLIT), d, seeds[1],
+                                        indices)
             return Pipeline([("scaler", scaler), ("dpsmote", sampler), ("classifier", inner)])
-        inner = self._classifier_at(eps * (1.0 - 2.0 * PRIOR_SHARE), d, seeds[1])
+        inner = self._classifier_at(eps * (1.0 - 2.0 * PRIOR_SHARE), d, seeds[1], indices)
         threshold = NoisyPriorThresholdClassifier(inner, epsilon=PRIOR_SHARE * eps,
-                                                  random_state=seeds[2])
+                                                  classes=indices, random_state=seeds[2])
         return Pipeline([("scaler", scaler), ("classifier", threshold)])
 
-    def _classifier_at(self, epsilon: float, d: int, seed):
-        """A clone of ``classifier`` at ``epsilon`` on the box ``[-1, 1]^d``."""
+    def _classifier_at(self, epsilon: float, d: int, seed, indices=None):
+        """A clone of ``classifier`` at ``epsilon`` on the box ``[-1, 1]^d`` (given the
+        public class indices where it takes ``classes``)."""
         prototype = PrivateLogisticRegression() if self.classifier is None else self.classifier
         params = prototype.get_params(deep=False)
         updates = {"epsilon": epsilon}
+        if indices is not None and "classes" in params:
+            updates["classes"] = indices
         norm = math.sqrt(d)
         if "data_norm" in params and params["data_norm"] is None:
             updates["data_norm"] = norm

@@ -227,13 +227,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
 
     def _check_classes(self):
         """The public label set (sorted), or None; checked from the parameter alone."""
-        if self.classes is None:
-            return None
-        classes = np.asarray(self.classes)
-        if classes.ndim != 1 or classes.size < 2 or np.unique(classes).size != classes.size:
-            raise ValueError("The 'classes' parameter must be a 1-D array-like of at least 2 "
-                             f"distinct class labels; got {self.classes!r}.")
-        return np.unique(classes)
+        return public_label_set(self.classes)
 
     def _child(self, public):
         """A clone of ``estimator``, given the public label set when it takes one."""
@@ -355,3 +349,15 @@ def _decision(X, model, block: bool = False) -> np.ndarray:
     if log_prior.size == 2:
         return scores - (log_prior[1] - log_prior[0])
     return scores - log_prior
+
+
+def public_label_set(classes):
+    """The ``classes`` parameter as a sorted label set, or None; refused by name when it
+    is not 1-D with at least 2 distinct labels."""
+    if classes is None:
+        return None
+    labels = np.asarray(classes)
+    if labels.ndim != 1 or labels.size < 2 or np.unique(labels).size != labels.size:
+        raise ValueError("The 'classes' parameter must be a 1-D array-like of at least 2 "
+                         f"distinct class labels; got {classes!r}.")
+    return np.unique(labels)

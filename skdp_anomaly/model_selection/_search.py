@@ -238,8 +238,13 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         own = self.estimator.get_params(deep=True)
         unknown = [k for k in keys if k not in own]
         if unknown:
-            raise ValueError(f"Invalid parameter(s) {unknown!r} for the estimator "
-                             f"{type(self.estimator).__name__}.")
+            unset = sorted({k.split("__")[0] for k in unknown
+                            if "__" in k and own.get(k.split("__")[0], "") is None})
+            hint = "".join(f" Its '{name}' parameter is None: give it an estimator (e.g. "
+                           f"{name}=PrivateLogisticRegression()) to search its parameters "
+                           f"as {name}__<name>." for name in unset)
+            raise ValueError(f"Invalid parameter(s) {unknown!r} in the grid for the estimator "
+                             f"{type(self.estimator).__name__}.{hint}")
         return {k: own[k] for k in keys}
 
     def _with_default(self, user) -> list:
