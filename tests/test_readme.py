@@ -20,12 +20,24 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_the_readme_has_the_five_snippets():
-    assert len(SNIPPETS) == 5
+def test_the_readme_has_the_six_snippets():
+    assert len(SNIPPETS) == 6
 
 
-@pytest.mark.parametrize("code", SNIPPETS,
-                         ids=["dpsmote", "changepoint", "online_svc", "group_search", "audit"])
+def printed_as_commented(out: list, code: str) -> None:
+    """Every printed line is what a comment of the snippet says, in order: the
+    comment starts with it."""
+    comments = [c.strip() for c in re.findall(r"#([^\n]*)", code)]
+    at = 0
+    for line in out:
+        while at < len(comments) and not comments[at].startswith(line.strip()):
+            at += 1
+        assert at < len(comments), f"printed {line!r}, which no comment after the last says"
+        at += 1
+
+
+@pytest.mark.parametrize("code", SNIPPETS, ids=["classifier", "dpsmote", "changepoint",
+                                                "online_svc", "group_search", "audit"])
 def test_snippet_runs(code, capsys):
     if "diffprivlib" in code and not AVAILABLE:
         pytest.skip(REASON)
@@ -35,7 +47,11 @@ def test_snippet_runs(code, capsys):
             warnings.simplefilter("error", ours)  # the first example must just work
         exec(compile(code, str(README), "exec"), namespace)
     out = capsys.readouterr().out.splitlines()
-    if "DPSMOTE" in code:
+    printed_as_commented(out, code)
+    if "DPImbalancedClassifier" in code:
+        assert namespace["clf"].privacy_spent_.epsilon == pytest.approx(2.0)
+        assert namespace["clf"].privacy_assumptions() == ()
+    elif "DPSMOTE" in code:
         # the minority recall the README quotes (DP-LR alone: 0.0125)
         assert out[-1] == "0.7625"
         assert namespace["report"].epsilon == pytest.approx(2.0)
@@ -45,7 +61,7 @@ def test_snippet_runs(code, capsys):
     elif "NoisyGroupSearch" in code:
         assert 31_415 in namespace["search"].candidates_
         # the numbers the README quotes
-        assert out[0] == "[27387 31415 40889 45851]" and out[1].startswith("31 ε=31 ")
+        assert out[0] == "[27387 31415 40889 45851]" and out[1] == "31 31.0"
         assert namespace["search"].privacy_spent_.anomaly_restricted
     elif "PrivateOnlineActiveSVC" in code:
         svc = namespace["svc"]

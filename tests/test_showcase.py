@@ -89,8 +89,10 @@ def test_dpsmote_step_synopsis():
 def test_default_run_does_not_describe_a_grid(tiny_run):
     _, text, _ = tiny_run
     assert "synopsis: the DP mean of the malignant rows" in text
-    assert "DPSMOTE's synthetic rows come from the DP mean of the malignant rows only" in text
+    assert "DPSMOTE's rows come from the DP mean of the malignant rows only" in text
     assert "per-class sums (Gaussian synopsis)" in text  # the privacy report's note
+    # (the recommended classifier's report names its class-size histogram)
+    text = text.replace("class sizes, one geometric histogram", "")
     for grid_word in ("grid", "cell", "histogram"):
         assert grid_word not in text, grid_word
 
@@ -285,3 +287,13 @@ def test_cli_rejects_one_fold():
     parser = cli_showcase.add_arguments(argparse.ArgumentParser())
     with pytest.raises(SystemExit):
         parser.parse_args(["--folds", "1"])
+
+
+def test_the_demo_leads_with_the_recommended_classifier_beside_the_non_private_one(tiny_run):
+    _, text, result = tiny_run
+    assert text.index("DPImbalancedClassifier(ε)") < text.index("DPSMOTE(ε/4) + DP-LR(ε/2)")
+    reports = result["privacy_reports"]
+    assert reports["recommended"]["is_private"]  # public bounds and label set: no assumption
+    assert reports["recommended"]["epsilon"] == pytest.approx(1.0)
+    assert not reports["balanced_lr"]["is_private"]  # the non-private reference
+    assert "* At 10% malignant and ε = " in text and "protects no one" in text

@@ -1,4 +1,4 @@
-"""``skdp-anomaly demo``: the options of the over-sampling showcase.
+"""``skdp-anomaly demo``: the options of the showcase.
 
 The showcase itself lives in :mod:`skdp_anomaly.demos` (:func:`~skdp_anomaly.demos.run_showcase`);
 this module parses the command line, checks the output folder before any
@@ -71,9 +71,11 @@ def run(args) -> int:
 
 # --help is plain text (the module docstring is reStructuredText for the docs)
 _DESCRIPTION = """\
-Private over-sampling on imbalanced data. On scikit-learn's breast-cancer data
-(malignant = the rare class), under-sampled to a few minority fractions, three
-private-classifier pipelines are compared at the same total privacy budget ε.
+A private classifier for a rare label. On scikit-learn's breast-cancer data
+(malignant = the rare class), under-sampled to a few minority fractions, the
+recommended DPImbalancedClassifier (raw features, public bounds) is compared with
+the non-private class-balanced logistic regression and with three over-sampling
+pipelines, at the same total privacy budget ε.
 The command prints each pipeline's privacy report and a metrics table (ROC-AUC,
 minority recall, G-mean, F1), and writes metrics.json and a plot of the metrics
 against ε to --output-dir."""

@@ -1,7 +1,12 @@
-"""The pipelines the over-sampling showcase compares, their scores and their privacy reports.
+"""The models the showcase compares, their scores and their privacy reports.
 
-Three private-classifier pipelines at the same nominal privacy budget ε:
+At the same nominal privacy budget ε:
 
+* ``recommended`` — :class:`~skdp_anomaly.DPImbalancedClassifier` ``(epsilon=ε)`` on the
+  raw features with their public ``bounds`` and the public label set: the package's
+  recommended private classifier for a rare label;
+* ``balanced_lr`` — scikit-learn's ``LogisticRegression(class_weight="balanced")`` on the
+  publicly scaled features: the non-private model a user would fit otherwise (no ε);
 * ``none``    — :class:`~skdp_anomaly.PrivateLogisticRegression` ``(epsilon=ε)`` on the data
   as is;
 * ``smote``   — imblearn ``SMOTE`` then ``LogisticRegression(epsilon=ε)``: the
@@ -23,7 +28,7 @@ import sys
 
 import numpy as np
 
-from ._breast_cancer import MEAN_FEATURES, public_scaler
+from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, public_scaler
 
 __all__ = [
     "METHODS",
@@ -36,9 +41,11 @@ __all__ = [
     "score_pipeline",
 ]
 
-METHODS = ("none", "smote", "dpsmote")
+METHODS = ("recommended", "balanced_lr", "dpsmote", "none", "smote")
 #: How each pipeline is named in tables, plots and reports.
 METHOD_LABELS = {
+    "recommended": "DPImbalancedClassifier(ε)",
+    "balanced_lr": "LR, class-balanced  [not private]",
     "none": "DP-LR(ε), no resampling",
     "smote": "SMOTE + DP-LR(ε)  [claimed ε is false]",
     "dpsmote": "DPSMOTE(ε/4) + DP-LR(ε/2)",
@@ -75,8 +82,7 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     Returns
     -------
     dict
-        Method name (``"none"``, ``"smote"``, ``"dpsmote"``) -> unfitted
-        ``imblearn.pipeline.Pipeline``.
+        Method name (:data:`METHODS`) -> unfitted model.
 
     Raises
     ------
@@ -85,7 +91,9 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     """
     from imblearn.over_sampling import SMOTE
     from imblearn.pipeline import Pipeline
+    from sklearn.linear_model import LogisticRegression
 
+    from ..imbalanced import DPImbalancedClassifier
     from ..linear_model import PrivateLogisticRegression
     from ..over_sampling import DPSMOTE
 
@@ -108,7 +116,12 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     # 2 cells per feature (2^10 cells). The thesis's ν = 0.25 (4^10 ≈ 10^6
     # cells) left no cell above the noise in ~90 % of fits.
     grid = {"granularity": "auto", "connectivity": 2} if synopsis == "grid" else {}
+    lower, upper = BREAST_CANCER_BOUNDS[list(features)].T
     return {
+        "recommended": DPImbalancedClassifier(epsilon=epsilon, bounds=(lower, upper),
+                                              classes=[0, 1], random_state=random_state),
+        "balanced_lr": Pipeline([("scale", public_scaler(features)),
+                                 ("clf", LogisticRegression(class_weight="balanced"))]),
         "none": Pipeline([("scale", public_scaler(features)), ("clf", dplr(epsilon))]),
         "smote": Pipeline([
             ("scale", public_scaler(features)),
@@ -141,14 +154,15 @@ def score_pipeline(pipe, X_test, y_test) -> dict:
     Returns
     -------
     dict
-        ``{"roc_auc", "recall", "g_mean", "f1"}`` -> float; the labels are
-        thresholded at probability 0.5.
+        ``{"roc_auc", "recall", "g_mean", "f1"}`` -> float; the labels are the
+        model's ``predict`` (probability 0.5 for the logistic pipelines, the
+        DP class prior's threshold for :class:`~skdp_anomaly.DPImbalancedClassifier`).
     """
     from imblearn.metrics import geometric_mean_score
     from sklearn.metrics import f1_score, recall_score, roc_auc_score
 
     proba = pipe.predict_proba(X_test)[:, 1]
-    pred = (proba >= 0.5).astype(int)
+    pred = np.asarray(pipe.predict(X_test), dtype=int)
     return {
         "roc_auc": float(roc_auc_score(y_test, proba)),
         "recall": float(recall_score(y_test, pred, zero_division=0)),

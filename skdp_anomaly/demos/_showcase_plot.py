@@ -8,8 +8,9 @@ from ._showcase_pipelines import METHOD_LABELS, METHODS, METRIC_LABELS, METRICS,
 
 __all__ = ["plot_showcase"]
 
-_COLOURS = {"none": "#7f7f7f", "smote": "#d62728", "dpsmote": "#1f77b4"}
-_STYLES = {"none": ":", "smote": "--", "dpsmote": "-"}
+_COLOURS = {"recommended": "#2ca02c", "balanced_lr": "#000000", "none": "#7f7f7f",
+            "smote": "#d62728", "dpsmote": "#1f77b4"}
+_STYLES = {"recommended": "-", "balanced_lr": "-.", "none": ":", "smote": "--", "dpsmote": "-"}
 
 
 def plot_showcase(results: dict, metrics=METRICS, figure=None):
