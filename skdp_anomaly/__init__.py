@@ -37,6 +37,9 @@ check_privacy_budget, BudgetedPipeline, PrivacyReport, PrivacyBudgetError, Priva
 PrivateGridSearchCV, PrivateRandomizedSearchCV
     Private model selection: the choice of the best candidate is a DP release
     (Liu and Talwar; Papernot and Steinke), with a stated total.
+BudgetAccountant
+    A privacy budget (a total ε under one relation) shared by every fit
+    given it as ``accountant``; refuses a fit before it releases anything.
 PrivacyCost
     The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
     and composition.
@@ -54,6 +57,7 @@ from ._version import __version__
 _EXPORTS = {
     "AuditResult": "auditing",
     "BoundsScaler": "preprocessing",
+    "BudgetAccountant": "privacy",
     "BudgetedPipeline": "budget",
     "DPImbalancedClassifier": "imbalanced",
     "DPOAD": "dpoad",

@@ -348,15 +348,14 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
                                 m=int(self.sensitivity_samples), epsilon=float(self.epsilon),
                                 learning_windows=int(self.learning_windows))
 
-    @staticmethod
-    def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:
-        # An accountant knows (ε, δ) under replace-one neighbours; the random-DP
+    def _ledger_entry(self, cost: PrivacyCost) -> tuple[float, float]:
+        # An accountant knows (ε, δ) under its relation; the random-DP
         # relaxation has no group-privacy conversion, so it is charged its (ε, δ)
         # part. That part is a true bound for one record: with a public max_count
         # every sensitivity is at least one count, so each window is pure ε-DP
         # under add/remove of a record, 2ε under replace-one. γ stays in
         # privacy_spent_.
-        return PrivacyCostMixin._ledger_entry(dataclasses.replace(cost, gamma=0.0))
+        return PrivacyCostMixin._ledger_entry(self, dataclasses.replace(cost, gamma=0.0))
 
     def privacy_assumptions(self) -> tuple:
         """What the guarantee takes as public without checking it."""

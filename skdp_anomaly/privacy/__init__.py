@@ -3,6 +3,7 @@
 Estimators import from here; nothing here imports an estimator.
 """
 
+from ._accountant import BudgetAccountant, BudgetExceededError
 from ._cost import (
     NEIGHBOURS,
     PrivacyCost,
@@ -37,6 +38,8 @@ __all__ = [
     "ACCOUNTANT_NEIGHBOURS",
     "AboveThreshold",
     "BernoulliSelection",
+    "BudgetAccountant",
+    "BudgetExceededError",
     "ExponentialSelection",
     "GeometricMechanism",
     "LaplaceMechanism",

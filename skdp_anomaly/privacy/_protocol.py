@@ -37,14 +37,16 @@ its state before the call, except that ``privacy_spent_`` (and the
 accountant) keep every charge made — a charge is made right before its
 release, and a release cannot be taken back.
 
-Accountants: a diffprivlib ``BudgetAccountant``, or any object with
-``spend(epsilon, delta)`` and optionally ``check(epsilon, delta)``. It is
-charged under **replace-one neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`), the
-relation of diffprivlib's models: an add/remove ε counts 2ε there (group
-privacy), so one ledger stays true. ``privacy_spent_`` keeps the estimator's
-own relation. ``sklearn.base.clone`` deep-copies parameters, so a clone
-charges a *copy* of the accountant: the budget validator works from
-parameters, not accountants.
+Accountants: the package's :class:`~skdp_anomaly.BudgetAccountant`, a
+diffprivlib ``BudgetAccountant``, or any object with ``spend(epsilon,
+delta)`` and optionally ``check(epsilon, delta)``. It is charged under its
+``neighbours`` attribute when it has one, else under **replace-one
+neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`), the relation of diffprivlib's
+models: an add/remove ε counts 2ε there (group privacy), so one ledger stays
+true; a cost that holds only with n public is refused by an add/remove
+ledger before any release. ``privacy_spent_`` keeps the estimator's own
+relation. ``sklearn.base.clone`` deep-copies parameters: the package's
+ledger survives it by reference, other accountants are copied.
 """
 
 from __future__ import annotations
@@ -81,6 +83,11 @@ PRIVACY_PARAMETER_CONSTRAINTS = {
     "random_state": ["random_state", np.random.Generator],
     "accountant": [HasMethods(["spend"]), None],
 }
+
+
+def _relation(accountant) -> str:
+    """The relation an accountant is charged under: its own, else replace-one."""
+    return getattr(accountant, "neighbours", ACCOUNTANT_NEIGHBOURS)
 
 
 class _Reservations:
@@ -263,15 +270,22 @@ class PrivacyCostMixin:
 
     def _open_run(self, planned: PrivacyCost) -> None:
         self._close_run()
-        run = _Run(getattr(self, "accountant", None), self._ledger_entry(planned))
+        accountant = getattr(self, "accountant", None)
+        relation = _relation(accountant)
+        try:
+            entry = self._ledger_entry(planned)
+        except ValueError as exc:  # a cost that does not hold under the ledger's relation
+            raise ValueError(f"{type(self).__name__} cannot be charged to an accountant "
+                             f"under {relation} neighbours: {exc}") from None
+        run = _Run(accountant, entry)
         try:
             run.reserve()
         except ValueError as exc:  # diffprivlib's BudgetError is a ValueError
-            epsilon, delta = self._ledger_entry(planned)
+            epsilon, delta = entry
             raise type(exc)(
                 f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
-                f"accountant ({planned} is charged under replace-one neighbours, the "
-                f"relation of diffprivlib's accountant): {exc}"
+                f"accountant ({planned} is charged under {relation} neighbours, the "
+                f"accountant's relation): {exc}"
             ) from None
         self.__dict__["_budget_run"] = run
 
@@ -308,13 +322,12 @@ class PrivacyCostMixin:
             return PrivacyCost.zero()
         return compose_sequential(charges)
 
-    @staticmethod
-    def _ledger_entry(cost: PrivacyCost) -> tuple[float, float]:
-        # diffprivlib accountants know (ε, δ) only; relaxed notions are charged
-        # their (ε, δ) part and the notion is kept in privacy_spent_
+    def _ledger_entry(self, cost: PrivacyCost) -> tuple[float, float]:
+        # accountants know (ε, δ) only; relaxed notions are charged their (ε, δ)
+        # part and the notion is kept in privacy_spent_
         if cost.epsilon == 0 and cost.delta == 0:
             return 0.0, 0.0
-        ledger = cost.under(ACCOUNTANT_NEIGHBOURS)
+        ledger = cost.under(_relation(getattr(self, "accountant", None)))
         return ledger.epsilon, ledger.delta
 
     # -- transactions ------------------------------------------------------------
