@@ -13,8 +13,10 @@ from sklearn.utils.validation import check_is_fitted
 from skdp_anomaly import (
     BudgetAccountant,
     DPImbalancedClassifier,
+    PrivacyBudgetError,
     PrivateChangePointDetector,
     PrivateHBOS,
+    check_privacy_budget,
 )
 from skdp_anomaly.privacy import BudgetExceededError
 
@@ -69,7 +71,7 @@ def test_an_add_remove_ledger_refuses_a_replace_one_estimator_before_any_release
     assert ledger.spent.epsilon == pytest.approx(1.0)  # add/remove: as it is
     clf = DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
                                  accountant=ledger, random_state=0)
-    with pytest.raises(ValueError, match="under add_remove neighbours"):
+    with pytest.raises(ValueError, match="under add/remove neighbours"):
         clf.fit(X, y)
     assert len(ledger.history) == 1
 
@@ -111,3 +113,24 @@ def test_spend_check_and_repr():
         ledger.check(0.3, 0.0)
     assert ledger.spent.delta == pytest.approx(1e-7)
     assert "spent ε=0.8" in repr(ledger)
+
+
+def test_the_validator_adds_up_several_estimators_under_the_strongest_relation():
+    hbos = PrivateHBOS(epsilon=0.25, bounds=(0, 1))
+    clf = DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1])
+    cpd = PrivateChangePointDetector(epsilon=0.5)
+    report = check_privacy_budget([hbos, clf, cpd], budget=2.0)
+    # the classifier holds only with n public: replace-one, where HBOS's 0.25 counts 0.5
+    assert report.neighbours == "replace" and report.is_private
+    assert report.cost.epsilon == pytest.approx(2.0)
+    assert report.steps[0].path == "privatehbos"
+    with pytest.raises(PrivacyBudgetError):
+        check_privacy_budget([hbos, clf, cpd], budget=1.99)
+    # every step holds under add/remove: the report says so, at the estimator's own ε
+    alone = check_privacy_budget(PrivateHBOS(epsilon=1.0, bounds=(0, 1)), budget=1.0)
+    assert alone.neighbours == "add_remove" and alone.is_private
+    named = check_privacy_budget([("first", hbos), ("second", hbos)])
+    assert named.cost.epsilon == pytest.approx(0.5)  # add/remove: 0.25 + 0.25
+    assert {r.path for r in named.steps} >= {"first", "second"}
+    with pytest.raises(TypeError, match="non-empty list"):
+        check_privacy_budget([])

@@ -38,7 +38,11 @@ def test_non_private_classifier_is_a_leak_and_fails_a_budget():
                      ("clf", LogisticRegression())])
     with pytest.raises(PrivacyLeakError, match="clf"):
         check_privacy_budget(pipe, budget=10.0)
+    # "auto": every private step holds under add/remove, so the report does too
     report = check_privacy_budget(pipe, on_leak="ignore")
+    assert report.neighbours == "add_remove"
+    assert report.epsilon == pytest.approx(1.0) and report.leaks
+    report = check_privacy_budget(pipe, neighbours="replace", on_leak="ignore")
     assert report.epsilon == pytest.approx(2.0) and report.leaks
 
 
@@ -82,4 +86,5 @@ def test_fit_matches_the_report():
     X, y = rng.uniform(0, 1, (200, 2)), np.repeat([0, 1], [170, 30])
     est = DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1], random_state=0)
     est.fit_resample(X, y)
-    assert check_privacy_budget(est).epsilon == est.privacy_spent_.under("replace").epsilon
+    report = check_privacy_budget(est)
+    assert report.epsilon == est.privacy_spent_.under(report.neighbours).epsilon

@@ -477,7 +477,7 @@ def check_privacy_budget(
     estimator,
     budget=None,
     *,
-    neighbours: str = "replace",
+    neighbours: str = "auto",
     cv=None,
     on_leak: str | None = None,
 ) -> PrivacyReport:
@@ -497,15 +497,19 @@ def check_privacy_budget(
 
     Parameters
     ----------
-    estimator : estimator instance
+    estimator : estimator instance, or a list of them
         Fitted or not; validate **before** fitting when diffprivlib steps have
         ``bounds=None`` (diffprivlib overwrites them with data-derived values
-        at fit, after which the leak is invisible in the parameters).
+        at fit, after which the leak is invisible in the parameters). A list
+        (of estimators, or of ``(name, estimator)`` pairs) prices fits of
+        every one on the same records: their costs add up.
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
-        Maximum total cost, under ``neighbours``. A float is a pure ε budget.
-    neighbours : {"replace", "add_remove"}, default="replace"
+        Maximum total cost, under the report's relation. A float is a pure ε
+        budget.
+    neighbours : {"auto", "replace", "add_remove"}, default="auto"
         The neighbouring relation every row and the total are stated under
-        (see Notes).
+        (see Notes). ``"auto"``: add/remove when every step holds under it,
+        else replace-one (with the conversions shown); the report names it.
     cv : None, int, CV splitter or iterable, default=None
         Price ``cross_validate(estimator, cv=cv)`` instead of a single fit:
         each record pays for every training fold it is in (no refit).
@@ -536,11 +540,11 @@ def check_privacy_budget(
 
     Notes
     -----
-    **Neighbouring relation.** The default is replace-one neighbours
-    (datasets of equal size ``n`` differing in one record; ``n`` public):
-    diffprivlib's models, and this package's change-point detector, hold
-    under that relation only, so it is the one a pipeline total can be stated
-    under. An add/remove cost converts soundly to replace-one (ε → 2ε, group
+    **Neighbouring relation.** ``"auto"`` states the total under add/remove
+    neighbours (one record added or removed) when every step holds there,
+    else under replace-one neighbours (datasets of equal size ``n`` differing
+    in one record; ``n`` public): diffprivlib's models, and this package's
+    classifiers and change-point detector, hold under that relation only. An add/remove cost converts soundly to replace-one (ε → 2ε, group
     privacy: a replacement is a removal and an addition), and each converted
     row says so; the converse is impossible. Users who must hide ``n`` pass
     ``neighbours="add_remove"``: every step whose cost holds only under
@@ -595,34 +599,64 @@ def check_privacy_budget(
     >>> check_privacy_budget(search, on_leak="ignore").epsilon
     22.5
     """
-    _check_estimator(estimator)
-    neighbours = check_neighbours(neighbours)
+    named = _named_estimators(estimator)
+    if neighbours == "auto":
+        # the strongest relation every step holds under: add/remove unless it adds leaks
+        both = {nb: _walk_all(named, nb, cv) for nb in ("add_remove", "replace")}
+        neighbours = ("add_remove" if len(both["add_remove"].leaks) <= len(both["replace"].leaks)
+                      else "replace")
+        walker = both[neighbours]
+    else:
+        neighbours = check_neighbours(neighbours)
+        walker = _walk_all(named, neighbours, cv)
     budget_cost = validate_budget(budget, neighbours=neighbours)
     on_leak = _check_on_leak(on_leak, budget_cost)
-    walker = _Walker(neighbours)
-    if cv is not None:
-        _walk_cross_validation(walker, estimator, cv)
-    else:
-        walker.walk(estimator, "")
-        walker.finish()
-    report = PrivacyReport(
-        type(estimator).__name__,
-        walker.rows,
-        walker.leaks,
-        budget_cost,
-        walker.notes,
-        walker.assumptions,
-        neighbours,
-    )
+    name = " + ".join(type(e).__name__ for _, e in named)
+    report = PrivacyReport(name, walker.rows, walker.leaks, budget_cost, walker.notes,
+                           walker.assumptions, neighbours)
     _enforce(report, on_leak)
     return report
 
 
-def _walk_cross_validation(walker: _Walker, estimator, cv) -> None:
+def _named_estimators(estimator) -> list:
+    """``[(path, estimator)]``: ``[("", estimator)]`` for one, named steps for a list."""
+    if not isinstance(estimator, (list, tuple)):
+        _check_estimator(estimator)
+        return [("", estimator)]
+    if not estimator:
+        raise TypeError("check_privacy_budget needs an estimator instance or a non-empty "
+                        "list of them, got an empty list.")
+    named, counts = [], {}
+    for item in estimator:
+        name, est = item if isinstance(item, tuple) else (type(item).__name__.lower(), item)
+        _check_estimator(est)
+        counts[name] = counts.get(name, 0) + 1
+        named.append((name if counts[name] == 1 else f"{name}{counts[name]}", est))
+    return named
+
+
+def _walk_all(named: list, neighbours: str, cv) -> _Walker:
+    """One walker's rows, leaks, notes and assumptions for every estimator of ``named``
+    (each walked on its own: they are separate fits on the same records)."""
+    merged = _Walker(neighbours)
+    for path, est in named:
+        walker = _Walker(neighbours)
+        if cv is not None:
+            _walk_cross_validation(walker, est, cv, path)
+        else:
+            walker.walk(est, path)
+            walker.finish()
+        merged.rows, merged.leaks = merged.rows + walker.rows, merged.leaks + walker.leaks
+        merged.notes += [n for n in walker.notes if n not in merged.notes]
+        merged.assumptions += walker.assumptions
+    return merged
+
+
+def _walk_cross_validation(walker: _Walker, estimator, cv, path: str = "") -> None:
     """Rows of ``cross_validate(estimator, cv=cv)``: every fit that trains on a record."""
     fold = training_memberships(cv, estimator, neighbours=walker.neighbours)
     inner = _Walker(walker.neighbours)
-    inner.walk(estimator, "")
+    inner.walk(estimator, path)
     inner.finish()
     for r in inner.rows:
         note = f"{_fmt(fold.memberships)} training folds; {r.note}"

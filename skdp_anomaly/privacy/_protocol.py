@@ -271,7 +271,8 @@ class PrivacyCostMixin:
     def _open_run(self, planned: PrivacyCost) -> None:
         self._close_run()
         accountant = getattr(self, "accountant", None)
-        relation = _relation(accountant)
+        relation = {"replace": "replace-one", "add_remove": "add/remove"}.get(
+            _relation(accountant), _relation(accountant))
         try:
             entry = self._ledger_entry(planned)
         except ValueError as exc:  # a cost that does not hold under the ledger's relation
