@@ -11,8 +11,9 @@ two-sided geometric noise of L1 sensitivity ``k`` (one record moves one count
 in each part: ε-DP), floored at the noise's standard deviation as
 ``PrivateHBOS`` does:
 
-* **HBOS**: ``PrivateHBOS``'s own scores, one histogram per feature, the bins
-  of :func:`~skdp_anomaly.outlier.hbos_n_bins`;
+* **HBOS**: ``PrivateHBOS`` itself (its defaults: the bins of
+  :func:`~skdp_anomaly.outlier.hbos_n_bins` read from a noisy row count);
+  at ε = ∞ its scoring on exact counts, the rule's bins at the true count;
 * **LODA** (Pevný 2016): 50 random sparse projections (``⌈√d⌉`` Gaussian
   weights), each scaled into [−1, 1] by its weights' L1 norm (public), 10
   bins each;
@@ -37,6 +38,7 @@ Writes ``results/outlier_structures.json``. About a minute on 2 shared cores.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 import warnings
@@ -58,7 +60,7 @@ from bench_outlier import (
 )
 from sklearn.ensemble import IsolationForest
 
-from skdp_anomaly.outlier import hbos_n_bins
+from skdp_anomaly.outlier import PrivateHBOS, hbos_n_bins
 from skdp_anomaly.outlier._histograms import count_mechanism, noise_floor
 
 EPSILONS = (None, 5.0, 1.0)
@@ -135,8 +137,9 @@ def half_space_trees(X, epsilon, rng, k=50, depth=6):
 
 
 def hbos(X, epsilon, rng):
-    return hbos_scores(X, hbos_n_bins(1.0 if epsilon is None else epsilon, X.shape[1]),
-                       epsilon, "1" if epsilon is None else "noise sd", rng)
+    if epsilon is None:  # exact counts, the rule's bins at the true row count
+        return hbos_scores(X, hbos_n_bins(len(X), math.inf, X.shape[1]), None, None)
+    return PrivateHBOS(epsilon=epsilon, bounds=(-1, 1), random_state=rng).fit(X).score_samples(X)
 
 
 STRUCTURES = {"HBOS (PrivateHBOS)": hbos, "LODA, 50 × 10 bins": loda,

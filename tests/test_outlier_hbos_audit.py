@@ -5,7 +5,9 @@ added row: it moves one count in each of the ``d`` histograms, and the event
 "every one of those ``d`` noisy counts is at least its count with the row"
 has probability ratio exactly ``e^ε`` (each count's noise has rate ``ε/d``),
 so the bound must come close to ε (>= 0.8 ε) as well as stay below it. The
-quantile's worst case adds a row that scores below every other, which moves
+row count the bins are read from is tight the same way: one added row moves
+it by one, and "the noisy count is at least the count with the row" has ratio
+``e^ε_n``. The quantile's worst case adds a row that scores below every other, which moves
 the rank of every candidate above it; report-noisy-max is not tight there,
 so only ``<= ε`` is asserted. Events are fixed before any run.
 
@@ -19,13 +21,14 @@ import numpy as np
 import pytest
 
 from skdp_anomaly import PrivateHBOS, audit
-from skdp_anomaly.outlier import QUANTILE_SHARE
+from skdp_anomaly.outlier import COUNT_SHARE, QUANTILE_SHARE
 from skdp_anomaly.outlier._histograms import (
     bin_index,
     count_mechanism,
     feature_counts,
     quantile_mechanism,
     quantile_utility,
+    row_count_mechanism,
 )
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them)
@@ -62,18 +65,56 @@ def test_the_histogram_release_is_tight_at_epsilon():
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
+def test_the_row_count_release_is_tight_at_its_share():
+    # the estimator's own mechanism at the share a fit at epsilon=20 spends on the count
+    # (COUNT_SHARE · 20 = 1): at ε = 1 the share, 0.05, is too small to resolve
+    eps_n = COUNT_SHARE * 20.0
+    mechanism = row_count_mechanism(eps_n)
+
+    def row_count(X, rng, n):
+        return len(X) + mechanism.noise(n, rng)
+
+    events = {f"noisy count >= {len(D_PRIME) + s}": (lambda out, s=s: out >= len(D_PRIME) + s)
+              for s in (0, 1)}
+    res = audit(row_count, (D_PRIME, D), events, n_runs=200_000, batch=True,
+                claimed_epsilon=eps_n, random_state=3, name="PrivateHBOS row count")
+    assert 0.8 * eps_n <= res.epsilon_lower_bound <= eps_n, res.to_markdown()
+
+
 def test_the_fitted_estimator_releases_within_epsilon():
-    # the whole fit, counts and DP offset together, through fit itself
+    # the whole fit, row count, counts and DP offset together, through fit itself
     def fit_release(X, rng, n):
         out = []
         for _ in range(n):
             det = PrivateHBOS(epsilon=EPS, bounds=(-1, 1), n_bins=N_BINS, contamination=0.2,
                               random_state=rng).fit(X)
-            out.append(det.noisy_counts_)
+            out.append(np.r_[det.noisy_counts_.ravel(), det.noisy_n_samples_, det.offset_])
         return np.array(out)
 
-    res = audit(fit_release, (D_PRIME, D), tail_events([0]), n_runs=1500, batch=True,
+    target = TRUE_PRIME[np.arange(2), CELLS]
+    changed = np.ravel_multi_index((np.arange(2), CELLS), TRUE_PRIME.shape)
+    events = {"all changed cells >= count + 0":
+              lambda out: np.all(out[:, changed] >= target, axis=1),
+              "noisy row count >= 31": lambda out: out[:, -2] >= len(D_PRIME)}
+    res = audit(fit_release, (D_PRIME, D), events, n_runs=1500, batch=True,
                 claimed_epsilon=EPS, random_state=1, name="PrivateHBOS fit")
+    assert res.epsilon_lower_bound <= EPS, res.to_markdown()
+
+
+def test_the_automatic_bins_release_within_epsilon():
+    # n_bins="auto": the bins are read from the noisy row count; the fit's outputs of
+    # fixed shape, the bins and the row count, through fit itself
+    def fit_release(X, rng, n):
+        out = []
+        for _ in range(n):
+            det = PrivateHBOS(epsilon=EPS, bounds=(-1, 1), random_state=rng).fit(X)
+            out.append((det.n_bins_, det.noisy_n_samples_))
+        return np.array(out)
+
+    events = {"n_bins_ >= 4": lambda out: out[:, 0] >= 4,
+              "noisy row count >= 31": lambda out: out[:, 1] >= len(D_PRIME)}
+    res = audit(fit_release, (D_PRIME, D), events, n_runs=1500, batch=True,
+                claimed_epsilon=EPS, random_state=4, name="PrivateHBOS automatic bins")
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 

@@ -4,17 +4,20 @@
 ``IsolationForest`` does (``score_samples``, ``decision_function``,
 ``predict`` in {+1, -1}, ``offset_`` from ``contamination``), from ε-DP
 per-feature histograms on public bounds (Goldstein and Dengel 2012);
-:func:`hbos_n_bins` is its public rule for the number of bins.
+:func:`hbos_n_bins` is its public rule for the number of bins, read from a
+noisy row count.
 """
 
 from ._hbos import (
     AUTO_OFFSET,
     BINS_SCALE,
+    COUNT_SHARE,
     MAX_BINS,
+    NOISE_BINS_SCALE,
     QUANTILE_SHARE,
     PrivateHBOS,
     hbos_n_bins,
 )
 
-__all__ = ["AUTO_OFFSET", "BINS_SCALE", "MAX_BINS", "QUANTILE_SHARE", "PrivateHBOS",
-           "hbos_n_bins"]
+__all__ = ["AUTO_OFFSET", "BINS_SCALE", "COUNT_SHARE", "MAX_BINS", "NOISE_BINS_SCALE",
+           "QUANTILE_SHARE", "PrivateHBOS", "hbos_n_bins"]

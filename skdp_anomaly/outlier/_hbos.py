@@ -29,54 +29,74 @@ from ._histograms import (
     polygon_scores,
     quantile_grid,
     quantile_mechanism,
+    row_count_mechanism,
     select_quantile,
 )
 
-__all__ = ["AUTO_OFFSET", "BINS_SCALE", "MAX_BINS", "QUANTILE_SHARE", "PrivateHBOS",
-           "hbos_n_bins"]
+__all__ = ["AUTO_OFFSET", "BINS_SCALE", "COUNT_SHARE", "MAX_BINS", "NOISE_BINS_SCALE",
+           "QUANTILE_SHARE", "PrivateHBOS", "hbos_n_bins"]
 
 #: ``offset_`` when ``contamination="auto"``: a row is an outlier when the geometric mean
 #: over features of its density, relative to the uniform density on the bounds, is below
 #: 1/2 (a public constant, as scikit-learn's ``IsolationForest`` uses -0.5).
 AUTO_OFFSET = -math.log(2.0)
 
-#: Share of ``epsilon`` spent on the DP quantile when ``contamination`` is a fraction;
-#: the histograms get the rest.
-QUANTILE_SHARE = 0.2
+#: Share of ``epsilon`` spent on the noisy row count ``ñ`` the bins are read from (and
+#: a stream's chunks weighed by); fixed before any benchmark run.
+COUNT_SHARE = 0.05
 
-#: ``n_bins="auto"`` is ``BINS_SCALE · (epsilon / d)^(1/3)``, rounded and clipped to
-#: ``[2, MAX_BINS]`` (chosen on a group of public sets fixed in advance;
-#: benchmarks/bench_outlier.py).
-BINS_SCALE = 32.0
+#: Share of ``epsilon`` spent on the DP quantile when ``contamination`` is a fraction
+#: (chosen on a group of public sets fixed in advance; benchmarks/bench_outlier.py).
+QUANTILE_SHARE = 0.5
+
+#: ``n_bins="auto"`` is ``min(BINS_SCALE · ñ^(1/3), NOISE_BINS_SCALE · (ñ · ε_h / d)^(1/3))``,
+#: rounded and clipped to ``[2, MAX_BINS]`` (:func:`hbos_n_bins`; both constants chosen
+#: on a group of public sets fixed in advance, benchmarks/bench_outlier.py ``--choose``).
+BINS_SCALE = 1.25
+NOISE_BINS_SCALE = 4.0
 MAX_BINS = 64
 
 
-def hbos_n_bins(epsilon: float, n_features: int) -> int:
-    """The number of bins ``n_bins="auto"`` gives, from ε and ``d`` alone.
+def hbos_n_bins(n_samples: float, epsilon: float, n_features: int) -> int:
+    """The number of bins ``n_bins="auto"`` gives, from the rows, ε and ``d``.
 
-    Each count carries noise of scale about ``d/ε``, so fewer, fuller bins
-    pay where ``ε/d`` is small; the cube root is the classical rate of a
-    histogram's bin count (Scott 1979), here in the noise's place.
+    Two limits, the smaller wins. Sampling: ``BINS_SCALE · n^(1/3)``, the
+    classical rate of a histogram's bin count (Scott 1979), which stops the
+    bins from growing with ε once the noise is small. Noise: each count
+    carries noise of scale ``d/ε``, so a bin holds about ``n·ε/(B·d)`` noise
+    scales, and the frequency polygon's error is smallest near
+    ``B ∝ (n·ε/d)^(1/3)`` when the noise dominates (Scott 1985's variance
+    term, with the noise's variance in place of the sampling one). More ε
+    never gives fewer bins, and never more than the data fill.
 
     Parameters
     ----------
+    n_samples : float
+        The number of rows; :class:`PrivateHBOS` passes its noisy row count
+        (a DP release), never the true one. Values below 1 count as 1.
     epsilon : float
-        The estimator's ``epsilon``.
+        ε of the histogram release (the estimator's share for the counts).
+        ``math.inf`` gives the sampling limit alone.
     n_features : int
         ``d``, the number of features.
 
     Returns
     -------
     int
-        ``round(BINS_SCALE · (epsilon / d)^(1/3))`` clipped to ``[2, MAX_BINS]``.
+        ``round(min(BINS_SCALE · n^(1/3), NOISE_BINS_SCALE · (n·ε/d)^(1/3)))``
+        clipped to ``[2, MAX_BINS]``.
 
     Examples
     --------
     >>> from skdp_anomaly.outlier import hbos_n_bins
-    >>> hbos_n_bins(1.0, 10), hbos_n_bins(0.1, 10), hbos_n_bins(5.0, 10)
-    (15, 7, 25)
+    >>> hbos_n_bins(200, 0.1, 10), hbos_n_bins(200, 1.0, 10), hbos_n_bins(200, 5.0, 10)
+    (5, 7, 7)
+    >>> hbos_n_bins(5000, 0.1, 10), hbos_n_bins(5000, 1.0, 10), hbos_n_bins(5000, 5.0, 10)
+    (15, 21, 21)
     """
-    bins = round(BINS_SCALE * (float(epsilon) / int(n_features)) ** (1.0 / 3.0))
+    rows = max(float(n_samples), 1.0)
+    noise_limit = NOISE_BINS_SCALE * (rows * float(epsilon) / int(n_features)) ** (1.0 / 3.0)
+    bins = round(min(BINS_SCALE * rows ** (1.0 / 3.0), noise_limit))
     return int(min(max(bins, 2), MAX_BINS))
 
 
@@ -97,8 +117,9 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        ε of a fit (pure ε-DP, add/remove-one-record neighbours; ``2·epsilon``
-        under replace-one neighbours). At most 30.
+        ε of a fit: pure ε-DP under add/remove-one-record neighbours (the
+        number of rows is protected too), ``2·epsilon`` under replace-one
+        neighbours. At most 30.
     bounds : (lower, upper) or None, default=None
         Public range of the features: each side a scalar or one value per
         feature, ``lower < upper``. Values outside are clipped into it (they
@@ -108,15 +129,15 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         bounds are stored in ``bounds_``.
     n_bins : "auto" or int, default="auto"
         Bins per feature. ``"auto"`` is
-        :func:`~skdp_anomaly.outlier.hbos_n_bins` of ``epsilon`` and ``d``:
-        public, and independent of ``n`` (which add/remove neighbours
-        protect).
+        :func:`~skdp_anomaly.outlier.hbos_n_bins` of the noisy row count
+        (a DP release, :data:`~skdp_anomaly.outlier.COUNT_SHARE` of
+        ``epsilon``), the histograms' ε and ``d``: fewer bins where the
+        noise or the rows cannot fill more. An int fixes them.
     contamination : "auto" or float, default="auto"
         ``"auto"`` sets ``offset_`` to the public
         :data:`~skdp_anomaly.outlier.AUTO_OFFSET`. A fraction in ``(0, 0.5]``
         sets it to a DP quantile of the training scores, paid from
-        ``epsilon`` (:data:`~skdp_anomaly.outlier.QUANTILE_SHARE` of it; the
-        histograms get the rest).
+        ``epsilon`` (:data:`~skdp_anomaly.outlier.QUANTILE_SHARE` of it).
     {random_state}
     {accountant}
 
@@ -126,6 +147,10 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ``(lower, upper)`` per feature.
     n_bins_ : int
         Bins per feature.
+    noisy_n_samples_ : int
+        The released row counts, summed over :meth:`partial_fit` chunks (a
+        DP estimate of the rows fitted; each count's noise has scale
+        ``1/(COUNT_SHARE·epsilon)``, 20 rows at ε = 1).
     noisy_counts_ : ndarray of int64, shape (n_features, n_bins)
         The released counts (summed over :meth:`partial_fit` chunks); they
         can be negative.
@@ -137,16 +162,15 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         over features.
     offset_ : float
         ``decision_function = score_samples - offset_``.
-    quantile_level_ : ndarray of shape (2,)
-        Only when ``contamination`` is a fraction: the sum over the run's
-        chunks of each released candidate index times its weight (the
-        chunk's noisy row count times the model's), and the sum of the
-        weights (DP releases and their post-processing; ``offset_`` is the
-        current model's candidate at their ratio).
+    quantile_thresholds_ : ndarray of shape (n_chunks, 2)
+        Only when ``contamination`` is a fraction: per chunk of the run, the
+        released threshold and its weight (the chunk's noisy row count times
+        the model's); ``offset_`` is their weighted median (DP releases and
+        their post-processing).
     n_chunks_ : int
         Number of chunks fitted in the current run (1 after :meth:`fit`).
     privacy_spent_ : PrivacyCost
-        What the current run spent: ``epsilon``.
+        What the current run spent: ``epsilon`` under add/remove neighbours.
     n_features_in_ : int
         Number of features (a public shape).
     feature_names_in_ : ndarray of shape (n_features,)
@@ -155,53 +179,38 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     See Also
     --------
     sklearn.ensemble.IsolationForest : the non-private detector with the same API.
+    hbos_n_bins : the rule of ``n_bins="auto"``.
 
     Notes
     -----
-    **Privacy.** Under add/remove-one-record neighbours a record moves one
-    count in each of the ``d`` histograms: the release has L1 sensitivity
-    ``d``, and geometric noise of rate ``ε_h / d`` per count makes it pure
-    ``ε_h``-DP, with ``ε_h = epsilon`` when ``contamination="auto"`` and
-    ``(1 - QUANTILE_SHARE) · epsilon`` otherwise. With a fraction ``q``, the
-    scores of the training rows under the released histograms (each depends
-    on its own row and on public output only) go through report-noisy-max
-    over 128 candidate thresholds (the quantiles of the score under the
-    released histograms taken as independent features: public), with utility
-    ``-|#{s < t} - q·n|`` (sensitivity ``1 - q``): ``QUANTILE_SHARE ·
-    epsilon``-DP. Sequential composition gives ``epsilon`` in all; by group
-    privacy it is ``2·epsilon`` under replace-one neighbours, which is what a
-    diffprivlib accountant is charged. Everything else (densities, scores,
-    predictions) is post-processing. Bins and the floor are functions of
-    ``epsilon`` and ``d`` only.
+    **Privacy** (pure ε-DP, add/remove-one-record neighbours). A fit makes
+    up to three releases, in sequence: the row count with geometric noise
+    of rate ``ε_n = COUNT_SHARE · epsilon`` (sensitivity 1); the ``d``
+    histograms, whose L1 sensitivity is ``d`` (a record moves one count in
+    each), with noise of rate ``ε_h / d`` per count; with a fraction ``q``,
+    report-noisy-max over 128 candidate thresholds (evenly spaced over the
+    scores the released histograms can give: public) with utility
+    ``-|#{{s < t}} - q·n|`` (sensitivity ``1 - q``), at ``ε_q = QUANTILE_SHARE
+    · epsilon``. ``ε_h`` is the rest, so the three add up to ``epsilon``.
+    By group privacy that is ``2·epsilon`` under replace-one neighbours,
+    which is what a diffprivlib accountant is charged. The bins, the floor,
+    the densities, scores and predictions are post-processing; the true row
+    count is never stored.
 
-    **Scores.** HBOS reads a value's density off its bin (a step function);
-    here it is read off the frequency polygon, the line between the
-    densities at the centres of the two nearest bins (flat over the outer
-    half bins). The polygon estimates a smooth density with a smaller
-    integrated squared error than the step (Scott 1985), and a row no longer
-    jumps in rank when it crosses a bin edge. On the group of public sets
-    the bins rule was chosen on (benchmarks/bench_outlier.py, the same noisy
-    counts scored both ways, 20 seeds), the mean ROC-AUC went from 0.578,
-    0.678, 0.682, 0.680 to 0.578, 0.682, 0.689, 0.683 at ε = 0.1, 0.5, 1, 5,
-    at no privacy cost.
+    **Streams.** :meth:`partial_fit` releases each chunk's row count,
+    histograms (and, with a fraction, quantile) at ``epsilon`` and adds them
+    up. A record lies in one chunk only, so by parallel composition the
+    whole stream is ``epsilon``-DP: the run is charged once, at its first
+    chunk. The bins are read from the first chunk's noisy row count (pass an
+    int ``n_bins`` when the first chunk is not typical of the stream), and
+    the noise of ``k`` chunks adds up. With a fraction, ``offset_`` is the
+    weighted median of the chunks' released thresholds, each weighted by its
+    chunk's noisy row count times the model's, so that a small, early or
+    atypical chunk barely moves it.
 
-    **Streams.** :meth:`partial_fit` releases each chunk's histograms (and,
-    with a fraction, that chunk's quantile) at ``epsilon`` and adds the noisy
-    counts up. A record lies in one chunk only, so by parallel composition
-    the whole stream is ``epsilon``-DP under add/remove neighbours: the run
-    is charged once, at its first chunk. The noise of ``k`` chunks adds up
-    (``k`` times the variance of one fit). With a fraction, each chunk
-    releases the candidate level of its scores' quantile under the
-    histograms including it; ``offset_`` is the current model's candidate
-    at the mean of the released levels, each weighted by its chunk's noisy
-    row count times the noisy row count of the model it was measured under,
-    so that a small chunk (whose quantile errs by about
-    ``2 log(128) / (0.2·epsilon)`` rows) or an early one (measured under a
-    model that has since moved) barely moves the threshold when the volume
-    of the stream swings. On 5 000 rows streamed in 40 chunks of log-normal
-    sizes (20 to 4 500 rows), ε = 1, 20 seeds of i.i.d. and of AR(1) rows,
-    ``contamination=0.1`` flagged 8.9 % to 13.9 % of the rows (means 11.1 %
-    and 11.6 %); taking the latest chunk's quantile alone, 1.1 % to 24.9 %.
+    The measured ROC-AUC, flagged shares and the choice of the constants
+    are on the guide's page (docs/outlier.md) and in
+    ``benchmarks/bench_outlier.py``.
 
     References
     ----------
@@ -253,15 +262,15 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ privacy
     def _privacy_cost(self) -> PrivacyCost:
-        epsilon = float(self.epsilon)
-        if self.contamination == "auto":
-            note = "PrivateHBOS: d geometric histograms, L1 sensitivity d"
-        else:
-            note = (f"PrivateHBOS: d geometric histograms (L1 sensitivity d) at "
-                    f"{1 - QUANTILE_SHARE:g}ε, then a report-noisy-max quantile at "
-                    f"{QUANTILE_SHARE:g}ε; one run of partial_fit chunks by parallel "
-                    "composition")
-        return PrivacyCost.pure(epsilon, note, neighbours="add_remove")
+        _, eps_counts, eps_quantile = self._shares()
+        parts = [f"a geometric row count at {COUNT_SHARE:g}ε",
+                 f"d geometric histograms (L1 sensitivity d) at {eps_counts / self.epsilon:.3g}ε"]
+        if eps_quantile:
+            parts.append(f"a report-noisy-max quantile at {QUANTILE_SHARE:g}ε")
+        note = (f"PrivateHBOS: pure ε-DP under add/remove-one-record neighbours (2ε under "
+                f"replace-one): {', '.join(parts)}; the chunks of one partial_fit run by "
+                "parallel composition")
+        return PrivacyCost.pure(float(self.epsilon), note, neighbours="add_remove")
 
     def _more_validate_params(self) -> None:
         if self.bounds is not None:
@@ -274,12 +283,11 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             size = max(np.size(lower), np.size(upper))
             check_bounds(self.bounds, n_features=size)
 
-    def _shares(self) -> tuple[float, float]:
-        """``(ε of the histograms, ε of the quantile)``; the quantile's is 0 for "auto"."""
+    def _shares(self) -> tuple[float, float, float]:
+        """``(ε of the row count, of the histograms, of the quantile)``: they add up to ε."""
         epsilon = float(self.epsilon)
-        if self.contamination == "auto":
-            return epsilon, 0.0
-        return (1.0 - QUANTILE_SHARE) * epsilon, QUANTILE_SHARE * epsilon
+        quantile = 0.0 if self.contamination == "auto" else QUANTILE_SHARE * epsilon
+        return COUNT_SHARE * epsilon, epsilon - COUNT_SHARE * epsilon - quantile, quantile
 
     def _run_parameters(self) -> tuple:
         return (float(self.epsilon), self.n_bins, self.contamination, repr(self.bounds))
@@ -308,11 +316,12 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     @private_fit
     def partial_fit(self, X, y=None):
-        """Add one chunk of rows: its noisy histograms are added to the counts.
+        """Add one chunk of rows: its noisy row count and histograms are added up.
 
         The first call starts a run (and is charged ``epsilon``); later calls
         release disjoint rows at the same ε, which parallel composition keeps
-        within that charge (Notes). The parameters cannot change within a run.
+        within that charge (Notes). The parameters cannot change within a run,
+        and ``n_bins="auto"`` is read from the first chunk's noisy row count.
 
         Parameters
         ----------
@@ -344,46 +353,51 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             lower, upper = check_bounds(self.bounds, rows.data if self.bounds is None else None,
                                         n_features=d)
             self.bounds_ = (lower, upper)
-            self.n_bins_ = hbos_n_bins(self.epsilon, d) if self.n_bins == "auto" else int(self.n_bins)
-            self.noisy_counts_ = np.zeros((d, self.n_bins_), dtype=np.int64)
-            self.n_chunks_ = 0
+            self.n_chunks_, self.noisy_n_samples_ = 0, 0
             self._run_key = self._run_parameters()
-        eps_counts, eps_quantile = self._shares()
-        counts_mech = count_mechanism(eps_counts, d)  # refuses a rate it cannot honour
+        eps_rows, eps_counts, eps_quantile = self._shares()
+        # every mechanism is built (and refuses a rate it cannot honour) before the charge
+        rows_mech, counts_mech = row_count_mechanism(eps_rows), count_mechanism(eps_counts, d)
         quantile_mech = (quantile_mechanism(eps_quantile, float(self.contamination))
                          if eps_quantile else None)
-        binning = (*self.bounds_, self.n_bins_)
         rng = call_rng(self.random_state, self.n_chunks_)
         if first:  # the whole run's ε, right before its first release
             self._charge(self._privacy_cost())
-        counts = block_sum(rows, histogram_block, *binning, shape=(d, self.n_bins_))
-        chunk_counts = counts_mech.randomise(counts, rng)
-        self.noisy_counts_ = self.noisy_counts_ + chunk_counts
+        chunk_rows = int(rows_mech.randomise(np.int64(rows.n_samples), rng))
+        self.noisy_n_samples_ += chunk_rows
+        if first:  # the bins read the released row count only
+            self.n_bins_ = (hbos_n_bins(chunk_rows, eps_counts, d) if self.n_bins == "auto"
+                            else int(self.n_bins))
+            self.noisy_counts_ = np.zeros((d, self.n_bins_), dtype=np.int64)
+        counts = block_sum(rows, histogram_block, *self.bounds_, self.n_bins_,
+                           shape=(d, self.n_bins_))
+        self.noisy_counts_ = self.noisy_counts_ + counts_mech.randomise(counts, rng)
         self.log_density_ = log_density_ratio(self.noisy_counts_, noise_floor(counts_mech))
         if quantile_mech is None:
             self.offset_ = AUTO_OFFSET
         else:
-            grid = quantile_grid(self.log_density_)
-            below = block_sum(rows, below_counts, *self.bounds_, self.log_density_, grid,
-                              shape=grid.shape)
-            level = select_quantile(below, rows.n_samples, float(self.contamination),
-                                    quantile_mech, rng)
-            # the levels of the chunks' releases pooled, each weighted by its chunk's noisy
-            # row count (the mean of its released histograms' totals), for the error of a
-            # small chunk's quantile, times the noisy rows of the model it was measured
-            # under, for the drift of an early model from the current one; a small or
-            # early chunk barely moves the threshold. Post-processing of releases
-            weight = (max(float(chunk_counts.sum()) / d, 0.0)
-                      * max(float(self.noisy_counts_.sum()) / d, 0.0))
-            if first:
-                self.quantile_level_ = np.zeros(2)
-            self.quantile_level_ = self.quantile_level_ + np.array([weight * level, weight])
-            total, weights = self.quantile_level_
-            index = int(np.rint(total / weights)) if weights > 0 else level
-            self.offset_ = float(grid[index])
+            self._release_offset(rows, chunk_rows, quantile_mech, rng, first)
         self.n_chunks_ += 1
         self.privacy_spent_ = self._spent()
         return self
+
+    def _release_offset(self, rows: Rows, chunk_rows: int, mechanism, rng, first: bool):
+        """The chunk's DP quantile, pooled with the run's earlier ones into ``offset_``."""
+        grid = quantile_grid(self.log_density_)
+        below = block_sum(rows, below_counts, *self.bounds_, self.log_density_, grid,
+                          shape=grid.shape)
+        threshold = grid[select_quantile(below, rows.n_samples, float(self.contamination),
+                                         mechanism, rng)]
+        # each chunk's threshold weighted by its noisy row count, for the error of a small
+        # chunk's quantile, times the noisy rows of the model it was measured under, for
+        # the drift of an early model; the weighted median, not the mean, so that a chunk
+        # whose selection fell far off (a chunk unlike the stream) does not drag the
+        # offset. Post-processing of releases
+        weight = max(float(chunk_rows), 0.0) * max(float(self.noisy_n_samples_), 0.0)
+        pooled = np.array([[threshold, weight]])
+        self.quantile_thresholds_ = (pooled if first
+                                     else np.vstack([self.quantile_thresholds_, pooled]))
+        self.offset_ = _weighted_median(*self.quantile_thresholds_.T)
 
     def _rows(self, X, *, reset: bool) -> Rows:
         """``X`` validated (before any charge) as the data backend's rows: numpy or dask."""
@@ -460,3 +474,12 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
 def _block_scores(block, table, lower, upper):
     return polygon_scores(block, table, lower, upper)
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The smallest value with at least half the weight at or below it (the last if none)."""
+    if not weights.sum() > 0:
+        return float(values[-1])
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])])

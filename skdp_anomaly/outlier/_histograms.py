@@ -7,6 +7,8 @@ that the estimator stays thin and its audit can call the very code it runs:
   its feature's public range (values outside are clipped into the edge bins);
 * :func:`feature_counts` counts the bins of every feature in one
   :func:`numpy.bincount`;
+* :func:`row_count_mechanism` releases the number of rows (sensitivity 1),
+  which the number of bins is read from;
 * :func:`count_mechanism` is the geometric mechanism of the ``d`` histograms
   (one record moves one count in each: L1 sensitivity ``d``);
 * :func:`log_density_ratio` turns noisy counts into per-bin log densities
@@ -33,11 +35,11 @@ from ..privacy import GeometricMechanism, ReportNoisyMax
 __all__ = ["QUANTILE_CANDIDATES", "below_counts", "bin_index", "count_mechanism",
            "feature_counts", "histogram_block", "log_density_ratio", "noise_floor",
            "polygon_scores", "quantile_grid", "quantile_mechanism", "quantile_utility",
-           "release_quantile", "select_quantile"]
+           "release_quantile", "row_count_mechanism", "select_quantile"]
 
-#: Number of candidate thresholds of the DP quantile (evenly spaced over the public
-#: score range). The selection's error grows like ``log`` of it, its resolution like
-#: ``1 /`` it; 128 keeps both small against the noise.
+#: Number of candidate thresholds of the DP quantile (evenly spaced over the scores the
+#: released table can give). The selection's error grows like ``log`` of it, its
+#: resolution like ``1 /`` it; 128 keeps both small against the noise.
 QUANTILE_CANDIDATES = 128
 
 
@@ -95,6 +97,17 @@ def count_mechanism(epsilon: float, n_features: int) -> GeometricMechanism:
         With ``sensitivity = n_features`` and add/remove neighbours.
     """
     return GeometricMechanism(epsilon, float(n_features), neighbours="add_remove")
+
+
+def row_count_mechanism(epsilon: float) -> GeometricMechanism:
+    """Two-sided geometric noise for the number of rows (a record moves it by one).
+
+    Under add/remove-one-record neighbours the row count is itself private;
+    released with noise of rate ``epsilon`` it is pure ``epsilon``-DP, and
+    everything read from it (the number of bins, the weights of a stream's
+    chunks) is post-processing.
+    """
+    return GeometricMechanism(epsilon, 1.0, neighbours="add_remove")
 
 
 def noise_floor(mechanism: GeometricMechanism) -> float:
@@ -178,22 +191,20 @@ def polygon_scores(X: np.ndarray, table: np.ndarray, lower: np.ndarray, upper: n
     return np.log(value).mean(axis=1)
 
 
-def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES,
-                  resolution: int = 4096) -> np.ndarray:
-    """Candidate thresholds: the quantiles of the score under the released model.
+def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES) -> np.ndarray:
+    """Candidate thresholds: evenly spaced over the scores the released table can give.
 
-    If the features were independent with the released histograms as their
-    laws (the model HBOS scores with), a row's score would be the mean of
-    ``d`` independent draws, one per feature, of ``table[j, k]`` with
-    probability ``exp(table[j, k]) / n_bins``. That law is computed exactly
-    up to a grid of ``resolution`` steps over the scores the table can give
-    (a convolution over features), and the candidates are its quantiles at
-    the levels ``(i + 1/2) / size``: spread where the model puts scores,
-    instead of evenly over a range that is mostly empty. It is
-    post-processing of the released counts, hence public; where the model
-    is wrong (dependent features, or the scores of :func:`polygon_scores`,
-    which fall between the table's entries), the candidates still span the
-    scores the table can give, and the selection only loses resolution.
+    The range runs from the mean over features of each feature's lowest
+    entry to the mean of the highest: every score of :func:`polygon_scores`
+    lies in it. Post-processing of the released counts, hence public.
+
+    Evenly spaced, the candidates are a little denser, per row, in the
+    sparse left tail than around the quantile; the selection's error leans
+    that way by a fraction of its noise only. Candidates at the quantiles of
+    the score under the released model (features independent) were denser
+    still where that model is wrong: its floored empty bins put mass where
+    no row lies, and a crowd of candidates below every row then drew the
+    selection to flag none (benchmarks/bench_outlier.py ``--choose``).
 
     Parameters
     ----------
@@ -201,24 +212,13 @@ def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES,
         :func:`log_density_ratio` of the released counts.
     size : int, default=QUANTILE_CANDIDATES
         Number of candidates.
-    resolution : int, default=4096
-        Steps of the score grid the law is computed on.
 
     Returns
     -------
     ndarray of shape (size,)
-        Sorted candidate thresholds (not necessarily distinct).
+        Sorted candidate thresholds.
     """
-    n_features, n_bins = table.shape
-    low = table.min(axis=1)
-    step = max((table.max(axis=1) - low).sum() / n_features / resolution, 1e-12)
-    law = np.ones(1)
-    for j in range(n_features):
-        offsets = np.rint((table[j] - low[j]) / n_features / step).astype(np.intp)
-        law = np.convolve(law, np.bincount(offsets, weights=np.exp(table[j]) / n_bins))
-    cdf = np.cumsum(law) / law.sum()
-    levels = (np.arange(size) + 0.5) / size
-    return low.mean() + step * np.minimum(np.searchsorted(cdf, levels), law.size - 1)
+    return np.linspace(table.min(axis=1).mean(), table.max(axis=1).mean(), size)
 
 
 def quantile_mechanism(epsilon: float, q: float) -> ReportNoisyMax:
