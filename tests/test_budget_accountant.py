@@ -134,3 +134,24 @@ def test_the_validator_adds_up_several_estimators_under_the_strongest_relation()
     assert {r.path for r in named.steps} >= {"first", "second"}
     with pytest.raises(TypeError, match="non-empty list"):
         check_privacy_budget([])
+
+
+def test_bounds_that_do_not_cover_the_data_warn_at_fit_naming_the_features():
+    from skdp_anomaly import DPSMOTE
+    from skdp_anomaly.privacy import BoundsClippingWarning
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, size=(400, 3))
+    X[:, 1] *= 10  # feature 1 lies in [0, 10], bounds say (0, 1)
+    y = (rng.random(400) < 0.2).astype(int)
+    fits = [lambda: PrivateHBOS(epsilon=1.0, bounds=(0, 1), random_state=0).fit(X),
+            lambda: DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
+                                           random_state=0).fit(X, y),
+            lambda: DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
+                            random_state=0).fit_resample(X, y)]
+    for fit in fits:
+        with pytest.warns(BoundsClippingWarning, match=r"feature\(s\) x1;"):
+            fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BoundsClippingWarning)  # covered: no warning
+        PrivateHBOS(epsilon=1.0, bounds=(0, 10), random_state=0).fit(X)

@@ -12,14 +12,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._backend import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
-from ..privacy import PrivacyCost, PrivacyCostMixin, call_rng, check_bounds
+from ..privacy import (
+    PrivacyCost,
+    PrivacyCostMixin,
+    call_rng,
+    check_bounds,
+)
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
     private_fit,
 )
-from ..privacy._validation import check_numeric
+from ..privacy._validation import check_numeric, warn_outside_bounds
 from ._histograms import (
     below_counts,
     count_mechanism,
@@ -352,6 +357,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if first:
             lower, upper = check_bounds(self.bounds, rows.data if self.bounds is None else None,
                                         n_features=d)
+            warn_outside_bounds(rows.data, lower, upper, type(self).__name__,
+                                getattr(self, "feature_names_in_", None))
             self.bounds_ = (lower, upper)
             self.n_chunks_, self.noisy_n_samples_ = 0, 0
             self._run_key = self._run_parameters()

@@ -39,7 +39,12 @@ from sklearn.utils.validation import validate_data
 from .._dask import is_dask_collection
 from .._data.blocks import read_labelled_blocks
 from .._warn import warn
-from ..privacy import MAX_GEOMETRIC_EPSILON, PrivacyCost, PrivacyCostMixin
+from ..privacy import (
+    MAX_GEOMETRIC_EPSILON,
+    PrivacyCost,
+    PrivacyCostMixin,
+    check_bounds,
+)
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
@@ -47,7 +52,7 @@ from ..privacy._protocol import (
     private_fit,
 )
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
-from ..privacy._validation import check_numeric
+from ..privacy._validation import check_numeric, warn_outside_bounds
 from ._release import (
     DPSMOTENoiseWarning,
     ReleaseSteps,
@@ -652,6 +657,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         _warn_ignored_params(self)
         steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
+        if self.bounds is not None:  # a local diagnostic, before any release
+            warn_outside_bounds(X, *check_bounds(self.bounds, n_features=X.shape[1]),
+                                "DPSMOTE", getattr(self, "feature_names_in_", None))
         if not gaussian:  # before any release: the grid this X needs can be built
             check_grid_shape(steps, X.shape[1])
         dask_input = restore is None

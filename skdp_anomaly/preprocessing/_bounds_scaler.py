@@ -7,7 +7,13 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, 
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy import PrivacyCost, PrivacyCostMixin, check_bounds, private_fit
+from ..privacy import (
+    PrivacyCost,
+    PrivacyCostMixin,
+    check_bounds,
+    private_fit,
+)
+from ..privacy._validation import warn_outside_bounds
 
 __all__ = ["BoundsScaler"]
 
@@ -112,6 +118,8 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=True)
         lower, upper = check_bounds(self.bounds, X if self.bounds is None else None,
                                     n_features=X.shape[1])
+        warn_outside_bounds(X, lower, upper, type(self).__name__,
+                            getattr(self, "feature_names_in_", None))
         self.bounds_ = (lower, upper)
         self.privacy_spent_ = self._spent()
         return self

@@ -32,12 +32,19 @@ from ._protocol import (
     private_fit,
 )
 from ._rng import call_rng, check_random_state
-from ._validation import PrivacyLeakWarning, check_bounds, clip_to_bounds, warn_privacy_leak
+from ._validation import (
+    BoundsClippingWarning,
+    PrivacyLeakWarning,
+    check_bounds,
+    clip_to_bounds,
+    warn_privacy_leak,
+)
 
 __all__ = [
     "ACCOUNTANT_NEIGHBOURS",
     "AboveThreshold",
     "BernoulliSelection",
+    "BoundsClippingWarning",
     "BudgetAccountant",
     "BudgetExceededError",
     "ExponentialSelection",

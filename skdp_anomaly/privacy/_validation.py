@@ -11,11 +11,14 @@ from .._warn import warn
 
 __all__ = [
     "NON_NUMERIC",
+    "OUTSIDE_SHARE",
+    "BoundsClippingWarning",
     "PrivacyLeakWarning",
     "check_bounds",
     "check_numeric",
     "clip_to_bounds",
     "non_numeric_columns",
+    "warn_outside_bounds",
     "warn_privacy_leak",
 ]
 
@@ -140,6 +143,39 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
         bad = np.flatnonzero(lower >= upper)[:5].tolist()
         raise ValueError(f"{name}: lower must be < upper for every feature; fails for features {bad}.")
     return lower, upper
+
+
+#: A feature with more than this share of its rows outside the bounds is named
+#: by :func:`warn_outside_bounds`.
+OUTSIDE_SHARE = 0.01
+
+
+class BoundsClippingWarning(UserWarning):
+    """Many values lie outside the public bounds and are clipped (a local diagnostic)."""
+
+
+def warn_outside_bounds(X, lower, upper, owner: str, feature_names=None) -> None:
+    """Name the features whose rows fall outside ``[lower, upper]`` more than
+    :data:`OUTSIDE_SHARE` of the time, in a :class:`BoundsClippingWarning`.
+
+    A diagnostic for whoever fits the model on their own data: it is never
+    part of a release or of fitted state, and it names features only. Values
+    outside the bounds are clipped into them, which is private but biases
+    the model toward the bounds. In-memory arrays only (a dask collection is
+    not read for it).
+    """
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.shape[0]:
+        return
+    outside = np.flatnonzero(((X < lower) | (X > upper)).mean(axis=0) > OUTSIDE_SHARE)
+    if not outside.size:
+        return
+    names = ([str(feature_names[i]) for i in outside] if feature_names is not None
+             else [f"x{i}" for i in outside])
+    shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+    warn(f"{owner}: more than {OUTSIDE_SHARE:.0%} of the rows lie outside 'bounds' for "
+         f"feature(s) {shown}; they are clipped into the bounds, which biases the model "
+         "toward them. Widen the bounds from domain knowledge (this diagnostic is local: "
+         "it is neither released nor stored).", BoundsClippingWarning)
 
 
 def clip_to_bounds(X, lower, upper) -> np.ndarray:
