@@ -13,10 +13,11 @@ same folds, same run, on public imbalanced sets that install offline
 * **P**  ``DPImbalancedClassifier(dpLR, epsilon=ε, bounds=(-1, 1),
   strategy="oversample")``: DPSMOTE(0.25 ε, Gaussian synopsis) + dpLR(0.5 ε);
 * **auto** ``DPImbalancedClassifier(dpLR, epsilon=ε, bounds=(-1, 1))``: the
-  package's default, which fits P if ε·n/d < 16 and d ≤ 50 and B otherwise
+  package's default, which fits P if ε·n/d < 16 and d ≤ 50 and otherwise dpLR(0.85 ε)
+  cut at its own DP mean prediction (0.15 ε, ``PredictedPriorThresholdClassifier``)
   (``resolve_imbalanced_strategy``, n the training fold's rows); it gets P's
-  or B's seeds, so on each fold it equals the method it picked (the model is
-  the one the class builds, ``_build``, with the benchmark's seeds);
+  or B's seeds, so where it picks P it equals P (the model is the one the
+  class builds, ``_build``, with the benchmark's seeds);
 * **P½** the thesis' configuration at the same total: DPSMOTE(ε/4,
   ``synopsis="grid"``, ν = 0.25) + dpLR(ε/2);
 * **T**  the thesis' split taken literally, DPSMOTE(ε/2, grid) + dpLR(ε/2):
@@ -301,9 +302,12 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 10
         if strategy == "oversample":
             return model.set_params(**_same_classifier(inner, dp_lr(epsilon / 2, d, seed, cfg),
                                                        "classifier__", cfg))
-        assert math.isclose(inner.epsilon, 0.025 * epsilon, rel_tol=1e-12)
+        from skdp_anomaly.imbalanced import PRIOR_SHARE
+
+        assert math.isclose(inner.epsilon, PRIOR_SHARE * epsilon, rel_tol=1e-12)
         return model.set_params(**_same_classifier(inner.estimator,
-                                                   dp_lr(0.95 * epsilon, d, seed, cfg),
+                                                   dp_lr((1 - PRIOR_SHARE) * epsilon, d, seed,
+                                                         cfg),
                                                    "classifier__estimator__", cfg))
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}

@@ -31,6 +31,7 @@ from skdp_anomaly import (
     PrivateOnlineActiveSVC,
     PrivateRandomizedSearchCV,
 )
+from skdp_anomaly.imbalanced import PredictedPriorThresholdClassifier
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
 _SPARSE = "sparse X is out of scope: both synopses need dense numeric features"
@@ -93,6 +94,11 @@ EXPECTED_FAILED_CHECKS = {
         "check_classifiers_train": ("asserts predict == argmax(predict_proba); predict is "
                                     "argmax of predict_proba / the DP class prior by design"),
     },
+    ("PredictedPriorThresholdClassifier", None): {
+        "check_classifiers_train": ("asserts predict == argmax(predict_proba); predict is "
+                                    "argmax of predict_proba / the DP mean prediction by "
+                                    "design"),
+    },
     ("PrivateOnlineActiveSVC", None): {
         "check_class_weight_classifiers": ("sets class_weight to a dict of weights; the online "
                                            "SVC takes None or 'balanced' only (a dict is refused "
@@ -143,6 +149,8 @@ ESTIMATORS = SAMPLERS + [PrivateChangePointDetector(epsilon=1.0, random_state=0)
                          # sklearn's model: the checks need no diffprivlib (its privacy
                          # is priced in tests/test_imbalanced.py)
                          NoisyPriorThresholdClassifier(LogisticRegression(), random_state=0),
+                         PredictedPriorThresholdClassifier(LogisticRegression(),
+                                                           random_state=0),
                          # wide public bins: every value the checks feed is inside them
                          DPOAD(np.linspace(-1e4, 1e4, 9), max_count=100, random_state=0),
                          # a binary private candidate that needs no diffprivlib

@@ -92,7 +92,9 @@ def _same_model(memory, lazy):
         assert np.array_equal(getattr(mem, name), getattr(laz, name)), name  # bit for bit
     if memory.strategy_ == "threshold":
         final = (memory.model_.named_steps["classifier"], lazy.model_.named_steps["classifier"])
-        np.testing.assert_array_equal(final[0].noisy_class_counts_, final[1].noisy_class_counts_)
+        np.testing.assert_array_equal(final[0].noisy_prediction_sums_,
+                                      final[1].noisy_prediction_sums_)
+        np.testing.assert_array_equal(final[0].class_prior_, final[1].class_prior_)
     else:
         smote = (memory.model_.named_steps["dpsmote"], lazy.model_.named_steps["dpsmote"])
         assert smote[0].sampling_strategy_ == smote[1].sampling_strategy_

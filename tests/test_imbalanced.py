@@ -15,7 +15,7 @@ import pytest
 from _accountants import Ledger, LedgerRefused
 from _diffprivlib import needs_diffprivlib
 from imblearn.pipeline import Pipeline
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_classification
 from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import NotFittedError
@@ -35,7 +35,14 @@ from skdp_anomaly import (
     dp_imbalanced_pipeline,
     resolve_imbalanced_strategy,
 )
-from skdp_anomaly.imbalanced import PIPELINE_SPLIT, _strategy, _threshold, dead_zone_free_C
+from skdp_anomaly.imbalanced import (
+    PIPELINE_SPLIT,
+    PRIOR_SHARE,
+    PredictedPriorThresholdClassifier,
+    _strategy,
+    _threshold,
+    dead_zone_free_C,
+)
 from skdp_anomaly.over_sampling import DPSMOTENoiseWarning
 from skdp_anomaly.privacy import PrivacyLeakWarning
 
@@ -303,6 +310,75 @@ def test_audit_of_the_class_size_release():
     assert res.epsilon_lower_bound >= 0.8 * eps, res.to_markdown()
 
 
+# -- PredictedPriorThresholdClassifier ----------------------------------------------------
+
+
+class _FirstFeature(ClassifierMixin, BaseEstimator):
+    """P(1 | x) = x₀ clipped to [0, 1]: reads no data at fit (the worst case of the audit)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        p = np.clip(np.asarray(X)[:, 0], 0.0, 1.0)
+        return np.c_[1.0 - p, p]
+
+
+def test_predicted_prior_is_the_mean_prediction_and_the_cut_divides_by_it(data):
+    X, y = data
+    inner = PrivateLogisticRegression(epsilon=1.0, data_norm=4.0, random_state=0)
+    clf = PredictedPriorThresholdClassifier(inner, epsilon=1.0, random_state=0).fit(X, y)
+    mean = clf.estimator_.predict_proba(X)[:, 1].sum()
+    # one discrete Laplace draw of scale ≈ 1: |noise| < 20 fails with probability e^-20
+    assert abs(clf.noisy_prediction_sums_[1] - mean) < 20
+    assert clf.noisy_prediction_sums_.sum() == pytest.approx(len(y))
+    np.testing.assert_allclose(clf.class_prior_, clf.noisy_prediction_sums_ / len(y))
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.predict(X), np.argmax(proba / clf.class_prior_, axis=1))
+    assert clf.privacy_cost().epsilon == pytest.approx(2.0)
+    assert clf.own_privacy_cost().neighbours == "replace"
+    assert not hasattr(clf, "noisy_class_counts_")
+
+
+def test_predicted_prior_floors_at_the_noise_scale_and_handles_three_classes():
+    X = np.r_[np.zeros((50, 1)), np.full((3, 1), 0.5)]
+    y = np.r_[np.zeros(50, int), np.ones(3, int)]
+    # ε = 0.01: noise of scale ≈ 100 on a sum of 1.5; the prior is never below 25/53
+    for seed in range(20):
+        clf = PredictedPriorThresholdClassifier(_FirstFeature(), epsilon=0.01,
+                                                random_state=seed).fit(X, y)
+        assert 25 / 53 - 1e-12 <= clf.class_prior_[1] <= 28 / 53 + 1e-12
+    X3, y3 = make_classification(600, n_classes=3, n_informative=3, random_state=0)
+    clf = PredictedPriorThresholdClassifier(LogisticRegression(), epsilon=5.0, classes=[0, 1, 2],
+                                            random_state=0).fit(X3, y3)
+    assert clf.class_prior_.shape == (3,) and clf.class_prior_.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(clf.class_prior_, [1 / 3] * 3, atol=0.03)
+
+
+@pytest.mark.slow
+def test_audit_of_the_mean_prediction_release():
+    # Replace one row of P(1|x) = 0 by one of P(1|x) = 1: the sum moves by 1, its
+    # sensitivity. Discrete Laplace of scale ≈ 1/ε on a 2^-21 grid: the event
+    # "ŝ₁ >= S + 1" has probabilities ≈ e^-ε/2 and ≈ 1/2, ratio e^ε up to the grid's
+    # 2^-21, so the bound must be <= ε and, with 4000 fits per input, >= 0.8 ε.
+    eps, n1 = 1.0, 10
+    X = np.r_[np.zeros((30, 1)), np.ones((n1, 1))]
+    y = np.r_[np.zeros(30, int), np.ones(n1, int)]
+    swapped = (np.r_[X[1:], [[1.0]]], np.r_[y[1:], [0]])
+
+    def mech(data, rng):
+        clf = PredictedPriorThresholdClassifier(_FirstFeature(), epsilon=eps,
+                                                random_state=int(rng.integers(2**31)))
+        return clf.fit(*data).noisy_prediction_sums_[1]
+
+    events = {"s1 >= n1+1": lambda o: o >= n1 + 1, "s1 >= n1+2": lambda o: o >= n1 + 2}
+    res = audit(mech, ((X, y), swapped), events, n_runs=4000, claimed_epsilon=eps,
+                random_state=0, name="PredictedPriorThresholdClassifier mean predictions")
+    assert res.epsilon_lower_bound <= eps, res.to_markdown()
+    assert res.epsilon_lower_bound >= 0.8 * eps, res.to_markdown()
+
+
 # -- DPImbalancedClassifier ---------------------------------------------------------------
 
 
@@ -379,9 +455,9 @@ def test_check_privacy_budget_is_exactly_epsilon(strategy, epsilon):
     assert clf.privacy_cost().epsilon == pytest.approx(epsilon, rel=1e-12)
     with pytest.raises(PrivacyBudgetError):
         check_privacy_budget(clf, 0.99 * epsilon)
-    # per step under replace-one: DPSMOTE 2·0.25ε + LR 0.5ε; class sizes 2·0.025ε + LR 0.95ε
+    # per step under replace-one: DPSMOTE 2·0.25ε + LR 0.5ε; LR 0.85ε + mean predictions 0.15ε
     branch = "threshold" if strategy == "auto" else strategy  # auto, unfitted: priced so
-    shares = {"oversample": [0.5, 0.5], "threshold": [0.05, 0.95]}[branch]
+    shares = {"oversample": [0.5, 0.5], "threshold": [0.15, 0.85]}[branch]
     priced = [s.epsilon for s in report.steps if s.epsilon > 0]
     assert priced == [pytest.approx(f * epsilon) for f in shares]
 
@@ -454,8 +530,8 @@ def test_the_shares_and_the_box_the_private_steps_are_given(raw):
     thr = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), strategy="threshold",
                                  random_state=0).fit(X, y)
     prior = thr.model_.named_steps["classifier"]
-    assert isinstance(prior, NoisyPriorThresholdClassifier)
-    assert prior.epsilon == pytest.approx(0.05) and prior.estimator_.epsilon == pytest.approx(1.9)
+    assert isinstance(prior, PredictedPriorThresholdClassifier) and PRIOR_SHARE == 0.15
+    assert prior.epsilon == pytest.approx(0.3) and prior.estimator_.epsilon == pytest.approx(1.7)
     # independent int child seeds
     seeds = {sampler.random_state, inner.random_state}
     assert len(seeds) == 2 and all(isinstance(s, int) for s in seeds)
@@ -466,7 +542,7 @@ def test_user_settings_of_the_classifier_are_kept():
     clf = DPImbalancedClassifier(user, epsilon=1.0, bounds=(-1, 1), strategy="threshold")
     inner = clf.privacy_children()[0][1].named_steps["classifier"].estimator
     assert inner is not user and user.epsilon == 9.0  # a clone; the argument is untouched
-    assert inner.C == 0.5 and inner.data_norm == 3.0 and inner.epsilon == pytest.approx(0.95)
+    assert inner.C == 0.5 and inner.data_norm == 3.0 and inner.epsilon == pytest.approx(0.85)
     assert clf.set_params(classifier__C=0.1).classifier.C == 0.1
     assert check_privacy_budget(clf, 1.0).cost.epsilon == pytest.approx(1.0)
 
@@ -520,10 +596,10 @@ def test_none_bounds_are_read_from_the_data_with_a_leak_warning(raw):
     (dict(bounds=([0] * 3, [100] * 3)), "fit", "'bounds' parameter has 3 values"),
     (dict(strategy="smote"), None, "'strategy' parameter"),
     (dict(classifier=LogisticRegression()), None, "'classifier' parameter.*'epsilon'"),
-    # the threshold's classifier at 0.95 ε = 47.5 is above PrivateLogisticRegression's 30
+    # the threshold's classifier at 0.85 ε = 42.5 is above PrivateLogisticRegression's 30
     (dict(epsilon=50.0), None, "'epsilon' parameter of DPImbalancedClassifier \\(50.0\\)"),
-    # the class sizes at 0.025 ε = 5e-7 are below every mechanism's floor of 1e-6
-    (dict(epsilon=2e-5), None, "'epsilon' parameter of DPImbalancedClassifier"),
+    # the mean predictions at 0.15 ε = 6e-7 are below every mechanism's floor of 1e-6
+    (dict(epsilon=4e-6), None, "'epsilon' parameter of DPImbalancedClassifier"),
     (dict(), "nan", "NaN"),
 ])
 def test_bad_input_is_refused_by_name_before_any_charge(raw, kw, fit_X, match):

@@ -305,7 +305,8 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
     _print_fit_stats(stats, file)
 
     print("\n3) Test-set metrics (mean ± standard error over repeats × folds; each "
-          "model's own predict: threshold 0.5, the DP prior's for DPImbalancedClassifier):",
+          "model's own predict: threshold 0.5, the model's own DP base rate for "
+          "DPImbalancedClassifier):",
           file=file)
     _print_table(results, ratios, epsilons, file)
 

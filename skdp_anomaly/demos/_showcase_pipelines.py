@@ -156,7 +156,7 @@ def score_pipeline(pipe, X_test, y_test) -> dict:
     dict
         ``{"roc_auc", "recall", "g_mean", "f1"}`` -> float; the labels are the
         model's ``predict`` (probability 0.5 for the logistic pipelines, the
-        DP class prior's threshold for :class:`~skdp_anomaly.DPImbalancedClassifier`).
+        cut at the model's own DP base rate for :class:`~skdp_anomaly.DPImbalancedClassifier`).
     """
     from imblearn.metrics import geometric_mean_score
     from sklearn.metrics import f1_score, recall_score, roc_auc_score

@@ -2,7 +2,8 @@
 
 :class:`DPImbalancedClassifier` scales the features by public bounds
 (:class:`~skdp_anomaly.BoundsScaler`, no privacy cost), then thresholds a
-private classifier at a DP class prior (:class:`NoisyPriorThresholdClassifier`)
+private classifier at its own DP mean prediction
+(:class:`PredictedPriorThresholdClassifier`)
 or over-samples the minority with DPSMOTE first, whichever
 :func:`resolve_imbalanced_strategy` picks from the public ε and numbers of
 features and rows; one total ε. :func:`dp_imbalanced_pipeline` is its deprecated
@@ -19,9 +20,11 @@ from ._strategy import (
     dead_zone_free_C,
     resolve_imbalanced_strategy,
 )
+from ._predicted_prior import PredictedPriorThresholdClassifier
 from ._threshold import NoisyPriorThresholdClassifier
 
 __all__ = ["DPImbalancedClassifier", "NoisyPriorThresholdClassifier",
+           "PredictedPriorThresholdClassifier",
            "OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT",
            "PRIOR_SHARE", "dead_zone_free_C", "dp_imbalanced_pipeline",
            "resolve_imbalanced_strategy"]

@@ -26,7 +26,8 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ..privacy._validation import check_numeric
 from ._strategy import PIPELINE_SPLIT, PRIOR_SHARE, resolve_imbalanced_strategy
-from ._threshold import NoisyPriorThresholdClassifier, public_label_set
+from ._predicted_prior import PredictedPriorThresholdClassifier
+from ._threshold import public_label_set
 
 __all__ = ["DPImbalancedClassifier"]
 
@@ -44,10 +45,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     privacy cost), then one of two ways to help the minority class, both
     spending exactly ``epsilon`` under replace-one neighbours:
 
-    * ``"threshold"``: the classifier at ``0.95 · epsilon``, thresholded at
-      DP class priors released at ``0.025 · epsilon`` (add/remove, i.e.
-      ``0.05 · epsilon`` under replace-one neighbours):
-      :class:`NoisyPriorThresholdClassifier`;
+    * ``"threshold"``: the classifier at ``0.85 · epsilon``, cut at its own
+      base rate, the DP mean of its predicted probabilities over the training
+      rows, released at ``0.15 · epsilon``
+      (:class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`);
     * ``"oversample"``: :class:`~skdp_anomaly.DPSMOTE` at
       ``PIPELINE_SPLIT · epsilon = 0.25 · epsilon`` (add/remove, i.e.
       ``0.5 · epsilon`` under replace-one) adds synthetic minority rows, then
@@ -103,8 +104,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     model_ : imblearn.pipeline.Pipeline
         The fitted model: steps ``"scaler"`` (:class:`BoundsScaler`), then
         ``"dpsmote"`` and ``"classifier"`` (``"oversample"``) or
-        ``"classifier"``, a :class:`NoisyPriorThresholdClassifier` around the
-        classifier (``"threshold"``).
+        ``"classifier"``, a
+        :class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`
+        around the classifier (``"threshold"``).
     bounds_ : tuple of ndarray of shape (n_features,)
         The bounds the features were scaled from, one value per feature.
     classes_ : ndarray
@@ -121,7 +123,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     See Also
     --------
     resolve_imbalanced_strategy : the rule of ``strategy="auto"``.
-    NoisyPriorThresholdClassifier : the threshold on its own.
+    PredictedPriorThresholdClassifier : the threshold on its own.
     BoundsScaler : the scaling step on its own.
 
     Notes
@@ -129,10 +131,11 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     **Privacy.** Pure ε-DP under replace-one neighbours (the relation of
     :func:`~skdp_anomaly.check_privacy_budget`'s default and of diffprivlib's
     models; the dataset size n is public). The scaler reads only ``bounds``
-    and the public number of features (0-DP). DPSMOTE's and the class-size
-    release's ε hold under add/remove neighbours and count twice under
-    replace-one (group privacy). Sequential composition gives, for
-    ``"threshold"``, ``0.95 ε + 2 · 0.025 ε = ε`` and, for ``"oversample"``,
+    and the public number of features (0-DP). The mean-prediction release
+    is replace-one (one noisy sum, sensitivity 1); DPSMOTE's ε holds under
+    add/remove neighbours and counts twice under replace-one (group
+    privacy). Sequential composition gives, for ``"threshold"``,
+    ``0.85 ε + 0.15 ε = ε`` and, for ``"oversample"``,
     ``2 · 0.25 ε + 0.5 ε = ε``. The rule of ``"auto"`` reads ``epsilon``
     and d only, so which strategy runs is public and costs nothing. The
     label set is ``classes``, or read from ``y`` and treated as public
@@ -142,14 +145,17 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     where it lives, and ``predict``, ``predict_proba`` and
     ``decision_function`` of dask rows return lazy dask arrays. The number
     of rows the rule of "auto" reads comes from the validation pass (a
-    shape, public under replace-one neighbours); the class sizes of
-    ``"threshold"`` are exact integer counts added over the label blocks.
+    shape, public under replace-one neighbours); the mean prediction of
+    ``"threshold"`` is an exact fixed-point sum added over the row blocks.
     A classifier other than the default receives dask collections as they
     are, and may compute them.
 
-    **Which strategy.** "auto" was chosen on one group of public imbalanced
-    sets and checked on another held out before any run, with the default
-    classifier (the user guide, docs/dpsmote.md, "Which strategy").
+    **Which strategy, which cut.** "auto" and the cut were chosen on one
+    group of public imbalanced sets and checked on another held out before
+    any run, with the default classifier (the user guide, docs/dpsmote.md,
+    "Which strategy"). The cut at the model's own mean prediction, not at the
+    class prior, is what keeps more ε from giving a worse model: a private
+    model's probabilities are shrunk, more so at small ε.
 
     References
     ----------
@@ -158,6 +164,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
        2022, chapter 3 (DP-SMOTE).
     .. [2] C. Elkan. The foundations of cost-sensitive learning. IJCAI 2001,
        Theorem 1 (re-weighting by class priors moves the decision threshold).
+    .. [3] M. Saerens, P. Latinne and C. Decaestecker. Adjusting the outputs
+       of a classifier to new a priori probabilities: a simple procedure.
+       Neural Computation 14(1), 2002 (the prior a classifier's outputs imply).
 
     Examples
     --------
@@ -370,9 +379,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             inner = self._classifier_at(eps * (1.0 - 2.0 * PIPELINE_SPLIT), d, seeds[1],
                                         indices)
             return Pipeline([("scaler", scaler), ("dpsmote", sampler), ("classifier", inner)])
-        inner = self._classifier_at(eps * (1.0 - 2.0 * PRIOR_SHARE), d, seeds[1], indices)
-        threshold = NoisyPriorThresholdClassifier(inner, epsilon=PRIOR_SHARE * eps,
-                                                  classes=indices, random_state=seeds[2])
+        inner = self._classifier_at(eps * (1.0 - PRIOR_SHARE), d, seeds[1], indices)
+        threshold = PredictedPriorThresholdClassifier(inner, epsilon=PRIOR_SHARE * eps,
+                                                      classes=indices, random_state=seeds[2])
         return Pipeline([("scaler", scaler), ("classifier", threshold)])
 
     def _classifier_at(self, epsilon: float, d: int, seed, indices=None):
@@ -431,8 +440,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         """The classifier's scores, at the threshold of ``strategy_``.
 
         ``"oversample"``: the classifier's scores. ``"threshold"``: shifted by
-        the log of the DP class prior
-        (:meth:`NoisyPriorThresholdClassifier.decision_function`). For a
+        the log-odds of the model's DP mean prediction
+        (:meth:`PredictedPriorThresholdClassifier.decision_function`). For a
         logistic classifier (the default) and two classes, :meth:`predict`
         gives ``classes_[1]`` where the score is positive (up to rounding at
         the boundary). Available when the classifier has ``decision_function``.

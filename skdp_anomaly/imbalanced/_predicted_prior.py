@@ -1,0 +1,171 @@
+"""The predicted-prior threshold: the model's own DP base rate, where the cut is made."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import _fit_context
+
+from .._dask import is_dask_collection
+from .._data.blocks import map_row_blocks
+from ..privacy import LaplaceMechanism, PrivacyCost, check_random_state
+from ..privacy._docstrings import fill_doc
+from ..privacy._grid import to_steps
+from ..privacy._protocol import private_fit
+from ._threshold import NoisyPriorThresholdClassifier, _proba
+
+__all__ = ["PredictedPriorThresholdClassifier"]
+
+
+@fill_doc
+class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
+    """Predict the class of largest ``P(class | x) / π̂(class)``, π̂ the model's DP base rate.
+
+    :class:`NoisyPriorThresholdClassifier` divides by the class prior, the
+    Bayes cut for balanced costs when the probabilities are calibrated. A
+    private classifier's are not: its regulariser, strong at small ε, pulls
+    the intercept towards 0, the mean predicted probability of the minority
+    rises far above its share of the rows, and dividing by that share
+    predicts nearly every row positive. This cut divides by the base rate the
+    model itself predicts, ``π̂(c)`` = the DP mean of ``P(c | x)`` over the
+    training rows (the prior a classifier's outputs imply; Saerens, Latinne
+    and Decaestecker 2002, Section 2.2): for a calibrated model it is the
+    class prior, for a shrunk one it moves the cut with the shrinkage. It
+    leaves the ranking (ROC-AUC) of the wrapped classifier unchanged.
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``
+        A private classifier; cloned and fitted on ``(X, y)``.
+    epsilon : float, default=0.1
+        ε of the mean-prediction release (pure ε-DP, replace-one
+        neighbours; the number of rows n is public).
+    classes : array-like or None, default=None
+        As in :class:`NoisyPriorThresholdClassifier`.
+    random_state : None, int or numpy.random.Generator, default=None
+        Noise of the release; ``None`` for deployment.
+    {accountant}
+        It pays the release; the wrapped estimator charges its own accountant.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted clone of ``estimator``.
+    classes_ : ndarray
+        Class labels, sorted.
+    noisy_prediction_sums_ : ndarray of float
+        The DP sums of ``P(c | x)`` over the training rows, aligned with
+        ``classes_`` (two classes: the minority-side sum ``ŝ₁`` released and
+        ``n − ŝ₁``).
+    class_prior_ : ndarray of float
+        The sums floored at the noise scale and normalised (two classes: ŝ₁
+        clipped to ``[f, n − f]``, f the noise scale), aligned with ``classes_``.
+    privacy_spent_ : PrivacyCost
+        The release only (the wrapped estimator reports its own).
+    n_features_in_ : int
+
+    Notes
+    -----
+    **Privacy.** Under replace-one neighbours (n public), after the wrapped
+    estimator is released: each row's probabilities are clipped to the
+    simplex and rounded to a power-of-two grid, and their integer sums get
+    discrete Laplace noise (:class:`~skdp_anomaly.privacy.LaplaceMechanism`).
+    Two classes: one sum, ``Σ P(1 | x)``, sensitivity 1, scale ``1/ε``; K ≥
+    3: K sums, L1 sensitivity 2. Pure ``epsilon``-DP; with the estimator's
+    cost, sequential composition (:meth:`~.PrivacyCostMixin.privacy_cost`).
+    The floor and the cut are post-processing. The estimator must read no
+    data at ``predict_proba`` (a fitted model does not).
+
+    References
+    ----------
+    .. [1] M. Saerens, P. Latinne and C. Decaestecker. Adjusting the outputs
+       of a classifier to new a priori probabilities: a simple procedure.
+       Neural Computation 14(1), 2002, Section 2.2.
+    .. [2] C. Elkan. The foundations of cost-sensitive learning. IJCAI 2001,
+       Theorem 1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from skdp_anomaly import PrivateLogisticRegression
+    >>> from skdp_anomaly.imbalanced import PredictedPriorThresholdClassifier
+    >>> X, y = make_classification(2000, weights=[0.95], random_state=0)
+    >>> clf = PredictedPriorThresholdClassifier(
+    ...     PrivateLogisticRegression(epsilon=0.9, data_norm=8.0), epsilon=0.1,
+    ...     random_state=0).fit(X, y)
+    >>> clf.privacy_cost().epsilon
+    1.0
+    >>> bool(clf.class_prior_[1] < 0.5)
+    True
+    """
+
+    def __init__(self, estimator, *, epsilon=0.1, classes=None, random_state=None,
+                 accountant=None):
+        super().__init__(estimator, epsilon=epsilon, classes=classes,
+                         random_state=random_state, accountant=accountant)
+
+    # ------------------------------------------------------------ privacy
+    def _mechanism(self, n_classes: int = 2) -> LaplaceMechanism:
+        """Σ P(1|x) (two classes, Δ = 1) or the K sums (L1 Δ = 2), replace-one."""
+        if n_classes <= 2:
+            return LaplaceMechanism(float(self.epsilon), 1.0, neighbours="replace")
+        return LaplaceMechanism(float(self.epsilon), 2.0, neighbours="replace",
+                                coordinates=int(n_classes))
+
+    def _class_size_cost(self) -> PrivacyCost:
+        public = self._check_classes()  # the mechanism refuses a rate it cannot honour
+        cost = self._mechanism(2 if public is None else public.size).cost
+        return PrivacyCost.pure(cost.epsilon, "PredictedPriorThresholdClassifier: the sums of "
+                                "predicted probabilities (discrete Laplace)",
+                                neighbours=cost.neighbours)
+
+    # ---------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=False)
+    @private_fit
+    def fit(self, X, y):
+        """Fit a clone of ``estimator``, then release its mean predictions on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or dask array or DataFrame
+            Training rows (dask rows stay where they are; the sums are one
+            reduction over the blocks).
+        y : array-like, dask array or dask Series of shape (n_samples,)
+            Labels.
+
+        Returns
+        -------
+        self
+        """
+        self._start_private_fit(self.own_privacy_cost())
+        public = self._check_classes()
+        child = self._child(public)
+        X, y, values, counts = self._training_data(X, y)
+        classes = self._label_set(values, counts, public)
+        mechanism = self._mechanism(classes.size)  # refuses a rate before the charge
+        n = int(np.sum(counts))  # public under replace-one neighbours
+        rng = check_random_state(self.random_state)
+        self._charge(self._class_size_cost())
+        self.estimator_ = child.fit(X, y)
+        self.classes_ = classes
+        g = mechanism.granularity
+        steps = map_row_blocks(_proba_steps, X, self, g, is_dask_collection(X),
+                               n_columns=classes.size, dtype=np.int64).sum(axis=0)
+        steps = np.asarray(steps.compute() if is_dask_collection(steps) else steps)
+        floor = min(max(1.0, mechanism.scale), n / 2.0)
+        if classes.size == 2:  # one sum; the other is n minus it (n public)
+            s1 = float(mechanism.randomise_steps(steps[1:], rng)[0]) * g
+            self.noisy_prediction_sums_ = np.array([n - s1, s1])
+            prior = np.array([n - np.clip(s1, floor, n - floor), np.clip(s1, floor, n - floor)])
+        else:
+            self.noisy_prediction_sums_ = mechanism.randomise_steps(steps, rng) * g
+            prior = np.maximum(self.noisy_prediction_sums_, floor)
+        self.class_prior_ = prior / prior.sum()
+        self.privacy_spent_ = self._spent()
+        return self
+
+
+def _proba_steps(X, model, granularity: float, block: bool = False) -> np.ndarray:
+    """Each row's probabilities clipped to the simplex (L1 ≤ 1), in grid steps."""
+    proba = np.clip(_proba(X, model, block), 0.0, 1.0)
+    proba /= np.maximum(proba.sum(axis=1, keepdims=True), 1.0)
+    return to_steps(proba, granularity)
