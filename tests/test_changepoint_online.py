@@ -389,3 +389,18 @@ def test_default_calibration_is_an_average_run_length():
 def test_arl0_parameter_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         PrivateChangePointDetector(**kwargs).fit(np.zeros(10))
+
+
+def test_alarm_at_is_the_row_whose_arrival_raised_the_alarm():
+    # the alarming window [c - h, c + h) is complete when its last row arrives
+    rng = np.random.default_rng(0)
+    stream = np.r_[rng.normal(5, 1, 6000), rng.normal(0, 1, 4000)]
+    det = PrivateChangePointDetector(epsilon=5.0, window=500, direction="decrease",
+                                     random_state=0)
+    for chunk in np.array_split(stream, 100):
+        det.partial_fit(chunk)
+    assert det.alarm_at_ == det.alarm_index_ + 250 - 1
+    assert 6000 <= det.alarm_at_ < det.n_seen_
+    quiet = PrivateChangePointDetector(epsilon=5.0, window=500, random_state=0).partial_fit(
+        rng.normal(size=300))  # no window complete: no alarm
+    assert quiet.alarm_at_ is None and quiet.alarm_index_ is None

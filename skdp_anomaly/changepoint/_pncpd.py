@@ -203,8 +203,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         online: of PNCPD's (``2Δ/ε_p``, ``ε_p`` the ε left after the alarm).
     detected_ : bool
         Whether at least one change point is reported.
-    alarm_index_ : int or None
-        Online only: centre of the window on which AboveThreshold alarmed.
+    alarm_index_, alarm_at_ : int or None
+        Online only: centre of the window on which AboveThreshold alarmed,
+        and the row (0-based) whose arrival raised the alarm (the window's last).
     n_seen_ : int
         Samples read.
     privacy_spent_ : PrivacyCost
@@ -571,7 +572,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             series=self.series)
             if kind == "location"]
         self.noise_scale_ = locate[0].scale
-        self.alarm_index_ = None
+        self.alarm_index_ = self.alarm_at_ = None
         self.n_seen_ = n
         self.privacy_spent_ = self._spent()
         return self
@@ -756,6 +757,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         else:
             self._set_change_points([], [], [])
         self.alarm_index_ = state.alarm_index
+        self.alarm_at_ = None if state.alarm_index is None else state.alarm_index + state.h - 1
         self.n_seen_ = state.n_seen
         if made or not hasattr(self, "privacy_spent_"):
             # 0 (under the run's relation) until AboveThreshold answers its first window

@@ -194,6 +194,9 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
     if args.online:
         print(f"threshold: {det.threshold_:.6g}"
               + (" (calibrated)" if args.threshold is None else ""))
+    if getattr(det, "alarm_at_", None) is not None:
+        print(f"alarm raised on reading data row {det.alarm_at_} (0-based; the alarming "
+              f"window is centred on row {det.alarm_index_})")
     if det.detected_:
         print(f"change points: {det.n_change_points_}")
         for k, direction in zip(det.change_points_.tolist(), det.directions_.tolist()):
@@ -207,8 +210,7 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
         if args.online and det.n_seen_ < det.window:
             print(_window_not_filled(det.window, det.n_seen_))
         if det.alarm_index_ is not None:
-            print(f"alarm raised at window centre row {det.alarm_index_}, but the input "
-                  "ended before PNCPD's window was complete")
+            print("the input ended before PNCPD's window after the alarm was complete")
     if leaked:  # a leak voids the ε: do not print one
         print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
     else:
