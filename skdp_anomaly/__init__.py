@@ -51,7 +51,7 @@ scikit-learn, scipy and imbalanced-learn until an estimator is needed.
 
 from importlib import import_module
 
-from ._version import __version__
+from ._version import __version__ as __version__  # re-exported
 
 #: public name -> the subpackage that defines it
 _EXPORTS = {
