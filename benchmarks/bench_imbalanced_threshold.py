@@ -31,6 +31,16 @@ Every release is charged its share of ε: the classifier gets the rest.
 
     nice python benchmarks/bench_imbalanced_threshold.py            # choose group
     nice python benchmarks/bench_imbalanced_threshold.py --held-out # the final check, once
+
+``--strategy`` re-measures the rule of ``strategy="auto"`` against this cut:
+``DPImbalancedClassifier`` forced to "threshold" and to "oversample" (the
+same random_state, so "auto" equals whichever the rule picks at a fold's n),
+1 × 5-fold, ε ∈ ``STRATEGY_EPSILONS`` (0.1 and 0.25 add cells of small
+ε · n / d), per cell (set, ε) and over the rules "oversample iff
+ε · n / d < t" (d ≤ 50), scored by mean G-mean, worst ε first:
+
+    nice python benchmarks/bench_imbalanced_threshold.py --strategy             # choose
+    nice python benchmarks/bench_imbalanced_threshold.py --strategy --held-out  # once
 """
 
 from __future__ import annotations
@@ -53,6 +63,9 @@ from _common import print_table, write_json  # noqa: E402
 from bench_dpsmote_baselines import load_numeric, scale_fold, study_split  # noqa: E402
 
 EPSILONS = (1.0, 2.0, 5.0, 10.0)
+STRATEGY_EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+#: the thresholds t of "oversample iff ε · n / d < t" scored by --strategy (0: never)
+STRATEGY_THRESHOLDS = (0.0, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 KAPPA = 0.25  # PrivateLogisticRegression's default intercept_scaling
 
 
@@ -224,6 +237,128 @@ def run_final(args):
                   for m, cells in res.items()}
 
 
+def run_strategy(args):
+    """Both strategies of DPImbalancedClassifier, per fold and ε, with the fold's ε · n / d."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from skdp_anomaly import DPImbalancedClassifier
+
+    name, set_index, _, _ = args
+    X, y = load_numeric(name)
+    d = X.shape[1]
+    rows = []
+    cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    for fold, (train, test) in enumerate(cv.split(X, y)):
+        X_train, X_test = scale_fold(X[train], X[test])
+        for eps in STRATEGY_EPSILONS:
+            seed = 100_000 * set_index + 1_000 * fold + round(100 * eps)
+            row = {"fold": fold, "eps": eps, "n": len(train), "d": d,
+                   "q": eps * len(train) / d}
+            for strategy in ("threshold", "oversample", "auto"):
+                est = DPImbalancedClassifier(epsilon=eps, bounds=(-1.0, 1.0), strategy=strategy,
+                                             random_state=seed)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est.fit(X_train, y[train])
+                g, r = _gmean_recall(y[test], est.predict(X_test) == 1)
+                row[strategy] = {"g": g, "r": r,
+                                 "auc": _auc(y[test], est.predict_proba(X_test)[:, 1])}
+            # the package's own "auto" (its current rule) is the strategy it picked, same seeds
+            row["auto"]["picked"] = est.strategy_
+            assert row["auto"]["g"] == row[est.strategy_]["g"], (name, fold, eps)
+            rows.append(row)
+    return name, rows
+
+
+def _rule_pick(row, t, max_features=50):
+    return "oversample" if row["d"] <= max_features and row["q"] < t else "threshold"
+
+
+def strategy_cells(out):
+    """Per (set, ε): mean ε·n/d, G-mean and ROC-AUC of both strategies over the folds."""
+    cells = []
+    for name, rows in out.items():
+        for eps in STRATEGY_EPSILONS:
+            rs = [r for r in rows if r["eps"] == eps]
+            cell = {"set": name, "eps": eps, "d": rs[0]["d"],
+                    "q": float(np.mean([r["q"] for r in rs]))}
+            for s in ("threshold", "oversample", "auto"):
+                for k in ("g", "auc"):
+                    cell[f"{s}_{k}"] = float(np.mean([r[s][k] for r in rs]))
+            cells.append(cell)
+    return cells
+
+
+def strategy_summary(out, thresholds):
+    """Mean G-mean / ROC-AUC over sets per ε of each rule, fold by fold (auto = the pick)."""
+    table = {"package auto (current rule)": {}}
+    for eps in STRATEGY_EPSILONS:
+        rows_e = [[r for r in rows if r["eps"] == eps] for rows in out.values()]
+        table["package auto (current rule)"][eps] = {
+            "g": float(np.mean([np.mean([r["auto"]["g"] for r in rs]) for rs in rows_e])),
+            "auc": float(np.mean([np.mean([r["auto"]["auc"] for r in rs]) for rs in rows_e])),
+            "folds_oversampled": sum(r["auto"]["picked"] == "oversample"
+                                     for rs in rows_e for r in rs)}
+    for label, t in [("threshold", 0.0), ("oversample", math.inf)] + [
+            (f"auto, ε·n/d < {t:g}", t) for t in thresholds if t > 0]:
+        table[label] = {}
+        for eps in STRATEGY_EPSILONS:
+            g, auc, n_over = [], [], 0
+            for rows in out.values():
+                rs = [r for r in rows if r["eps"] == eps]
+                picks = [_rule_pick(r, t) for r in rs]
+                n_over += picks.count("oversample")
+                g.append(np.mean([r[p]["g"] for r, p in zip(rs, picks)]))
+                auc.append(np.mean([r[p]["auc"] for r, p in zip(rs, picks)]))
+            table[label][eps] = {"g": float(np.mean(g)), "auc": float(np.mean(auc)),
+                                 "folds_oversampled": n_over}
+    return table
+
+
+def strategy_main(args, sets, tag):
+    jobs = [(name, i, None, None) for i, name in enumerate(sets)]
+    if args.jobs > 1:
+        from multiprocessing import Pool
+
+        with Pool(args.jobs) as pool:
+            out = dict(pool.map(run_strategy, jobs))
+    else:
+        out = dict(map(run_strategy, jobs))
+    cells = strategy_cells(out)
+    bands = [(0, 4), (4, 8), (8, 16), (16, 40), (40, math.inf)]
+    band_rows = []
+    for lo, hi in bands:
+        cs = [c for c in cells if lo <= c["q"] < hi and c["d"] <= 50]
+        if not cs:
+            continue
+        dg = [c["oversample_g"] - c["threshold_g"] for c in cs]
+        da = [c["oversample_auc"] - c["threshold_auc"] for c in cs]
+        se = np.std(dg, ddof=1) / math.sqrt(len(dg)) if len(dg) > 1 else 0.0
+        band_rows.append([f"[{lo:g}, {hi:g})", len(cs), sum(x > 0 for x in dg),
+                          f"{np.mean([c['threshold_g'] for c in cs]):.3f}",
+                          f"{np.mean([c['oversample_g'] for c in cs]):.3f}",
+                          f"{np.mean(dg):+.3f} ± {se:.3f}", f"{np.mean(da):+.3f}"])
+    print_table(f"{tag}: cells (set, ε) by ε·n/d (n: training fold), oversample − threshold",
+                ["ε·n/d", "cells", "oversample wins (G)", "G threshold", "G oversample",
+                 "ΔG ± SE", "ΔAUC"], band_rows)
+    small = sorted((c for c in cells if c["q"] < 16), key=lambda c: c["q"])
+    print_table(f"{tag}: every cell with ε·n/d < 16 (G-mean / ROC-AUC)",
+                ["set", "d", "ε", "ε·n/d", "threshold", "oversample"],
+                [[c["set"], c["d"], f"{c['eps']:g}", f"{c['q']:.1f}",
+                  f"{c['threshold_g']:.3f} / {c['threshold_auc']:.3f}",
+                  f"{c['oversample_g']:.3f} / {c['oversample_auc']:.3f}"] for c in small])
+    summary = strategy_summary(out, STRATEGY_THRESHOLDS)
+    print_table(f"{tag}: {len(out)} sets, G-mean / ROC-AUC (mean over sets; auto fold by fold; "
+                "folds oversampled)",
+                ["rule"] + [f"ε = {e:g}" for e in STRATEGY_EPSILONS],
+                [[label] + [f"{v[e]['g']:.3f} / {v[e]['auc']:.3f} ({v[e]['folds_oversampled']})"
+                            for e in STRATEGY_EPSILONS] for label, v in summary.items()])
+    write_json(f"imbalanced_strategy_{tag}", {"sets": sets, "epsilons": STRATEGY_EPSILONS,
+                                              "thresholds": STRATEGY_THRESHOLDS,
+                                              "summary": summary, "cells": cells,
+                                              "folds": out})
+
+
 def targets(results):
     """The issue's targets on the mean over sets: [(name, value, bound, met)]."""
     def mean(method, eps, key):
@@ -262,10 +397,14 @@ def main(argv=None):
     ap.add_argument("--sets", nargs="*")
     ap.add_argument("--final", action="store_true",
                     help="A, B and the package's default (the class itself) instead of the rules")
+    ap.add_argument("--strategy", action="store_true",
+                    help='"threshold" against "oversample" (the rule of "auto") instead')
     args = ap.parse_args(argv)
     choose, held_out, _ = study_split()
     group = held_out if args.held_out else choose
     sets = args.sets or group
+    if args.strategy:
+        return strategy_main(args, sets, "held_out" if args.held_out else "choose")
     rule_map = rules([None] + list(args.caps))
     jobs = [(name, i, rule_map, args.draws) for i, name in enumerate(sets)]
     func = run_final if args.final else run_set

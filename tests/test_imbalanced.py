@@ -463,10 +463,10 @@ def test_check_privacy_budget_is_exactly_epsilon(strategy, epsilon):
 
 
 @pytest.mark.parametrize("epsilon, n_features, n_samples, expected", [
-    (1.0, 8, 2000, "threshold"), (0.5, 30, 600, "oversample"),
-    (1.0, 10, 159, "oversample"), (1.0, 10, 160, "threshold"),   # ε·n/d = 16: threshold
-    (0.0639, 8, 2000, "oversample"), (0.064, 8, 2000, "threshold"),
-    (0.5, 36, 1000, "oversample"), (5.0, 36, 1000, "threshold"),
+    (1.0, 8, 2000, "threshold"), (0.25, 30, 600, "oversample"), (0.5, 30, 600, "threshold"),
+    (1.0, 10, 79, "oversample"), (1.0, 10, 80, "threshold"),   # ε·n/d = 8: threshold
+    (0.0319, 8, 2000, "oversample"), (0.032, 8, 2000, "threshold"),
+    (0.25, 36, 1000, "oversample"), (0.5, 36, 1000, "threshold"),
     (0.5, 50, 600, "oversample"), (0.5, 51, 600, "threshold"),   # at most 50 features
     (1.0, 1617, 3076, "threshold"),
 ])
@@ -477,7 +477,7 @@ def test_resolve_strategy_is_the_eps_n_over_d_rule(epsilon, n_features, n_sample
 
 
 def test_resolve_strategy_reads_the_module_constant(monkeypatch):
-    assert _strategy.OVERSAMPLE_MAX_EPS_N_PER_D == 16.0
+    assert _strategy.OVERSAMPLE_MAX_EPS_N_PER_D == 8.0
     monkeypatch.setattr(_strategy, "OVERSAMPLE_MAX_EPS_N_PER_D", 1000.0)
     assert resolve_imbalanced_strategy(1.0, 8, 2000) == "oversample"  # 250 < 1000
 
@@ -493,11 +493,11 @@ def test_resolve_strategy_errors(args, match):
 
 
 def test_auto_oversamples_a_small_set_at_a_small_epsilon(raw):
-    X, y = raw  # 2000 rows, d = 5: ε·n/d < 16 needs n < 80 at ε = 1
-    clf = DPImbalancedClassifier(epsilon=1.0, bounds=(0, 100), random_state=0)
+    X, y = raw  # 2000 rows, d = 5: ε·n/d < 8 needs n < 80 at ε = 0.5
+    clf = DPImbalancedClassifier(epsilon=0.5, bounds=(0, 100), random_state=0)
     idx = np.r_[np.flatnonzero(y == 1)[:15], np.flatnonzero(y == 0)[:60]]
     with warnings.catch_warnings():
-        # 15 minority rows at ε = 0.25: DPSMOTE says its class mean is mostly noise
+        # 15 minority rows at ε = 0.125: DPSMOTE says its class mean is mostly noise
         warnings.simplefilter("ignore", DPSMOTENoiseWarning)
         assert clf.fit(X[idx], y[idx]).strategy_ == "oversample"
     assert list(clf.model_.named_steps) == ["scaler", "dpsmote", "classifier"]

@@ -136,8 +136,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     add/remove neighbours and counts twice under replace-one (group
     privacy). Sequential composition gives, for ``"threshold"``,
     ``0.85 ε + 0.15 ε = ε`` and, for ``"oversample"``,
-    ``2 · 0.25 ε + 0.5 ε = ε``. The rule of ``"auto"`` reads ``epsilon``
-    and d only, so which strategy runs is public and costs nothing. The
+    ``2 · 0.25 ε + 0.5 ε = ε``. The rule of ``"auto"`` (oversample iff
+    ε · n / d < 8 and d ≤ 50) reads ``epsilon``, d and n only, so which
+    strategy runs is public and costs nothing. The
     label set is ``classes``, or read from ``y`` and treated as public
     (:meth:`privacy_assumptions`).
 
