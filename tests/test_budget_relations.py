@@ -134,9 +134,11 @@ def test_issue_example_under_add_remove_totals_1_with_gaussiannb_leak():
     assert report.steps[1].leak and math.isinf(report.steps[1].epsilon)
 
 
-def test_default_relation_is_replace():
-    for func in (check_privacy_budget, print_pipeline_report):
-        assert inspect.signature(func).parameters["neighbours"].default == "replace"
+def test_default_relations():
+    # the validator states a total under the strongest relation every step holds under;
+    # a budget held over fits, and a printed report, name theirs: replace-one
+    assert inspect.signature(check_privacy_budget).parameters["neighbours"].default == "auto"
+    assert inspect.signature(print_pipeline_report).parameters["neighbours"].default == "replace"
     assert BudgetedPipeline([("c", lr())]).neighbours == "replace"
     assert quiet(issue_example()).neighbours == "replace"
 
@@ -175,7 +177,7 @@ def test_add_remove_protocol_cost_is_doubled_under_replace():
 
 def test_approx_cost_converts_delta_by_group_privacy():
     step = CostTransformer(PrivacyCost.approx(1.0, 1e-6, neighbours="add_remove"))
-    row = quiet(Pipeline([("t", step)])).steps[0]
+    row = quiet(Pipeline([("t", step)]), neighbours="replace").steps[0]
     assert row.epsilon == 2.0 and row.delta == pytest.approx((1 + math.e) * 1e-6)
 
 
@@ -196,7 +198,7 @@ def test_every_row_and_the_total_are_stated_under_the_report_relation(neighbours
 
 def test_cost_without_conversion_is_a_leak_under_replace():
     step = CostTransformer(PrivacyCost.anomaly_restricted_dp(1.0, neighbours="add_remove"))
-    report = quiet(Pipeline([("t", step)]))
+    report = quiet(Pipeline([("t", step)]), neighbours="replace")
     assert report.steps[0].leak
     assert any("no group-privacy conversion" in leak for leak in report.leaks)
     assert quiet(Pipeline([("t", step)]), neighbours="add_remove").epsilon == 1.0
