@@ -82,7 +82,7 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     Returns
     -------
     dict
-        Method name (:data:`METHODS`) -> unfitted model.
+        Method name (one of ``METHODS``) -> unfitted model.
 
     Raises
     ------

@@ -123,7 +123,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     See Also
     --------
     resolve_imbalanced_strategy : the rule of ``strategy="auto"``.
-    PredictedPriorThresholdClassifier : the threshold on its own.
+    skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier : the threshold on its own.
     BoundsScaler : the scaling step on its own.
 
     Notes
@@ -442,7 +442,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         ``"oversample"``: the classifier's scores. ``"threshold"``: shifted by
         the log-odds of the model's DP mean prediction
-        (:meth:`PredictedPriorThresholdClassifier.decision_function`). For a
+        (:meth:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier.decision_function`). For a
         logistic classifier (the default) and two classes, :meth:`predict`
         gives ``classes_[1]`` where the score is positive (up to rounding at
         the boundary). Available when the classifier has ``decision_function``.

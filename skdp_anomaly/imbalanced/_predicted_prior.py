@@ -20,7 +20,7 @@ __all__ = ["PredictedPriorThresholdClassifier"]
 class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
     """Predict the class of largest ``P(class | x) / π̂(class)``, π̂ the model's DP base rate.
 
-    :class:`NoisyPriorThresholdClassifier` divides by the class prior, the
+    :class:`~skdp_anomaly.NoisyPriorThresholdClassifier` divides by the class prior, the
     Bayes cut for balanced costs when the probabilities are calibrated. A
     private classifier's are not: its regulariser, strong at small ε, pulls
     the intercept towards 0, the mean predicted probability of the minority
@@ -40,7 +40,7 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
         ε of the mean-prediction release (pure ε-DP, replace-one
         neighbours; the number of rows n is public).
     classes : array-like or None, default=None
-        As in :class:`NoisyPriorThresholdClassifier`.
+        As in :class:`~skdp_anomaly.NoisyPriorThresholdClassifier`.
     random_state : None, int or numpy.random.Generator, default=None
         Noise of the release; ``None`` for deployment.
     {accountant}

@@ -77,7 +77,7 @@ def hbos_n_bins(n_samples: float, epsilon: float, n_features: int) -> int:
     Parameters
     ----------
     n_samples : float
-        The number of rows; :class:`PrivateHBOS` passes its noisy row count
+        The number of rows; :class:`~skdp_anomaly.PrivateHBOS` passes its noisy row count
         (a DP release), never the true one. Values below 1 count as 1.
     epsilon : float
         ε of the histogram release (the estimator's share for the counts).
@@ -184,7 +184,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     See Also
     --------
     sklearn.ensemble.IsolationForest : the non-private detector with the same API.
-    hbos_n_bins : the rule of ``n_bins="auto"``.
+    skdp_anomaly.outlier.hbos_n_bins : the rule of ``n_bins="auto"``.
 
     Notes
     -----
