@@ -442,7 +442,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
         ``"oversample"``: the classifier's scores. ``"threshold"``: shifted by
         the log-odds of the model's DP mean prediction
-        (:meth:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier.decision_function`). For a
+        (``decision_function`` of
+        :class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`). For a
         logistic classifier (the default) and two classes, :meth:`predict`
         gives ``classes_[1]`` where the score is positive (up to rounding at
         the boundary). Available when the classifier has ``decision_function``.
