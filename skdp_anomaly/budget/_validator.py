@@ -602,10 +602,12 @@ def check_privacy_budget(
     named = _named_estimators(estimator)
     if neighbours == "auto":
         # the strongest relation every step holds under: add/remove unless it adds leaks
-        both = {nb: _walk_all(named, nb, cv) for nb in ("add_remove", "replace")}
-        neighbours = ("add_remove" if len(both["add_remove"].leaks) <= len(both["replace"].leaks)
-                      else "replace")
-        walker = both[neighbours]
+        # (replace-one is walked only when add/remove has some)
+        walker, neighbours = _walk_all(named, "add_remove", cv), "add_remove"
+        if walker.leaks:
+            replace = _walk_all(named, "replace", cv)
+            if len(replace.leaks) < len(walker.leaks):
+                walker, neighbours = replace, "replace"
     else:
         neighbours = check_neighbours(neighbours)
         walker = _walk_all(named, neighbours, cv)

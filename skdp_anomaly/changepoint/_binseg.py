@@ -281,9 +281,9 @@ def _replan(plan: list) -> list:
     is unchanged; choosing the stages from a DP output is adaptive composition)."""
     if not any(kind == "trend" for kind, _ in plan):
         return plan
-    total = math.fsum(m.epsilon for _, m in plan if m is not None)
-    if any(m is None for _, m in plan):
+    if any(m is None for _, m in plan):  # the non-private reference
         return [(kind, None) for kind, _ in plan if kind != "trend"]
+    total = math.fsum(m.epsilon for _, m in plan)
     levels = sum(kind == "test" for kind, _ in plan)
     return _to_total(_plan(total, levels), total)
 
