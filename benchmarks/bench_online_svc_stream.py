@@ -9,9 +9,9 @@ set: 10⁵ fresh rows with noisy labels. Compared at ε = 2, on the same stream
 and in the same run:
 
 * ``PrivateOnlineActiveSVC(epsilon=2)``, the package defaults
-  (``update="ftrl"``, Bernoulli selection with ε_s = 0.25·ε, windows from
-  the public rule ``max(5, ceil(16·d/ε))``, histogram intercept; no
-  ``n_rows_hint``: the stream length is unknown);
+  (``update="ftrl"``, labelled and active windows, Bernoulli selection with
+  ε_s = 0.25·ε in the active ones, the DP class prior and the centroid cut;
+  no ``n_rows_hint``: the stream length is unknown);
 * ftrl with ``selection="all"``, and ftrl ``selection="all",
   noise="tree"`` with ``n_rows_hint`` = the stream length (the tree needs
   it);

@@ -153,9 +153,9 @@ def test_a_short_offset_stream_learns_its_intercept(tmp_path, capsys):
                  "--selection", "all", "--test", str(tmp_path / "test.csv")]) == 0
     out = capsys.readouterr().out
     assert float(out.split("accuracy on test.csv: ")[1].split()[0]) > 0.8
-    # the stream length was used: d = 2, ε = 2, rule 16 rows, 0.7·300 gradient rows in
-    # ⌊log2(210/16 + 1)⌋ = 3 doubling rounds that end with the stream
-    assert "updates released: 3" in out
+    # the stream length was used: one round of 195 labelled and 105 active rows, each
+    # window one release that ends with the stream
+    assert "updates released: 2" in out
 
 
 class _Terminal(io.StringIO):

@@ -2,11 +2,12 @@
 
 :class:`PrivateOnlineActiveSVC` learns a linear SVM from a stream, asking for
 the labels of informative rows only (private Bernoulli or exponential
-selection) and releasing noisy mini-batch updates (FLSW / FLMB).
+selection) and releasing noisy window sums (DP-FTRL, with a DP class prior)
+or the paper's noisy mini-batch updates (FLSW / FLMB).
 """
 
 from ._online_svc import PrivateOnlineActiveSVC
-from ._warnings import NothingReleasedWarning
 from ._selection import calibrated_slab
+from ._warnings import NothingReleasedWarning
 
 __all__ = ["NothingReleasedWarning", "PrivateOnlineActiveSVC", "calibrated_slab"]

@@ -43,11 +43,13 @@ N_INTS = 12
 P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
 N_FLOATS = 11
 # ftrl window lengths (observed rows): first round's gradient window, later ones',
-# first round's threshold window, later ones' (0: no threshold windows); GROWTH = 1:
-# round r's windows are min(later, first·2^r) (a stream of unknown length);
-# FULL_ROUNDS: the leading rounds whose windows take every row (no selection)
-FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH, FULL_ROUNDS = range(6)
-N_WINDOWS = 6
+# first round's second window, later ones' (0: none); GROWTH = 1: round r's windows
+# are min(later, first·2^r) (a stream of unknown length); FULL_ROUNDS: the leading
+# rounds whose windows take every row (no selection); ACTIVE = 1: every round is a
+# labelled window (every row taken) then an active window (rows selected), both
+# releasing class sums, instead of a gradient then a threshold window
+FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH, FULL_ROUNDS, ACTIVE = range(7)
+N_WINDOWS = 7
 # ftrl phases
 PHASE_GRADIENT, PHASE_THRESHOLD = 0, 1
 # |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
@@ -137,7 +139,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
     selected rows (``windows`` holds the window lengths). Every row of the
     first ``windows[FULL_ROUNDS]`` rounds is taken, whatever the selection:
     there is no hyperplane yet (or a young one), and taking them all is
-    data-independent.
+    data-independent. With ``windows[ACTIVE]`` every row of a gradient-phase
+    (labelled) window is taken, and only the active windows select.
     """
     n, d = X.shape
     M, slab = floats[DATA_NORM], floats[SLAB]
@@ -180,8 +183,9 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL
-                                         and ints[ROUND] < windows[FULL_ROUNDS]):
+        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and (
+                ints[ROUND] < windows[FULL_ROUNDS]
+                or (windows[ACTIVE] == 1 and ints[PHASE] == PHASE_GRADIENT))):
             chosen = True
         else:
             dist = 0.0

@@ -17,6 +17,7 @@ from ..privacy import GeometricMechanism, LaplaceMechanism, call_rng
 from ..privacy._exact import bernoulli_logistic
 from . import _kernel as kernel
 from ._ftrl import (
+    active_windows,
     ftrl_windows,
     gradient_sensitivity,
     projection_reach,
@@ -34,6 +35,8 @@ _UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW, "ftrl": kerne
 PAPER_ALPHA, PAPER_SELECTION_SHARE, PAPER_BATCH_SIZE = 0.01, 0.5, 5
 #: ftrl's selection share of ε (the user guide has the measurements).
 FTRL_SELECTION_SHARE = 0.25
+#: The threshold windows' share of a round with ``class_weight=None``.
+NONE_WEIGHT_INTERCEPT_SHARE = 0.3
 # update-noise vectors drawn from the noise stream at a time; the unused ones are
 # dropped at the end of a call, so that no noise is kept between calls
 _NOISE_REFILL = 64
@@ -62,6 +65,19 @@ class StreamMixin:
         """Features of the rows the kernel sees (one more for a constant feature)."""
         return n_features + 1 if self._augmented() else n_features
 
+    def _threshold_share(self) -> float:
+        """The share of each round's rows in its threshold window (0: active windows).
+
+        ``intercept_share``, or by default none with ``class_weight="balanced"``
+        (the cut comes from the class centroids) and 0.3 with None (the cut of
+        fewest errors needs the histograms). Without an intercept there is no cut.
+        """
+        if not self.fit_intercept or self.update != "ftrl":
+            return 0.0
+        if self.intercept_share is not None:
+            return float(self.intercept_share)
+        return NONE_WEIGHT_INTERCEPT_SHARE if self.class_weight is None else 0.0
+
     def _paper_batch_size(self) -> int:
         return PAPER_BATCH_SIZE if self.batch_size is None else int(self.batch_size)
 
@@ -78,14 +94,19 @@ class StreamMixin:
         return out
 
     # -------------------------------------------------------- the stream
-    def _ftrl_setup(self, data_norm: float, n_features: int, horizon) -> _FtrlSetup:
+    def _ftrl_setup(self, data_norm: float, n_features: int, horizon,
+                    first_call=None) -> _FtrlSetup:
         """ftrl's windows and mechanisms: functions of public parameters only."""
         _, eps_g = self._split()
         sensitivity = gradient_sensitivity(n_features, data_norm)
         coordinates = released_size(n_features)
-        share = float(self.intercept_share) if self.fit_intercept else 0.0
-        windows = ftrl_windows(n_features, float(self.epsilon), eps_g, share, horizon,
-                               self.batch_size)
+        share = self._threshold_share()
+        if share:
+            windows = ftrl_windows(n_features, float(self.epsilon), eps_g, share, horizon,
+                                   self.batch_size)
+        else:  # labelled and active windows, the cut from the class centroids
+            windows = active_windows(n_features, float(self.epsilon), horizon, self.batch_size,
+                                     first_call)
         reach = projection_reach(n_features, data_norm)
         levels = tree_levels(windows, horizon) if (
             self.noise == "tree" and horizon is not None) else 0
@@ -99,7 +120,7 @@ class StreamMixin:
             GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None,
             reach)
 
-    def _update_setup(self, data_norm: float, n_features: int, horizon=None):
+    def _update_setup(self, data_norm: float, n_features: int, horizon=None, first_call=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
 
         Raises a ``ValueError`` naming ``data_norm`` when floating point cannot
@@ -109,7 +130,7 @@ class StreamMixin:
         sensitivity = 2.0 * data_norm * math.sqrt(n_features)
         try:
             if self.update == "ftrl":
-                mech = self._ftrl_setup(data_norm, n_features, horizon)
+                mech = self._ftrl_setup(data_norm, n_features, horizon, first_call)
                 grid = mech.later.granularity
             else:
                 mech = LaplaceMechanism(eps_g, sensitivity, neighbours="replace",
@@ -222,9 +243,11 @@ class StreamMixin:
                 labels.refuse()
         if labels.y is not None:  # pending rows of this call: read their labels from this y
             labels.fill(state)
-        if self._stream_ends(X.shape[0] - start) and ints[kernel.BUF_N] > 0:
+        if (self._stream_ends(X.shape[0] - start) or self._call_closes_window()) and ints[
+                kernel.BUF_N] > 0:
             labels.fill(state)  # the last window of a stream of known length is released
-            if ints[kernel.ROUND] > 0 and state.windows[kernel.THRESHOLD] > 0:
+            if (ints[kernel.ROUND] > 0 and state.windows[kernel.THRESHOLD] > 0
+                    and not state.windows[kernel.ACTIVE]):
                 # a tail too short for a round: its rows refine the cut on the current
                 # direction (a new direction now would be left with a stale cut)
                 ints[kernel.PHASE] = kernel.PHASE_THRESHOLD
@@ -239,6 +262,20 @@ class StreamMixin:
         rate = floats[kernel.EXP_RATE]
         return lambda d: np.exp(-np.maximum(slab, np.minimum(d, M)) * rate)
 
+    def _call_closes_window(self) -> bool:
+        """Active windows on a stream of unknown length: the end of a call releases
+        the open window once it has seen at least half its planned length.
+
+        Where the calls end is public (the caller's chunking, not the data), so
+        the windows stay functions of public quantities; the rows of a stream
+        that ends in a window are used unless that window had barely begun.
+        """
+        state = self._state
+        if not state.windows[kernel.ACTIVE] or state.horizon is not None:
+            return False
+        planned = int(kernel.window_length(state.ints, state.windows))
+        return 2 * int(state.ints[kernel.WINDOW_SEEN]) >= planned
+
     def _stream_ends(self, n_new: int) -> bool:
         """ftrl, and this call's rows complete a stream of known length."""
         horizon = self._state.horizon
@@ -252,7 +289,19 @@ class StreamMixin:
         rows, signs = state.buf[:ints[kernel.BUF_N]], state.signs[:ints[kernel.BUF_N]]
         # the leading rounds took every row: one release at the whole ε
         first = bool(ints[kernel.ROUND] < state.windows[kernel.FULL_ROUNDS])
-        if ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
+        if state.windows[kernel.ACTIVE]:
+            # a labelled window took every row: one release at the whole ε (in the
+            # tree, every window but the first is a leaf at ε_g / L)
+            whole = ints[kernel.PHASE] == kernel.PHASE_GRADIENT and (
+                ftrl.tree is None or ints[kernel.ROUND] == 0)
+            ftrl.release_centroids(rows, signs, self.data_norm_,
+                                   setup.first if whole else setup.later,
+                                   ftrl.tree is not None and not whole, rng)
+            w, ftrl.threshold = ftrl.pool.iterate(self._alpha(self.data_norm_),
+                                                  bool(self.fit_intercept))
+            state.w[:] = w
+            ints[kernel.N_UPDATES] += 1
+        elif ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
             ftrl.release_gradient(rows, signs, state.w, state.bias, self.data_norm_,
                                   setup.first if first else setup.later, first, rng)
             state.w[:] = ftrl.iterate(setup.later.granularity, self._alpha(self.data_norm_),
@@ -292,5 +341,7 @@ class StreamMixin:
         else:
             self.coef_ = average[None, :].copy()
             self.intercept_ = np.array([self._state.average_bias])
+        if self.update == "ftrl":  # post-processing of the released positive counts
+            self.class_prior_ = self._state.ftrl.pool.class_prior()
         self.privacy_spent_ = self._spent()
 

@@ -12,7 +12,8 @@ import numpy as np
 from .._warn import warn
 from . import _kernel as kernel
 
-__all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NothingReleasedWarning"]
+__all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NoSelectionWarning",
+           "NothingReleasedWarning"]
 
 #: Rows above ``data_norm`` in more than this share of a call's rows raise a local
 #: warning: a fixed public threshold, so that the warning says one bit, not a count.
@@ -21,6 +22,10 @@ OUTSIDE_BALL_SHARE = 0.1
 
 class NothingReleasedWarning(UserWarning):
     """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` predicts before it released any update."""
+
+
+class NoSelectionWarning(UserWarning):
+    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` run has read every label so far."""
 
 
 class DiagnosticsMixin:
@@ -52,7 +57,8 @@ class DiagnosticsMixin:
     def _warn_nothing_released(self) -> None:
         if self.update == "ftrl":
             state = getattr(self, "_state", None)
-            rows = (f"its first gradient window is {int(state.windows[kernel.FIRST_GRADIENT])} "
+            kind = "labelled" if state is not None and state.windows[kernel.ACTIVE] else "gradient"
+            rows = (f"its first {kind} window is {int(state.windows[kernel.FIRST_GRADIENT])} "
                     "rows" if state is not None else "its first window has not ended")
         else:
             rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
@@ -61,3 +67,21 @@ class DiagnosticsMixin:
              f"classes_[0]={self.classes_[:1].tolist()[0]!r}. Stream more rows, or call fit on the whole "
              "stream (a stream of known length releases its last window).",
              NothingReleasedWarning)
+
+    def _warn_no_selection(self) -> None:
+        """Say why a run read every label: its rows all lay in labelled windows.
+
+        Public facts only (the rows seen, the first window's length): the
+        active windows, which select, come after the first labelled window.
+        """
+        state = getattr(self, "_state", None)
+        if (self.update != "ftrl" or self.selection == "all" or state is None
+                or not state.windows[kernel.ACTIVE] or self.n_seen_ == 0
+                or int(state.ints[kernel.ROUND]) > 0
+                or int(state.ints[kernel.PHASE]) != kernel.PHASE_GRADIENT):
+            return
+        warn(f"{type(self).__name__} has read every label so far ({self.n_seen_} rows): its "
+             f"first labelled window is {int(state.windows[kernel.FIRST_GRADIENT])} rows, and "
+             "only the active windows after it select rows. Pass n_rows_hint (a stream of "
+             "known length is one round, 35 % of it active), call partial_fit with more rows "
+             "at first, or set batch_size (the labelled windows' length).", NoSelectionWarning)
