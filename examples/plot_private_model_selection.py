@@ -291,7 +291,7 @@ ax_picks.set_title("Which candidate each search picks")
 ax_picks.legend(fontsize=8)
 
 names = list(test_accuracy)
-ax_score.boxplot([test_accuracy[name] for name in names], vert=False)
+ax_score.boxplot([test_accuracy[name] for name in names], orientation="horizontal")
 for i, name in enumerate(names, start=1):
     ax_score.scatter(test_accuracy[name], np.full(len(repetitions), i), s=12, alpha=0.6)
 ax_score.set_yticks(range(1, len(names) + 1), [n.replace(" (", "\n(") for n in names],

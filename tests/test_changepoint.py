@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from _accountants import Ledger
+from skdp_anomaly import BudgetAccountant
 
 from skdp_anomaly.changepoint import (
     ChangePointNoiseWarning,
@@ -449,8 +450,15 @@ def test_threshold_without_window_is_refused():
     assert not hasattr(det, "change_point_")
 
 
-@pytest.mark.parametrize("n, kwargs", [(4, {}), (10, {}), (40, {}),
-                                       (40, {"n_change_points": 2})])
+@pytest.mark.parametrize("n", [4, 10, 30])
+def test_series_too_short_for_any_change_are_refused_before_a_charge(n):
+    ledger = BudgetAccountant(epsilon=5.0)
+    with pytest.raises(ValueError, match=f"the series has {n} samples.*nothing was charged"):
+        PrivateChangePointDetector(epsilon=1.0, accountant=ledger).fit(np.arange(float(n)))
+    assert ledger.spent.epsilon == 0 and not ledger.history
+
+
+@pytest.mark.parametrize("n, kwargs", [(40, {}), (40, {"n_change_points": 2})])
 def test_short_series_warn_that_the_result_is_a_guess(n, kwargs):
     with pytest.warns(ChangePointNoiseWarning, match=f"the series has {n} samples") as record:
         PrivateChangePointDetector(epsilon=1.0, random_state=0, **kwargs).fit(

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp_anomaly import audit
+from skdp_anomaly import BudgetAccountant, audit
 from skdp_anomaly.changepoint import (
     ChangePointNoiseWarning,
     PrivateChangePointDetector,
@@ -164,8 +164,15 @@ def test_min_size_is_respected():
 def test_undecidable_series_warn_and_too_short_ones_are_refused():
     noise = np.random.default_rng(0).normal(size=400)
     with pytest.warns(ChangePointNoiseWarning, match="likely answer whatever the data"):
-        PrivateChangePointDetector(epsilon=0.1, dependence="none",
+        PrivateChangePointDetector(epsilon=1.0, dependence="none",
                                    random_state=0).fit(noise[:60])
+    # a perfect change would clear the test no more often than a false alarm: refused,
+    # before any charge
+    ledger = BudgetAccountant(epsilon=10.0)
+    with pytest.raises(ValueError, match="no more often than a false alarm.*nothing was "
+                                         "charged"):
+        PrivateChangePointDetector(epsilon=0.1, accountant=ledger).fit(noise[:60])
+    assert ledger.spent.epsilon == 0
     with pytest.raises(ValueError, match="n_change_points=3 with segments of at least "
                                          "min_size=10 needs at least 40"):
         PrivateChangePointDetector(n_change_points=3, min_size=10).fit(np.arange(30.0))

@@ -130,6 +130,8 @@ def _error(det, window):
     return str(info.value)
 
 
+# the test mixes a frame and arrays on purpose: scikit-learn's feature-name check warns
+@pytest.mark.filterwarnings("ignore:X (has|does not have valid) feature names:UserWarning")
 @pytest.mark.parametrize("fault", ["nan", "inf", "features", "empty", "strings"])
 def test_bad_dask_windows_give_the_numpy_error_before_any_charge(fault):
     ledgers = Ledger(), Ledger()
@@ -158,6 +160,8 @@ def test_bad_dask_windows_give_the_numpy_error_before_any_charge(fault):
     assert _same_state(lazy, before)
 
 
+# the test mixes a frame and arrays on purpose: scikit-learn's feature-name check warns
+@pytest.mark.filterwarnings("ignore:X (has|does not have valid) feature names:UserWarning")
 def test_the_window_is_never_computed_whole_and_nothing_of_it_stays(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the whole dask window was converted to numpy")

@@ -596,10 +596,13 @@ def test_none_bounds_are_read_from_the_data_with_a_leak_warning(raw):
     (dict(bounds=([0] * 3, [100] * 3)), "fit", "'bounds' parameter has 3 values"),
     (dict(strategy="smote"), None, "'strategy' parameter"),
     (dict(classifier=LogisticRegression()), None, "'classifier' parameter.*'epsilon'"),
-    # the threshold's classifier at 0.85 ε = 42.5 is above PrivateLogisticRegression's 30
-    (dict(epsilon=50.0), None, "'epsilon' parameter of DPImbalancedClassifier \\(50.0\\)"),
-    # the mean predictions at 0.15 ε = 6e-7 are below every mechanism's floor of 1e-6
-    (dict(epsilon=4e-6), None, "'epsilon' parameter of DPImbalancedClassifier"),
+    # one range, [1e-6, 30], named by the class the user built
+    (dict(epsilon=50.0), None, "'epsilon' parameter of DPImbalancedClassifier must be a "
+                               "float in the range \\[1e-06, 30.0\\]"),
+    # the mean predictions at 0.15 ε = 6e-7 are below every mechanism's floor of 1e-6;
+    # the message names no internal step
+    (dict(epsilon=4e-6), None, "'epsilon' parameter of DPImbalancedClassifier \\(4e-06\\) "
+                               "is too small for strategy='auto'"),
     (dict(), "nan", "NaN"),
 ])
 def test_bad_input_is_refused_by_name_before_any_charge(raw, kw, fit_X, match):

@@ -49,7 +49,9 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
     A perfect step in the middle of ``n`` points scores about ``n/4`` on the
     test statistic and ``n/8`` on the location score. ``"auto"``: warn when
     ``n/4`` is below the test's critical value (a perfect change is then
-    missed more often than found). ``k`` change points: warn when the
+    missed more often than found), and refuse (``ValueError``, before any
+    charge) when a perfect change would clear it with probability at most
+    ``alpha``, as a false alarm does. ``k`` change points: warn when the
     report-noisy-max scale exceeds ``n/16``. Public quantities only.
     """
     plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
@@ -63,6 +65,16 @@ def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
                                public_rho(dependence))
         if best > limit:
             return
+        b = mechanism.scale / share
+        if 0.5 * math.exp(-(limit - best) / b) <= alpha:
+            # a perfect change clears the test no more often than a false alarm does:
+            # refused before any charge, as a series too short for min_size is
+            raise ValueError(
+                f"PrivateChangePointDetector: the series has {n} samples; with epsilon="
+                f"{epsilon:g} and alpha={alpha:g} even the largest possible change (score "
+                f"{best:g}) clears the private test's critical value {limit:.3g} no more "
+                "often than a false alarm does, so no change could be found. Use a longer "
+                "series or a larger epsilon; nothing was charged.")
         reason = (f"the private test's critical value {limit:.3g} is above {best:g}, the "
                   "largest score any change can reach, so 'no change' is the likely answer "
                   "whatever the data")

@@ -536,8 +536,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             If ``X`` is a dask collection (the statistic needs the ranks of
             whole segments).
         ValueError
-            If the series is too short for ``min_size`` (and
-            ``n_change_points``): ``n`` is public, so nothing is charged.
+            If the series is too short for ``min_size``, ``n_change_points``
+            or ``epsilon`` (no change could beat a false alarm): nothing is charged.
         """
         reject_dask_collection(X, f"{type(self).__name__}.fit", advice="fit")
         if self.window is not None:
@@ -551,8 +551,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
                                       self.min_size, self.alpha, self.direction)
         _warn_if_undecidable(n, min_size, self.epsilon, self.n_change_points,
-                             self.max_change_points, self.alpha, self.direction, self.dependence,
-                             self.series)
+                             self.max_change_points, self.alpha, self.direction,
+                             self.dependence, self.series)
         report = {}
         found = run_segmentation(
             x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from numbers import Real
 
 import numpy as np
 from imblearn.pipeline import Pipeline
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -20,14 +19,17 @@ from .._data.blocks import column_extremes, map_row_blocks
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..preprocessing import BoundsScaler
-from ..privacy import MIN_EPSILON, PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_settings
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint, private_fit
 from ..privacy._validation import check_numeric
 from ._strategy import PIPELINE_SPLIT, PRIOR_SHARE, resolve_imbalanced_strategy
 from ._predicted_prior import PredictedPriorThresholdClassifier
 from ._threshold import public_label_set
+
+#: The largest total ε: the parts' shares stay within every built-in part's range.
+MAX_EPSILON = 30.0
 
 __all__ = ["DPImbalancedClassifier"]
 
@@ -74,7 +76,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         default ``C = 1`` its ``C`` and ``epsilon`` are set by
         :func:`~skdp_anomaly.imbalanced.dead_zone_free_C`'s rule, so that its share is what it proves.
     epsilon : float, default=1.0
-        The total budget, pure ε-DP under replace-one neighbours.
+        The total budget, pure ε-DP under replace-one neighbours, in
+        ``[1e-6, 30]``.
     bounds : (lower, upper) or None, default=None
         Public bounds of the features, from domain knowledge: each side a
         scalar (every feature) or one value per feature. Values outside are
@@ -189,7 +192,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
-        "epsilon": [Interval(Real, MIN_EPSILON, None, closed="left")],
+        "epsilon": epsilon_constraint(MAX_EPSILON),
         "bounds": ["array-like", None],
         "strategy": [StrOptions({"auto", "threshold", "oversample"})],
         "classes": ["array-like", None],
@@ -262,10 +265,17 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         priced = self if self.bounds is not None else clone(self).set_params(bounds=_BOX)
         try:
             report = check_privacy_budget(priced, None, on_leak="ignore")
-        except ValueError as exc:  # e.g. a share below a member's floor or above its cap
+        except ValueError as exc:
+            if self.classifier is not None:  # the user's own classifier refused its share
+                raise ValueError(f"The 'epsilon' parameter of DPImbalancedClassifier "
+                                 f"({self.epsilon!r}) gives the classifier a share it "
+                                 f"refuses: {exc}") from None
+            # within [MIN_EPSILON, 30] no built-in part exceeds its cap: a share is too small
             raise ValueError(f"The 'epsilon' parameter of DPImbalancedClassifier "
-                             f"({self.epsilon!r}) gives a member a share it refuses: "
-                             f"{exc}") from None
+                             f"({self.epsilon!r}) is too small for strategy="
+                             f"{self.strategy!r}: a part of the model would get a share "
+                             "below the smallest ε the package's noise samplers honour. Use "
+                             "a larger epsilon.") from None
         if report.leaks:
             raise ValueError("; ".join(report.leaks))
         return report.cost
