@@ -29,7 +29,7 @@ from _dask_cluster import counting_scheduler  # noqa: E402
 from _walk import reachable  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 
-import skdp_anomaly._backend as backend  # noqa: E402
+import skdp_anomaly._data.rows as backend  # noqa: E402
 from skdp_anomaly import (  # noqa: E402
     DPImbalancedClassifier,
     NoisyPriorThresholdClassifier,

@@ -1,7 +1,7 @@
 """PrivateLogisticRegression on dask rows: the numpy fit's release, bit for bit, whatever the chunks.
 
 Every pass of the solver is a float statistic per aligned block of rows
-(``skdp_anomaly._backend.block_partials``) added by ``math.fsum``; numpy and
+(``skdp_anomaly._data.rows.block_partials``) added by ``math.fsum``; numpy and
 dask rows are cut into the same blocks and run the same float operations, so
 with the same ``random_state`` the released coefficients (their float bits)
 and every fitted attribute must be identical. Most tests shrink the aligned
@@ -29,7 +29,7 @@ from _dask_cluster import counting_scheduler  # noqa: E402
 from _walk import reachable  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 
-import skdp_anomaly._backend as backend  # noqa: E402
+import skdp_anomaly._data.rows as backend  # noqa: E402
 from skdp_anomaly import PrivateLogisticRegression  # noqa: E402
 from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
 

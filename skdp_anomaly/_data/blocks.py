@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._dask import import_dask, is_dask_collection
+from ._dask import import_dask, is_dask_collection
 from ..privacy._validation import non_numeric_columns
 
 __all__ = ["LabelledBlocks", "append_drawn_rows", "column_extremes", "read_labelled_blocks",
@@ -198,7 +198,7 @@ def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype
         Row-wise: each output row depends on its input row alone (picklable,
         as for the other block functions). Blocks may have no rows.
     X : ndarray or dask array of shape (n_samples,) or (n_samples, n_features)
-        A dask array has one chunk of columns (as :func:`~skdp_anomaly._backend.read_rows`
+        A dask array has one chunk of columns (as :func:`~skdp_anomaly._data.rows.read_rows`
         gives).
     *args
         Passed to ``func`` (small and picklable: a fitted model, labels).

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._dask import import_dask
+from ._dask import import_dask
 
 __all__ = ["blockwise_statistic", "constant_vector", "flag_items", "ordered_prefix_split",
            "read_values", "reweighted", "top_indices_and_total", "zeros_like"]

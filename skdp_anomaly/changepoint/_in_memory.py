@@ -6,13 +6,13 @@ blockwise computation over dask chunks would rank within blocks and give a
 different (wrong) statistic, and quietly materialising a collection that
 may not fit in memory is no better, so every public entry point that reads
 a series raises a TypeError instead. Nothing here imports dask
-(:func:`skdp_anomaly._dask.is_dask_collection` only looks at
+(:func:`skdp_anomaly._data._dask.is_dask_collection` only looks at
 ``sys.modules``).
 """
 
 from __future__ import annotations
 
-from .._dask import is_dask_collection
+from .._data._dask import is_dask_collection
 
 __all__ = ["BYTES_PER_ROW", "reject_dask_collection"]
 

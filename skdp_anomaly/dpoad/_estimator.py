@@ -17,7 +17,7 @@ from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
 from ..privacy._validation import check_numeric
-from .._backend import Rows, is_dask_collection, read_rows
+from .._data.rows import Rows, is_dask_collection, read_rows
 from .._warn import warn
 from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .._backend import Rows, bincount, is_dask_collection, numpy_rows, read_rows
+from .._data.rows import Rows, bincount, is_dask_collection, numpy_rows, read_rows
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
     MIN_EPSILON,
@@ -65,7 +65,7 @@ def window_histogram(X, bins) -> np.ndarray:
     output must not depend on one record through an exception, and clipping
     keeps one record in exactly one cell, so the sensitivity is unchanged.
 
-    The counts are a reduction of the data backend (``skdp_anomaly._backend``):
+    The counts are a reduction of the data backend (``skdp_anomaly._data.rows``):
     each block of rows is binned and counted with :func:`numpy.bincount`, and
     the blocks' counts are added as 64-bit integers, so a dask window gives
     the numpy window's counts exactly, whatever its chunks, without being
@@ -259,7 +259,7 @@ class DataOwner:
         """Histogram the window ``X`` and privatise its counts (Steps 2–4).
 
         ``X`` is an array-like, a dask array or DataFrame, or rows of the
-        data backend (``skdp_anomaly._backend``); its counts are a
+        data backend (``skdp_anomaly._data.rows``); its counts are a
         backend reduction, never computed on one machine for a dask window.
 
         Raises

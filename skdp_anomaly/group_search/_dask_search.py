@@ -15,7 +15,7 @@ when that data is a dask array chunked by rows, each through the data layer
 A sensor's statistic on dask scores (the half maxima) is the data layer's
 :func:`~skdp_anomaly._data.vectors.blockwise_statistic`, called by the sensors.
 Nothing here imports dask: the data layer does, only when the caller passed a
-dask collection (see :mod:`skdp_anomaly._dask`).
+dask collection (see :mod:`skdp_anomaly._data._dask`).
 """
 
 from __future__ import annotations

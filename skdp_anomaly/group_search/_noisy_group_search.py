@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from .._dask import is_dask_collection
+from .._data._dask import is_dask_collection
 from .._warn import warn
 from ..privacy._docstrings import fill_doc
 from ..privacy import (

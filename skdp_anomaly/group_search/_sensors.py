@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from .._dask import is_dask_collection
+from .._data._dask import is_dask_collection
 from .._data.vectors import blockwise_statistic
 from ..privacy import LaplaceMechanism, RandomizedResponse
 

@@ -13,8 +13,8 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._backend import Rows, labelled_rows, read_labels, read_rows
-from .._dask import is_dask_collection
+from .._data.rows import Rows, labelled_rows, read_labels, read_rows
+from .._data._dask import is_dask_collection
 from .._data.blocks import column_extremes, map_row_blocks
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE

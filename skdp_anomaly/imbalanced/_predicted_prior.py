@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import _fit_context
 
-from .._dask import is_dask_collection
+from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
 from ..privacy import LaplaceMechanism, PrivacyCost, check_random_state
 from ..privacy._docstrings import fill_doc

@@ -10,8 +10,8 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._backend import read_labels, read_rows
-from .._dask import is_dask_collection
+from .._data.rows import read_labels, read_rows
+from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
 from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._backend import (
+from .._data.rows import (
     block_partials,
     is_dask_collection,
     labelled_rows,

@@ -4,8 +4,8 @@ Every statistic the solver reads from the data (the loss and its gradient,
 the logistic Hessian, the softmax Hessian's products with a vector, the
 certified gradient and the magnitudes its error bound needs) is computed by
 a module-level function of one block of normalised rows and their labels,
-through the data backend (:func:`~skdp_anomaly._backend.block_fsums`):
-per aligned block of :data:`~skdp_anomaly._backend.NUMPY_BLOCK_ROWS` rows,
+through the data backend (:func:`~skdp_anomaly._data.rows.block_fsums`):
+per aligned block of :data:`~skdp_anomaly._data.rows.NUMPY_BLOCK_ROWS` rows,
 then added across blocks exactly and rounded once (``math.fsum``; on dask
 the exact partial sums are formed on the workers). A numpy array and a dask
 array chunked any way are cut into the same blocks and run the same float
@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from .._backend import BlockSums, block_fsums, fsum_blocks, labelled_rows, numpy_rows
+from .._data.rows import BlockSums, block_fsums, fsum_blocks, labelled_rows, numpy_rows
 
 #: unit roundoff of float64
 UNIT = 2.0 ** -53

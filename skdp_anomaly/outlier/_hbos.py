@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._backend import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
+from .._data.rows import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
 from ..privacy import (
     PrivacyCost,
     PrivacyCostMixin,

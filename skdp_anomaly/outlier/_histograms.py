@@ -20,7 +20,7 @@ that the estimator stays thin and its audit can call the very code it runs:
 
 :func:`histogram_block` and :func:`below_counts` are the two statistics the
 estimator reads from its rows: integer counts of one block of rows, summed
-exactly over blocks by the data backend (``skdp_anomaly._backend``), so
+exactly over blocks by the data backend (``skdp_anomaly._data.rows``), so
 that numpy and dask rows give the same counts, hence the same release.
 """
 

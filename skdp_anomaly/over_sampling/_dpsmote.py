@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from .._dask import is_dask_collection
+from .._data._dask import is_dask_collection
 from .._data.blocks import read_labelled_blocks
 from .._warn import warn
 from ..privacy import (

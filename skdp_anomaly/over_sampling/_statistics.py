@@ -2,7 +2,7 @@
 
 The second stage of ``fit_resample`` (read inputs → **statistics** → releases
 → synthesis). It reads the validated rows once, in memory or block by block
-through the data backend (:mod:`skdp_anomaly._backend`), and returns private
+through the data backend (:mod:`skdp_anomaly._data.rows`), and returns private
 numbers that are never stored: the class sizes, and for the Gaussian synopsis
 each class's exact sum in the unit box of the bounds; for the grid synopsis,
 the cell coordinates of each over-sampled class's rows once the grid is

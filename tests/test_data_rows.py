@@ -17,7 +17,7 @@ import pytest
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
-from skdp_anomaly._backend import (
+from skdp_anomaly._data.rows import (
     NUMPY_BLOCK_ROWS,
     Rows,
     _expansion,
@@ -261,7 +261,7 @@ def test_too_few_rows_and_non_dask_input():
 
 def test_the_package_does_not_import_dask_without_dask_input():
     code = ("import sys, numpy as np\n"
-            "import skdp_anomaly, skdp_anomaly._backend as b\n"
+            "import skdp_anomaly, skdp_anomaly._data.rows as b\n"
             "from skdp_anomaly import DPOAD\n"
             "from skdp_anomaly.dpoad import window_histogram\n"
             "det = DPOAD(np.linspace(0, 1, 5), max_count=50, random_state=0)\n"

@@ -16,11 +16,8 @@ in the client's own process). Each block, and an in-memory array, is read in
 views of :data:`NUMPY_BLOCK_ROWS` rows, so that a reduction's temporaries are
 of that size, not of the data's.
 
-With :mod:`skdp_anomaly._data` (the blockwise work estimators hand to the
-blocks: DPSMOTE's synthetic rows, the group search's scores, mapped scoring)
-this is the data layer, the only code of the package that reads dask data.
 It imports dask only when handed a dask collection (which its caller must
-have imported already, see :mod:`skdp_anomaly._dask`), so the package
+have imported already, see :mod:`skdp_anomaly._data._dask`), so the package
 imports without dask installed.
 """
 
@@ -34,7 +31,7 @@ import numpy as np
 from sklearn.utils.validation import check_array, validate_data
 
 from ._dask import import_dask, is_dask_collection
-from .privacy._validation import NON_NUMERIC, check_numeric
+from ..privacy._validation import NON_NUMERIC, check_numeric
 
 __all__ = ["BlockSums", "LabelledRows", "Rows", "bincount", "block_fsums", "block_partials",
            "block_sum", "fsum_blocks", "is_dask_collection", "label_counts", "labelled_rows",
@@ -128,7 +125,7 @@ def numpy_rows(X: np.ndarray) -> Rows:
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import numpy_rows
+    >>> from skdp_anomaly._data.rows import numpy_rows
     >>> numpy_rows(np.zeros((3, 2)))
     Rows(n_samples=3, n_features=2, numpy)
     """
@@ -204,7 +201,7 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
     --------
     >>> import dask.array as da
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import read_rows
+    >>> from skdp_anomaly._data.rows import read_rows
     >>> read_rows(da.ones((10, 3), chunks=4))
     Rows(n_samples=10, n_features=3, dask, 3 blocks)
     >>> read_rows(da.from_array(np.array([[1.0], [np.nan]]), chunks=1))
@@ -324,7 +321,7 @@ def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import block_sum, numpy_rows
+    >>> from skdp_anomaly._data.rows import block_sum, numpy_rows
     >>> def positives(block):
     ...     return (block > 0).sum(axis=0)
     >>> block_sum(numpy_rows(np.array([[1.0, -1.0], [2.0, 3.0]])), positives, shape=(2,))
@@ -378,7 +375,7 @@ def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import bincount, numpy_rows
+    >>> from skdp_anomaly._data.rows import bincount, numpy_rows
     >>> def halves(block):
     ...     return (block[:, 0] >= 0.5).astype(np.int64)
     >>> bincount(numpy_rows(np.array([[0.1], [0.7], [0.9]])), halves, 2)
@@ -469,7 +466,7 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import labelled_rows, numpy_rows
+    >>> from skdp_anomaly._data.rows import labelled_rows, numpy_rows
     >>> labelled_rows(numpy_rows(np.zeros((3, 2))), np.array([0, 1, 1]))
     LabelledRows(Rows(n_samples=3, n_features=2, numpy))
     """
@@ -553,7 +550,7 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import block_partials, fsum_blocks, labelled_rows, numpy_rows
+    >>> from skdp_anomaly._data.rows import block_partials, fsum_blocks, labelled_rows, numpy_rows
     >>> def weighted(block, labels):
     ...     return (block * labels[:, None]).sum(axis=0)
     >>> data = labelled_rows(numpy_rows(np.ones((70_000, 2))), np.full(70_000, 0.5))
@@ -642,7 +639,7 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly._backend import block_fsums, labelled_rows, numpy_rows
+    >>> from skdp_anomaly._data.rows import block_fsums, labelled_rows, numpy_rows
     >>> def signed(block, labels):
     ...     return (block * labels[:, None]).sum(axis=0)
     >>> labels = np.where(np.arange(70_000) < 65_536, 1.0, -1.0)
