@@ -18,6 +18,11 @@ Private Anomaly Detection" ("the paper"). Sections:
 3. Speed to α = 0.5 for n = 10⁴ … 10⁷, with the ratio of the time per query
    to one ``numpy.max`` pass over the scores, same run.
 
+Sections 1–3 reproduce the paper in its per-query mode (``query_epsilon`` = the
+paper's ε, ``epsilon`` = the total it may spend). ``--sections totals``
+(:func:`section_totals`) is the search as a user runs it with a total ε:
+found-rate against ``epsilon`` (``group_search_totals.json``).
+
 Runs that hit ``max_queries`` (``--max-queries``, default 500, in
 section 1) did not halt and count as errors, as in §6.2.
 
@@ -96,6 +101,12 @@ def dataset(name: str, scores: np.ndarray, desc: str) -> dict:
 
 
 # ---------------------------------------------------------------- runner
+def per_query(eps, max_queries, **kw):
+    """The paper's mode: ``eps`` per query, a total of ``max_queries`` queries' worth."""
+    return {"query_epsilon": eps, "epsilon": eps * max_queries, "max_queries": max_queries,
+            **kw}
+
+
 def run_cycles(scores, i_star, cycles, seed, kw):
     """One configuration over ``cycles`` seeds: success, queries and halting of each."""
     X = scores.reshape(-1, 1)
@@ -122,7 +133,8 @@ def run_tasks(tasks, jobs):
 
     outs = Parallel(n_jobs=jobs)(
         delayed(run_cycles)(ds["scores"], ds["i_star"], cyc, seed,
-                            {"epsilon": eps, "low": ds["low"], "high": ds["high"], **kw})
+                            {"low": ds["low"], "high": ds["high"],
+                             **(kw if "query_epsilon" in kw else per_query(eps, **kw))})
         for _, ds, eps, kw, cyc, seed in tasks)
     return {t[0]: summarise(o, t[2]) for t, o in zip(tasks, outs)}
 
@@ -153,8 +165,8 @@ def section_paper(args, data):
     # each budget is a checkpoint of the same search paths, as in the paper.
     budgets, eps3 = (5.0, 10.0, 20.0, 50.0), (0.5, 1.0, 2.0, 4.0)
     sets3 = [d for d in data if d["name"] in ("mixture", "skewed")]
-    tasks = [((d["name"], b, e), d, e, {"oracle": "direct", "halting": "budget", "budget": b,
-                                         "max_queries": 10**6}, args.cycles, 2)
+    tasks = [((d["name"], b, e), d, e, {"oracle": "direct", "halting": "budget", "epsilon": b,
+                                         "query_epsilon": e}, args.cycles, 2)
              for d in sets3 for b in budgets for e in eps3 if b >= e]
     t0 = time.perf_counter()
     res = run_tasks(tasks, args.jobs)
@@ -221,8 +233,8 @@ def prop3_run(n, eps, delta, runs, seed):
         x = np.ones(n)
         i_star = int(rng.integers(n))
         x[i_star] = 2.0
-        est = NoisyGroupSearch(epsilon=eps, oracle="binarized", low=1.0, high=2.0, halting="bz",
-                               delta=delta, max_queries=20_000, random_state=seed * 7919 + r)
+        est = NoisyGroupSearch(oracle="binarized", low=1.0, high=2.0, halting="bz", delta=delta,
+                               random_state=seed * 7919 + r, **per_query(eps, 20_000))
         est.fit(x.reshape(-1, 1))
         qs.append(est.n_queries_)
         errs.append(int(np.argmax(est.posterior_)) != i_star)
@@ -275,7 +287,8 @@ def section_speed(args):
         x = rng.uniform(0.0, 1.0, n)
         x[n // 3] = 3.0
         X = x.reshape(-1, 1)
-        kw = {"epsilon": 1.0, "low": 1.0, "high": 2.5, "alpha": 0.5, "random_state": 5}
+        kw = {"low": 1.0, "high": 2.5, "alpha": 0.5, "random_state": 5,
+              **per_query(1.0, 10_000)}
         repeats = 1 if n >= 10**7 else (3 if n >= 10**6 else 5)
         if args.quick:
             repeats = 1
@@ -436,6 +449,69 @@ def section_defaults(args) -> list:
     return rows
 
 
+# ---------------------------------------------------------------- totals
+TOTALS = (2.0, 5.0, 10.0, 20.0, 50.0)
+TOTAL_SIZES = (1000, 100_000)
+
+
+def totals_run(n: int, total: float | None, runs: int, seed: int) -> dict:
+    """``runs`` searches at the total ``total`` (None: no anomaly, the default total):
+    low = 1, high = 2.5, uniform [0, 1) scores and one planted score 3.0."""
+    import warnings
+
+    found, flagged, spent, halted = [], [], [], []
+    plan = None
+    for r in range(runs):
+        rng = np.random.default_rng([seed, n, r])
+        x = rng.uniform(0.0, 1.0, n)
+        i_star = int(rng.integers(n))
+        if total is not None:
+            x[i_star] = 3.0
+        kw = {} if total is None else {"epsilon": total}
+        est = NoisyGroupSearch(low=1.0, high=2.5, random_state=int(rng.integers(2**31)), **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(x.reshape(-1, 1))
+        found.append(bool(i_star in est.candidates_))
+        flagged.append(bool(est.candidates_.size > 0))
+        spent.append(float(est.privacy_spent_.epsilon))
+        halted.append(str(est.halted_by_))
+        plan = (est.query_epsilon_, est.n_queries_planned_)
+    return {"n": n, "epsilon": total if total is not None else 10.0, "anomaly": total is not None,
+            "runs": runs, "query_epsilon": plan[0], "n_queries_planned": plan[1],
+            "found": float(np.mean(found)), "flagged": float(np.mean(flagged)),
+            "median_spent": float(np.median(spent)), "max_spent": float(np.max(spent)),
+            "halted_by": {h: halted.count(h) / runs for h in sorted(set(halted))}}
+
+
+def section_totals(args) -> list:
+    """Found-rate against the total ε, and the false-find rate at the default total."""
+    from joblib import Parallel, delayed
+
+    runs = 20 if args.quick else 100
+    jobs = [(n, t) for n in TOTAL_SIZES for t in TOTALS] + [(n, None) for n in TOTAL_SIZES]
+    rows = Parallel(n_jobs=args.jobs)(delayed(totals_run)(n, t, runs, 7) for n, t in jobs)
+    planted = [r for r in rows if r["anomaly"]]
+    table = []
+    for n in TOTAL_SIZES:
+        cells = {r["epsilon"]: r for r in planted if r["n"] == n}
+        table.append([f"{n:,}".replace(",", " "), "found"]
+                     + [f"{cells[t]['found']:.2f}" for t in TOTALS])
+        table.append(["", "median ε spent"] + [f"{cells[t]['median_spent']:.1f}" for t in TOTALS])
+        table.append(["", "query_epsilon_ × planned"]
+                     + [f"{cells[t]['query_epsilon']:.3g} × {cells[t]['n_queries_planned']}"
+                        for t in TOTALS])
+    print_table(f"Found-rate against the total ε ({runs} seeded runs each; low = 1, high = 2.5, "
+                "one score 3.0 among uniform [0, 1))",
+                ["n", ""] + [f"ε = {t:g}" for t in TOTALS], table)
+    print_table("No anomaly, the default total ε = 10",
+                ["n", "false finds", "median ε spent", "halted by"],
+                [[r["n"], f"{r['flagged']:.2f}", f"{r['median_spent']:.1f}",
+                  ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items())]
+                 for r in rows if not r["anomaly"]])
+    return rows
+
+
 # ---------------------------------------------------------------- main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -443,7 +519,9 @@ def main(argv=None):
     ap.add_argument("--max-queries", type=int, default=500,
                     help="safety cap in section 1; runs reaching it did not halt (errors)")
     ap.add_argument("--jobs", type=int, default=2, help="joblib processes for sections 1–2")
-    ap.add_argument("--sections", default="paper,prop3,speed")
+    ap.add_argument("--sections", default="paper,prop3,speed",
+                    help="paper, prop3, speed; or defaults alone, or totals alone (found-rate "
+                         "against the total ε)")
     ap.add_argument("--no-1e7", action="store_true", help="skip n = 10⁷ in the speed section")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quick", action="store_true", help="20 cycles, smaller sizes, no 10⁷")
@@ -456,6 +534,12 @@ def main(argv=None):
         args.max_queries = min(args.max_queries, 300)
     sections = set(args.sections.split(","))
     t_start = time.perf_counter()
+    if sections == {"totals"}:
+        rows = section_totals(args)
+        write_json("group_search_totals" + ("_quick" if args.quick else ""),
+                   {"settings": vars(args), "fingerprint": source_fingerprint("group_search"),
+                    "totals": rows, "runtime_s": time.perf_counter() - t_start})
+        return
     if sections == {"defaults"}:
         rows = section_defaults(args)
         name = "group_search_defaults" + ("_before" if args.label == "before" else "")

@@ -17,17 +17,29 @@ def scores_csv(tmp_path):
 
 
 def test_finds_the_anomaly_and_prints_the_spend(scores_csv, capsys):
-    code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "1",
+    code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "30",
                  "--low", "1", "--high", "2.5", "--random-state", "0"])
     out = capsys.readouterr().out
     assert code == 0
     assert "777" in out.splitlines()[0]
     assert "anomaly-restricted ε-DP" in out and "not protected" in out
+    assert "planned, ε = " in out
+
+
+def test_query_epsilon_is_the_papers_per_query_mode(scores_csv, capsys):
+    code = main(["group-search", str(scores_csv), "--column", "score", "--epsilon", "30",
+                 "--query-epsilon", "2", "--low", "1", "--high", "2.5", "--random-state", "0"])
+    out = capsys.readouterr().out
+    assert code == 0 and "777" in out.splitlines()[0]
+    assert "of 15 planned, ε = 2 each" in out
 
 
 @pytest.mark.parametrize("extra, match", [
     (["--low", "2", "--high", "1"], "--low must be < high"),
-    (["--low", "1", "--high", "2", "--budget", "0.5"], "below the cost of one query"),
+    (["--low", "1", "--high", "2", "--query-epsilon", "2"],
+     "--query-epsilon must be at most --epsilon"),
+    (["--low", "1", "--high", "2", "--query-epsilon", "40"],
+     "--query-epsilon must be in [1e-06, 30]"),
     (["--low", "1", "--high", "2", "--candidates", "0"], "--candidates"),
     (["--low", "1", "--high", "2", "--posterior-threshold", "1.5"],
      "--posterior-threshold must be"),
@@ -56,7 +68,7 @@ def test_no_anomaly_is_printed(tmp_path, capsys):
     x = np.random.default_rng(1).uniform(0, 1, 2000)
     path = tmp_path / "clean.csv"
     path.write_text("score\n" + "".join(f"{v}\n" for v in x))
-    code = main(["group-search", str(path), "--column", "score", "--epsilon", "1",
+    code = main(["group-search", str(path), "--column", "score", "--epsilon", "30",
                  "--low", "1", "--high", "2", "--random-state", "0"])
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("no anomaly: no row is flagged")

@@ -48,13 +48,14 @@ def _scores(n, seed, value=3.0):
 
 
 def _search(**kw):
-    params = dict(epsilon=2.0, low=LOW, high=HIGH, random_state=0)
+    # the paper's per-query mode, ε = 2 per query, at most 100 queries
+    params = dict(epsilon=200.0, query_epsilon=2.0, low=LOW, high=HIGH, random_state=0)
     params.update(kw)
     return NoisyGroupSearch(**params)
 
 
 # ------------------------------------------------------------------ finds it
-# n = 10^5 in 4 blocks, uniform [0, 1) scores, anomaly 3.0, epsilon=2, direct oracle,
+# n = 10^5 in 4 blocks, uniform [0, 1) scores, anomaly 3.0, query_epsilon=2, direct oracle,
 # halting="posterior" (alpha=0.5). In memory over 300 seeds: found 300/300 (a failure
 # rate below 1 %, 95 % upper bound), queries 17-30 (median 22; 0.5-99.5 % quantiles
 # 18-29). On dask each fit is a single draw of the same distribution: the test needs
@@ -69,6 +70,7 @@ def test_finds_planted_anomaly_like_in_memory(client, seed):
     assert est.halted_by_ == "posterior"
     assert 14 <= est.n_queries_ <= 36, est.n_queries_
     assert math.isclose(est.privacy_spent_.epsilon, 2.0 * est.n_queries_)
+    assert (est.query_epsilon_, est.n_queries_planned_) == (2.0, 100)
     assert est.privacy_spent_.notion == "anomaly-restricted ε-DP"
     # fitted attributes: posterior and groups stay dask arrays, candidates are numpy
     assert isinstance(est.posterior_, da.Array) and isinstance(est.groups_, da.Array)
@@ -88,14 +90,14 @@ def test_finds_planted_anomaly_like_in_memory(client, seed):
 def test_other_oracles_budget_halting(client, oracle):
     x, _ = _scores(5_000, seed=1)
     X = da.from_array(x.reshape(-1, 1), chunks=(2_000, 1))
-    est = _search(oracle=oracle, halting="budget", budget=6.0).fit(X)
+    est = _search(oracle=oracle, halting="budget", epsilon=6.0).fit(X)
     assert (est.n_queries_, est.halted_by_) == (3, "budget")
     assert math.isclose(est.posterior_.sum().compute(), 1.0, rel_tol=1e-9)
 
 
 def test_fit_predict_labels_dask(client):
     x, _ = _scores(5_000, seed=2)
-    est = _search(halting="budget", budget=4.0, n_candidates=3)
+    est = _search(halting="budget", epsilon=4.0, n_candidates=3)
     labels = est.fit_predict(da.from_array(x.reshape(-1, 1), chunks=(1_500, 1)))
     assert isinstance(labels, da.Array)
     labels = labels.compute()
@@ -106,10 +108,10 @@ def test_fit_predict_labels_dask(client):
 def test_same_random_state_same_search(client):
     x, _ = _scores(5_000, seed=3)
     X = da.from_array(x.reshape(-1, 1), chunks=(2_000, 1))
-    a = _search(halting="budget", budget=8.0, random_state=7).fit(X)
-    b = _search(halting="budget", budget=8.0, random_state=7).fit(X)
+    a = _search(halting="budget", epsilon=8.0, random_state=7).fit(X)
+    b = _search(halting="budget", epsilon=8.0, random_state=7).fit(X)
     np.testing.assert_array_equal(a.posterior_.compute(), b.posterior_.compute())
-    c = _search(halting="budget", budget=8.0, random_state=8).fit(X)
+    c = _search(halting="budget", epsilon=8.0, random_state=8).fit(X)
     assert not np.array_equal(a.posterior_.compute(), c.posterior_.compute())
 
 
@@ -120,16 +122,16 @@ def test_dataframe_series_and_score_func(client):
     x, _ = _scores(4_000, seed=4)
     frame = dd.from_pandas(pd.DataFrame({"score": x}), npartitions=3)
     for X in (frame, frame["score"]):
-        est = _search(halting="budget", budget=4.0).fit(X)  # unknown chunk sizes
+        est = _search(halting="budget", epsilon=4.0).fit(X)  # unknown chunk sizes
         assert est.n_queries_ == 2 and est.n_features_in_ == 1
         assert est.posterior_.shape == (x.size,)
-    assert list(_search(halting="budget", budget=2.0).fit(frame).feature_names_in_) == ["score"]
+    assert list(_search(halting="budget", epsilon=2.0).fit(frame).feature_names_in_) == ["score"]
     # several columns mapped to scores block by block
     rows = np.random.default_rng(0).uniform(0, 1, (4_000, 3)) / math.sqrt(3)
     rows[17] = 2.0
     X = da.from_array(rows, chunks=(1_000, 2))
     est = _search(score_func=lambda Z: np.linalg.norm(Z, axis=1), halting="budget",
-                  budget=4.0).fit(X)
+                  epsilon=4.0).fit(X)
     assert est.n_features_in_ == 3 and est.posterior_.shape == (4_000,)
 
 
@@ -196,13 +198,13 @@ def test_accountant_charged_before_each_answer(client, monkeypatch):
     x, _ = _scores(5_000, seed=5)
     X = da.from_array(x.reshape(-1, 1), chunks=(2_000, 1))
     ledger = OrderedLedger(events)
-    est = _search(accountant=ledger, epsilon=0.5, halting="budget", budget=2.0).fit(X)
+    est = _search(accountant=ledger, query_epsilon=0.5, halting="budget", epsilon=2.0).fit(X)
     assert events == ["charge", "answer"] * 4 == ["charge", "answer"] * est.n_queries_
     assert math.isclose(ledger.total()[0], est.privacy_spent_.epsilon)
-    # the plan (the budget cap) is reserved before X is read: a refusal answers nothing
+    # the plan (epsilon) is reserved before X is read: a refusal answers nothing
     events.clear()
     refusing = OrderedLedger(events, epsilon=1.5)
-    est = _search(accountant=refusing, epsilon=0.5, halting="budget", budget=3.0)
+    est = _search(accountant=refusing, query_epsilon=0.5, halting="budget", epsilon=3.0)
     with pytest.raises(LedgerRefused):
         est.fit(X)
     assert events == [] and refusing.spent == []
@@ -220,7 +222,7 @@ DASK_STAGES = {
 
 DASK_FAULTS = [(stage, RuntimeError) for stage in DASK_STAGES] + [
     ("split on the workers", KeyboardInterrupt), ("blockwise maxima", KeyboardInterrupt)]
-_DASK_BUDGET = dict(epsilon=0.5, halting="budget", budget=1.5)  # three queries
+_DASK_BUDGET = dict(query_epsilon=0.5, halting="budget", epsilon=1.5)  # three queries
 
 
 @pytest.fixture(scope="module")
@@ -316,9 +318,13 @@ def test_dask_split_heavy_item_alone(client):
 def test_two_items_in_chunks_of_one(client):
     # da.argtopk failed here: k = n_candidates (4) exceeds every partial reduction
     X = da.from_array(np.array([[0.5], [3.0]]), chunks=1)
-    est = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=0).fit(X)
+    est = NoisyGroupSearch(epsilon=30.0, low=1.0, high=2.5, random_state=0).fit(X)
     assert est.candidates_.tolist() == [0, 1]
     assert est.fit_predict(X).compute().tolist() == [-1, -1]
+    # the per-query ε is derived from n as in memory
+    mem = NoisyGroupSearch(epsilon=30.0, low=1.0, high=2.5, random_state=0).fit(X.compute())
+    assert (est.query_epsilon_, est.n_queries_planned_) == (mem.query_epsilon_,
+                                                            mem.n_queries_planned_)
 
 
 @pytest.mark.parametrize("chunks", [1, 2, 3, 7, (1, 5, 1, 3, 2)])

@@ -16,11 +16,17 @@ for Laplace noise on a max that moves by exactly t_ℓ, which is tight: the
 expected bound at 100 000 runs is about 0.95 ε.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
 from skdp_anomaly import NoisyGroupSearch, audit
-from skdp_anomaly.group_search import MaxSensor, RandomizedResponseSensor
+from skdp_anomaly.group_search import (
+    GroupSearchBudgetWarning,
+    MaxSensor,
+    RandomizedResponseSensor,
+)
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)
@@ -135,7 +141,7 @@ def test_audit_randomized_response_sensor_anomaly_moved():
 
 
 # ------------------------------------------------------------------ end to end
-N_E2E, CHANGED, QUERIES = 16, 9, 3
+N_E2E, CHANGED, QUERIES, TOTAL = 16, 9, 3, 3.0
 
 
 def _e2e_neighbours():
@@ -148,8 +154,8 @@ def _e2e_neighbours():
 
 def _e2e_mechanism(oracle):
     def mech(X, rng):
-        est = NoisyGroupSearch(epsilon=EPS, low=LOW, high=HIGH, oracle=oracle, halting="budget",
-                               budget=QUERIES * EPS, n_candidates=4,
+        est = NoisyGroupSearch(epsilon=QUERIES * EPS, query_epsilon=EPS, low=LOW, high=HIGH,
+                               oracle=oracle, halting="budget", n_candidates=4,
                                random_state=int(rng.integers(2**31)))
         est.fit(X)
         assert est.n_queries_ == QUERIES
@@ -165,6 +171,26 @@ E2E_EVENTS = {
     "anomaly in candidates": lambda o: o & 1 == 1,
     "anomaly in, changed out": lambda o: (o & 1 == 1) & ((o >> CHANGED) & 1 == 0),
 }
+
+
+def _derived_mechanism(X, rng):
+    # the total-ε mode: the search derives its per-query ε from epsilon and n = 16
+    est = NoisyGroupSearch(epsilon=TOTAL, low=LOW, high=HIGH, halting="budget",
+                           random_state=int(rng.integers(2**31)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GroupSearchBudgetWarning)  # a short plan, on purpose
+        est.fit(X)
+    assert est.privacy_spent_.epsilon <= TOTAL
+    bits = int(np.sum(2 ** est.candidates_.astype(np.int64)))
+    return int(np.argmax(est.posterior_)) * 2**N_E2E + bits
+
+
+def test_audit_end_to_end_total_epsilon():
+    # epsilon is the whole search's ε: the candidates and the argmax are
+    # post-processing of answers whose ε sum to at most TOTAL
+    res = audit(_derived_mechanism, _e2e_neighbours(), E2E_EVENTS, n_runs=1500,
+                claimed_epsilon=TOTAL, random_state=7, name="search, total ε")
+    assert res.epsilon_lower_bound <= TOTAL, res.to_markdown()
 
 
 @pytest.mark.parametrize("oracle", ["direct", "binarized"])
@@ -183,8 +209,8 @@ def test_audit_end_to_end_short_search(oracle):
 # cost <= 3ε. One answer moves the log-odds by <= 1.6 here, so three answers cannot
 # reach the default 0.99; null_threshold=0.7 lets the event fire (172 of 200 runs).
 def _null_mechanism(X, rng):
-    est = NoisyGroupSearch(epsilon=EPS, low=LOW, high=HIGH, halting="budget",
-                           budget=QUERIES * EPS, null_threshold=0.7,
+    est = NoisyGroupSearch(epsilon=QUERIES * EPS, query_epsilon=EPS, low=LOW, high=HIGH,
+                           halting="budget", null_threshold=0.7,
                            random_state=int(rng.integers(2**31)))
     est.fit(X)
     bits = int(np.sum(2 ** est.candidates_.astype(np.int64)))

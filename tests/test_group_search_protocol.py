@@ -1,8 +1,8 @@
 """NoisyGroupSearch under the privacy protocol: parameters, the reserved plan, transactions.
 
-The plan reserved before ``X`` is read is :meth:`privacy_cost` (the ``budget``
-cap, else ``max_queries · epsilon``); each query is charged right before it
-is asked; ``privacy_spent_`` is the queries actually charged. A fit that
+The plan reserved before ``X`` is read is :meth:`privacy_cost` (``epsilon``,
+the total); each query is charged ``query_epsilon_`` right before it is asked;
+``privacy_spent_`` is the queries actually charged. A fit that
 fails at any stage (RuntimeError or KeyboardInterrupt injected there) leaves
 the estimator as it was, except that ``privacy_spent_`` and the accountant
 keep the queries already charged. Fixed seeds: deterministic.
@@ -25,7 +25,7 @@ from skdp_anomaly.group_search import _noisy_group_search, _posterior
 from skdp_anomaly.privacy import LaplaceMechanism, RandomizedResponse
 
 EPS = 0.5
-PARAMS = {"epsilon": EPS, "low": 1.0, "high": 1.8, "halting": "budget", "budget": 3.0,
+PARAMS = {"epsilon": 3.0, "query_epsilon": EPS, "low": 1.0, "high": 1.8, "halting": "budget",
           "random_state": 0}  # exactly 6 queries
 
 
@@ -54,10 +54,11 @@ class Sensor:
 BAD_PARAMETERS = [
     ({"epsilon": 0.0}, InvalidParameterError, "epsilon"),
     ({"epsilon": 2.0 ** 21}, InvalidParameterError, "epsilon"),
+    ({"query_epsilon": 0.0}, InvalidParameterError, "'query_epsilon' parameter"),
+    ({"query_epsilon": 31.0}, InvalidParameterError, "'query_epsilon' parameter"),
+    ({"epsilon": 0.4}, ValueError, "'query_epsilon' parameter"),      # above the total
     ({"low": 2.0, "high": 2.0}, ValueError, "'low' parameter"),
     ({"low": -1.0}, InvalidParameterError, "low"),
-    ({"halting": "budget", "budget": None}, ValueError, "'budget' parameter"),
-    ({"budget": 0.4}, ValueError, "'budget' parameter"),
     ({"halting": "never"}, InvalidParameterError, "halting"),
     ({"alpha": 1.0}, InvalidParameterError, "alpha"),
     ({"delta": 0.0}, InvalidParameterError, "delta"),
@@ -67,6 +68,7 @@ BAD_PARAMETERS = [
     ({"oracle": "loud"}, InvalidParameterError, "oracle"),
     ({"oracle": Sensor(), "n_anomalies": 2}, ValueError, "'n_anomalies' parameter"),
     ({"oracle": Sensor(epsilon=1.0)}, ValueError, "'oracle' parameter"),
+    ({"oracle": Sensor(), "query_epsilon": None}, ValueError, "'query_epsilon' parameter"),
     ({"oracle": Sensor(response="count")}, ValueError, "'oracle' parameter"),
     ({"score_func": "norm"}, InvalidParameterError, "score_func"),
     ({"random_state": -1}, InvalidParameterError, "random_state"),
@@ -93,9 +95,9 @@ def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, er
 
 # ------------------------------------------------------------------ the reserved plan
 @pytest.mark.parametrize("params, plan", [
-    ({"budget": 3.0}, 3.0),                                         # the budget cap
-    ({"halting": "posterior", "budget": 3.0}, 3.0),                 # caps posterior halting
-    ({"halting": "posterior", "budget": None, "max_queries": 40}, 20.0),  # max_queries · ε
+    ({"epsilon": 3.0}, 3.0),                                        # the total
+    ({"halting": "posterior", "epsilon": 3.0}, 3.0),                # caps posterior halting
+    ({"halting": "posterior", "epsilon": 20.0, "max_queries": 40}, 20.0),
 ])
 def test_the_plan_is_reserved_before_the_data_and_the_spend_is_the_queries_charged(
         params, plan, monkeypatch):
@@ -116,7 +118,7 @@ def test_the_plan_is_reserved_before_the_data_and_the_spend_is_the_queries_charg
     # what the fit reserved and did not spend is given back: another search can use it
     left = plan - ledger.total()[0]
     if left >= EPS:
-        other = NoisyGroupSearch(**{**PARAMS, "halting": "budget", "budget": left,
+        other = NoisyGroupSearch(**{**PARAMS, "halting": "budget", "epsilon": left,
                                     "accountant": ledger}).fit(X)
         assert ledger.total()[0] == pytest.approx(plan - left + other.n_queries_ * EPS)
 
@@ -139,7 +141,7 @@ def test_groups_are_charged_once_per_query_index_before_each_answer(monkeypatch)
     monkeypatch.setattr(MaxSensor, "query", recorded)
     x = _scores(3000, seed=1)
     ledger = EventLedger()
-    est = NoisyGroupSearch(**{**PARAMS, "halting": "posterior", "alpha": 0.9, "budget": None,
+    est = NoisyGroupSearch(**{**PARAMS, "halting": "posterior", "alpha": 0.9, "epsilon": 100.0,
                               "max_queries": 12, "n_anomalies": 2, "accountant": ledger}).fit(x)
     per_group: dict = {}
     charges = 0
@@ -198,8 +200,8 @@ def test_a_failed_search_is_rolled_back_and_keeps_the_queries_charged(stage, ref
     data = np.arange(X.shape[0]).reshape(-1, 1) if oracle == "user" else X
     est = make()
     if refit:
-        est.set_params(budget=2.0).fit(data)  # 4 queries
-        est.set_params(budget=PARAMS["budget"])
+        est.set_params(epsilon=2.0).fit(data)  # 4 queries
+        est.set_params(epsilon=PARAMS["epsilon"])
     if oracle == "user":
         est.set_params(oracle=FailingSensor(n, exc))
     before = copy.deepcopy(state(est))

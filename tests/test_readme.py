@@ -61,8 +61,10 @@ def test_snippet_runs(code, capsys):
     elif "NoisyGroupSearch" in code:
         assert 31_415 in namespace["search"].candidates_
         # the numbers the README quotes
-        assert out[0] == "[27387 31415 40889 45851]" and out[1] == "31 31.0"
-        assert namespace["search"].privacy_spent_.anomaly_restricted
+        assert out[0] == "[ 9105 31415 62259 71222]" and out[1] == "20 1.66 33.2"
+        search = namespace["search"]
+        assert search.privacy_spent_.anomaly_restricted
+        assert search.privacy_spent_.epsilon <= search.privacy_cost().epsilon == 70.0
     elif "PrivateOnlineActiveSVC" in code:
         svc = namespace["svc"]
         assert out == ["41649", "0.9952"]  # the numbers the README quotes

@@ -291,7 +291,8 @@ def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario
         ``_release_prediction`` with its Δ draw pinned to one seed; one cell
         from 0 to ``g⁻¹(Δ)`` records) and
         :class:`~skdp_anomaly.group_search.MaxSensor`'s two noisy maxima
-        (one outside score from 0 to ``t_ℓ``), and one gradient window's
+        (one query of a search, at its per-query ``query_epsilon_``; one
+        outside score from 0 to ``t_ℓ``), and one gradient window's
         release of :class:`~skdp_anomaly.PrivateOnlineActiveSVC` (``d = 2``,
         12 rows; the label of a row on the sphere flips).
 

@@ -14,6 +14,7 @@ from ._common import (
     add_delimiter_option,
     add_renamed_alpha,
     check_delimiter,
+    check_epsilon_option,
     check_input_file,
     library_calls,
 )
@@ -29,8 +30,9 @@ def add_parser(subparsers) -> None:
             "Search the rows of a CSV file for the single anomaly of a score column with "
             "noisy group queries (Bittner, Sarwate and Wright, Using Noisy Binary Search for "
             "Differentially Private Anomaly Detection). Non-anomalous scores must lie in "
-            "[0, --low] and the anomaly at or above --high; each query is anomaly-restricted "
-            "epsilon-DP (the anomaly itself is not protected). Prints the candidate rows "
+            "[0, --low] and the anomaly at or above --high; the search is anomaly-restricted "
+            "epsilon-DP in all, over queries that each cost a share of it (the anomaly itself "
+            "is not protected). Prints the candidate rows "
             "(0-based), or that there is no anomaly or none was found, the number of queries "
             "and the epsilon spent."
         ),
@@ -39,7 +41,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--column", required=True, metavar="SCORE",
                    help="name of the column of anomaly scores (>= 0)")
     p.add_argument("--epsilon", required=True, type=float,
-                   help="anomaly-restricted ε of one query, in [1e-6, 30] (the ε rule below)")
+                   help="the most the search spends, anomaly-restricted ε in all, in [1e-6, 30] "
+                        "(the ε rule below); split over its queries")
+    p.add_argument("--query-epsilon", type=float, default=None,
+                   help="ε of one query, at most --epsilon, for reproducing the paper: the "
+                        "search then makes at most --epsilon / --query-epsilon queries "
+                        "(default: chosen from the number of rows, --low and --high)")
     p.add_argument("--low", required=True, type=float,
                    help="t_l: public bound of the non-anomalous scores")
     p.add_argument("--high", required=True, type=float,
@@ -51,9 +58,6 @@ def add_parser(subparsers) -> None:
                         "(0, 1) (default 0.5). Formerly --alpha, which now means a "
                         "false-alarm level in every command")
     add_renamed_alpha(p, "--posterior-threshold", "the posterior threshold τ of group-search")
-    p.add_argument("--budget", type=float, default=None,
-                   help="total epsilon cap: stop before a query would exceed it (default: "
-                        "Proposition 3's query count for the number of rows)")
     p.add_argument("--candidates", type=int, default=4,
                    help="rows reported as candidates (default 4)")
     p.add_argument("--random-state", type=int, default=None,
@@ -67,14 +71,19 @@ def run(args) -> int:
 
     check_input_file(args.input, "IN.csv")
     check_delimiter(args.delimiter)
+    if args.query_epsilon is not None:
+        check_epsilon_option(args.query_epsilon, "--query-epsilon")
+        if args.query_epsilon > args.epsilon:
+            raise ValueError(f"--query-epsilon must be at most --epsilon (one query's share of "
+                             f"the total); got {args.query_epsilon:g} > {args.epsilon:g}.")
     search = NoisyGroupSearch(
-        epsilon=args.epsilon, oracle=args.oracle, low=args.low, high=args.high,
-        alpha=args.posterior_threshold, budget="auto" if args.budget is None else args.budget,
+        epsilon=args.epsilon, query_epsilon=args.query_epsilon, oracle=args.oracle,
+        low=args.low, high=args.high, alpha=args.posterior_threshold,
         n_candidates=args.candidates,
         random_state=args.random_state,
     )
     with library_calls("group-search"):
-        # every parameter, low < high and a budget of at least one query: before the data
+        # every parameter and low < high: before the data
         search.privacy_cost()
     scores, _ = _changepoint.read_column(args.input, args.column, delimiter=args.delimiter)
     with library_calls("group-search"):
@@ -85,8 +94,9 @@ def run(args) -> int:
     elif search.halted_by_ == "no_anomaly":
         print("no anomaly: no row is flagged")
     else:
-        print("not found: the search did not concentrate within the budget; no row is flagged")
-    print(f"queries: {search.n_queries_} (stopped by {search.halted_by_})")
+        print("not found: the search did not concentrate within --epsilon; no row is flagged")
+    print(f"queries: {search.n_queries_} of {search.n_queries_planned_} planned, ε = "
+          f"{search.query_epsilon_:.4g} each (stopped by {search.halted_by_})")
     print(f"privacy spent: {search.privacy_spent_}; the anomaly itself is not protected")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")

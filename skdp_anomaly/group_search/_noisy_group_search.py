@@ -19,6 +19,8 @@ from .._warn import warn
 from ..privacy._docstrings import fill_doc
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
+    MAX_GRID_EPSILON,
+    MIN_EPSILON,
     PrivacyCost,
     PrivacyCostMixin,
     check_random_state,
@@ -29,18 +31,18 @@ from ..privacy._protocol import (
     private_fit,
 )
 from ..privacy._validation import check_numeric
-from ._plan import PLAN_ITEMS, answer_error, noiseless_queries, proposition3_queries
+from ._plan import QueryPlan, plan_queries
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
 __all__ = ["GroupSearchBudgetWarning", "NoisyGroupSearch"]
 
-# a plan this many times longer than a noiseless bisection's queries is "large"
-LARGE_PLAN = 10
-
 
 class GroupSearchBudgetWarning(UserWarning):
-    """The planned ε of a group search is large for what it buys (public quantities only)."""
+    """The total ε of a group search plans fewer queries than Proposition 3 expects.
+
+    Public quantities only (the parameters and the number of items).
+    """
 
 
 @fill_doc
@@ -53,15 +55,25 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     a noisy answer about the two halves, and updates the posterior by Bayes'
     rule (eqs. 6, 11, 12). The same answers test whether any item is an
     anomaly at all (see Notes). It stops by the posterior (``halting``), the
-    test ("no anomaly") or the budget, and flags the ``n_candidates`` items of
-    largest posterior only when its halting rule found one.
+    test ("no anomaly") or when one more query would exceed ``epsilon``, and
+    flags the ``n_candidates`` items of largest posterior only when its
+    halting rule found one.
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Anomaly-restricted ε of **one** query, in ``[1e-6, 30]``: beyond, the
-        randomized-response flip probability ``1/(1+e^ε)`` (and the binarized
-        error bound) is below 1e-13 and the answer is the true bit in practice.
+    epsilon : float, default=10.0
+        The most a fit spends (anomaly-restricted ε), default 10; split over
+        the planned queries (``query_epsilon_``). In ``[1e-6, 2**20]``; one
+        query costs at most 30, so a total above ``30 · max_queries`` buys
+        nothing more.
+    query_epsilon : float or None, default=None
+        The paper's per-query mode, for reproductions: every query costs
+        ``query_epsilon``, in ``[1e-6, 30]`` (beyond, the randomized-response
+        flip probability ``1/(1+e^ε)`` and the binarized error bound are
+        below 1e-13: the answer is the true bit in practice), and the search
+        makes at most ``floor(epsilon / query_epsilon)`` queries. ``None``:
+        derived from public quantities (see Notes). Required with a sensor
+        object as ``oracle``; at most ``epsilon``.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
         ``"direct"``: noisy maxima of the halves, likelihood (11);
         ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
@@ -72,34 +84,26 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ``"maxima"`` (direct update) or ``"bit"`` (randomized-response
         update), ``query(mask)`` answers for the items of the mask; the
         sensor holds the scores and is responsible for its noise, calibrated
-        to ``epsilon`` and ``low`` as the built-ins are.
+        to ``query_epsilon`` (which must then be given) and ``low`` as the
+        built-ins are.
     low, high : float, default=1.0, 2.0
         ``t_ℓ < t_h``: non-anomalous scores lie in ``[0, t_ℓ]``, the anomaly is
         ``>= t_h`` (eq. 1). Public parameters, never read from the data.
     halting : {"posterior", "bz", "budget"}, default="posterior"
         Stop when the largest posterior entry exceeds ``alpha``
         (``"posterior"``), when ``max log(f/(1-f)) > log(1/delta)``
-        (``"bz"``, eq. 25), or when one more query would exceed ``budget``.
+        (``"bz"``, eq. 25), or when one more query would exceed ``epsilon``
+        (``"budget"``: the planned queries, the largest entries flagged).
     alpha : float in (0, 1), default=0.5
         Posterior threshold of ``halting="posterior"`` (the paper's τ; §6.2
         uses 0.5).
     delta : float in (0, 1), default=0.05
         Target error probability of ``halting="bz"`` (eq. 25) and of the
-        default budget (Proposition 3).
+        plan (Proposition 3).
     null_threshold : float in (0, 1) or None, default=0.99
         Answer "no anomaly" (``halted_by_ == "no_anomaly"``, nothing flagged)
         once the posterior probability that no item is an anomaly exceeds
         this (prior 1/2). ``None``: assume an anomaly, as the paper does.
-    budget : "auto", float or None, default="auto"
-        Total ε cap; with another halting rule it caps that rule too.
-        ``"auto"``: ``epsilon`` times Proposition 3's expected query count
-        (eq. 26, in bits) for ``n`` items at error ``delta``, with the
-        answer error ``p`` of eq. (24) (of eq. 5 for a bit), from public
-        quantities only; :meth:`~.PrivacyCostMixin.privacy_cost` prices it at ``2**30`` items,
-        since ``n`` is not known before the data. ``None``: only
-        ``max_queries`` bounds the spend. A fit whose cap exceeds ten times a
-        noiseless bisection's queries warns
-        (:class:`~skdp_anomaly.group_search.GroupSearchBudgetWarning`).
     max_queries : int, default=10_000
         A safety cap on the number of queries (reported in ``halted_by_``).
     n_candidates : int, default=4
@@ -115,10 +119,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
     {accountant}
-        The plan is :meth:`~.PrivacyCostMixin.privacy_cost` (the ``budget`` cap, else
-        ``max_queries · epsilon``);
-        ``epsilon`` is charged right before each query (once per query index
-        when several groups run in parallel).
+        :meth:`~.PrivacyCostMixin.privacy_cost` (``epsilon``) is reserved;
+        ``query_epsilon_`` is charged right before each query (once per query
+        index when several groups run in parallel).
 
     Attributes
     ----------
@@ -136,9 +139,17 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ``null_threshold=None``).
     n_queries_ : int
         Queries made (the largest over groups).
+    query_epsilon_ : float
+        The anomaly-restricted ε of one query: ``query_epsilon``, or derived
+        from ``epsilon``, the number of items (of a group), the oracle,
+        ``low``, ``high`` and ``delta`` (see Notes).
+    n_queries_planned_ : int
+        The most queries the fit could make: ``min(max_queries,
+        floor(epsilon / query_epsilon_))``.
     halted_by_ : str
         ``"posterior"`` or ``"bz"`` (found), ``"no_anomaly"`` (the test), or
-        ``"budget"`` / ``"max_queries"``: with ``halting="posterior"`` or
+        ``"budget"`` (the planned queries of ``epsilon`` spent) /
+        ``"max_queries"``: with ``halting="posterior"`` or
         ``"bz"`` the posterior did not concentrate, so nothing is flagged;
         with ``halting="budget"`` the largest entries are flagged (the
         first group's reason when there are several).
@@ -146,9 +157,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         The group of each item (all 0 with one anomaly); public randomness.
         A lazy dask array of zeros on dask input.
     privacy_spent_ : PrivacyCost
-        ``n_queries_ · epsilon``, anomaly-restricted, replace-one neighbours:
-        the queries actually charged. A fit that fails part-way is rolled
-        back, but keeps here the queries it had charged.
+        ``n_queries_ · query_epsilon_ <= epsilon``, anomaly-restricted,
+        replace-one neighbours: the queries actually charged. A fit that
+        fails part-way is rolled back, but keeps here the queries it had
+        charged.
     n_features_in_ : int
 
     Notes
@@ -156,76 +168,28 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     **Privacy.** Anomaly-restricted ε-DP per query (Definitions 1–2):
     neighbouring datasets have the same anomaly and differ in the value of one
     *non-anomalous* item (replace-one neighbours restricted to non-anomalies);
-    the anomaly itself is not protected, by design. Under the data model
-    (non-anomalous scores in ``[0, t_ℓ]``) the maximum of a group moves by at
-    most ``t_ℓ`` (Lemma 1); the two halves are disjoint, so one answer is
-    ε-DP by parallel composition, and ``t`` queries cost ``tε``
-    (Proposition 2). Data that violate the model weaken the guarantee: a
-    non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``. The
-    query sets depend only on earlier answers and fresh public randomness.
-    The budget validator keeps this notion apart from plain DP.
+    the anomaly itself is not protected, by design. Proof: under the data
+    model (non-anomalous scores in ``[0, t_ℓ]``) a group's maximum moves by at
+    most ``t_ℓ`` (Lemma 1) and the halves are disjoint, so ``t`` queries cost
+    ``tε`` (Proposition 2); the fit never makes more than ``epsilon`` allows.
+    Data that violate the model weaken the guarantee: a non-anomalous score
+    ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``. The budget validator keeps
+    this notion apart from plain DP. The randomized-response oracle is
+    charged the paper's Proposition 1 per query, an upper bound.
 
-    **Is there an anomaly?** The relation extends to data without an
-    anomaly: neighbours then both have none and differ in one score within
-    ``[0, t_ℓ]``, so each half's maximum still moves by at most ``t_ℓ``
-    and every answer stays ε-DP. Datasets with and without an anomaly are
-    never neighbours: whether there is one is not protected, as where it
-    is is not (an exact ``max >= t_h`` would even be free under this
-    relation, but would protect nothing once the model is violated; noisy
-    answers degrade as above). The test is no extra release: each answer
-    ``(Y, Ȳ)`` holds a noisy maximum of every item, and a third hypothesis
-    "no anomaly" (both maxima ``t_ℓ``; the bit 0) with prior 1/2 is
-    updated by Bayes' rule from the likelihoods of eq. (11) (eq. 5 for a
-    bit), given an anomaly in ``Q`` with the posterior mass of ``Q``. Each
-    answer moves its log-odds by at most ``2ε(t_h − t_ℓ)/t_ℓ``, towards
-    "no anomaly" when a maximum is below the midpoint ``(t_ℓ + t_h)/2``.
-    The halting rules read the belief given an anomaly, so a search that
-    finds one stops at the same query as without the test. The binarized
-    oracle's test reads the maxima (its bit says nothing about existence);
-    randomized response's test is weak (about 0.1 nat per answer at ε = 1).
-    The null the rate is measured under: every score in ``[0, t_ℓ]``;
-    scores between ``t_ℓ`` and ``t_h`` violate the model and look like an
-    anomaly to every answer.
+    **Is there an anomaly?** The relation extends to data without an anomaly
+    (both have none), but datasets with and without an anomaly are never
+    neighbours: whether there is one is not protected, as where it is is not.
+    The test uses the same answers (no extra release), under the null that
+    every score is in ``[0, t_ℓ]``.
 
-    **Budget.** Proposition 3 bounds the *expected* queries of the
-    binarized search with halting (25); read in bits it holds in our
-    measurements (natural logs do not). The default cap is that count for
-    ``n`` items (the direct oracle needs fewer), so a search that has not
-    concentrated by then reports "not found" rather than spend on.
-
-    The randomized-response bit depends on the anomaly's location only, so
-    under anomaly-restricted neighbours its loss is 0; ``epsilon`` (the
-    paper's Proposition 1 for plain neighbours) is charged as an upper bound.
-
-    **Choices.** The random permutation of eq. (10) is drawn as fresh
-    uniforms ordered within buckets, which gives the same split distribution
-    in O(n) per query; when one item holds half of the mass or more, ``Q`` is
-    that item alone. The true group maxima are never stored.
-
-    **Dask.** ``fit`` on a dask array of shape ``(n, 1)`` or ``(n,)``, a
-    one-column dask DataFrame or a Series (or a multi-column dask array or
-    DataFrame with ``score_func``, applied block by block, so it must be
-    row-wise) runs the same loop, likelihoods, noise and accounting; only the
-    per-item work is blockwise. Validation is one reduction pass (n, chunk
-    sizes, finite and ``>= 0``); the scores are then persisted on the workers
-    for the fit. Each query's split draws a uniform bucket per item (among
-    ``min(n // 8, 2**16)``) from a child seed per query and block taken from
-    the split stream; the bucket masses are summed over blocks, the crossing
-    bucket's members (a few thousand at most) get uniform keys from further
-    child seeds and are ordered in one task, and ``Q`` is recomputed on the
-    workers from the same seeds: the same distribution as in memory (a
-    uniform order, the longest prefix under 1/2, a heavy item alone), not the
-    same draws. The two maxima are one blockwise reduction; their noise is
-    drawn on the client from the noise stream by the sensor classes; the
-    update is lazy, then persisted, so the graph does not grow with queries.
-    The posterior stays on the workers, not on the client, because at
-    ``n = 10^8`` it is 800 MB and each query would ship the membership of
-    ``Q`` (100 MB) back to the workers; the client holds O(1) per query (the
-    mass of ``Q``, the total, the largest entry, the two noisy maxima).
-    ``candidates_`` comes from a blockwise top-k. ``n_anomalies > 1`` and
-    sensor objects as ``oracle`` raise ``NotImplementedError`` on dask input
-    (a user sensor answers numpy masks over the items it holds). Nothing
-    imports dask unless ``X`` is a dask collection.
+    **Budget.** Without ``query_epsilon`` each query's ε is derived from
+    public quantities (Proposition 3's expected queries; ``n`` is public).
+    A search that has not concentrated within the plan reports "not found".
+    Dask input runs the same search on the workers (the same distribution as
+    in memory, not the same draws). The proofs, the test, the budget rule and
+    the dask layout: :ref:`proofs-group-search` on :doc:`/privacy`; see also
+    :doc:`/group_search`.
 
     References
     ----------
@@ -241,10 +205,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> scores = rng.uniform(0, 1, 10_000)
     >>> scores[1234] = 3.0                        # the anomaly, >= t_h
-    >>> search = NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.5, random_state=1)
+    >>> search = NoisyGroupSearch(epsilon=30.0, low=1.0, high=2.5, random_state=1)
     >>> labels = search.fit_predict(scores.reshape(-1, 1))
     >>> bool(1234 in search.candidates_), int((labels == -1).sum())
     (True, 4)
+    >>> search.privacy_spent_.epsilon <= search.privacy_cost().epsilon == 30.0
+    True
     >>> clean = np.delete(scores, 1234)               # no item >= t_h
     >>> search.fit(clean.reshape(-1, 1)).halted_by_, int(search.candidates_.size)
     ('no_anomaly', 0)
@@ -252,10 +218,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **PRIVACY_PARAMETER_CONSTRAINTS,
-        # at most 30, as for geometric noise: randomized response's flip (drawn exactly)
-        # is then below 1e-13, and past ≈745 eq. 24's error bound is 0 in floating point
-        # and log((1-p)/p) is infinite
-        "epsilon": epsilon_constraint(MAX_GEOMETRIC_EPSILON),
+        # a total: the package's ceiling for a release (2**20), never infinite
+        "epsilon": epsilon_constraint(MAX_GRID_EPSILON),
+        # one query: at most 30, as for geometric noise: randomized response's flip
+        # (drawn exactly) is then below 1e-13, and past ≈745 eq. 24's error bound is 0
+        # in floating point and log((1-p)/p) is infinite
+        "query_epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],
         "low": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -264,19 +232,18 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
         "null_threshold": [Interval(numbers.Real, 0, 1, closed="neither"), None],
-        "budget": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"}),
-                   None],
         "max_queries": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_candidates": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_anomalies": [Interval(numbers.Integral, 1, None, closed="left")],
         "score_func": [callable, None],
     }
 
-    def __init__(self, *, epsilon=1.0, oracle="direct", low=1.0, high=2.0, halting="posterior",
-                 alpha=0.5, delta=0.05, null_threshold=0.99, budget="auto", max_queries=10_000,
-                 n_candidates=4, n_anomalies=1, score_func=None, random_state=None,
-                 accountant=None):
+    def __init__(self, *, epsilon=10.0, query_epsilon=None, oracle="direct", low=1.0, high=2.0,
+                 halting="posterior", alpha=0.5, delta=0.05, null_threshold=0.99,
+                 max_queries=10_000, n_candidates=4, n_anomalies=1, score_func=None,
+                 random_state=None, accountant=None):
         self.epsilon = epsilon
+        self.query_epsilon = query_epsilon
         self.oracle = oracle
         self.low = low
         self.high = high
@@ -284,7 +251,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.alpha = alpha
         self.delta = delta
         self.null_threshold = null_threshold
-        self.budget = budget
         self.max_queries = max_queries
         self.n_candidates = n_candidates
         self.n_anomalies = n_anomalies
@@ -293,9 +259,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.accountant = accountant
 
     # ------------------------------------------------------------ privacy
-    def _query_cost(self) -> PrivacyCost:
+    @staticmethod
+    def _query_cost(query_epsilon: float) -> PrivacyCost:
         return PrivacyCost.anomaly_restricted_dp(
-            float(self.epsilon), "one group query: two disjoint halves (parallel composition)",
+            query_epsilon, "one group query: two disjoint halves (parallel composition)",
             neighbours="replace")
 
     def _response(self) -> str:
@@ -303,44 +270,29 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             return "bit" if self.oracle == "randomized_response" else "maxima"
         return self.oracle.response
 
-    def _max_queries(self, n: int | None = None) -> int:
-        """Queries the parameters allow (the budget, the safety cap), for ``n`` items.
-
-        ``n=None`` (before the data are seen) prices the default budget at
-        :data:`PLAN_ITEMS` items, which bounds it for every ``n`` up to that.
-        """
-        cap = int(self.max_queries)
-        if self.budget == "auto":
-            eps = float(self.epsilon)
-            p = answer_error(self._response(), eps, float(self.low), float(self.high))
-            items = PLAN_ITEMS if n is None else min(int(n), PLAN_ITEMS)
-            count = proposition3_queries(items, eps, p, float(self.delta))
-            if math.isfinite(count):
-                cap = min(cap, math.ceil(count))
-        elif self.budget is not None:
-            cap = min(cap, int(math.floor(self.budget / self.epsilon * (1 + 1e-12))))
-        return cap
+    def _plan(self, n: int) -> QueryPlan:
+        """The per-query ε and the queries ``epsilon`` buys for ``n`` items (public)."""
+        return plan_queries(
+            int(n), float(self.epsilon), self._response(), float(self.low), float(self.high),
+            float(self.delta), int(self.max_queries),
+            None if self.query_epsilon is None else float(self.query_epsilon),
+            min_query_epsilon=MIN_EPSILON)
 
     def _privacy_cost(self) -> PrivacyCost:
-        """The most a search can spend: ``epsilon`` per query, up to the budget.
+        """The most a search can spend: ``epsilon``, over the queries it plans.
 
-        With ``budget="auto"`` the queries are the test plus Proposition 3's
-        count at :data:`~skdp_anomaly.group_search._plan.PLAN_ITEMS` items
-        (a search over ``n`` items stops at the count for ``n``, and gives
-        the rest of the reservation back); with ``budget=None`` only
-        ``max_queries · epsilon`` bounds it. The actual spend is
-        ``privacy_spent_``.
+        The actual spend is ``privacy_spent_`` (``n_queries_ · query_epsilon_``).
 
         Examples
         --------
         >>> from skdp_anomaly import NoisyGroupSearch
-        >>> cost = NoisyGroupSearch(epsilon=0.5, budget=10.0).privacy_cost()
-        >>> cost.epsilon, cost.notion
-        (10.0, 'anomaly-restricted ε-DP')
-        >>> NoisyGroupSearch().privacy_cost().epsilon   # the default budget, ε = 1 per query
-        236.0
+        >>> cost = NoisyGroupSearch().privacy_cost()
+        >>> cost.epsilon, cost.notion, cost.neighbours
+        (10.0, 'anomaly-restricted ε-DP', 'replace')
         """
-        return self._query_cost().scale(self._max_queries())
+        return PrivacyCost.anomaly_restricted_dp(
+            float(self.epsilon), "group queries, at most epsilon in all (sequential "
+            "composition)", neighbours="replace")
 
     def privacy_assumptions(self) -> tuple:
         """The data model the guarantee rests on (eq. 1), which the search cannot check."""
@@ -354,19 +306,21 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if not self.low < self.high:
             raise ValueError(f"The 'low' parameter must be < high (t_ℓ < t_h); got "
                              f"low={self.low!r}, high={self.high!r}.")
-        if self.halting == "budget" and self.budget is None:
-            raise ValueError("The 'budget' parameter is needed by halting='budget' (a total "
-                             "ε); got budget=None.")
-        if isinstance(self.budget, numbers.Real) and self.budget < self.epsilon:
-            raise ValueError(f"The 'budget' parameter is below the cost of one query "
-                             f"(epsilon={self.epsilon!r}); got budget={self.budget!r}.")
+        if self.query_epsilon is not None and self.query_epsilon > self.epsilon:
+            raise ValueError(f"The 'query_epsilon' parameter, the cost of one query, must be "
+                             f"at most epsilon, the total; got query_epsilon="
+                             f"{self.query_epsilon!r} > epsilon={self.epsilon!r}.")
         if not isinstance(self.oracle, str):
+            if self.query_epsilon is None:
+                raise ValueError("The 'query_epsilon' parameter must be given with a sensor "
+                                 "object as oracle: the sensor answers at its own ε per "
+                                 "query, which the search charges; got query_epsilon=None.")
             if self.n_anomalies != 1:
                 raise ValueError(
                     f"The 'n_anomalies' parameter must be 1 with a sensor object as oracle (it "
                     f"answers for halves of all its items, not of one group); got "
                     f"n_anomalies={self.n_anomalies!r}.")
-            _checked_sensor(self.oracle, float(self.epsilon))
+            _checked_sensor(self.oracle, float(self.query_epsilon))
 
     # ---------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -411,12 +365,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         posterior = np.empty(n)
         spent, reasons, candidates, nulls = 0, [], [], []
         n_groups = int(groups.max()) + 1
+        # one plan for every group (their i-th queries share one charge), sized for the
+        # largest: the group sizes are public, as n is
+        plan = self._planned(-(-n // n_groups))
         for g in range(n_groups):
             members = np.flatnonzero(groups == g)
-            limit = self._planned_queries(members.size)
-            sensor = self._sensor(scores[members], noise_rng)
+            sensor = self._sensor(scores[members], noise_rng, plan.query_epsilon)
             belief = Posterior(members.size, split_rng)
-            queries, reason, null = self._search(sensor, belief, limit, paid=spent)
+            queries, reason, null = self._search(sensor, belief, plan, paid=spent)
             f = belief.f
             posterior[members] = f / n_groups
             spent = max(spent, queries)  # disjoint groups: parallel composition
@@ -429,24 +385,21 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.candidates_ = np.sort(np.concatenate(candidates or [np.zeros(0, np.int64)]))
         self.null_posterior_ = np.asarray(nulls, dtype=np.float64)
         self.n_queries_ = spent
+        self._set_plan(plan)
         self.halted_by_ = reasons[0]
         self.privacy_spent_ = self._spent()
         return self
 
-    def _planned_queries(self, n: int) -> int:
-        """This fit's cap on the queries for ``n`` items; warns when it is large."""
-        limit = self._max_queries(n)
-        eps = float(self.epsilon)
-        noiseless = noiseless_queries(n, eps, float(self.delta))
-        if limit > LARGE_PLAN * noiseless + 1:
-            warn(f"NoisyGroupSearch may spend up to {limit} queries, ε = {limit * eps:.4g} "
-                 f"(anomaly-restricted), over {LARGE_PLAN} times the {math.ceil(noiseless)} "
-                 f"of a noiseless bisection of {n} items: at epsilon={self.epsilon!r} per "
-                 f"query and (high - low)/low = {(self.high - self.low) / self.low:.3g} an "
-                 "answer carries little information (Bittner, Sarwate and Wright, "
-                 "Proposition 3). Raise epsilon per query, widen the gap between low and "
-                 "high, or set a smaller budget.", GroupSearchBudgetWarning)
-        return limit
+    def _set_plan(self, plan: QueryPlan) -> None:
+        self.query_epsilon_ = plan.query_epsilon
+        self.n_queries_planned_ = plan.queries
+
+    def _planned(self, n: int) -> QueryPlan:
+        """This fit's plan for ``n`` items; warns when it is shorter than Proposition 3's."""
+        plan = self._plan(n)
+        if not plan.queries >= plan.proposition3:
+            warn(_short_plan_message(self, n, plan), GroupSearchBudgetWarning)
+        return plan
 
     def _found(self, reason: str) -> bool:
         # a search that did not reach its own halting rule names no culprit; only the
@@ -472,14 +425,15 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if names is not None:
             self.feature_names_in_ = names
         split_rng, _, noise_rng = check_random_state(self.random_state).spawn(3)
-        limit = self._planned_queries(int(scores.shape[0]))
+        plan = self._planned(int(scores.shape[0]))
         belief = DaskPosterior(scores.chunks, split_rng)
-        sensor = self._sensor(scores, noise_rng)
-        queries, reason, null = self._search(sensor, belief, limit)
+        sensor = self._sensor(scores, noise_rng, plan.query_epsilon)
+        queries, reason, null = self._search(sensor, belief, plan)
         self.posterior_, top, self.groups_ = belief.result(self.n_candidates)
         self.candidates_ = np.sort(top) if self._found(reason) else np.zeros(0, np.int64)
         self.null_posterior_ = np.array([null])
         self.n_queries_ = queries
+        self._set_plan(plan)
         self.halted_by_ = reason
         self.privacy_spent_ = self._spent()
         return self
@@ -517,15 +471,15 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
                              f"there are {n} items.")
         return rng.permutation(np.arange(n) % n_groups)
 
-    def _sensor(self, scores, rng):
+    def _sensor(self, scores, rng, query_epsilon: float):
         if not isinstance(self.oracle, str):
             return self.oracle  # its protocol was checked with the parameters
         if self.oracle == "randomized_response":
-            return RandomizedResponseSensor(scores, self.high, self.epsilon, rng)
-        return MaxSensor(scores, self.low, self.epsilon, rng)
+            return RandomizedResponseSensor(scores, self.high, query_epsilon, rng)
+        return MaxSensor(scores, self.low, query_epsilon, rng)
 
     # ------------------------------------------------------------ search
-    def _search(self, sensor, belief, limit: int, paid: int = 0):
+    def _search(self, sensor, belief, plan: QueryPlan, paid: int = 0):
         """Algorithm 1 with the test for an anomaly; returns (queries, halting reason,
         posterior probability of no anomaly); the posterior stays in ``belief``.
 
@@ -534,12 +488,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         ``q_mass``) and ``update(mask, log_ratio)`` (``Posterior`` in memory,
         ``DaskPosterior`` on the workers).
 
-        ``paid`` queries are charged already, by earlier groups: the groups
+        ``plan`` gives the cost of a query and the most queries ``epsilon``
+        buys. ``paid`` queries are charged already, by earlier groups: the groups
         hold disjoint items, so their i-th queries compose in parallel and
         one charge covers the i-th query of every group.
         """
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
         testing = self.null_threshold is not None
+        eps, limit = plan.query_epsilon, plan.queries
         null_odds = 0.0  # log P(no anomaly) / P(an anomaly); the prior is 1/2
         queries = 0
         while True:
@@ -551,19 +507,18 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             if self.halting != "budget" and belief.max() > threshold:
                 return queries, self.halting, null
             if queries >= limit:
-                budget_bound = self.budget is not None and limit < self.max_queries
-                return queries, "budget" if budget_bound else "max_queries", null
+                return queries, "budget" if limit < self.max_queries else "max_queries", null
             queries += 1
             if queries > paid:  # before the answer exists
-                self._charge(self._query_cost())
+                self._charge(self._query_cost(eps))
             mask = belief.split()
             answer = sensor.query(mask)
-            log_ratio = self._log_ratio(answer, sensor)
+            log_ratio = self._log_ratio(answer, sensor, eps)
             if testing:
-                null_odds += self._null_evidence(answer, sensor, belief.q_mass)
+                null_odds += self._null_evidence(answer, sensor, belief.q_mass, eps)
             belief.update(mask, log_ratio)
 
-    def _null_evidence(self, answer, sensor, q_mass: float) -> float:
+    def _null_evidence(self, answer, sensor, q_mass: float, eps: float) -> float:
         """Log-likelihood ratio of one answer, no anomaly vs an anomaly.
 
         The likelihoods are those of eq. (11) (a half's maximum is ``t_h``
@@ -575,14 +530,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         is an anomaly).
         """
         if sensor.response == "bit":
-            p = flip_probability(float(self.epsilon))
+            p = flip_probability(eps)
             yes, no = math.log1p(-p), math.log(p)
             bit = _check_bit(answer)
             in_q, in_rest = (yes, no) if bit else (no, yes)
             none = in_rest  # no anomaly: the true bit is 0, as with the anomaly outside Q
         else:
             y_in, y_out = _check_maxima(answer)
-            scale, low, high = float(self.epsilon) / self.low, float(self.low), float(self.high)
+            scale, low, high = eps / self.low, float(self.low), float(self.high)
             none = -scale * (abs(y_in - low) + abs(y_out - low))
             in_q = -scale * (abs(y_in - high) + abs(y_out - low))
             in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
@@ -590,9 +545,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         some = np.logaddexp(math.log(q) + in_q, math.log1p(-q) + in_rest if q < 1 else -np.inf)
         return none - float(some)
 
-    def _log_ratio(self, answer, sensor) -> float:
+    def _log_ratio(self, answer, sensor, eps: float) -> float:
         """Bayes' rule (6) or (12): log of the likelihood ratio, anomaly in ``Q`` vs the rest."""
-        eps, low, high = float(self.epsilon), float(self.low), float(self.high)
+        low, high = float(self.low), float(self.high)
         if sensor.response == "bit":
             p = flip_probability(eps)
             log_ratio = math.log1p(-p) - math.log(p)  # R = Q if the bit is 1, else the rest
@@ -640,8 +595,36 @@ def _check_bit(answer) -> bool:
     raise ValueError(f"a 'bit' sensor must answer True/False (or 0/1), got {answer!r}.")
 
 
+def _short_plan_message(est, n: int, plan: QueryPlan) -> str:
+    """The warning of a plan shorter than Proposition 3's count: public quantities only."""
+    head = (f"NoisyGroupSearch plans {plan.queries} queries over {n} items at "
+            f"{plan.query_epsilon:.3g} each, fewer than the ")
+    given = est.query_epsilon is not None
+    if not math.isfinite(plan.proposition3):
+        return (head + "queries Proposition 3 of Bittner, Sarwate and Wright needs: at this "
+                "ε per query an answer carries no information. Widen the gap between low and "
+                "high" + (", or raise query_epsilon." if given else "."))
+    need = math.ceil(plan.proposition3)
+    advice = f"epsilon={_round_up(plan.sufficient_epsilon):g}"
+    if given:
+        advice += f" (at query_epsilon={est.query_epsilon!r})"
+    if est.max_queries < plan.sufficient_queries:
+        advice += f" with max_queries >= {plan.sufficient_queries}"
+    return (head + f"{need} that Proposition 3 of Bittner, Sarwate and Wright expects for its "
+            f"error delta={est.delta!r}: epsilon={est.epsilon!r} (the total, anomaly-restricted) "
+            "is too small for that guarantee, and a search that has not concentrated within "
+            f"its plan reports 'not found'. {advice} would plan enough queries; a wider gap "
+            "between low and high needs fewer.")
+
+
+def _round_up(x: float, digits: int = 3) -> float:
+    """``x`` rounded up to ``digits`` significant digits (a total that surely suffices)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(x / step * (1 - 1e-12)) * step
+
+
 def _checked_sensor(sensor, epsilon: float):
-    """A user sensor follows the protocol, at the ε the searcher charges."""
+    """A user sensor follows the protocol, at the ε the searcher charges per query."""
     response = getattr(sensor, "response", None)
     if response not in ("maxima", "bit"):
         raise ValueError(f"The 'oracle' parameter, a sensor object, must have response "
@@ -650,8 +633,8 @@ def _checked_sensor(sensor, epsilon: float):
     if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon,
                                                                 rel_tol=1e-12):
         raise ValueError(f"The 'oracle' parameter, a sensor object, answers at "
-                         f"epsilon={declared!r} but the search charges epsilon={epsilon!r} "
-                         "per query; they must be equal.")
+                         f"epsilon={declared!r} but the search charges query_epsilon="
+                         f"{epsilon!r} per query; they must be equal.")
     return sensor
 
 
