@@ -81,7 +81,7 @@ OPTION_OF = {
     "update": "--update",
     "low": "--low",
     "high": "--high",
-    "budget": "--budget",
+    "query_epsilon": "--query-epsilon",
     "oracle": "--oracle",
     "n_candidates": "--candidates",
     "max_count": "--max-count",
