@@ -77,7 +77,8 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     selection : {"bernoulli", "exponential", "all"}, default="bernoulli"
         How rows are chosen for labelling. With ``update="ftrl"`` it applies
         in the active windows; the labelled windows read every label (with
-        threshold windows: the leading rounds read every label, see Notes).
+        threshold windows: the leading rounds read every label, see
+        :ref:`proofs-online-svc`).
     update : {"ftrl", "flmb", "flsw"}, default="ftrl"
         DP-FTRL with a histogram intercept, or the paper's fixed-length
         mini-batches (an update every ``batch_size`` selected rows) or
@@ -209,141 +210,29 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     Notes
     -----
     **Privacy.** Neighbouring streams have the same length and differ in one
-    element ``(x_t, y_t)`` (replace one stream element, §2). Each
-    element is seen once: it takes part in one selection (``ε_s``: Bernoulli,
-    Lemma 1; exponential, Lemma 2 *corrected*, see
-    :class:`~skdp_anomaly.privacy.ExponentialSelection`) and in at most one
-    update (``ε_g``, Lemma 3: replacing one row moves the batch's gradient
-    sum by at most ``2M`` in L2 norm, hence ``2M√d`` in L1 norm). The
-    released iterates, the update times and the batch sizes are therefore
-    ``(ε_s + ε_g)``-DP (Theorems 1–3), whatever the stream length; the label
-    buffer is never released. Feeding the same
-    records again (several passes) costs ``epsilon`` again per pass, which
-    this estimator cannot know. ``privacy_cost()`` equals ``epsilon`` unless a
-    fixed exponential ``slab`` costs more than ``ε_s``.
+    element ``(x_t, y_t)`` (replace one stream element, §2). Each element
+    takes part in one selection (``ε_s``: Bernoulli, Lemma 1; exponential,
+    Lemma 2 *corrected*, see :class:`~skdp_anomaly.privacy.ExponentialSelection`)
+    and in at most one update (``ε_g``, Lemma 3), so the released iterates,
+    update times and batch sizes are ``(ε_s + ε_g)``-DP (Theorems 1–3),
+    whatever the stream length; the label buffer is never released. With
+    ``update="ftrl"`` parallel composition over disjoint, data-independent
+    windows gives ``epsilon``, the class prior included. Every released sum
+    is float-safe (a departure from eq. 8). Several passes over the same
+    records cost ``epsilon`` per pass, which the estimator cannot know.
+    ``privacy_cost()`` equals ``epsilon`` unless a fixed exponential ``slab``
+    costs more than ``ε_s``.
 
-    **Privacy of** ``update="ftrl"``. The window lengths depend on public
-    quantities only (ε, ``d``, the stream length when it is known, the
-    round's index and, on a stream of unknown length, where the calls end:
-    the first call's length and whether a call ends past half of a window),
-    never on the data, and every element lies in exactly one window. A row
-    of a labelled window (or, with threshold windows, of the *leading
-    rounds*) is always taken (a data-independent choice: no selection cost)
-    and is in one release at the whole ``ε``; a row of an active (or later)
-    window pays its selection ``ε_s`` and one release at ``ε_g``. Parallel
-    composition over the disjoint windows gives ``max(ε, ε_s + ε_g) = ε``.
-    A window releases ``(Σ₊ x·a, Σ₋ x·a, c·n₊)`` — the sums of the rows of
-    each class (with threshold windows, those whose hinge is active, ``a``)
-    and the positive count weighted by ``c = M`` — whose L1 sensitivity
-    under replace-one is ``2M√d + M`` (the same label: one sum moves by
-    ``2M`` in L2; labels differ: both sums by ``M`` and the count by 1). The
-    count is the **class prior**: a share ``M/(2M√d + M)`` of the release's
-    ε, in its noise (audited in the tests). A threshold window releases two
-    histograms of ``N_BINS = 16`` equal bins of the projections ``w·x/‖w‖``
-    on ``[-R, R]``, ``R = 2M/√d`` (projections beyond it fall in the outer
-    bins), L1 sensitivity 2, with exact two-sided geometric noise. With
-    ``noise="tree"`` every window after the first is a leaf of a binary
-    tree of ``L`` levels; each leaf is in at most ``L`` released nodes, each
-    with noise at ``ε_g / L``. The iterate, the intercept, ``class_prior_``,
-    the number of selected rows and the update times are post-processing of
-    these releases and of the selections.
-
-    **Choices where the paper is silent (ftrl).** The class-balanced
-    direction (the difference of the class centroids) keeps the iterate from
-    following the majority class when the data are not centred. The
-    balanced cut is the midpoint of the projected centroids, each squared
-    norm less its public noise variance (else the rare class's noisy
-    centroid drags the cut); the centroids pool the windows with weights
-    ``n̂ᵢ/vᵢ``, as a window's noise does not shrink with its length. The
-    active windows hold 35 % of a round: with ``ε_s = ε/4`` a round reads
-    at most ``0.65 + 0.35·e^{ε_s}/(1 + e^{ε_s})`` of its labels (0.87 at
-    ε = 2); measured on public imbalanced sets, selecting more rows cost
-    more accuracy than it saved labels (the user guide). With threshold
-    windows, the intercept pools the last two epochs of doubling length,
-    each window's noisy counts divided by the selection's probability at
-    the bin (Horvitz–Thompson). A stream of unknown length releases an
-    unfinished window only when a call ends past half of it: the rows of a
-    window that had barely begun are consumed and used by no release; give
-    ``n_rows_hint`` to have them used. A very large ``ε_s`` (Bernoulli
-    ``ε_s ≳ 10``) selects almost no row outside the slab: keep
-    ``selection_share`` at its default or use ``selection="all"`` there.
-
-    **Float-safe noise (a departure from eq. 8).** Every released sum is on
-    a power-of-two grid with integer noise, accumulated in integers. Eq. (8)'s noise, density
-    ``∝ exp(-(ε_g / 2M) ‖z‖₂)``, is a continuous vector: added to the
-    gradient in floating point, the low-order bits of the result can reveal
-    the gradient (Mironov 2012), and no sampler of that density on a grid is
-    known. Each update therefore releases the gradient sum rounded to a
-    power-of-two grid plus discrete Laplace noise per coordinate, calibrated
-    to the L1 sensitivity ``2M√d`` (and the rounding)
-    (:class:`~skdp_anomaly.privacy.LaplaceMechanism`): pure ``ε_g``-DP, with
-    a noise norm about ``√2`` times eq. (8)'s in expectation.
-
-    Between calls the pending batch or window (its selected rows and their
-    labels, raw) is kept in memory, as the paper's buffer (with
-    ``noise="tree"`` also the open nodes' true sums), and after an
-    interrupted call a BLAKE2b fingerprint of the rows that call consumed
-    (see below). Each is zeroed as soon as it is used: a batch's rows when
-    its update or window is released, everything when :meth:`fit` ends the
-    stream (the rows of a fixed-length batch that never filled are used by
-    no update, as at the end of the paper's Algorithm 3). A pickle leaves
-    all of it out (unless ``pickle_open_batch=True``), so no training row,
-    label or raw sum is reachable from a pickle or from a model :meth:`fit`
-    returned; a run unpickled with rows or sums left out still predicts but
-    refuses to go on. No generator and
-    no noise is kept: each call draws from a generator of its own
-    (:func:`~skdp_anomaly.privacy.call_rng`).
-
-    **Interrupted calls.** A stream cannot simply be rolled back: rows sent
-    to ``label_oracle`` were seen by another party, and a rolled-back retry
-    would select and use them again. :meth:`partial_fit` therefore commits
-    what the compiled loop did when an exception (an error of
-    ``label_oracle`` or of ``y``, a ``KeyboardInterrupt``) stops it after
-    the call used anything: ``n_seen_``, ``n_labels_requested_``,
-    ``n_updates_`` and ``coef_`` describe exactly the rows consumed, the
-    labels obtained and the updates made; ``n_seen_last_call_`` says how many
-    rows of the call were consumed; and the exception propagates. The next
-    call whose first rows equal, byte for byte, those consumed is taken as
-    the retry: it resumes at the first unconsumed row and asks no label
-    obtained before (the selected rows still waiting for labels are asked
-    for, with the oracle of the retry). A call with other rows continues the
-    stream after the consumed ones. Either way no row is used twice and
-    ``n_seen_`` counts each row once; the run's ε is not charged again. A
-    call that fails before it used anything (bad input, a refused budget, an
-    oracle error on the batch already pending) leaves the estimator exactly
-    as it was. :meth:`fit` is a fresh run and one transaction: on any
-    exception the estimator returns to its state before the call, and the
-    charge of the failed run stays in ``privacy_spent_`` and on the
-    accountant. A retry of ``fit`` is a new run, charged again: the failed
-    run's rows (those sent to an oracle too) were paid for by its charge,
-    and the new run uses them under its own. To resume instead of paying
-    again, stream with :meth:`partial_fit`.
-
-    Parameters cannot change during a run (``set_params`` between
-    :meth:`partial_fit` calls raises): the run was charged for the
-    mechanisms its first call set up. ``random_state`` and ``accountant``
-    may change.
-
-    **Dask.** ``dask_ml.wrappers.Incremental(svc, shuffle_blocks=False)``
-    feeds the blocks of a dask array to :meth:`partial_fit` in order and
-    gives exactly the state of the same calls in memory (its default,
-    ``shuffle_blocks=True``, visits the blocks in random order: another
-    stream). Incremental fits a clone, so the accountant charged is a copy
-    (``inc.estimator_.accountant``), not the object passed; it moves the
-    running estimator between workers as a pickle, which needs
-    ``pickle_open_batch=True``.
-
-    **Speed.** Each selection depends on the last update, so the stream is
-    sequential; the loop is compiled with numba and returns to Python only
-    for an oracle's labels, for more update noise and, with
-    ``update="ftrl"``, once per window for its release (vectorised).
-
-    **Choices where the paper is unclear.** ``d(x, 0) = 0`` (before the first
-    update every row is informative); an FLSW window without selections makes
-    no update (the paper publishes the previous state); the iterate is
-    projected onto the ball of radius ``1/sqrt(λ)``, which contains the SVM
-    optimum (the paper projects onto "the uniform ball"), post-processing
-    that costs nothing.
+    **Interrupted calls.** :meth:`partial_fit` commits what it consumed when
+    an exception stops it (``n_seen_last_call_`` rows); a retry with the same
+    rows resumes there, asks no label twice and is not charged again. A call
+    that failed before using anything leaves the estimator as it was.
+    :meth:`fit` is one transaction: a retry is a new run, charged again.
+    Parameters other than ``random_state`` and ``accountant`` cannot change
+    during a run. A pickle leaves out the pending rows, labels and sums
+    (unless ``pickle_open_batch=True``; Dask's ``Incremental`` needs it, with
+    ``shuffle_blocks=False`` to keep the stream's order). Proofs and the
+    choices for ``update="ftrl"``: :ref:`proofs-online-svc` on :doc:`/privacy`.
 
     References
     ----------

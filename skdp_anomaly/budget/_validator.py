@@ -541,43 +541,29 @@ def check_privacy_budget(
     Notes
     -----
     **Neighbouring relation.** ``"auto"`` states the total under add/remove
-    neighbours (one record added or removed) when every step holds there,
-    else under replace-one neighbours (datasets of equal size ``n`` differing
-    in one record; ``n`` public): diffprivlib's models, and this package's
-    classifiers and change-point detector, hold under that relation only. An add/remove cost converts soundly to replace-one (ε → 2ε, group
-    privacy: a replacement is a removal and an addition), and each converted
-    row says so; the converse is impossible. Users who must hide ``n`` pass
-    ``neighbours="add_remove"``: every step whose cost holds only under
-    replace-one neighbours is then a leak, since its output can reveal ``n``.
+    neighbours when every step holds there, else under replace-one
+    neighbours (``n`` public), where diffprivlib's models and this package's
+    classifiers and change-point detector hold. An add/remove cost converts
+    soundly to replace-one (ε → 2ε, group privacy), and each converted row
+    says so; the converse is impossible. Users who must hide ``n`` pass
+    ``neighbours="add_remove"``: every step that holds only under replace-one
+    neighbours is then a leak. Costs are per record, composed with
+    :func:`~skdp_anomaly.privacy.compose_sequential` (ε, δ add up; mixing
+    notions gives the weakest, and the report says so).
 
-    Costs are per record, composed with
-    :func:`~skdp_anomaly.privacy.compose_sequential` (basic composition: ε, δ
-    add up; mixing notions gives the weakest, and the report says so).
+    **Assumptions** (a label set read from ``y``, a ``FunctionTransformer``
+    function that maps each record on its own, public CV groups...) are
+    listed in ``report.assumptions``; ``report.is_private`` is True only
+    without leaks and assumptions. **Cross-validation** counts are a bound
+    only where a record's fold does not depend on the other records; the
+    report gives each splitter's proof or leak. Hyperparameters chosen from
+    raw validation scores are a leak; :class:`~skdp_anomaly.PrivateGridSearchCV`
+    and :class:`~skdp_anomaly.PrivateRandomizedSearchCV` are priced here.
 
-    **Assumptions.** What the total takes as public without the package being
-    able to check it (a label set read from ``y``, a ``FunctionTransformer``
-    function that maps each record on its own, public CV groups...) is listed
-    in ``report.assumptions``; ``report.is_private`` is True only without
-    leaks and assumptions.
-
-    **Cross-validation.** A fold count is a bound only when a record's fold
-    does not depend on the other records; each splitter's proof, or the leak
-    when there is none (label-stratified splitters, index-based splitters
-    under add/remove neighbours), is in the report. Choosing hyperparameters
-    from raw validation scores is never covered (reported as a leak);
-    :class:`~skdp_anomaly.PrivateGridSearchCV` and
-    :class:`~skdp_anomaly.PrivateRandomizedSearchCV` make the choice a DP
-    release, and are priced here (candidate fits, the choice, the refit).
-
-    The validator reads parameters, never accountants: ``sklearn.base.clone``
-    deep-copies diffprivlib ``BudgetAccountant`` objects, so a search or a
-    cross-validation charges copies, and the user's accountant never sees
-    those fits. Nothing in the report is a fitted statistic or a parameter
-    value other than ε/δ and fold/candidate counts.
-
-    A non-private resampler before a DP step voids that step's guarantee:
-    Lut (2022), Theorem 3.2. With :class:`skdp_anomaly.DPSMOTE`
-    costs add up (Theorem 3.3).
+    The validator reads parameters, never accountants (``clone`` copies
+    them). A non-private resampler before a DP step voids that step's
+    guarantee (Lut 2022, Theorem 3.2); with :class:`skdp_anomaly.DPSMOTE`
+    costs add up (Theorem 3.3). Details: :ref:`proofs-budget-validator`.
 
     Examples
     --------

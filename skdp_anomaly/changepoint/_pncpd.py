@@ -226,128 +226,27 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     element" neighbours: series (or streams) of the same length that differ
     in the value of one sample; the length ``n`` is public. Nothing
     data-dependent other than the reported indices, their directions and
-    the segmentation's noisy decisions is stored.
-
-    **Offline statistic and sensitivity.** For a segment of ``m`` points and
-    a split ``k`` in ``{s, ..., m - s}`` (``s = min_size``),
-    ``E(k) = (V(k) - 1/2) · k (m - k) / (m - s)`` with ``V`` of Eq. (2.1),
-    ties at 1/2 (mid-ranks); its mean peaks exactly at a single change.
-    Replacing one value changes each pair containing it by at most 1 (from
-    0, 1/2 or 1 to another of them), i.e. the count by at most
-    ``max(k, m - k) <= m - s``, so ``Δ = 1`` for every split; the mid-rank
-    convention leaves the sensitivity unchanged. Unlike Algorithm 3's
-    ``Δ = 1/min(k, n - k)``, the noise does not grow with the edges, so the
-    middle of a segment is not drowned by the noise its edges would need.
-
-    **Offline test and its calibration.** The test normalises each split by
-    its own sensitivity bound instead: ``B(k) = (S(k) - k(m - k)/2) /
-    max(k, m - k)`` (``Δ = 1`` for every split, as above, and ``|B| >= |E|``:
-    about twice ``E`` near the middle, so a change there clears the same
-    noise at about half the ε; ``E`` stays the locator because the mean of
-    ``B`` is flat between the middle and the change). ``T = max_k B(k)``
-    over the splits leaving ``min_size`` on each side (``max |B|`` for
-    ``"both"``), released with the float-safe Laplace mechanism (``Δ = 1``). Without a change the
-    ranks are a uniform random permutation, so the law of ``T`` is public:
-    it is simulated once per segment length (fixed seed, cached; under the
-    AR(1) null of ``dependence``, the ranks of simulated AR(1) series), and the
-    critical value includes the Laplace noise exactly and the Monte Carlo
-    error at two standard errors (see
-    :func:`~skdp_anomaly.changepoint.binary_segmentation`).
-
-    **Offline budget split.** ``"auto"``: ``L = ⌈log2(max_change_points +
-    1)⌉`` levels; level ``l`` gets ``ε_l = ε 2^-l / (1 - 2^-L)`` (8/15, 4/15,
-    2/15, 1/15 of ε for the default ``L = 4``: the first level alone decides
-    whether anything is reported and makes the most consequential cut), a
-    third for the tests and two thirds for the locations (report-noisy-max;
-    both Laplace scales ``3/ε_l``), on the first level a quarter and three
-    quarters (a change in the whole series clears its test by far before its
-    location is sharp). With
-    ``dependence="estimate"`` the levels share 85 % of ε, after the
-    turning-point count. A level is dropped, and ``L`` lowered,
-    when a change of about one standard deviation in the middle of one of its
-    segments (``n/2^(l-1)`` points, ``B ≈ m/8``) could not pass its test at
-    this ε: public quantities only (``n``, ε, ``alpha``, ``min_size``), and
-    at small ``ε·n`` the first level gets all of ε. The segments of a
-    level are disjoint and were cut at earlier DP outputs (post-processing),
-    so a level costs what one segment costs (parallel composition); levels
-    compose sequentially to ε. When more segments pass than change points
-    remain, the largest noisy margins win (post-processing). ``k`` change
-    points: ``k`` rounds of report-noisy-max with ``ε/k`` over the splits of
-    all current segments. ``privacy_spent_`` counts the stages reached.
+    the segmentation's noisy decisions is stored. Offline, every statistic
+    has sensitivity 1; a level's segments are disjoint (parallel
+    composition) and the levels compose sequentially to ε. Online
+    (Theorem 2.5), AboveThreshold gets ``ε/2`` with a given ``threshold``
+    (Algorithm 4) and ``3ε/4`` with the calibrated one, PNCPD on one window
+    the rest; all noise is float-safe. ``privacy_spent_`` counts the stages
+    reached.
 
     **When alpha holds.** Offline, ``P(any change reported) <= alpha`` on a
     series without a change whose values are exchangeable
     (``dependence="none"``), or (``"estimate"``, the default) stationary with
-    serial dependence that the AR(1) bound covers: the noisy turning-point
-    rate ``p̂`` (``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π`` for a
-    Gaussian AR(1), ``2/3`` for i.i.d. values; a level shift moves the count
-    by at most 2, so a change does not pass for dependence), lowered by a
-    quarter of a standard deviation of its sampling and privacy noise, gives
-    ``φ⁺``,
-    never below 0.5 (where ``ε n`` is small the count cannot tell 0 from
-    0.5, and calibrating for 0.5 costs i.i.d. series little power: measured
-    in the user guide) and rounded up to 0.05. The long-run variance of the
-    ranks, hence the spread of the rank CUSUM, grows with ``φ`` (about 2.9
-    times the i.i.d. one at ``φ = 0.5``, 8.4 at 0.8), so the critical values
-    come from simulating the AR(1) null with ``φ⁺``. Other dependence
-    (seasonal, long memory) is covered as far as its turning-point rate
-    reflects it; seasonal and trending series have few turning points and
-    get a large ``φ⁺``.
+    serial dependence that the AR(1) bound covers. The calibrated online
+    threshold holds under exchangeable values. A calibrated threshold above
+    1 means that only noise can raise an alarm: a
+    :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning` says so.
 
-    **Series models.** ``"auto"`` tests increments when the same count puts
-    ``φ⁺`` above 0.75, with their lag-1 dependence bounded by it; each test
-    has a level (or slope) and a spread channel (see
-    the user guide, "Which series each option holds for"). When all the level
-    changes found go one way, a noisy sign test inside the segments tells a
-    trend from steps (a trend: "no change"; its slope changes need
-    ``"increments"``).
-
-    **Online (Theorem 2.5).** Each window's centre statistic ``U`` has
-    sensitivity ``2/n``; AboveThreshold with ``ε_a`` (threshold noise
-    ``Lap(4/(ε_a n))``, query noise ``Lap(8/(ε_a n))``) is ε_a-DP for the
-    whole transcript; PNCPD with ``ε - ε_a`` on one window adds the rest.
-    With a given ``threshold`` the split is Algorithm 4's, ``ε_a = ε/2``.
-    With the calibrated threshold ``ε_a = 3ε/4``: the alarm alone sets the
-    false-alarm level and the delay, and PNCPD then searches one window
-    known to hold the change, so the alarm gets the larger share (measured:
-    twice the detections of a 1-sd shift within a window of 100 at ε = 5,
-    at the same false-alarm level; see the user guide). The calibrated
-    threshold holds under the null of exchangeable values (e.g. i.i.d.
-    with a continuous law), whose ranks are a uniform permutation: it
-    simulates null blocks of ``max(2000, 10 * window)`` points, statistics
-    and AboveThreshold's query noise together (public: ranks only), bounds
-    the tail of each block's largest noisy query, and integrates over the
-    exact law of the one threshold noise of the run, treating the blocks as
-    independent (their dependence is positive, so this errs towards fewer
-    alarms). By default the mean run length to a false alarm is at least
-    ``arl0 = 1000 * window`` points; with ``horizon``,
-    ``P(any alarm within horizon points) <= alpha``. It takes a few seconds
-    at ``window=500`` once per setting and process, with a progress bar when
-    it takes longer. A calibrated threshold above 1 (the largest ``U``) means that only noise
-    can raise an alarm: a :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning`
-    says so.
-
-    **Floating point.** All noise is discrete Laplace on a power-of-two grid
-    (the float-safe mechanisms of :mod:`skdp_anomaly.privacy`).
-
-    **Interrupted calls.** :meth:`fit` and :meth:`partial_fit` are
-    transactions: a call that raises puts the detector back as it was; a
-    charge it made stays in ``privacy_spent_`` (and on the accountant).
-    Online, a retry does not charge a stage again, so a run costs ε at most.
-    A running online detector keeps in memory the last ``window`` samples,
-    the last window's count and AboveThreshold's noisy threshold (the sparse
-    vector's guarantee needs it secret). A pickle leaves all three out: an
-    unpickled running detector keeps its public attributes but refuses to go
-    on (it would have to drop samples); once it has detected, nothing is
-    left out.
-
-    **Complexity and memory.** Offline, each level ranks each of its
-    segments once (one stable argsort per segment, mid-ranks in O(m)), so a
-    fit is O(L n log n) plus the calibration (about 0.06 s per new segment
-    length up to 1000 points, once per process; longer segments reuse the
-    simulation at 1000 points, scaled by Donsker's theorem). The detector
-    works in memory and refuses dask collections; online,
-    :meth:`partial_fit` keeps O(``window``) samples between calls.
+    :meth:`fit` and :meth:`partial_fit` are transactions (a charge made stays
+    in ``privacy_spent_``; online, a retry does not charge a stage again). A
+    pickle of a running online detector leaves out its last window and noisy
+    threshold: unpickled, it refuses to go on. **Memory.** In memory only
+    (dask refused). Proofs: :ref:`proofs-changepoint` on :doc:`/privacy`.
 
     References
     ----------

@@ -74,58 +74,27 @@ class Analyst:
     Notes
     -----
     **The calibrated detector** (``"baseline"``). The analyst knows the
-    noise of every release exactly (two-sided geometric or Laplace of the
-    released ``noise_scale``), so it deconvolves rather than clips, convolves
-    the noise back into each cell's null distribution, gets a two-sided
-    p-value per cell, and applies Holm's step-down correction across the
-    window's cells, which bounds the chance that a window with no anomaly has
-    any cell flagged by ``alpha`` whatever the dependence between cells.
+    noise of every release exactly, so it deconvolves the learning windows
+    rather than clipping them, convolves the noise back into each cell's
+    null distribution, and applies Holm's step-down correction across the
+    window's cells: a window with no anomaly has any cell flagged with
+    probability at most ``alpha``, whatever the dependence between cells.
     Everything is post-processing of the releases. Which null that level
     holds under depends on ``count_model``:
 
-    * ``"overdispersed"`` (default): windows whose volume varies freely and
-      whose cells vary between windows more than a multinomial, with a
-      variance proportional to the cell's mean (Dirichlet-multinomial
-      windows, or Poisson cells whose rates share a random factor and
-      wander). A cell's expected count is its learnt proportion times the
-      window's noisy total ``T`` (the sum of its released counts); its count
-      is negative binomial with that mean and variance ``phi`` times it,
-      where the dispersion ``phi`` is a moment estimate from the learning
-      windows' residuals with the known noise variance subtracted, inflated
-      to Student's t for its degrees of freedom at the first Holm step, and
-      at least 1 (so i.i.d. records and Poisson cells are inside this null).
-      The uncertainty of the learnt proportions is added to the variance.
-      The level is approximate (moment estimates, a t approximation); on
-      simulated streams it holds (docs/dpoad.md, "When alpha holds").
-      Over-dispersion that grows faster than the mean (variance ``∝ mean²``
-      in the largest cells) and trends or seasons within the learning
-      windows are outside it.
-    * ``"multinomial"``: windows whose volume varies but whose records are
-      i.i.d. draws from one distribution (multinomial cells given the
-      volume). As above with ``phi = 1``; works from one learning window.
-    * ``"poisson"``: each cell's count is Poisson (or binomial) with a fixed
-      rate, so the volume is constant up to Poisson noise. Each rate gets a
-      confidence interval from the learning windows' noisy totals (Chernoff
-      bounds with the noise's moment generating function, each side missing
-      with probability at most ``alpha / (4 n_cells)``), and a noisy count
-      ``x`` gets ``2 min(P(C + Z >= x | upper), P(C + Z <= x | lower)) +
-      alpha / (2 n_cells)``, valid whatever the rate in the interval (Berger
-      and Boos 1994). Exact under its null; a volume swing moves every cell
-      and is flagged.
+    * ``"overdispersed"`` (default): volume varying freely, cells
+      over-dispersed with a variance proportional to the mean (negative
+      binomial, dispersion estimated from the learning windows, at least 1).
+      Approximate; over-dispersion growing like ``mean²`` and trends or
+      seasons within the learning windows are outside it.
+    * ``"multinomial"``: volume varying, records i.i.d. (``phi = 1``).
+    * ``"poisson"``: each cell Poisson with a fixed rate; exact under its
+      null, but a volume swing moves every cell and is flagged.
 
-    **The paper's detector** (``"kse"``, Step 5): after window i arrives, the
-    pseudo-counts of windows 0..i are pooled, scored with
-    :func:`~skdp_anomaly.dpoad.kse_scores`, min–max normalised over the pool,
-    and window i's cells whose normalised score exceeds ``threshold`` are
-    flagged. It flags the tail of whatever it sees, so windows with no
-    anomaly are flagged too, and it reads clipped pseudo-counts, ignoring the
-    noise it knows.
-
-    **Feedback** (Step 6). With ``"kse"``, the pooled pseudo-counts mapped
-    by the disentangler ``g``, weighted by their raw score to the power −4.
-    With ``"baseline"``, the learnt benign count distribution: the mixture
-    over cells of Poisson(expected count), mapped by ``g``. Both use
-    ``g(c) = c / max_count``.
+    The paper's detector (``"kse"``, Step 5) flags the tail of the pooled
+    normalised KSE scores, so windows with no anomaly are flagged too.
+    The derivations and the feedback of Step 6:
+    :ref:`proofs-dpoad-analyst` on :doc:`/privacy`.
 
     References
     ----------

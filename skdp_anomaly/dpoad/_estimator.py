@@ -172,87 +172,30 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
 
     Notes
     -----
-    **Which unit is protected.** The paper's neighbouring datasets add or
-    remove one *count cell*: one contributor's count in one window-bin,
-    which can be as large as ``max_count`` records. ``"laplace"`` gives pure
-    ε-DP per window for that unit (sensitivity ``max_count``);
-    ``"painfree"`` and ``"dpoad"`` give (ε, γ)-random DP: ε-DP holds for all
-    but a γ-fraction of neighbouring pairs drawn from the sampling
-    distribution — uniform on {0..max_count} for Pain-Free, the
-    analyst-learnt distribution that down-weights likely anomalies for
-    DPOAD. Benign cells are therefore protected and anomalous (high-count)
-    cells deliberately are not: a cell whose count exceeds the sampled
-    sensitivity Δ is protected only at ``ε · count / Δ``. Random DP is a
-    statement about a random pair, not about every pair; it is reported as
-    such (:meth:`PrivacyCost.random_dp`) and never added to pure-DP costs as
-    if equal.
+    **Which unit is protected.** ``"laplace"`` gives pure ε-DP per window
+    for the paper's unit, one *count cell* (add/remove one contributor's
+    count in one window-bin, up to ``max_count`` records). ``"painfree"``
+    and ``"dpoad"`` give (ε, γ)-random DP for that unit: ε-DP for all but a
+    γ-fraction of neighbouring pairs drawn from the sampling distribution,
+    so benign cells are protected and anomalous (high-count) cells
+    deliberately are not (a cell above the sampled Δ only at
+    ``ε · count / Δ``); it is reported as such
+    (:meth:`PrivacyCost.random_dp`), never added to pure-DP costs as if
+    equal. With a public ``max_count`` every mechanism is also pure ε-DP per
+    window for one *record*. ``"record"`` protects one record (add/remove
+    one record) with noise of scale ``1/ε``: **choose it whenever each record
+    belongs to a different person**.
 
-    ``"record"`` protects one *record* (add/remove one record: one cell
-    changes by 1), with pure ε-DP per window and noise of scale ``1/ε``
-    instead of ``Δ/ε`` with Δ up to ``max_count``. **Choose it whenever each
-    record belongs to a different person** (transactions of distinct
-    customers, one reading per household): it is a stronger, simpler
-    guarantee for that unit and far more accurate. The paper's mechanisms
-    are for the case where one contributor owns a whole cell (a device
-    reporting all the events of one bin), and then only ``"laplace"`` gives
-    a guarantee for every pair.
-
-    With a public ``max_count``, every mechanism's sensitivity is at least one
-    count (Pain-Free's and DPOAD's sampled Δ are floored there), so every
-    window is also pure ε-DP for one *record*; the random-DP relaxation is
-    about cells of many records only. ``privacy_cost()`` states the paper's
-    cell-level notion.
-
-    The learnt distribution is only as good as what the analyst receives.
-    At small ε the learning window's noise (Δ ≈ ``max_count``) clips most
-    pseudo-counts to 0 or ``max_count``; the score weighting then gives the
-    0 atom most of the mass, and the learnt Δ can collapse to its floor of
-    one count (γ = 0.3) or stay at ``max_count`` (γ = 0.05). In the first
-    case most benign cells lose cell-level ε-DP (they keep it per record),
-    although the (ε, γ)-random-DP statement, which is relative to the
-    learnt distribution, still holds. docs/dpoad.md measures how often.
-
-    Windows compose sequentially (a contributor may appear in every window):
-    ``n`` windows cost ``n ε`` (and ``n γ``; a window that would bring it to
-    1 is refused). For ``"record"``, where a
-    record belongs to one window, the windows are disjoint record sets and
-    one record is protected at ε over the whole stream; ``n ε`` bounds a
-    person with records in every window.
-
-    **The detector.** The paper's analyst scores the pooled pseudo-counts of
-    all cells with Kim's KSE and flags the top of the normalised scores, so
-    every window has "anomalous" cells, a cell is judged against other bins
-    rather than against its own history, and the noise (whose distribution
-    the analyst knows exactly) is ignored; ``detector="kse"`` keeps that rule
-    for the reproduction. The default ``"baseline"`` detector is a test with
-    a stated false-alarm level: under i.i.d. records (or Poisson cell
-    counts), a window with no anomaly is flagged with probability at most
-    ``alpha``. It learns each cell's rate from the learning windows by
-    deconvolving the known noise, convolves the noise back in to get each
-    cell's p-value, and corrects for the window's many cells with Holm's
-    procedure (:class:`~skdp_anomaly.dpoad.Analyst` has the details). It is
-    post-processing of the releases and costs no ε. When the noise is so
-    large that no count in {0..max_count} could be flagged (``"laplace"``
-    or Pain-Free with a large ``max_count``), a
-    :class:`~skdp_anomaly.dpoad.DPOADNoiseWarning` says that the detector
-    cannot decide. With ``mechanism="dpoad"``, the learnt distribution sent
-    back (Step 6) is the baseline's benign count distribution.
-
-    **Readings of the paper** (spec ``dpoad.md``): an anomaly is a (window,
-    bin) cell; the paper's detector is Kim's KSE over the pooled
-    pseudo-counts (:func:`~skdp_anomaly.dpoad.kse_scores`); count-space
-    releases use two-sided geometric noise of scale Δ/ε (integer counts,
-    exact), the disentangled release Laplace noise; the learning phase uses
-    Thm II.2 (at γ = 0.05 this gives k = m = 1305, so Pain-Free's Δ is the
-    maximum of 1305 uniform draws: about ``max_count``, i.e. no better than
-    ``"laplace"``); the prediction phase uses Thm IV.2 with the ρ that
-    minimises k (the paper's printed fit for ρ* is not the minimiser) and
-    ``T = 2 + learning_windows · ε / 2`` (c = 1). The paper's closing
-    inequality of the proof of Thm IV.2 has a sign typo
-    (``(1 − γ + ρ)(1 − ρ) ≥ 1 − γ`` is the correct step), and Thm IV.4's
-    "ε-DP for all benign records with probability 1" holds only for cells
-    whose count is below the sampled Δ; this implementation claims only
-    (ε, γ)-random DP.
+    Windows compose sequentially: ``n`` windows cost ``n ε`` (and ``n γ``; a
+    window that would bring γ to 1 is refused); with ``"record"`` a record
+    lies in one window, so it is protected at ε over the whole stream. At
+    small ε the learnt Δ can collapse to one count: most benign cells then
+    lose cell-level ε-DP (they keep it per record; the random-DP statement
+    still holds). The default ``detector="baseline"`` flags a window with no
+    anomaly with probability at most ``alpha`` under the null of
+    ``count_model`` (:class:`~skdp_anomaly.dpoad.Analyst`), as
+    post-processing. Proofs, the paper's detector and the readings of the
+    paper: :ref:`proofs-dpoad` on :doc:`/privacy`.
 
     References
     ----------

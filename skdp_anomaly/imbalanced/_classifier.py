@@ -145,21 +145,15 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     label set is ``classes``, or read from ``y`` and treated as public
     (:meth:`privacy_assumptions`).
 
-    **On Dask.** A dask array or DataFrame (read from parquet, say) is read
-    where it lives, and ``predict``, ``predict_proba`` and
-    ``decision_function`` of dask rows return lazy dask arrays. The number
-    of rows the rule of "auto" reads comes from the validation pass (a
-    shape, public under replace-one neighbours); the mean prediction of
-    ``"threshold"`` is an exact fixed-point sum added over the row blocks.
-    A classifier other than the default receives dask collections as they
-    are, and may compute them.
+    **On Dask.** A dask array or DataFrame is read where it lives, and
+    ``predict``, ``predict_proba`` and ``decision_function`` of dask rows
+    return lazy dask arrays. A classifier other than the default receives
+    dask collections as they are, and may compute them.
 
-    **Which strategy, which cut.** "auto" and the cut were chosen on one
-    group of public imbalanced sets and checked on another held out before
-    any run, with the default classifier (the user guide, docs/dpsmote.md,
-    "Which strategy"). The cut at the model's own mean prediction, not at the
-    class prior, is what keeps more ε from giving a worse model: a private
-    model's probabilities are shrunk, more so at small ε.
+    The cut is at the model's own mean prediction, not at the class prior,
+    so that more ε does not give a worse model. How "auto" and the cut were
+    chosen, and the Dask details: :ref:`proofs-imbalanced-classifier` on
+    :doc:`/privacy`.
 
     References
     ----------

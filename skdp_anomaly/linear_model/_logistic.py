@@ -212,51 +212,23 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     ``Λ = 1 / (C n R²)`` and the release grid, so the model makes no
     add/remove claim. The set of class labels is taken as public.
 
-    **Accounting.** Normalise rows to ``‖z‖ ≤ 1`` (rows projected to
-    ``clip_norm``, the constant column included, divided by
-    ``R = clip_norm·√(1+κ²)``). The objective is ``J(u) = mean loss +
-    Λ/2‖u‖² + bᵀu/n`` and ``b`` has density ``∝ exp(-β‖b‖)``. The output
-    density is ``ν(b(u)) · |det ∇b(u)|``. For the logistic loss, take the
-    record in which the neighbours differ and ``s = σ(-y uᵀz) ∈ (0, 1)`` at
-    an output ``u``: its loss gradient has norm ``≤ s`` and its Hessian is
-    ``s(1-s) zzᵀ``. The other neighbour's record has gradient norm ``≤ 1``,
-    so ``b(u)`` moves by ``≤ s + 1`` and the noise term by ``≤ β(1 + s)``;
-    with ``A ⪰ Λ`` the other records' Hessian and ``det(A + H') ≥ det A``,
-    the ratio of determinants is ``≤ 1 + s(1-s)/(nΛ)``. Both bounds hold at
-    the same ``s``, so the privacy loss is at most
-    ``β + max_s [β s + log(1 + c s(1-s))]`` with ``c = 1/(nΛ)``
-    (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`). The paper
-    (and this estimator before) bounded the two terms apart, by ``2β`` (a
-    gradient change of 2) and ``log(1 + c/4)`` (ℓ'' = 1/4); they cannot be
-    reached together, since where ℓ'' = 1/4 the gradient is 1/2 and changes
-    by at most 1.5. ``β`` is the largest value whose loss is ``ε_o``; when
-    ``β ≥ c`` the maximum is at ``s = 1`` and the Jacobian costs nothing.
-    For softmax (``Δ = 2√2``) the two terms are still added: one record's
-    Hessian has rank ≤ K−1 and eigenvalues summing to ≤ 1−1/K, which gives
-    ``ε' + (K−1)·log(1 + 1/(K n Λ))`` with noise ``∝ exp(-ε'‖b‖/Δ)`` (the
-    multinomial release is this package's extension of the paper's binary
-    algorithm). When the noise would get less than half of ``ε_o``, Λ is
-    raised until it gets exactly half (the paper's rule instead leaves a
-    range of ε where the noise gets almost nothing). Every coordinate, the
-    intercept's included, is regularised: the proof needs ``∇²J ⪰ Λ`` in
-    all of them.
+    **Accounting.** Objective perturbation on rows normalised to
+    ``‖z‖ ≤ 1``: the privacy loss is bounded jointly in the gradient and
+    Jacobian terms (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`),
+    tighter than the paper's separate bounds; softmax (an extension of the
+    paper's binary algorithm) adds them. When the noise would get less than
+    half of ``ε_o``, Λ is raised until it gets exactly half. Every
+    coordinate, the intercept's included, is regularised.
 
-    **Floating point.** The computed minimiser is a float whose bits an
-    adversary could read. The solver stops only when a rigorous bound on
-    the exact gradient (twice-working-precision margins, block sums added
-    by ``math.fsum``) puts the exact minimiser within ``g/2`` of it, ``g`` a
-    public power of two; the coefficients are rounded to multiples of ``g``
-    and discrete Laplace noise worth 1 % of ε is added, so the release is
-    within ``e^{±0.005ε}`` of a post-processing of the ideal mechanism for
-    each neighbour, and is ``g`` times an integer for every input. The
-    solver's last iterate is a double-double (an unevaluated sum of two
-    floats), so that solutions of large norm still certify. If the bound
-    cannot be met (a noise draw in a tail of probability below ``2^-200``,
-    or a condition number beyond ~10^15) the fit raises and releases
-    nothing; the exception is then the guarantee's only δ-like term. As in
-    every mechanism of the package, numpy's gamma and normal samplers are
-    taken as exact draws of the continuous noise. The noise ``b`` is drawn
-    from its own generator stream; no generator is kept.
+    **Floating point.** The solver certifies that the exact minimiser lies
+    within ``g/2`` of its result (``g`` a public power of two), rounds the
+    coefficients to multiples of ``g`` and adds discrete Laplace noise worth
+    1 % of ε, so the release is ``g`` times an integer for every input. If
+    the bound cannot be met (probability below ``2^-200``, or a condition
+    number beyond ~10^15) the fit raises and releases nothing.
+
+    Proof and derivations: :ref:`proofs-logistic-regression` on
+    :doc:`/privacy`.
 
     References
     ----------

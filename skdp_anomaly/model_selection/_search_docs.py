@@ -22,8 +22,8 @@ SHARED_DOC = """
         parameters as the first candidate. A public rule of ``n``, ``d``, the
         number of classes and ε decides whether a search can pay; where it
         cannot, the estimator as given is fitted once at the whole
-        ``total_epsilon`` (``searched_`` is False). Notes give the split and
-        the rule. The estimator needs an ``epsilon`` parameter whose cost is
+        ``total_epsilon`` (``searched_`` is False). :ref:`proofs-private-search`
+        gives the split and the rule. The estimator needs an ``epsilon`` parameter whose cost is
         proportional to it (every private classifier of this package), and
         the grid must not search over ``epsilon``.
     force_search : bool, default=False
@@ -48,7 +48,8 @@ SHARED_DOC = """
         the first split; ``"cv-noisy-max"`` every split.
     scoring : {{"accuracy", "balanced_accuracy", "recall"}} or None, default=None
         The validation score, a weighted count of correct predictions whose
-        change from one record is bounded (Notes). None means accuracy.
+        change from one record is bounded (:ref:`proofs-private-search`). None
+        means accuracy.
         ``"balanced_accuracy"`` (the mean of the per-class recalls) and
         ``"recall"`` (of ``pos_label``) tune imbalanced problems; balanced
         accuracy (and recall under ``"repeated"``) first releases the noisy
@@ -132,99 +133,29 @@ NOTES_DOC = """
     -----
     **Privacy.** Pure ε-DP under replace-one-record neighbours (``n``
     public; a record keeps its index, so index-based splits are public), the
-    relation of diffprivlib's models; candidates' costs are priced under it
-    by :func:`~skdp_anomaly.check_privacy_budget`, which prices this search
-    row by row with no leak. ``privacy_cost()`` is that total:
+    relation of diffprivlib's models; :func:`~skdp_anomaly.check_privacy_budget`
+    prices this search row by row with no leak. ``privacy_cost()`` is the
+    total, with ``ε_run`` the cost of the dearest candidate:
+    ``"repeated"`` (default; a random number of runs, each a candidate on a
+    split with a noisy validation score, the best released) costs
+    ``ε_run + epsilon``, with ``epsilon >= ε_run``; ``"holdout-noisy-max"``
+    costs ``Σ_c ε_c + epsilon``; ``"cv-noisy-max"`` costs
+    ``memberships·Σ_c ε_c + epsilon``; ``refit=True`` adds the dearest
+    candidate once more. Scores are bounded counts (accuracy, balanced
+    accuracy, recall); the total is the same for every score.
 
-    * ``"repeated"`` (default): each run draws a candidate and a split
-      uniformly, trains the candidate on the split's training part and
-      releases its validation score with two-sided geometric noise at
-      ``ε_run``, the cost of the dearest candidate. A record is in the
-      training part or the validation part of a run, so a run is
-      ``ε_run``-DP (parallel composition). The number of runs ``K`` is drawn,
-      independently of the data, from the truncated negative binomial
-      distribution ``D_{η,γ}`` with ``η = epsilon/ε_run − 1`` (``γ`` from the
-      mean ``n_runs``), and the best run (candidate, model, noisy score) is
-      released: ``(2 + η)·ε_run = ε_run + epsilon`` in all. This is the limit
-      of Papernot and Steinke's Theorem 2 at infinite Rényi orders (a pure
-      ε-DP run is ``(λ, ε)``-RDP for every ``λ``), our derivation; ``η = 1``
-      (``epsilon = 2·ε_run``, geometric ``K``) is Liu and Talwar's random
-      stopping, ``3·ε_run``. ``epsilon`` must be at least ``ε_run``
-      (``η ≥ 0``): below, ``K`` has a polynomial tail and the run time is
-      unbounded in practice. ``K``, the other runs and their scores stay
-      private and no time is stored, but the wall time of ``fit`` grows
-      with ``K`` and with the candidates' own fit times.
-    * ``"holdout-noisy-max"``: every candidate trained once on the first
-      split's training part, report-noisy-max (two-sided geometric noise,
-      scale ``2Δ/epsilon``, the index only) over the validation scores:
-      ``Σ_c ε_c + epsilon`` (sequential composition; validation records pay
-      only ``epsilon``, so this is an over-statement for them).
-    * ``"cv-noisy-max"``: every candidate on every training part, the counts
-      summed over the validation parts (``Δ`` times the largest number of
-      validation parts holding one record, 1 for ``KFold``):
-      ``memberships·Σ_c ε_c + epsilon``.
-    * ``refit=True`` adds the dearest candidate once more.
-
-    **Scores.** Each score is a weighted count of correct predictions per
-    true class; replacing one validation record moves it by at most the
-    largest weight ``Δ``. Accuracy and the recall of ``pos_label`` have
-    ``Δ = 1``. Balanced accuracy weighs class ``k`` by ``1/n_k``: the class
-    sizes of all of ``y`` are released once, before any candidate is scored
-    (a two-sided geometric histogram, L1 sensitivity 2, at a quarter of the
-    choice's ε), integer weights ``round(32·ñ_max/ñ_k)`` are computed from
-    the noisy sizes only, and every weighted count gets noise sized for
-    ``Δ = max_k w_k`` out of the other three quarters. In ``"repeated"`` a
-    run's recall is its noisy count of correct positives over the expected
-    number of positives in its validation part, read from the same released
-    histogram (a quarter of the choice's ε; each run's count at its share of
-    the rest); the noisy-max rules compare the candidates on the same
-    validation parts, so recall needs no class size there. The total is the
-    same for every score.
-
-    **Total ε.** With ``total_epsilon=T`` the choice gets one candidate
-    fit's share (the repetitions: twice one run) and a refit one more:
-    ``"repeated"`` gives each fit ``T/(3 + refit)``,
-    ``"holdout-noisy-max"`` ``T/(G + 1 + refit)`` and ``"cv-noisy-max"``
-    ``T/(m·G + 1 + refit)`` for ``G`` candidates and ``m`` training parts per
-    record. The model a search releases is then trained at ``T/3`` or less,
-    on a training part: its ``n·ε`` is at most ``(k−1)/(3k)`` of a single
-    fit's at ``T`` on every row (0.27 for 5 folds). The error a private
-    linear model owes to its noise falls as ``p/(n·ε)`` (Chaudhuri,
-    Monteleoni and Sarwate 2011), so the search wins only if its best
-    candidate beats the estimator's own setting by more than a 3.7-fold
-    noise term costs, which no public quantity tells. The search therefore
-    runs only where both of its noise terms, ``p/(n_train·ε_c)`` (``p``
-    coefficients: ``d + 1``, or ``K(d + 1)`` for K ≥ 3 classes) and
-    ``1/(n_val·ε_c)``, are at most 1/1000; otherwise the estimator as given
-    (for :class:`~skdp_anomaly.PrivateLogisticRegression`, ``C="auto"``,
-    a public rule of ε and d) is fitted once on every row at ``T``. Either
-    way the search spends exactly ``T``, the figure the budget report gives
-    before the data are read; which branch ran is a function of ``n``, ``d``,
-    the label set and ``T`` only. Measured (``benchmarks/bench_private_search.py``,
-    breast cancer, digits 3 vs 8 and a synthetic set, ``T`` ∈ {1, 2, 5}): the
-    rule never searched there, and a forced search over ``C`` was less
-    accurate than the single fit in all nine cells; on 20 000 rows at
-    ``T = 5`` it searched and matched the single fit within 0.001.
-
-    **Which rule.** The best of ``K`` runs favours a candidate whose single
-    fits vary widely (a private model that sometimes fails and sometimes
-    matches the best): it may win by one lucky fit. With ``refit=False`` the
-    lucky fit is what is released; a refit draws a new one. At equal total ε,
-    ``"repeated"`` with ``refit=False`` gave the best test accuracy on 400
-    rows, ``"holdout-noisy-max"`` is as good on 4 000, and
-    ``"cv-noisy-max"`` (the shape of ``GridSearchCV``) is the worst: a
-    record pays for every candidate on ``k−1`` folds, so each fit gets
-    ``1/(C(k−1)+1)`` of the budget. Refitting at another ε can also move the
-    best hyperparameter (the best ``C`` of a private logistic regression
-    changes with ε); ``refit=False`` keeps the chosen model at the ε it was
-    chosen at.
+    **Total ε.** With ``total_epsilon=T`` the search runs only where its
+    noise terms are small (public quantities: ``n``, ``d``, the label set,
+    ``T``); otherwise the estimator as given is fitted once on every row at
+    ``T``. Either way it spends exactly ``T``. At equal total ε,
+    ``"repeated"`` with ``refit=False`` did best on small data.
 
     Differences from :class:`~sklearn.model_selection.GridSearchCV`: the
-    candidates must be classifiers scored by a bounded count (accuracy,
-    balanced accuracy, recall); ``cv_results_`` holds the parameters only;
-    ``best_score_`` exists for ``"repeated"`` only; an int ``cv`` is a
-    shuffled ``KFold`` (not stratified); no ``refit_time_`` or fit times (a
-    timing channel).
+    candidates must be classifiers scored by a bounded count; ``cv_results_``
+    holds the parameters only; ``best_score_`` exists for ``"repeated"``
+    only; an int ``cv`` is a shuffled ``KFold`` (not stratified); no fit
+    times (a timing channel). Proofs, the scores' sensitivities and the
+    measurements: :ref:`proofs-private-search` on :doc:`/privacy`.
 
     References
     ----------

@@ -193,29 +193,23 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     of rate ``ε_n = COUNT_SHARE · epsilon`` (sensitivity 1); the ``d``
     histograms, whose L1 sensitivity is ``d`` (a record moves one count in
     each), with noise of rate ``ε_h / d`` per count; with a fraction ``q``,
-    report-noisy-max over 128 candidate thresholds (evenly spaced over the
-    scores the released histograms can give: public) with utility
-    ``-|#{{s < t}} - q·n|`` (sensitivity ``1 - q``), at ``ε_q = QUANTILE_SHARE
-    · epsilon``. ``ε_h`` is the rest, so the three add up to ``epsilon``.
-    By group privacy that is ``2·epsilon`` under replace-one neighbours,
-    which is what a diffprivlib accountant is charged. The bins, the floor,
-    the densities, scores and predictions are post-processing; the true row
-    count is never stored.
+    report-noisy-max over 128 candidate thresholds at
+    ``ε_q = QUANTILE_SHARE · epsilon``. ``ε_h`` is the rest, so the three
+    add up to ``epsilon``. By group privacy that is ``2·epsilon`` under
+    replace-one neighbours, which is what a diffprivlib accountant is
+    charged. The bins, the floor, the densities, scores and predictions are
+    post-processing; the true row count is never stored.
 
     **Streams.** :meth:`partial_fit` releases each chunk's row count,
-    histograms (and, with a fraction, quantile) at ``epsilon`` and adds them
-    up. A record lies in one chunk only, so by parallel composition the
-    whole stream is ``epsilon``-DP: the run is charged once, at its first
-    chunk. The bins are read from the first chunk's noisy row count (pass an
-    int ``n_bins`` when the first chunk is not typical of the stream), and
-    the noise of ``k`` chunks adds up. With a fraction, ``offset_`` is the
-    weighted median of the chunks' released thresholds, each weighted by its
-    chunk's noisy row count times the model's, so that a small, early or
-    atypical chunk barely moves it.
+    histograms (and, with a fraction, quantile) at ``epsilon``. A record lies
+    in one chunk only, so by parallel composition the whole stream is
+    ``epsilon``-DP: the run is charged once, at its first chunk. The bins are
+    read from the first chunk's noisy row count (pass an int ``n_bins`` when
+    the first chunk is not typical of the stream), and the noise of ``k``
+    chunks adds up.
 
-    The measured ROC-AUC, flagged shares and the choice of the constants
-    are on the guide's page (docs/outlier.md) and in
-    ``benchmarks/bench_outlier.py``.
+    The quantile's sensitivity, the streams' threshold and the measurements:
+    :ref:`proofs-hbos` on :doc:`/privacy` and :doc:`/outlier`.
 
     References
     ----------

@@ -133,20 +133,20 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ``bounds`` (L1 sensitivity d); synthetic rows are drawn from
         ``N(mean, spread²)`` per feature and clipped to ``bounds``. "grid":
         the noisy grid histogram of Algorithm 6 (``granularity``,
-        ``connectivity`` and ``histogram`` apply to it only). Notes say why
-        the Gaussian synopsis is the default; the user guide has the
-        measurements.
+        ``connectivity`` and ``histogram`` apply to it only).
+        :ref:`proofs-dpsmote` says why the Gaussian synopsis is the default;
+        the user guide has the measurements.
     spread : float > 0, default=0.8
         ``synopsis="gaussian"``: the standard deviation of the synthetic rows
         per feature, as a fraction of the feature's half-range
         ``(upper − lower) / 2``, before clipping to the bounds. Public, never
         read from the data. The default was the best of 0.45 to 1.0 on public
-        sets (see Notes).
+        sets (see the user guide).
     granularity : float in (0, 1] or "auto", default=0.25
         ν (``synopsis="grid"``): cell width as a fraction of each feature's range; the grid has
         ``ceil(1/ν)`` equal-width cells per feature (paper: 0.25). "auto"
         chooses ``m = 1/ν`` cells per feature (2 to 4) from the DP class size
-        so that noise does not swamp the grid (see Notes); recommended unless
+        so that noise does not swamp the grid (:ref:`proofs-dpsmote`); recommended unless
         the minority class has tens of thousands of rows.
     connectivity : int >= 0, default=2
         ℓ: the neighbour cell is drawn among cells at most ℓ grid edges away
@@ -165,7 +165,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         "dense" noises every one of the ``ceil(1/ν)**d`` cells (Algorithm 6
         as written, refused above 2**27 cells); "sparse" never materialises
         empty cells and reports noisy counts below a threshold θ as 0 (see
-        Notes); "auto" uses "dense" up to 65 536 cells (ν = 0.25, d <= 8;
+        :ref:`proofs-dpsmote`); "auto" uses "dense" up to 65 536 cells (ν = 0.25, d <= 8;
         the paper's setting) and at most 32 features, "sparse" beyond.
     classes : array-like of shape (n_classes,), default=None
         The public set of class labels (at least 2). When given, every class
@@ -230,136 +230,31 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     Notes
     -----
-    **Privacy.** Neighbouring datasets differ by adding or removing one
-    record (features and label). The synthetic rows, ``sampling_strategy_``,
-    ``noisy_class_counts_`` and ``noisy_counts_`` together are pure
-    ``epsilon``-DP given public ``bounds`` and a public label set: the
-    ``classes`` parameter, or, when it is None, the labels present in ``y``,
-    which the guarantee then takes as public schema
-    (:meth:`privacy_assumptions`; the budget validator lists it):
-
-    * the class sizes are one histogram over disjoint classes, so one
-      geometric release with ``ε_c = count_share·ε`` (sensitivity 1);
-    * each over-sampled class's synopsis is released with
-      ``ε_h = (1 − count_share)·ε``; classes are disjoint record sets, so the
-      per-class releases compose in parallel (ε_h in total). The Gaussian
-      synopsis releases the class sum of the rows mapped to the unit box
-      ``[-1, 1]^d`` of ``bounds`` (a row moves it by at most d in L1) with
-      Laplace noise of scale ``d/ε_h`` per coordinate; the grid synopsis
-      releases cell counts with geometric noise (sensitivity 1);
-    * everything else is post-processing (the mean is the noisy sum divided
-      by the DP class size, clipped to the box); total ``ε_c + ε_h = ε``.
-
-    Under replace-one neighbours (datasets of equal size differing in one
-    record) a replacement is a removal and an addition, so the same release
-    is ``2·epsilon``-DP (group privacy); moving a record between two classes
-    changes two class sizes and two histograms, so the factor 2 is attained
-    (audited in ``benchmarks/bench_dpsmote_audit.py``). The budget
-    validator applies this conversion when it adds DPSMOTE to diffprivlib
-    models, which hold under replace-one neighbours.
-
-    This corrects Theorem 3.1 as written: Algorithm 6 outputs
-    ``α·n0 − n1`` rows computed from the exact class sizes, which reveals them
-    under add/remove-one neighbours. ``class_counts="public"`` restores the
-    paper's behaviour for users whose class sizes are public. Noise is
-    two-sided geometric (integer counts) instead of the paper's Laplace.
+    **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours
+    (features and label): the synthetic rows, ``sampling_strategy_``,
+    ``noisy_class_counts_`` and ``noisy_counts_`` together, given public
+    ``bounds`` and a public label set: the ``classes`` parameter, or, when it
+    is None, the labels present in ``y``, which the guarantee then takes as
+    public schema (:meth:`privacy_assumptions`; the budget validator lists
+    it). Proof: one geometric class-size histogram at ``count_share·ε`` and
+    one synopsis per over-sampled class at the rest, in parallel over the
+    disjoint classes. Under replace-one neighbours the same release is
+    ``2·epsilon``-DP (group privacy; the factor 2 is attained), the
+    conversion the budget validator applies next to diffprivlib models.
+    ``class_counts="public"`` uses the exact class sizes (the paper's
+    Theorem 3.1 as written): the guarantee then does not cover them.
 
     The returned dataset also contains the original rows, so it is *not* DP:
-    a DP model trained on it with ``ε₁`` costs ``ε₁ + ε₂`` in total with
-    ``ε₂ = epsilon`` (Theorem 3.3, sequential composition over the same
-    records), which the budget validator adds up.
-    Non-private SMOTE instead inflates the downstream model's sensitivity
-    (Theorem 3.2).
+    a DP model trained on it with ``ε₁`` costs ``ε₁ + epsilon`` in total
+    (Theorem 3.3), which the budget validator adds up. :meth:`fit` performs
+    the same release (and spends the same budget) as :meth:`fit_resample`.
+    A :class:`~skdp_anomaly.over_sampling.DPSMOTENoiseWarning` (from DP
+    outputs and parameters only) says when noise swamps the synopsis.
 
-    **Why the Gaussian synopsis is the default.** A grid of ``m^d`` cells
-    spreads a minority class of tens or hundreds of rows over more cells than
-    it has rows once d exceeds a handful, and the noise of every cell then
-    swamps it (the grid warnings below fire in most fits at d ≥ 10). The
-    mean needs d numbers, each with noise of scale ``d/(ε_h n)`` half-ranges.
-    For a linear classifier trained on the output, the class means carry
-    most of what matters, and the synthetic rows also enlarge the training
-    set, which lowers the noise of an objective-perturbation classifier such
-    as diffprivlib's. The user guide (docs/dpsmote.md, "When does private
-    oversampling pay?") compares the two synopses and the values of
-    ``spread`` on public imbalanced sets at the same total ε; a very wide
-    feature space rules the grid out altogether (its connectivity ball grows
-    as ``(2ℓ+1)^d``).
-
-    **Exact sums and chunked draws.** The class sums are computed in fixed
-    point (each unit-box coordinate rounded to a multiple of ``2^-32``,
-    summed as int64; a row's contribution stays in ``[-1, 1]^d``, so the
-    sensitivity is unchanged; exact for up to ``2^30`` rows per fit, which is
-    checked on the rows passed before anything is released) and the synthetic rows are drawn in chunks of
-    65 536 rows from generators spawned in order from the sampling stream.
-    Both make the result independent of how the data are split into blocks:
-    ``fit_resample`` on dask collections returns the same rows, bit for bit
-    (see the user guide's Dask page).
-
-    **Phase 2 of the grid** (Algorithm 6, post-processing): a centre cell is drawn with
-    probability ∝ its noisy count (negative counts count as 0), a neighbour
-    among the ℓ-connected cells (Definition 3.2; the centre itself is at
-    distance 0 and counts, so ``connectivity=0`` samples noisy cell centres)
-    with probability ∝ its noisy count, and ``z_j = q_ij + u_j (q_kj − q_ij)``
-    with one uniform ``u_j`` per coordinate, as Algorithm 6 writes it. If no
-    cell has a positive noisy count, cells are drawn uniformly.
-
-    **Sparse histogram** (grid). The dense grid has ``(1/ν)^d`` cells. The sparse
-    release gives exactly the distribution of "noise every cell, then zero the
-    cells below θ": non-empty cells are noised and filtered; the number of
-    empty cells passing θ is drawn from a binomial and they are placed at
-    distinct uniform empty cells with values from the noise conditioned on
-    ``Z >= θ`` (Cormode, Procopiuc, Srivastava, Tran, ICDT 2012), so the
-    release stays pure ε-DP. Only when the number of empty cells exceeds
-    int64 (``n_cells**d > 2**63``) is the binomial replaced by the Poisson of
-    the same mean, at total-variation distance ``<= p = P(Z >= θ)``
-    (Barbour–Hall; below 1e-10 for classes of up to 10^9 rows there), which
-    we neglect. θ is the smallest integer >= 1 for which
-    the expected spurious mass of empty cells is at most a tenth of the DP
-    (or public) class size; it depends on DP outputs only. Thresholding also
-    removes most of the noise mass a dense grid spreads over empty cells
-    (at d = 8 the 65 536 dense cells carry ~0.5 noise unit each at ε = 1).
-
-    **granularity="auto"** (grid). A dense grid of ``M = m^d`` cells lifts every
-    empty cell by noise: the expected positive noise mass is
-    ``M·a/((1+a)(1−a))``, ``a = exp(−ε_h)`` (≈ 0.49 per cell at ε_h = 0.9,
-    so ≈ 3.2·10⁴ for the paper's ν = 0.25 at d = 8, against a few hundred
-    minority rows in the thesis's experiments). "auto" takes the largest
-    integer ``2 <= m <= 4`` (never finer than the paper's ν = 0.25) whose
-    expected positive noise mass is at most the size of the *smallest
-    over-sampled class*, so that in expectation at least half of the positive
-    mass phase 2 samples from is real; ``m = 2`` when none qualifies. The
-    floor is 2, not 1, because a single cell collapses phase 2 to one point
-    (the centre of the bounds), which did worse than a noise-dominated 2-cell
-    grid in every case we measured (docs/dpsmote.md). The class size used is
-    the DP estimate ``noisy_class_counts_`` (the exact size only with
-    ``class_counts="public"``, where it is public), and the rule reads
-    nothing else but ``ε_h = (1 − count_share)·epsilon`` and ``d``: the grid is
-    post-processing of the class-size release, so the total privacy cost is
-    unchanged (``epsilon``). One grid serves all classes; larger classes only
-    get a smaller noise share. The same bound holds for the sparse release
-    (thresholding only removes noise mass). For example at ε = 1 and d = 8:
-    ``m = 2`` up to ~3 200 rows (below ~125 rows even that grid is
-    noise-dominated, and a warning says so), ``m = 3`` up to ~32 000,
-    ``m = 4`` beyond. At d = 30, ``m = 2`` (2³⁰ cells, sparse release): with
-    fewer than millions of rows almost no real cell reaches θ, the released
-    cells are spurious, and the sparse warning below says so.
-
-    **Warnings** (:class:`~skdp_anomaly.over_sampling.DPSMOTENoiseWarning`,
-    built from DP outputs and parameters only): when the DP mean's noise scale ``d/(ε_h n)`` exceeds
-    0.5 half-ranges (Gaussian synopsis), when a dense grid's expected positive noise mass exceeds
-    the (noisy or public) class size, and when a sparse release keeps a total
-    count below half of it (typically a few spurious cells: the synthetic
-    rows then carry no signal), besides the uniform fallback when no cell is
-    positive.
-
-    :meth:`fit` performs the same release (and spends the same budget) as
-    :meth:`fit_resample`; imblearn's ``fit`` would compute
-    ``sampling_strategy_`` from the exact class sizes.
-
-    Choices where the paper is unclear: ``ceil(1/ν)`` cells when ``1/ν`` is
-    not an integer; the last cell of each feature is closed (Section 3.3's
-    grid); the cell itself is ℓ-connected; synthetic rows are appended
-    grouped by centre cell.
+    The proof, why the Gaussian synopsis is the default, the grid's phase 2,
+    the sparse release, ``granularity="auto"``, exact sums for dask and the
+    choices where the paper is unclear: :ref:`proofs-dpsmote` on
+    :doc:`/privacy`.
 
     References
     ----------
