@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._warn import warn
+from ..exceptions import NoSelectionWarning, NothingReleasedWarning
 from . import _kernel as kernel
 
 __all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NoSelectionWarning",
@@ -18,14 +19,6 @@ __all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NoSelectionWarning",
 #: Rows above ``data_norm`` in more than this share of a call's rows raise a local
 #: warning: a fixed public threshold, so that the warning says one bit, not a count.
 OUTSIDE_BALL_SHARE = 0.1
-
-
-class NothingReleasedWarning(UserWarning):
-    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` predicts before it released any update."""
-
-
-class NoSelectionWarning(UserWarning):
-    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` run has read every label so far."""
 
 
 class DiagnosticsMixin:

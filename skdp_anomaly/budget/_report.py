@@ -15,43 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..exceptions import PrivacyBudgetError, PrivacyLeakError
 from ..privacy import PrivacyCost, check_neighbours, compose_sequential, relation_text
 
 __all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"]
-
-
-class PrivacyBudgetError(ValueError):
-    """The privacy cost of an estimator exceeds the budget given to the validator.
-
-    The :class:`PrivacyReport` that failed is available as ``report``.
-
-    Parameters
-    ----------
-    message : str
-        What exceeds the budget (built from parameters and ε/δ only).
-    report : PrivacyReport or None, default=None
-        The report that failed the check.
-    """
-
-    def __init__(self, message: str, report: PrivacyReport | None = None):
-        super().__init__(message)
-        self.report = report
-
-
-class PrivacyLeakError(PrivacyBudgetError):
-    """Raised instead of a warning when ``on_leak="raise"`` and a step leaks.
-
-    A leak is a step whose privacy loss is not bounded by any ε (a non-private
-    learner, data-derived bounds, hyperparameters chosen on raw scores...), so
-    it is a :class:`PrivacyBudgetError` too: catching that catches both.
-
-    Parameters
-    ----------
-    message : str
-        The leaks, in words.
-    report : PrivacyReport or None, default=None
-        The report that lists them.
-    """
 
 
 # the header line of a report, per relation

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .._warn import warn
+from ..exceptions import ChangePointNoiseWarning
 from ._binseg import SPREAD_SHARE, critical_value, public_rho, segmentation_plan
 from ._core import pncpd_sensitivity
 from ._dependence import MAX_RHO
@@ -15,10 +16,6 @@ __all__ = ["ChangePointNoiseWarning"]
 # a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
 # change and the score without one: the selection is then close to uniform
 _MAX_USEFUL_SCALE = 0.25
-
-
-class ChangePointNoiseWarning(UserWarning):
-    """The noise outweighs any possible change (computed from public parameters only)."""
 
 
 def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,

@@ -13,12 +13,13 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy._docstrings import fill_doc
-from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
-from ..privacy._validation import check_numeric
 from .._data.rows import Rows, is_dask_collection, read_rows
 from .._warn import warn
+from ..exceptions import DPOADNoiseWarning
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._docstrings import fill_doc
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._validation import check_numeric
 from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (
     _EMPTY,
@@ -32,10 +33,6 @@ from ._owner import (
 from ._sampling import sampling_parameters
 
 __all__ = ["DPOAD", "DPOADNoiseWarning"]
-
-
-class DPOADNoiseWarning(UserWarning):
-    """The release noise hides any anomaly the count domain allows (public quantities only)."""
 
 
 @fill_doc

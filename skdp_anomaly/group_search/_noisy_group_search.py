@@ -16,7 +16,7 @@ from sklearn.utils.validation import validate_data
 
 from .._data._dask import is_dask_collection
 from .._warn import warn
-from ..privacy._docstrings import fill_doc
+from ..exceptions import GroupSearchBudgetWarning
 from ..privacy import (
     MAX_GEOMETRIC_EPSILON,
     MAX_GRID_EPSILON,
@@ -25,6 +25,7 @@ from ..privacy import (
     PrivacyCostMixin,
     check_random_state,
 )
+from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
@@ -36,13 +37,6 @@ from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
 __all__ = ["GroupSearchBudgetWarning", "NoisyGroupSearch"]
-
-
-class GroupSearchBudgetWarning(UserWarning):
-    """The total ε of a group search plans fewer queries than Proposition 3 expects.
-
-    Public quantities only (the parameters and the number of items).
-    """
 
 
 @fill_doc

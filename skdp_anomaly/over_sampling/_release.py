@@ -20,10 +20,11 @@ step that turns the private statistics into DP outputs:
   plan of the synthesis;
 * the warnings, built from DP outputs and parameters only.
 
-Every step draws ``n_runs`` independent releases at once when asked: the
-estimator runs each once, after charging the mechanism's ``cost``; the audit
-helpers (:mod:`._audit`) run the very same steps many times without charging,
-so the audits measure what a fit releases.
+Every step makes one release: the estimator runs each once, after charging
+the mechanism's ``cost``; the audit helpers of the test suite
+(``tests/audit_scenarios/dpsmote.py``) run the very same steps on many stacked
+copies of the private statistics without charging, so the audits measure what
+a fit releases.
 
 The Gaussian synopsis's sums are released on the grid ``2^-FIXED_BITS``:
 discrete Laplace noise of scale ``d / ε`` per coordinate, added to the exact
@@ -46,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._warn import warn
+from ..exceptions import DPSMOTENoiseWarning
 from ..privacy import (
     GeometricMechanism,
     LaplaceMechanism,
@@ -71,16 +73,16 @@ _SPURIOUS_MASS_SHARE = 0.1
 
 
 class SizeRelease(NamedTuple):
-    """The class-size release of ``n_runs`` runs, and what it implies (post-processing)."""
+    """The class-size release, and what it implies (post-processing); one row per release."""
 
     noisy: np.ndarray | None
-    """(n_runs, n_classes) DP class sizes, or None when they are declared public."""
+    """(1, n_classes) DP class sizes, or None when they are declared public."""
     n_new: np.ndarray
-    """(n_runs, n_classes) synthetic rows per class."""
+    """(1, n_classes) synthetic rows per class."""
     targeted: np.ndarray
-    """(n_runs, n_classes) the classes the sampling strategy targets."""
+    """(1, n_classes) the classes the sampling strategy targets."""
     divisors: np.ndarray
-    """(n_runs, n_classes) the sizes the synopses use: DP (or public), floored at 1."""
+    """(1, n_classes) the sizes the synopses use: DP (or public), floored at 1."""
 
 
 class ReleaseSteps(NamedTuple):
@@ -137,18 +139,16 @@ class ReleaseSteps(NamedTuple):
         return check_bounds(self.bounds, X, n_features=n_features)
 
     # -- the releases ---------------------------------------------------------------------
-    def release_sizes(self, mechanism, true_sizes, classes, rng, *, n_runs=None,
-                      public=None) -> SizeRelease:
+    def release_sizes(self, mechanism, true_sizes, classes, rng, *, public=None) -> SizeRelease:
         """The DP class sizes (``mechanism``; None when public) and the rows they imply.
 
         ``true_sizes`` are private and never returned. ``public``: imblearn's
         strategy from the exact sizes (declared public, labels read from ``y``),
-        used as it is. ``n_runs=None`` is one release (shape (1, n_classes)).
+        used as it is. One release (shape (1, n_classes)).
         """
         k = classes.size
         if mechanism is not None:
-            counts = true_sizes if n_runs is None else np.broadcast_to(true_sizes, (n_runs, k))
-            noisy = np.atleast_2d(mechanism.randomise(counts, rng))
+            noisy = np.atleast_2d(mechanism.randomise(true_sizes, rng))
             n_new, targeted = n_synthetic(self.sampling_strategy, classes, noisy)
             return SizeRelease(noisy, n_new, targeted, np.maximum(noisy, 1))
         if public is None:  # public sizes over the public label set
@@ -158,22 +158,19 @@ class ReleaseSteps(NamedTuple):
             n_new, targeted = np.zeros((1, k), np.int64), np.zeros((1, k), bool)
             for label, rows in public.items():
                 n_new[0, index[label]], targeted[0, index[label]] = rows, True
-        runs = 1 if n_runs is None else n_runs
         divisors = np.maximum(np.atleast_2d(true_sizes), 1)  # public by the user's declaration
-        return SizeRelease(None, np.tile(n_new, (runs, 1)), np.tile(targeted, (runs, 1)),
-                           np.tile(divisors, (runs, 1)))
+        return SizeRelease(None, n_new, targeted, divisors)
 
     def class_mean(self, fixed_sum, divisor, rng) -> np.ndarray:
         """A class's DP mean in the unit box, from its exact fixed-point sum (private).
 
-        Broadcasts: ``fixed_sum`` of shape (n_runs, d) and ``divisor`` (n_runs,)
-        give ``n_runs`` releases. The noise is :meth:`sum_mechanism`'s.
+        Broadcasts like :func:`release_means`. The noise is :meth:`sum_mechanism`'s.
         """
         return release_means(fixed_sum, divisor, self.split[1], rng)
 
-    def dense_histogram(self, grid: Grid, coords, rng, n_runs=None) -> np.ndarray:
-        """The noisy counts of every cell, flat (``n_runs`` rows of them when asked)."""
-        return release_dense(dense_true_counts(grid, coords), self.split[1], rng, n_runs=n_runs)
+    def dense_histogram(self, grid: Grid, coords, rng) -> np.ndarray:
+        """The noisy counts of every cell, flat."""
+        return release_dense(dense_true_counts(grid, coords), self.split[1], rng)
 
     def cell_histogram(self, grid: Grid, kind: str, coords, class_size, rng):
         """One class's released histogram: dense (one axis per feature) or sparse above θ.
@@ -324,11 +321,10 @@ def dense_true_counts(grid: Grid, coords) -> np.ndarray:
     return np.bincount(cell_keys(grid, coords), minlength=grid.size).astype(np.int64)
 
 
-def release_dense(true_counts: np.ndarray, epsilon: float, rng, n_runs: int | None = None):
+def release_dense(true_counts: np.ndarray, epsilon: float, rng):
     """Phase 1, dense: every cell count plus two-sided geometric noise (ε-DP, Δ = 1)."""
     mech = GeometricMechanism(epsilon)
-    shape = true_counts.shape if n_runs is None else (n_runs, *true_counts.shape)
-    return true_counts + mech.noise(shape, rng)
+    return true_counts + mech.noise(true_counts.shape, rng)
 
 
 def geometric_tail(epsilon: float, threshold: int) -> float:
@@ -611,13 +607,6 @@ def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinat
 MEAN_NOISE_WARN = 0.5
 # the sparse release warns when it keeps less than this share of the class size
 SPARSE_MIN_MASS_SHARE = 0.5
-
-
-class DPSMOTENoiseWarning(UserWarning):
-    """The released synopsis (mean or histogram) is dominated by noise.
-
-    The message holds DP outputs and parameters only.
-    """
 
 
 def _who(label, class_counts) -> str:

@@ -5,17 +5,12 @@ from __future__ import annotations
 import math
 import threading
 
+from ..exceptions import BudgetExceededError
 from ._cost import PrivacyCost, compose_sequential
 
 __all__ = ["BudgetAccountant", "BudgetExceededError"]
 
 _RELATIONS = ("replace", "add_remove")
-
-
-class BudgetExceededError(ValueError):
-    """A charge that the ledger refuses: it would spend more than its total."""
-
-    __module__ = "skdp_anomaly.privacy"
 
 
 class BudgetAccountant:

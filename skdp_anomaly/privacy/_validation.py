@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from .._warn import warn
+from ..exceptions import BoundsClippingWarning, PrivacyLeakWarning
 
 __all__ = [
     "NON_NUMERIC",
@@ -27,17 +28,6 @@ __all__ = [
 NON_NUMERIC = "{owner} supports numeric features only; {what}. {hint}"
 
 _ENCODE = "Encode X numerically before passing it."
-
-
-class PrivacyLeakWarning(RuntimeWarning):
-    """A step's privacy guarantee does not hold (e.g. bounds computed from the data).
-
-    The same role as :class:`diffprivlib.utils.PrivacyLeakWarning`, without
-    importing diffprivlib (which does not import on every scikit-learn). When
-    diffprivlib has been imported, :func:`warn_privacy_leak` emits a class
-    derived from both, so ``warnings`` filters and ``pytest.warns`` written for
-    either class catch it.
-    """
 
 
 _BOTH = {}
@@ -148,10 +138,6 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
 #: A feature with more than this share of its rows outside the bounds is named
 #: by :func:`warn_outside_bounds`.
 OUTSIDE_SHARE = 0.01
-
-
-class BoundsClippingWarning(UserWarning):
-    """Many values lie outside the public bounds and are clipped (a local diagnostic)."""
 
 
 def warn_outside_bounds(X, lower, upper, owner: str, feature_names=None) -> None:

@@ -1,0 +1,104 @@
+"""The package's warnings and errors, in one place.
+
+Every message is built from parameters, public quantities and DP outputs only:
+a warning or an error may be logged or shown beyond the data holder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BoundsClippingWarning",
+    "BudgetExceededError",
+    "ChangePointNoiseWarning",
+    "DPOADNoiseWarning",
+    "DPSMOTENoiseWarning",
+    "GroupSearchBudgetWarning",
+    "NoSelectionWarning",
+    "NothingReleasedWarning",
+    "PrivacyBudgetError",
+    "PrivacyLeakError",
+    "PrivacyLeakWarning",
+]
+
+
+# ----------------------------------------------------------------------- errors
+class PrivacyBudgetError(ValueError):
+    """The privacy cost of an estimator exceeds the budget given to the validator.
+
+    The :class:`~skdp_anomaly.budget.PrivacyReport` that failed is available
+    as ``report``.
+
+    Parameters
+    ----------
+    message : str
+        What exceeds the budget (built from parameters and ε/δ only).
+    report : PrivacyReport or None, default=None
+        The report that failed the check.
+    """
+
+    def __init__(self, message: str, report: Any = None):
+        super().__init__(message)
+        self.report = report
+
+
+class PrivacyLeakError(PrivacyBudgetError):
+    """Raised instead of a warning when ``on_leak="raise"`` and a step leaks.
+
+    A leak is a step whose privacy loss is not bounded by any ε (a non-private
+    learner, data-derived bounds, hyperparameters chosen on raw scores...), so
+    it is a :class:`PrivacyBudgetError` too: catching that catches both.
+
+    Parameters
+    ----------
+    message : str
+        The leaks, in words.
+    report : PrivacyReport or None, default=None
+        The report that lists them.
+    """
+
+
+class BudgetExceededError(ValueError):
+    """A charge that a :class:`~skdp_anomaly.BudgetAccountant` refuses: it would
+    spend more than its total (raised before the fit releases anything)."""
+
+
+# --------------------------------------------------------------------- warnings
+class PrivacyLeakWarning(RuntimeWarning):
+    """A step's privacy guarantee does not hold (e.g. bounds computed from the data).
+
+    The same role as :class:`diffprivlib.utils.PrivacyLeakWarning`, without
+    importing diffprivlib (which does not import on every scikit-learn). When
+    diffprivlib has been imported, the package emits a class derived from
+    both, so ``warnings`` filters and ``pytest.warns`` written for either
+    class catch it.
+    """
+
+
+class BoundsClippingWarning(UserWarning):
+    """Many values lie outside the public bounds and are clipped (a local diagnostic)."""
+
+
+class DPSMOTENoiseWarning(UserWarning):
+    """DPSMOTE's released synopsis (mean or histogram) is dominated by noise."""
+
+
+class ChangePointNoiseWarning(UserWarning):
+    """The change-point detector's noise outweighs any possible change."""
+
+
+class GroupSearchBudgetWarning(UserWarning):
+    """The total ε of a group search plans fewer queries than Proposition 3 expects."""
+
+
+class DPOADNoiseWarning(UserWarning):
+    """DPOAD's release noise hides any anomaly the count domain allows."""
+
+
+class NothingReleasedWarning(UserWarning):
+    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` predicts before it released any update."""
+
+
+class NoSelectionWarning(UserWarning):
+    """A :class:`~skdp_anomaly.PrivateOnlineActiveSVC` run has read every label so far."""
