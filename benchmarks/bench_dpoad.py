@@ -977,7 +977,7 @@ def section_sampling(gammas=(0.01, 0.05, 0.1, 0.2, 0.3), epsilons=(0.5, 1.0, 5.0
 
 # ------------------------------------------------------------- section 5
 # Whole-run times of the 10⁴-bin runs before the calibrated detector (KSE then,
-# mechanism "dpoad" the default), max_count 50 / 200, same machine (docs/dpoad.md).
+# mechanism "dpoad" the default), max_count 50 / 200, same machine (docs/benchmarks/dpoad.md).
 PREVIOUS_BIG_S = {"record": (3.34, 2.50), "laplace": (2.51, 2.79), "painfree": (2.58, 2.88),
                   "dpoad": (2.67, 2.78)}
 BIG_GAMMA = 0.005          # 100 windows need n·γ < 1: γ < 0.01

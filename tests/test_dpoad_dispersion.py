@@ -98,7 +98,7 @@ def test_defaults_hold_alpha_where_the_poisson_baseline_does_not(kwargs):
                     learning_windows=1).anomalous_windows_[3:].tolist()
     n = len(new)
     # with a true rate of 0.05, P(observed > 0.05 + 2.6 sd) < 0.5 %; measured over many
-    # more streams (docs/dpoad.md) the rate is below 0.03 in both cases
+    # more streams (docs/benchmarks/dpoad.md) the rate is below 0.03 in both cases
     assert np.mean(new) <= 0.05 + 2.6 * math.sqrt(0.05 * 0.95 / n)
     # today's baseline flags about a third of these windows (0.3-0.4 measured)
     assert np.mean(old) >= 0.15

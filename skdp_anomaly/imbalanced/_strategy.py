@@ -13,24 +13,24 @@ __all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SP
 #: DPSMOTE's ε as a share of the total (add/remove neighbours) in the "oversample"
 #: strategy. Under replace-one neighbours, the relation of diffprivlib's classifiers, it
 #: counts twice (group privacy), so DPSMOTE takes 2 · 0.25 = half of the total and the
-#: classifier the other half (measured in the user guide, docs/dpsmote.md).
+#: classifier the other half (measured in docs/benchmarks/dpsmote.md).
 PIPELINE_SPLIT = 0.25
 
 #: The "threshold" strategy's release of the model's mean predictions, as a share of the
 #: total (replace-one neighbours): the classifier keeps the rest. Chosen on one group of
-#: public imbalanced sets, checked on another (docs/dpsmote.md, "Which strategy").
+#: public imbalanced sets, checked on another (docs/benchmarks/dpsmote.md, "Which strategy").
 PRIOR_SHARE = 0.15
 
 #: "auto" oversamples iff ε · n / d is below this (n training rows, d features). Chosen
 #: against the cut at the model's own DP mean prediction on 38 public imbalanced sets and
 #: checked on 37 others, split before any run, with the default classifier (the user
-#: guide, docs/dpsmote.md, "Which strategy"; it was 16 against the earlier cut at a DP
+#: benchmarks, docs/benchmarks/dpsmote.md, "Which strategy"; it was 16 against the earlier cut at a DP
 #: class prior).
 OVERSAMPLE_MAX_EPS_N_PER_D = 8.0
 
 #: "auto" never oversamples above this many features: the rule was measured on sets with
 #: d ≤ 48, and on sylva (d = 212) and hiva (d = 1 617) DPSMOTE's noisy class mean made the
-#: classifier predict almost no minority at ε ≤ 2, where the threshold found it (docs/dpsmote.md,
+#: classifier predict almost no minority at ε ≤ 2, where the threshold found it (docs/benchmarks/dpsmote.md,
 #: §7.4).
 OVERSAMPLE_MAX_FEATURES = 50
 
@@ -71,7 +71,7 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
     15 % of the budget, and DPSMOTE's half of it is better spent on the
     classifier. The boundary 8 was chosen against that cut on one group of
     public imbalanced sets and checked on another, held out before any run
-    (the user guide, docs/dpsmote.md, "Which strategy"): below it
+    (the DPSMOTE benchmarks, docs/benchmarks/dpsmote.md, "Which strategy"): below it
     oversampling raised the G-mean, between 8 and 16 it lowered it; either
     way it costs some ROC-AUC. With the default classifier it oversamples
     only at very small ε per row and feature. Those sets had
