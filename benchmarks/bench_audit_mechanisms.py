@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
-from skdp_anomaly.auditing import mechanism_scenarios, run_scenario
+# the scenarios live in the test suite (tests/audit_scenarios/)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from audit_scenarios.mechanisms import mechanism_scenarios, run_scenario  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -38,10 +38,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from audit_scenarios.changepoint import move_one_element  # noqa: E402
+
 from skdp_anomaly import audit  # noqa: E402
 from skdp_anomaly.changepoint import (  # noqa: E402
     PrivateChangePointDetector,
-    move_one_element,
     online_pncpd_batch,
     pncpd_batch,
 )

@@ -43,12 +43,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _common import print_table, source_fingerprint, write_json
+from audit_scenarios.dpoad import AUDIT_BINS, AUDIT_CELL, learnt_report
+from audit_scenarios.dpoad import audit_window as window
 
 from skdp_anomaly import audit
 from skdp_anomaly.dpoad import DataOwner
-from skdp_anomaly.dpoad._audit import AUDIT_BINS, AUDIT_CELL, learnt_report
-from skdp_anomaly.dpoad._audit import audit_window as window
 
 EPS = 1.0
 BINS = AUDIT_BINS

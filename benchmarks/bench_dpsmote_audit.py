@@ -7,7 +7,7 @@ cell ``c``, the minority class size and hence the number of synthetic rows
 all move by one.
 
 Everything DPSMOTE's output depends on besides the original rows is audited
-at once with :func:`skdp_anomaly.over_sampling._audit.release_synopsis_batch`
+at once with ``release_synopsis_batch`` (``tests/audit_scenarios/dpsmote.py``)
 (batch mode, vectorised): the noisy class sizes, the number of synthetic rows
 per class (post-processing of the sizes) and the dense noisy histogram of
 the minority class (phase 2 is post-processing of these). Events are fixed
@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _common import print_table, write_json  # noqa: E402
 
 from skdp_anomaly import audit  # noqa: E402
@@ -90,7 +91,7 @@ def replace_neighbours(d=2, n0=60, n_minority=20, k_in_cell=3, seed=0):
 
 def mechanism_for(epsilon, class_counts, d, histogram_class=1):
     from skdp_anomaly.over_sampling import DPSMOTE
-    from skdp_anomaly.over_sampling._audit import release_synopsis_batch
+    from audit_scenarios.dpsmote import release_synopsis_batch
 
     est = DPSMOTE(epsilon=epsilon, bounds=(-1.0, 1.0), synopsis="grid", granularity=0.25,
                   connectivity=2, class_counts=class_counts)

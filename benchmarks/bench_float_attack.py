@@ -10,7 +10,7 @@ start, one gradient window of PrivateOnlineActiveSVC's default update (d = 2,
 the label of a row on the sphere flips). Each is audited on the same
 neighbours as the removed textbook code, ``x + rng.laplace(0, Δ/ε)``
 ("before", the anchor), and as the package's current float-safe code path
-("after"): :func:`skdp_anomaly.auditing.run_release_attack`, a
+("after"): ``run_release_attack`` of ``tests/audit_scenarios/float_releases.py``, a
 Clopper–Pearson lower bound on ε at 95 % confidence over the attack's events
 (an output one input cannot produce) and a tail event on which Laplace noise
 is tight. "Runs telling A from B" counts the runs on A whose output B cannot
@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _common import print_table, source_fingerprint, write_json
-
-from skdp_anomaly.auditing import release_attack_scenarios, run_release_attack
+from audit_scenarios.float_releases import release_attack_scenarios, run_release_attack
 
 DEFAULT_RUNS = 10_000
 SEED = 12345

@@ -1,6 +1,6 @@
 """Empirical privacy audit of PrivateGridSearchCV's choice, one ``fit`` per run.
 
-The scenarios of :func:`skdp_anomaly.auditing._selection_scenarios.selection_scenarios`
+The scenarios of ``selection_scenarios`` in ``tests/audit_scenarios/selection.py``
 (tested with a few hundred fits in ``tests/test_model_selection_audit.py``) at
 higher power: the candidates are ``DeclaredCostClassifier(label=c)``, which
 learn nothing and declare ε_run, so the only loss is the choice's;
@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 
-from _common import print_table, write_json
-
-from skdp_anomaly.auditing._selection_scenarios import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from _common import print_table, write_json  # noqa: E402
+from audit_scenarios.selection import (  # noqa: E402
     run_selection_scenario,
     selection_scenarios,
 )

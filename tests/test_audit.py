@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 import pytest
+from audit_scenarios.mechanisms import mechanism_scenarios, run_scenario
 
 from skdp_anomaly import audit
-from skdp_anomaly.auditing import clopper_pearson, mechanism_scenarios, run_scenario
+from skdp_anomaly.auditing import clopper_pearson
 from skdp_anomaly.privacy import LaplaceMechanism
 
 SCENARIOS = mechanism_scenarios(epsilon=1.0)

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from _accountants import Ledger
+from audit_scenarios.changepoint import move_one_element
 from skdp_anomaly import BudgetAccountant
 
 from skdp_anomaly.changepoint import (
@@ -15,7 +16,6 @@ from skdp_anomaly.changepoint import (
     drift_index_to_original,
     drift_transform,
     mann_whitney_statistic,
-    move_one_element,
     pncpd_batch,
     threshold_range,
 )

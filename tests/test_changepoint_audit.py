@@ -11,11 +11,11 @@ with the fixed seeds the outcome is deterministic).
 
 import numpy as np
 import pytest
+from audit_scenarios.changepoint import move_one_element
 
 from skdp_anomaly import audit
 from skdp_anomaly.changepoint import (
     PrivateChangePointDetector,
-    move_one_element,
     online_pncpd_batch,
     pncpd_batch,
 )

@@ -10,13 +10,13 @@ import warnings
 
 import numpy as np
 import pytest
+from audit_scenarios.changepoint import move_one_element
 
 from skdp_anomaly import BudgetAccountant, audit
 from skdp_anomaly.changepoint import (
     ChangePointNoiseWarning,
     PrivateChangePointDetector,
     binary_segmentation,
-    move_one_element,
     online_pncpd_batch,
 )
 from skdp_anomaly.changepoint._binseg import (

@@ -345,15 +345,13 @@ def test_change_point_helpers_refuse_dask_collections():
     from skdp_anomaly.changepoint import (
         drift_transform,
         mann_whitney_statistic,
-        move_one_element,
         pncpd_batch,
     )
 
     x = da.from_array(np.arange(100.0), chunks=10)
     for call, name in [(lambda: drift_transform(x), "drift_transform"),
                        (lambda: mann_whitney_statistic(x), "mann_whitney_statistic"),
-                       (lambda: pncpd_batch(x, epsilon=1.0, n_runs=2), "pncpd_batch"),
-                       (lambda: move_one_element(x, 3), "move_one_element")]:
+                       (lambda: pncpd_batch(x, epsilon=1.0, n_runs=2), "pncpd_batch")]:
         with pytest.raises(TypeError, match=f"{name} does not accept a dask collection"):
             call()
 

@@ -37,11 +37,11 @@ import copy
 
 import numpy as np
 import pytest
+from audit_scenarios.dpoad import AUDIT_BINS, AUDIT_CELL, learnt_report
+from audit_scenarios.dpoad import audit_window as window
 
 from skdp_anomaly import audit
 from skdp_anomaly.dpoad import DataOwner
-from skdp_anomaly.dpoad._audit import AUDIT_BINS, AUDIT_CELL, learnt_report
-from skdp_anomaly.dpoad._audit import audit_window as window
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
 from _diffprivlib import needs_diffprivlib
+from audit_scenarios.dpsmote import release_synopsis_batch
 from imblearn.utils import check_sampling_strategy
 from sklearn.base import clone
 from sklearn.datasets import make_classification
@@ -25,7 +26,6 @@ from skdp_anomaly.over_sampling import (
     _release,
     _synthesis,
 )
-from skdp_anomaly.over_sampling._audit import release_synopsis_batch
 from skdp_anomaly.over_sampling._release import (
     cell_keys,
     choose_threshold,
@@ -685,8 +685,9 @@ def test_choose_threshold_rule():
 
 
 def test_release_dense_batch_shape_and_noise_scale():
+    # many releases at once, as the audit helpers draw them: stacked copies of the counts
     true = np.array([5, 0, 2])
-    out = release_dense(true, 1.0, np.random.default_rng(0), n_runs=20_000)
+    out = release_dense(np.broadcast_to(true, (20_000, 3)), 1.0, np.random.default_rng(0))
     assert out.shape == (20_000, 3) and out.dtype == np.int64
     # variance of two-sided geometric: 2a/(1-a)^2 at a = e^-1 ~ 1.84; 6-sigma-ish band
     var = out.var(axis=0)

@@ -14,10 +14,10 @@ hold for exact geometric noise by a wide margin at these run counts.
 
 import numpy as np
 import pytest
+from audit_scenarios.dpsmote import release_gaussian_batch, release_synopsis_batch
 
 from skdp_anomaly import audit
 from skdp_anomaly.over_sampling import DPSMOTE
-from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._release import cell_keys, release_sparse
 from skdp_anomaly.over_sampling._setting import Grid
 

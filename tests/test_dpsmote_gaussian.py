@@ -16,10 +16,10 @@ import warnings
 
 import numpy as np
 import pytest
+from audit_scenarios.dpsmote import release_gaussian_batch
 from sklearn.base import clone
 
 from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _release
-from skdp_anomaly.over_sampling._audit import release_gaussian_batch
 from skdp_anomaly.over_sampling._release import mean_noise_scale, release_means
 from skdp_anomaly.over_sampling._statistics import (
     BoxScale,

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
 from _faults import same, state
+from audit_scenarios.dpsmote import release_gaussian_batch, release_synopsis_batch
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
@@ -30,7 +31,6 @@ from sklearn.utils.validation import check_is_fitted
 from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning
 from skdp_anomaly._data import blocks as _blocks
 from skdp_anomaly.over_sampling import _dpsmote, _release, _statistics, _synthesis
-from skdp_anomaly.over_sampling._audit import release_gaussian_batch, release_synopsis_batch
 from skdp_anomaly.over_sampling._release import sum_mechanism
 from skdp_anomaly.privacy import GeometricMechanism, PrivacyCost, compose_sequential
 

@@ -1,7 +1,7 @@
 """The floating-point attack on the package's real-valued releases (DPSMOTE, DPOAD, SVC ...).
 
 Each release is audited twice on the same worst-case neighbours
-(:func:`~skdp_anomaly.auditing.release_attack_scenarios`): as the removed
+(``release_attack_scenarios`` of ``audit_scenarios.float_releases``): as the removed
 textbook code ``x + rng.laplace(0, Δ/ε)`` and as the package's current code
 path. Seeds are fixed, so every test is deterministic; over random seeds:
 
@@ -20,10 +20,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from audit_scenarios.float_releases import (
+    _removed_textbook_laplace,
+    release_attack_scenarios,
+    run_release_attack,
+)
 
 import skdp_anomaly
-from skdp_anomaly.auditing import release_attack_scenarios, run_release_attack
-from skdp_anomaly.auditing._float_scenarios import _removed_textbook_laplace
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)
@@ -98,15 +101,16 @@ def test_the_reference_replays_the_old_code_draw_for_draw():
 
 
 def test_textbook_laplace_lives_only_in_the_audit_reference():
-    """No code of the package calls ``.laplace(...)`` but the attack's reference."""
+    """No code of the package calls ``.laplace(...)``: the attack's reference is in the tests."""
+    def calls_laplace(path):
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                   and node.func.attr == "laplace"
+                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
     root = Path(skdp_anomaly.__file__).parent
-    callers = set()
-    for path in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "laplace"):
-                callers.add(path.relative_to(root).as_posix())
-    assert callers == {"auditing/_float_scenarios.py"}
+    assert {p.relative_to(root).as_posix() for p in root.rglob("*.py") if calls_laplace(p)} == set()
+    # the search finds the reference where it lives
+    assert calls_laplace(Path(__file__).parent / "audit_scenarios" / "float_releases.py")
 
 
 def test_run_release_attack_refuses_an_unknown_version(scenarios):

@@ -741,7 +741,7 @@ def test_balanced_accuracy_tunes_what_accuracy_gets_backwards():
     accuracies 0.5 and 0.875, gaps of many noise scales, so a wrong choice
     has probability below 1e-4 (this fixed seed passes).
     """
-    from skdp_anomaly.auditing._selection_scenarios import DeclaredCostClassifier
+    from audit_scenarios.selection import DeclaredCostClassifier
 
     rng = np.random.default_rng(0)
     y = (rng.random(2500) < 0.1).astype(int)

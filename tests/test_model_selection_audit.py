@@ -56,12 +56,7 @@ from numbers import Real
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import Interval
-
-from skdp_anomaly import audit, check_privacy_budget
-from skdp_anomaly.auditing import clopper_pearson
-from skdp_anomaly.auditing._selection_scenarios import (
+from audit_scenarios.selection import (
     NO_SCORE,
     DeclaredCostClassifier,
     exact_distribution,
@@ -72,6 +67,11 @@ from skdp_anomaly.auditing._selection_scenarios import (
     selection_outputs,
     selection_scenarios,
 )
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import Interval
+
+from skdp_anomaly import audit, check_privacy_budget
+from skdp_anomaly.auditing import clopper_pearson
 from skdp_anomaly.model_selection import PrivateGridSearchCV
 from skdp_anomaly.privacy import (
     GeometricMechanism,

@@ -9,11 +9,10 @@ is the same offline search without privacy (the reference) or with it;
 2.6; :func:`drift_transform` and :func:`drift_index_to_original` reduce drift
 changes to it (§2.5). :func:`pncpd_batch` and :func:`online_pncpd_batch` draw
 many private runs of the thesis' algorithms at once (Monte Carlo accuracy
-studies and privacy audits), and :func:`move_one_element` builds worst-case
-neighbouring series.
+studies and privacy audits).
 """
 
-from ._audit import move_one_element, online_pncpd_batch, pncpd_batch
+from ._batch import online_pncpd_batch, pncpd_batch
 from ._binseg import binary_segmentation
 from ._drift import drift_index_to_original, drift_transform
 from ._pncpd import ChangePointNoiseWarning, PrivateChangePointDetector
@@ -28,7 +27,6 @@ __all__ = [
     "drift_index_to_original",
     "drift_transform",
     "mann_whitney_statistic",
-    "move_one_element",
     "online_pncpd_batch",
     "pncpd_batch",
     "threshold_range",

@@ -18,8 +18,8 @@ follow the DP class sizes, so it is chosen after the size release
 over-sampled classes (:func:`~._statistics.cell_coordinates`) are read before
 the histograms' release (statistics, sizes, grid, cell coordinates,
 histograms, synthesis). The label set, the strategy's and the parameters'
-checks and the grid are in :mod:`._setting`, the audit helpers in
-:mod:`._audit`.
+checks and the grid are in :mod:`._setting`; the audit helpers, which replay
+the releases many times, are in the test suite (``tests/audit_scenarios/dpsmote.py``).
 """
 
 from __future__ import annotations

@@ -24,14 +24,23 @@ from typing import Callable
 
 import numpy as np
 
-from ..privacy import LaplaceMechanism
-from ._auditor import AuditResult
-from ._float_attack import floating_point_audit, grid_reachable, laplace_reachable
+from skdp_anomaly.active_learning._ftrl import FtrlState, gradient_sensitivity, released_size
+from skdp_anomaly.auditing import (
+    AuditResult,
+    floating_point_audit,
+    grid_reachable,
+    laplace_reachable,
+)
+from skdp_anomaly.dpoad import DPOAD, window_histogram
+from skdp_anomaly.group_search import MaxSensor
+from skdp_anomaly.group_search._sensors import _half_maxima
+from skdp_anomaly.over_sampling._release import fixed_to_float, sum_mechanism
+from skdp_anomaly.over_sampling._statistics import BoxScale, unit_fixed_sum
+from skdp_anomaly.privacy import LaplaceMechanism
+
+from .dpoad import AUDIT_BINS, AUDIT_CELL
 
 __all__ = ["ReleaseAttackScenario", "release_attack_scenarios", "run_release_attack"]
-
-# The builders import the estimators' modules when called: the package imports
-# auditing before its estimators, and auditing must not need them to load.
 
 #: DPSMOTE: d features with public bounds ±6, 40 minority rows
 _SUM_D, _SUM_BOUND, _SUM_ROWS = 4, 6.0, 40
@@ -89,7 +98,7 @@ class ReleaseAttackScenario:
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing import release_attack_scenarios
+    >>> from audit_scenarios.float_releases import release_attack_scenarios
     >>> [s.name for s in release_attack_scenarios(1.0)]  # doctest: +NORMALIZE_WHITESPACE
     ['DPSMOTE class sums (d=4)', 'DPOAD prediction release',
      'NoisyGroupSearch MaxSensor', 'PrivateOnlineActiveSVC window sums (d=2)']
@@ -107,9 +116,6 @@ class ReleaseAttackScenario:
 
 
 def _dpsmote_sums(epsilon: float) -> ReleaseAttackScenario:
-    from ..over_sampling._release import fixed_to_float, sum_mechanism
-    from ..over_sampling._statistics import BoxScale, unit_fixed_sum
-
     box = BoxScale(np.full(_SUM_D, -_SUM_BOUND), np.full(_SUM_D, _SUM_BOUND))
     minority = np.random.default_rng(2012).uniform(-_SUM_BOUND, _SUM_BOUND, (_SUM_ROWS, _SUM_D))
     # a record at the box's corner moves every coordinate by 1: the whole L1 sensitivity d
@@ -137,9 +143,6 @@ def _dpsmote_sums(epsilon: float) -> ReleaseAttackScenario:
 
 def _dpoad_owner(epsilon: float):
     """A real DPOAD run into its prediction phase, and one more window's counts."""
-    from ..dpoad import DPOAD, window_histogram
-    from ..dpoad._audit import AUDIT_BINS
-
     # the paper's analyst (KSE feedback): the scenario and its recorded Δ are the paper's
     det = DPOAD(AUDIT_BINS, epsilon=epsilon, mechanism="dpoad", detector="kse",
                 max_count=_DPOAD_MAX_COUNT, learning_windows=1, random_state=0)
@@ -151,8 +154,6 @@ def _dpoad_owner(epsilon: float):
 
 
 def _dpoad_prediction(epsilon: float) -> ReleaseAttackScenario:
-    from ..dpoad._audit import AUDIT_CELL
-
     owner, counts = _dpoad_owner(epsilon)
 
     def g(c):
@@ -185,9 +186,6 @@ def _dpoad_prediction(epsilon: float) -> ReleaseAttackScenario:
 
 
 def _max_sensor(epsilon: float) -> ReleaseAttackScenario:
-    from ..group_search import MaxSensor
-    from ..group_search._sensors import _half_maxima
-
     half = len(_SENSOR_INSIDE)
     mask = np.arange(2 * half) < half
     # anomaly-restricted neighbours: the anomaly stays, one outside score 0 -> t_ℓ
@@ -227,8 +225,6 @@ class _Noiseless:
 
 
 def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
-    from ..active_learning._ftrl import FtrlState, gradient_sensitivity, released_size
-
     d, norm = _SVC_D, 1.0
     rows = np.random.default_rng(2016).uniform(-0.4, 0.4, (_SVC_ROWS, d))
     rows[0] = np.full(d, norm / np.sqrt(d))  # on the sphere: the whole sensitivity
@@ -315,7 +311,7 @@ def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.auditing import release_attack_scenarios
+    >>> from audit_scenarios.float_releases import release_attack_scenarios
     >>> sums = release_attack_scenarios(1.0)[0]
     >>> sums.after(sums.inputs[0], np.random.default_rng(0), 3).shape
     (3, 4)
@@ -352,7 +348,7 @@ def run_release_attack(scenario: ReleaseAttackScenario, which: str = "before",
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing import release_attack_scenarios, run_release_attack
+    >>> from audit_scenarios.float_releases import release_attack_scenarios, run_release_attack
     >>> sensor = release_attack_scenarios(1.0)[2]
     >>> before = run_release_attack(sensor, "before", n_runs=2_000)
     >>> after = run_release_attack(sensor, "after", n_runs=2_000)

@@ -1,5 +1,5 @@
 """Vectorised many-run versions of PNCPD / ONLINEPNCPD for Monte Carlo studies
-and privacy audits, and worst-case neighbouring series.
+and privacy audits.
 
 They draw from the same output distributions as
 :class:`PrivateChangePointDetector` (same statistic, sensitivities and noise
@@ -18,7 +18,7 @@ from ._core import DIRECTIONS, candidate_range, pncpd_decode, pncpd_scores, pncp
 from ._in_memory import reject_dask_collection
 from ._statistic import sliding_centre_mid_counts
 
-__all__ = ["pncpd_batch", "online_pncpd_batch", "move_one_element"]
+__all__ = ["pncpd_batch", "online_pncpd_batch"]
 
 _CELLS = 4_000_000  # noise matrix entries per vectorised block
 
@@ -208,41 +208,3 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
         change[runs] = s + g + pncpd_decode(idx, ks, direction)[0]
     return alarm, change
 
-
-def move_one_element(x, t: int, margin: float = 1.0):
-    """Worst-case neighbours: ``x`` with element ``t`` below vs above all others.
-
-    Returns the pair ``(low, high)`` of copies of ``x`` where ``x[t]`` is
-    ``min(x) - margin`` resp. ``max(x) + margin``: one element moved across
-    all the others, which changes each count of Eq. (2.1) containing it by
-    the most possible ("replace one element" neighbours).
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        The series.
-    t : int
-        Index of the element to move.
-    margin : float, default=1.0
-        How far beyond the other values the element is placed.
-
-    Returns
-    -------
-    low, high : ndarray of float64, shape (n,)
-        The two neighbouring series.
-
-    Examples
-    --------
-    >>> from skdp_anomaly.changepoint import move_one_element
-    >>> lo, hi = move_one_element([0.0, 1.0, 2.0], 1)
-    >>> lo.tolist(), hi.tolist()
-    ([0.0, -1.0, 2.0], [0.0, 3.0, 2.0])
-    """
-    x = _as_float_array(x, "x", "move_one_element")
-    if x.ndim != 1 or not -x.size <= t < x.size:
-        raise ValueError("x must be 1-D and t an index into it.")
-    others = np.delete(x, t)
-    low, high = x.copy(), x.copy()
-    low[t] = (others.min() if others.size else 0.0) - margin
-    high[t] = (others.max() if others.size else 0.0) + margin
-    return low, high

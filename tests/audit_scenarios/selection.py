@@ -33,10 +33,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import KFold, check_cv
 from sklearn.utils._param_validation import Interval
 
-from ..model_selection import PrivateGridSearchCV
-from ..model_selection._repetitions import tnb_gamma_for_mean
-from ..privacy import PrivacyCost, PrivacyCostMixin, ReportNoisyMax
-from ._auditor import AuditResult, audit
+from skdp_anomaly.auditing import AuditResult, audit
+from skdp_anomaly.budget import check_privacy_budget
+from skdp_anomaly.model_selection import PrivateGridSearchCV
+from skdp_anomaly.model_selection._repetitions import tnb_gamma_for_mean
+from skdp_anomaly.privacy import PrivacyCost, PrivacyCostMixin, ReportNoisyMax
 
 __all__ = [
     "NO_SCORE",
@@ -73,7 +74,7 @@ class DeclaredCostClassifier(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.auditing._selection_scenarios import DeclaredCostClassifier
+    >>> from audit_scenarios.selection import DeclaredCostClassifier
     >>> clf = DeclaredCostClassifier(label=1, epsilon=0.5).fit(np.zeros((3, 1)), [0, 0, 1])
     >>> clf.predict(np.zeros((2, 1))).tolist(), float(clf.privacy_cost().epsilon)
     ([1, 1], 0.5)
@@ -159,8 +160,6 @@ def claimed_epsilon(search) -> float:
     float
         The claimed ε.
     """
-    from ..budget import check_privacy_budget
-
     report = check_privacy_budget(search, on_leak="raise")
     if search.selection == "repeated":
         return float(report.cost.epsilon)
@@ -456,7 +455,7 @@ def selection_scenarios(epsilon_run: float = 1.0, epsilon_max: float = 2.0,
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing._selection_scenarios import selection_scenarios
+    >>> from audit_scenarios.selection import selection_scenarios
     >>> [s.claimed_epsilon for s in selection_scenarios()][:2]
     [3.0, 2.0]
     """
@@ -522,7 +521,7 @@ def score_scenarios(epsilon: float = 2.0) -> list[SelectionScenario]:
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing._selection_scenarios import score_scenarios
+    >>> from audit_scenarios.selection import score_scenarios
     >>> [s.claimed_epsilon for s in score_scenarios()]
     [2.0, 3.0, 3.0]
     """

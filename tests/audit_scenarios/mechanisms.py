@@ -13,7 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..privacy import (
+from skdp_anomaly.auditing import AuditResult, audit
+from skdp_anomaly.privacy import (
     AboveThreshold,
     BernoulliSelection,
     ExponentialSelection,
@@ -22,7 +23,6 @@ from ..privacy import (
     RandomizedResponse,
     ReportNoisyMax,
 )
-from ._auditor import AuditResult, audit
 
 __all__ = ["AuditScenario", "mechanism_scenarios", "run_scenario"]
 
@@ -56,7 +56,7 @@ class AuditScenario:
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing import mechanism_scenarios
+    >>> from audit_scenarios.mechanisms import mechanism_scenarios
     >>> [s.name for s in mechanism_scenarios(1.0)][:2]
     ['geometric (count)', 'Laplace']
     """
@@ -172,7 +172,7 @@ def run_scenario(scenario: AuditScenario, n_runs: int, *, random_state=0,
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing import mechanism_scenarios, run_scenario
+    >>> from audit_scenarios.mechanisms import mechanism_scenarios, run_scenario
     >>> laplace = mechanism_scenarios(1.0)[1]
     >>> result = run_scenario(laplace, n_runs=100_000)
     >>> bool(0.9 < result.epsilon_lower_bound <= 1.0)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._analyst import Analyst
-from ._messages import AnalystReport, WindowRelease
+from skdp_anomaly.dpoad._analyst import Analyst
+from skdp_anomaly.dpoad._messages import AnalystReport, WindowRelease
 
 __all__ = ["AUDIT_BINS", "AUDIT_CELL", "audit_window", "learnt_report"]
 

@@ -1,9 +1,10 @@
 """Many phase-1 releases of DPSMOTE at once, for privacy audits and benchmarks.
 
-The helpers here run the estimator's own release steps (:mod:`._release`:
-the same mechanisms, the same order of draws) ``n_runs`` times in one
-vectorised call, on the same checked inputs as ``fit_resample``, so that an
-audit measures what a fit releases. They charge no accountant and leave the
+The helpers here run the estimator's own release steps
+(``skdp_anomaly.over_sampling._release``: the same mechanisms, the same order
+of draws) ``n_runs`` times in one vectorised call, on ``n_runs`` stacked copies
+of the same checked inputs as ``fit_resample``, so that an audit measures what
+a fit releases. They charge no accountant and leave the
 estimator as it was; they release a superset of what a fit reveals (the
 named class's synopsis in every run, over-sampled or not).
 """
@@ -15,11 +16,14 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import clone
 
-from ..privacy import check_random_state
-from ._dpsmote import DPSMOTE
-from ._release import ReleaseSteps
-from ._statistics import BoxScale, cell_coordinates, class_fixed_sums
-from ._setting import (
+from skdp_anomaly.over_sampling._dpsmote import DPSMOTE
+from skdp_anomaly.over_sampling._release import (
+    ReleaseSteps,
+    SizeRelease,
+    dense_true_counts,
+    release_dense,
+)
+from skdp_anomaly.over_sampling._setting import (
     DENSE_MAX_CELLS,
     auto_class_size,
     check_grid_shape,
@@ -30,6 +34,8 @@ from ._setting import (
     grid_for,
     public_strategy,
 )
+from skdp_anomaly.over_sampling._statistics import BoxScale, cell_coordinates, class_fixed_sums
+from skdp_anomaly.privacy import check_random_state
 
 __all__ = ["SynopsisBatch", "release_gaussian_batch", "release_synopsis_batch"]
 
@@ -95,10 +101,21 @@ def _phase1_input(estimator, X, y) -> _Phase1Input:
     return _Phase1Input(steps, X, y_codes, classes, true_sizes, bounds, public)
 
 
-def _release_sizes(data: _Phase1Input, n_runs: int, rng):
+def _release_sizes(data: _Phase1Input, n_runs: int, rng) -> SizeRelease:
+    """``n_runs`` releases of the class sizes: the fit's step on ``n_runs`` rows of sizes.
+
+    The mechanism draws the noise of every run in one call; without it (public
+    sizes) the one release is repeated.
+    """
     steps = data.steps
-    return steps.release_sizes(steps.size_mechanism(), data.true_sizes, data.classes, rng,
-                               n_runs=n_runs, public=data.public)
+    mechanism = steps.size_mechanism()
+    true_sizes = data.true_sizes
+    if mechanism is not None:
+        true_sizes = np.broadcast_to(true_sizes, (n_runs, data.classes.size))
+    sizes = steps.release_sizes(mechanism, true_sizes, data.classes, rng, public=data.public)
+    if mechanism is None:
+        sizes = SizeRelease(None, *(np.tile(a, (n_runs, 1)) for a in sizes[1:]))
+    return sizes
 
 
 def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class,
@@ -146,8 +163,10 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
         for g_index, grid in enumerate(grids):
             runs = np.flatnonzero(inverse == g_index)
             if runs.size:
-                hist[runs, :grid.size] = steps.dense_histogram(grid, cell_coordinates(grid, X_j),
-                                                               rng, n_runs=runs.size)
+                # the fit's dense release on runs.size stacked copies of the true counts
+                true_counts = dense_true_counts(grid, cell_coordinates(grid, X_j))
+                hist[runs, :grid.size] = release_dense(
+                    np.broadcast_to(true_counts, (runs.size, grid.size)), steps.split[1], rng)
         parts.append(hist)
     return SynopsisBatch(data.classes, sizes.noisy, sizes.n_new, np.hstack(parts), n_cells,
                          isinstance(estimator.granularity, str))
