@@ -145,7 +145,7 @@ def _fit_clearly(det, x):
 
 
 def run_ours(api: str, x, eps: float, runs: int) -> list[list[int]]:
-    from skdp_anomaly.changepoint import ChangePointNoiseWarning
+    from skdp_anomaly.exceptions import ChangePointNoiseWarning
     out = []
     with warnings.catch_warnings():
         # a parameter-only warning (noise scale vs n); its effect is what we measure
@@ -345,7 +345,7 @@ def stream(kind: str, s: int) -> np.ndarray:
 
 
 def run_online(api: str, kind: str, eps: float, s: int, chunk: int, legacy_threshold: float):
-    from skdp_anomaly.changepoint import ChangePointNoiseWarning
+    from skdp_anomaly.exceptions import ChangePointNoiseWarning
     x = stream(kind, s)
     det = make_detector(random_state=s, **online_params(api, eps, legacy_threshold))
     signal = None

@@ -37,7 +37,8 @@ from scipy.signal import lfilter
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cp_common import md_table, write_json  # noqa: E402
 
-from skdp_anomaly.changepoint import ChangePointNoiseWarning, PrivateChangePointDetector  # noqa: E402
+from skdp_anomaly.changepoint import PrivateChangePointDetector
+from skdp_anomaly.exceptions import ChangePointNoiseWarning
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import print_table, write_json  # noqa: E402
 
 from skdp_anomaly import DPOAD  # noqa: E402
-from skdp_anomaly.dpoad import DPOADNoiseWarning  # noqa: E402
+from skdp_anomaly.exceptions import DPOADNoiseWarning
 
 N_BINS, N_RECORDS, N_WINDOWS, FIRST_TESTED = 40, 1000, 8, 3
 EDGES = np.arange(N_BINS + 1.0)

@@ -66,7 +66,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 from skdp_anomaly import PrivateLogisticRegression  # noqa: E402
-from skdp_anomaly.budget import diffprivlib_logistic_settings  # noqa: E402
+from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_settings
 
 NAME = "linear_model_defaults"
 CHOOSE = ("breast_cancer", "pima", "vehicle1", "glass1", "yeast1", "kc1", "yeast4",

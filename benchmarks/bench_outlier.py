@@ -83,7 +83,8 @@ from sklearn.ensemble import IsolationForest
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from skdp_anomaly.outlier import COUNT_SHARE, MAX_BINS, PrivateHBOS, hbos_n_bins
+from skdp_anomaly.outlier import PrivateHBOS, hbos_n_bins
+from skdp_anomaly.outlier._hbos import COUNT_SHARE, MAX_BINS
 from skdp_anomaly.outlier._histograms import (
     QUANTILE_CANDIDATES,
     bin_index,

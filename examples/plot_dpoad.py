@@ -47,7 +47,8 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import DPOADNoiseWarning, window_histogram
+from skdp_anomaly.dpoad import window_histogram
+from skdp_anomaly.exceptions import DPOADNoiseWarning
 
 n_windows, n_records, epsilon, max_count = 10, 1000, 1.0, 1000
 edges = np.linspace(0.0, 1.0, 41)  # the analyst's 40 public bins
@@ -142,7 +143,7 @@ fig.tight_layout()
 # mechanisms protect a whole count cell, so their noise is calibrated to up to
 # ``max_count`` records. At ε = 1 they would need more than ``max_count``
 # extra records, so the detector cannot decide. DPOAD then emits a
-# :class:`~skdp_anomaly.dpoad.DPOADNoiseWarning`. The example silences that
+# :class:`~skdp_anomaly.exceptions.DPOADNoiseWarning`. The example silences that
 # warning because it is the point of the panel. In a deployment, keep it.
 
 excess = {}

@@ -41,7 +41,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from skdp_anomaly import PrivateLogisticRegression
-from skdp_anomaly.budget import diffprivlib_logistic_settings
+from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_settings
 
 X, y = load_breast_cancer(return_X_y=True)
 low, high = X.min(axis=0), X.max(axis=0)  # stand-in for public ranges

@@ -11,11 +11,11 @@ synthetic rows from a noisy summary of each class instead, so its ε simply
 adds to the classifier's (Theorem 3.3).
 
 This example runs the experiment of the ``skdp-anomaly demo`` command (the
-same functions, from :mod:`skdp_anomaly.demos`, not a copy):
+same functions, from ``skdp_anomaly.demos``, not a copy):
 scikit-learn's breast-cancer data with malignant tumours under-sampled to
 10 % and 5 % of the rows, the ten "mean" features scaled with public bounds
 that follow from the definitions of the measurements
-(:data:`~skdp_anomaly.demos.BREAST_CANCER_BOUNDS`, never read off the data),
+(``BREAST_CANCER_BOUNDS`` of ``skdp_anomaly.demos``, never read off the data),
 and three pipelines at the same total budget ε, each ending in
 diffprivlib's :class:`~diffprivlib.models.LogisticRegression`:
 
@@ -43,14 +43,10 @@ import tempfile
 
 import numpy as np
 
-from skdp_anomaly.demos import (
-    BREAST_CANCER_BOUNDS,
-    MEAN_FEATURES,
-    METHOD_LABELS,
-    build_pipelines,
-    plot_showcase,
-    run_showcase,
-)
+from skdp_anomaly.demos._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES
+from skdp_anomaly.demos._showcase import run_showcase
+from skdp_anomaly.demos._showcase_pipelines import METHOD_LABELS, build_pipelines
+from skdp_anomaly.demos._showcase_plot import plot_showcase
 
 print(np.round(BREAST_CANCER_BOUNDS[list(MEAN_FEATURES)], 2).tolist())
 

@@ -3,16 +3,15 @@
 Public API
 ----------
 DPSMOTE
-    Private minority oversampling (thesis ch. 3), an imbalanced-learn sampler.
+    Private minority oversampling (Lut 2022, chapter 3), an imbalanced-learn sampler.
 DPOAD
     Private outsourcing of anomaly detection over windowed histograms (Mohammady et al.);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
-DPImbalancedClassifier, resolve_imbalanced_strategy, NoisyPriorThresholdClassifier
+DPImbalancedClassifier, NoisyPriorThresholdClassifier
     The recommended private learner for imbalanced classes (features scaled
-    by public bounds, then the private classifier thresholded at a DP class
-    prior, or DPSMOTE then the classifier, chosen from ε and d; one total ε),
-    the rule that chooses, and the threshold. dp_imbalanced_pipeline is its
-    deprecated constructor.
+    by public bounds, then the private classifier cut at its own DP mean
+    prediction, or DPSMOTE then the classifier, chosen from ε, n and d; one
+    total ε), and the classifier thresholded at a DP class prior.
 BoundsScaler
     Maps features from public bounds onto [-1, 1], clipping; costs no privacy.
 PrivateLogisticRegression
@@ -23,8 +22,9 @@ NoisyGroupSearch
     Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
 PrivateOnlineActiveSVC
     Private online active learning of a linear SVM (Ghassemi, Sarwate and Wright 2016), ``partial_fit``.
-PrivateChangePointDetector, threshold_range, drift_transform, drift_index_to_original
-    Private nonparametric change-point detection, offline and online (thesis ch. 2).
+PrivateChangePointDetector
+    Private nonparametric change-point detection, offline and online (Lut 2022,
+    chapter 2); its helpers are in :mod:`skdp_anomaly.changepoint`.
 PrivateHBOS
     Private histogram-based outlier scores (Goldstein and Dengel 2012) with
     scikit-learn's outlier API: ``score_samples``, ``predict``, ``contamination``.
@@ -42,7 +42,7 @@ BudgetAccountant
     given it as ``accountant``; refuses a fit before it releases anything.
 PrivacyCost
     The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
-    and composition.
+    and composition, and :mod:`skdp_anomaly.exceptions` for the warnings and errors.
 
 Every name is imported from its subpackage at its first use, so that
 ``import skdp_anomaly`` (and the command line's ``--help``) does not load
@@ -64,9 +64,9 @@ _EXPORTS = {
     "DPSMOTE": "over_sampling",
     "NoisyGroupSearch": "group_search",
     "NoisyPriorThresholdClassifier": "imbalanced",
-    "PrivacyBudgetError": "budget",
+    "PrivacyBudgetError": "exceptions",
     "PrivacyCost": "privacy",
-    "PrivacyLeakError": "budget",
+    "PrivacyLeakError": "exceptions",
     "PrivacyReport": "budget",
     "PrivateChangePointDetector": "changepoint",
     "PrivateGridSearchCV": "model_selection",
@@ -74,17 +74,11 @@ _EXPORTS = {
     "PrivateLogisticRegression": "linear_model",
     "PrivateOnlineActiveSVC": "active_learning",
     "PrivateRandomizedSearchCV": "model_selection",
-    "ThresholdRange": "changepoint",
     "audit": "auditing",
     "check_privacy_budget": "budget",
-    "dp_imbalanced_pipeline": "imbalanced",
-    "drift_index_to_original": "changepoint",
-    "drift_transform": "changepoint",
-    "resolve_imbalanced_strategy": "imbalanced",
-    "threshold_range": "changepoint",
 }
 _SUBPACKAGES = frozenset({"active_learning", "auditing", "budget", "changepoint", "cli", "demos",
-                          "dpoad", "group_search", "imbalanced", "linear_model",
+                          "dpoad", "exceptions", "group_search", "imbalanced", "linear_model",
                           "model_selection", "outlier", "over_sampling", "preprocessing",
                           "privacy"})
 

@@ -27,7 +27,7 @@ __all__ = [
 class PrivacyBudgetError(ValueError):
     """The privacy cost of an estimator exceeds the budget given to the validator.
 
-    The :class:`~skdp_anomaly.budget.PrivacyReport` that failed is available
+    The :class:`~skdp_anomaly.PrivacyReport` that failed is available
     as ``report``.
 
     Parameters
@@ -60,8 +60,11 @@ class PrivacyLeakError(PrivacyBudgetError):
 
 
 class BudgetExceededError(ValueError):
-    """A charge that a :class:`~skdp_anomaly.BudgetAccountant` refuses: it would
-    spend more than its total (raised before the fit releases anything)."""
+    """A charge that a :class:`~skdp_anomaly.BudgetAccountant` refuses.
+
+    It would spend more than the ledger's total; it is raised before the fit
+    releases anything.
+    """
 
 
 # --------------------------------------------------------------------- warnings

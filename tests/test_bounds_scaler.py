@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 from skdp_anomaly import BoundsScaler, PrivateLogisticRegression, check_privacy_budget
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 
 def test_maps_bounds_onto_the_box_and_clips_outside():

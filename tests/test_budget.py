@@ -55,14 +55,9 @@ from sklearn.preprocessing import (
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from sklearn.random_projection import GaussianRandomProjection
 
-from skdp_anomaly.budget import (
-    PrivacyBudgetError,
-    PrivacyLeakError,
-    PrivacyReport,
-    check_privacy_budget,
-    print_pipeline_report,
-    validate_budget,
-)
+from skdp_anomaly.budget import PrivacyReport, check_privacy_budget
+from skdp_anomaly.budget._validator import print_pipeline_report, validate_budget
+from skdp_anomaly.exceptions import PrivacyBudgetError, PrivacyLeakError
 from skdp_anomaly.budget._cv import training_memberships
 from skdp_anomaly.privacy import PrivacyCost
 

@@ -18,7 +18,7 @@ from skdp_anomaly import (
     PrivateHBOS,
     check_privacy_budget,
 )
-from skdp_anomaly.privacy import BudgetExceededError
+from skdp_anomaly.exceptions import BudgetExceededError
 
 
 def _data():
@@ -138,7 +138,7 @@ def test_the_validator_adds_up_several_estimators_under_the_strongest_relation()
 
 def test_bounds_that_do_not_cover_the_data_warn_at_fit_naming_the_features():
     from skdp_anomaly import DPSMOTE
-    from skdp_anomaly.privacy import BoundsClippingWarning
+    from skdp_anomaly.exceptions import BoundsClippingWarning
 
     rng = np.random.default_rng(1)
     X = rng.uniform(0, 1, size=(400, 3))

@@ -17,7 +17,7 @@ from skdp_anomaly import (
     PrivateChangePointDetector,
     check_privacy_budget,
 )
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 from _cost_estimators import CostSampler  # tests/_cost_estimators.py
 

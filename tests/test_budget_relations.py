@@ -44,16 +44,9 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEnc
 from sklearn.impute import SimpleImputer
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 
-from skdp_anomaly.budget import (
-    BudgetedPipeline,
-    PrivacyBudgetError,
-    PrivacyLeakError,
-    PrivacyReport,
-    StepCost,
-    check_privacy_budget,
-    print_pipeline_report,
-    validate_budget,
-)
+from skdp_anomaly.budget import BudgetedPipeline, PrivacyReport, StepCost, check_privacy_budget
+from skdp_anomaly.budget._validator import print_pipeline_report, validate_budget
+from skdp_anomaly.exceptions import PrivacyBudgetError, PrivacyLeakError
 from skdp_anomaly.budget._cv import training_memberships
 from skdp_anomaly.changepoint import PrivateChangePointDetector
 from skdp_anomaly.over_sampling import DPSMOTE
@@ -264,7 +257,7 @@ def test_budget_is_checked_in_the_report_relation():
 
 
 # 40 rows on purpose (the test is about the report): the noisy grid may dominate
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.over_sampling.DPSMOTENoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.DPSMOTENoiseWarning")
 def test_budgeted_pipeline_neighbours_parameter():
     X, y = np.random.default_rng(0).uniform(0, 1, (40, 2)), np.tile([0, 1], 20)
     pipe = BudgetedPipeline(issue_example().steps, budget=3.0)

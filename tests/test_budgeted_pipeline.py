@@ -20,13 +20,8 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.preprocessing import StandardScaler as SkStandardScaler
 
-from skdp_anomaly.budget import (
-    BudgetedPipeline,
-    PrivacyBudgetError,
-    PrivacyLeakError,
-    PrivacyReport,
-    check_privacy_budget,
-)
+from skdp_anomaly.budget import BudgetedPipeline, PrivacyReport, check_privacy_budget
+from skdp_anomaly.exceptions import PrivacyBudgetError, PrivacyLeakError
 from skdp_anomaly.privacy import PrivacyCost
 
 from _cost_estimators import CostSampler  # tests/_cost_estimators.py

@@ -10,15 +10,15 @@ from audit_scenarios.changepoint import move_one_element
 from skdp_anomaly import BudgetAccountant
 
 from skdp_anomaly.changepoint import (
-    ChangePointNoiseWarning,
     PrivateChangePointDetector,
     ThresholdRange,
     drift_index_to_original,
     drift_transform,
-    mann_whitney_statistic,
     pncpd_batch,
     threshold_range,
 )
+from skdp_anomaly.changepoint._statistic import mann_whitney_statistic
+from skdp_anomaly.exceptions import ChangePointNoiseWarning
 from skdp_anomaly.changepoint._core import (
     candidate_range,
     pncpd_noise_scale,

@@ -72,7 +72,7 @@ def test_offline_within_epsilon(direction, n, gamma, t):
 
 
 # a 10-point series is the worst case for the audit, and far too short to be useful
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.ChangePointNoiseWarning")
 def test_estimator_path_within_epsilon():
     # the estimator itself (not the batch helper), one fit per run
     eps, n, gamma = 1.0, 10, 0.45

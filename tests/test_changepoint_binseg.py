@@ -14,11 +14,11 @@ from audit_scenarios.changepoint import move_one_element
 
 from skdp_anomaly import BudgetAccountant, audit
 from skdp_anomaly.changepoint import (
-    ChangePointNoiseWarning,
     PrivateChangePointDetector,
     binary_segmentation,
     online_pncpd_batch,
 )
+from skdp_anomaly.exceptions import ChangePointNoiseWarning
 from skdp_anomaly.changepoint._binseg import (
     critical_value,
     default_min_size,
@@ -214,7 +214,7 @@ def test_offline_calibration_is_deterministic_and_holds_on_fresh_nulls():
 
 
 # ------------------------------------------------------------------ online
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.ChangePointNoiseWarning")
 @pytest.mark.parametrize("epsilon", [1.0, 20.0])
 def test_online_false_alarms_on_iid_streams(epsilon):
     # α = 0.05 over the default horizon of 10 windows = the 1 000 points: measured

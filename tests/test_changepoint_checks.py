@@ -19,7 +19,7 @@ SERIES = np.r_[np.zeros(60), np.ones(40)] + np.random.default_rng(0).normal(0, 0
 
 
 # a 20-point window keeps the series short; its noise warning is expected here
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.ChangePointNoiseWarning")
 @pytest.mark.parametrize("params", [{}, {"window": 20, "threshold": 0.8}])
 def test_single_series_contracts(params, tmp_path):
     est = PrivateChangePointDetector(epsilon=2.0, random_state=0, **params)

@@ -12,7 +12,8 @@ import pytest
 from scipy.signal import lfilter
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skdp_anomaly.changepoint import ChangePointNoiseWarning, PrivateChangePointDetector
+from skdp_anomaly.changepoint import PrivateChangePointDetector
+from skdp_anomaly.exceptions import ChangePointNoiseWarning
 from skdp_anomaly.changepoint._binseg import public_rho, segmentation_plan
 from skdp_anomaly.changepoint._dependence import (
     MAX_RHO,

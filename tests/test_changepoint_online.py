@@ -189,7 +189,7 @@ def test_online_parameter_errors(kwargs, match):
         PrivateChangePointDetector(**kwargs).partial_fit(np.zeros(10))
 
 
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.ChangePointNoiseWarning")
 def test_partial_fit_needs_window_and_clean_chunks():
     with pytest.raises(ValueError, match="window=None"):
         PrivateChangePointDetector().partial_fit(np.zeros(10))
@@ -359,7 +359,7 @@ def test_extrapolated_calibration_holds_on_streams_simulated_directly(rho):
     assert _null_alarm_rate(20, t, 3.0, 6000, 500, rho, seed=11) <= 0.079
 
 
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.changepoint.ChangePointNoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.ChangePointNoiseWarning")
 def test_default_calibration_is_an_average_run_length():
     det = PrivateChangePointDetector(epsilon=4.0, window=20, random_state=0)
     det.partial_fit(np.random.default_rng(2).normal(size=50))

@@ -20,7 +20,7 @@ def test_feature_bounds_are_the_public_table():
     """The tour's bounds are those of the showcase, derived from the measurements' definitions."""
     import numpy as np
 
-    from skdp_anomaly.demos import BREAST_CANCER_BOUNDS, MEAN_FEATURES
+    from skdp_anomaly.demos._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES
     from skdp_anomaly.demos import _budget_tour
 
     np.testing.assert_array_equal(_budget_tour.FEATURE_UPPER,

@@ -289,7 +289,7 @@ def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
 
 
 def test_leak_warning_voids_the_privacy_claim(series_csv, capsys, monkeypatch):
-    from skdp_anomaly.privacy import PrivacyLeakWarning
+    from skdp_anomaly.exceptions import PrivacyLeakWarning
 
     _fit_warning(monkeypatch, "something was computed from the data", PrivacyLeakWarning)
     path, _ = series_csv

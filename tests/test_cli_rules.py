@@ -9,7 +9,7 @@ from _recording import record_calls
 
 from skdp_anomaly.cli import _common, build_parser, main
 from skdp_anomaly.cli._dpoad import parse_bins, resolve_bins
-from skdp_anomaly.privacy import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
+from skdp_anomaly.privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
 
 
 def _parsers():
@@ -118,8 +118,8 @@ def test_epsilon_outside_the_rule_is_refused_with_the_rule_and_the_limit(
 
     seen = record_calls(monkeypatch, [(_changepoint, "read_column"),
                                       (_dpoad, "read_windows"), (_resample, "read_header"),
-                                      (_online_svc, "read_chunks"), (_showcase.demos,
-                                                                     "run_showcase")])
+                                      (_online_svc, "read_chunks"),
+                                      (_showcase, "run_showcase")])
     code, out, err = _run(capsys, _argv(name, csvs, eps))
     option = "--epsilons" if name == "demo" else "--epsilon"
     assert code == 2 and out == "" and seen == []

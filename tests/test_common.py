@@ -32,7 +32,7 @@ from skdp_anomaly import (
     PrivateRandomizedSearchCV,
 )
 from skdp_anomaly.imbalanced import PredictedPriorThresholdClassifier
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 _SPARSE = "sparse X is out of scope: both synopses need dense numeric features"
 _NOISY_SIZES = ("asserts every class reaches the exact majority size; private class sizes "

@@ -25,8 +25,9 @@ from _faults import same, state  # noqa: E402
 from _walk import reachable  # noqa: E402
 
 from skdp_anomaly import DPOAD  # noqa: E402
-from skdp_anomaly.dpoad import DPOADNoiseWarning, window_histogram  # noqa: E402
-from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
+from skdp_anomaly.dpoad import window_histogram
+from skdp_anomaly.exceptions import DPOADNoiseWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ pd = pytest.importorskip("pandas")
 
 from skdp_anomaly import DPSMOTE  # noqa: E402
 from skdp_anomaly.over_sampling._synthesis import SYNTHETIC_CHUNK  # noqa: E402
-from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 from _accountants import Ledger  # noqa: E402
 from _dask_cluster import local_client  # noqa: E402
@@ -67,7 +67,7 @@ def test_same_rows_bit_for_bit_whatever_the_chunks(client, chunks):
     assert b.n_features_in_ == 4
 
 
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.over_sampling.DPSMOTENoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.DPSMOTENoiseWarning")
 def test_same_rows_multiclass_float32_string_labels_public_classes(client):
     X, y = _data(n=12_007, n_classes=3, seed=1)
     X = X.astype(np.float32)

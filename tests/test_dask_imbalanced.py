@@ -36,7 +36,7 @@ from skdp_anomaly import (  # noqa: E402
     PrivateLogisticRegression,
     check_privacy_budget,
 )
-from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 COLUMNS = ["amount", "age", "hour", "score", "items", "distance"]
 BOUNDS = (0, 100)

@@ -342,11 +342,8 @@ def test_change_point_refusal_charges_nothing_and_stays_unfitted():
 
 
 def test_change_point_helpers_refuse_dask_collections():
-    from skdp_anomaly.changepoint import (
-        drift_transform,
-        mann_whitney_statistic,
-        pncpd_batch,
-    )
+    from skdp_anomaly.changepoint import drift_transform, pncpd_batch
+    from skdp_anomaly.changepoint._statistic import mann_whitney_statistic
 
     x = da.from_array(np.arange(100.0), chunks=10)
     for call, name in [(lambda: drift_transform(x), "drift_transform"),

@@ -31,7 +31,7 @@ from sklearn.datasets import make_classification  # noqa: E402
 
 import skdp_anomaly._data.rows as backend  # noqa: E402
 from skdp_anomaly import PrivateLogisticRegression  # noqa: E402
-from skdp_anomaly.privacy import PrivacyLeakWarning  # noqa: E402
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 SMALL_BLOCK = 1024  # a multiple of the certified sums' 64-row blocks, as 2**16 is
 COLUMNS = ["a", "b", "c", "d"]

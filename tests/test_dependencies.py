@@ -43,7 +43,7 @@ def test_importing_the_package_does_not_import_diffprivlib():
 def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs():
     code = ("import sys, numpy as np, skdp_anomaly.cli; from skdp_anomaly import *; "
             "before = 'numba' in sys.modules; "
-            "from skdp_anomaly.dpoad import kse_scores; "
+            "from skdp_anomaly.dpoad._kse import kse_scores; "
             "kse_scores(np.arange(40.0)); "
             "print(before, 'numba' in sys.modules)")
     out = _python(code)
@@ -95,7 +95,8 @@ def test_warn_skips_the_frames_of_the_imblearn_that_is_imported():
 
 
 def test_leak_warning_is_ours_without_diffprivlib():
-    from skdp_anomaly.privacy import PrivacyLeakWarning, check_bounds
+    from skdp_anomaly.exceptions import PrivacyLeakWarning
+    from skdp_anomaly.privacy._validation import check_bounds
 
     with pytest.warns(PrivacyLeakWarning, match="computed from the data"):
         check_bounds(None, np.zeros((3, 2)), n_features=2)
@@ -106,8 +107,8 @@ def test_leak_warning_is_ours_without_diffprivlib():
 def test_leak_warning_is_diffprivlibs_too_once_it_is_imported():
     from diffprivlib.utils import PrivacyLeakWarning as Theirs
 
-    from skdp_anomaly.privacy import PrivacyLeakWarning as Ours
-    from skdp_anomaly.privacy import check_bounds
+    from skdp_anomaly.exceptions import PrivacyLeakWarning as Ours
+    from skdp_anomaly.privacy._validation import check_bounds
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

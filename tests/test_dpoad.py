@@ -27,24 +27,19 @@ from skdp_anomaly.dpoad import (
     Analyst,
     AnalystReport,
     DataOwner,
-    SamplingParameters,
     SensitivityFeedback,
     WindowRelease,
     _kse,
-    detect_anomalies,
     from_json,
-    kse_scores,
-    sampling_parameters,
     to_json,
     window_histogram,
 )
+from skdp_anomaly.dpoad._kse import detect_anomalies, kse_scores
+from skdp_anomaly.dpoad._messages import SamplingParameters
+from skdp_anomaly.dpoad._sampling import sampling_parameters
 from skdp_anomaly.dpoad import _owner as owner_module
-from skdp_anomaly.privacy import (
-    LaplaceMechanism,
-    PrivacyCost,
-    PrivacyLeakWarning,
-    compose_sequential,
-)
+from skdp_anomaly.privacy import LaplaceMechanism, PrivacyCost, compose_sequential
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 BINS = np.linspace(0.0, 1.0, 17)  # 16 cells of width 1/16
 N_BINS = BINS.size - 1

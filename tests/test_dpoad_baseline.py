@@ -13,15 +13,9 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import (
-    Analyst,
-    AnalystReport,
-    DataOwner,
-    DPOADNoiseWarning,
-    PoissonBaseline,
-    from_json,
-    to_json,
-)
+from skdp_anomaly.dpoad import Analyst, AnalystReport, DataOwner, from_json, to_json
+from skdp_anomaly.dpoad._baseline import PoissonBaseline
+from skdp_anomaly.exceptions import DPOADNoiseWarning
 from skdp_anomaly.dpoad._analyst import benign_feedback
 from skdp_anomaly.dpoad._baseline import (
     ReleaseNoise,

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import DPOADNoiseWarning
+from skdp_anomaly.exceptions import DPOADNoiseWarning
 from skdp_anomaly.dpoad._baseline import ReleaseNoise, noisy_poisson_cdf, noisy_poisson_sf
 from skdp_anomaly.dpoad._proportions import noisy_count_tails
 

@@ -19,7 +19,9 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import DPOAD
-from skdp_anomaly.dpoad import Analyst, DataOwner, PoissonBaseline, ProportionBaseline
+from skdp_anomaly.dpoad import Analyst, DataOwner
+from skdp_anomaly.dpoad._baseline import PoissonBaseline
+from skdp_anomaly.dpoad._proportions import ProportionBaseline
 from skdp_anomaly.dpoad import _analyst, _estimator, _owner
 from skdp_anomaly.privacy import (
     GeometricMechanism,

@@ -19,13 +19,9 @@ from imblearn.utils import check_sampling_strategy
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
-from skdp_anomaly.over_sampling import (
-    DPSMOTE,
-    DPSMOTENoiseWarning,
-    SparseHistogram,
-    _release,
-    _synthesis,
-)
+from skdp_anomaly.over_sampling import DPSMOTE, _release, _synthesis
+from skdp_anomaly.exceptions import DPSMOTENoiseWarning
+from skdp_anomaly.over_sampling._release import SparseHistogram
 from skdp_anomaly.over_sampling._release import (
     cell_keys,
     choose_threshold,
@@ -46,7 +42,7 @@ from skdp_anomaly.over_sampling._setting import (
 )
 from skdp_anomaly.over_sampling._setting import n_cells as _n_cells
 from skdp_anomaly.over_sampling._synthesis import _Weights, sample_synthetic
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,8 @@ import pytest
 from audit_scenarios.dpsmote import release_gaussian_batch
 from sklearn.base import clone
 
-from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning, _release
+from skdp_anomaly.over_sampling import DPSMOTE, _release
+from skdp_anomaly.exceptions import DPSMOTENoiseWarning
 from skdp_anomaly.over_sampling._release import mean_noise_scale, release_means
 from skdp_anomaly.over_sampling._statistics import (
     BoxScale,
@@ -264,7 +265,7 @@ def test_privacy_cost_note_names_the_sums():
     assert cost.epsilon == grid.epsilon == 1.0 and cost.neighbours == "add_remove"
 
 
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.over_sampling.DPSMOTENoiseWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.DPSMOTENoiseWarning")
 def test_grid_only_attributes_are_absent_and_refit_drops_them():
     X, y = _two_classes(n_maj=400, n_min=80)
     est = DPSMOTE(bounds=(-4, 4), synopsis="grid", random_state=0)

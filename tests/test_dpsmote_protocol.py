@@ -28,7 +28,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
-from skdp_anomaly.over_sampling import DPSMOTE, DPSMOTENoiseWarning
+from skdp_anomaly.over_sampling import DPSMOTE
+from skdp_anomaly.exceptions import DPSMOTENoiseWarning
 from skdp_anomaly._data import blocks as _blocks
 from skdp_anomaly.over_sampling import _dpsmote, _release, _statistics, _synthesis
 from skdp_anomaly.over_sampling._release import sum_mechanism

@@ -12,7 +12,8 @@ with probability at most alpha = 0.05 (the auditor's guarantee) and its
 import numpy as np
 import pytest
 
-from skdp_anomaly.auditing import floating_point_audit, grid_reachable, laplace_reachable
+from skdp_anomaly.auditing import floating_point_audit
+from skdp_anomaly.auditing._float_attack import grid_reachable, laplace_reachable
 from skdp_anomaly.auditing import _float_attack
 from skdp_anomaly.auditing._float_attack import _laplace_noise
 from skdp_anomaly.privacy import LaplaceMechanism

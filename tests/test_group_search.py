@@ -24,11 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from _accountants import Ledger, LedgerRefused
 from skdp_anomaly import NoisyGroupSearch
-from skdp_anomaly.group_search import (
-    GroupSearchBudgetWarning,
-    MaxSensor,
-    RandomizedResponseSensor,
-)
+from skdp_anomaly.group_search import MaxSensor, RandomizedResponseSensor
+from skdp_anomaly.exceptions import GroupSearchBudgetWarning
 
 # the paper's per-query mode (query_epsilon) with a total of 300 queries' worth
 EPS, LOW, HIGH, TOTAL = 1.0, 1.0, 1.8, 300.0

@@ -22,11 +22,8 @@ import numpy as np
 import pytest
 
 from skdp_anomaly import NoisyGroupSearch, audit
-from skdp_anomaly.group_search import (
-    GroupSearchBudgetWarning,
-    MaxSensor,
-    RandomizedResponseSensor,
-)
+from skdp_anomaly.group_search import MaxSensor, RandomizedResponseSensor
+from skdp_anomaly.exceptions import GroupSearchBudgetWarning
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)

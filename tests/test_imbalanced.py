@@ -1,5 +1,5 @@
 """Tests of skdp_anomaly.imbalanced: NoisyPriorThresholdClassifier, DPImbalancedClassifier
-(and its deprecated constructor dp_imbalanced_pipeline) and the rule that chooses its strategy.
+and the rule that chooses its strategy.
 
 Seeds are fixed, so the tests are deterministic; each statistical assertion
 states its false-failure rate over seeds. Tests that price or fit diffprivlib
@@ -32,19 +32,12 @@ from skdp_anomaly import (
     audit,
     check_privacy_budget,
     PrivateGridSearchCV,
-    dp_imbalanced_pipeline,
-    resolve_imbalanced_strategy,
 )
-from skdp_anomaly.imbalanced import (
-    PIPELINE_SPLIT,
-    PRIOR_SHARE,
-    PredictedPriorThresholdClassifier,
-    _strategy,
-    _threshold,
-    dead_zone_free_C,
-)
-from skdp_anomaly.over_sampling import DPSMOTENoiseWarning
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.imbalanced import resolve_imbalanced_strategy
+from skdp_anomaly.imbalanced import PredictedPriorThresholdClassifier, _strategy, _threshold
+from skdp_anomaly.imbalanced._strategy import PIPELINE_SPLIT, PRIOR_SHARE, dead_zone_free_C
+from skdp_anomaly.exceptions import DPSMOTENoiseWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 
 @pytest.fixture(scope="module")
@@ -619,17 +612,6 @@ def test_bad_input_is_refused_by_name_before_any_charge(raw, kw, fit_X, match):
     with pytest.raises(ValueError, match=match):
         clf.fit(X, y)
     assert acc.total()[0] == 0 and not [k for k in vars(clf) if k.endswith("_")]
-
-
-def test_dp_imbalanced_pipeline_is_deprecated_and_builds_the_class():
-    with pytest.warns(FutureWarning, match="DPImbalancedClassifier"):
-        clf = dp_imbalanced_pipeline(epsilon=2.0, bounds=(-1, 1), strategy="threshold",
-                                     random_state=0)
-    assert type(clf) is DPImbalancedClassifier
-    assert clf.get_params() == DPImbalancedClassifier(
-        epsilon=2.0, bounds=(-1, 1), strategy="threshold", random_state=0).get_params()
-    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="'strategy' parameter"):
-        dp_imbalanced_pipeline(epsilon=2.0, bounds=(-1, 1), strategy="smote")
 
 
 @needs_diffprivlib

@@ -43,7 +43,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import PrivateLogisticRegression, check_privacy_budget
-from skdp_anomaly.budget import PrivacyBudgetError, PrivacyLeakError
+from skdp_anomaly.exceptions import PrivacyBudgetError, PrivacyLeakError
 from skdp_anomaly.linear_model import _objective, default_C
 from skdp_anomaly.linear_model._objective import (
     BLOCK,
@@ -60,7 +60,8 @@ from skdp_anomaly.linear_model._objective import (
     plan_fit,
     split_budget,
 )
-from skdp_anomaly.privacy import PrivacyCost, PrivacyLeakWarning
+from skdp_anomaly.privacy import PrivacyCost
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 _RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
            np.random.RandomState)

@@ -70,7 +70,8 @@ from scipy.stats import gamma, laplace
 import skdp_anomaly.linear_model._logistic as logistic_module
 import skdp_anomaly.linear_model._objective as objective
 from skdp_anomaly import audit
-from skdp_anomaly.auditing import clopper_pearson, floating_point_audit, grid_reachable
+from skdp_anomaly.auditing import clopper_pearson, floating_point_audit
+from skdp_anomaly.auditing._float_attack import grid_reachable
 from skdp_anomaly.linear_model import PrivateLogisticRegression, default_C
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,

@@ -73,12 +73,8 @@ from sklearn.utils._param_validation import Interval
 from skdp_anomaly import audit, check_privacy_budget
 from skdp_anomaly.auditing import clopper_pearson
 from skdp_anomaly.model_selection import PrivateGridSearchCV
-from skdp_anomaly.privacy import (
-    GeometricMechanism,
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_random_state,
-)
+from skdp_anomaly.privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin
+from skdp_anomaly.privacy._rng import check_random_state
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
 # `-m "not slow"` leaves them out; docs/contributing.md)

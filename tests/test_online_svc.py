@@ -17,8 +17,9 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from skdp_anomaly.active_learning import _kernel as kernel
-from skdp_anomaly.active_learning import calibrated_slab
-from skdp_anomaly.privacy import ExponentialSelection, PrivacyLeakWarning
+from skdp_anomaly.active_learning._selection import calibrated_slab
+from skdp_anomaly.privacy import ExponentialSelection
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 SELECTIONS = ("bernoulli", "exponential", "all")
 UPDATES = ("flmb", "flsw")
@@ -551,7 +552,7 @@ def test_data_norm_none_warns_and_is_stored():
 
 
 @pytest.mark.parametrize("data_norm", [1.0, None])
-@pytest.mark.filterwarnings("ignore::skdp_anomaly.privacy.PrivacyLeakWarning")
+@pytest.mark.filterwarnings("ignore::skdp_anomaly.exceptions.PrivacyLeakWarning")
 def test_rows_beyond_data_norm_are_projected(data_norm):
     # a row of norm 1e9 has the effect of the same row rescaled to norm M: the
     # two runs (same seed) release the same iterates, up to rounding

@@ -19,7 +19,7 @@ from _online_svc_helpers import paper_svc
 from sklearn import config_context
 
 from skdp_anomaly import audit
-from skdp_anomaly.active_learning import calibrated_slab
+from skdp_anomaly.active_learning._selection import calibrated_slab
 from skdp_anomaly.privacy import BernoulliSelection, ExponentialSelection
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,

@@ -14,7 +14,8 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score, recall_score
 
 from skdp_anomaly import PrivateOnlineActiveSVC
-from skdp_anomaly.active_learning import NothingReleasedWarning, _centroids, _ftrl
+from skdp_anomaly.active_learning import _centroids, _ftrl
+from skdp_anomaly.exceptions import NothingReleasedWarning
 from skdp_anomaly.active_learning._warnings import NoSelectionWarning
 
 

@@ -15,20 +15,16 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from skdp_anomaly import BoundsScaler, PrivateHBOS, check_privacy_budget
-from skdp_anomaly.outlier import (
-    AUTO_OFFSET,
-    BINS_SCALE,
-    COUNT_SHARE,
-    MAX_BINS,
-    hbos_n_bins,
-)
+from skdp_anomaly.outlier import hbos_n_bins
+from skdp_anomaly.outlier._hbos import AUTO_OFFSET, BINS_SCALE, COUNT_SHARE, MAX_BINS
 from skdp_anomaly.outlier._histograms import (
     bin_index,
     feature_counts,
     polygon_scores,
     quantile_grid,
 )
-from skdp_anomaly.privacy import PrivacyCostMixin, PrivacyLeakWarning
+from skdp_anomaly.privacy import PrivacyCostMixin
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 _RNG = np.random.default_rng(37)
 # 2900 Gaussian rows and 100 uniform ones: the uniform rows are the outliers

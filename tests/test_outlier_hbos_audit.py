@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from skdp_anomaly import PrivateHBOS, audit
-from skdp_anomaly.outlier import COUNT_SHARE, QUANTILE_SHARE
+from skdp_anomaly.outlier._hbos import COUNT_SHARE, QUANTILE_SHARE
 from skdp_anomaly.outlier._histograms import (
     bin_index,
     count_mechanism,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skdp_anomaly.privacy import NEIGHBOURS, PrivacyCost, compose_parallel, compose_sequential
+from skdp_anomaly.privacy import PrivacyCost, compose_parallel, compose_sequential
+from skdp_anomaly.privacy._cost import NEIGHBOURS
 
 eps = st.floats(min_value=0, max_value=1e6, allow_nan=False)
 small = st.floats(min_value=0, max_value=1.0, allow_nan=False)

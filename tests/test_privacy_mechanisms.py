@@ -19,11 +19,10 @@ from skdp_anomaly.privacy import (
     LaplaceMechanism,
     RandomizedResponse,
     ReportNoisyMax,
-    call_rng,
-    check_bounds,
-    check_random_state,
 )
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.privacy._rng import call_rng, check_random_state
+from skdp_anomaly.privacy._validation import check_bounds
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 N = 200_000
 
@@ -237,7 +236,7 @@ def test_fixed_relation_mechanisms_are_replace_one():
 
 
 def test_geometric_refuses_epsilon_where_the_noise_would_vanish():
-    from skdp_anomaly.privacy import MAX_GEOMETRIC_EPSILON
+    from skdp_anomaly.privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 
     # at ε/Δ = 40 the old draw returned exactly zero noise: the exact count
     p = -math.expm1(-40.0)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from skdp_anomaly.changepoint import ChangePointNoiseWarning
-from skdp_anomaly.over_sampling import DPSMOTENoiseWarning
-from skdp_anomaly.privacy import PrivacyLeakWarning
+from skdp_anomaly.exceptions import ChangePointNoiseWarning
+from skdp_anomaly.exceptions import DPSMOTENoiseWarning
+from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 from _diffprivlib import AVAILABLE, REASON
 

@@ -17,7 +17,17 @@ import sys
 import numpy as np
 import pytest
 
-from skdp_anomaly import demos
+from types import SimpleNamespace
+
+from skdp_anomaly.cli import _showcase as showcase_cli
+from skdp_anomaly.demos import _breast_cancer, _showcase, _showcase_pipelines
+
+# the demo's pieces, as the showcase and the command line use them
+demos = SimpleNamespace(
+    run_showcase=_showcase.run_showcase, build_pipelines=_showcase_pipelines.build_pipelines,
+    public_scaler=_breast_cancer.public_scaler, load_imbalanced=_breast_cancer.load_imbalanced,
+    BREAST_CANCER_BOUNDS=_breast_cancer.BREAST_CANCER_BOUNDS,
+    MEAN_FEATURES=_breast_cancer.MEAN_FEATURES, NUCLEUS_RADIUS_MAX=_breast_cancer.NUCLEUS_RADIUS_MAX)
 from skdp_anomaly.cli import _showcase as cli_showcase
 from skdp_anomaly.demos import _showcase_pipelines as pipelines
 
@@ -122,7 +132,8 @@ def test_privacy_reports_flag_smote_and_sum_dpsmote(tiny_run):
 
 
 def test_pipelines_have_public_bounds_only():
-    from skdp_anomaly.budget import PrivacyLeakError, check_privacy_budget
+    from skdp_anomaly.budget import check_privacy_budget
+    from skdp_anomaly.exceptions import PrivacyLeakError
 
     pipes = demos.build_pipelines(2.0, n_minority_train=12, random_state=0)
     # a budget makes a leak raise: none here (bounds and data_norm are public)
@@ -261,7 +272,7 @@ def test_demo_warnings_print_message_only(tmp_path, capsys, monkeypatch):
         warnings.warn("the demo noticed something", UserWarning)
         return {}
 
-    monkeypatch.setattr(demos, "run_showcase", fake_showcase)
+    monkeypatch.setattr(showcase_cli, "run_showcase", fake_showcase)
     assert main(["demo", "--output-dir", str(tmp_path)]) == 0
     assert capsys.readouterr().err == "skdp-anomaly demo: warning: the demo noticed something\n"
 
@@ -274,7 +285,7 @@ def test_demo_checks_output_dir_before_running(tmp_path, capsys, monkeypatch, ar
     from skdp_anomaly.cli import main
 
     calls = []
-    monkeypatch.setattr(demos, "run_showcase", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(showcase_cli, "run_showcase", lambda *a, **k: calls.append(1))
     file = tmp_path / "a_file"
     file.write_text("")
     code = main(["demo", *(a.format(file=file) for a in argv)])

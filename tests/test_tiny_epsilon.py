@@ -34,13 +34,13 @@ from skdp_anomaly import (
     audit,
 )
 from skdp_anomaly.privacy import (
-    MIN_EPSILON,
-    MIN_INTEGER_RATE,
     AboveThreshold,
     GeometricMechanism,
     LaplaceMechanism,
     ReportNoisyMax,
 )
+from skdp_anomaly.privacy._exact import MIN_INTEGER_RATE
+from skdp_anomaly.privacy._mechanisms import MIN_EPSILON
 from skdp_anomaly.privacy._exact import geometric, two_sided_geometric
 
 

@@ -7,7 +7,5 @@ or the paper's noisy mini-batch updates (FLSW / FLMB).
 """
 
 from ._online_svc import PrivateOnlineActiveSVC
-from ._selection import calibrated_slab
-from ._warnings import NothingReleasedWarning
 
-__all__ = ["NothingReleasedWarning", "PrivateOnlineActiveSVC", "calibrated_slab"]
+__all__ = ["PrivateOnlineActiveSVC"]

@@ -15,13 +15,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..privacy import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    PrivacyCost,
-    PrivacyCostMixin,
-    private_fit,
-    warn_privacy_leak,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._validation import warn_privacy_leak
 from ..privacy._docstrings import fill_doc
 from ..privacy._validation import check_numeric
 from ._ftrl import FtrlState
@@ -126,7 +122,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         whose rows lie outside it for more than 10 % warns: scale by public
         bounds, e.g. to ``[-1, 1]`` per feature, then divide by ``√d``).
         ``None`` takes the largest row norm of the first chunk, with a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` (the guarantee then
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (the guarantee then
         does not hold); stored in ``data_norm_``.
     selection_share : float in (0, 1) or None, default=None
         Share of ``epsilon`` spent on selection (``ε_s``); the rest (``ε_g``)
@@ -561,7 +557,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     def decision_function(self, X):
         """Signed distance to the hyperplane (up to ``‖coef_‖``); > 0 predicts ``classes_[1]``.
 
-        Warns with :class:`~skdp_anomaly.active_learning.NothingReleasedWarning`
+        Warns with :class:`~skdp_anomaly.exceptions.NothingReleasedWarning`
         while the run has released no update (``n_updates_ == 0``): ``coef_``
         is then zero.
         """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..privacy import MAX_GEOMETRIC_EPSILON
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab
 from ._stream import FTRL_SELECTION_SHARE, PAPER_ALPHA, PAPER_SELECTION_SHARE
 

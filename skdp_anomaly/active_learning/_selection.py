@@ -44,7 +44,7 @@ def calibrated_slab(epsilon: float, data_norm: float) -> float:
 
     Examples
     --------
-    >>> from skdp_anomaly.active_learning import calibrated_slab
+    >>> from skdp_anomaly.active_learning._selection import calibrated_slab
     >>> round(calibrated_slab(1.0, 1.0), 4)
     0.2385
     """

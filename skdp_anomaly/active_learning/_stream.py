@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from ..privacy import GeometricMechanism, LaplaceMechanism, call_rng
+from ..privacy import GeometricMechanism, LaplaceMechanism
+from ..privacy._rng import call_rng
 from ..privacy._exact import bernoulli_logistic
 from . import _kernel as kernel
 from ._ftrl import (

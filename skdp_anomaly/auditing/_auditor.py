@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from scipy.stats import beta
 
-from ..privacy import check_random_state
+from ..privacy._rng import check_random_state
 
 __all__ = ["audit", "AuditResult", "clopper_pearson"]
 

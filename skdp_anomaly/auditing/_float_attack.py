@@ -129,7 +129,7 @@ def laplace_reachable(y, x, scale: float) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.auditing import laplace_reachable
+    >>> from skdp_anomaly.auditing._float_attack import laplace_reachable
     >>> y = 37.25 + np.random.default_rng(0).laplace(0.0, 1.0, size=5)
     >>> bool(laplace_reachable(y, 37.25, 1.0).all())
     True
@@ -178,7 +178,7 @@ def grid_reachable(y, granularity: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from skdp_anomaly.auditing import grid_reachable
+    >>> from skdp_anomaly.auditing._float_attack import grid_reachable
     >>> grid_reachable([0.75, -3.0, 0.1, 2.0**-3], 0.25)
     array([ True,  True, False, False])
     """
@@ -280,7 +280,8 @@ def floating_point_audit(
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.auditing import floating_point_audit, laplace_reachable
+    >>> from skdp_anomaly.auditing import floating_point_audit
+    >>> from skdp_anomaly.auditing._float_attack import laplace_reachable
     >>> naive = lambda x, rng, n: x + rng.laplace(0.0, 1.0, size=n)
     >>> result = floating_point_audit(naive, (0.0, 1.0), lambda y, x: laplace_reachable(y, x, 1.0),
     ...                               n_runs=1_000, random_state=0, claimed_epsilon=1.0)

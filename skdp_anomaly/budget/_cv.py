@@ -55,7 +55,7 @@ from sklearn.model_selection import (
     check_cv,
 )
 
-from ..privacy import check_neighbours
+from ..privacy._cost import check_neighbours
 
 __all__ = ["FoldCount", "distribution_probes", "training_memberships"]
 

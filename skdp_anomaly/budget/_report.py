@@ -2,7 +2,7 @@
 
 A report is built from estimator *parameters* only (ε, δ, the presence of
 bounds, fold and candidate counts); it holds class names, parameter paths and
-:class:`~skdp_anomaly.privacy.PrivacyCost` values, never an estimator, a
+:class:`~skdp_anomaly.PrivacyCost` values, never an estimator, a
 parameter value such as ``bounds`` or any fitted statistic. It is therefore
 safe to print, log and pickle.
 
@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..exceptions import PrivacyBudgetError, PrivacyLeakError
-from ..privacy import PrivacyCost, check_neighbours, compose_sequential, relation_text
+from ..privacy import PrivacyCost, compose_sequential
+from ..privacy._cost import check_neighbours, relation_text
 
 __all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"]
 

@@ -44,7 +44,8 @@ from sklearn.preprocessing import (
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils import get_tags
 
-from ..privacy import PrivacyCost, relation_text
+from ..privacy import PrivacyCost
+from ..privacy._cost import relation_text
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_epsilon
 
 __all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]

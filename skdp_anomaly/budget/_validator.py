@@ -18,13 +18,9 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion
 from sklearn.pipeline import Pipeline as SkPipeline
 
-from ..privacy import (
-    PrivacyCost,
-    check_neighbours,
-    compose_sequential,
-    relation_text,
-    warn_privacy_leak,
-)
+from ..privacy import PrivacyCost, compose_sequential
+from ..privacy._cost import check_neighbours, relation_text
+from ..privacy._validation import warn_privacy_leak
 from ._compose import _join, _repeat, _total, _worst
 from ._private_search import plan_private_search
 from ._cv import distribution_probes, product_indices, training_memberships
@@ -68,7 +64,7 @@ def validate_budget(budget, name: str = "budget", *,
 
     Examples
     --------
-    >>> from skdp_anomaly.budget import validate_budget
+    >>> from skdp_anomaly.budget._validator import validate_budget
     >>> validate_budget(2.0)
     PrivacyCost(epsilon=2, delta=0, notion='pure ε-DP', neighbours='replace')
     >>> validate_budget((1.0, 1e-6), neighbours="add_remove").delta
@@ -515,7 +511,7 @@ def check_privacy_budget(
         each record pays for every training fold it is in (no refit).
     on_leak : {"warn", "raise", "ignore"} or None, default=None
         What to do when a step leaks: emit a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` per leak, raise
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` per leak, raise
         :class:`PrivacyLeakError`, or only list it in the report. None means
         "raise" when a ``budget`` is given (a leak fails a budget) and "warn"
         otherwise.
@@ -753,7 +749,7 @@ def print_pipeline_report(
     --------
     >>> import io
     >>> from diffprivlib.models import GaussianNB
-    >>> from skdp_anomaly.budget import print_pipeline_report
+    >>> from skdp_anomaly.budget._validator import print_pipeline_report
     >>> buf = io.StringIO()
     >>> report = print_pipeline_report("nb", GaussianNB(epsilon=1.0, bounds=(0, 1)), file=buf)
     >>> report.epsilon

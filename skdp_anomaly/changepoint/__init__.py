@@ -15,18 +15,15 @@ studies and privacy audits).
 from ._batch import online_pncpd_batch, pncpd_batch
 from ._binseg import binary_segmentation
 from ._drift import drift_index_to_original, drift_transform
-from ._pncpd import ChangePointNoiseWarning, PrivateChangePointDetector
-from ._statistic import mann_whitney_statistic
+from ._pncpd import PrivateChangePointDetector
 from ._thresholds import ThresholdRange, threshold_range
 
 __all__ = [
-    "ChangePointNoiseWarning",
     "PrivateChangePointDetector",
     "ThresholdRange",
     "binary_segmentation",
     "drift_index_to_original",
     "drift_transform",
-    "mann_whitney_statistic",
     "online_pncpd_batch",
     "pncpd_batch",
     "threshold_range",

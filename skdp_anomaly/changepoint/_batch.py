@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from ..privacy import AboveThreshold, ReportNoisyMax, check_random_state
+from ..privacy import AboveThreshold, ReportNoisyMax
+from ..privacy._rng import check_random_state
 from ._core import DIRECTIONS, candidate_range, pncpd_decode, pncpd_scores, pncpd_sensitivity
 from ._in_memory import reject_dask_collection
 from ._statistic import sliding_centre_mid_counts

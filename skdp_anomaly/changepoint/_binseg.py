@@ -97,14 +97,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.signal import lfilter
 
-from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
-    GeometricMechanism,
-    LaplaceMechanism,
-    PrivacyCost,
-    ReportNoisyMax,
-    check_random_state,
-)
+from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost, ReportNoisyMax
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
+from ..privacy._rng import check_random_state
 from ._core import DIRECTIONS
 from ._dependence import (
     MAX_RHO,

@@ -17,7 +17,7 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
     ``ξ1`` after) and i.i.d. errors, the differences of consecutive *pairs*
     are independent, with one distribution (mean ``ξ0``) before the change
     and another (mean ``ξ1``) after it, so
-    :class:`PrivateChangePointDetector` applies to them. Map its
+    :class:`~skdp_anomaly.PrivateChangePointDetector` applies to them. Map its
     ``change_point_`` back with :func:`drift_index_to_original`.
 
     Parameters

@@ -24,7 +24,7 @@ are absolute, 0-based positions in the stream.
 
 Randomness: the noisy threshold is drawn when the run starts; each chunk's
 query noise and PNCPD's noise come from the generator of that call
-(:func:`~skdp_anomaly.privacy.call_rng`, split in two), so the run keeps no
+(``call_rng``, split in two), so the run keeps no
 generator between calls. With an int seed a run repeats exactly for the same
 chunking; another chunking gives other, equally distributed, noise. All
 noise lives on AboveThreshold's and report-noisy-max's power-of-two grids

@@ -12,14 +12,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._warn import warn
 from ..privacy._docstrings import fill_doc
-from ..privacy import (
-    MAX_GRID_EPSILON,
-    PrivacyCost,
-    PrivacyCostMixin,
-    call_rng,
-    check_random_state,
-    compose_sequential,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin, compose_sequential
+from ..privacy._mechanisms import MAX_GRID_EPSILON
+from ..privacy._rng import call_rng, check_random_state
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
@@ -132,7 +127,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Online: AboveThreshold's threshold ``T`` on the centre statistic
         ``U`` (``"decrease"``), ``1 - U`` (``"increase"``) or
         ``max(U, 1 - U)`` (``"both"``), the thesis' choice (it uses
-        ``T = 0.8``; :func:`threshold_range`). None: calibrated to ``alpha``
+        ``T = 0.8``; :func:`~skdp_anomaly.changepoint.threshold_range`). None: calibrated to ``alpha``
         (``threshold_``). Refused offline.
     horizon : int, default=None
         Online with ``threshold=None``: the stream length (points, >=
@@ -189,7 +184,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Offline ``"auto"``: the AR(1) ``φ`` the tests were calibrated for
         (``dependence="estimate"``: the DP bound ``φ⁺``; ``inf`` when the
         series was too persistent for any test, then no change is reported
-        and a :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning` says so; a float
+        and a :class:`~skdp_anomaly.exceptions.ChangePointNoiseWarning` says so; a float
         ``dependence`` rounded up to 0.05; 0 for ``"none"``); online, the
         ``φ`` of the calibrated threshold's null. None when nothing is
         calibrated (``n_change_points=k``, a given ``threshold``).
@@ -217,8 +212,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     --------
     skdp_anomaly.changepoint.binary_segmentation : The same offline search,
         non-private by default.
-    threshold_range : Admissible thresholds of Theorem 2.6.
-    drift_transform, drift_index_to_original : Drift changes (§2.5).
+    skdp_anomaly.changepoint.threshold_range : Admissible thresholds of Theorem 2.6.
+    skdp_anomaly.changepoint.drift_transform : Drift changes (§2.5).
 
     Notes
     -----
@@ -240,7 +235,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     serial dependence that the AR(1) bound covers. The calibrated online
     threshold holds under exchangeable values. A calibrated threshold above
     1 means that only noise can raise an alarm: a
-    :class:`~skdp_anomaly.changepoint.ChangePointNoiseWarning` says so.
+    :class:`~skdp_anomaly.exceptions.ChangePointNoiseWarning` says so.
 
     :meth:`fit` and :meth:`partial_fit` are transactions (a charge made stays
     in ``privacy_spent_``; online, a retry does not charge a stage again). A

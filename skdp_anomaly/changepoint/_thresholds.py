@@ -21,7 +21,7 @@ class ThresholdRange(NamedTuple):
 
     Examples
     --------
-    >>> from skdp_anomaly import threshold_range
+    >>> from skdp_anomaly.changepoint import threshold_range
     >>> r = threshold_range(500, 10.0, 0.9998, 5000, 0.4, 0.1, convention="section-2.6")
     >>> 0.8 in r, r.empty
     (True, False)
@@ -64,7 +64,7 @@ def threshold_range(n: int, epsilon: float, a: float, k_star: int, beta: float,
     Parameters
     ----------
     n : int
-        Window length (``window`` of :class:`PrivateChangePointDetector`).
+        Window length (``window`` of :class:`~skdp_anomaly.PrivateChangePointDetector`).
     epsilon : float
         Total privacy parameter of ONLINEPNCPD (``inf`` for the non-private
         baseline used in §2.6.3).

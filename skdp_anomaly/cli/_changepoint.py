@@ -1,7 +1,7 @@
 """``skdp-anomaly changepoint``: private change points of one CSV column.
 
 Reads the CSV with the :mod:`csv` module (no pandas), runs
-:class:`~skdp_anomaly.changepoint.PrivateChangePointDetector` offline or
+:class:`~skdp_anomaly.PrivateChangePointDetector` offline or
 online, and prints every private change point (or that there is none) and
 the ε spent. Error messages
 name rows and columns but never print data values.

@@ -21,7 +21,7 @@ import re
 import sys
 import warnings
 
-from ..privacy import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
 
 #: Options with one value that may start with '-' without being a plain number:
 #: ``--bins -5:5:11`` (START:STOP:COUNT), ``--bins -1,0,1`` (edges), ``--range -5:5``.
@@ -180,7 +180,7 @@ def is_privacy_leak(category: type) -> bool:
 
     Ours, or diffprivlib's (its models warn with their own class).
     """
-    from ..privacy import PrivacyLeakWarning
+    from ..exceptions import PrivacyLeakWarning
 
     theirs = getattr(sys.modules.get("diffprivlib.utils"), "PrivacyLeakWarning", None)
     return issubclass(category, tuple(c for c in (PrivacyLeakWarning, theirs) if c))
@@ -214,7 +214,7 @@ def library_calls(command: str):
     filters say: the summary must not claim a guarantee a hidden warning voided.
     """
     with one_line_warnings(command, rewrite=True) as shown:
-        from ..privacy import PrivacyLeakWarning
+        from ..exceptions import PrivacyLeakWarning
 
         warnings.simplefilter("always", PrivacyLeakWarning)
         try:

@@ -1,6 +1,6 @@
 """``skdp-anomaly budget-demo``: the options of the budget validator's tour.
 
-The tour itself lives in :mod:`skdp_anomaly.demos` (:func:`~skdp_anomaly.demos.run_budget_tour`);
+The tour itself lives in ``skdp_anomaly.demos`` (``run_budget_tour``);
 this module parses the command line, checks ``--budget`` before any data is
 loaded and calls it.
 """
@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import math
 
-from .. import demos
+from ..demos._budget_tour import run_budget_tour
 
 
 def run(args) -> int:
     """Run the tour from parsed arguments; returns the exit status."""
     if not (math.isfinite(args.budget) and args.budget > 0):  # before loading and fitting
         raise ValueError(f"--budget must be a positive finite ε, got {args.budget!r}.")
-    from ..budget import PrivacyBudgetError, PrivacyLeakError
+    from ..exceptions import PrivacyBudgetError, PrivacyLeakError
 
     try:
-        demos.run_budget_tour(budget=args.budget, random_state=args.random_state,
+        run_budget_tour(budget=args.budget, random_state=args.random_state,
                               explain=not args.no_explain)
     except PrivacyBudgetError as exc:
         if isinstance(exc, PrivacyLeakError) or exc.report is None:
@@ -34,7 +34,7 @@ def _refused(report, args) -> None:
     The library's message points to the error's ``report`` attribute, which a
     command line cannot reach: the table is printed instead.
     """
-    from ..budget import print_pipeline_report
+    from ..budget._validator import print_pipeline_report
 
     print_pipeline_report(
         "Refused: BudgetedPipeline(log → scale → dpsmote → clf): privacy_report_ (checked "

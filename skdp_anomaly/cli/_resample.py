@@ -1,7 +1,7 @@
 """``skdp-anomaly resample``: DP-SMOTE over-sampling of a CSV file.
 
 Reads ``IN.csv`` (header row; numeric feature columns plus one label
-column), runs :class:`~skdp_anomaly.over_sampling.DPSMOTE` and writes the
+column), runs :class:`~skdp_anomaly.DPSMOTE` and writes the
 original rows, unchanged, followed by the synthetic rows to ``OUT.csv`` with
 the same columns. ``--synopsis`` chooses what DPSMOTE releases per class: the
 DP class mean (``gaussian``, the default) or the noisy grid histogram of

@@ -1,6 +1,6 @@
 """``skdp-anomaly demo``: the options of the showcase.
 
-The showcase itself lives in :mod:`skdp_anomaly.demos` (:func:`~skdp_anomaly.demos.run_showcase`);
+The showcase itself lives in ``skdp_anomaly.demos`` (``run_showcase``);
 this module parses the command line, checks the output folder before any
 fitting and calls it.
 """
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import demos
-from ..demos._showcase import DEFAULT_EPSILONS, DEFAULT_RATIOS, DEFAULT_REPEATS
+from ..demos._showcase import DEFAULT_EPSILONS, DEFAULT_RATIOS, DEFAULT_REPEATS, run_showcase
 from ..demos._showcase_pipelines import SYNOPSES
 
 __all__ = ["add_arguments", "add_parser", "run"]
@@ -62,7 +61,7 @@ def run(args) -> int:
     from ._common import check_output_dir
 
     check_output_dir(args.output_dir, "--output-dir")  # before minutes of fitting
-    demos.run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
+    run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
                        n_repeats=args.repeats, n_folds=args.folds,
                        random_state=args.random_state, plot=not args.no_plot,
                        synopsis=args.synopsis)

@@ -106,7 +106,7 @@ def run_budget_tour(budget: float = 2.0, random_state: int = 0, explain: bool = 
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
 
-    from ..budget import print_pipeline_report
+    from ..budget._validator import print_pipeline_report
 
     if not (math.isfinite(budget) and budget > 0):  # before loading and fitting
         raise ValueError(f"budget must be a positive finite ε, got {budget!r}.")
@@ -149,7 +149,7 @@ def _print_variants(budget, random_state, out):
     from sklearn.model_selection import GridSearchCV, KFold
     from sklearn.preprocessing import StandardScaler
 
-    from ..budget import print_pipeline_report
+    from ..budget._validator import print_pipeline_report
 
     # KFold, not cv=5: with a classifier an int cv is StratifiedKFold, whose folds
     # depend on the labels of other records, so its fold count would not be a bound

@@ -58,7 +58,7 @@ def _new_fit_stats(synopsis):
 
 
 def _count_fit(stats, sampler, caught):
-    from ..over_sampling import DPSMOTENoiseWarning
+    from ..exceptions import DPSMOTENoiseWarning
 
     stats["fits"] += 1
     stats["noise_warnings"] += any(issubclass(w.category, DPSMOTENoiseWarning) for w in caught)

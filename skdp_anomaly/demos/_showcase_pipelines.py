@@ -12,7 +12,7 @@ At the same nominal privacy budget ε:
 * ``smote``   — imblearn ``SMOTE`` then ``LogisticRegression(epsilon=ε)``: the
   usual recipe, whose ε is *not* true (Lut 2022, Theorem 3.2: the synthetic
   rows depend on single records);
-* ``dpsmote`` — :class:`~skdp_anomaly.over_sampling.DPSMOTE` with ε/4 then
+* ``dpsmote`` — :class:`~skdp_anomaly.DPSMOTE` with ε/4 then
   ``LogisticRegression(epsilon=ε/2)``: ε-DP in total (Theorem 3.3) under
   replace-one neighbours, the relation the classifier holds under, where
   DPSMOTE's add/remove ε/4 counts ε/2 (group privacy).

@@ -8,38 +8,24 @@ is the scikit-learn facade that runs both roles window by window.
 """
 
 from ._analyst import Analyst
-from ._baseline import PoissonBaseline
-from ._estimator import DPOAD, DPOADNoiseWarning
-from ._kse import detect_anomalies, kse_scores, normalise_scores
+from ._estimator import DPOAD
 from ._messages import (
     AnalystReport,
-    SamplingParameters,
     SensitivityFeedback,
     WindowRelease,
     from_json,
     to_json,
 )
-from ._owner import MECHANISMS, DataOwner, window_histogram
-from ._proportions import ProportionBaseline
-from ._sampling import sampling_parameters
+from ._owner import DataOwner, window_histogram
 
 __all__ = [
+    "DPOAD",
     "Analyst",
     "AnalystReport",
-    "DPOAD",
-    "DPOADNoiseWarning",
     "DataOwner",
-    "MECHANISMS",
-    "PoissonBaseline",
-    "ProportionBaseline",
-    "SamplingParameters",
     "SensitivityFeedback",
     "WindowRelease",
-    "detect_anomalies",
     "from_json",
-    "kse_scores",
-    "normalise_scores",
-    "sampling_parameters",
     "to_json",
     "window_histogram",
 ]

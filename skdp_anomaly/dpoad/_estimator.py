@@ -93,7 +93,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     max_count : int >= 1 or None, default=None
         Public cap of a cell count: the count domain is {0..max_count}, and
         larger counts are clipped. ``None`` uses each window's record count
-        and emits a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`.
+        and emits a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
     threshold : float in [0, 1), default=0.9
         ``"kse"``: detection threshold T on the min–max normalised scores.
     learning_windows : int >= 1, default=3
@@ -146,7 +146,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         cell must hold to be flagged about half the time, at the last
         window's noise; NaN when nothing was tested. Above ``max_count``, no
         anomaly can be told from the noise, and a
-        :class:`~skdp_anomaly.dpoad.DPOADNoiseWarning` says so.
+        :class:`~skdp_anomaly.exceptions.DPOADNoiseWarning` says so.
     releases_ : list of WindowRelease
         Everything that crossed to the analyst.
     reports_ : list of AnalystReport

@@ -144,7 +144,7 @@ def kse_scores(x) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.dpoad import kse_scores
+    >>> from skdp_anomaly.dpoad._kse import kse_scores
     >>> s = kse_scores([3, 4, 3, 5, 4, 40])
     >>> int(np.argmax(s))
     5
@@ -232,7 +232,7 @@ def detect_anomalies(counts, *, max_count: int, threshold: float = 0.9):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdp_anomaly.dpoad import detect_anomalies
+    >>> from skdp_anomaly.dpoad._kse import detect_anomalies
     >>> counts = np.array([[5, 6, 5, 7, 6], [6, 5, 60, 6, 5]])
     >>> flags, _ = detect_anomalies(counts, max_count=100)
     >>> flags[1].astype(int).tolist()

@@ -115,7 +115,7 @@ class WindowRelease(_Message):
         The sampler's (m, k, ρ) when Δ was sampled.
     max_count : int
         The count domain {0..max_count} of this window (public; data-derived,
-        with a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`, only when
+        with a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`, only when
         the owner was given ``max_count=None``).
     """
 
@@ -263,7 +263,8 @@ def to_json(message) -> str:
 
     Examples
     --------
-    >>> from skdp_anomaly.dpoad import SamplingParameters, from_json, to_json
+    >>> from skdp_anomaly.dpoad import from_json, to_json
+    >>> from skdp_anomaly.dpoad._messages import SamplingParameters
     >>> message = SamplingParameters("learning", 1305, 1305, 0.0042)
     >>> from_json(to_json(message)) == message
     True

@@ -8,15 +8,9 @@ import numbers
 import numpy as np
 
 from .._data.rows import Rows, bincount, is_dask_collection, numpy_rows, read_rows
-from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
-    MIN_EPSILON,
-    GeometricMechanism,
-    LaplaceMechanism,
-    PrivacyCost,
-    call_rng,
-    check_random_state,
-)
+from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
+from ..privacy._rng import call_rng, check_random_state
 from ..privacy._validation import warn_privacy_leak
 from ._messages import AnalystReport, WindowRelease
 from ._sampling import (
@@ -168,14 +162,14 @@ class DataOwner:
     mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
     max_count : int >= 1 or None, default=None
         Public cap of a cell count; ``None`` uses the window's record count
-        (a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
+        (a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
     learning_windows : int, default=1
         Windows released with Pain-Free before ``"dpoad"``'s prediction phase.
     sensitivity_samples : int, default=100_000
         The prediction phase's m (Alg. 1 line 3).
     random_state : None, int or numpy.random.Generator, default=None
         Each release draws from a generator of its own
-        (:func:`~skdp_anomaly.privacy.call_rng`), split into separate child
+        (``call_rng``), split into separate child
         streams for the sensitivity candidates and the noise; no generator is
         kept between releases.
 

@@ -136,7 +136,7 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
 
     Examples
     --------
-    >>> from skdp_anomaly.dpoad import sampling_parameters
+    >>> from skdp_anomaly.dpoad._sampling import sampling_parameters
     >>> p = sampling_parameters(0.05)
     >>> p.m, p.k
     (1305, 1305)

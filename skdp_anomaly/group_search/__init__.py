@@ -9,8 +9,7 @@ are the built-in answerers of its queries, and document the protocol a user
 sensor follows.
 """
 
-from ._noisy_group_search import GroupSearchBudgetWarning, NoisyGroupSearch
+from ._noisy_group_search import NoisyGroupSearch
 from ._sensors import MaxSensor, RandomizedResponseSensor
 
-__all__ = ["GroupSearchBudgetWarning", "MaxSensor", "NoisyGroupSearch",
-           "RandomizedResponseSensor"]
+__all__ = ["MaxSensor", "NoisyGroupSearch", "RandomizedResponseSensor"]

@@ -17,14 +17,9 @@ from sklearn.utils.validation import validate_data
 from .._data._dask import is_dask_collection
 from .._warn import warn
 from ..exceptions import GroupSearchBudgetWarning
-from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
-    MAX_GRID_EPSILON,
-    MIN_EPSILON,
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_random_state,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MAX_GRID_EPSILON, MIN_EPSILON
+from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,

@@ -6,25 +6,13 @@ private classifier at its own DP mean prediction
 (:class:`PredictedPriorThresholdClassifier`)
 or over-samples the minority with DPSMOTE first, whichever
 :func:`resolve_imbalanced_strategy` picks from the public ε and numbers of
-features and rows; one total ε. :func:`dp_imbalanced_pipeline` is its deprecated
-constructor.
+features and rows; one total ε.
 """
 
 from ._classifier import DPImbalancedClassifier
-from ._pipeline import dp_imbalanced_pipeline
-from ._strategy import (
-    OVERSAMPLE_MAX_EPS_N_PER_D,
-    OVERSAMPLE_MAX_FEATURES,
-    PIPELINE_SPLIT,
-    PRIOR_SHARE,
-    dead_zone_free_C,
-    resolve_imbalanced_strategy,
-)
+from ._strategy import resolve_imbalanced_strategy
 from ._predicted_prior import PredictedPriorThresholdClassifier
 from ._threshold import NoisyPriorThresholdClassifier
 
 __all__ = ["DPImbalancedClassifier", "NoisyPriorThresholdClassifier",
-           "PredictedPriorThresholdClassifier",
-           "OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT",
-           "PRIOR_SHARE", "dead_zone_free_C", "dp_imbalanced_pipeline",
-           "resolve_imbalanced_strategy"]
+           "PredictedPriorThresholdClassifier", "resolve_imbalanced_strategy"]

@@ -19,7 +19,8 @@ from .._data.blocks import column_extremes, map_row_blocks
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..preprocessing import BoundsScaler
-from ..privacy import PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._rng import check_random_state
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_settings
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint, private_fit
@@ -58,7 +59,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
     ``strategy="auto"`` picks one at ``fit`` from ``epsilon``, the number of
     features and the number of rows (public under replace-one neighbours;
-    :func:`resolve_imbalanced_strategy`) and stores it in ``strategy_``. The
+    :func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy`) and stores it in ``strategy_``. The
     estimator is the same type at every ε.
 
     Parameters
@@ -74,7 +75,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         through ``classifier__<name>``. diffprivlib's ``LogisticRegression``
         works with ``fit_intercept=False`` (its intercept is not DP); at its
         default ``C = 1`` its ``C`` and ``epsilon`` are set by
-        :func:`~skdp_anomaly.imbalanced.dead_zone_free_C`'s rule, so that its share is what it proves.
+        ``dead_zone_free_C``'s rule, so that its share is what it proves.
     epsilon : float, default=1.0
         The total budget, pure ε-DP under replace-one neighbours, in
         ``[1e-6, 30]``.
@@ -82,10 +83,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         Public bounds of the features, from domain knowledge: each side a
         scalar (every feature) or one value per feature. Values outside are
         clipped. ``None`` reads each feature's range from the training data:
-        not private (a :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`, the
+        not private (a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`, the
         budget validator lists the leak), stored in ``bounds_``.
     strategy : {"auto", "threshold", "oversample"}, default="auto"
-        ``"auto"``: :func:`resolve_imbalanced_strategy` at ``fit``; another
+        ``"auto"``: :func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy` at ``fit``; another
         value forces that strategy.
     classes : array-like or None, default=None
         The public label set (at least 2 labels): it is ``classes_`` whichever
@@ -125,7 +126,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
     See Also
     --------
-    resolve_imbalanced_strategy : the rule of ``strategy="auto"``.
+    skdp_anomaly.imbalanced.resolve_imbalanced_strategy : the rule of ``strategy="auto"``.
     skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier : the threshold on its own.
     BoundsScaler : the scaling step on its own.
 

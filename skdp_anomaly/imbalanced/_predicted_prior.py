@@ -7,7 +7,8 @@ from sklearn.base import _fit_context
 
 from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
-from ..privacy import LaplaceMechanism, PrivacyCost, check_random_state
+from ..privacy import LaplaceMechanism, PrivacyCost
+from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
 from ..privacy._grid import to_steps
 from ..privacy._protocol import private_fit

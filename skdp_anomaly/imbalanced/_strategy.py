@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..privacy import check_epsilon
+from ..privacy._mechanisms import check_epsilon
 from ..privacy._diffprivlib import diffprivlib_logistic_settings
 
 __all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT", "PRIOR_SHARE",
@@ -43,7 +43,7 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
     otherwise ``"threshold"`` (the classifier cut at its own DP mean
     prediction). The rule reads the budget
     and the shape of the training data, which are public under replace-one
-    neighbours (the relation of :class:`DPImbalancedClassifier`'s
+    neighbours (the relation of :class:`~skdp_anomaly.DPImbalancedClassifier`'s
     guarantee): it looks at no value of the data and costs no privacy.
 
     Parameters
@@ -84,7 +84,7 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
 
     Examples
     --------
-    >>> from skdp_anomaly import resolve_imbalanced_strategy
+    >>> from skdp_anomaly.imbalanced import resolve_imbalanced_strategy
     >>> resolve_imbalanced_strategy(1.0, 8, 2000), resolve_imbalanced_strategy(0.25, 30, 600)
     ('threshold', 'oversample')
     >>> resolve_imbalanced_strategy(0.25, 200, 600)   # above 50 features: never
@@ -130,7 +130,7 @@ def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
 
     Examples
     --------
-    >>> from skdp_anomaly.imbalanced import dead_zone_free_C
+    >>> from skdp_anomaly.imbalanced._strategy import dead_zone_free_C
     >>> round(dead_zone_free_C(1.0, 6.0), 4), dead_zone_free_C(10.0, 2.0)
     (0.0721, 1.0)
     """

@@ -14,7 +14,8 @@ from .._data.rows import read_labels, read_rows
 from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
 from ..privacy._docstrings import fill_doc
-from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin, check_random_state
+from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin
+from ..privacy._rng import check_random_state
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,

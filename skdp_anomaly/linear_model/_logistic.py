@@ -21,12 +21,9 @@ from .._data.rows import (
     read_labels,
     read_rows,
 )
-from ..privacy import (
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_random_state,
-    warn_privacy_leak,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._rng import check_random_state
+from ..privacy._validation import warn_privacy_leak
 from ..privacy._docstrings import fill_doc
 from ..privacy._exact import check_rate
 from ..privacy._protocol import (
@@ -134,7 +131,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     ----------
     epsilon : float, default=1.0
         Pure ε-DP under replace-one-record neighbours; from
-        :data:`~skdp_anomaly.privacy.MIN_EPSILON` (``1e-6``) to 30. Below
+        ``MIN_EPSILON`` (``1e-6``) to 30. Below
         ``1e-6`` (or when the float-safety noise, ``ε/200`` per coefficient,
         would fall below the samplers' smallest rate) ``privacy_cost()``
         refuses it, before any charge.
@@ -202,7 +199,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
     See Also
     --------
-    skdp_anomaly.dp_imbalanced_pipeline : Uses this classifier by default.
+    skdp_anomaly.DPImbalancedClassifier : Uses this classifier by default.
     skdp_anomaly.PrivateGridSearchCV : Chooses ``C`` privately.
 
     Notes

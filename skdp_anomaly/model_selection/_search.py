@@ -23,14 +23,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_features, check_is_fitted, column_or_1d
 
 from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
     GeometricMechanism,
     PrivacyCost,
     PrivacyCostMixin,
     ReportNoisyMax,
-    check_random_state,
     compose_sequential,
 )
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
+from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,

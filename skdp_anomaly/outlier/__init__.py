@@ -8,16 +8,6 @@ per-feature histograms on public bounds (Goldstein and Dengel 2012);
 noisy row count.
 """
 
-from ._hbos import (
-    AUTO_OFFSET,
-    BINS_SCALE,
-    COUNT_SHARE,
-    MAX_BINS,
-    NOISE_BINS_SCALE,
-    QUANTILE_SHARE,
-    PrivateHBOS,
-    hbos_n_bins,
-)
+from ._hbos import PrivateHBOS, hbos_n_bins
 
-__all__ = ["AUTO_OFFSET", "BINS_SCALE", "COUNT_SHARE", "MAX_BINS", "NOISE_BINS_SCALE",
-           "QUANTILE_SHARE", "PrivateHBOS", "hbos_n_bins"]
+__all__ = ["PrivateHBOS", "hbos_n_bins"]

@@ -12,12 +12,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._data.rows import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
-from ..privacy import (
-    PrivacyCost,
-    PrivacyCostMixin,
-    call_rng,
-    check_bounds,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._rng import call_rng
+from ..privacy._validation import check_bounds
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
@@ -130,19 +127,19 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         feature, ``lower < upper``. Values outside are clipped into it (they
         fall in the edge bins). ``None`` reads each feature's minimum and
         maximum from the data, which is not private: a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` is emitted and the
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` is emitted and the
         bounds are stored in ``bounds_``.
     n_bins : "auto" or int, default="auto"
         Bins per feature. ``"auto"`` is
         :func:`~skdp_anomaly.outlier.hbos_n_bins` of the noisy row count
-        (a DP release, :data:`~skdp_anomaly.outlier.COUNT_SHARE` of
+        (a DP release, ``COUNT_SHARE`` of
         ``epsilon``), the histograms' ε and ``d``: fewer bins where the
         noise or the rows cannot fill more. An int fixes them.
     contamination : "auto" or float, default="auto"
         ``"auto"`` sets ``offset_`` to the public
-        :data:`~skdp_anomaly.outlier.AUTO_OFFSET`. A fraction in ``(0, 0.5]``
+        ``AUTO_OFFSET``. A fraction in ``(0, 0.5]``
         sets it to a DP quantile of the training scores, paid from
-        ``epsilon`` (:data:`~skdp_anomaly.outlier.QUANTILE_SHARE` of it).
+        ``epsilon`` (``QUANTILE_SHARE`` of it).
     {random_state}
     {accountant}
 

@@ -10,11 +10,6 @@ SparseHistogram
     The released cells of a sparse noisy histogram (``DPSMOTE.noisy_counts_``).
 """
 
-from ._dpsmote import DPSMOTE, DPSMOTENoiseWarning
-from ._release import SparseHistogram
+from ._dpsmote import DPSMOTE
 
-__all__ = [
-    "DPSMOTE",
-    "DPSMOTENoiseWarning",
-    "SparseHistogram",
-]
+__all__ = ["DPSMOTE"]

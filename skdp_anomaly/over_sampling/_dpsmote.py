@@ -39,12 +39,9 @@ from sklearn.utils.validation import validate_data
 from .._data._dask import is_dask_collection
 from .._data.blocks import read_labelled_blocks
 from .._warn import warn
-from ..privacy import (
-    MAX_GEOMETRIC_EPSILON,
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_bounds,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
+from ..privacy._validation import check_bounds
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
@@ -125,7 +122,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         Data range, per feature (arrays of length n_features) or for all
         features (scalars). Rows outside are clipped into the edge cells.
         ``None`` computes them from the data with a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` (the guarantee then does
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (the guarantee then does
         not hold); they are stored in ``bounds_``.
     synopsis : {"gaussian", "grid"}, default="gaussian"
         What phase 1 releases per over-sampled class. "gaussian": the class
@@ -213,7 +210,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ``synopsis="grid"``: class -> its released histogram, for every class
         with synthetic rows:
         an int64 array of shape ``(n_cells_,) * n_features`` (dense) or a
-        :class:`~skdp_anomaly.over_sampling.SparseHistogram` ``(cells,
+        ``SparseHistogram`` ``(cells,
         counts)`` of the cells whose noisy count reached ``threshold``.
     privacy_spent_ : PrivacyCost
         What the last fit spent, under add/remove neighbours: the composition
@@ -248,7 +245,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     a DP model trained on it with ``ε₁`` costs ``ε₁ + epsilon`` in total
     (Theorem 3.3), which the budget validator adds up. :meth:`fit` performs
     the same release (and spends the same budget) as :meth:`fit_resample`.
-    A :class:`~skdp_anomaly.over_sampling.DPSMOTENoiseWarning` (from DP
+    A :class:`~skdp_anomaly.exceptions.DPSMOTENoiseWarning` (from DP
     outputs and parameters only) says when noise swamps the synopsis.
 
     The proof, why the Gaussian synopsis is the default, the grid's phase 2,

@@ -48,12 +48,9 @@ import numpy as np
 
 from .._warn import warn
 from ..exceptions import DPSMOTENoiseWarning
-from ..privacy import (
-    GeometricMechanism,
-    LaplaceMechanism,
-    check_bounds,
-    check_random_state,
-)
+from ..privacy import GeometricMechanism, LaplaceMechanism
+from ..privacy._rng import check_random_state
+from ..privacy._validation import check_bounds
 from ..privacy._exact import geometric
 from ._setting import FLOAT_NEEDS_BINARY, Grid
 

@@ -31,7 +31,8 @@ from typing import NamedTuple
 import numpy as np
 from imblearn.utils import check_sampling_strategy
 
-from ..privacy import MAX_GEOMETRIC_EPSILON, check_bounds
+from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
+from ..privacy._validation import check_bounds
 
 __all__ = [
     "DENSE_MAX_CELLS",

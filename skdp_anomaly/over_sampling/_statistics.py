@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._data.blocks import column_extremes, row_block_results
 from .._jit import lazy_njit
-from ..privacy import check_bounds
+from ..privacy._validation import check_bounds
 from ._release import FIXED_BITS, FIXED_SCALE, fixed_to_float
 from ._setting import UNKNOWN_LABEL, unique_codes
 
@@ -166,7 +166,7 @@ def read_statistics(X, y, classes, bounds_param, gaussian: bool) -> Statistics:
         The label set (sorted). None on dask input means "the labels present".
     bounds_param : None or (lower, upper)
         The ``bounds`` parameter; None reads the data's extremes (with a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning`).
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
     gaussian : bool
         Whether to sum the rows (the Gaussian synopsis) or count them only.
     """

@@ -7,12 +7,9 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, 
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..privacy import (
-    PrivacyCost,
-    PrivacyCostMixin,
-    check_bounds,
-    private_fit,
-)
+from ..privacy import PrivacyCost, PrivacyCostMixin
+from ..privacy._protocol import private_fit
+from ..privacy._validation import check_bounds
 from ..privacy._validation import warn_outside_bounds
 
 __all__ = ["BoundsScaler"]
@@ -36,7 +33,7 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         every feature) or one value per feature, ``lower < upper``. ``None``
         reads each feature's minimum and maximum from the training data,
         which is not private: a
-        :class:`~skdp_anomaly.privacy.PrivacyLeakWarning` is emitted, the
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` is emitted, the
         budget validator lists the leak, and the bounds are stored in
         ``bounds_`` (never in ``bounds``).
 

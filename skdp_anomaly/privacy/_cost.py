@@ -101,7 +101,7 @@ def relation_text(neighbours: str) -> str:
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import relation_text
+    >>> from skdp_anomaly.privacy._cost import relation_text
     >>> relation_text("replace")
     'replace-one-record neighbours (n public)'
     """

@@ -80,7 +80,7 @@ def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
 
     Examples
     --------
-    >>> from skdp_anomaly.budget import diffprivlib_logistic_epsilon
+    >>> from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_epsilon
     >>> round(diffprivlib_logistic_epsilon(2.0, 6.0, 1.0), 3)
     2.478
     >>> diffprivlib_logistic_epsilon(2.0, 1.0, 1.0, fit_intercept=False)
@@ -107,7 +107,7 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
     default, when that already holds). When the proven term is the larger
     (``R > 2``) the ``epsilon`` parameter is lowered by the difference, so
     that diffprivlib's noise gets exactly what the proof leaves; either way
-    :func:`~skdp_anomaly.budget.diffprivlib_logistic_epsilon` of the settings
+    ``diffprivlib_logistic_epsilon`` of the settings
     is ``epsilon``.
 
     Parameters

@@ -58,7 +58,7 @@ MAX_GEOMETRIC_EPSILON = 30.0
 
 #: Largest ε a real-valued (grid) release accepts from an estimator's parameters.
 #: The grid is at least ``2^20`` steps per sensitivity, so the integer noise's rate
-#: ``ε/steps`` stays at most 1 (far from :data:`MAX_GEOMETRIC_EPSILON`); at this ε the
+#: ``ε/steps`` stays at most 1 (far from ``MAX_GEOMETRIC_EPSILON`` (30)); at this ε the
 #: noise is a few grid steps, ``2^-20`` of the sensitivity: already exact for any use.
 MAX_GRID_EPSILON = float(2 ** 20)
 
@@ -115,7 +115,7 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
 def check_integer_rate(rate: float, name: str) -> None:
     """Refuse integer noise whose rate ``ε/Δ`` the samplers cannot honour.
 
-    Above :data:`MAX_GEOMETRIC_EPSILON` two-sided geometric noise is zero in
+    Above ``MAX_GEOMETRIC_EPSILON`` (30) two-sided geometric noise is zero in
     all but about 2·e**-30 of draws (the count is released as it is); below
     :data:`MIN_INTEGER_RATE` (``2**-50`` per unit of the released integer, e.g.
     per grid step) its draws would leave the 64-bit range. Both are refused when
@@ -174,7 +174,7 @@ class GeometricMechanism(_Mechanism):
     (``sensitivity``) under the caller's neighbouring relation, e.g. a
     histogram under add/remove-one-record neighbours (Δ = 1).
 
-    ``epsilon / sensitivity`` must not exceed :data:`MAX_GEOMETRIC_EPSILON`
+    ``epsilon / sensitivity`` must not exceed ``MAX_GEOMETRIC_EPSILON`` (30)
     (30): the noise is exact at every rate, but beyond 30 it is zero in all but
     about 2·e**-30 of draws, so larger values are refused rather than releasing
     exact counts in practice.

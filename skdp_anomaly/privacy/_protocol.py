@@ -20,7 +20,7 @@ nothing else):
   accountant keeps every charge).
 
 One path for every fit (:meth:`PrivacyCostMixin._start_private_fit`,
-:meth:`PrivacyCostMixin._charge`, :func:`private_fit`):
+:meth:`PrivacyCostMixin._charge`, ``private_fit``):
 
 1. validate the parameters (``privacy_cost()``);
 2. reserve the whole planned cost on the accountant, atomically: two fits
@@ -31,7 +31,7 @@ One path for every fit (:meth:`PrivacyCostMixin._start_private_fit`,
 5. set ``privacy_spent_``.
 
 A refusal before step 4 releases nothing and leaves the estimator as it
-was. Every public fitting method is a transaction (:func:`private_fit`): on
+was. Every public fitting method is a transaction (``private_fit``): on
 any exception, ``KeyboardInterrupt`` included, the estimator is restored to
 its state before the call, except that ``privacy_spent_`` (and the
 accountant) keep every charge made — a charge is made right before its
@@ -161,7 +161,7 @@ class PrivacyCostMixin:
 
     Subclasses write ``_privacy_cost()`` (the cost of valid parameters) and,
     when parameters constrain each other, ``_more_validate_params()``; their
-    fitting methods are decorated with :func:`private_fit` and call
+    fitting methods are decorated with ``private_fit`` and call
     ``_start_private_fit()`` before reading data and ``_charge()`` right
     before each release.
     """
@@ -381,7 +381,7 @@ def private_fit(method):
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import private_fit
+    >>> from skdp_anomaly.privacy._protocol import private_fit
     >>> callable(private_fit(lambda self, X: self))
     True
     """

@@ -29,7 +29,7 @@ def check_random_state(random_state=None) -> np.random.Generator:
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import check_random_state
+    >>> from skdp_anomaly.privacy._rng import check_random_state
     >>> int(check_random_state(0).integers(10)) == int(check_random_state(0).integers(10))
     True
     """
@@ -77,7 +77,7 @@ def call_rng(random_state, call: int) -> np.random.Generator:
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import call_rng
+    >>> from skdp_anomaly.privacy._rng import call_rng
     >>> a, b = call_rng(7, 0).integers(1 << 30), call_rng(7, 1).integers(1 << 30)
     >>> bool(a == call_rng(7, 0).integers(1 << 30)) and bool(a != b)
     True

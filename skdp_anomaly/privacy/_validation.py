@@ -86,7 +86,7 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import check_bounds
+    >>> from skdp_anomaly.privacy._validation import check_bounds
     >>> lo, hi = check_bounds((-1, 1), n_features=2)
     >>> lo.tolist(), hi.tolist()
     ([-1.0, -1.0], [1.0, 1.0])
@@ -181,7 +181,7 @@ def clip_to_bounds(X, lower, upper) -> np.ndarray:
 
     Examples
     --------
-    >>> from skdp_anomaly.privacy import clip_to_bounds
+    >>> from skdp_anomaly.privacy._validation import clip_to_bounds
     >>> clip_to_bounds([[-3.0, 0.5]], -1.0, 1.0).tolist()
     [[-1.0, 0.5]]
     """

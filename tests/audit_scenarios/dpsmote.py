@@ -35,7 +35,7 @@ from skdp_anomaly.over_sampling._setting import (
     public_strategy,
 )
 from skdp_anomaly.over_sampling._statistics import BoxScale, cell_coordinates, class_fixed_sums
-from skdp_anomaly.privacy import check_random_state
+from skdp_anomaly.privacy._rng import check_random_state
 
 __all__ = ["SynopsisBatch", "release_gaussian_batch", "release_synopsis_batch"]
 

@@ -25,12 +25,8 @@ from typing import Callable
 import numpy as np
 
 from skdp_anomaly.active_learning._ftrl import FtrlState, gradient_sensitivity, released_size
-from skdp_anomaly.auditing import (
-    AuditResult,
-    floating_point_audit,
-    grid_reachable,
-    laplace_reachable,
-)
+from skdp_anomaly.auditing import AuditResult, floating_point_audit
+from skdp_anomaly.auditing._float_attack import grid_reachable, laplace_reachable
 from skdp_anomaly.dpoad import DPOAD, window_histogram
 from skdp_anomaly.group_search import MaxSensor
 from skdp_anomaly.group_search._sensors import _half_maxima
