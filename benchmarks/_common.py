@@ -242,3 +242,53 @@ class Tee(io.TextIOBase):
     def flush(self):
         for st in self.streams:
             st.flush()
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers shared by several scripts (added when bench_dpoad, bench_dpsmote_baselines,
+# bench_private_search_rules and bench_online_svc_paper were split into modules).
+def mean_se_n(values: Iterable[float]) -> tuple[float, float, int]:
+    """Mean, standard error and count of the non-nan values (``nan`` s.e. for one value)."""
+    v = np.asarray([x for x in values if not math.isnan(x)], dtype=float)
+    if v.size == 0:
+        return math.nan, math.nan, 0
+    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
+    return float(v.mean()), se, int(v.size)
+
+
+def fmt_pm(mean: float, se: float, digits: int = 2) -> str:
+    """``"0.71 ± 0.03"``; ``"0.71"`` when ``se`` is nan, ``"–"`` when ``mean`` is nan."""
+    if math.isnan(mean):
+        return "–"
+    if math.isnan(se):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {se:.{digits}f}"
+
+
+def result_suffix(quick: bool, default: bool) -> str:
+    """Suffix of a result file: ``_quick`` for a smoke run, ``""`` at the reference
+    settings, ``_custom`` otherwise (so that only a reference run replaces a reference file)."""
+    if quick:
+        return "_quick"
+    return "" if default else "_custom"
+
+
+def parallel_map(jobs: int, func: Callable, items: Iterable) -> list:
+    """``[func(i) for i in items]``, over ``jobs`` joblib processes when ``jobs != 1``."""
+    if jobs == 1:
+        return [func(i) for i in items]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=jobs)(delayed(func)(i) for i in items)
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend, or ``None`` without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt

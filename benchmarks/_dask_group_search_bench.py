@@ -88,7 +88,7 @@ def _one_query_seconds(n_rows: int, chunk_rows: int, seed: int, anomaly: int,
     import dask.array as da
     from distributed import wait
 
-    from skdp_anomaly.group_search._dask_search import blockwise_statistic
+    from skdp_anomaly._data.vectors import blockwise_statistic
 
     scores = _lazy_scores(n_rows, chunk_rows, seed, anomaly)[:, 0].persist()
     mask = (da.random.default_rng(seed + 1).random(n_rows, chunks=chunk_rows) < 0.5).persist()
