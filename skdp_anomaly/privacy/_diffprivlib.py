@@ -128,8 +128,8 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
 
     Examples
     --------
-    >>> from skdp_anomaly.budget import (diffprivlib_logistic_epsilon,
-    ...                                  diffprivlib_logistic_settings)
+    >>> from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
+    ...                                                diffprivlib_logistic_settings)
     >>> eps, C = diffprivlib_logistic_settings(1.0, 6.0)
     >>> round(eps, 4), round(C, 4)
     (0.7027, 0.0701)
