@@ -191,8 +191,9 @@ class IdealObjectivePerturbation:
 
     ``b(u) = -Σ ∇loss_i(u) - nΛu`` is the noise whose minimiser is ``u``;
     ``u`` has density ``ν(b(u)) · det H(u)``, ``H = Σ ∇²loss_i + nΛ I``,
-    ``ν ∝ exp(-ε'‖b‖/Δ)``. Written from the estimator's Notes (ε', Λ and Δ
-    from the public plan), not from its code; equal rows are grouped, so a
+    ``ν ∝ exp(-ε'‖b‖/Δ)``. Written from the privacy page's "Proofs:
+    PrivateLogisticRegression" (ε', Λ and Δ from the public plan), not from
+    the code; equal rows are grouped, so a
     batch of M points costs O(M · distinct rows).
     """
 

@@ -22,7 +22,7 @@ middle and ``τ``, a poor locator.
 ``k`` pairs with the left part, so ``|ΔS(k)| <= max(k, m - k) <= m - s`` and
 ``|ΔE(k)| <= 1`` for every candidate: **Δ = 1**, whatever ``m``, ``k`` and
 the ties (mid-ranks do not change it: a pair still moves by at most 1),
-attained at ``k = s`` (``move_one_element``). Algorithm 3's ``V(k)`` has
+attained at ``k = s`` (the neighbouring pair the audit tests build). Algorithm 3's ``V(k)`` has
 ``Δ = 1/min(k, m - k)``, set by the edges, so its noise drowns the middle;
 here a change at fraction ``θ`` of a segment scores ``≈ δ θ (1-θ) m``
 against noise of order ``1/ε``.
