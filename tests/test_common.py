@@ -70,9 +70,8 @@ EXPECTED_FAILED_CHECKS = {
         )},
         "check_methods_sample_order_invariance": _TIME_ORDER,
         "check_methods_subset_invariance": _TIME_ORDER,
-        "check_fit1d": ("a 1-D X is the natural input (one series); the check expects an "
-                        "error, and gets one only because its 10 points are too few for the "
-                        "default epsilon (so it may pass)"),
+        # check_fit1d passes: its 10-point series is refused as too short for the default
+        # epsilon (the ValueError the check expects), though a 1-D series is the natural input
         "check_fit2d_predict1d": "predict accepts a 1-D series by design",
         "check_fit2d_1feature": ("fits a 10-point series: at the default epsilon no change in "
                                  "10 points could clear the private test, so the fit is "
