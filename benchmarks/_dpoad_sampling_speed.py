@@ -236,8 +236,8 @@ def section_speed(repeats, big_repeats):
                 f"over 100 windows at γ = {BIG_GAMMA:g} (100 windows need γ < 0.01), dpoad "
                 f"with sensitivity_samples = {BIG_DPOAD_SAMPLES:,} (Thm IV.2 at γ = "
                 f"{BIG_GAMMA:g} gives k > m for the default 10⁵); \"before\" = the same "
-                "10⁴-bin runs measured before the calibrated detector (KSE, γ = 0.05; another "
-                "session, so machine load differs), ratio = now / before, target ≤ 1.5×; "
+                "10⁴-bin runs measured before the calibrated detector (KSE, γ = 0.05; an earlier "
+                "run, so machine load differs), ratio = now / before, target ≤ 1.5×; "
                 "\"/ kse\" = time / the record + kse run of this table (same run, same load)",
                 ["run", "mechanism", "detector", "time (s)", "per window (ms)", "before (s)",
                  "ratio", "/ kse"], rows)
