@@ -85,29 +85,33 @@ def _module(frame) -> str:
     return frame.f_globals.get("__name__", "")
 
 
-def _caller_in_package(frame) -> str:
-    """The module of the nearest frame below ``frame`` that belongs to the estimator."""
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _caller_in_package(frame, package: str) -> str:
+    """The module of the nearest frame below ``frame`` that belongs to ``package``."""
     frame = frame.f_back
-    while frame is not None and not _module(frame).startswith(PACKAGE):
+    while frame is not None and not _in(_module(frame), package):
         frame = frame.f_back
     return _module(frame) if frame is not None else ""
 
 
-def walk_of(call):
-    """Run ``call()`` under the profiler: (visits in order, callers of mechanisms and of
-    the data layer)."""
+def walk_of(call, package: str = PACKAGE):
+    """Run ``call()`` under the profiler: (visits in order to the modules of ``package``,
+    callers of mechanisms and of the data layer)."""
     entered, mechanism_callers, data_callers = [], set(), set()
 
     def profile(frame, event, arg):
         if event != "call":
             return
         module = _module(frame)
-        if module.startswith(PACKAGE):
+        if _in(module, package):
             entered.append(module)
         elif module.startswith(MECHANISMS):
-            mechanism_callers.add(_caller_in_package(frame))
+            mechanism_callers.add(_caller_in_package(frame, package))
         elif module.startswith(DATA_LAYER):
-            data_callers.add(_caller_in_package(frame))
+            data_callers.add(_caller_in_package(frame, package))
 
     sys.setprofile(profile)
     try:

@@ -49,7 +49,6 @@ seed set the number of returns.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from test_data_walk import MAX_MODULES, MAX_RETURNS
+from test_data_walk import MAX_MODULES, MAX_RETURNS, walk_of
 
 from skdp_anomaly import (
     DPOAD,
@@ -78,21 +77,7 @@ from skdp_anomaly import (
 def walk_in(prefix: str, call: Callable[[], object]) -> list[str]:
     """Run ``call()`` under the profiler: the visits, in order, to the modules of ``prefix``
     (consecutive entries of one module collapsed into one visit)."""
-    entered = []
-
-    def profile(frame, event, arg):
-        if event != "call":
-            return
-        module = frame.f_globals.get("__name__", "")
-        if module == prefix or module.startswith(prefix + "."):
-            entered.append(module)
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return [m for i, m in enumerate(entered) if i == 0 or m != entered[i - 1]]
+    return walk_of(call, prefix)[0]
 
 
 def max_returns(visits: list[str]) -> int:
