@@ -30,17 +30,20 @@ def _runnable(blocks):
 
 
 PAGES = sorted(p for p in DOCS.glob("*.md") if _blocks(p))
+# the Benchmarks section's pages: their blocks run too (most are marked '# not run:')
+ALL_PAGES = PAGES + sorted(p for p in (DOCS / "benchmarks").glob("*.md") if _blocks(p))
 
 
 def test_not_run_blocks_give_a_reason():
-    for page in PAGES:
+    for page in ALL_PAGES:
         for block in _blocks(page):
             first = block.lstrip("\n").splitlines()[0]
             if first.startswith(NOT_RUN):
                 assert first[len(NOT_RUN):].strip(), f"{page.name}: '{first}' gives no reason"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+@pytest.mark.parametrize("page", ALL_PAGES,
+                         ids=[str(p.relative_to(DOCS).with_suffix("")) for p in ALL_PAGES])
 def test_docs_page_runs(page, tmp_path):
     blocks = _runnable(_blocks(page))
     if not blocks:
