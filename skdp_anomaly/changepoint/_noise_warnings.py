@@ -38,10 +38,10 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
     )
 
 
-def _warn_if_undecidable(n: int, min_size: int, epsilon: float, n_change_points,
-                         max_change_points: int, alpha: float, direction: str,
-                         dependence, series: str = "level") -> None:
-    """Warn when even the largest possible change cannot be told from the noise.
+def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
+                     max_change_points: int, alpha: float, direction: str,
+                     dependence, series: str = "level") -> None:
+    """Refuse, or warn, when even the largest possible change cannot be told from the noise.
 
     A perfect step in the middle of ``n`` points scores about ``n/4`` on the
     test statistic and ``n/8`` on the location score. ``"auto"``: warn when

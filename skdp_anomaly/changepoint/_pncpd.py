@@ -42,7 +42,7 @@ from ._models import SERIES
 from ._noise_warnings import (
     ChangePointNoiseWarning,
     _warn_if_noise_dominates,
-    _warn_if_undecidable,
+    _check_decidable,
     warn_too_persistent,
 )
 from ._online_calibration import calibrated_threshold, default_arl0
@@ -444,9 +444,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         n = x.shape[0]
         min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
                                       self.min_size, self.alpha, self.direction)
-        _warn_if_undecidable(n, min_size, self.epsilon, self.n_change_points,
-                             self.max_change_points, self.alpha, self.direction,
-                             self.dependence, self.series)
+        _check_decidable(n, min_size, self.epsilon, self.n_change_points,
+                         self.max_change_points, self.alpha, self.direction, self.dependence,
+                         self.series)
         report = {}
         found = run_segmentation(
             x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,
