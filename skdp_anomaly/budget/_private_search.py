@@ -63,16 +63,76 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
 
     ``candidate_plan(search, path, neighbours)`` prices each candidate (the
     validator's grid or randomized plan); ``selection`` is the search's
-    ``privacy_selection()`` (asked for when None).
+    ``privacy_selection()`` (asked for when None). The ε arithmetic is here;
+    the words of the report rows and of the refusals are in the ``_*_text``
+    functions below.
     """
     if selection is None:
         selection = search.privacy_selection()
-    rule, epsilon = selection["rule"], float(selection["epsilon"])
-    est_path = _join(path, "estimator")
-    plan = candidate_plan(search, est_path, neighbours)
+    rule = selection["rule"]
+    plan = candidate_plan(search, _join(path, "estimator"), neighbours)
     fold = training_memberships(selection["cv"], None, neighbours=neighbours)
     where = path or "(root)"
-    fold_note = fold.note if rule == "cv-noisy-max" else (
+    notes, leaks, assumptions = _context_text(selection, plan, fold, where)
+    sizes_epsilon = float(selection.get("class_sizes_epsilon", 0.0))
+    choice = float(selection["epsilon"]) - sizes_epsilon  # the choice keeps the rest
+    sizes_rows = [] if sizes_epsilon == 0 else [StepCost(
+        _join(path, "class_sizes"), "class sizes",
+        PrivacyCost.pure(sizes_epsilon, neighbours=neighbours),
+        _sizes_text(float(selection["epsilon"])))]
+    eta, run_epsilon = None, 0.0
+    if rule == "repeated":
+        # one run fits one candidate: its cost is the dearest candidate's whole cost (the
+        # candidates' steps differ, e.g. a pipeline with or without an oversampler, so
+        # the dearest of each step would add up to more than any candidate costs)
+        dearest = max(range(len(plan.candidate_totals)),
+                      key=lambda i: plan.candidate_totals[i].epsilon)
+        rows = [StepCost(r.path, r.estimator, r.cost, _run_text(plan.n_candidates, r.note),
+                         r.leak) for r in plan.weighted_rows[dearest][0]]
+        run = _total(rows, neighbours)
+        pure = run.delta == 0 and run.gamma == 0 and not run.anomaly_restricted
+        run_epsilon = run.epsilon
+        refusal = _repeated_refusal(choice, run_epsilon, selection.get("total"), sizes_epsilon)
+        if refusal:
+            raise ValueError(refusal)
+        eta = choice / run_epsilon - 1 if run_epsilon > 0 else 1.0
+        if not pure:
+            leaks.append(f"{where}: selection='repeated' needs candidates with a pure ε "
+                         "guarantee; use selection='holdout-noisy-max'.")
+        selection_note, selection_leak = _repeated_text(eta), not pure
+    else:
+        members = fold.memberships if rule == "cv-noisy-max" else 1
+        groups: dict = {}
+        for fit_rows, mult in plan.weighted_rows:
+            for r in fit_rows:
+                entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
+                entry[2].append((r.cost, mult))
+        rows = [StepCost(rpath, cls, compose_sequential([_repeat(c, members * m)
+                                                          for c, m in costs],
+                                                         neighbours=neighbours),
+                         f"{members:g} training part(s) × {plan.n_candidates} candidates; "
+                         f"{note}", leak)
+                for (rpath, leak), (cls, note, costs) in groups.items()]
+        selection_note, selection_leak = _NOISY_MAX_TEXT, False
+    rows += sizes_rows
+    rows.append(StepCost(_join(path, "selection"), "selection",
+                         PrivacyCost.pure(choice, neighbours=neighbours), selection_note,
+                         selection_leak))
+    if selection["refit"]:
+        rows.append(StepCost(_join(path, "best_estimator_"), "refit",
+                             _worst(plan.candidate_totals, neighbours), _REFIT_TEXT))
+    return SearchPlan(rows, leaks, notes, assumptions, run_epsilon, eta)
+
+
+# -- the words of the report rows and refusals ----------------------------------------
+_NOISY_MAX_TEXT = "report-noisy-max over the candidates' validation scores (the index only)"
+_REFIT_TEXT = ("refit on all records of the chosen candidate; the dearest candidate is "
+               "charged")
+
+
+def _context_text(selection: dict, plan, fold, where: str) -> tuple[list, list, list]:
+    """``(notes, leaks, assumptions)`` of the splitter, the candidates and the label set."""
+    fold_note = fold.note if selection["rule"] == "cv-noisy-max" else (
         f"each fit trains on one split's training part, which holds a record at most once "
         f"(the splitter: {fold.note})")
     notes = [fold_note, plan.note, *plan.notes]
@@ -96,81 +156,46 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
         assumptions.append(f"{where}: the set of class labels is read from y and treated as "
                            "public; every candidate fit is given it, whatever its training "
                            "part holds (pass classes=[...] to fix it in advance)")
-    groups: dict = {}
-    for fit_rows, mult in plan.weighted_rows:
-        for r in fit_rows:
-            entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
-            entry[2].append((r.cost, mult))
-    rows, eta, run_epsilon = [], None, 0.0
-    sizes_epsilon = float(selection.get("class_sizes_epsilon", 0.0))
-    sizes_row = [] if sizes_epsilon == 0 else [StepCost(
-        _join(path, "class_sizes"), "class sizes",
-        PrivacyCost.pure(sizes_epsilon, neighbours=neighbours),
-        f"the class sizes of y, a two-sided geometric histogram (L1 sensitivity 2), for the "
-        f"score's weights: a quarter of the choice's ε={epsilon:g}")]
-    epsilon -= sizes_epsilon
-    if rule == "repeated":
-        # one run fits one candidate: its cost is the dearest candidate's whole cost (the
-        # candidates' steps differ, e.g. a pipeline with or without an oversampler, so
-        # the dearest of each step would add up to more than any candidate costs)
-        dearest = max(range(len(plan.candidate_totals)),
-                      key=lambda i: plan.candidate_totals[i].epsilon)
-        for r in plan.weighted_rows[dearest][0]:
-            rows.append(StepCost(r.path, r.estimator, r.cost,
-                                 f"one run: the dearest of {plan.n_candidates} candidates on "
-                                 f"one split's training part; {r.note}", r.leak))
-        run = _total(rows, neighbours)
-        pure = run.delta == 0 and run.gamma == 0 and not run.anomaly_restricted
-        run_epsilon = run.epsilon
-        if math.isinf(run_epsilon):
-            raise ValueError(
-                "The cost of one run of selection='repeated' is unbounded: a candidate's "
+    return notes, leaks, assumptions
+
+
+def _sizes_text(epsilon: float) -> str:
+    return (f"the class sizes of y, a two-sided geometric histogram (L1 sensitivity 2), for "
+            f"the score's weights: a quarter of the choice's ε={epsilon:g}")
+
+
+def _run_text(n_candidates: int, note: str) -> str:
+    return (f"one run: the dearest of {n_candidates} candidates on one split's training "
+            f"part; {note}")
+
+
+def _repeated_text(eta: float) -> str:
+    return (f"private selection: K ~ truncated negative binomial (η = {eta:.4g}) runs, the "
+            "best noisy validation count released (Papernot and Steinke 2022, Theorem 2, "
+            "pure limit): (2 + η)·ε_run in all")
+
+
+def _repeated_refusal(choice: float, run_epsilon: float, total, sizes_epsilon: float
+                      ) -> str | None:
+    """Why the repeated rule cannot run with these figures (None: it can)."""
+    if math.isinf(run_epsilon):
+        return ("The cost of one run of selection='repeated' is unbounded: a candidate's "
                 "cost parameter is drawn from a distribution with an unbounded support. Use a "
                 "bounded distribution (e.g. scipy.stats.uniform) or an int random_state, so "
                 "that the sampled candidates are priced exactly.")
-        if run_epsilon > 0 and epsilon < run_epsilon and selection.get("total") is not None:
-            raise ValueError(
-                f"The 'total_epsilon' parameter ({selection['total']:g}) leaves the choice "
-                f"ε={epsilon:g}, less than the cost of one run, the dearest candidate "
+    if not (run_epsilon > 0 and choice < run_epsilon):
+        return None
+    if total is not None:
+        return (f"The 'total_epsilon' parameter ({total:g}) leaves the choice "
+                f"ε={choice:g}, less than the cost of one run, the dearest candidate "
                 f"(ε={run_epsilon:g}), which selection='repeated' needs. Raise "
                 "total_epsilon, search fewer candidates or cheaper ones, or use "
                 "selection='holdout-noisy-max'.")
-        if run_epsilon > 0 and epsilon < run_epsilon:
-            given = (f"The 'epsilon' parameter ({epsilon:g})" if not sizes_epsilon else
-                     f"Three quarters of the 'epsilon' parameter ({epsilon:g}; a quarter "
-                     "releases the class sizes the score needs)")
-            raise ValueError(
-                f"{given} of selection='repeated' must be at "
-                f"least the cost of one run, the dearest candidate (ε={run_epsilon:g}): "
-                "the number of runs then has a light tail. Raise epsilon (2× the dearest "
-                "candidate is Liu and Talwar's random stopping) or use "
-                "selection='holdout-noisy-max'.")
-        eta = epsilon / run_epsilon - 1 if run_epsilon > 0 else 1.0
-        note = (f"private selection: K ~ truncated negative binomial (η = {eta:.4g}) runs, "
-                "the best noisy validation count released (Papernot and Steinke 2022, "
-                f"Theorem 2, pure limit): (2 + η)·ε_run in all")
-        if not pure:
-            leaks.append(f"{where}: selection='repeated' needs candidates with a pure ε "
-                         "guarantee; use selection='holdout-noisy-max'.")
-        rows += sizes_row
-        rows.append(StepCost(_join(path, "selection"), "selection",
-                             PrivacyCost.pure(epsilon, neighbours=neighbours), note,
-                             not pure))
-    else:
-        members = fold.memberships if rule == "cv-noisy-max" else 1
-        fit_note = f"{members:g} training part(s) × {plan.n_candidates} candidates"
-        for (rpath, leak), (cls, note, costs) in groups.items():
-            cost = compose_sequential([_repeat(c, members * m) for c, m in costs],
-                                      neighbours=neighbours)
-            rows.append(StepCost(rpath, cls, cost, f"{fit_note}; {note}", leak))
-        rows += sizes_row
-        rows.append(StepCost(
-            _join(path, "selection"), "selection",
-            PrivacyCost.pure(epsilon, neighbours=neighbours),
-            "report-noisy-max over the candidates' validation scores (the index only)"))
-    if selection["refit"]:
-        rows.append(StepCost(
-            _join(path, "best_estimator_"), "refit",
-            _worst(plan.candidate_totals, neighbours),
-            "refit on all records of the chosen candidate; the dearest candidate is charged"))
-    return SearchPlan(rows, leaks, notes, assumptions, run_epsilon, eta)
+    given = (f"The 'epsilon' parameter ({choice:g})" if not sizes_epsilon else
+             f"Three quarters of the 'epsilon' parameter ({choice:g}; a quarter "
+             "releases the class sizes the score needs)")
+    return (f"{given} of selection='repeated' must be at "
+            f"least the cost of one run, the dearest candidate (ε={run_epsilon:g}): "
+            "the number of runs then has a light tail. Raise epsilon (2× the dearest "
+            "candidate is Liu and Talwar's random stopping) or use "
+            "selection='holdout-noisy-max'.")
