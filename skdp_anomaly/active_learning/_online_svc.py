@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -16,7 +16,7 @@ from sklearn.utils.validation import (
 )
 
 from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS
 from ..privacy._validation import warn_privacy_leak
 from ..privacy._docstrings import fill_doc
 from ..privacy._validation import check_numeric
@@ -353,9 +353,12 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
                 "or read from y by fit when classes is None)",)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None, classes=None, label_oracle=None):
+    def _reservation(self, method: str) -> None:
+        # the step validates, checks its labels' source, then reserves the run (which a
+        # partial_fit run keeps between calls)
+        return None
+
+    def _private_fit(self, X, y=None, classes=None, label_oracle=None):
         """One fresh pass over the stream ``X`` (in row order).
 
         A transaction: on any exception the estimator is as before the call,
@@ -389,7 +392,6 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         self._warn_no_selection()
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, classes=None, label_oracle=None):
         """Process the next rows of the stream.
 
@@ -418,15 +420,15 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         -------
         self
         """
-        interruption = self._partial_fit(X, y, classes, label_oracle)
+        interruption = self._transaction("partial_fit", self._partial_fit, X, y, classes,
+                                         label_oracle)
         if interruption is not None:  # committed: the stream stands where it stopped
             raise interruption
         self._warn_no_selection()
         return self
 
-    @private_fit
     def _partial_fit(self, X, y, classes, label_oracle):
-        """One call as a transaction: rolled back when it fails before using
+        """One call's step: the call is rolled back when it fails before using
         anything, committed when it fails after (the exception is returned)."""
         cost = self.privacy_cost()
         y = check_label_source(y, label_oracle)

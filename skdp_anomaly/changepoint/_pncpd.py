@@ -6,7 +6,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -18,7 +18,6 @@ from ..privacy._rng import call_rng, check_random_state
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ..privacy._validation import check_numeric
 from ._core import (
@@ -408,9 +407,20 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         candidate_range(self.window, self.gamma)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None):
+    def _reservation(self, method: str) -> PrivacyCost | None:
+        if method == "fit" and self.window is None:
+            return self.privacy_cost()
+        if not (method == "partial_fit" and self.__sklearn_is_fitted__()):
+            self._check_params()
+        return None  # an online run reserves its stages itself: a retried call resumes it
+
+    def _record(self) -> None:
+        if self.window is None:
+            super()._record()
+        else:  # 0 (under the run's relation) until AboveThreshold answers its first window
+            self.privacy_spent_ = self._spent().under("replace")
+
+    def _private_fit(self, X, y=None):
         """Find the change points of the series ``X`` (offline, or online from scratch).
 
         Parameters
@@ -439,7 +449,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             x = self._check_series(X, reset=True)
             self._start_online()
             return self._online_feed(x)
-        self._start_private_fit()
         x = self._check_series(X, reset=True)
         n = x.shape[0]
         min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
@@ -468,7 +477,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.noise_scale_ = locate[0].scale
         self.alarm_index_ = self.alarm_at_ = None
         self.n_seen_ = n
-        self.privacy_spent_ = self._spent()
         return self
 
     def _set_dependence(self, report: dict, n: int) -> None:
@@ -489,9 +497,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.n_change_points_ = len(points)
         self.detected_ = bool(len(points))
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def partial_fit(self, X, y=None):
+    def _private_partial_fit(self, X, y=None):
         """Feed the next chunk of the stream to ONLINEPNCPD (Algorithm 4).
 
         Requires ``window`` and ``threshold``. The first call starts a new
@@ -636,13 +642,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _online_feed(self, x):
         state = self._online
         self._n_calls += 1
-        made = []
-
         def charge_stage(cost: PrivacyCost) -> None:
             # once per run: a retried call finds the charge of the call it repeats
             if not self._charged(cost):
                 self._charge(cost)
-                made.append(cost)
 
         state.feed(x, call_rng(self.random_state, self._n_calls), charge=charge_stage)
         if state.detected:
@@ -653,9 +656,6 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self.alarm_index_ = state.alarm_index
         self.alarm_at_ = None if state.alarm_index is None else state.alarm_index + state.h - 1
         self.n_seen_ = state.n_seen
-        if made or not hasattr(self, "privacy_spent_"):
-            # 0 (under the run's relation) until AboveThreshold answers its first window
-            self.privacy_spent_ = self._spent().under("replace")
         self._keeps_run_open = not state.detected  # the reservation lasts until the detection
         return self
 

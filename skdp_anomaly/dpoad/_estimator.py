@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -18,7 +18,7 @@ from .._warn import warn
 from ..exceptions import DPOADNoiseWarning
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, private_fit
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS
 from ..privacy._validation import check_numeric
 from ._analyst import COUNT_MODELS, DETECTORS, Analyst, check_count_model, release_counts
 from ._owner import (
@@ -307,9 +307,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return tuple(out)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None):
+    def _private_fit(self, X, y=None):
         """Forget earlier windows, then process ``X`` as the first window.
 
         Parameters
@@ -328,9 +326,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self._start()
         return self._window(X, first=True)
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def partial_fit(self, X, y=None):
+    def _private_partial_fit(self, X, y=None):
         """Process one window of records: one DPOAD iteration (Steps 1–7).
 
         Parameters
@@ -387,7 +383,6 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.dispersion_ = float(getattr(self.analyst_.baseline, "dispersion", math.nan))
         self.detectable_excess_ = (math.nan if report.detectable_excess is None
                                    else report.detectable_excess)
-        self.privacy_spent_ = self._spent()
         if _first_test(self.reports_):
             self._warn_if_undecidable(release.max_count)
         return self
@@ -453,8 +448,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return copy.deepcopy(state, memo)
 
     def _start(self):
-        """A new stream: validate, forget the last one, reserve its first window."""
-        self._start_private_fit()
+        """A new stream (validated, the last one forgotten, its first window reserved)."""
         self._n_features = len(check_bins(self.bins))
         self.owner_ = self._make_owner(self.random_state)
         self.analyst_ = Analyst(max_count=self.max_count, detector=self.detector,

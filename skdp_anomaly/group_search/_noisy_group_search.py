@@ -10,7 +10,7 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
@@ -24,7 +24,6 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ..privacy._validation import check_numeric
 from ._plan import QueryPlan, plan_queries
@@ -312,9 +311,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             _checked_sensor(self.oracle, float(self.query_epsilon))
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None):
+    def _private_fit(self, X, y=None):
         """Search for the anomaly among the rows of ``X``.
 
         Parameters
@@ -343,7 +340,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             estimator as it was before the call, except ``privacy_spent_``,
             which keeps the queries already charged.
         """
-        self._start_private_fit()  # validates, forgets the last fit, reserves the plan
         if is_dask_collection(X):
             return self._fit_dask(X)
         scores = self._scores(X)
@@ -376,7 +372,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.n_queries_ = spent
         self._set_plan(plan)
         self.halted_by_ = reasons[0]
-        self.privacy_spent_ = self._spent()
         return self
 
     def _set_plan(self, plan: QueryPlan) -> None:
@@ -424,7 +419,6 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.n_queries_ = queries
         self._set_plan(plan)
         self.halted_by_ = reason
-        self.privacy_spent_ = self._spent()
         return self
 
     def _scores(self, X):

@@ -7,7 +7,7 @@ from functools import partial
 
 import numpy as np
 from imblearn.pipeline import Pipeline
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -23,7 +23,7 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._rng import check_random_state
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_settings
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint, private_fit
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric
 from ._strategy import PIPELINE_SPLIT, PRIOR_SHARE, resolve_imbalanced_strategy
 from ._predicted_prior import PredictedPriorThresholdClassifier
@@ -283,9 +283,13 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
                 "and treated as public",)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=False)
-    @private_fit
-    def fit(self, X, y):
+    _skip_nested_validation = False
+
+    def _reservation(self, method: str) -> PrivacyCost:
+        self._forget()  # a refit prices the model afresh, not the last fit's strategy_
+        return self.privacy_cost()
+
+    def _private_fit(self, X, y):
         """Scale by the public bounds, resolve the strategy, and fit the private model.
 
         Parameters
@@ -305,9 +309,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         -------
         self
         """
-        self._forget()  # a refit prices the model afresh, not the last fit's strategy_
         total = self.privacy_cost()
-        self._start_private_fit(total)
         X, y, classes = self._training_data(X, y)
         classes = self._label_set(classes)
         self.classes_ = classes  # public (the parameter, or an assumption)
@@ -320,7 +322,6 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         self.model_ = _fit_model(model, X, y, classes)
         self.strategy_ = strategy
         self.bounds_ = self.model_.named_steps["scaler"].bounds_
-        self.privacy_spent_ = self._spent()
         return self
 
     def _training_data(self, X, y):

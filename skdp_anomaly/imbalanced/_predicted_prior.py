@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import _fit_context
 
 from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
@@ -11,7 +10,6 @@ from ..privacy import LaplaceMechanism, PrivacyCost
 from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
 from ..privacy._grid import to_steps
-from ..privacy._protocol import private_fit
 from ._threshold import NoisyPriorThresholdClassifier, _proba
 
 __all__ = ["PredictedPriorThresholdClassifier"]
@@ -120,9 +118,7 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
                                 neighbours=cost.neighbours)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=False)
-    @private_fit
-    def fit(self, X, y):
+    def _private_fit(self, X, y):
         """Fit a clone of ``estimator``, then release its mean predictions on ``X``.
 
         Parameters
@@ -137,7 +133,6 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
         -------
         self
         """
-        self._start_private_fit(self.own_privacy_cost())
         public = self._check_classes()
         child = self._child(public)
         X, y, values, counts = self._training_data(X, y)
@@ -161,7 +156,6 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
             self.noisy_prediction_sums_ = mechanism.randomise_steps(steps, rng) * g
             prior = np.maximum(self.noisy_prediction_sums_, floor)
         self.class_prior_ = prior / prior.sum()
-        self.privacy_spent_ = self._spent()
         return self
 
 

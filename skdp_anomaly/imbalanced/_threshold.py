@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,7 +19,6 @@ from ..privacy._rng import check_random_state
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 
 __all__ = ["NoisyPriorThresholdClassifier"]
@@ -177,9 +176,14 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         return ()
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=False)
-    @private_fit
-    def fit(self, X, y):
+    _skip_nested_validation = False
+
+    def _reservation(self, method: str) -> PrivacyCost:
+        # validates, and builds the mechanism: a rate it cannot honour is refused before
+        # anything is reserved; the member is charged when it fits
+        return self.own_privacy_cost()  # the member is charged when it fits
+
+    def _private_fit(self, X, y):
         """Release the class sizes, then fit a clone of ``estimator`` on ``(X, y)``.
 
         Parameters
@@ -198,7 +202,6 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         self
         """
         mechanism = self._mechanism()
-        self._start_private_fit(self.own_privacy_cost())
         public = self._check_classes()  # parameters only: before reading the data
         child = self._child(public)
         X, y, values, counts = self._training_data(X, y)
@@ -212,7 +215,6 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         self.classes_, self.noisy_class_counts_ = classes, noisy
         prior = np.maximum(self.noisy_class_counts_, 1).astype(np.float64)
         self.class_prior_ = prior / prior.sum()
-        self.privacy_spent_ = self._spent()
         return self
 
     def _training_data(self, X, y):

@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -29,7 +29,6 @@ from ..privacy._exact import check_rate
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ..privacy._validation import check_numeric
 from ._objective import (
@@ -315,9 +314,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
                 "treated as public",)
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y):
+    def _private_fit(self, X, y):
         """Fit the model on ``(X, y)``, spending ``epsilon``.
 
         Parameters
@@ -335,7 +332,6 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self : PrivateLogisticRegression
             The fitted estimator.
         """
-        self._start_private_fit()
         rows, y, values = self._training_rows(X, y)
         check_classification_targets(values)  # the type of target is that of the label set
         classes = self._label_set(values, y.dtype)
@@ -360,7 +356,6 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.C_ = 1.0 / (plan.lam * n) / r_aug / r_aug
         self.data_norm_ = data_norm
         self.clip_norm_ = clip_norm
-        self.privacy_spent_ = self._spent()
         return self
 
     def _training_rows(self, X, y):

@@ -11,7 +11,6 @@ from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
     MetaEstimatorMixin,
-    _fit_context,
     clone,
     is_classifier,
 )
@@ -35,7 +34,6 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ._allocation import search_pays, split_total
 from ._label_set import give_label_set, label_set_route
@@ -289,9 +287,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         return float(self.n_runs)
 
     # ------------------------------------------------------------ fit
-    @_fit_context(prefer_skip_nested_validation=False)
-    @private_fit
-    def fit(self, X, y, groups=None):
+    _skip_nested_validation = False
+
+    def _private_fit(self, X, y, groups=None):
         """Choose a candidate privately, then refit it (when ``refit=True``).
 
         Parameters
@@ -308,12 +306,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self
             The fitted search.
         """
-        plan = self._plan()
-        if plan.leaks:
-            raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
+        plan = self._plan()  # the one privacy_cost() was reserved from
         total = compose_sequential([r.cost for r in plan.rows if not r.leak],
                                    neighbours="replace")
-        self._start_private_fit(total)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              "is None: the validation score is a count of correct predictions.")
@@ -358,7 +353,6 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self.best_estimator_ = model
         if hasattr(model, "n_features_in_"):
             self.n_features_in_ = model.n_features_in_
-        self.privacy_spent_ = self._spent()
         return self
 
     def _searches(self, X, splits, label_set, plan) -> bool:

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, _fit_context
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -19,7 +19,6 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ..privacy._validation import check_numeric, warn_outside_bounds
 from ._histograms import (
@@ -289,9 +288,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         return (float(self.epsilon), self.n_bins, self.contamination, repr(self.bounds))
 
     # ---------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None):
+    def _private_fit(self, X, y=None):
         """Release the histograms of ``X`` (and, with a fraction, the offset).
 
         Parameters
@@ -306,12 +303,9 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         -------
         self
         """
-        self._start_private_fit()
         return self._fit_chunk(X, first=True)
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def partial_fit(self, X, y=None):
+    def _private_partial_fit(self, X, y=None):
         """Add one chunk of rows: its noisy row count and histograms are added up.
 
         The first call starts a run (and is charged ``epsilon``); later calls
@@ -330,16 +324,12 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         -------
         self
         """
-        first = not self.__sklearn_is_fitted__()
-        if first:
-            self._start_private_fit()
-        else:
-            self._check_params()
-            if self._run_parameters() != self._run_key:
-                raise ValueError(
-                    "PrivateHBOS: epsilon, bounds, n_bins and contamination cannot change "
-                    "within a partial_fit run (its ε rests on every chunk being released the "
-                    "same way); call fit to start a new run.")
+        first = not self.__sklearn_is_fitted__()  # a new run: validated and reserved
+        if not first and self._run_parameters() != self._run_key:
+            raise ValueError(
+                "PrivateHBOS: epsilon, bounds, n_bins and contamination cannot change "
+                "within a partial_fit run (its ε rests on every chunk being released the "
+                "same way); call fit to start a new run.")
         return self._fit_chunk(X, first=first)
 
     def _fit_chunk(self, X, *, first: bool):
@@ -376,7 +366,6 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         else:
             self._release_offset(rows, chunk_rows, quantile_mech, rng, first)
         self.n_chunks_ += 1
-        self.privacy_spent_ = self._spent()
         return self
 
     def _release_offset(self, rows: Rows, chunk_rows: int, mechanism, rng, first: bool):

@@ -30,7 +30,6 @@ import numpy as np
 from imblearn.over_sampling.base import BaseOverSampler
 from imblearn.utils import check_target_type
 from imblearn.utils._validation import ArraysTransformer
-from sklearn.base import _fit_context
 from sklearn.preprocessing import label_binarize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -46,7 +45,6 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import (
     PRIVACY_PARAMETER_CONSTRAINTS,
     epsilon_constraint,
-    private_fit,
 )
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
 from ..privacy._validation import check_numeric, warn_outside_bounds
@@ -453,61 +451,6 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         return {"X_types": ["2darray", "dataframe"]}
 
     # -- fitting --------------------------------------------------------------
-    @private_fit
-    def fit(self, X, y, **params):
-        """Run the private release as :meth:`fit_resample` does and discard the rows.
-
-        Spends the same budget as :meth:`fit_resample` (and is the same
-        transaction); prefer that method.
-
-        Returns
-        -------
-        self : object
-        """
-        self.fit_resample(X, y, **params)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit_resample(self, X, y, **params):
-        """Resample the dataset: the original rows plus DP synthetic rows.
-
-        Every parameter is checked and the accountant is checked for the whole
-        ``epsilon`` before the data are read; each part is charged right
-        before its release. A refused fit (:class:`diffprivlib.utils.BudgetError`)
-        computes nothing and leaves the sampler as it was. A call that fails
-        (any exception, ``KeyboardInterrupt`` included) leaves the sampler as
-        it was, except that ``privacy_spent_`` (and the accountant) keep the
-        charges of the releases already made.
-
-        Dask arrays, or a dask DataFrame and Series, are read in one
-        blockwise pass (class sizes and exact class sums, added on the
-        client); the noise is added once on the client and dask collections
-        are returned, whose synthetic rows are drawn on the workers. Same
-        data and ``random_state``: the same rows as in memory, bit for bit
-        (Gaussian synopsis only).
-
-        Parameters
-        ----------
-        X : {array-like, dataframe, dask array, dask dataframe} of shape (n_samples, n_features)
-            Numeric features.
-        y : {array-like, dask array, dask series} of shape (n_samples,)
-            Class labels (in ``classes`` when that is given).
-
-        Returns
-        -------
-        X_resampled : {ndarray, dataframe, dask array, dask dataframe} of shape (n_samples_new, n_features)
-        y_resampled : {ndarray, series, dask array, dask series} of shape (n_samples_new,)
-        """
-        # Same template as imblearn's SamplerMixin.fit_resample, except that
-        # sampling_strategy_ is never computed from the exact class sizes
-        # unless they are declared public: imblearn's check (and its error
-        # messages) would read them. The stages run in order (tests/test_data_walk.py):
-        # read inputs here, then statistics, releases and synthesis, each entered
-        # once (the grid synopsis: statistics and releases twice, see the module).
-        self._start_private_fit()
-        return self._fit_resample(X, y)
-
     def _read_inputs(self, X, y) -> tuple:
         """The first stage: ``X`` and ``y`` validated, the label set and the strategy checked.
 
@@ -540,12 +483,58 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 public = public_strategy(self.sampling_strategy, y, self._sampling_type)
         return X, y, classes, y_codes, public, frame, restore
 
-    def _fit_resample(self, X, y):
-        """Read the inputs, then run the stages: statistics, releases, synthesis.
+    # imbalanced-learn's abstract hook, not run: its template reads the exact class sizes,
+    # so the mixin's fit_resample runs _private_fit_resample instead
+    _fit_resample = None
 
-        Called once the budget is reserved; returns what :meth:`fit_resample`
-        returns. Nothing of this module runs once the statistics are read.
+    def _private_fit(self, X, y, **params):
+        """Run the private release as :meth:`fit_resample` does and discard the rows.
+
+        Spends the same budget as :meth:`fit_resample` (and is the same
+        transaction); prefer that method.
+
+        Returns
+        -------
+        self : object
         """
+        self._private_fit_resample(X, y, **params)
+        return self
+
+    def _private_fit_resample(self, X, y, **params):
+        """Resample the dataset: the original rows plus DP synthetic rows.
+
+        Every parameter is checked and the accountant is checked for the whole
+        ``epsilon`` before the data are read; each part is charged right
+        before its release. A refused fit (:class:`diffprivlib.utils.BudgetError`)
+        computes nothing and leaves the sampler as it was. A call that fails
+        (any exception, ``KeyboardInterrupt`` included) leaves the sampler as
+        it was, except that ``privacy_spent_`` (and the accountant) keep the
+        charges of the releases already made.
+
+        Dask arrays, or a dask DataFrame and Series, are read in one
+        blockwise pass (class sizes and exact class sums, added on the
+        client); the noise is added once on the client and dask collections
+        are returned, whose synthetic rows are drawn on the workers. Same
+        data and ``random_state``: the same rows as in memory, bit for bit
+        (Gaussian synopsis only).
+
+        Parameters
+        ----------
+        X : {array-like, dataframe, dask array, dask dataframe} of shape (n_samples, n_features)
+            Numeric features.
+        y : {array-like, dask array, dask series} of shape (n_samples,)
+            Class labels (in ``classes`` when that is given).
+
+        Returns
+        -------
+        X_resampled : {ndarray, dataframe, dask array, dask dataframe} of shape (n_samples_new, n_features)
+        y_resampled : {ndarray, series, dask array, dask series} of shape (n_samples_new,)
+        """
+        # imblearn's template reads the exact class sizes (sampling_strategy_ and its
+        # messages), so this step replaces it: they are read only when declared public.
+        # The stages run in order (tests/test_data_walk.py): read inputs, then statistics,
+        # releases and synthesis, each entered once (the grid synopsis: statistics and
+        # releases twice, see the module).
         _warn_ignored_params(self)
         steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
@@ -591,7 +580,6 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         else:
             X_res, y_res = synthesize_grid(X, y, released, choice, histograms, classes,
                                            self.connectivity)
-        self.privacy_spent_ = self._spent()
         if dask_input:
             return X_res, y_res
         arrays_transformer, binarize_y = restore

@@ -136,15 +136,20 @@ class ReleaseSteps(NamedTuple):
         return check_bounds(self.bounds, X, n_features=n_features)
 
     # -- the releases ---------------------------------------------------------------------
-    def release_sizes(self, mechanism, true_sizes, classes, rng, *, public=None) -> SizeRelease:
-        """The DP class sizes (``mechanism``; None when public) and the rows they imply.
+    def release_sizes(self, true_sizes, classes, rng, *, public=None,
+                      charge=None) -> SizeRelease:
+        """The DP class sizes (:meth:`size_mechanism`) and the rows they imply.
 
-        ``true_sizes`` are private and never returned. ``public``: imblearn's
-        strategy from the exact sizes (declared public, labels read from ``y``),
-        used as it is. One release (shape (1, n_classes)).
+        ``charge`` is called with the mechanism's cost right before the
+        release. ``true_sizes`` are private and never returned. ``public``:
+        imblearn's strategy from the exact sizes (declared public, labels read
+        from ``y``), used as it is. One release per row of ``true_sizes``.
         """
         k = classes.size
+        mechanism = self.size_mechanism()
         if mechanism is not None:
+            if charge is not None:
+                charge(mechanism.cost)
             noisy = np.atleast_2d(mechanism.randomise(true_sizes, rng))
             n_new, targeted = n_synthetic(self.sampling_strategy, classes, noisy)
             return SizeRelease(noisy, n_new, targeted, np.maximum(noisy, 1))
@@ -500,18 +505,13 @@ class GridRelease(NamedTuple):
     sample_rng: np.random.Generator
 
 
-def _release_sizes(steps, classes, true_sizes, noise_rng, charge, public):
-    """The DP (or declared public) class sizes, and the rows they imply.
+def _sizes_plan(sizes: SizeRelease, classes, public):
+    """Post-processing of the released sizes: the rows they imply.
 
-    Returns ``(noisy_class_counts, sampling_strategy, n_new, divisors)``;
-    ``true_sizes`` are private and never returned. ``public``: imblearn's
-    sampling strategy from the exact sizes (``class_counts="public"`` without
-    ``classes``), used as it is.
+    Returns ``(noisy_class_counts, sampling_strategy, n_new, divisors)``.
+    ``public``: imblearn's sampling strategy from the exact sizes
+    (``class_counts="public"`` without ``classes``), used as it is.
     """
-    mechanism = steps.size_mechanism()
-    if mechanism is not None:
-        charge(mechanism.cost)
-    sizes = steps.release_sizes(mechanism, true_sizes, classes, noise_rng, public=public)
     labels = classes.tolist()
     noisy = None if sizes.noisy is None else dict(zip(labels, sizes.noisy[0].tolist()))
     if public is not None:
@@ -537,8 +537,9 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
     steps.check_sums(d)  # before any charge
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
     classes = stats.classes
-    noisy, strategy, n_new, class_sizes = _release_sizes(steps, classes, stats.sizes, noise_rng,
-                                                         charge, public)
+    noisy, strategy, n_new, class_sizes = _sizes_plan(
+        steps.release_sizes(stats.sizes, classes, noise_rng, public=public, charge=charge),
+        classes, public)
     over_sampled = np.flatnonzero(n_new > 0)
     eps_hist, labels = steps.split[1], classes.tolist()
     if over_sampled.size:
@@ -562,8 +563,9 @@ def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, publ
     # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
     # released rows and must not expose the stream that hid the counts
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
-    noisy, strategy, n_new, class_sizes = _release_sizes(steps, stats.classes, stats.sizes,
-                                                         noise_rng, charge, public)
+    noisy, strategy, n_new, class_sizes = _sizes_plan(
+        steps.release_sizes(stats.sizes, stats.classes, noise_rng, public=public, charge=charge),
+        stats.classes, public)
     if n_new.sum() == 0:
         warn_no_synthetic_rows()
     return GridRelease(noisy, strategy, n_new, class_sizes, noise_rng, sample_rng)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._protocol import private_fit
 from ..privacy._validation import check_bounds
 from ..privacy._validation import warn_outside_bounds
 
@@ -94,9 +93,7 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
             size = max(np.size(lower), np.size(upper))
             check_bounds(self.bounds, n_features=size)
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    @private_fit
-    def fit(self, X, y=None):
+    def _private_fit(self, X, y=None):
         """Broadcast ``bounds`` to the features of ``X`` (or read the data's range).
 
         Parameters
@@ -111,14 +108,12 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         -------
         self
         """
-        self._start_private_fit()
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=True)
         lower, upper = check_bounds(self.bounds, X if self.bounds is None else None,
                                     n_features=X.shape[1])
         warn_outside_bounds(X, lower, upper, type(self).__name__,
                             getattr(self, "feature_names_in_", None))
         self.bounds_ = (lower, upper)
-        self.privacy_spent_ = self._spent()
         return self
 
     def transform(self, X):

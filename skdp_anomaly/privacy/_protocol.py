@@ -19,8 +19,10 @@ nothing else):
   charges of a call that then failed (a new ``fit`` starts a new count; the
   accountant keeps every charge).
 
-One path for every fit (:meth:`PrivacyCostMixin._start_private_fit`,
-:meth:`PrivacyCostMixin._charge`, ``private_fit``):
+One path for every fit, the template :meth:`PrivacyCostMixin._transaction`
+that writes every public fitting method; an estimator writes only its
+private step, which calls :meth:`PrivacyCostMixin._charge` before each
+release:
 
 1. validate the parameters (``privacy_cost()``);
 2. reserve the whole planned cost on the accountant, atomically: two fits
@@ -31,7 +33,7 @@ One path for every fit (:meth:`PrivacyCostMixin._start_private_fit`,
 5. set ``privacy_spent_``.
 
 A refusal before step 4 releases nothing and leaves the estimator as it
-was. Every public fitting method is a transaction (``private_fit``): on
+was. Every public fitting method is a transaction: on
 any exception, ``KeyboardInterrupt`` included, the estimator is restored to
 its state before the call, except that ``privacy_spent_`` (and the
 accountant) keep every charge made — a charge is made right before its
@@ -52,18 +54,19 @@ ledger survives it by reference, other accountants are copied.
 from __future__ import annotations
 
 import copy
-import functools
+import inspect
 import threading
 from numbers import Real
 
 import numpy as np
+from sklearn import config_context, get_config
 from sklearn.utils._param_validation import HasMethods, Interval
 
 from ._cost import PrivacyCost, compose_sequential
 from ._mechanisms import MIN_EPSILON
 
 __all__ = ["ACCOUNTANT_NEIGHBOURS", "PRIVACY_PARAMETER_CONSTRAINTS", "PrivacyCostMixin",
-           "epsilon_constraint", "private_fit"]
+           "epsilon_constraint"]
 
 #: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
 ACCOUNTANT_NEIGHBOURS = "replace"
@@ -159,17 +162,34 @@ class _Run:
 class PrivacyCostMixin:
     """The privacy protocol: validated costs, reserved budgets, transactional fits.
 
-    Subclasses write ``_privacy_cost()`` (the cost of valid parameters) and,
-    when parameters constrain each other, ``_more_validate_params()``; their
-    fitting methods are decorated with ``private_fit`` and call
-    ``_start_private_fit()`` before reading data and ``_charge()`` right
-    before each release.
+    Subclasses write ``_privacy_cost()`` (the cost of valid parameters),
+    ``_more_validate_params()`` when parameters constrain each other, and
+    their private steps: ``_private_fit``, ``_private_partial_fit``,
+    ``_private_fit_resample``. The mixin writes the public ``fit``,
+    ``partial_fit`` and ``fit_resample`` of each step a class defines (its
+    docstring and signature are the step's), each one transaction
+    (:meth:`_transaction`): validate and reserve (:meth:`_reservation`), run
+    the step, which calls ``_charge()`` right before each release, and record
+    ``privacy_spent_``.
     """
+
+    #: private step -> the public method the mixin writes for it
+    _steps = {"_private_fit": "fit", "_private_partial_fit": "partial_fit",
+              "_private_fit_resample": "fit_resample"}
+    #: sklearn's ``prefer_skip_nested_validation``: False for meta-estimators, whose
+    #: members validate their own parameters
+    _skip_nested_validation = True
 
     #: parameters that, left ``None``, are read from the data: name -> where it goes
     _data_derived_params: dict = {}
     #: private attributes that hold the state of a run (forgotten with the fitted ones)
     _private_state: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for step, public in cls._steps.items():
+            if step in cls.__dict__ and public not in cls.__dict__:
+                setattr(cls, public, _template(public, cls.__dict__[step]))
 
     # -- the public side ------------------------------------------------------
     def privacy_cost(self) -> PrivacyCost:
@@ -331,7 +351,54 @@ class PrivacyCostMixin:
         ledger = cost.under(_relation(getattr(self, "accountant", None)))
         return ledger.epsilon, ledger.delta
 
-    # -- transactions ------------------------------------------------------------
+    # -- the template: every public fitting call is one transaction --------------
+    def _reservation(self, method: str) -> PrivacyCost | None:
+        """Validate the parameters; return what ``method`` reserves before it reads data.
+
+        ``None`` reserves nothing: a later call of a run under way, or a step
+        that reserves itself once it has checked its arguments (a stream's
+        resumable run).
+        """
+        cost = self.privacy_cost()
+        if method == "partial_fit" and self.__sklearn_is_fitted__():
+            return None
+        return cost
+
+    def _record(self) -> None:
+        """The last stage of a call: ``privacy_spent_`` from the run's charges."""
+        self.privacy_spent_ = self._spent()
+
+    def _transaction(self, method: str, step, *args, **kwargs):
+        """Validate → reserve → ``step(*args, **kwargs)`` → record, or roll back.
+
+        On any exception (``KeyboardInterrupt`` included) the estimator is put
+        back as it was before the call, except that the charges made during the
+        call stay in ``privacy_spent_`` (and on the accountant). On success the
+        estimator is marked fitted. Either way the call's reservation is
+        released, unless the estimator keeps a stream's run open
+        (``_keeps_run_open``).
+        """
+        snapshot = self._snapshot()
+        charges_before = list(self.__dict__.get("_charges", []))
+        skip = self._skip_nested_validation or get_config()["skip_parameter_validation"]
+        try:
+            planned = self._reservation(method)
+            if planned is not None:
+                self._forget()
+                self._open_run(planned)
+            with config_context(skip_parameter_validation=skip):
+                result = step(*args, **kwargs)
+            self._record()
+        except BaseException:
+            made = _new_charges(charges_before, self.__dict__.get("_charges", []))
+            self._close_run()
+            self._restore(snapshot, made)
+            raise
+        self.__dict__["_fitted"] = True
+        if not getattr(self, "_keeps_run_open", False):
+            self._close_run()
+        return result
+
     @classmethod
     def _parameter_names(cls) -> frozenset:
         # cached per class: a stream fed point by point snapshots at every call
@@ -358,52 +425,18 @@ class PrivacyCostMixin:
             self.privacy_spent_ = compose_sequential(self.__dict__["_charges"])
 
 
-def private_fit(method):
-    """Make a fitting method a transaction of the privacy protocol.
+def _template(public: str, step):
+    """The public ``public`` method of a class whose private step is ``step``."""
 
-    On any exception (``KeyboardInterrupt`` included) the estimator is put
-    back as it was before the call, except that the charges made during the
-    call stay in ``privacy_spent_`` (and on the accountant). On success the
-    estimator is marked fitted. Either way the call's budget reservation is
-    released, unless the estimator keeps a stream's run open
-    (``_keeps_run_open``).
+    def method(self, *args, **kwargs):
+        return self._transaction(public, getattr(self, step.__name__), *args, **kwargs)
 
-    Parameters
-    ----------
-    method : callable
-        A fitting method (``fit``, ``partial_fit``, ``fit_resample``) of a
-        :class:`PrivacyCostMixin` estimator.
-
-    Returns
-    -------
-    callable
-        The method, wrapped.
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._protocol import private_fit
-    >>> callable(private_fit(lambda self, X: self))
-    True
-    """
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        snapshot = self._snapshot()
-        charges_before = list(self.__dict__.get("_charges", []))
-        try:
-            result = method(self, *args, **kwargs)
-        except BaseException:
-            charges_now = self.__dict__.get("_charges", [])
-            made = _new_charges(charges_before, charges_now)
-            self._close_run()
-            self._restore(snapshot, made)
-            raise
-        self.__dict__["_fitted"] = True
-        if not getattr(self, "_keeps_run_open", False):
-            self._close_run()
-        return result
-
-    return wrapper
+    method.__name__ = public
+    method.__qualname__ = step.__qualname__.rsplit(".", 1)[0] + "." + public
+    method.__module__ = step.__module__
+    method.__doc__ = step.__doc__
+    method.__signature__ = inspect.signature(step)
+    return method
 
 
 def _new_charges(before: list, now: list) -> list:

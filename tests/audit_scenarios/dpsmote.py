@@ -112,7 +112,7 @@ def _release_sizes(data: _Phase1Input, n_runs: int, rng) -> SizeRelease:
     true_sizes = data.true_sizes
     if mechanism is not None:
         true_sizes = np.broadcast_to(true_sizes, (n_runs, data.classes.size))
-    sizes = steps.release_sizes(mechanism, true_sizes, data.classes, rng, public=data.public)
+    sizes = steps.release_sizes(true_sizes, data.classes, rng, public=data.public)
     if mechanism is None:
         sizes = SizeRelease(None, *(np.tile(a, (n_runs, 1)) for a in sizes[1:]))
     return sizes
