@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sklearn.utils._param_validation import InvalidParameterError
+
 __all__ = [
     "BoundsClippingWarning",
     "BudgetExceededError",
@@ -17,6 +19,7 @@ __all__ = [
     "GroupSearchBudgetWarning",
     "NoSelectionWarning",
     "NothingReleasedWarning",
+    "ParameterError",
     "PrivacyBudgetError",
     "PrivacyLeakError",
     "PrivacyLeakWarning",
@@ -57,6 +60,34 @@ class PrivacyLeakError(PrivacyBudgetError):
     report : PrivacyReport or None, default=None
         The report that lists them.
     """
+
+
+class ParameterError(InvalidParameterError):
+    """A parameter outside its constraints: scikit-learn's error, with its fields.
+
+    The message is scikit-learn's own; the fields let a caller (the command
+    line) say the same in its own terms.
+
+    Parameters
+    ----------
+    message : str
+        scikit-learn's message.
+    estimator : str
+        The class whose parameter it is.
+    parameter : str
+        The parameter's name.
+    value : object
+        The value given.
+    constraints : list
+        What the parameter must be: scikit-learn's constraint objects (each
+        prints as a phrase, such as "a float in the range [0.0, 1.0]").
+    """
+
+    def __init__(self, message: str, *, estimator: str, parameter: str, value: Any,
+                 constraints: list):
+        super().__init__(message)
+        self.estimator, self.parameter = estimator, parameter
+        self.value, self.constraints = value, list(constraints)
 
 
 class BudgetExceededError(ValueError):

@@ -52,6 +52,7 @@ __all__ = [
     "is_privacy_leak",
     "join_dash_values",
     "library_calls",
+    "parameter_text",
     "missing_column",
     "one_line_warnings",
 ]
@@ -116,8 +117,6 @@ _NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
 _SKLEARN = re.compile(rf"[Tt]he '({_NAMES})' parameter(?: of \w+)?")
 # "pass the public label set as 'classes'"
 _QUOTED_AS = re.compile(rf"\bas '({_NAMES})'")
-# alternatives of that message a CLI user cannot type (objects, callables, None)
-_UNTYPABLE = re.compile(r"(?:,\s*|\s+or\s+)(?:an instance of '[^']*'|a callable\b|None\b)")
 # name=value, where a quoted value may be followed by "or 'other'" alternatives
 _ASSIGNMENT = re.compile(
     rf"\b({_NAMES})=('[^']*'(?:(?:, | or )'[^']*')*|\[[^\]]*\]|[^\s,;)]+)"
@@ -150,13 +149,8 @@ def cli_text(message: str, command: str | None = None) -> str:
     'Use --granularity auto or a larger --granularity.'
     >>> cli_text("use histogram='sparse' or 'auto' (class_counts='public')")
     'use --histogram sparse or auto (--public-counts)'
-    >>> cli_text("The 'count_share' parameter of DPSMOTE must be a float in the range "
-    ...          "(0.0, 1.0) or None. Got 1.0 instead.")
-    '--count-share must be a float in the range (0.0, 1.0). Got 1.0 instead.'
-    >>> cli_text("The 'random_state' parameter of DPSMOTE must be None, an int in the range "
-    ...          "[0, inf), an instance of 'numpy.random.mtrand.RandomState' or an instance "
-    ...          "of 'numpy.random._generator.Generator'. Got -3 instead.")
-    '--random-state must be an int in the range [0, inf). Got -3 instead.'
+    >>> cli_text("The 'gamma' parameter of DPOAD must be in (0, 1); got 1.")
+    '--gamma must be in (0, 1); got 1.'
     >>> cli_text("rows drawn uniformly over the bounds of the sparse histogram")
     'rows drawn uniformly over the bounds of the sparse histogram'
     >>> cli_text("Got alpha=0.0 instead.", "online-svc")
@@ -165,13 +159,50 @@ def cli_text(message: str, command: str | None = None) -> str:
     option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
     for setting, flag in _FLAG_OF.items():
         message = message.replace(setting, flag)
-    if _SKLEARN.match(message):
-        message = _UNTYPABLE.sub("", message).replace("must be None, ", "must be ")
     message = _SKLEARN.sub(lambda m: option_of[m[1]], message)
     message = _QUOTED_AS.sub(lambda m: f"as {option_of[m[1]]}", message)
     message = _ASSIGNMENT.sub(lambda m: f"{option_of[m[1]]} {_value(m[2])}", message)
     message = _PLAIN.sub(lambda m: m[1] + option_of[m[2]], message)
     return _SNAKE.sub(lambda m: option_of[m[1]], message)
+
+
+def _typable(constraint) -> list:
+    """The parts of a scikit-learn constraint a command-line user can type."""
+    from sklearn.utils._param_validation import (
+        HasMethods,
+        _Callables,
+        _InstancesOf,
+        _NoneConstraint,
+    )
+
+    parts = getattr(constraint, "_constraints", [constraint])  # e.g. "random_state"
+    if len(parts) > 1:
+        return [p for part in parts for p in _typable(part)]
+    if isinstance(constraint, (HasMethods, _Callables, _NoneConstraint)):
+        return []
+    if isinstance(constraint, _InstancesOf) and constraint.type.__module__ != "builtins":
+        return []
+    return [str(constraint)]
+
+
+def parameter_text(error, command: str | None = None) -> str:
+    """A :class:`~skdp_anomaly.exceptions.ParameterError` in the command's terms.
+
+    >>> from skdp_anomaly.outlier import PrivateHBOS
+    >>> for bad in ({"epsilon": -1}, {"random_state": -3}):
+    ...     try:
+    ...         PrivateHBOS(**bad).privacy_cost()
+    ...     except ValueError as error:
+    ...         print(parameter_text(error))
+    --epsilon must be a float in the range [1e-06, 30.0]. Got -1 instead.
+    --random-state must be an int in the range [0, 4294967295]. Got -3 instead.
+    """
+    option = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}.get(
+        error.parameter, error.parameter)
+    phrases = [p for c in error.constraints for p in _typable(c)] or [
+        str(c) for c in error.constraints]
+    must = phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} or {phrases[-1]}"
+    return f"{option} must be {must}. Got {error.value!r} instead."
 
 
 # ------------------------------------------------------------------ warnings
@@ -217,9 +248,13 @@ def library_calls(command: str):
         from ..exceptions import PrivacyLeakWarning
 
         warnings.simplefilter("always", PrivacyLeakWarning)
+        from ..exceptions import ParameterError
+
         try:
             yield shown
-        except ValueError as exc:  # includes sklearn's InvalidParameterError
+        except ParameterError as exc:  # a parameter out of its constraints: from its fields
+            raise ValueError(parameter_text(exc, command)) from exc
+        except ValueError as exc:
             raise ValueError(cli_text(str(exc), command)) from exc
 
 

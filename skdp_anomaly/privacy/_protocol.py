@@ -60,7 +60,13 @@ from numbers import Real
 
 import numpy as np
 from sklearn import config_context, get_config
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    make_constraint,
+    validate_parameter_constraints,
+)
 
 from ._cost import PrivacyCost, compose_sequential
 from ._mechanisms import MIN_EPSILON
@@ -266,9 +272,35 @@ class PrivacyCostMixin:
 
     # -- validation -----------------------------------------------------------
     def _check_params(self) -> None:
-        """sklearn's declarative constraints, then the cross-parameter hook."""
-        self._validate_params()
+        """sklearn's declarative constraints, then the cross-parameter hook.
+
+        A parameter outside its constraints raises sklearn's message as a
+        :class:`~skdp_anomaly.exceptions.ParameterError`, which names the
+        parameter, its value and its constraints in fields.
+        """
+        try:
+            self._validate_params()
+        except InvalidParameterError as exc:
+            raise self._parameter_error(exc) from None
         self._more_validate_params()
+
+    def _parameter_error(self, exc: InvalidParameterError):
+        """``exc`` with its fields: the first parameter that fails on its own."""
+        from ..exceptions import ParameterError
+
+        name = type(self).__name__
+        for parameter, value in self.get_params(deep=False).items():
+            constraints = self._parameter_constraints.get(parameter, "no_validation")
+            if constraints == "no_validation":
+                continue
+            try:
+                validate_parameter_constraints({parameter: constraints}, {parameter: value},
+                                               caller_name=name)
+            except InvalidParameterError:
+                return ParameterError(str(exc), estimator=name, parameter=parameter,
+                                      value=value,
+                                      constraints=[make_constraint(c) for c in constraints])
+        return exc
 
     def _more_validate_params(self) -> None:
         """Checks between parameters (raise ``ValueError`` naming the parameter)."""
