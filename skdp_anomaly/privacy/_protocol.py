@@ -174,7 +174,7 @@ class PrivacyCostMixin:
     ``_private_fit_resample``. The mixin writes the public ``fit``,
     ``partial_fit`` and ``fit_resample`` of each step a class defines (its
     docstring and signature are the step's), each one transaction
-    (:meth:`_transaction`): validate and reserve (:meth:`_reservation`), run
+    (``_transaction``): validate and reserve (``_reservation``), run
     the step, which calls ``_charge()`` right before each release, and record
     ``privacy_spent_``.
     """
