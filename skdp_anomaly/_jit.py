@@ -31,7 +31,8 @@ class lazy_njit:  # noqa: N801 - used as a decorator, like numba.njit
         self._namespace = namespace
         self._functions: list = []
         self._lock = threading.Lock()
-        self._compiled = False
+        self._dispatchers: dict = {}
+        self._wrappers: dict = {}
 
     def __call__(self, func=None, **options):
         if func is None:
@@ -44,18 +45,26 @@ class lazy_njit:  # noqa: N801 - used as a decorator, like numba.njit
 
         @functools.wraps(func)
         def first_call(*args, **kwargs):
-            self.compile()
-            return self._namespace[name](*args, **kwargs)
+            # the dispatcher itself, not the module's name: the name may be rebound (a
+            # test's monkeypatch restores this wrapper there)
+            return self.compile()[name](*args, **kwargs)
 
+        self._wrappers[name] = first_call
         return first_call
 
-    def compile(self) -> None:
-        """Import numba and rebind every registered function to its dispatcher (once)."""
-        with self._lock:
-            if self._compiled:
-                return
-            from numba import njit
+    def compile(self) -> dict:
+        """Import numba and rebind every registered function to its dispatcher (once).
 
-            for func, options in self._functions:
-                self._namespace[func.__name__] = njit(**options)(func)
-            self._compiled = True
+        Returns the dispatchers by name.
+        """
+        with self._lock:
+            if not self._dispatchers:
+                from numba import njit
+
+                for func, options in self._functions:
+                    self._dispatchers[func.__name__] = njit(**options)(func)
+                for name, dispatcher in self._dispatchers.items():
+                    # a name rebound meanwhile (a test's monkeypatch) keeps its binding
+                    if self._namespace.get(name) is self._wrappers[name]:
+                        self._namespace[name] = dispatcher
+            return self._dispatchers
