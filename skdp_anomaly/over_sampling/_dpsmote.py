@@ -447,9 +447,6 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         tags.input_tags.sparse = False
         return tags
 
-    def _more_tags(self):  # pragma: no cover - imblearn < 0.13 / old sklearn
-        return {"X_types": ["2darray", "dataframe"]}
-
     # -- fitting --------------------------------------------------------------
     def _read_inputs(self, X, y) -> tuple:
         """The first stage: ``X`` and ``y`` validated, the label set and the strategy checked.

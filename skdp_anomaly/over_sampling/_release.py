@@ -50,7 +50,6 @@ from .._warn import warn
 from ..exceptions import DPSMOTENoiseWarning
 from ..privacy import GeometricMechanism, LaplaceMechanism
 from ..privacy._rng import check_random_state
-from ..privacy._validation import check_bounds
 from ..privacy._exact import geometric
 from ._setting import FLOAT_NEEDS_BINARY, Grid
 
@@ -130,10 +129,6 @@ class ReleaseSteps(NamedTuple):
             raise ValueError(
                 f"The 'epsilon' parameter of DPSMOTE ({self.epsilon!r}) is too small for the "
                 f"Gaussian synopsis' class sums on {n_features} features: {exc}") from None
-
-    def bounds_for(self, X, n_features: int):
-        """``(lower, upper)``: the public bounds, or (leak warning) those of ``X``."""
-        return check_bounds(self.bounds, X, n_features=n_features)
 
     # -- the releases ---------------------------------------------------------------------
     def release_sizes(self, true_sizes, classes, rng, *, public=None,

@@ -36,6 +36,7 @@ from skdp_anomaly.over_sampling._setting import (
 )
 from skdp_anomaly.over_sampling._statistics import BoxScale, cell_coordinates, class_fixed_sums
 from skdp_anomaly.privacy._rng import check_random_state
+from skdp_anomaly.privacy._validation import check_bounds
 
 __all__ = ["SynopsisBatch", "release_gaussian_batch", "release_synopsis_batch"]
 
@@ -96,7 +97,7 @@ def _phase1_input(estimator, X, y) -> _Phase1Input:
         check_strategy_labels(estimator.sampling_strategy, classes)
         if estimator.class_counts == "public":
             public = public_strategy(estimator.sampling_strategy, y, "over-sampling")
-    bounds = steps.bounds_for(X, X.shape[1])
+    bounds = check_bounds(steps.bounds, X, n_features=X.shape[1])
     true_sizes = np.bincount(y_codes, minlength=classes.size)
     return _Phase1Input(steps, X, y_codes, classes, true_sizes, bounds, public)
 
