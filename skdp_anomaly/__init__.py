@@ -8,45 +8,32 @@ DPOAD
     Private outsourcing of anomaly detection over windowed histograms (Mohammady et al.);
     the data owner and analyst roles are in :mod:`skdp_anomaly.dpoad`.
 DPImbalancedClassifier, NoisyPriorThresholdClassifier
-    The recommended private learner for imbalanced classes (features scaled
-    by public bounds, then the private classifier cut at its own DP mean
-    prediction, or DPSMOTE then the classifier, chosen from ε, n and d; one
-    total ε), and the classifier thresholded at a DP class prior.
+    Private learners for imbalanced classes (one total ε), and a classifier
+    thresholded at a DP class prior.
 BoundsScaler
     Maps features from public bounds onto [-1, 1], clipping; costs no privacy.
 PrivateLogisticRegression
-    The package's own ε-DP logistic regression (objective perturbation,
-    Chaudhuri, Monteleoni and Sarwate 2011), released float-safe; the default
-    classifier of DPImbalancedClassifier.
+    ε-DP logistic regression by objective perturbation (Chaudhuri et al. 2011).
 NoisyGroupSearch
-    Anomaly-restricted private search for an anomaly by noisy group queries (Bittner, Sarwate and Wright).
+    Anomaly-restricted private search by noisy group queries (Bittner et al.).
 PrivateOnlineActiveSVC
-    Private online active learning of a linear SVM (Ghassemi, Sarwate and Wright 2016), ``partial_fit``.
+    Private online active learning of a linear SVM (Ghassemi et al. 2016).
 PrivateChangePointDetector
-    Private nonparametric change-point detection, offline and online (Lut 2022,
-    chapter 2); its helpers are in :mod:`skdp_anomaly.changepoint`.
+    Private nonparametric change-point detection (Lut 2022, chapter 2).
 PrivateHBOS
-    Private histogram-based outlier scores (Goldstein and Dengel 2012) with
-    scikit-learn's outlier API: ``score_samples``, ``predict``, ``contamination``.
+    Private histogram-based outlier scores (Goldstein and Dengel 2012).
 audit, AuditResult
     Empirical lower bound on ε (Clopper–Pearson).
 check_privacy_budget, BudgetedPipeline, PrivacyReport, PrivacyBudgetError, PrivacyLeakError
-    Pipeline-aware privacy budget validation: adds up every step's cost (ours
-    and diffprivlib's), flags steps that learn without privacy, and prices
-    GridSearchCV / RandomizedSearchCV / cross-validation.
+    Pipeline-aware privacy budget validation, searches and cross-validation included.
 PrivateGridSearchCV, PrivateRandomizedSearchCV
-    Private model selection: the choice of the best candidate is a DP release
-    (Liu and Talwar; Papernot and Steinke), with a stated total.
+    Private model selection (Liu and Talwar; Papernot and Steinke).
 BudgetAccountant
-    A privacy budget (a total ε under one relation) shared by every fit
-    given it as ``accountant``; refuses a fit before it releases anything.
+    A privacy budget shared by every fit given it as ``accountant``.
 PrivacyCost
-    The privacy-cost value type; see :mod:`skdp_anomaly.privacy` for mechanisms
-    and composition, and :mod:`skdp_anomaly.exceptions` for the warnings and errors.
+    The privacy-cost value type (see :mod:`skdp_anomaly.privacy`).
 
-Every name is imported from its subpackage at its first use, so that
-``import skdp_anomaly`` (and the command line's ``--help``) does not load
-scikit-learn, scipy and imbalanced-learn until an estimator is needed.
+Names are imported at first use, so ``import skdp_anomaly`` loads no scikit-learn.
 """
 
 from importlib import import_module

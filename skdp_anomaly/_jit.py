@@ -11,13 +11,9 @@ __all__ = ["lazy_njit"]
 class lazy_njit:  # noqa: N801 - used as a decorator, like numba.njit
     """A module's ``njit``: its functions compile, all at once, at the first call of one.
 
-    ``njit = lazy_njit(globals())`` at the top of a module, then ``@njit`` or
-    ``@njit(cache=True, ...)`` as with numba. Until the first call the module's
-    names are Python wrappers; that call imports numba and rebinds every
-    registered name in the module to its compiled dispatcher, so compiled
-    functions calling each other through module globals see dispatchers when
-    numba compiles them. A name imported elsewhere before that keeps the
-    wrapper, which forwards each call to the dispatcher.
+    ``njit = lazy_njit(globals())``, then ``@njit`` as with numba. The first call
+    imports numba and rebinds every registered module name to its dispatcher (so
+    compiled functions see each other); wrappers imported elsewhere forward.
 
     Examples
     --------

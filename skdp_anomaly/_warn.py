@@ -1,14 +1,9 @@
 """Warnings that point at the user's line, through scikit-learn's call chain.
 
-A warning raised inside ``fit`` travels through sklearn's ``_fit_context``
-wrapper, imblearn's ``fit_resample`` and pipelines; a fixed ``stacklevel``
-then names a line of ``sklearn/base.py``. :func:`warn` walks the stack
-instead and attributes the warning to the first frame outside this package,
-scikit-learn, imbalanced-learn and joblib (which pipelines call through).
-imbalanced-learn is located, not imported: importing it costs ~0.4 s, and
-this module sits under :mod:`skdp_anomaly.privacy`, which every estimator
-imports (the package still imports imbalanced-learn for ``DPSMOTE`` and
-``BudgetedPipeline``, which subclass its classes).
+A fixed ``stacklevel`` would name a line of sklearn's wrappers; :func:`warn`
+walks the stack to the first frame outside this package, scikit-learn,
+imbalanced-learn and joblib. imbalanced-learn is located, not imported (slow
+to import, and every estimator imports this module).
 """
 
 from __future__ import annotations

@@ -30,9 +30,6 @@ __all__ = [
 class PrivacyBudgetError(ValueError):
     """The privacy cost of an estimator exceeds the budget given to the validator.
 
-    The :class:`~skdp_anomaly.PrivacyReport` that failed is available
-    as ``report``.
-
     Parameters
     ----------
     message : str
@@ -49,9 +46,8 @@ class PrivacyBudgetError(ValueError):
 class PrivacyLeakError(PrivacyBudgetError):
     """Raised instead of a warning when ``on_leak="raise"`` and a step leaks.
 
-    A leak is a step whose privacy loss is not bounded by any ε (a non-private
-    learner, data-derived bounds, hyperparameters chosen on raw scores...), so
-    it is a :class:`PrivacyBudgetError` too: catching that catches both.
+    A leak is a step whose privacy loss no ε bounds; catching
+    :class:`PrivacyBudgetError` catches both.
 
     Parameters
     ----------
@@ -65,9 +61,6 @@ class PrivacyLeakError(PrivacyBudgetError):
 class ParameterError(InvalidParameterError):
     """A parameter outside its constraints: scikit-learn's error, with its fields.
 
-    The message is scikit-learn's own; the fields let a caller (the command
-    line) say the same in its own terms.
-
     Parameters
     ----------
     message : str
@@ -79,8 +72,7 @@ class ParameterError(InvalidParameterError):
     value : object
         The value given.
     constraints : list
-        What the parameter must be: scikit-learn's constraint objects (each
-        prints as a phrase, such as "a float in the range [0.0, 1.0]").
+        scikit-learn's constraint objects (each prints as a phrase).
     """
 
     def __init__(self, message: str, *, estimator: str, parameter: str, value: Any,
@@ -91,22 +83,15 @@ class ParameterError(InvalidParameterError):
 
 
 class BudgetExceededError(ValueError):
-    """A charge that a :class:`~skdp_anomaly.BudgetAccountant` refuses.
-
-    It would spend more than the ledger's total; it is raised before the fit
-    releases anything.
-    """
+    """A charge beyond a :class:`~skdp_anomaly.BudgetAccountant`'s total, refused before release."""
 
 
 # --------------------------------------------------------------------- warnings
 class PrivacyLeakWarning(RuntimeWarning):
     """A step's privacy guarantee does not hold (e.g. bounds computed from the data).
 
-    The same role as :class:`diffprivlib.utils.PrivacyLeakWarning`, without
-    importing diffprivlib (which does not import on every scikit-learn). When
-    diffprivlib has been imported, the package emits a class derived from
-    both, so ``warnings`` filters and ``pytest.warns`` written for either
-    class catch it.
+    Once diffprivlib is imported, the package emits a class derived from this
+    and diffprivlib's ``PrivacyLeakWarning``, so filters for either catch it.
     """
 
 

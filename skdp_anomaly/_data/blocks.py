@@ -1,9 +1,7 @@
 """Rows with labels, in blocks: read, reduced where they live, extended with drawn rows.
 
-An estimator passes module-level (picklable) functions; on dask input they run
-on the workers, one task per block, and only their results reach the client.
-A numpy array is one block: the same function runs on it in the client, so
-the in-memory and the Dask paths share their arithmetic.
+Module-level (picklable) functions run once per block on the workers; a numpy
+array is one block, so both paths share their arithmetic.
 """
 
 from __future__ import annotations
@@ -32,9 +30,8 @@ class LabelledBlocks(NamedTuple):
 def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlocks:
     """``X`` and ``y`` as dask arrays, checked for shape and numeric features.
 
-    No data value is read except the lengths of partitions whose lengths dask
-    does not know. ``non_numeric`` is the owner's message, with a ``{what}``
-    field. X keeps float32, anything else numeric becomes float64.
+    Reads no value but unknown partition lengths. ``non_numeric`` has a
+    ``{what}`` field. float32 is kept, else float64.
     """
     import_dask(f"{owner} on dask collections")
     import dask.array as da
@@ -82,24 +79,13 @@ def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlock
 def _frame_array(frame):
     """A dask DataFrame or Series as a dask array, its chunk sizes known.
 
-    ``to_dask_array(lengths=True)`` fails on a frame whose partitions dask
-    has fused (small parquet files read together: "2 != 4"); the array's
-    own chunk sizes, computed after, are right in every case.
+    Not ``lengths=True``: it fails on frames whose partitions dask fused.
     """
     return frame.to_dask_array().compute_chunk_sizes()
 
 
 def column_extremes(X) -> np.ndarray:
-    """(2, d): each column's minimum and maximum (private: for bounds left None).
-
-    Parameters
-    ----------
-    X : ndarray or dask array of shape (n_samples, n_features)
-
-    Returns
-    -------
-    ndarray of float64, shape (2, n_features)
-    """
+    """(2, d) float64: each column's minimum and maximum (private: for bounds left None)."""
     if not is_dask_collection(X):
         X = np.asarray(X)
         return np.vstack([X.min(axis=0), X.max(axis=0)]).astype(np.float64)
@@ -113,9 +99,7 @@ def column_extremes(X) -> np.ndarray:
 def row_block_results(func: Callable, X, y, *args) -> list:
     """``[func(X_block, y_block, *args) for each row block]``, computed where the blocks live.
 
-    A numpy ``X`` is one block. On dask, ``X`` and ``y`` are chunked alike by
-    rows; each block's result (small: a statistic, not rows) reaches the
-    client, in block order.
+    A numpy ``X`` is one block; each result (small) reaches the client in order.
     """
     if not is_dask_collection(X):
         return [func(X, y, *args)]
@@ -140,12 +124,10 @@ def append_drawn_rows(X, y, draws, frame: tuple | None = None):
     X : ndarray or dask array of shape (n_samples, n_features)
     y : ndarray or dask array of shape (n_samples,)
     draws : list of (fill, args, n_rows, label)
-        ``fill(*args, out)`` fills ``out`` (shape (n_rows, n_features), X's
-        dtype) with the rows to append, all with ``label``. In memory it fills
-        the output in place; on dask each draw is one task on the workers.
+        ``fill(*args, out)`` fills ``out`` (n_rows, n_features) with rows
+        labelled ``label``; one task per draw on dask.
     frame : tuple or None
-        ``(columns, dtypes, name of y)``: return a dask DataFrame and Series
-        with the input's columns and dtypes (as imblearn does).
+        ``(columns, dtypes, name of y)``: return a dask DataFrame and Series.
 
     Returns
     -------
@@ -195,24 +177,19 @@ def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype
     Parameters
     ----------
     func : callable
-        Row-wise: each output row depends on its input row alone (picklable,
-        as for the other block functions). Blocks may have no rows.
+        Row-wise and picklable; blocks may have no rows.
     X : ndarray or dask array of shape (n_samples,) or (n_samples, n_features)
-        A dask array has one chunk of columns (as :func:`~skdp_anomaly._data.rows.read_rows`
-        gives).
+        A dask array has one chunk of columns.
     *args
-        Passed to ``func`` (small and picklable: a fitted model, labels).
+        Passed to ``func`` (small and picklable).
     n_columns : int or None, default=None
-        ``None``: one value per row (shape (n_block_rows,)); else that many
-        columns.
+        ``None``: one value per row; else that many columns.
     dtype : dtype, default=float64
-        The output's dtype.
 
     Returns
     -------
     ndarray or dask array
-        ``func(X, *args)`` for numpy ``X``; for dask, the blocks' outputs, chunked
-        as ``X``'s rows (nothing computed).
+        Lazy on dask, chunked as ``X``'s rows.
     """
     if not is_dask_collection(X):
         return func(X, *args)

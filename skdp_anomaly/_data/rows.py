@@ -1,24 +1,12 @@
 """The data backend: validated rows of a numpy array, a dask array or a dask DataFrame.
 
-An estimator reads its statistics through this module, so that in-memory and
-Dask data take one path: :func:`read_rows` validates the input and gives the
-same scikit-learn errors for both, :meth:`Rows.blocks` iterates over blocks of
-rows, and :func:`block_sum` / :func:`bincount` are exact reductions of integer
-statistics. Integer sums are associative, so a statistic is the same, bit for
-bit, however the rows are split into blocks and wherever the blocks live; the
-release computed from it is then the same too.
-
-On dask input a reduction is mapped over the blocks where they live, partial
-results are added on the workers (a tree reduction), and only the total, of
-the statistic's size, reaches the client: on a distributed cluster the client
-receives no block (dask's threaded scheduler computes a few blocks at a time
-in the client's own process). Each block, and an in-memory array, is read in
-views of :data:`NUMPY_BLOCK_ROWS` rows, so that a reduction's temporaries are
-of that size, not of the data's.
-
-It imports dask only when handed a dask collection (which its caller must
-have imported already, see :mod:`skdp_anomaly._data._dask`), so the package
-imports without dask installed.
+In-memory and Dask data take one path: :func:`read_rows` validates with
+scikit-learn's errors, :meth:`Rows.blocks` iterates over row blocks, and
+:func:`block_sum` / :func:`bincount` reduce integer statistics exactly (the same
+bits however the rows are split). On dask, reductions run where the blocks live
+and only the total reaches the client. Blocks are read in views of
+:data:`NUMPY_BLOCK_ROWS` rows so temporaries stay small. dask is imported only
+when a dask collection arrives (:mod:`skdp_anomaly._data._dask`).
 """
 
 from __future__ import annotations
@@ -37,20 +25,16 @@ __all__ = ["BlockSums", "LabelledRows", "Rows", "bincount", "block_fsums", "bloc
            "block_sum", "fsum_blocks", "is_dask_collection", "label_counts", "labelled_rows",
            "numpy_rows", "read_labels", "read_rows"]
 
-#: Rows per block of an in-memory array: a reduction's temporaries (a few arrays of
-#: a block's size) stay in the CPU's cache instead of growing with the array (DPOAD's
-#: histogram of a 10^7 x 2 window: 0.4 s and +19 MiB peak, against 1.6 s and +477 MiB
-#: when the window was binned whole).
+#: Rows per block of an in-memory array: a reduction's temporaries stay in cache
+#: instead of growing with the array.
 NUMPY_BLOCK_ROWS = 2 ** 16
 
 
 class Rows:
     """Validated 2-D rows of float64: a numpy array or a dask array chunked by rows.
 
-    Build it with :func:`numpy_rows` (an array the estimator validated) or
-    :func:`read_rows` (a dask collection, validated here). It holds the data
-    for the duration of one call and must not be kept in fitted state; its
-    ``repr`` shows the shape only.
+    Built by :func:`numpy_rows` or :func:`read_rows`. Holds the data for one
+    call only: never keep it in fitted state (its ``repr`` shows the shape only).
 
     Parameters
     ----------
@@ -85,16 +69,7 @@ class Rows:
         return max(1, -(-self.n_samples // NUMPY_BLOCK_ROWS))
 
     def blocks(self) -> Iterator[np.ndarray]:
-        """Yield the row blocks in order, as numpy arrays.
-
-        A numpy array gives views of :data:`NUMPY_BLOCK_ROWS` rows (itself
-        when it is no longer). A dask array's blocks are computed one at a
-        time: the caller holds one block at a time.
-
-        Yields
-        ------
-        ndarray of float64, shape (n_block_rows, n_features)
-        """
+        """Yield the row blocks in order as numpy arrays (views, or dask blocks one at a time)."""
         if not self.is_dask:
             if self.n_blocks == 1:
                 yield self.data
@@ -140,38 +115,24 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
               column_if_1d: bool = False) -> Rows:
     """Validate a dask array, DataFrame or Series as rows, with scikit-learn's errors.
 
-    The schema is checked first, without reading data, by scikit-learn's own
-    ``validate_data`` on a zero-row stand-in with the input's columns, dtypes
-    and number of features: a non-numeric column, a wrong number of features
-    or of dimensions, and different feature names raise (or warn) exactly as
-    for in-memory input, and with ``reset=True`` ``n_features_in_`` and
-    ``feature_names_in_`` are set as for a numpy array or pandas DataFrame.
-    Then **one blockwise pass** counts each block's rows, NaN and infinite
-    values (three integers per block reach the client); NaN or infinity raise
-    scikit-learn's message for them. That pass reads the data once more than
-    the statistics will: on data computed lazily (read from storage,
-    generated), a window costs two passes instead of one. It is the price of
-    refusing bad input before any budget is charged.
+    The schema is checked by ``validate_data`` on a zero-row stand-in (same
+    errors and ``n_features_in_`` / ``feature_names_in_`` as in memory); then one
+    blockwise pass counts rows, NaN and infinities, so that bad input is refused
+    before any budget is charged (lazy data is read one extra time for it).
 
     Parameters
     ----------
     X : dask array, dask DataFrame or dask Series
-        Numeric rows. A dask array may be chunked along both axes (it is
-        rechunked to one chunk of columns); a DataFrame's partitions may have
-        unknown lengths.
+        Numeric rows (any chunking; partition lengths may be unknown).
     estimator : estimator or None, default=None
-        Who validates: its name appears in the messages and, as with
-        ``validate_data``, it records (``reset=True``) or checks
-        (``reset=False``) ``n_features_in_`` and ``feature_names_in_``.
-        ``None`` checks the schema without recording it.
+        Named in messages; records or checks ``n_features_in_`` as
+        ``validate_data`` does. ``None`` checks the schema only.
     reset : bool, default=True
-        As in ``validate_data``: True for ``fit`` and the first
-        ``partial_fit``.
+        As in ``validate_data``.
     ensure_min_samples : int, default=1
         Fewer rows raise scikit-learn's "Found array with 0 sample(s)".
     column_if_1d : bool, default=False
-        Read a 1-D array or a Series as one column (an estimator whose input
-        tag ``one_d_array`` is set); otherwise a 1-D input is refused.
+        Read a 1-D input as one column; otherwise it is refused.
 
     Returns
     -------
@@ -181,21 +142,11 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
     Raises
     ------
     ValueError
-        Non-numeric columns or dtype, wrong dimensions or number of features,
-        NaN or infinity, too few rows: the messages of in-memory input. The
-        messages name no value of the data (only the row count, as
-        scikit-learn's do).
+        The in-memory messages (bad schema, NaN or infinity, too few rows);
+        they name no data value. ``object`` and string dtypes are refused (a
+        failed conversion's message would quote a value).
     TypeError
         ``X`` is not a dask collection.
-
-    Notes
-    -----
-    Where in-memory input has several faults, the first one reported may
-    differ: the schema is checked before the pass, while ``validate_data``
-    checks the values before the number of features. An array of dtype
-    ``object`` is refused (its values cannot be checked without converting
-    them, and a failed conversion's message would quote one), as is an array
-    of strings (always "an array of strings", whatever they hold).
 
     Examples
     --------
@@ -238,11 +189,7 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
 def _lazy_array(X, column_if_1d: bool, owner: str):
     """``X`` as a lazy dask array, and a zero-row stand-in with its schema.
 
-    The stand-in of a DataFrame is its (empty) pandas ``_meta``, so that
-    scikit-learn sees the column names and dtypes; of an array or a Series,
-    an empty numpy array of its dtype and shape. Only numeric dtypes go on:
-    converting anything else happens on the workers, and a failed
-    conversion's message would quote a value.
+    Only numeric dtypes go on: a failed conversion's message would quote a value.
     """
     meta = getattr(X, "_meta", None)
     for name, dtype in _dtypes(X):
@@ -266,11 +213,7 @@ def _lazy_array(X, column_if_1d: bool, owner: str):
 
 
 def _dtypes(X) -> list:
-    """(what, dtype) to check before reading: an array's or a Series' dtype.
-
-    A DataFrame's columns are checked by :func:`check_numeric` on its
-    stand-in, with the in-memory message (which names the columns).
-    """
+    """(what, dtype) pairs to check before reading; a DataFrame's go to :func:`check_numeric`."""
     frame = hasattr(X, "to_dask_array")
     if frame and X.ndim == 2:
         return []
@@ -290,21 +233,17 @@ def _finite_counts(block: np.ndarray) -> np.ndarray:
 def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
     """The sum over row blocks of an integer statistic ``func(block, *args)``, exactly.
 
-    Each block's statistic is summed as int64, which is associative: the
-    result does not depend on how the rows are split into blocks, nor on the
-    order the blocks are added in. On dask rows, ``func`` runs where each
-    block lives, the partial sums are added on the workers, and only the
-    total (``prod(shape)`` integers) reaches the client.
+    int64 sums do not depend on the blocking; on dask only the total reaches
+    the client.
 
     Parameters
     ----------
     rows : Rows
     func : callable
-        ``func(block, *args)`` returns integers (any integer or bool dtype)
-        of ``shape`` for a float64 block of shape (n_block_rows, n_features).
-        It must be picklable (a module-level function) to run on a cluster.
+        ``func(block, *args)`` returns integers of ``shape``; module-level
+        (picklable).
     *args
-        Passed to ``func`` (small and picklable: bin edges, sizes).
+        Passed to ``func`` (small and picklable).
     shape : tuple of int
         The statistic's shape.
 
@@ -315,8 +254,7 @@ def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
     Raises
     ------
     TypeError
-        ``func`` returned non-integer values (a float sum would depend on the
-        order of addition).
+        ``func`` returned floats (their sum would depend on the order).
 
     Examples
     --------
@@ -360,9 +298,7 @@ def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
     ----------
     rows : Rows
     index : callable
-        ``index(block, *args)``: each row's cell, an integer array in
-        ``[0, n_cells)`` of length ``n_block_rows`` (picklable, as for
-        :func:`block_sum`).
+        ``index(block, *args)``: each row's cell in ``[0, n_cells)`` (picklable).
     n_cells : int
     *args
         Passed to ``index``.
@@ -390,17 +326,13 @@ def _bincount_block(block, index, n_cells, args) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ float reductions
-# A float sum depends on the order of addition. Float statistics are therefore computed
-# per *aligned* block (block k holds rows [k·B, (k+1)·B), B = NUMPY_BLOCK_ROWS), by the
-# same numpy code on a block of the same memory layout (columns contiguous, which makes
-# numpy's column operations fast) wherever it lives, and the per-block results
-# are added by math.fsum (correctly rounded, so independent of order and place): a
-# numpy array and any chunking of it as a dask array give the same floats, bit for bit.
+# A float sum depends on the order of addition: float statistics are computed per
+# aligned block (rows [k·B, (k+1)·B), B = NUMPY_BLOCK_ROWS, columns contiguous) and
+# added by math.fsum, so numpy and any dask chunking give the same floats, bit for bit.
 class LabelledRows:
     """Rows with one label per row, read in aligned blocks of :data:`NUMPY_BLOCK_ROWS` rows.
 
-    Build it with :func:`labelled_rows`; like :class:`Rows`, it holds the
-    data for one call and must not be kept in fitted state.
+    Built by :func:`labelled_rows`; holds the data for one call only.
 
     Attributes
     ----------
@@ -443,21 +375,13 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
     ----------
     rows : Rows
     labels : ndarray or dask array of shape (n_samples,), or None
-        One label per row (any dtype). A numpy vector next to dask rows is
-        chunked as the rows. None: rows without labels (zeros are passed).
+        One label per row; None passes zeros.
     row_map, label_map : callable or None
-        Row-wise maps (``row_map(block)`` returns the block's rows
-        transformed, each row a function of that row alone; ``label_map``
-        likewise for labels), applied to each aligned block (lazily on
-        dask). They give the same rows for numpy and dask only if each row's
-        result depends neither on the block nor on its memory layout, as for
-        numpy's elementwise operations on whole columns.
+        Row-wise maps applied to each aligned block (lazily on dask); each
+        row's result must not depend on the block or its memory layout.
     persist : bool, default=False
-        On a distributed cluster, keep the mapped aligned blocks in the
-        workers' memory for as long as the result is referenced (for a
-        caller that reads them many times: recomputing them would also move
-        every row between workers at each pass). With a local scheduler they
-        stay lazy, so that the client process never holds them.
+        On a distributed cluster, keep the mapped blocks in the workers' memory
+        (for callers that read them many times); locally they stay lazy.
 
     Returns
     -------
@@ -531,10 +455,8 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
     ----------
     data : LabelledRows
     func : callable
-        ``func(block, labels, *args)`` returns ``size`` floats for a float64
-        block of up to :data:`NUMPY_BLOCK_ROWS` rows in Fortran order
-        (columns contiguous) and its labels (picklable: a module-level
-        function).
+        ``func(block, labels, *args)`` returns ``size`` floats for a
+        Fortran-ordered block (module-level, picklable).
     *args
         Small and picklable (a point, n).
     size : int
@@ -542,10 +464,8 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
     Returns
     -------
     ndarray of float64, shape (n_blocks, size)
-        Row k is block k's statistic, the same floats for numpy and dask rows
-        (on dask, only these ``n_blocks × size`` floats reach the client).
-        Add them with :func:`fsum_blocks`, or let :func:`block_fsums` add
-        them on the workers.
+        Block k's statistic in row k, the same floats for numpy and dask;
+        add them with :func:`fsum_blocks` or use :func:`block_fsums`.
 
     Examples
     --------
@@ -592,12 +512,11 @@ def _dask_partial(block, labels, *, statistic, args, size) -> np.ndarray:
 class BlockSums(NamedTuple):
     """The blocks' float statistics added exactly (:func:`block_fsums`)."""
 
-    #: per entry, the sum over the aligned blocks, correctly rounded (``math.fsum``)
+    #: per entry, the correctly rounded sum over the blocks
     total: np.ndarray
-    #: per entry, the sum over the aligned blocks of its absolute value, correctly
-    #: rounded (None unless asked for)
+    #: likewise of the absolute values (None unless asked for)
     magnitude: np.ndarray | None
-    #: the number of aligned blocks added (a public shape)
+    #: the number of blocks added (a public shape)
     n_blocks: int
 
 
@@ -609,16 +528,10 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
                 magnitude: bool = False) -> BlockSums:
     """The per-block statistics of :func:`block_partials`, added by ``math.fsum``.
 
-    ``total`` is :func:`fsum_blocks` of the partials, ``magnitude`` (when
-    asked for) that of their absolute values: the same floats for numpy and
-    dask rows. On dask
-    rows no per-block statistic reaches the client: the workers add them in
-    a tree of :data:`SPLIT_EVERY` children per node, each node keeping the
-    exact sum of its blocks as a short list of floats (a nonoverlapping
-    expansion, Shewchuk 1997), and the client rounds the root's lists once,
-    by ``math.fsum``. ``math.fsum`` is correctly rounded, so the result is
-    the correctly rounded exact sum either way; the client receives
-    ``O(size)`` floats whatever the number of blocks.
+    The same floats for numpy and dask. On dask the workers add the partials
+    exactly in a tree (:data:`SPLIT_EVERY` children per node, Shewchuk
+    expansions) and the client rounds the root once: it receives ``O(size)``
+    floats whatever the number of blocks.
 
     Parameters
     ----------
@@ -629,8 +542,7 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
         Small and picklable.
     size : int
     magnitude : bool, default=False
-        Also add the partials' absolute values (what a bound on the error
-        of rounding each block's sum needs).
+        Also add the partials' absolute values (for rounding-error bounds).
 
     Returns
     -------
@@ -679,11 +591,9 @@ def _merge_expansions(magnitude: bool, *children) -> list:
 
 
 def _expansion(terms: list) -> list:
-    """Floats whose exact sum is the exact sum of ``terms`` (Shewchuk's grow-expansion).
+    """Floats whose exact sum is that of ``terms`` (Shewchuk's grow-expansion).
 
-    Each term is added to the running list by error-free two-sums, keeping
-    the nonzero roundoffs (the algorithm ``math.fsum`` starts with). Where an
-    intermediate sum overflows, the terms are kept as they are: still exact.
+    On overflow the terms are returned as they are (still exact).
     """
     partials: list = []
     for x in terms:
@@ -710,11 +620,7 @@ def fsum_blocks(partials: np.ndarray) -> np.ndarray:
 
 
 def label_counts(labels) -> tuple[np.ndarray, np.ndarray]:
-    """``(values, counts)`` of a label vector, as ``np.unique(..., return_counts=True)``.
-
-    On a dask array each block's distinct labels and counts are computed
-    where it lives; the client merges them (one entry per distinct label).
-    """
+    """``(values, counts)`` as ``np.unique(..., return_counts=True)``; on dask, per block."""
     if not is_dask_collection(labels):
         return np.unique(np.asarray(labels), return_counts=True)
     dask = import_dask("reading dask labels")
@@ -733,11 +639,8 @@ def _block_counts(block):
 def read_labels(y, n_samples: int, estimator=None) -> tuple:
     """Validate a label vector for ``n_samples`` dask rows, with scikit-learn's errors.
 
-    Returns ``(labels, values, counts)``: ``y`` as a 1-D dask array (or
-    numpy vector), its distinct values and their counts (:func:`label_counts`).
-    A column vector warns and is raveled, as in ``validate_data``; NaN,
-    infinity and a length other than ``n_samples`` raise scikit-learn's
-    messages, checked on the distinct values only.
+    Returns ``(labels, values, counts)``: ``y`` as 1-D, its distinct values and
+    counts. Checks run on the distinct values only.
     """
     import warnings
 

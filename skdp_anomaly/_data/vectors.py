@@ -1,11 +1,8 @@
 """One value per item, held by the workers: read, mapped, reduced, split and persisted.
 
-The blockwise operations of an estimator whose state is a vector over the
-items of a dask array chunked by rows (the noisy group search's scores and
-posterior). The estimator keeps its loop, its noise and its accounting; the
-functions here build and run the graphs, and the client receives only what
-each returns (a few numbers per call, or persisted dask arrays). Functions an
-estimator passes must be module-level (picklable).
+Blockwise graphs for an estimator whose state is a vector over dask items (the
+noisy group search); the client receives a few numbers per call or persisted
+arrays. Functions passed in must be module-level (picklable).
 """
 
 from __future__ import annotations
@@ -37,22 +34,19 @@ def read_values(X, row_map: Callable | None, *, owner: str, invalid: str,
     X : dask array of shape (n,) or (n, d), dask DataFrame or Series
         One column of values, or rows that ``row_map`` maps to values.
     row_map : callable or None
-        Applied block by block (row-wise, so blocks of rows give the same
-        values as the whole array); must return one value per row.
+        Row-wise, applied per block; one value per row.
     owner : str
         The estimator's name, in the messages.
     invalid : str
-        The message raised when a value is not finite or is negative.
+        Raised when a value is not finite or is negative.
     min_items : int, default=1
 
     Returns
     -------
     values : dask array of shape (n,)
-        float64, persisted, with known chunk sizes.
+        float64, persisted, known chunk sizes.
     n_features : int
-        Columns of ``X``.
     feature_names : ndarray of str or None
-        Column names of a DataFrame whose names are all strings.
     """
     _, da = _modules(f"{owner} on a dask collection")
     names = None
@@ -127,8 +121,7 @@ def _check_block(values):
 
 # ------------------------------------------------------------------ reductions
 def blockwise_statistic(func: Callable, width: int, values, mask) -> tuple:
-    """``func(values, mask)`` (a tuple of ``width`` maxima over items) per block, then
-    the maximum over blocks, computed on the workers: ``width`` floats reach the client."""
+    """Per block ``func(values, mask)`` (``width`` maxima), then the maximum over blocks."""
     _, da = _modules()
     per_block = da.map_blocks(_statistic_block, values, mask, func, width, new_axis=[1],
                               chunks=((1,) * values.numblocks[0], (width,)), dtype=np.float64)
@@ -142,11 +135,8 @@ def _statistic_block(values, mask, func, width):
 def top_indices_and_total(f, k: int, largest: Callable):
     """The indices of the ``k`` largest entries of ``f`` (numpy) and its sum, in one pass.
 
-    Not ``da.argtopk``: its combine step returns its input unconcatenated when
-    ``k`` is at least the combined length (e.g. chunks of 1, or ``n <= k``),
-    and its aggregate then fails. Each block keeps its own ``k`` largest
-    (``largest(values, k)``, few whatever the chunking), and the client picks
-    among those as in memory.
+    Not ``da.argtopk``, which fails when ``k`` is at least a combined length;
+    each block keeps its ``k`` largest and the client picks among those.
     """
     dask, _ = _modules()
     offsets = np.cumsum((0,) + f.chunks[0][:-1])
@@ -201,14 +191,10 @@ def _flag_block(index, flagged):
 def ordered_prefix_split(f, entropy: tuple, n_buckets: int, prefix_rule: Callable) -> dict:
     """Order the items uniformly at random and cut a prefix by mass, in one round trip.
 
-    Each item draws a uniform bucket among ``n_buckets`` (from ``entropy``,
-    a seed per block); the per-bucket masses of ``f``, summed over blocks,
-    locate the bucket ``c`` where the mass crosses 1/2; its members draw
-    uniform keys (another child seed per block) and are gathered and ordered
-    in one task, where ``prefix_rule(before, ordered_masses, earlier)`` (the
-    caller's rule) says how many of them join the prefix. Ordering by
-    (bucket, key) is ordering by i.i.d. uniforms, a uniform permutation,
-    whatever ``n_buckets``. The split reads ``f`` only.
+    Items draw uniform buckets; the bucket where the mass crosses 1/2 is
+    ordered by uniform keys in one task, and ``prefix_rule(before,
+    ordered_masses, earlier)`` says how many of its items join. (bucket, key)
+    order is a uniform permutation whatever ``n_buckets``.
 
     Returns
     -------
@@ -257,8 +243,7 @@ def _draw_buckets(f, entropy, n_buckets, block_id=None):
 
 
 def _bucket_stats(bucket, f, n_buckets):
-    # row 0: the bucket masses; row 1: 1 at the block's lowest occupied bucket, which
-    # is all the split needs to know of the counts (whether buckets before c hold items)
+    # row 0: the bucket masses; row 1: 1 at the block's lowest occupied bucket
     out = np.zeros((1, 2, n_buckets))
     out[0, 0] = np.bincount(bucket, weights=f, minlength=n_buckets)
     if bucket.size:
@@ -267,14 +252,12 @@ def _bucket_stats(bucket, f, n_buckets):
 
 
 def _crossing_bucket(stats):
-    """The bucket where the mass crosses 1/2, the mass before it, whether the buckets
-    before it hold any item, and the total mass."""
+    """``(c, mass before c, whether buckets before c hold items, total mass)``."""
     mass, lowest = stats
     total = float(mass.sum())
     mass = mass / total
     through = np.cumsum(mass)
-    # that bucket holds mass > 0, hence items; the clip and the fallback only guard
-    # against rounding in the cumulative sum
+    # the clip and the fallback guard against rounding in the cumulative sum
     c = min(int(np.searchsorted(through, 0.5, side="left")), mass.size - 1)
     if mass[c] == 0:
         c = int(np.flatnonzero(mass)[-1])
@@ -282,8 +265,7 @@ def _crossing_bucket(stats):
 
 
 def _cut(crossing, members, prefix_rule):
-    """The key below which the crossing bucket's items join the prefix, the prefix's
-    mass and the total mass: the members ordered by key, then the caller's rule."""
+    """``((c, key cut), prefix mass, total mass)`` from the caller's rule."""
     c, before, earlier, total = crossing
     keys = np.concatenate([k for k, _ in members])
     order = np.argsort(keys, kind="stable")

@@ -1,25 +1,8 @@
-"""The class centroids, the class prior and the balanced cut of :class:`PrivateOnlineActiveSVC`.
+"""Class centroids, class prior and balanced cut of :class:`PrivateOnlineActiveSVC`.
 
-With active windows (``class_weight="balanced"`` and no threshold windows,
-the default) every window releases its class sums and its positive count —
-the count is the window's share of the *class prior*, released with the sums
-in one Laplace vector (weight ``c = M``: a share ``c/(2M√d + c)`` of the
-window's ε). This module turns those releases into the model, by
-post-processing only:
-
-* the class centroids ``μ̂₊ = Σ aᵢ S₊ᵢ / Σ aᵢ n̂₊ᵢ`` (and ``μ̂₋``), pooled over
-  the windows with inverse-variance weights ``aᵢ = n̂ᵢ / vᵢ``: a window's
-  noise does not shrink with its length, so a short window (the first ones of
-  a stream of unknown length) weighs little;
-* the direction ``μ̂₊ − μ̂₋`` (the class-balanced hinge gradient while every
-  hinge is active, the FTRL iterate's direction);
-* the cut: the batch rule of :class:`~skdp_anomaly.NoisyPriorThresholdClassifier`,
-  the class of largest ``P(c | x) / π̂(c)``, for two classes of equal spread
-  along the direction: the midpoint of the projected centroids. The squared
-  norm of a noisy centroid exceeds the true one by its noise variance, a
-  public quantity (``d·v``), which is subtracted: without it the rare class's
-  centroid, divided by few rows, drags the cut towards the common class;
-* the class prior ``π̂₊ = Σ n̂₊ᵢ / Σ nᵢ`` (``class_prior_``).
+Post-processing of the releases ``(S₊, S₋, c·n̂₊)``: inverse-variance pooled
+centroids, direction ``μ̂₊ − μ̂₋``, the cut at the midpoint of the projected
+centroids (each squared norm less its public noise variance ``d·v``), the prior.
 """
 
 from __future__ import annotations

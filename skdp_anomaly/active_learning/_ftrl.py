@@ -1,21 +1,10 @@
 """The DP-FTRL update of :class:`PrivateOnlineActiveSVC`: windows, releases, iterate.
 
-By default (active windows, :func:`active_windows`) the stream is cut into
-rounds of a *labelled window* (every label read) and an *active window* (rows
-selected); each releases its noisy class sums and positive count, pooled into
-class centroids and a class prior by :mod:`._centroids`, whose balanced cut is
-the intercept. With threshold windows (:func:`ftrl_windows`: ``class_weight=None``
-or a given ``intercept_share``) a round is a *gradient window*, whose selected
-rows release one noisy hinge-gradient sum, then a *threshold window*, whose
-selected rows release a noisy histogram of their projections on the current
-direction, one per class, and the intercept is a cut of those histograms.
-Either way the iterate is follow-the-regularised-leader on the linearised
-losses (Kairouz et al. 2021), from every release so far, so that the noise of
-one release is averaged away by the next instead of accumulating step by step.
-
-Every window length is a function of public parameters only (ε, the number of
-features, the stream length when it is known), and every row lies in exactly
-one window, hence in one release (or in one leaf of the tree: ``L`` nodes).
+Active windows (:func:`active_windows`) release noisy class sums and counts,
+pooled by :mod:`._centroids`; threshold windows (:func:`ftrl_windows`) alternate a
+gradient release and noisy projection histograms that set the intercept.
+Window lengths depend on public quantities only (ε, d, the stream length when
+known), and each row lies in one window, hence one release (or ``L`` tree nodes).
 """
 
 from __future__ import annotations
@@ -48,27 +37,20 @@ __all__ = [
 ]
 
 #: A gradient window holds ``ROWS_PER_FEATURE · d / ε`` rows: its signal, about
-#: ``rows·γ/√d`` per coordinate for a margin ``γ``, must beat the noise per
-#: coordinate, ``2M√d/ε`` (see the user guide for the measurements).
+#: ``rows·γ/√d`` per coordinate, must beat the noise per coordinate, ``2M√d/ε``.
 ROWS_PER_FEATURE = 16
 #: Bins of the threshold histograms over the projections, in ``[-R, R]``.
 N_BINS = 16
-#: Threshold windows bin projections in ``[-R, R]``, ``R = REACH · M/√d``
-#: (:func:`projection_reach`).
+#: Threshold windows bin projections in ``[-R, R]``, ``R = REACH · M/√d``.
 REACH = 2.0
 #: The fewest rows of a window.
 MIN_WINDOW = 5
-#: A stream of unknown length starts with a gradient window of
-#: ``FIRST_ROWS_PER_FEATURE · d / ε`` rows, then doubles it round by round (the
-#: rounds shorter than :data:`ROWS_PER_FEATURE` · d / ε_g take every row) up to
-#: :data:`MAX_WINDOW_RULES` rule windows (see the user guide for the measurements).
+#: A stream of unknown length starts with a window of ``FIRST_ROWS_PER_FEATURE · d / ε``
+#: rows, then doubles it.
 FIRST_ROWS_PER_FEATURE = 4
-#: The windows double up to this many rule windows: a window's rows wait in a
-#: buffer until it is released, and so long a window holds 16 times the rule's signal.
+#: The windows double up to this many rule windows (their rows wait in a buffer).
 MAX_WINDOW_RULES = 16
-#: With active windows, the share of each round's rows in its active window (the
-#: rows that are selected); the labelled window before it reads every label. At
-#: ε = 2 (ε_s = 0.5) a round then reads at most 0.65 + 0.35·0.62 = 0.87 of its labels.
+#: With active windows, the share of each round's rows in its active window.
 ACTIVE_SHARE = 0.35
 
 
@@ -78,29 +60,16 @@ def gradient_window(n_features: int, epsilon: float) -> int:
 
 
 def first_window(n_features: int, epsilon: float) -> int:
-    """Rows of the first gradient window of a stream of unknown length,
-    ``max(5, ceil(FIRST_ROWS_PER_FEATURE·d/ε))``: public quantities only."""
+    """Rows of the first window of a stream of unknown length: public quantities only."""
     return max(MIN_WINDOW, math.ceil(FIRST_ROWS_PER_FEATURE * n_features / epsilon))
 
 
 def active_windows(n_features: int, epsilon: float, horizon: int | None,
                    batch_size: int | None = None, first_call: int | None = None) -> np.ndarray:
-    """The window lengths of the kernel with active windows (``kernel.ACTIVE = 1``).
+    """Window lengths with active windows (``kernel.ACTIVE = 1``), from public quantities.
 
-    Each round is a *labelled window* (every label read, one release at the
-    whole ε) and an *active window* of :data:`ACTIVE_SHARE` of the round's
-    rows (rows selected, one release at ``ε_g``). A stream of known length
-    (``horizon``) is one round, ``⌈0.7·n⌉`` labelled rows and the rest
-    active, unless the labelled window would exceed :data:`MAX_WINDOW_RULES`
-    rule windows (:func:`gradient_window` at ε): then rounds of that length
-    follow each other to the end. A stream of unknown length starts with a
-    labelled window of :func:`first_window` rows and doubles its rounds up
-    to that cap; when the first call brings more rows than that first round
-    (``first_call``: a call of ``m`` rows is at least ``m`` rows of stream),
-    the first round is planned as a stream of ``m`` rows would be, and the
-    rounds double from it. A given ``batch_size`` is the length of every
-    labelled window. Public quantities only (ε, ``d``, the stream length
-    when known, the length of the first call).
+    A known ``horizon`` is one round (capped); otherwise rounds double from
+    :func:`first_window`, or from the plan for a ``first_call`` of ``m`` rows.
     """
 
     def active(rows: int) -> int:
@@ -126,24 +95,9 @@ def active_windows(n_features: int, epsilon: float, horizon: int | None,
 
 def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_share: float,
                  horizon: int | None, batch_size: int | None = None) -> np.ndarray:
-    """The window lengths of the kernel with threshold windows (``kernel.ACTIVE = 0``).
+    """Window lengths with threshold windows (``kernel.ACTIVE = 0``), doubling.
 
-    ``intercept_share`` is the share of a round's rows in its threshold
-    window (0: no intercept). A given ``batch_size`` is the length of every
-    gradient window. Without a ``horizon`` (a stream of unknown length) the
-    windows grow geometrically: round ``r``'s are ``2^r`` times the first
-    round's (:func:`first_window`), past the rule's (:func:`gradient_window`)
-    up to :data:`MAX_WINDOW_RULES` times it, so that a stream of any length
-    releases (its first release after a few ``d/ε`` rows), the rows waiting
-    in an unreleased window are at most about the half of those seen, and a
-    long stream releases few times (the noise of the pooled sums grows as
-    the square root of the number of releases). With a known ``horizon`` (the stream length) the windows double
-    too, from a first window at least the rule's at the whole ε, and end
-    with the stream (:func:`known_length_rounds`); when no second round
-    would fit, the first round takes the whole stream. The last entry is
-    the number of leading rounds whose windows take every row and release
-    at the whole ε: the first round, and without a ``horizon`` every round
-    whose windows are still shorter than the rule's.
+    ``intercept_share``: a round's share in its threshold window (0: no intercept).
     """
     share = float(intercept_share)
 
@@ -158,8 +112,6 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         first = min(first_window(n_features, eps_first), later)
         # the rounds before the windows reach the rule's length take every row
         full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
-        # then the windows keep doubling up to MAX_WINDOW_RULES rule windows, as on a
-        # stream of known length
         last = MAX_WINDOW_RULES * later
         return np.array([first, last, threshold(first), threshold(last), 1, full, 0],
                         dtype=np.int64)
@@ -176,39 +128,20 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
 
 
 def known_length_rounds(gradient_rows: float, rule: int) -> int:
-    """Rounds of a stream of known length: ``K = max(1, ⌊log₂(G/rule + 1)⌋)``.
-
-    ``G`` is the rows the gradient windows take, ``(1 - share)·horizon``.
-    The K gradient windows double in length (``f, 2f, ..., 2^(K-1) f`` with
-    ``f = ⌊G/(2^K - 1)⌋``) and end with the stream; the first is at least
-    the rule's. On a long stream the doubling stops at
-    :data:`MAX_WINDOW_RULES` rule windows (the windows after it keep that
-    length): a window's rows wait in a buffer until it is released, and
-    windows that long already hold 16 times the rule's signal. The noise of the pooled gradient sums grows as ``√K``, the
-    number of releases, so a known length is best served by few windows:
-    doubling keeps ``K`` logarithmic in the stream length, while the
-    iterate (and the selection that follows it) still improves round by
-    round.
-    """
+    """Rounds ``K = max(1, ⌊log₂(G/rule + 1)⌋)`` of a stream of known length (``G``
+    gradient rows): doubling windows, so the pooled noise grows as ``√K`` only."""
     return max(1, math.floor(math.log2(gradient_rows / rule + 1.0)))
 
 
 def count_weight(n_features: int, data_norm: float) -> float:
-    """``c = M``: the positive count enters the gradient release as ``c·n₊``.
-
-    It adds ``1/(2√d)`` to the sums' noise, and the count's own noise,
-    ``(2√d + 1)/ε`` rows, stays within ``(2√d + 1)/(16 d)`` (7 % at d = 5) of
-    a window of :func:`gradient_window` rows.
-    """
+    """``c = M``: the positive count enters the gradient release as ``c·n₊``."""
     return float(data_norm)
 
 
 def gradient_sensitivity(n_features: int, data_norm: float) -> float:
     """L1 sensitivity of a window's release under replace-one: ``2M√d + c``.
 
-    Replacing one row moves one class sum by at most ``2M`` in L2 norm (same
-    label), or each of the two by at most ``M`` (labels differ): ``2M√d`` in
-    L1 either way; and the positive count by at most 1.
+    The class sums move by ``2M`` in L2 (``2M√d`` in L1), the count by 1.
     """
     return 2.0 * data_norm * math.sqrt(n_features) + count_weight(n_features, data_norm)
 
@@ -219,8 +152,7 @@ def released_size(n_features: int) -> int:
 
 
 def tree_levels(windows: np.ndarray, horizon: int) -> int:
-    """Levels ``L`` of the binary tree over the later gradient windows of a
-    stream of ``horizon`` rows (each row's leaf is in at most ``L`` nodes)."""
+    """Levels ``L`` of the binary tree over the later windows (a leaf is in ``L`` nodes)."""
     ints = np.zeros(kernel.N_INTS, np.int64)
 
     def round_rows(r: int) -> int:
@@ -244,9 +176,7 @@ def tree_levels(windows: np.ndarray, horizon: int) -> int:
 class _BinaryTree:
     """The binary mechanism over leaves (Chan, Shi and Song 2011), in grid steps.
 
-    ``partial[i]`` is the true sum of the open node at level ``i`` and
-    ``released[i]`` the noisy sum of the last closed one: private state, as
-    the label buffer (the former is raw data).
+    ``partial`` holds true sums (raw data, private); ``released`` the noisy ones.
     """
 
     def __init__(self, levels: int, n_features: int):
@@ -305,12 +235,9 @@ class FtrlState:
 
     def release_gradient(self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism,
                          first: bool, rng) -> None:
-        """Release the window's noisy per-class hinge-gradient sums and positive count.
+        """Release ``(Σ₊ x·a, Σ₋ x·a, c·n₊)``, ``a`` the active hinge.
 
-        The vector is ``(Σ₊ x·a, Σ₋ x·a, c·n₊)`` over the window's rows, with
-        ``a = [y(w·x+b) < 1]`` (the hinge is active) and ``c`` =
-        :func:`count_weight`: its L1 sensitivity under replace-one is
-        ``2M√d + c`` (:func:`gradient_sensitivity`).
+        L1 sensitivity under replace-one: :func:`gradient_sensitivity`.
         """
         d = rows.shape[1]
         active = signs * (rows @ w + bias) < 1.0
@@ -330,13 +257,9 @@ class FtrlState:
 
     def release_centroids(self, rows, signs, data_norm: float, mech: LaplaceMechanism,
                           in_tree: bool, rng) -> None:
-        """Release a window's class sums and weighted positive count (every row), and pool.
+        """Release ``(Σ₊ x, Σ₋ x, c·n₊)`` (:func:`gradient_sensitivity`), and pool it.
 
-        The vector is ``(Σ₊ x, Σ₋ x, c·n₊)`` (:func:`gradient_sensitivity`);
-        its last coordinate is the window's share of the class prior. The
-        release goes to :class:`CentroidPool` with its noise variance, or, with
-        ``in_tree``, into the binary tree, whose noisy prefix is pooled as one
-        window.
+        Into :class:`CentroidPool`, or with ``in_tree`` into the tree (prefix pooled).
         """
         d = rows.shape[1]
         positive = signs > 0
@@ -360,10 +283,7 @@ class FtrlState:
     def iterate(self, granularity: float, lam: float, data_norm: float) -> np.ndarray:
         """The class-balanced FTRL iterate, projected on the ball of radius ``1/√λ``.
 
-        ``w = (S₊/n₊ - S₋/n₋) / (2λ)`` from the noisy sums and the noisy
-        positive count (kept within ``[1, n - 1]``): the minimiser of the
-        linearised class-balanced hinge losses so far plus ``λ n ‖w‖²/2``,
-        which for balanced classes is ``Σ y·x·a / (λ n)``. Post-processing.
+        ``w = (S₊/n₊ - S₋/n₋) / (2λ)`` from the noisy sums; post-processing.
         """
         total = (self.first + self.later).astype(np.float64) * granularity
         d = (total.shape[0] - 1) // 2
@@ -378,25 +298,14 @@ class FtrlState:
                           balanced: bool = False) -> None:
         """Release the per-class histograms of ``w·x/‖w‖`` on ``[-R, R]``, and cut.
 
-        ``R = reach`` (:func:`projection_reach`): projections beyond it are
-        clipped into the outer bins.
-
-        ``selection(d)`` is the probability that the window's selection took a
-        row at distance ``d`` from the current hyperplane (None: every row
-        was taken). Each bin's noisy counts are divided by it at the bin's
-        centre (Horvitz–Thompson, post-processing): the selection favours rows
-        near the hyperplane, and unweighted counts would misstate the class
-        prior. The cut is the best one over the windows of the current and
-        the previous epoch; epochs double in length (1, 2, 4, ... windows),
-        so the oldest windows, projected on older directions, drop out while
-        at least half of all windows stay pooled. ``balanced``: the cut
-        minimises the balanced error (see :func:`best_cut`).
+        ``selection(d)``: probability a row at distance ``d`` was selected (None:
+        all); counts are divided by it (Horvitz–Thompson, post-processing). The
+        cut pools the current and previous epochs (doubling lengths).
         """
         norm = float(np.linalg.norm(w))
         if norm == 0.0:
             return
-        # N_BINS equal bins of [-R, R], by arithmetic (a public partition: the
-        # projections are clipped into it)
+        # N_BINS equal bins of [-R, R]: a public partition, projections clipped into it
         position = (rows @ w) * (N_BINS / (2.0 * reach * norm)) + N_BINS / 2.0
         bins = np.clip(position, 0, N_BINS - 1).astype(np.int64)
         cells = np.where(signs > 0, N_BINS, 0) + bins
@@ -416,19 +325,10 @@ class FtrlState:
 
 
 def best_cut(negative, positive, edges, balanced: bool = False) -> float:
-    """The bin edge that misclassifies the fewest counts (negatives below, positives
-    above), the middle one of ties, among the edges inside the data.
+    """The bin edge with the fewest errors, among edges inside the noisy data.
 
-    ``balanced`` (``class_weight="balanced"``): the midpoint of the two
-    classes' noisy medians, the cut of equal error rates for two classes of
-    the same shape. It does not depend on the class prior, and a median
-    stays where the rows are (a cut that weighs each class's noisy counts by
-    their noisy total was measured to follow the noise of the sparse bins).
-
-    "Inside the data" is between the first and the last bin with a positive
-    noisy total: the outer bins of ``[-M, M]`` hold only noise, and a cut
-    there (every row on one side) would be chosen by the noise alone.
-    Post-processing of the noisy counts.
+    ``balanced``: the midpoint of the two classes' noisy medians (prior-free).
+    Outer bins hold only noise, so edges outside the data are excluded.
     """
     if balanced:
         return (_median(negative, edges) + _median(positive, edges)) / 2.0
@@ -444,18 +344,12 @@ def best_cut(negative, positive, edges, balanced: bool = False) -> float:
 
 
 def projection_reach(n_features: int, data_norm: float) -> float:
-    """``R = REACH · M/√d``: the threshold histograms bin the projections in ``[-R, R]``.
-
-    A public bound, chosen because rows scaled by public bounds into the
-    ball (each feature in ``[-M/√d, M/√d]``) project onto a direction far
-    inside ``[-M, M]``: 16 bins of ``[-M, M]`` would hold them in one or two.
-    """
+    """``R = REACH · M/√d`` (at most ``M``), a public bound on the binned projections."""
     return min(REACH * data_norm / math.sqrt(n_features), data_norm)
 
 
 def _median(counts, edges) -> float:
-    """Where the noisy cumulative count first reaches half of the total, linear
-    within its bin (the bin's right edge would bias both medians up)."""
+    """Noisy median, linear within its bin (the right edge would bias it up)."""
     cumulative = np.cumsum(counts)
     total = cumulative[-1]
     if total <= 0:

@@ -1,22 +1,8 @@
-"""The compiled stream loop of :class:`PrivateOnlineActiveSVC`.
+"""The compiled (numba) stream loop of :class:`PrivateOnlineActiveSVC`.
 
-Each row's selection depends on the current iterate, and the iterate changes
-at every update, so the stream is inherently sequential: a per-row Python
-loop would be ~100× slower than ``SGDClassifier``. The loop below runs
-compiled (numba) and returns to Python only when it needs something Python
-holds: the labels of a full batch when they come from an oracle (or from a
-``y`` numba cannot read), or more update noise, which is drawn in Python from
-the noise stream of the current call.
-
-State travels in small arrays so that a run can stop and resume between
-calls (a partial batch carries over).
-
-With ``update="ftrl"`` the loop only selects and buffers: the stream is cut
-into windows of observed rows (a gradient window, then a threshold window:
-one round), and at the end of each window the loop returns
-``NEED_RELEASE`` so that Python releases the window's noisy statistic with
-the package's float-safe mechanisms (``_ftrl.py``). The iterate is fixed
-within a window, so this costs one return per window, not per row.
+Selection depends on the current iterate, so the stream is sequential; the loop
+returns to Python only for oracle labels, update noise, or a window's release
+(``NEED_RELEASE``, made float-safe by ``_ftrl.py``). State lives in small arrays.
 """
 
 from __future__ import annotations
@@ -42,12 +28,9 @@ N_INTS = 12
 # positions in the float64 parameter array (BIAS: the current intercept)
 P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
 N_FLOATS = 11
-# ftrl window lengths (observed rows): first round's gradient window, later ones',
-# first round's second window, later ones' (0: none); GROWTH = 1: round r's windows
-# are min(later, first·2^r) (a stream of unknown length); FULL_ROUNDS: the leading
-# rounds whose windows take every row (no selection); ACTIVE = 1: every round is a
-# labelled window (every row taken) then an active window (rows selected), both
-# releasing class sums, instead of a gradient then a threshold window
+# ftrl window lengths (observed rows), first round's and later ones' (0: none);
+# GROWTH = 1: round r's windows are min(later, first·2^r); FULL_ROUNDS: leading
+# rounds that take every row; ACTIVE = 1: labelled then active windows
 FIRST_GRADIENT, GRADIENT, FIRST_THRESHOLD, THRESHOLD, GROWTH, FULL_ROUNDS, ACTIVE = range(7)
 N_WINDOWS = 7
 # ftrl phases
@@ -60,13 +43,8 @@ DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL, NEED_RELEASE = range(5)
 
 @njit(cache=True)
 def _update(w, buf, signs, B, noise_row, grid, alpha, eta_t, radius):
-    """Eq. (10) on the batch ``buf[:B]`` with labels ``signs`` (±1), projected.
-
-    The released noisy gradient is ``grid · (round(grad / grid) + noise_row)``
-    with integer noise in grid steps: exactly a multiple of the power-of-two
-    ``grid`` whatever the data (float-safe), and the iterate is computed from
-    it alone.
-    """
+    """Eq. (10) on the batch ``buf[:B]`` (labels ``signs``, ±1), projected; the noisy
+    gradient is a multiple of the power-of-two ``grid`` whatever the data (float-safe)."""
     d = w.shape[0]
     grad = np.zeros(d)
     for k in range(B):
@@ -106,8 +84,7 @@ def window_length(ints, windows):
 
 @njit(cache=True)
 def advance_phase(ints, windows):
-    """Move to the next ftrl window (a round ends after its threshold window,
-    or after its gradient window when there are no threshold windows)."""
+    """Move to the next ftrl window (and round, after its last window)."""
     if ints[PHASE] == PHASE_GRADIENT and windows[THRESHOLD] > 0:
         ints[PHASE] = PHASE_THRESHOLD
     else:
@@ -131,16 +108,8 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                floats, select_mode, update_mode, batch_size, shrinking, windows):
     """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
 
-    ``buf[:BUF_N]`` holds the selected rows of the pending batch (``buf_idx``
-    their row numbers in ``X``), ``signs[:LABELLED]`` their labels as ±1.
-    With ``use_y`` the kernel reads ``y`` at selected rows only; otherwise it
-    returns ``NEED_LABELS`` when a full batch lacks labels. With
-    ``UPDATE_FTRL`` it returns ``NEED_RELEASE`` at the end of a window that
-    selected rows (``windows`` holds the window lengths). Every row of the
-    first ``windows[FULL_ROUNDS]`` rounds is taken, whatever the selection:
-    there is no hyperplane yet (or a young one), and taking them all is
-    data-independent. With ``windows[ACTIVE]`` every row of a gradient-phase
-    (labelled) window is taken, and only the active windows select.
+    ``buf[:BUF_N]``: pending selected rows, ``signs[:LABELLED]`` their labels (±1);
+    ``y`` is read at selected rows only.
     """
     n, d = X.shape
     M, slab = floats[DATA_NORM], floats[SLAB]
@@ -239,12 +208,9 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
 
 @njit(cache=True)
 def record_labels(signs, ints, first, values):
-    """Store the labels ``values`` (±1) of the buffered rows ``first, first + 1, ...``
-    and count them, in one step.
+    """Store and count the labels ``values`` (±1) of buffered rows from ``first``.
 
-    Compiled code runs to its end before Python sees a Ctrl-C, so a
-    ``KeyboardInterrupt`` never leaves labels stored but not counted (they
-    would be asked again) or counted but not stored.
+    Compiled, hence atomic for a Ctrl-C: labels are never stored but not counted.
     """
     for k in range(values.shape[0]):
         signs[first + k] = values[k]

@@ -35,137 +35,86 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
                              ClassifierMixin, BaseEstimator):
     """Differentially private online active learning of a linear SVM.
 
-    Rows arrive in stream order. For each row a private selection step decides
-    whether to ask for its label (Bernoulli or exponential selection on the
-    distance to the current hyperplane, §3.1, eqs. 5–7, of Ghassemi et al.);
-    the labelled rows update the classifier through noisy releases, made
-    float-safe (see Notes). ``selection="all"`` is the passive baseline: every
-    label is read and all of ε goes to the releases.
+    Rows arrive in stream order. A private selection step (Bernoulli or
+    exponential, on the distance to the current hyperplane, §3.1 of [1]_)
+    decides whether to ask for each row's label; labelled rows update the
+    classifier through float-safe noisy releases. ``selection="all"`` is the
+    passive baseline (every label read, all of ε on the releases).
 
-    Two kinds of update:
-
-    * ``update="ftrl"`` (default), private follow-the-regularised-leader on
-      the linearised, class-balanced hinge losses (Kairouz et al. 2021). The
-      stream is cut into rounds of observed rows: a *labelled window* (65 %
-      of the round: every label read) and an *active window* (35 %: rows
-      selected). Each window releases its noisy class sums and positive
-      count; the counts are the DP class prior (``class_prior_``), the
-      iterate is the difference of the class centroids pooled over every
-      release (inverse-variance weights), and the intercept is the cut of the
-      batch rule ``argmax P(c|x)/π̂(c)`` between them: from the first
-      release on, ``class_weight="balanced"`` holds. A stream of known length
-      (``fit``, ``n_rows_hint``) is one round; a stream of unknown length
-      plans its first round from the first call (or ``4·d/ε`` rows) and
-      doubles the rounds. Window lengths are set from public quantities only.
-      With ``class_weight=None`` (or a given ``intercept_share``) each round
-      is instead a gradient window and a *threshold window* whose noisy
-      histograms set the cut; ``noise="tree"`` sums the releases with the
-      binary tree mechanism (Chan, Shi and Song 2011).
-    * ``update="flmb"`` / ``"flsw"``, the paper's noisy hinge-loss gradient
-      steps (eq. 10) on mini-batches of ``batch_size`` selected rows
-      (Algorithm 4) or windows of ``batch_size`` observed rows (Algorithm 3),
-      kept to reproduce the paper (with ``fit_intercept=False``).
+    * ``update="ftrl"`` (default): DP-FTRL [3]_ on the class-balanced hinge
+      losses. Each round is a *labelled window* (every label read) and an
+      *active window* (rows selected), each releasing noisy class sums and
+      positive count: the iterate is the difference of the pooled class
+      centroids, the intercept their balanced cut, the counts the DP prior.
+    * ``update="flmb"`` / ``"flsw"``: the paper's noisy hinge-gradient steps
+      (eq. 10) on mini-batches (Algorithm 4) or windows (Algorithm 3).
 
     Parameters
     ----------
     epsilon : float, default=1.0
         Total privacy budget per record (see Notes).
     selection : {"bernoulli", "exponential", "all"}, default="bernoulli"
-        How rows are chosen for labelling. With ``update="ftrl"`` it applies
-        in the active windows; the labelled windows read every label (with
-        threshold windows: the leading rounds read every label, see
-        :ref:`proofs-online-svc`).
+        How rows are chosen for labelling (in the active windows with
+        ``update="ftrl"``; the labelled windows read every label).
     update : {"ftrl", "flmb", "flsw"}, default="ftrl"
-        DP-FTRL with a histogram intercept, or the paper's fixed-length
-        mini-batches (an update every ``batch_size`` selected rows) or
-        fixed-length selection windows (an update every ``batch_size``
-        observed rows, skipped when none was selected).
+        DP-FTRL, or the paper's fixed-length mini-batches (an update every
+        ``batch_size`` selected rows) or selection windows (every
+        ``batch_size`` observed rows, skipped when none was selected).
     batch_size : int or None, default=None
         ``update="ftrl"``: rows of every labelled (or gradient) window (None:
-        from the stream length, see above). The paper's updates: ``L``
-        (FLMB) or ``N`` (FLSW); None means the paper's 5.
+        from the stream length). The paper's updates: ``L`` (FLMB) or ``N``
+        (FLSW); None means 5.
     fit_intercept : bool, default=True
-        Learn an intercept. ``update="ftrl"``: from the threshold windows.
-        The paper's updates: as the weight of a constant feature, the rows
-        being ``[x/√2, M/√2]`` (inside the ball of radius ``M``, so the
-        sensitivity is that of ``d + 1`` features); the paper has none.
+        Learn an intercept. The paper's updates learn it as the weight of a
+        constant feature, the rows being ``[x/√2, M/√2]``.
     class_weight : {"balanced"} or None, default="balanced"
-        ``update="ftrl"`` with an intercept: the error the cut minimises.
-        ``"balanced"`` (each class weighted inversely to its DP prior): the
-        mean of the two classes' error rates, so that a rare class (the
-        anomalies) is not given up for accuracy on the common one; the cut is
-        the midpoint of the projected class centroids (as
-        :class:`~skdp_anomaly.DPImbalancedClassifier` divides by its noisy
-        prior). None: the cut with the fewest errors in the noisy histograms
-        of threshold windows. The default differs from scikit-learn's because
-        a detector of rare events is judged on the rare class.
+        ``update="ftrl"``: ``"balanced"`` cuts at the midpoint of the projected
+        class centroids (mean of the class error rates); None takes the cut
+        with the fewest errors in the noisy histograms of threshold windows.
     intercept_share : float in (0, 1) or None, default=None
-        ``update="ftrl"`` with an intercept: the share of each round's rows in
-        a threshold window (noisy histograms set the cut). None: none with
-        ``class_weight="balanced"`` (the cut comes from the class centroids),
-        0.3 with None.
+        ``update="ftrl"``: share of each round's rows in a threshold window.
+        None: none with ``class_weight="balanced"``, 0.3 with None.
     noise : {"independent", "tree"}, default="independent"
-        ``update="ftrl"``: each gradient window's sums get noise of their own
-        (each row is in one release), or the later windows' prefix sums come
-        from the binary tree mechanism, each row in at most ``L`` nodes at
-        ``ε_g / L`` each (``L`` from the stream length, which must be known).
+        ``update="ftrl"``: independent noise per window, or prefix sums from
+        the binary tree mechanism [4]_ (needs a known stream length).
     n_rows_hint : int or None, default=None
-        The stream's length, a public parameter (neighbouring streams have
-        the same length), for :meth:`partial_fit`; :meth:`fit` uses
-        ``len(X)``. ``update="ftrl"`` plans its rounds from it, releases
-        the last window when the stream ends, and with ``noise="tree"`` sizes
-        the tree (and refuses rows beyond it). Without it, the first call's
-        length plans the first round, and a call that ends after half of a
-        window's planned rows releases that window.
+        The stream's length, a public parameter, for :meth:`partial_fit`
+        (:meth:`fit` uses ``len(X)``). ``update="ftrl"`` plans its rounds from
+        it, releases the last window when the stream ends and sizes the tree of
+        ``noise="tree"``; None plans from the first call's length.
     data_norm : float or None, default=1.0
-        ``M``: rows are projected onto the L2 ball of this radius (a call
-        whose rows lie outside it for more than 10 % warns: scale by public
-        bounds, e.g. to ``[-1, 1]`` per feature, then divide by ``√d``).
-        ``None`` takes the largest row norm of the first chunk, with a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (the guarantee then
-        does not hold); stored in ``data_norm_``.
+        ``M``: rows are projected onto the L2 ball of this radius (a call with
+        more than 10 % of rows outside warns). None takes the largest row norm
+        of the first chunk, with a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
     selection_share : float in (0, 1) or None, default=None
         Share of ``epsilon`` spent on selection (``ε_s``); the rest (``ε_g``)
-        on the releases. Ignored for ``selection="all"`` (``ε_g = ε``). None:
-        0.25 for ``update="ftrl"`` (measured in the user guide), the paper's
-        0.5 otherwise.
+        on the releases. Ignored for ``selection="all"``. None: 0.25 for
+        ``update="ftrl"``, the paper's 0.5 otherwise.
     slab : float in (0, 1) or None, default=None
         Half-width of the selection slab as a fraction of ``data_norm``.
-        Bernoulli: rows with ``d(x, w) <= slab·M`` are informative (None:
-        0.2, the paper's ``τ = e^{-0.2}``). Exponential: ``b = slab·M`` in
-        eq. (7) (None: the narrowest slab whose corrected cost is exactly
-        ``ε_s``, 0.2385 at ``ε_s = 1``; a fixed ``slab`` is charged its true
-        cost, which may exceed ``ε_s``).
+        None: 0.2 for Bernoulli; for exponential, the narrowest slab whose
+        corrected cost is exactly ``ε_s`` (a fixed slab is charged its true cost).
     slab_schedule : {"fixed", "shrinking"}, default="fixed"
-        ``"shrinking"`` (Bernoulli only): the slab half-width is ``M / t`` at
-        the ``t``-th update, the time-varying threshold ``τ = e^{-1/t}`` of §5.
+        ``"shrinking"`` (Bernoulli only): half-width ``M / t`` at the ``t``-th
+        update (§5 of [1]_).
     eta0 : float or None, default=None
-        The paper's updates: the step size of the ``t``-th update is
-        ``η / t``. None: ``1 / alpha`` (the Pegasos step ``1/(λt)``).
-        ``update="ftrl"`` has no step size and ignores it.
+        The paper's updates: step size ``η / t`` at the ``t``-th update. None:
+        ``1 / alpha``. Ignored by ``update="ftrl"``.
     alpha : float or None, default=None
-        ``λ``, the L2 regularisation of eq. (2); the iterate stays in the
-        ball of radius ``1/√λ``, which holds the SVM optimum. None: the
-        paper's 0.01, or ``M²/3`` for ``update="ftrl"``, whose iterate is
-        ``(S₊/n₊ − S₋/n₋)/(2λ)`` (a function of public quantities only).
+        ``λ``, the L2 regularisation of eq. (2); the iterate stays in the ball
+        of radius ``1/√λ``. None: 0.01, or ``M²/3`` for ``update="ftrl"``.
     average : bool or int, default=False
-        Post-processing: ``coef_`` is the running mean of the released
-        iterates (from update ``average`` on when an int) instead of the last
-        one. Costs no privacy.
+        ``coef_`` is the running mean of the released iterates (from update
+        ``average`` on when an int). Post-processing: costs no privacy.
     pickle_open_batch : bool, default=False
-        Whether a pickle of a running stream keeps its open batch (the
-        selected rows and labels not yet used, and with ``noise="tree"`` its
-        true partial sums), so that the unpickled estimator can go on. False
-        leaves them out: the pickle holds no training row, and the unpickled
-        estimator predicts but refuses further rows. Set True only to move a
-        running stream between processes you trust with the data, as
-        dask-ml's ``Incremental`` does between its workers: such a pickle is
-        data. Not part of the run's settings (it may change between calls).
+        Whether a pickle of a running stream keeps its open batch (raw rows,
+        labels, tree sums), so the unpickled estimator can go on. False: the
+        pickle holds no training row and refuses further rows. True only between
+        trusted processes (e.g. dask-ml's ``Incremental``, with
+        ``shuffle_blocks=False``): such a pickle is data.
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` draws from OS entropy (the only safe choice in deployment).
-        Each call draws from a generator of its own (an int seed gives call
-        ``k`` the seed's child ``k``), split into independent streams for
-        selection and update noise.
+        Each call draws from its own child generator.
     {accountant}
         The whole ``epsilon`` of a run is charged when it starts (first
         :meth:`partial_fit` or :meth:`fit`), before any row is used.
@@ -179,56 +128,38 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     intercept_ : ndarray of shape (1,)
         The released intercept (0 with ``fit_intercept=False``).
     class_prior_ : ndarray of shape (2,)
-        ``update="ftrl"``: the DP class prior ``(π̂(classes_[0]), π̂(classes_[1]))``,
-        from the windows' noisy positive counts (post-processing).
+        ``update="ftrl"``: the DP class prior, from the noisy positive counts.
     n_labels_requested_ : int
         Labels read (from ``y``) or asked from ``label_oracle`` so far.
     n_updates_ : int
         Noisy updates (gradient releases) so far.
     n_seen_ : int
-        Rows processed so far (each row counted once, interrupted calls
-        included).
+        Rows processed so far (interrupted calls included).
     n_seen_last_call_ : int
-        How many leading rows of the last call's ``X`` the stream has
-        consumed: all of them when the call returned. After an exception
-        (a ``label_oracle`` error, a Ctrl-C) the rows ``X[:n_seen_last_call_]``
-        were used and the others not; a retry with the same ``X`` skips the
-        former (see Notes). A call that failed before it used anything left
-        the estimator as it was, this attribute included.
+        Leading rows of the last call's ``X`` consumed; after an exception,
+        a retry with the same ``X`` skips them (see :meth:`partial_fit`).
     data_norm_ : float
+        The ``M`` used.
     slab_ : float
         The slab half-width used (absolute, ``slab·M``).
     privacy_spent_ : PrivacyCost
-        The run's charge, ``privacy_cost()``, made when the run started, before
-        any row was used; after a failed :meth:`fit`, also that fit's charge.
+        The run's charge, made when the run started, before any row was used.
     n_features_in_ : int
+        Number of features seen at the start of the run.
 
     Notes
     -----
-    **Privacy.** Neighbouring streams have the same length and differ in one
-    element ``(x_t, y_t)`` (replace one stream element, §2). Each element
-    takes part in one selection (``ε_s``: Bernoulli, Lemma 1; exponential,
-    Lemma 2 *corrected*, see :class:`~skdp_anomaly.privacy.ExponentialSelection`)
-    and in at most one update (``ε_g``, Lemma 3), so the released iterates,
-    update times and batch sizes are ``(ε_s + ε_g)``-DP (Theorems 1–3),
-    whatever the stream length; the label buffer is never released. With
-    ``update="ftrl"`` parallel composition over disjoint, data-independent
-    windows gives ``epsilon``, the class prior included. Every released sum
-    is float-safe (a departure from eq. 8). Several passes over the same
-    records cost ``epsilon`` per pass, which the estimator cannot know.
+    Neighbouring streams have the same length and differ in one element
+    ``(x_t, y_t)`` (replace one stream element). Each element takes part in one
+    selection (``ε_s``: Lemma 1, or Lemma 2 *corrected*, see
+    :class:`~skdp_anomaly.privacy.ExponentialSelection`) and at most one
+    release (``ε_g``), so the output is pure ``(ε_s + ε_g)``-DP (Theorems 1–3);
+    with ``update="ftrl"`` parallel composition over disjoint public windows
+    gives ``epsilon``, class prior included. Released sums are float-safe [2]_.
     ``privacy_cost()`` equals ``epsilon`` unless a fixed exponential ``slab``
-    costs more than ``ε_s``.
-
-    **Interrupted calls.** :meth:`partial_fit` commits what it consumed when
-    an exception stops it (``n_seen_last_call_`` rows); a retry with the same
-    rows resumes there, asks no label twice and is not charged again. A call
-    that failed before using anything leaves the estimator as it was.
-    :meth:`fit` is one transaction: a retry is a new run, charged again.
-    Parameters other than ``random_state`` and ``accountant`` cannot change
-    during a run. A pickle leaves out the pending rows, labels and sums
-    (unless ``pickle_open_batch=True``; Dask's ``Incremental`` needs it, with
-    ``shuffle_blocks=False`` to keep the stream's order). Proofs and the
-    choices for ``update="ftrl"``: :ref:`proofs-online-svc` on :doc:`/privacy`.
+    costs more. Several passes cost ``epsilon`` each. :meth:`fit` is one
+    transaction; :meth:`partial_fit` commits what it consumed. Proofs:
+    :ref:`proofs-online-svc` on :doc:`/proofs`.
 
     References
     ----------
@@ -344,41 +275,28 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         )
 
     def privacy_assumptions(self) -> tuple:
-        """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public: the two class labels.
-
-        They are given as ``classes``, or, in :meth:`fit` without ``classes``,
-        read from ``y``.
-        """
+        """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public: the two class labels."""
         return ("PrivateOnlineActiveSVC: the two class labels are public (passed as classes, "
                 "or read from y by fit when classes is None)",)
 
     # ---------------------------------------------------------------- fit
     def _reservation(self, method: str) -> None:
-        # the step validates, checks its labels' source, then reserves the run (which a
-        # partial_fit run keeps between calls)
+        # the step reserves the run itself, after its checks
         return None
 
     def _private_fit(self, X, y=None, classes=None, label_oracle=None):
-        """One fresh pass over the stream ``X`` (in row order).
-
-        A transaction: on any exception the estimator is as before the call,
-        and ``privacy_spent_`` (and the accountant) keep the run's charge when
-        it was made; a retry is a new run, charged again (see Notes).
+        """One fresh pass over the stream ``X``; a transaction (a retry is charged again).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The stream, one row per element, in arrival order; rows are
-            projected onto the ball of radius ``data_norm``.
+            The stream, in arrival order.
         y : array-like of shape (n_samples,), default=None
-            Labels; only those of selected rows are read. None needs
-            ``label_oracle`` and ``classes``.
+            Labels; only those of selected rows are read.
         classes : array-like of shape (2,), default=None
-            The two labels. None takes them from ``y`` (which then reads every
-            label and treats the label set as public).
+            The two labels. None reads them from ``y`` (public label set).
         label_oracle : callable, default=None
-            Called with the selected rows (2-D, stream order) when a batch
-            needs their labels; returns one label per row.
+            Called with the selected rows; returns one label per row.
 
         Returns
         -------
@@ -395,15 +313,11 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     def partial_fit(self, X, y=None, classes=None, label_oracle=None):
         """Process the next rows of the stream.
 
-        The first call needs ``classes`` (as for ``SGDClassifier``) and charges
-        the run's ε; a batch that is not complete at the end of a call
-        carries over to the next (its rows stay in memory until the batch is
-        used, then are zeroed; a pickle leaves them out, and a run unpickled
-        with such rows does not go on). An exception after the call used rows (or
-        obtained labels) leaves the stream where it stopped, counted in the
-        public attributes (``n_seen_last_call_`` rows of ``X`` consumed), and
-        a retry with the same ``X`` resumes there; an exception before leaves
-        the estimator as it was (see Notes).
+        The first call needs ``classes`` and charges the run's ε. An exception
+        after rows were used commits them (``n_seen_last_call_``); a retry with
+        the same ``X`` resumes there, with no new charge and no label asked
+        twice. Parameters other than ``random_state`` and ``accountant`` cannot
+        change during a run.
 
         Parameters
         ----------
@@ -428,8 +342,8 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         return self
 
     def _partial_fit(self, X, y, classes, label_oracle):
-        """One call's step: the call is rolled back when it fails before using
-        anything, committed when it fails after (the exception is returned)."""
+        """One call's step: rolled back if it fails before using anything, else
+        committed (the exception is returned)."""
         cost = self.privacy_cost()
         y = check_label_source(y, label_oracle)
         if getattr(self, "_state", None) is None:
@@ -455,8 +369,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     def _begin_run(self, cost, X, y, classes, label_oracle, whole_stream=False):
         """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels.
 
-        ``whole_stream`` (:meth:`fit`): ``X`` is the whole stream, so its length
-        is the horizon, and without ``classes`` the labels are read from ``y``.
+        ``whole_stream`` (:meth:`fit`): ``len(X)`` is the horizon.
         """
         self._start_private_fit(cost)
         self._keeps_run_open = True  # the run's reservation lasts while the stream goes on
@@ -464,7 +377,7 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
             y = column_or_1d(y, warn=True)
             classes = _classes_of(y)  # reads every label: the label set is public
         classes = self._check_classes(classes)
-        check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's own error quotes a value of X
+        check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's error quotes X
         X = validate_data(self, X, reset=True, dtype=np.float64)
         check_y_length(y, X)
         data_norm = self._data_norm_of(X)

@@ -1,5 +1,4 @@
-"""The parameters of :class:`PrivateOnlineActiveSVC` that follow from others: the ε split,
-λ, the slab, and the checks between parameters and those floating point imposes."""
+"""Derived parameters of :class:`PrivateOnlineActiveSVC` (ε split, λ, slab) and their checks."""
 
 from __future__ import annotations
 

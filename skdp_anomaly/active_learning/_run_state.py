@@ -1,10 +1,8 @@
 """The private state of a :class:`PrivateOnlineActiveSVC` run, and its label sources.
 
-A run's state travels between calls: the iterate, the pending batch (the
-paper's label buffer) and the counters of the compiled loop. When a call is
-interrupted after it used rows of its chunk, the state also records how many
-rows of that chunk were consumed and a fingerprint of them, so that a retry
-with the same chunk resumes after them and no row is used twice.
+The state (iterate, label buffer, loop counters) travels between calls; after an
+interruption it records the rows consumed and their fingerprint, so that a retry
+resumes after them and no row is used twice.
 """
 
 from __future__ import annotations
@@ -39,8 +37,7 @@ class RunState(StreamState):
         self.bias = 0.0  # the current intercept (ftrl)
         self.average_bias = 0.0  # the released intercept_
         self.n_released = 0  # releases so far (ftrl: gradient and threshold windows)
-        # grown call by call (reserve): a window of 16·d/ε rows at a tiny ε must not
-        # allocate memory for rows the stream may never bring
+        # grown by reserve: no memory for rows the stream may never bring
         self.buf = np.zeros((0, n_features))
         self.buf_idx = np.zeros(0, np.int64)
         self.signs = np.zeros(0)
@@ -78,11 +75,8 @@ class RunState(StreamState):
         return position
 
     def resume_position(self, X: np.ndarray) -> int | None:
-        """Rows of ``X`` an interrupted call already consumed, when ``X`` is its retry.
-
-        A retry is the call right after the interruption whose first rows are,
-        byte for byte, those the interrupted call consumed; None for other rows.
-        """
+        """Rows of ``X`` an interrupted call consumed, when ``X`` starts with them
+        byte for byte (a retry); else None."""
         if self.interruption is None:
             return None
         position, digest = self.interruption
@@ -111,9 +105,7 @@ class RunState(StreamState):
     def close(self) -> None:
         """The stream is over: zero every buffer, forget the pending batch and the fingerprint.
 
-        Rows of a fixed-length batch that never filled (``update="flmb"`` or
-        ``"flsw"``) are consumed and used by no update, as at the end of the
-        paper's Algorithm 3; a later ``partial_fit`` starts a new batch.
+        Rows of a batch that never filled are used by no update (as in Algorithm 3).
         """
         if self.ftrl is not None and self.ftrl.holds_sums():
             self.left_out = "the true sums of its noise tree's open nodes"
@@ -139,11 +131,9 @@ class RunState(StreamState):
         return replacements, ", ".join(filter(None, what))
 
     def drop_unlabelled(self, flmb: bool) -> None:
-        """Forget the buffered rows that still wait for labels from an interrupted ``y``.
+        """Forget buffered rows waiting for labels from an interrupted ``y``.
 
-        Called when the next call is not a retry of that chunk: its ``y`` cannot
-        label them. The rows were consumed (counted in ``n_seen_``) and are
-        never used again; a batch left incomplete waits for more rows.
+        For a next call that is not a retry; the rows stay counted in ``n_seen_``.
         """
         ints = self.ints
         self.clear_rows(int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N]))
@@ -178,15 +168,13 @@ def check_y_length(y, X) -> None:
 
 
 class Labels:
-    """Where the labels of selected rows come from: ``y`` (read at the selected
-    rows only) or the oracle (asked once per batch, when its update is due)."""
+    """Labels of selected rows: from ``y`` (read at those rows only) or the oracle."""
 
     def __init__(self, y, oracle, classes):
         self.y, self.oracle, self.classes = y, oracle, classes
 
     def kernel_view(self, classes):
-        """``(y, True)`` when the compiled loop can read ``y`` itself (a numeric
-        ndarray with numeric classes), else ``(placeholder, False)``."""
+        """``(y, True)`` when the compiled loop can read ``y``, else ``(placeholder, False)``."""
         numeric = isinstance(self.y, np.ndarray) and self.y.dtype.kind in "biuf"
         if numeric and np.asarray(classes).dtype.kind in "biuf":
             return self.y, True

@@ -1,8 +1,6 @@
-"""Private point selection (Ghassemi, Sarwate and Wright 2016, §3.1): the slab and its
-privacy calibration.
+"""Private point selection (Ghassemi et al. 2016, §3.1): the slab and its calibration.
 
-The selection itself runs in the compiled stream loop (``_kernel.py``); the
-mechanisms here state its cost.
+The selection runs in ``_kernel.py``; the mechanisms here state its cost.
 """
 
 from __future__ import annotations
@@ -23,24 +21,10 @@ BERNOULLI_SLAB_SHARE = 0.2
 def calibrated_slab(epsilon: float, data_norm: float) -> float:
     """The smallest slab ``b`` whose exponential selection costs exactly ``epsilon``.
 
-    Lemma 2 of Ghassemi et al. (2016) bounds only the "selected" outcome; the
-    "not selected" outcome costs ``log((1 - q_min) / (1 - q_max))`` (see
-    :class:`~skdp_anomaly.privacy.ExponentialSelection`), which decreases in
-    ``b``. The root of ``cost(b) = epsilon`` is the narrowest slab that keeps
-    the corrected cost at ``epsilon`` (0.2385·M at ε = 1, where the paper
-    uses 0.2·M and pays 1.171).
+    The corrected cost (:class:`~skdp_anomaly.privacy.ExponentialSelection`)
+    includes the "not selected" outcome that Lemma 2 omits; it decreases in ``b``.
 
-    Parameters
-    ----------
-    epsilon : float
-        The ε the selection must cost, in ``(0, inf)``.
-    data_norm : float
-        ``M``, the bound on the distance of a point to the decision boundary.
-
-    Returns
-    -------
-    float
-        The slab half-width ``b``.
+    ``data_norm`` is ``M``, the bound on a point's distance to the boundary.
 
     Examples
     --------

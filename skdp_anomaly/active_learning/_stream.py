@@ -1,9 +1,5 @@
-"""The stream engine of :class:`PrivateOnlineActiveSVC`: set-up, compiled loop, releases.
-
-A mixin: the estimator validates, charges and keeps the public attributes;
-this part turns its parameters into the kernel's modes and mechanisms, runs
-the compiled loop over a call's rows and makes the releases it asks for.
-"""
+"""The stream engine of :class:`PrivateOnlineActiveSVC` (a mixin): set-up, compiled loop,
+releases."""
 
 from __future__ import annotations
 
@@ -38,8 +34,7 @@ PAPER_ALPHA, PAPER_SELECTION_SHARE, PAPER_BATCH_SIZE = 0.01, 0.5, 5
 FTRL_SELECTION_SHARE = 0.25
 #: The threshold windows' share of a round with ``class_weight=None``.
 NONE_WEIGHT_INTERCEPT_SHARE = 0.3
-# update-noise vectors drawn from the noise stream at a time; the unused ones are
-# dropped at the end of a call, so that no noise is kept between calls
+# update-noise vectors drawn at a time; unused ones are dropped at the end of a call
 _NOISE_REFILL = 64
 #: 1/√2: the paper's updates with an intercept see ``[x/√2, M/√2]``, of norm ``<= M``.
 _HALF_SQRT2 = math.sqrt(0.5)
@@ -67,12 +62,7 @@ class StreamMixin:
         return n_features + 1 if self._augmented() else n_features
 
     def _threshold_share(self) -> float:
-        """The share of each round's rows in its threshold window (0: active windows).
-
-        ``intercept_share``, or by default none with ``class_weight="balanced"``
-        (the cut comes from the class centroids) and 0.3 with None (the cut of
-        fewest errors needs the histograms). Without an intercept there is no cut.
-        """
+        """The share of each round's rows in its threshold window (0: active windows)."""
         if not self.fit_intercept or self.update != "ftrl":
             return 0.0
         if self.intercept_share is not None:
@@ -83,8 +73,7 @@ class StreamMixin:
         return PAPER_BATCH_SIZE if self.batch_size is None else int(self.batch_size)
 
     def _project(self, X):
-        """Rows projected onto the ball of radius ``M`` (and, for the paper's
-        updates with an intercept, ``[x/√2, M/√2]``: still inside it)."""
+        """Rows projected onto the ball of radius ``M`` (``[x/√2, M/√2]`` if augmented)."""
         norms = np.linalg.norm(X, axis=1)
         scale = np.minimum(1.0, self.data_norm_ / np.maximum(norms, 1e-300))
         if not self._augmented():
@@ -124,8 +113,7 @@ class StreamMixin:
     def _update_setup(self, data_norm: float, n_features: int, horizon=None, first_call=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
 
-        Raises a ``ValueError`` naming ``data_norm`` when floating point cannot
-        hold them (an overflowing sensitivity, a grid or a rate out of range).
+        Raises ``ValueError`` naming ``data_norm`` when floating point cannot hold them.
         """
         eps_s, eps_g = self._split()
         sensitivity = 2.0 * data_norm * math.sqrt(n_features)
@@ -169,9 +157,8 @@ class StreamMixin:
     def _stream(self, X, labels, skip, commit):
         """Run the call's rows from ``skip`` (None: not a retry, from row 0).
 
-        With ``commit``, an exception raised after the call used rows,
-        labels or updates is committed to the public attributes and returned
-        (the caller raises it); before that, it propagates for the rollback.
+        With ``commit``, an exception after rows were used is committed and returned;
+        before that, it propagates for the rollback.
         """
         state = self._state
         start = 0 if skip is None else skip
@@ -210,9 +197,8 @@ class StreamMixin:
         state.n_calls += 1
         uniforms = np.empty(0)
         if self.selection != "all":
-            # the rows before start were consumed by an earlier call; Bernoulli selection
-            # reads exact flips (1.0 with probability 1/(1+e^ε_s)), exponential selection
-            # compares uniforms with its probabilities
+            # rows before start were consumed earlier; Bernoulli reads exact flips (1.0
+            # with probability 1/(1+e^ε_s)), exponential compares uniforms
             uniforms = np.zeros(n)
             uniforms[start:] = (
                 bernoulli_logistic(self._split()[0], n - start, sel_rng)
@@ -249,8 +235,7 @@ class StreamMixin:
             labels.fill(state)  # the last window of a stream of known length is released
             if (ints[kernel.ROUND] > 0 and state.windows[kernel.THRESHOLD] > 0
                     and not state.windows[kernel.ACTIVE]):
-                # a tail too short for a round: its rows refine the cut on the current
-                # direction (a new direction now would be left with a stale cut)
+                # a tail too short for a round refines the cut (a new direction: stale cut)
                 ints[kernel.PHASE] = kernel.PHASE_THRESHOLD
             self._release_window(mech, floats, avg_start, noise_rng)
         state.drop_noise()
@@ -264,12 +249,9 @@ class StreamMixin:
         return lambda d: np.exp(-np.maximum(slab, np.minimum(d, M)) * rate)
 
     def _call_closes_window(self) -> bool:
-        """Active windows on a stream of unknown length: the end of a call releases
-        the open window once it has seen at least half its planned length.
+        """Whether the call's end releases the open active window (half its length seen).
 
-        Where the calls end is public (the caller's chunking, not the data), so
-        the windows stay functions of public quantities; the rows of a stream
-        that ends in a window are used unless that window had barely begun.
+        Call boundaries are public (the caller's chunking), so windows stay public.
         """
         state = self._state
         if not state.windows[kernel.ACTIVE] or state.horizon is not None:

@@ -1,8 +1,6 @@
 """The warnings of :class:`PrivateOnlineActiveSVC`: nothing released yet, rows outside the ball.
 
-Both are for the user, not releases: the first states public facts only (the
-window length, the rows seen); the second is a local diagnostic for the data
-holder, one bit against a fixed public threshold.
+Not releases: public facts only, or one local bit against a fixed public threshold.
 """
 
 from __future__ import annotations
@@ -25,17 +23,11 @@ class DiagnosticsMixin:
     """The estimator's two warnings (see the module docstring)."""
 
     def _warn_rows_outside(self, X, data_norm: float) -> None:
-        """A local diagnostic for the data holder, never stored nor released.
-
-        It says one bit, whether more than a fixed public share of the call's
-        rows lie outside the ball, and no count: a warning may be logged or
-        shown beyond the data holder, and the count of large rows is a raw
-        statistic of the data.
-        """
+        """A local diagnostic, never stored nor released: one bit, never a count
+        (a warning may be logged beyond the data holder)."""
         if self.data_norm is None or X.shape[0] == 0:
             return  # M read from the data: no row lies outside
-        # squared norms: no square root per row on the hot path of partial_fit (a
-        # square beyond the floats is inf, which compares as it should)
+        # squared norms, no square root on the hot path (an overflow to inf compares right)
         with np.errstate(over="ignore"):
             outside = np.einsum("ij,ij->i", X, X) > np.square(np.float64(data_norm) * 1.000000001)
         if np.mean(outside) > OUTSIDE_BALL_SHARE:
@@ -62,11 +54,7 @@ class DiagnosticsMixin:
              NothingReleasedWarning)
 
     def _warn_no_selection(self) -> None:
-        """Say why a run read every label: its rows all lay in labelled windows.
-
-        Public facts only (the rows seen, the first window's length): the
-        active windows, which select, come after the first labelled window.
-        """
+        """Say why a run read every label (all rows in labelled windows); public facts only."""
         state = getattr(self, "_state", None)
         if (self.update != "ftrl" or self.selection == "all" or state is None
                 or not state.windows[kernel.ACTIVE] or self.n_seen_ == 0

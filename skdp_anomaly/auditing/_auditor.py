@@ -1,11 +1,7 @@
 """Empirical privacy auditing: a Clopper–Pearson lower bound on ε.
 
-Run a randomised mechanism many times on two neighbouring inputs, count how
-often each event (fixed *before* looking at the outputs) happens, and turn the
-counts into a statistically valid lower bound on the ε any DP proof could
-claim. If the bound exceeds the claimed ε, the claim is false (up to the
-stated confidence); if it stays far below ε for a mechanism known to be tight,
-the mechanism adds more noise than it should.
+Run a mechanism many times on two neighbouring inputs, count events fixed in
+advance, and bound ε from below; a bound above the claimed ε refutes the claim.
 """
 
 from __future__ import annotations
@@ -60,14 +56,12 @@ class AuditResult:
     Attributes
     ----------
     epsilon_lower_bound : float
-        ε such that, with probability at least ``1 - alpha``, the mechanism is
-        not ε'-DP (with the given δ) for any ε' < this value.
+        With probability ``>= 1 - alpha`` the mechanism is not ε'-DP (at the
+        given δ) for any smaller ε'.
     best_event : str
-        Event and direction that gave the bound (``"A>B"``: event more likely
-        on the first input).
+        Event and direction of the bound (``"A>B"``: more likely on the first input).
     rows : list of dict
-        One row per event: counts on each input, estimated probabilities and
-        the lower bound in each direction.
+        Per event: counts, estimated probabilities, bounds in each direction.
     n_runs : int
         Runs per input.
     alpha : float
@@ -79,7 +73,7 @@ class AuditResult:
     name : str
         Label for reports.
     extras : dict
-        Free-form details a caller attaches (e.g. the scenario's relation).
+        Free-form details a caller attaches.
 
     Examples
     --------
@@ -119,8 +113,6 @@ class AuditResult:
         Returns
         -------
         str
-            One row per event: the counts on each input and the lower bound
-            in each direction.
         """
         head = "| event | count A | count B | ε lb (A>B) | ε lb (B>A) |\n|---|---:|---:|---:|---:|"
         body = [
@@ -200,21 +192,17 @@ def audit(
     ----------
     mechanism : callable
         ``mechanism(x, rng)`` returns one output; with ``batch=True``,
-        ``mechanism(x, rng, n)`` returns ``n`` independent outputs stacked
-        along axis 0 (the fast path: one vectorised call per input).
+        ``mechanism(x, rng, n)`` returns ``n`` outputs along axis 0.
     neighbours : pair
-        The two neighbouring inputs ``(a, b)``; use the worst case of the
-        neighbouring relation the mechanism's proof names.
+        The two neighbouring inputs ``(a, b)`` (the relation's worst case).
     events : sequence of callables or mapping name -> callable
-        Each maps the array of outputs (runs along axis 0) to a bool array,
-        one per run. They must be fixed *before* seeing outputs: choosing the
-        event from the same draws invalidates the bound.
+        Each maps the outputs (runs along axis 0) to one bool per run. Fix
+        them before seeing outputs, or the bound is invalid.
     n_runs : int, default=100_000
         Runs per input.
     alpha : float, default=0.05
-        The bound holds with probability ``>= 1 - alpha``: Bonferroni over
-        events × two directions, and the two Clopper–Pearson bounds of each
-        comparison at ``alpha / (4 × n_events)`` each.
+        The bound holds with probability ``>= 1 - alpha`` (Bonferroni over
+        events and directions).
     delta : float, default=0.0
         Audit an (ε, δ) claim: the bound is ``log((p_A - δ) / p_B)``.
     batch : bool, default=False
@@ -229,7 +217,6 @@ def audit(
     Returns
     -------
     AuditResult
-        The lower bound, the event that gave it and the per-event counts.
 
     Examples
     --------

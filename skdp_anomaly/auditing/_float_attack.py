@@ -1,16 +1,9 @@
 """The floating-point attack on textbook Laplace noise, as a privacy audit.
 
-In floating point, ``x + rng.laplace(0, b)`` can only produce the floats
-``fl(x + f(k))``, ``k = 1 .. 2**53 - 1``, where ``f`` is numpy's sampler seen
-as a function of its 53-bit uniform: a sparse set that depends on ``x``. An
-adversary who knows both neighbouring inputs can tell from the bits of an
-output which input it came from whenever the output is unreachable from the
-other one (Mironov 2012). A float-safe mechanism releases ``granularity *
-integer``, whatever the input, and leaves no such trace.
-
-:func:`laplace_reachable` decides reachability exactly; the attacker's events
-of :func:`floating_point_audit` are built on it (or on :func:`grid_reachable`)
-and handed to :func:`audit`.
+``x + rng.laplace(0, b)`` can only produce the floats ``fl(x + f(k))``: a sparse
+set that depends on ``x``, so an output unreachable from one neighbour betrays
+the other (Mironov 2012). :func:`laplace_reachable` decides reachability
+exactly; :func:`floating_point_audit` builds the attacker's events on it.
 """
 
 from __future__ import annotations
@@ -37,10 +30,9 @@ def _libm_log(arg: np.ndarray) -> np.ndarray:
 
 
 def _laplace_noise(k: np.ndarray, scale: float) -> np.ndarray:
-    """numpy's ``random_laplace(0, scale)`` given the uniform ``k / 2**53``, op by op.
+    """numpy's ``random_laplace(0, scale)`` given the uniform ``k / 2**53``, bit for bit.
 
-    Each IEEE operation of the C code is repeated in float64, so the result is
-    bit for bit the sampler's (``loc = 0`` makes an FMA contraction harmless).
+    Repeats each IEEE operation of the C code (``loc = 0`` makes FMA harmless).
     """
     u = k * 2.0**-53  # exact: k < 2**53
     upper = u >= 0.5
@@ -89,9 +81,7 @@ def _search_exactly(y: float, x: float, scale: float, k0: int) -> bool:
 def laplace_reachable(y, x, scale: float) -> np.ndarray:
     """Whether each float ``y`` can be ``x + rng.laplace(0.0, scale)`` in float64.
 
-    numpy's ``Generator.laplace`` turns a uniform ``k / 2**53`` (``k = 1 ..
-    2**53 - 1``) into the noise ``f(k)`` with libm's ``log``; the release is
-    ``fl(x + f(k))``. ``y`` is reachable iff some ``k`` gives exactly ``y``.
+    ``y`` is reachable iff some uniform ``k / 2**53`` gives exactly ``fl(x + f(k))``.
 
     Parameters
     ----------
@@ -105,21 +95,15 @@ def laplace_reachable(y, x, scale: float) -> np.ndarray:
     Returns
     -------
     ndarray of bool
-        Shaped like ``broadcast(y, x)``; False means no draw of numpy's
-        sampler yields ``y`` from ``x``.
+        Shaped like ``broadcast(y, x)``; False: no draw yields ``y`` from ``x``.
 
     Notes
     -----
-    ``k -> fl(x + f(k))`` is non-decreasing (``log`` and rounding are
-    monotone), so ``y`` is reachable iff it equals the output at the smallest
-    ``k`` whose output is ``>= y``. The sampler's inverse gives that ``k`` to
-    within ±2; outputs at ``k - 2 .. k + 2`` are computed exactly as numpy's C
-    code does and either contain ``y`` (reachable), or bracket it
-    (unreachable), or, rarely, neither, and an exact galloping search decides.
-    Outputs are compared bit for bit: ``-0.0`` is never reachable (the noise
-    is never ``-0.0``). Exact as long as libm's ``log`` is monotone and is
-    the one numpy's sampler links (``math.log`` is checked against numpy's
-    draws in the test suite).
+    ``k -> fl(x + f(k))`` is monotone: the sampler's inverse locates ``k`` to
+    within ±2, the outputs there are computed as numpy's C code does, and a
+    galloping search decides the rare rest. Bit-for-bit comparison (``-0.0``
+    is never reachable). Exact while libm's ``log`` is monotone and is the one
+    numpy links.
 
     References
     ----------
@@ -154,22 +138,19 @@ def laplace_reachable(y, x, scale: float) -> np.ndarray:
 def grid_reachable(y, granularity: float) -> np.ndarray:
     """Whether each float ``y`` is ``granularity * m`` for an integer ``m``.
 
-    The support of a float-safe mechanism that releases a grid point
-    (rounded value plus integer noise, scaled back) whatever the input.
+    The support of a float-safe (grid) mechanism, whatever the input.
 
     Parameters
     ----------
     y : array-like of float
         Released outputs, any shape.
     granularity : float
-        Grid spacing ``g > 0`` (a power of two in a float-safe mechanism, so
-        that ``g * m`` is exact for ``|m| < 2**53``).
+        Grid spacing ``g > 0`` (a power of two in a float-safe mechanism).
 
     Returns
     -------
     ndarray of bool
-        Shaped like ``y``; True iff ``y`` is bit for bit ``fl(g * m)`` for
-        some integer ``m`` (so ``-0.0`` is not: ``g * 0`` is ``+0.0``).
+        Shaped like ``y``; True iff ``y`` is bit for bit ``fl(g * m)`` (not ``-0.0``).
 
     References
     ----------
@@ -232,35 +213,25 @@ def floating_point_audit(
 ) -> AuditResult:
     """Audit ``release`` with the floating-point attack: a lower bound on ε.
 
-    The attacker knows both inputs ``A, B`` and a model of the sampler
-    (``reachable``). Events, fixed before any draw: "the output is
-    unreachable from B" (never happens on B if the model is exact, so any
-    frequency on A is a privacy breach), the same with A and B swapped, and
-    with ``tail``, the union of each with each tail event, which keeps the
-    ordinary bound of a tight mechanism (e.g. ``out >= threshold`` for
-    Laplace) and adds the attack's mass to it.
+    Events, fixed before any draw: "the output is unreachable from B" (never
+    on B if ``reachable`` is exact), the same swapped, and their unions with
+    each ``tail`` event (which keeps a tight mechanism's ordinary bound).
 
     Parameters
     ----------
     release : callable
-        ``release(x, rng, n)`` returns ``n`` outputs of the mechanism on
-        input ``x``, shape ``(n,)`` or ``(n, k)`` (``k`` coordinates
-        released together).
+        ``release(x, rng, n)`` returns ``n`` outputs, shape ``(n,)`` or ``(n, k)``.
     inputs : pair
         The neighbouring inputs ``(A, B)``.
     reachable : callable
-        ``reachable(outputs, x)`` returns a bool array shaped like
-        ``outputs``: whether each coordinate can come from input ``x``, e.g.
-        ``lambda y, x: laplace_reachable(y, x, scale)``. An output is
-        unreachable if any of its coordinates is.
+        ``reachable(outputs, x)``: whether each coordinate can come from ``x``
+        (e.g. via ``laplace_reachable``); one unreachable coordinate suffices.
     tail : mapping of str to callable, optional
-        Extra events (name -> function of the outputs returning one bool per
-        run), fixed in advance.
+        Extra events (one bool per run), fixed in advance.
     n_runs : int, default=10_000
         Runs per input.
     confidence : float, default=0.95
-        The bound holds with this probability (over events and directions,
-        as :func:`~skdp_anomaly.audit` corrects for them).
+        The bound holds with this probability (as :func:`~skdp_anomaly.audit` corrects).
     random_state : None, int or numpy.random.Generator
         Drives both inputs' runs.
     claimed_epsilon : float, optional
@@ -269,8 +240,7 @@ def floating_point_audit(
     Returns
     -------
     AuditResult
-        The bound, the best event (``"unreachable from B (A>B)"``: outputs on
-        A that B cannot produce) and the per-event counts.
+        Its best event, e.g. ``"unreachable from B (A>B)"``.
 
     References
     ----------

@@ -1,30 +1,13 @@
 """How often one record is trained on: cross-validation splitters and searches.
 
-Under sequential composition a record pays for every fit whose training set
-contains it; fits on folds that do not contain it cost it nothing. So a CV
-procedure costs ``memberships × cost(fit)`` where ``memberships`` is the
-largest number of training sets one record can be in. It is computed from the
-splitter's *parameters* (``n_splits``, ``n_repeats``, user-given fold ids),
-never from the data.
-
-That count is a bound only when each fit of one dataset and the same fit of a
-neighbouring dataset see training sets that differ in the changed record
-alone, i.e. when **a record's fold does not depend on the other records**.
-Whether that holds depends on the splitter and on the neighbouring relation:
-
-* replace-one neighbours (``n`` public and fixed; a replaced record keeps its
-  position and its public group or fold key): index-based splitters (KFold,
-  ShuffleSplit, ... whose permutation depends on ``n`` and the seed only),
-  group splitters (groups being a public key of each record, which is an
-  assumption) and ``PredefinedSplit`` are proven;
-* add/remove-one neighbours: adding a record changes ``n`` (and group sizes),
-  which moves other records between folds; only ``PredefinedSplit`` (each
-  record's fold is its own public key) is proven;
-* label-dependent splitters (StratifiedKFold, ...) move other records when one
-  record's label changes, under either relation: never proven.
-
-:func:`training_memberships` returns the count together with that statement:
-a note when proven, a leak when not.
+A CV procedure costs ``memberships × cost(fit)``, ``memberships`` being the
+largest number of training sets one record can be in, computed from the
+splitter's *parameters*, never from the data. The count is a bound only when
+a record's fold does not depend on the other records: proven for index-based
+and group splitters under replace-one neighbours (groups public by
+assumption) and for ``PredefinedSplit`` under either relation; never for
+label-dependent splitters. :func:`training_memberships` returns the count with
+a note when proven, a leak when not (:ref:`proofs-budget-validator`).
 """
 
 from __future__ import annotations
@@ -81,9 +64,8 @@ _DATA_SIZED = (LeaveOneOut, LeavePOut, LeaveOneGroupOut, LeavePGroupsOut)
 class FoldCount(NamedTuple):
     """How many training sets contain one record, and whether that is proven.
 
-    ``memberships`` is ``inf`` when it grows with the data size; ``leak`` is
-    None when the count is a bound under the relation, else the reason it is
-    not; ``assumption`` is what the proof takes as public (or None).
+    ``memberships`` is ``inf`` when it grows with the data size; ``leak`` (or
+    None) says why the count is not a bound; ``assumption`` what it takes as public.
     """
 
     memberships: float
@@ -100,9 +82,8 @@ def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> 
     cv : int, cross-validation generator, iterable of (train, test) or None
         As accepted by :func:`sklearn.model_selection.check_cv`.
     estimator : estimator, optional
-        With an int or None ``cv``, a classifier gets ``StratifiedKFold``
-        from scikit-learn's ``check_cv`` (binary or multiclass ``y``), any
-        other estimator ``KFold``.
+        With an int or None ``cv``: a classifier gets ``StratifiedKFold``
+        (as in ``check_cv``), any other estimator ``KFold``.
     neighbours : {"replace", "add_remove"}, default="replace"
         The neighbouring relation the count must hold under.
 
@@ -258,13 +239,10 @@ def _fmt(x: float) -> str:
 
 
 def distribution_probes(dist, n_draws: int = 3) -> tuple[list, int, bool]:
-    """Values at which to price a parameter drawn from ``dist``.
+    """``(values, n_ends, bounded)``: where to price a parameter drawn from ``dist``.
 
-    The finite ends of the distribution's support (where the cost of a
-    monotone parameter such as ε is largest) plus a few fixed draws. Returns
-    ``(values, n_ends, bounded)``: the first ``n_ends`` values are support
-    ends (an open end such as ε=0 may be an invalid value); ``bounded`` is
-    False when the support has an infinite end (or is unknown).
+    The finite support ends first (``n_ends``; an open end may be invalid), then
+    a few fixed draws; ``bounded`` is False for an infinite or unknown support.
     """
     lo, hi = -math.inf, math.inf
     support = getattr(dist, "support", None)

@@ -23,11 +23,9 @@ class BudgetedPipeline(Pipeline):
     """An imblearn :class:`~imblearn.pipeline.Pipeline` that validates its privacy budget at fit.
 
     Before any step is fitted, :func:`check_privacy_budget` prices the
-    pipeline from its parameters under the neighbouring relation
-    ``neighbours``; the fit stops with :class:`PrivacyBudgetError` when the
-    total exceeds ``budget``, and leaks are raised, warned or ignored
-    according to ``on_leak``. Samplers
-    (``fit_resample``) and sklearn transformers are accepted, as in imblearn.
+    pipeline from its parameters; the fit stops with
+    :class:`PrivacyBudgetError` when the total exceeds ``budget``, and leaks
+    are handled according to ``on_leak``. Samplers are accepted, as in imblearn.
 
     Parameters
     ----------
@@ -37,9 +35,8 @@ class BudgetedPipeline(Pipeline):
         Maximum privacy cost of **one** fit of this pipeline, under
         ``neighbours``. None only reports.
     neighbours : {"replace", "add_remove"}, default="replace"
-        The neighbouring relation the budget and the report are stated under.
-        "replace" (n public) is the relation diffprivlib's models hold under;
-        pass "add_remove" to hide n as well (see :func:`check_privacy_budget`).
+        The relation of the budget and the report: "replace" (n public, as
+        diffprivlib's models) or "add_remove" (n hidden too).
     on_leak : {"warn", "raise", "ignore"} or None, default=None
         See :func:`check_privacy_budget`: None raises on a leak when a
         ``budget`` is given and warns otherwise.
@@ -57,17 +54,12 @@ class BudgetedPipeline(Pipeline):
 
     Notes
     -----
-    The budget is per fit. Under ``GridSearchCV`` each fold fit is checked on
-    its own; price the whole search with ``check_privacy_budget(search)``,
-    which composes all fits a record takes part in.
-
-    The check runs before fitting because diffprivlib overwrites
-    ``bounds=None`` / ``data_norm=None`` with data-derived values during fit:
-    refitting the same (not cloned) object can no longer see that leak.
-
-    Neighbouring relation: ``neighbours``, to which every step's cost is
-    converted (or reported as a leak); notion: those of the steps, composed
-    sequentially (see :func:`check_privacy_budget`).
+    The budget is per fit: under ``GridSearchCV`` price the whole search with
+    ``check_privacy_budget(search)``. The check runs before fitting because
+    diffprivlib overwrites ``bounds=None`` / ``data_norm=None`` during fit,
+    hiding that leak on a refit. Every step's cost is stated under
+    ``neighbours`` (or reported as a leak); notions compose sequentially (see
+    :func:`check_privacy_budget`).
 
     Examples
     --------
@@ -136,9 +128,6 @@ class BudgetedPipeline(Pipeline):
     def fit(self, X, y=None, **params):
         """Check the privacy budget (sets ``privacy_report_``), then fit the steps.
 
-        Raises :class:`PrivacyBudgetError` before fitting anything when one fit
-        would exceed ``budget``.
-
         Parameters
         ----------
         X : iterable
@@ -159,7 +148,7 @@ class BudgetedPipeline(Pipeline):
 
     @available_if(Pipeline._can_fit_transform)
     def fit_transform(self, X, y=None, **params):
-        """Check the privacy budget (sets ``privacy_report_``), then ``fit_transform`` of the last step.
+        """Check the budget (sets ``privacy_report_``), then ``fit_transform`` of the last step.
 
         See :meth:`imblearn.pipeline.Pipeline.fit_transform` for the parameters.
         """
@@ -168,7 +157,7 @@ class BudgetedPipeline(Pipeline):
 
     @available_if(Pipeline._can_fit_resample)
     def fit_resample(self, X, y=None, **params):
-        """Check the privacy budget (sets ``privacy_report_``), then ``fit_resample`` of the last step.
+        """Check the budget (sets ``privacy_report_``), then ``fit_resample`` of the last step.
 
         See :meth:`imblearn.pipeline.Pipeline.fit_resample` for the parameters.
         """
@@ -177,7 +166,7 @@ class BudgetedPipeline(Pipeline):
 
     @available_if(_final_estimator_can_fit_predict)
     def fit_predict(self, X, y=None, **params):
-        """Check the privacy budget (sets ``privacy_report_``), then ``fit_predict`` of the last step.
+        """Check the budget (sets ``privacy_report_``), then ``fit_predict`` of the last step.
 
         See :meth:`imblearn.pipeline.Pipeline.fit_predict` for the parameters.
         """

@@ -1,36 +1,15 @@
 """Pricing a private search: candidate fits, the private choice, the refit.
 
-A search of this package (:mod:`skdp_anomaly.model_selection`) exposes
-``privacy_selection()``: which selection rule it runs, its ``epsilon``, the
-splitter it actually uses and whether it refits. :func:`plan_private_search`
-turns that and the candidates (each priced as a clone, so pipelines and their
-leaks are kept) into report rows; the search's own ``privacy_cost()`` and the
-validator both use it, so there is one formula.
-
-Rules (pure ε, costs of the candidates under the report's relation):
-
-* ``"repeated"`` (Papernot and Steinke 2022, Theorem 2, at infinite Rényi
-  orders; η = 1 is Liu and Talwar's random stopping): one run trains one
-  uniformly drawn candidate on one split and releases its noisy validation
-  count, so a run costs ``ε_run`` = the dearest candidate (every record is in
-  the training part or the validation part of the run's split, not both);
-  ``K ~ D_{η,γ}`` runs with ``η = epsilon/ε_run − 1`` cost
-  ``(2+η)·ε_run = ε_run + epsilon``.
-* ``"holdout-noisy-max"``: every candidate once on the first split's training
-  part, report-noisy-max over the validation counts: ``Σ ε_c + epsilon``.
-* ``"cv-noisy-max"``: every candidate on every training fold,
-  report-noisy-max over the summed validation counts:
-  ``memberships · Σ ε_c + epsilon``.
-* refit: the dearest candidate once more on all records.
-* a score that needs class sizes (balanced accuracy; recall in the
-  repetitions): a quarter of the choice's ``epsilon`` releases the class
-  sizes of ``y`` (its own row), the choice keeps the rest; the total does
-  not change.
-
-With ``total_epsilon`` the search gives its candidates the ε of its split
-(:mod:`skdp_anomaly.model_selection._allocation`) and lists them itself, so
-the rows add up to ``total_epsilon``; the branch where its rule fits the
-estimator once at the whole total spends the same total.
+A search of :mod:`skdp_anomaly.model_selection` exposes
+``privacy_selection()`` (its rule, ``epsilon``, splitter, refit);
+:func:`plan_private_search` turns that and the candidates (each priced as a
+clone, leaks kept) into report rows. The search's ``privacy_cost()`` and the
+validator both use it: one formula. Pure ε, with ``ε_run`` the dearest
+candidate: ``"repeated"`` costs ``ε_run + epsilon`` (Papernot and Steinke
+2022, Theorem 2, pure limit); ``"holdout-noisy-max"`` ``Σ ε_c + epsilon``;
+``"cv-noisy-max"`` ``memberships · Σ ε_c + epsilon``; a refit adds the
+dearest candidate; a score needing class sizes gives a quarter of
+``epsilon`` to them. Proofs: :ref:`proofs-private-search`.
 """
 
 from __future__ import annotations
@@ -61,11 +40,9 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
                         selection: dict | None = None) -> SearchPlan:
     """Price a private search from its parameters (raises on invalid ones).
 
-    ``candidate_plan(search, path, neighbours)`` prices each candidate (the
-    validator's grid or randomized plan); ``selection`` is the search's
-    ``privacy_selection()`` (asked for when None). The ε arithmetic is here;
-    the words of the report rows and of the refusals are in the ``_*_text``
-    functions below.
+    ``candidate_plan(search, path, neighbours)`` prices each candidate;
+    ``selection`` is ``privacy_selection()`` (asked for when None). The words
+    of the rows and refusals are in the ``_*_text`` functions below.
     """
     if selection is None:
         selection = search.privacy_selection()
@@ -82,9 +59,8 @@ def plan_private_search(search, path: str, neighbours: str, candidate_plan,
         _sizes_text(float(selection["epsilon"])))]
     eta, run_epsilon = None, 0.0
     if rule == "repeated":
-        # one run fits one candidate: its cost is the dearest candidate's whole cost (the
-        # candidates' steps differ, e.g. a pipeline with or without an oversampler, so
-        # the dearest of each step would add up to more than any candidate costs)
+        # a run costs the dearest candidate's whole cost, not the dearest of each step
+        # (candidates' steps differ: summing per-step maxima would over-charge)
         dearest = max(range(len(plan.candidate_totals)),
                       key=lambda i: plan.candidate_totals[i].epsilon)
         rows = [StepCost(r.path, r.estimator, r.cost, _run_text(plan.n_candidates, r.note),

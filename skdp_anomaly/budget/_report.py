@@ -1,13 +1,10 @@
 """The privacy report returned by :func:`check_privacy_budget`, and its errors.
 
-A report is built from estimator *parameters* only (ε, δ, the presence of
-bounds, fold and candidate counts); it holds class names, parameter paths and
-:class:`~skdp_anomaly.PrivacyCost` values, never an estimator, a
-parameter value such as ``bounds`` or any fitted statistic. It is therefore
-safe to print, log and pickle.
-
-A report is stated under one neighbouring relation: every row, the total and
-the budget hold under it.
+A report holds class names, parameter paths and
+:class:`~skdp_anomaly.PrivacyCost` values read from parameters, never an
+estimator, a parameter value such as ``bounds`` or a fitted statistic: it is
+safe to print, log and pickle. Every row, the total and the budget hold
+under the report's one neighbouring relation.
 """
 
 from __future__ import annotations
@@ -53,20 +50,17 @@ class StepCost:
     Parameters
     ----------
     path : str
-        Parameter path of the step, as accepted by ``set_params`` (e.g.
-        ``"preprocess__scaler"``; ``""`` for the estimator itself).
+        Parameter path of the step, as ``set_params`` takes it (``""``: the
+        estimator itself).
     estimator : str
-        Class name of the step (or a short description such as ``"refit"``).
+        Class name of the step (or a description such as ``"refit"``).
     cost : PrivacyCost
-        Privacy cost the step's DP mechanisms spend per record, under the
-        report's neighbouring relation. ``inf`` for a non-private learner
-        (``leak=True``).
+        Cost per record under the report's relation; ``inf`` for a leak.
     note : str
         Where the number comes from, in words.
     leak : bool
-        True for a step that learns from the data without differential privacy;
-        its row is not included in the report's total (see ``leaks`` of
-        :class:`~skdp_anomaly.PrivacyReport`).
+        True for a step that learns without differential privacy; its row is
+        left out of the total.
     """
 
     path: str
@@ -89,8 +83,7 @@ class StepCost:
     def notion(self) -> str:
         """Notion of the row's cost, e.g. ``"pure ε-DP"``.
 
-        ``"non-private"`` for a leaking learner, ``"data-independent"`` for a
-        step that costs nothing.
+        ``"non-private"`` for a leak, ``"data-independent"`` for a free step.
         """
         if self.leak:
             return "non-private"
@@ -111,22 +104,18 @@ class PrivacyReport:
         One row per priced step (path, ε, δ, notion, note).
     cost : PrivacyCost
         Sequential composition (:func:`~skdp_anomaly.privacy.compose_sequential`)
-        of the rows of the differentially private steps, under ``neighbours``.
-        Leaking rows are left out: their loss is unbounded and they are listed
-        in ``leaks`` instead.
+        of the DP rows under ``neighbours``; leaking rows are in ``leaks`` instead.
     leaks : list of str
-        Everything the ε above does not cover. Empty when no step leaks.
+        Everything the ε above does not cover.
     budget : PrivacyCost or None
         The budget the report was checked against (under ``neighbours``).
     notes : list of str
         Remarks on the composition (e.g. mixed notions, how folds are counted).
     assumptions : list of str
-        What the total rests on that the package cannot verify (e.g. a label
-        set read from ``y`` and treated as public). The total holds only if
-        they hold.
+        What the total rests on unverified (e.g. a label set read from ``y``);
+        the total holds only if they hold.
     neighbours : {"replace", "add_remove"}, default="replace"
-        The neighbouring relation every row, the total and the budget are
-        stated under.
+        The neighbouring relation of every row, the total and the budget.
 
     Examples
     --------
@@ -178,11 +167,7 @@ class PrivacyReport:
     # -- totals ------------------------------------------------------------
     @property
     def epsilon(self) -> float:
-        """Total ε of the differentially private steps.
-
-        With a leak (``leaks`` non-empty, ``is_private`` False) the estimator
-        as a whole is not differentially private, whatever this value.
-        """
+        """Total ε of the DP steps (with a leak the estimator is not DP, whatever this value)."""
         return self.cost.epsilon
 
     @property
@@ -207,10 +192,7 @@ class PrivacyReport:
 
     @property
     def within_budget(self) -> bool:
-        """Whether total ε and δ are within ``budget`` (True without a budget).
-
-        Leaks are not part of this test; they are governed by ``on_leak``.
-        """
+        """Whether total ε and δ are within ``budget`` (True without one; leaks not tested)."""
         if self.budget is None:
             return True
         return _leq(self.cost.epsilon, self.budget.epsilon) and _leq(

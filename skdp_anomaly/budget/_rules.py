@@ -1,18 +1,13 @@
 """Pricing of single (non-composite) steps, from their parameters only.
 
-Order of the rules (first match wins): this package's privacy-cost protocol,
-diffprivlib models, the allow-list of data-independent transformers, the
-scikit-learn tag ``requires_fit=False`` of third-party classes, samplers
-(``fit_resample``), anything else that fits. Allow-list entries match the
-exact class, so a subclass that learns from the data is not mistaken for its
-data-independent parent.
-
-Every price is stated under the neighbouring relation of the report
-(:func:`price_step`'s ``neighbours``): an add/remove cost is converted to
-replace-one by group privacy; a cost that holds only under replace-one
-neighbours (every diffprivlib model) is a leak under add/remove neighbours,
-since its output can reveal ``n``. What a price takes as public without
-checking it is returned as an *assumption*, never silently priced 0.
+Rules, first match wins: this package's privacy-cost protocol, diffprivlib
+models, the allow-list of data-independent transformers (exact classes: a
+subclass may learn), the scikit-learn tag ``requires_fit=False`` of
+third-party classes, samplers (``fit_resample``), anything else that fits.
+Prices are stated under the report's relation: add/remove costs convert to
+replace-one (group privacy); replace-one-only costs (every diffprivlib
+model) are leaks under add/remove, as their output can reveal ``n``. What a
+price takes as public unchecked is an *assumption*, never silently priced 0.
 """
 
 from __future__ import annotations
@@ -186,11 +181,9 @@ def _check_epsilon_param(value, path: str, cls: str) -> float:
 
 
 def label_set_assumption(estimator, path: str) -> tuple:
-    """The one rule for the label set of a classifier (none for other estimators).
+    """The label-set assumption of a classifier reading its labels from ``y`` (else none).
 
-    A classifier that takes its labels from ``np.unique(y)`` releases them
-    exactly: they are public only by assumption. ``classes=[...]`` given in
-    advance removes the assumption where the class has that parameter.
+    ``classes=[...]`` given in advance removes it where the class has that parameter.
     """
     if not is_classifier(estimator):
         return ()
@@ -290,8 +283,8 @@ def _price_protocol(estimator, path: str) -> StepPrice:
 
 
 # -- data-independent transformers -----------------------------------------
-# A rule returns (verdict, text): "free" (text: why), "assume" (text: what is
-# taken as public without being checked) or "learns" (text: what it learns).
+# A rule returns (verdict, text): "free" (why), "assume" (what is taken as public,
+# unchecked) or "learns" (what it learns).
 def _always(note):
     return lambda est, neighbours: ("free", note)
 
@@ -398,9 +391,8 @@ def _apply_rule(rule, estimator, path: str, cls: str, neighbours: str) -> StepPr
 
 
 def _declared_stateless(estimator) -> bool:
-    # scikit-learn's own stateless classes are in the allow-list; its tag is not
-    # trusted for the others (GaussianProcessRegressor has requires_fit=False, being
-    # usable unfitted, yet its fit learns from the data)
+    # sklearn's tag is not trusted: GaussianProcessRegressor has requires_fit=False
+    # yet learns at fit (its stateless classes are in the allow-list)
     if type(estimator).__module__.split(".")[0] == "sklearn":
         return False
     try:

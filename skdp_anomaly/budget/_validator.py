@@ -43,11 +43,8 @@ def validate_budget(budget, name: str = "budget", *,
     ``neighbours``; an ``(epsilon, delta)`` pair with ``0 <= delta < 1``.
     Raises a ValueError naming ``name`` otherwise.
 
-    A :class:`~skdp_anomaly.PrivacyCost` budget under the other relation is
-    rejected rather than converted: a replace-one total says nothing under
-    add/remove neighbours, and turning an add/remove budget ε into 2ε under
-    replace-one would accept pipelines that reveal ``n``, which that budget
-    protects.
+    A :class:`~skdp_anomaly.PrivacyCost` under the other relation is rejected,
+    not converted (a converted add/remove budget would accept revealing ``n``).
 
     Parameters
     ----------
@@ -291,9 +288,7 @@ def _fmt(x: float) -> str:
 def private_search_plan(search, path: str = "", neighbours: str = "replace"):
     """The rows of a search of this package (``privacy_selection()``), priced from parameters.
 
-    With ``total_epsilon`` the search lists its candidates as it will fit
-    them (the estimator's own setting first, every one at the ε the search
-    gives it), or the distributions they are drawn from.
+    With ``total_epsilon`` the search lists its candidates (or distributions) itself.
     """
     selection = search.privacy_selection()
     if selection.get("candidates") is not None:
@@ -479,42 +474,31 @@ def check_privacy_budget(
 ) -> PrivacyReport:
     """Price an estimator's privacy cost from its parameters and check it against a budget.
 
-    The estimator is walked in fit order: sklearn and imblearn ``Pipeline``
-    (nested), ``FeatureUnion``, ``ColumnTransformer`` and ``VotingClassifier``
-    / ``VotingRegressor`` compose their parts sequentially (a column split
-    does not split records); ``GridSearchCV`` and
+    Pipelines (sklearn, imblearn), unions, column transformers and voting
+    ensembles compose their parts sequentially; ``GridSearchCV`` /
     ``RandomizedSearchCV`` cost every fit that trains on a record plus the
-    refit; this package's private searches (estimators with
-    ``privacy_selection()``) cost their rule's fits, the choice and the
-    refit. Leaf steps are priced by this package's protocol
-    (``privacy_cost()``, ``privacy_assumptions()``), by diffprivlib's
-    ``epsilon`` (and ``delta``), as data-independent (allow-list), or else
-    reported as leaks.
+    refit; this package's private searches cost their fits, choice and refit.
+    Leaf steps are priced by this package's protocol (``privacy_cost()``),
+    diffprivlib's ``epsilon``/``delta`` or an allow-list, else reported as leaks.
 
     Parameters
     ----------
     estimator : estimator instance, or a list of them
-        Fitted or not; validate **before** fitting when diffprivlib steps have
-        ``bounds=None`` (diffprivlib overwrites them with data-derived values
-        at fit, after which the leak is invisible in the parameters). A list
-        (of estimators, or of ``(name, estimator)`` pairs) prices fits of
-        every one on the same records: their costs add up.
+        Validate **before** fitting when diffprivlib steps have ``bounds=None``
+        (fit overwrites them, hiding the leak). A list (of estimators or
+        ``(name, estimator)`` pairs) prices fits of each on the same records.
     budget : None, float, PrivacyCost or (epsilon, delta), default=None
         Maximum total cost, under the report's relation. A float is a pure ε
         budget.
     neighbours : {"auto", "replace", "add_remove"}, default="auto"
-        The neighbouring relation every row and the total are stated under
-        (see Notes). ``"auto"``: add/remove when every step holds under it,
-        else replace-one (with the conversions shown); the report names it.
+        The neighbouring relation of every row and the total (see Notes).
     cv : None, int, CV splitter or iterable, default=None
         Price ``cross_validate(estimator, cv=cv)`` instead of a single fit:
         each record pays for every training fold it is in (no refit).
     on_leak : {"warn", "raise", "ignore"} or None, default=None
-        What to do when a step leaks: emit a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` per leak, raise
-        :class:`PrivacyLeakError`, or only list it in the report. None means
-        "raise" when a ``budget`` is given (a leak fails a budget) and "warn"
-        otherwise.
+        On a leak: warn (:class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`),
+        raise :class:`PrivacyLeakError`, or only report it. None: "raise" with
+        a ``budget``, else "warn".
 
     Returns
     -------
@@ -529,37 +513,23 @@ def check_privacy_budget(
         When ``on_leak`` resolves to "raise" and something leaks (a
         ``PrivacyBudgetError``).
     TypeError
-        When ``estimator`` is None, a class rather than an instance, or not an
-        estimator at all (no ``fit`` or ``get_params``, e.g. an array).
+        When ``estimator`` is None, a class, or not an estimator (e.g. an array).
     ValueError
         When a step's ε is invalid (e.g. 0); the message names the step.
 
     Notes
     -----
-    **Neighbouring relation.** ``"auto"`` states the total under add/remove
-    neighbours when every step holds there, else under replace-one
-    neighbours (``n`` public), where diffprivlib's models and this package's
-    classifiers and change-point detector hold. An add/remove cost converts
-    soundly to replace-one (ε → 2ε, group privacy), and each converted row
-    says so; the converse is impossible. Users who must hide ``n`` pass
-    ``neighbours="add_remove"``: every step that holds only under replace-one
-    neighbours is then a leak. Costs are per record, composed with
-    :func:`~skdp_anomaly.privacy.compose_sequential` (ε, δ add up; mixing
-    notions gives the weakest, and the report says so).
-
-    **Assumptions** (a label set read from ``y``, a ``FunctionTransformer``
-    function that maps each record on its own, public CV groups...) are
-    listed in ``report.assumptions``; ``report.is_private`` is True only
-    without leaks and assumptions. **Cross-validation** counts are a bound
-    only where a record's fold does not depend on the other records; the
-    report gives each splitter's proof or leak. Hyperparameters chosen from
-    raw validation scores are a leak; :class:`~skdp_anomaly.PrivateGridSearchCV`
-    and :class:`~skdp_anomaly.PrivateRandomizedSearchCV` are priced here.
-
-    The validator reads parameters, never accountants (``clone`` copies
-    them). A non-private resampler before a DP step voids that step's
-    guarantee (Lut 2022, Theorem 3.2); with :class:`skdp_anomaly.DPSMOTE`
-    costs add up (Theorem 3.3). Details: :ref:`proofs-budget-validator`.
+    ``"auto"`` states the total under add/remove neighbours when every step
+    holds there, else under replace-one neighbours (``n`` public; diffprivlib's
+    models hold only there). An add/remove cost converts to replace-one by
+    group privacy (ε → 2ε), never the converse. Costs are per record, composed
+    by :func:`~skdp_anomaly.privacy.compose_sequential` (ε, δ add up; mixed
+    notions give the weakest). ``report.is_private`` is True only without leaks
+    and assumptions (e.g. a label set read from ``y``). CV counts hold only
+    where a record's fold does not depend on other records; choices from raw
+    validation scores are leaks. A non-private resampler before a DP step voids
+    its guarantee (Lut 2022, Theorem 3.2); with :class:`skdp_anomaly.DPSMOTE`
+    costs add up (Theorem 3.3). Proofs: :ref:`proofs-budget-validator`.
 
     Examples
     --------
@@ -583,8 +553,7 @@ def check_privacy_budget(
     """
     named = _named_estimators(estimator)
     if neighbours == "auto":
-        # the strongest relation every step holds under: add/remove unless it adds leaks
-        # (replace-one is walked only when add/remove has some)
+        # the strongest relation: add/remove unless replace-one has fewer leaks
         walker, neighbours = _walk_all(named, "add_remove", cv), "add_remove"
         if walker.leaks:
             replace = _walk_all(named, "replace", cv)
@@ -620,8 +589,7 @@ def _named_estimators(estimator) -> list:
 
 
 def _walk_all(named: list, neighbours: str, cv) -> _Walker:
-    """One walker's rows, leaks, notes and assumptions for every estimator of ``named``
-    (each walked on its own: they are separate fits on the same records)."""
+    """One walker's rows, leaks, notes and assumptions for each (separate) fit of ``named``."""
     merged = _Walker(neighbours)
     for path, est in named:
         walker = _Walker(neighbours)

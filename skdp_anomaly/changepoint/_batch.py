@@ -1,10 +1,6 @@
 """Vectorised many-run versions of PNCPD / ONLINEPNCPD for Monte Carlo studies
-and privacy audits.
-
-They draw from the same output distributions as
-:class:`PrivateChangePointDetector` (same statistic, sensitivities and noise
-scales, from :mod:`skdp_anomaly.changepoint._core`), but not from the same
-random stream: a seed gives different (equally distributed) draws here.
+and privacy audits: the estimator's output distributions (same statistic,
+sensitivities and noise, :mod:`._core`), not its random stream.
 """
 
 from __future__ import annotations

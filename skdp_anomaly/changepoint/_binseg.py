@@ -1,92 +1,34 @@
 """Private binary segmentation with the Mann–Whitney rank statistic: several
 change points, or none.
 
-**Score.** For a segment ``y_1, ..., y_m`` and a split ``k`` (``k`` points
-before the change) let ``S(k)`` be the Mann–Whitney pair count of Lut 2022,
-Eq. (2.1), with ties counted one half (mid-ranks), and with ``s = min_size``
+For a segment of ``m`` points, a split ``k`` and ``s = min_size``, with ``S(k)``
+the pair count of Lut 2022, Eq. (2.1) (ties count 1/2), the location score is
+``E(k) = (S(k) - k (m - k)/2) / (m - s)`` (its mean peaks exactly at a single
+change) and the test score ``B(k) = (S(k) - k (m - k)/2) / max(k, m - k)``
+(``|B| >= |E|``, flat between the middle and the change, so not a locator).
+Replacing one value moves each pair containing it by at most 1, so
+``|ΔS(k)| <= max(k, m - k) <= m - s``: **Δ = 1** for every split and both
+scores, under replace-one neighbours, ties included.
 
-    E(k) = (S(k) - k (m - k) / 2) / (m - s) = (V(k) - 1/2) · k (m - k) / (m - s),
+**Test.** ``T = max_k B(k)`` (``max |B|`` for ``"both"``) is released with the
+float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`. Under "no change"
+the ranks are a uniform permutation (or those of a stationary Gaussian AR(1),
+:mod:`._dependence`), so the law of ``T`` is public: it is simulated (fixed
+seed, cached) and ``c`` solves ``mean_i P(T_i + L > c) = α'`` with the exact
+Laplace tail of ``L`` and ``α' = α - 2 sqrt(α(1-α)/N)`` (the Monte Carlo error
+of the ``N`` simulated permutations at two standard errors). Segments longer
+than :data:`EXACT_MAX` scale the law at ``EXACT_MAX`` points by
+``sqrt((m+1)/(EXACT_MAX+1))`` (Donsker). Ties make ``T`` less variable: the
+calibration is conservative for them.
 
-for ``k in {s, ..., m - s}``. ``E > 0``: the values tend to decrease at
-``k``; ``E < 0``: to increase. Without a change ``E(k)`` is centred at 0;
-with one change at ``τ`` (post-change values ordered against pre-change ones
-with probability ``1/2 + δ``) its mean is ``δ k (m - τ)/(m - s)`` for
-``k <= τ`` and ``δ τ (m - k)/(m - s)`` beyond, so it peaks exactly at ``τ``
-(the CUSUM shape). Weighting ``V(k) - 1/2`` by ``min(k, m - k)`` instead
-would equalise the splits' sensitivities but flatten the mean between the
-middle and ``τ``, a poor locator.
-
-**Sensitivity (replace one element).** Each pair contributes 0, 1/2 or 1 to
-``S``; replacing ``y_t`` changes only the pairs containing it, each by at most
-1. If ``t <= k`` these are the ``m - k`` pairs with the right part, else the
-``k`` pairs with the left part, so ``|ΔS(k)| <= max(k, m - k) <= m - s`` and
-``|ΔE(k)| <= 1`` for every candidate: **Δ = 1**, whatever ``m``, ``k`` and
-the ties (mid-ranks do not change it: a pair still moves by at most 1),
-attained at ``k = s`` (the neighbouring pair the audit tests build). Algorithm 3's ``V(k)`` has
-``Δ = 1/min(k, m - k)``, set by the edges, so its noise drowns the middle;
-here a change at fraction ``θ`` of a segment scores ``≈ δ θ (1-θ) m``
-against noise of order ``1/ε``.
-
-**Test of "no change here".** The test reads the split statistic with
-the tightest normalisation that keeps each split's sensitivity at 1,
-
-    B(k) = (S(k) - k (m - k) / 2) / max(k, m - k),
-
-(``|ΔS(k)| <= max(k, m - k)`` as above). ``|B| >= |E|`` (same sign) at
-every split, twice ``E`` near the middle, so a change in the middle half lifts the test about
-1.4–2 times higher above the same noise; its mean is flat between the
-middle and ``τ``, so it would be a poor locator, and the location keeps
-``E``. ``T = max_k B(k)`` over the splits leaving
-``min_size`` points on each side (``max |B|`` for ``direction="both"``,
-``max -B`` for ``"increase"``), released with the float-safe
-:class:`~skdp_anomaly.privacy.LaplaceMechanism` (``Δ = 1``). Under "no
-change" (exchangeable values, e.g. i.i.d.) the ranks are a uniform random
-permutation, so the law of ``T`` depends on ``m`` and ``min_size`` only: it
-is public. It is simulated once per segment length (fixed seed, cached) and
-the critical value ``c`` solves ``mean_i P(T_i + L > c) = α'`` with the
-exact Laplace tail of the noise ``L`` (no Monte Carlo error from the noise);
-``α' = α - 2 sqrt(α(1-α)/B)`` (``B = min(50 000, max(2000, ⌈20/α⌉))``
-simulated permutations; ``α' >= α/10``) counts the Monte Carlo error of the
-simulated null at two standard errors. Segments
-longer than :data:`EXACT_MAX` use the simulation at ``EXACT_MAX`` points
-scaled by ``sqrt((m+1)/(EXACT_MAX+1))`` (the rank process converges to a
-Brownian bridge: Donsker's theorem). Ties make the statistic less variable
-(mid-ranks), so the continuous calibration is conservative for them.
-
-**Location.** Report-noisy-max over the same scores (``Δ = 1``, Laplace
-scale ``2/ε``; ``"both"``: the ``2(m - 2 min_size + 1)`` scores ``E`` and
-``-E``).  Exact ``k``: one report-noisy-max per round over the scores of
-every segment (each ``Δ = 1``).
-
-**Budget.** ``n_change_points="auto"``: at most ``L = ⌈log2(max_change_points
-+ 1)⌉`` levels, fewer when the deepest ones could not tell a clear change
-from the noise at this ε (:func:`useful_levels`, public); level ``l`` tests
-every segment made by the level before and
-locates a change in those that pass (at most the remaining number of change
-points, the largest noisy margins first). The segments of one level are
-disjoint and cut at earlier DP outputs, so one level costs what one segment
-costs (parallel composition). Level ``l`` gets ``ε_l = ε 2^-l / (1 - 2^-L)``
-(halving: 8/15, 4/15, 2/15, 1/15 of ε for ``L = 4``), a third of it for the
-tests (Laplace scale ``3/ε_l``) and two thirds for the locations
-(report-noisy-max scale ``3/ε_l``); on the first level a quarter and three
-quarters (scales ``4/ε_1`` and ``8/(3ε_1)``). The levels compose sequentially: ε in
-total. Under "no change"
-only the first test can pass, so ``P(any change reported) <= α``.
-
-**Serial dependence.** ``dependence="estimate"`` first releases the number of
-turning points (:mod:`._dependence`, ``Δ = 2``, two-sided geometric noise,
-:data:`DEPENDENCE_SHARE` of ε; the levels share the rest) and calibrates every
-test under the stationary Gaussian AR(1) null with the bound ``φ⁺`` it gives
-(post-processing); a public ``φ`` skips the release; ``"none"`` keeps the
-exchangeable null. The AR(1) laws are simulated like the permutation one (the
-statistic reads ranks only, so any monotone transform of such a series has the
-same law). ``series="auto"`` ends, when every change found is a level change
-the same way, with a trend check (:mod:`._trend`, 15 % of ε taken from the
-locations): a trend is reported as no change.
-``n_change_points=k``: ``k`` greedy rounds, each one report-noisy-max with
-``ε/k`` over the splits of all current segments (cuts that would leave too
-little room for the remaining ones are excluded; the segments are public),
-exactly ``k`` change points.
+**Budget.** ``"auto"``: at most ``⌈log2(max_change_points + 1)⌉`` levels
+(:func:`useful_levels`), each testing the segments of the level before and
+locating (report-noisy-max over ``±E``) a change in those that pass. A level's
+segments are disjoint, cut at earlier DP outputs (parallel composition); levels
+get halving shares of ε (:func:`level_weights`) and compose to ε. Only the first
+test can pass under "no change": ``P(any change reported) <= α``. An exact
+``k``: ``k`` greedy report-noisy-max rounds with ``ε/k``. Proofs: "Proofs:
+PrivateChangePointDetector" in ``docs/proofs.md``.
 """
 
 from __future__ import annotations
@@ -145,42 +87,28 @@ def n_levels(max_change_points: int) -> int:
     return max(1, math.ceil(math.log2(max_change_points + 1)))
 
 
-#: Share of each level's ε spent on the tests; the other two thirds locate. A
-#: real change lifts ``T`` far above the critical value well before the
-#: location is sharp (its slope near the change is only ``≈ δ/2`` per index
-#: against noise ``2/ε``), so the location gets more.
+#: Share of each level's ε spent on the tests; the locations get the rest (a real
+#: change clears the test long before its location is sharp).
 TEST_SHARE = 1 / 3
-#: ... and of the first level's: its segment is the whole series, where a change
-#: worth reporting clears the test by the widest margin, so its location gets more
-#: still (measured: 2-sd shifts in AR(1) series with φ = 0.5, n = 300, ε = 1 located
-#: within 10 points in 0.41 of runs against 0.34 with a third).
+#: ... and of the first level's: a change in the whole series clears its test by
+#: the widest margin.
 FIRST_TEST_SHARE = 1 / 4
 
 
 def level_weights(n_level: int) -> np.ndarray:
-    """``ε`` share of each level: halving from one level to the next, normalised.
-
-    The first level decides alone whether anything is reported (the false
-    alarms and the most consequential cut); deeper levels cut shorter
-    segments, fewer of which hold a change.
-    """
+    """``ε`` share of each level: halving from one to the next (the first decides
+    alone whether anything is reported), normalised."""
     w = 0.5 ** np.arange(1, n_level + 1)
     return w / w.sum()
 
 
 def useful_levels(n: int, epsilon: float, max_change_points: int, min_size: int,
                   alpha: float, direction: str) -> int:
-    """Levels worth their ε: the deepest level kept is one on which a clear change
-    could pass the test (public: ``n``, ε, ``α``, ``min_size``).
+    """Levels worth their ε (public: ``n``, ε, ``α``, ``min_size``).
 
-    Level ``l`` cuts segments of about ``m_l = n / 2^(l-1)`` points and tests
-    each at ``α / 2^(l-1)`` (at most ``2^(l-1)`` segments). A change that moves
-    the values by about one standard deviation in the middle of such a
-    segment (``P(before > after) ≈ 3/4``) scores ``B ≈ m_l/8``. When that is
-    below the level's critical value, the level could only report noise, so
-    it is dropped and its ε goes to the levels above (the weights are
-    renormalised): at small ``ε·n`` the first test and location get all of
-    ε instead of 8/15 of it.
+    Level ``l`` tests segments of about ``m = n / 2^(l-1)`` points at
+    ``α / 2^(l-1)``; a level where a one-sd shift in the middle (``B ≈ m/8``)
+    cannot clear the critical value is dropped and its ε goes to the others.
     """
     levels = n_levels(max_change_points)
     while levels > 1:
@@ -221,10 +149,8 @@ def _to_total(plan: list, epsilon: float) -> list:
 
 
 def _levels_after_model(epsilon: float, levels: int, trend: bool) -> list:
-    """The levels' stages after the model's release, then (when ``trend``) the
-    trend check. The check's ε comes out of the locations (each the same
-    fraction): the tests keep theirs, so the check costs no power against the
-    nulls, only a little sharpness of the locations."""
+    """The levels' stages after the model's release, then the ``trend`` check,
+    whose ε comes out of the locations (the tests keep their power)."""
     plan = _plan(epsilon, levels)
     if not trend:
         return plan
@@ -243,16 +169,11 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
                       series: str = "level") -> list:
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
-    ``kind`` is ``"dependence"`` (GeometricMechanism on the turning points,
-    ``Δ = 2``, for ``dependence="estimate"`` or ``series="auto"``), ``"test"``
-    (LaplaceMechanism), ``"location"`` (ReportNoisyMax, both ``Δ = 1``) or,
-    for ``series="auto"``, ``"trend"`` (GeometricMechanism on the segments'
-    sign counts, ``Δ = 2``, :mod:`._trend`) after the levels; all are
-    under replace-one neighbours. ``"auto"`` with the series length ``n``
-    (and ``min_size``): only the :func:`useful_levels`; without ``n``, every
-    level (the total is ε either way). When ``"auto"`` tests increments the
-    trend check's ε goes to the levels instead (:func:`_replan`): this plan
-    is the one priced.
+    ``kind``: ``"dependence"`` (geometric, turning points, ``Δ = 2``),
+    ``"test"`` (Laplace), ``"location"`` (report-noisy-max, both ``Δ = 1``)
+    and last, for ``series="auto"``, ``"trend"`` (geometric, ``Δ = 2``); all
+    replace-one. With ``n``, ``"auto"`` keeps only the :func:`useful_levels`.
+    The total is ε; this plan (with the trend check) is the one priced.
     """
     if n_change_points == "auto":
         levels = n_levels(max_change_points)
@@ -271,9 +192,8 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
 
 
 def _replan(plan: list) -> list:
-    """The stages after the model's release without the trend check: its ε spread
-    over the levels as :func:`segmentation_plan` spreads the rest (the total
-    is unchanged; choosing the stages from a DP output is adaptive composition)."""
+    """The post-release stages without the trend check, its ε spread over the
+    levels (same total; choosing from a DP output is adaptive composition)."""
     if not any(kind == "trend" for kind, _ in plan):
         return plan
     if any(m is None for _, m in plan):  # the non-private reference
@@ -373,9 +293,8 @@ def _channel_ranks(rows: int, m: int, rho: float, spread: bool,
 @lru_cache(maxsize=512)
 def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
                      rho: float = 0.0, spread: bool = False) -> np.ndarray:
-    """Sorted simulated ``T`` of a channel of ``m`` values (public): the ranks of a
-    stationary Gaussian AR(1) with lag-1 correlation ``rho`` (``rho = 0``:
-    exchangeable values), or of the absolute increments of one (``spread``)."""
+    """Sorted simulated ``T`` of a channel of ``m`` values (public): ranks of an AR(1)
+    with lag-1 correlation ``rho`` (0: exchangeable), or of its ``|Δz|`` (``spread``)."""
     if m > EXACT_MAX:
         s = max(1, round(min_size * EXACT_MAX / m))
         base = _null_statistics(EXACT_MAX, s, direction, n_sim, rho, spread)
@@ -400,12 +319,8 @@ def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
 @lru_cache(maxsize=2048)
 def critical_value(m: int, min_size: int, direction: str, alpha: float,
                    noise_scale: float, rho: float = 0.0, spread: bool = False) -> float:
-    """``c`` with ``P(T + L > c) <= α`` under "no change" (see the module docstring).
-
-    ``noise_scale`` is the Laplace scale of ``L`` (0: no noise, ``ε = inf``);
-    ``rho``: the lag-1 correlation of the AR(1) null (0: exchangeable values);
-    ``spread``: the spread channel's null (:mod:`._models`).
-    """
+    """``c`` with ``P(T + L > c) <= α`` under "no change" (module docstring);
+    ``noise_scale``: Laplace scale of ``L`` (0: ``ε = inf``); ``rho``: AR(1) null."""
     n_sim = _alpha_budget(alpha)
     t = _null_statistics(m, min_size, direction, n_sim, rho, spread)
     target = max(alpha - 2.0 * math.sqrt(alpha * (1 - alpha) / n_sim), alpha / 10)
@@ -481,12 +396,8 @@ def _releases_count(series: str, dependence) -> bool:
 
 
 def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesModel, list]:
-    """The model the tests hold under and the rest of the plan.
-
-    With a release (``"auto"`` or ``dependence="estimate"``) the noisy
-    turning-point count chooses the model and/or bounds its dependence
-    (post-processing); a public ``dependence`` then still sets the null.
-    """
+    """The model the tests hold under and the rest of the plan; with a release,
+    the noisy turning-point count chooses and bounds it (post-processing)."""
     if not plan or plan[0][0] != "dependence":
         return public_model(series, public_rho(dependence)), plan
     mechanism = plan[0][1]
@@ -652,15 +563,11 @@ def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_chan
                      min_size: int, alpha: float, direction: str, rng, charge=None,
                      dependence="none", series: str = "level", report: dict | None = None):
     """The private (or, for ``ε = inf``, exact) search; ``[(index, direction, kind)]``
-    sorted.
 
-    ``charge(cost)`` is called right before each stage's releases.
-    ``dependence``: ``"none"`` (exchangeable null), ``"estimate"`` (private
-    turning-point bound, :mod:`._dependence`) or a public ``φ``; ``series``:
-    the model (:mod:`._models`). ``report`` (a dict, optional) receives the
-    DP outputs about the model: ``series``, ``rho`` (the ``φ`` of the tested
-    series' null; ``inf``: no test) and, when released,
-    ``noisy_turning_points``.
+    ``charge(cost)`` is called right before each stage's releases;
+    ``dependence`` and ``series`` as for :func:`binary_segmentation`.
+    ``report`` (optional dict) receives the DP outputs about the model:
+    ``series``, ``rho`` (``inf``: no test) and ``noisy_turning_points``.
     """
     charge = charge if charge is not None else (lambda cost: None)
     report = {} if report is None else report
@@ -688,12 +595,10 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
                         epsilon: float = np.inf, random_state=None) -> np.ndarray:
     """Change points by (private) binary segmentation with the rank statistic.
 
-    The same search as :class:`~skdp_anomaly.PrivateChangePointDetector`
-    offline; with the default ``epsilon=np.inf`` it is the **non-private
-    reference**: the same test (noiseless, calibrated at level ``alpha`` by
-    the same simulation) and exact argmax locations. Finite ``epsilon`` runs
-    the private search (ε-DP under replace-one neighbours; no accountant: use
-    the estimator for accounted fits).
+    The offline search of :class:`~skdp_anomaly.PrivateChangePointDetector`.
+    With the default ``epsilon=np.inf`` it is the **non-private reference**
+    (noiseless test calibrated at ``alpha``, exact argmax locations); a finite
+    ``epsilon`` is ε-DP under replace-one neighbours, without accountant.
 
     Parameters
     ----------
@@ -710,10 +615,9 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
         False-alarm level of each test (``"auto"``).
     direction : {"both", "increase", "decrease"}, default="both"
     dependence : "estimate", "none" or float in [0, 0.95], default="estimate"
-        The null of the tests, as for the estimator: ``"estimate"`` bounds
-        the serial dependence from the turning points (exactly, without
-        noise, for ``epsilon=np.inf``), ``"none"`` assumes exchangeable
-        values, a float is a known AR(1) ``φ``.
+        The tests' null, as for the estimator: ``"estimate"`` bounds it from
+        the turning points (exactly for ``epsilon=np.inf``), ``"none"``:
+        exchangeable values, a float: a known AR(1) ``φ``.
     series : {"auto", "level", "increments"}, default="auto"
         What is tested, as for the estimator: the levels of the series, its
         increments (changes of slope), or the one the turning points choose.

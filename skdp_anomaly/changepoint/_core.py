@@ -1,20 +1,12 @@
 """PNCPD (Lut 2022, Algorithm 3) as plain functions shared by the estimator,
 its online mode and the batch helpers.
 
-Sensitivity under "replace one element" (worked out from Eq. (2.1)): if the
-replaced element ``t`` is in the left part (``t <= k``), the count
-``S(k)`` changes by at most ``n - k`` (its comparisons with the right part);
-if ``t > k``, by at most ``k``. Divided by ``k (n - k)``, ``V(k)`` moves by at
-most ``1/k`` resp. ``1/(n - k)``, i.e. ``Δ_k = 1 / min(k, n - k)``, and over
-the candidate range ``{k_lo, ..., k_hi}``
-
-    Δ = 1 / min(k_lo, n - k_hi) = 1 / ⌈γn⌉ <= 1 / (γn),
-
-the thesis' ``ΔV = 1/(γn)`` (proof of Theorem 2.3). Report-noisy-max with
-Laplace scale ``2Δ/ε`` (the queries are not monotone) is then ε-DP; this is
-Algorithm 3's ``Lap(2/(εγn))`` when ``γn`` is an integer and slightly less
-noise otherwise. ``Δ`` is computed from the *actual* integer range, so float
-rounding of ``γn`` cannot make it too small.
+Sensitivity under "replace one element": replacing ``t <= k`` moves ``S(k)`` by
+at most ``n - k``, else by at most ``k``, so ``V(k)`` moves by at most
+``Δ_k = 1 / min(k, n - k)`` and over the candidates
+``Δ = 1 / min(k_lo, n - k_hi) = 1 / ⌈γn⌉ <= 1 / (γn)`` (proof of Theorem 2.3).
+Report-noisy-max with Laplace scale ``2Δ/ε`` is ε-DP. ``Δ`` comes from the
+integer range, so float rounding of ``γn`` cannot make it too small.
 """
 
 from __future__ import annotations
@@ -36,10 +28,8 @@ _TOL = 1e-9
 
 
 def candidate_range(n: int, gamma: float) -> tuple[int, int]:
-    """``(k_lo, k_hi) = (⌈γn⌉, ⌊(1-γ)n⌋)``, clipped to ``[1, n - 1]``.
-
-    Raises a ValueError naming ``gamma`` and the series length when the
-    range is empty.
+    """``(k_lo, k_hi) = (⌈γn⌉, ⌊(1-γ)n⌋)``, clipped to ``[1, n - 1]``; a ValueError
+    naming ``gamma`` and the series length when the range is empty.
 
     Examples
     --------
@@ -67,11 +57,8 @@ def pncpd_sensitivity(n: int, gamma: float) -> float:
 
 
 def pncpd_mechanism(n: int, gamma: float, epsilon: float) -> ReportNoisyMax:
-    """Algorithm 3's report-noisy-max on ``n`` samples (finite ``epsilon``).
-
-    Its ``cost`` is ε-DP under replace-one neighbours, the relation ``Δ`` is
-    derived under.
-    """
+    """Algorithm 3's report-noisy-max on ``n`` samples (finite ``epsilon``); its
+    ``cost`` is ε-DP under replace-one neighbours, the relation of ``Δ``."""
     return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma), neighbours="replace")
 
 
@@ -83,15 +70,11 @@ def pncpd_noise_scale(n: int, gamma: float, epsilon: float) -> float:
 
 
 def pncpd_scores(x, gamma: float, direction: str):
-    """Candidate splits and the scores report-noisy-max maximises.
+    """Candidate splits ``ks`` (m,) and the scores report-noisy-max maximises.
 
-    ``"decrease"`` (pre-change values tend to be larger, ``a > 1/2``):
-    ``V(k)``; ``"increase"``: ``1 - V(k)`` (argmax of it = argmin of V);
-    ``"both"``: the ``2m`` scores ``[V(k), 1 - V(k)]`` in one selection.
-    Each score has the same sensitivity ``Δ``, and report-noisy-max is ε-DP
-    whatever the number of candidates, so ``"both"`` costs the same ε.
-
-    Returns ``ks`` (m,) and scores (..., m) or (..., 2m) for a batch of rows.
+    ``"decrease"``: ``V(k)``; ``"increase"``: ``1 - V(k)``; ``"both"``: the
+    ``2m`` scores ``[V(k), 1 - V(k)]`` in one selection, each of sensitivity
+    ``Δ``, so the same ε. Scores are (..., m) or (..., 2m) for a batch of rows.
     """
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
@@ -106,11 +89,7 @@ def pncpd_scores(x, gamma: float, direction: str):
 
 
 def pncpd_decode(index, ks: np.ndarray, direction: str):
-    """Map selected score indices back to ``(k, direction_)``.
-
-    ``direction_`` is an array of the strings ``"decrease"``/``"increase"``
-    for array input.
-    """
+    """Map selected score indices back to ``(k, direction_)`` (arrays for array input)."""
     index = np.asarray(index)
     m = ks.size
     k = ks[index % m]

@@ -1,47 +1,26 @@
 """Serial dependence for the rank change-point test: a private, level-shift-free
 estimate of the lag-1 dependence, and the AR(1) null the test is calibrated under.
 
-**Why.** Under "no change" the rank test of :mod:`._binseg` assumes
-exchangeable values. Positively autocorrelated series (most real ones) make
-the rank CUSUM wander further: its spread grows by the square root of the
-long-run variance factor ``f = 1 + 2 Σ_h corr(F(x_0), F(x_h))`` of the
-ranks, and a test calibrated for ``f = 1`` reports changes that are not
-there (AR(1) with ``φ = 0.5``: ``f ≈ 2.9``, ``φ = 0.8``: ``f ≈ 8.4``).
+Positive autocorrelation makes the rank CUSUM of :mod:`._binseg` wander further
+(by the square root of the ranks' long-run variance factor, about 2.9 for an
+AR(1) with ``φ = 0.5``), so a test calibrated for exchangeable values reports
+changes that are not there.
 
-**Statistic.** The number of turning points,
-``TP = #{1 <= i <= n-2 : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}`` (ties broken
-at random, :func:`turning_points`). It reads only
-the order of neighbouring values, so a level shift moves it by at most 2 (the
-triples around the shift): unlike a rank autocorrelation, a change in the
-series does not pass for dependence. Replacing one value ``x_t`` changes
-only the three triples that contain it, and never all three the same way:
-**Δ = 2** under replace-one neighbours (proof below), an integer count
-released with two-sided geometric noise.
+**Statistic.** The number of turning points
+``TP = #{1 <= i <= n-2 : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``
+(:func:`turning_points`). It reads the order of neighbouring values only, so a
+level shift moves it by at most 2: a change does not pass for dependence.
+Replacing ``x_t`` changes only the three triples containing it, never all
+three the same way: **Δ = 2** under replace-one neighbours, released with
+two-sided geometric noise (proof: "Proofs: PrivateChangePointDetector" in
+``docs/proofs.md``).
 
-*Proof of Δ = 2.* With ``a, b, c, d, e = x_{t-2}, ..., x_{t+2}`` and ``c``
-replaced by ``c'``, suppose all three triples stop being turning points.
-Then ``(a, b, c')``, ``(b, c', d)``, ``(c', d, e)`` are monotone, hence one
-chain, say ``a < b < c' < d < e``. Before, ``(a, b, c)`` turned, so
-``c < b``; and ``(c, d, e)`` turned, but ``c < b < d`` and ``d < e`` make it
-monotone: a contradiction (the decreasing chain is symmetric). If instead
-all three become turning points, ``(a, b, c)``, ``(b, c, d)``,
-``(c, d, e)`` were monotone, ``a < b < c < d < e`` say; ``(a, b, c')`` turns,
-so ``c' < b < d``, and then ``(c', d, e)`` is monotone: a contradiction. So
-the count moves by at most 2 (checked exhaustively on all permutations of
-seven values, every position and every replacement).
-
-**Working model.** For a stationary Gaussian AR(1) series with lag-1
-correlation ``φ`` (and, since ``TP`` and the test read ranks only, for any
-monotone transform of one), the consecutive differences have correlation
-``-(1 - φ)/2``, so ``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π``
-(``2/3`` for i.i.d. values, ``1/2`` as ``φ → 1``), which inverts to
-``φ = 1 - 2 sin(π (p - 1/2))``. The test then uses an upper confidence
-bound ``φ⁺`` (:func:`dependence_bound`: the noisy rate lowered by ``z``
-standard deviations of the sampling and the privacy noise, rounded up to a
-step of :data:`RHO_STEP`) and the law of its statistic under the AR(1)
-null with ``φ⁺``, simulated (public, cached). Above :data:`MAX_RHO` the
-series cannot be told from a random walk at this ``n`` and ε and no test
-is made ("no change", with the reason in ``dependence_``).
+**Working model.** For a stationary Gaussian AR(1) with lag-1 correlation
+``φ`` (or any monotone transform of one), ``P(turning point) = 1/2 +
+arcsin((1 - φ)/2)/π`` (``2/3`` for i.i.d. values), which inverts to
+``φ = 1 - 2 sin(π (p - 1/2))``. The test uses the upper bound ``φ⁺`` of
+:func:`dependence_bound` and the simulated AR(1) null with ``φ⁺`` (public,
+cached); above :data:`MAX_RHO` no test is made.
 """
 
 from __future__ import annotations
@@ -76,13 +55,10 @@ RHO_FLOOR = 0.5
 def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
     """``#{i : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``, ties broken at random.
 
-    Equal values are ordered by independent uniform keys drawn from ``rng``
-    (never released), as if a tiny continuous jitter had been added: a run of
-    ties then looks like exchangeable values (rate 2/3), not like a smooth
-    series, so tied data (counts, rounded values, constant stretches) are not
-    mistaken for dependence. For every fixed set of keys, replacing one value
-    moves the count by at most 2 (module docstring), so ``Δ = 2`` holds for
-    the mixture too.
+    Equal values are ordered by uniform keys from ``rng`` (private, never
+    released), so ties look like exchangeable values, not dependence. For
+    every fixed set of keys ``Δ = 2`` (module docstring), so it holds for the
+    mixture too.
     """
     x = np.asarray(x, dtype=np.float64)
     order = np.lexsort((rng.random(x.size), x))
@@ -137,24 +113,18 @@ def dependence_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | N
                      z: float | None = None, floor: float | None = None) -> float:
     """``φ⁺``: an upper confidence bound on the AR(1) ``φ`` from the noisy turning points.
 
-    Post-processing of the released count (``n`` is public). The rate
-    ``p̂ = count / (n - 2)`` is lowered by ``z`` standard deviations of its
-    sampling error (the i.i.d. variance ``(16n - 29)/90``) and of the
-    two-sided geometric noise, mapped to ``φ`` (:func:`rho_from_turning_rate`)
-    and rounded up to :data:`RHO_STEP`. Returns ``inf`` above
-    :data:`MAX_RHO` (no calibrated test possible).
+    Post-processing of the released count (``n`` is public): the rate
+    ``count / (n - 2)`` lowered by ``z`` standard deviations of its sampling
+    error and of the noise (:func:`p_lower_bound`), mapped to ``φ``
+    (:func:`rho_from_turning_rate`), floored and rounded up to :data:`RHO_STEP`.
+    Returns ``inf`` above :data:`MAX_RHO` (no calibrated test possible).
 
     Notes
     -----
     Rounding up, the floor and lowering the rate make the bound exceed the
-    true ``φ`` most of the time; what is left over is covered by the
-    test's conservatism at ``φ⁺`` (the law of the noisy test statistic is
-    simulated at a ``φ`` at least as large as the one most series have).
-    ``z = 1/4``, the floor, the 15 % share and :data:`MAX_RHO` were chosen on
-    simulated AR(1) nulls (``φ`` in {0, 0.3, 0.5, 0.8}, ``n`` in {300, 1000},
-    ε in {1, 5}): the largest false-alarm rate found was 0.075 at
-    ``α = 0.05`` (``φ = 0.8``), with i.i.d. series losing about a third of
-    their detections at ε = 1 and a tenth at ε = 5.
+    true ``φ`` most of the time; the rest is covered by the test's
+    conservatism at ``φ⁺``. ``z``, the floor, the 15 % share and
+    :data:`MAX_RHO` were chosen on simulated AR(1) nulls.
     """
     floor = RHO_FLOOR if floor is None else floor
     rho = max(rho_from_turning_rate(p_lower_bound(noisy_count, n, mechanism, z)), floor)

@@ -12,24 +12,19 @@ __all__ = ["drift_transform", "drift_index_to_original"]
 def drift_transform(x, f_inverse=None) -> np.ndarray:
     """Pairwise differences ``y_t = g(x_{2t}) - g(x_{2t-1})`` of a drifting series.
 
-    Under the drift change model of §2.5, ``x_t = μ_t + e_t`` with ``μ_t``
-    piecewise linear (slope ``ξ0`` up to the drift change ``t*``, slope
-    ``ξ1`` after) and i.i.d. errors, the differences of consecutive *pairs*
-    are independent, with one distribution (mean ``ξ0``) before the change
-    and another (mean ``ξ1``) after it, so
-    :class:`~skdp_anomaly.PrivateChangePointDetector` applies to them. Map its
-    ``change_point_`` back with :func:`drift_index_to_original`.
+    Under the drift model of §2.5 (``x_t = μ_t + e_t``, slope ``ξ0`` of ``μ``
+    up to ``t*``, ``ξ1`` after, i.i.d. errors) the differences of consecutive
+    pairs are independent with mean ``ξ0`` before the change and ``ξ1`` after,
+    so :class:`~skdp_anomaly.PrivateChangePointDetector` applies to them; map
+    its ``change_point_`` back with :func:`drift_index_to_original`.
 
     Parameters
     ----------
     x : array-like of shape (n,) or (n, 1)
-        The series, ``n`` even (pairs ``(x_1, x_2), (x_3, x_4), ...``;
-        1-based as in the thesis).
+        The series, ``n`` even (pairs ``(x_1, x_2), (x_3, x_4), ...``).
     f_inverse : callable, optional
-        For data ``x_t = f(μ_t + e_t)`` with a one-to-one ``f`` (the end of
-        §2.5), the inverse ``f⁻¹``, applied elementwise (vectorised) before
-        differencing, e.g. ``np.log`` when ``x_t = exp(μ_t + e_t)``. Default:
-        identity.
+        For data ``x_t = f(μ_t + e_t)``, the inverse ``f⁻¹`` (vectorised,
+        e.g. ``np.log``), applied before differencing. Default: identity.
 
     Returns
     -------
@@ -38,12 +33,10 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``x`` is a dask collection (the detector it feeds needs the
-        whole series in memory): ``.compute()`` it first.
+        If ``x`` is a dask collection: ``.compute()`` it first.
     ValueError
-        If ``n`` is odd (no point is dropped silently: drop the first or the
-        last point yourself), ``n < 2``, ``x`` is not one series, or ``x`` or
-        ``f_inverse(x)`` contains NaN or inf.
+        If ``n`` is odd (drop the first or last point yourself) or ``< 2``,
+        ``x`` is not one series, or ``x`` or ``f_inverse(x)`` is not finite.
 
     Notes
     -----
@@ -108,16 +101,11 @@ def drift_index_to_original(k):
 
     Notes
     -----
-    Under the drift model of §2.5 (``μ_t`` continuous, slope ``ξ0`` up to
-    ``t*`` and ``ξ1`` after), ``t* = 2k`` and ``t* = 2k + 1`` give the *same*
-    distribution of the differences: in both cases ``y_1 .. y_k`` have mean
-    ``ξ0`` and ``y_{k+1}, ...`` mean ``ξ1`` (for ``t* = 2k + 1``,
-    ``μ_{2k+2} - μ_{2k+1} = ξ1``). The change time is therefore identifiable
-    from the differences only up to this pair, and the thesis' footnote
-    (choose ``2k + 1`` and "``y_{t*/2}`` is distributed differently" when
-    ``t*`` is even) does not hold for the model as defined. We follow the
-    section's text (``2k``), which is exact for even ``t*`` such as the
-    ``t* = 100`` of Figure 2.4, and off by one for odd ``t*``.
+    Under the drift model of §2.5, ``t* = 2k`` and ``t* = 2k + 1`` give the
+    *same* distribution of the differences, so the change is identifiable only
+    up to this pair; the thesis' footnote (``2k + 1`` for even ``t*``) does not
+    hold. The section's text (``2k``) is followed: exact for even ``t*``, off
+    by one for odd ``t*``.
 
     Examples
     --------

@@ -1,13 +1,9 @@
 """Why the change-point code refuses dask collections, and its in-memory limit.
 
-PNCPD's statistic ``V(k)`` (Eq. (2.1)) compares every sample with every
-later one: it needs the *global* stable ranks of the whole series. A
-blockwise computation over dask chunks would rank within blocks and give a
-different (wrong) statistic, and quietly materialising a collection that
-may not fit in memory is no better, so every public entry point that reads
-a series raises a TypeError instead. Nothing here imports dask
-(:func:`skdp_anomaly._data._dask.is_dask_collection` only looks at
-``sys.modules``).
+The statistic (Eq. (2.1)) needs the *global* stable ranks of the whole series:
+a blockwise dask computation would be wrong and materialising a collection
+may not fit in memory, so every public entry point raises a TypeError. Nothing
+here imports dask.
 """
 
 from __future__ import annotations
@@ -16,11 +12,8 @@ from .._data._dask import is_dask_collection
 
 __all__ = ["BYTES_PER_ROW", "reject_dask_collection"]
 
-#: Peak working memory of an offline fit per sample, on top of the float64
-#: series itself (8 bytes per sample): tracemalloc peak of
-#: ``PrivateChangePointDetector().fit`` at 10^5, 10^6 and 4·10^6 samples
-#: (32.0 bytes per sample at each size: the stable ranks, the argsort and the
-#: cumulative pair counts, int64, and the scores, float64).
+#: Peak working memory of an offline fit per sample on top of the float64 series
+#: (tracemalloc: the stable ranks, argsort and pair counts, int64, and the scores).
 BYTES_PER_ROW = 32
 
 _ADVICE = {
@@ -45,17 +38,8 @@ def limit_text() -> str:
 
 
 def reject_dask_collection(X, where: str, *, advice: str = "function") -> None:
-    """Raise a TypeError when ``X`` is a dask collection (before any work or charge).
-
-    Parameters
-    ----------
-    X : object
-        The input about to be read.
-    where : str
-        What was called, e.g. ``"PrivateChangePointDetector.fit"``.
-    advice : {"fit", "partial_fit", "predict", "function"}, default="function"
-        Which way out to suggest.
-    """
+    """Raise a TypeError when ``X`` is a dask collection (before any work or charge);
+    ``where`` names what was called, ``advice`` the way out (a key of ``_ADVICE``)."""
     if not is_dask_collection(X):
         return
     raise TypeError(

@@ -20,10 +20,8 @@ _MAX_USEFUL_SCALE = 0.25
 
 def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
                              total_epsilon: float) -> None:
-    """Warn when Algorithm 3 (PNCPD) on ``n`` points at ``epsilon`` is close to a uniform guess.
-
-    ``n`` is public under replace-one neighbours, so this reads no private data.
-    """
+    """Warn when Algorithm 3 (PNCPD) on ``n`` points at ``epsilon`` is close to a uniform
+    guess (``n`` is public under replace-one neighbours)."""
     scale = 2.0 * pncpd_sensitivity(n, gamma) / epsilon  # the nominal 2Δ/ε of Algorithm 3
     if scale <= _MAX_USEFUL_SCALE:
         return
@@ -43,13 +41,10 @@ def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
                      dependence, series: str = "level") -> None:
     """Refuse, or warn, when even the largest possible change cannot be told from the noise.
 
-    A perfect step in the middle of ``n`` points scores about ``n/4`` on the
-    test statistic and ``n/8`` on the location score. ``"auto"``: warn when
-    ``n/4`` is below the test's critical value (a perfect change is then
-    missed more often than found), and refuse (``ValueError``, before any
-    charge) when a perfect change would clear it with probability at most
-    ``alpha``, as a false alarm does. ``k`` change points: warn when the
-    report-noisy-max scale exceeds ``n/16``. Public quantities only.
+    A perfect middle step scores about ``n/4`` (test) and ``n/8`` (location).
+    ``"auto"``: warn when ``n/4`` is below the critical value; refuse (before
+    any charge) when it clears it at most as often as a false alarm. ``k``
+    change points: warn when the location noise scale exceeds ``n/16``.
     """
     plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
                              min_size=min_size, alpha=alpha, direction=direction,
@@ -86,9 +81,8 @@ def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
 
 
 def warn_too_persistent(noisy_turning_points: int, n: int, series: str) -> None:
-    """No test was made: the noisy turning points bound the dependence of the
-    tested series above :data:`~._dependence.MAX_RHO` (post-processing of a DP
-    output)."""
+    """No test was made: the noisy turning points bound the dependence above
+    :data:`~._dependence.MAX_RHO` (post-processing of a DP output)."""
     tested = "series" if series == "level" else "series' increments"
     advice = ("For a random-walk-like or trending series, test its increments: "
               "series='increments' (or 'auto')." if series == "level" else

@@ -1,40 +1,20 @@
 """ONLINEPNCPD (Lut 2022, Algorithm 4) over a stream fed in chunks.
 
-The state is kept in :class:`OnlinePNCPD`; the estimator wraps it. Indices
-are absolute, 0-based positions in the stream.
+:class:`OnlinePNCPD` holds a run's state; indices are absolute stream positions.
+The query for the window ``x[s : s+n]`` is its centre statistic ``U = M(s) / h²``
+(``h = n/2``), from the first full window on. Each query has sensitivity
+``2/n`` under replace-one neighbours (Theorem 2.5), also for ``1 - U`` and
+``max(U, 1 - U)``; AboveThreshold with ``ε_a = alarm_share·ε`` draws threshold
+noise of scale ``2Δ/ε_a`` and query noise ``4Δ/ε_a`` (float-safe grids).
+``alarm_share`` is 1/2 (Algorithm 4, :data:`THESIS_ALARM_SHARE`) with a given
+threshold, :data:`CALIBRATED_ALARM_SHARE` with the calibrated one. After an
+alarm at centre ``c``, ``g = ⌈γn⌉`` more points are read and PNCPD runs with
+the rest of ε on ``x[c - h + g : c + h + g]``.
 
-* Window ``n`` (even), halves ``h = n/2``. The query for the window
-  ``x[s : s+n]`` is its centre statistic ``U = M(s) / h²`` (Eq. (2.1) at the
-  split ``h``), the paper's ``U(k)`` with ``k = s + h``. Queries start with
-  the first full window (``s = 0``, the paper's initial database).
-* Sensitivity of each query under "replace one element": ``2/n`` (Theorem
-  2.5; ``1/k = 1/(n-k) = 2/n`` at the centre). AboveThreshold with
-  ``ε_a = alarm_share·ε`` then draws the threshold noise of scale
-  ``2Δ/ε_a`` and query noise of scale ``4Δ/ε_a``, as Algorithm 4 (discrete
-  Laplace on a grid); Algorithm 4 has ``alarm_share = 1/2``
-  (:data:`THESIS_ALARM_SHARE`, used with a given threshold), the calibrated
-  threshold takes :data:`CALIBRATED_ALARM_SHARE`.
-* ``direction``: ``"decrease"`` queries ``U``, ``"increase"`` ``1 - U`` and
-  ``"both"`` ``max(U, 1 - U)``; a maximum of two sensitivity-Δ queries has
-  sensitivity Δ, so every variant is covered by the same ``ε_a``.
-* After the alarm on the window centred at ``c = s + h``, wait for
-  ``g = ⌈γn⌉`` more points and run PNCPD with the rest of ε on
-  ``x[c - h + g : c + h + g]`` (Algorithm 4's shifted window); report
-  ``change_point = c - h + g + k̃``.
-
-Randomness: the noisy threshold is drawn when the run starts; each chunk's
-query noise and PNCPD's noise come from the generator of that call
-(``call_rng``, split in two), so the run keeps no
-generator between calls. With an int seed a run repeats exactly for the same
-chunking; another chunking gives other, equally distributed, noise. All
-noise lives on AboveThreshold's and report-noisy-max's power-of-two grids
-(float-safe), at scales within ``2^-20`` of Algorithm 4's.
-
-Accounting: :meth:`OnlinePNCPD.feed` calls back ``charge(cost)`` right
-before each of the two releases (:func:`stage_costs`); the callback is an
-argument, not state, because the estimator copies the run's state before
-every call to put it back if the call fails, and the estimator decides
-whether the stage was already charged in the run.
+The noisy threshold is drawn at the start; each call's noise comes from that
+call's generator, so no generator is kept. ``charge(cost)`` is an argument of
+:meth:`OnlinePNCPD.feed`, not state, because the estimator copies the state
+before each call to restore it if the call fails.
 """
 
 from __future__ import annotations
@@ -58,19 +38,17 @@ PNCPD_STAGE = "ONLINEPNCPD stage 2 of 2: PNCPD"
 #: AboveThreshold's share of a run's ε with a given threshold: Algorithm 4's ε/2
 #: (the setting of Theorem 2.6's threshold range).
 THESIS_ALARM_SHARE = 0.5
-#: ... and with the threshold calibrated to ``alpha``: the alarm decides both the
-#: false-alarm level and the delay, while PNCPD then searches one window known to
-#: hold the change; 3/4 of ε for the alarm doubled the detections of a 1-sd shift
-#: within a window of 100 at ε = 5 (0.34 → 0.72) at the same false-alarm level.
+#: ... and with the threshold calibrated to ``alpha``: the alarm alone sets both the
+#: false-alarm level and the delay, and PNCPD searches one window known to hold the
+#: change, so the alarm gets more.
 CALIBRATED_ALARM_SHARE = 0.75
 
 
 def stage_costs(window: int, gamma: float, epsilon: float,
                 alarm_share: float = THESIS_ALARM_SHARE) -> tuple[PrivacyCost, PrivacyCost]:
-    """The two charges of a run, each named by its note: AboveThreshold's
-    answers (``alarm_share·ε``, whatever their number), then PNCPD's selection
-    (the rest), both under replace-one neighbours (the relation of the
-    sensitivities above)."""
+    """The two charges of a run, named by their notes: AboveThreshold's answers
+    (``alarm_share·ε``, whatever their number), then PNCPD's selection (the
+    rest), both under replace-one neighbours."""
     if math.isinf(epsilon):
         above = selection = PrivacyCost.infinite(neighbours="replace")
     else:
@@ -97,12 +75,9 @@ class _NoiselessThreshold:
 
 
 class OnlinePNCPD(StreamState):
-    """State of one run of Algorithm 4 (no validation: the estimator does it).
-
-    Until the detection it holds the last window of raw points, the last
-    window's count and AboveThreshold's noisy threshold (whose secrecy the
-    sparse vector's guarantee needs): a pickle leaves them out.
-    """
+    """State of one run of Algorithm 4 (no validation: the estimator does it). Until
+    the detection it holds the last window, its count and AboveThreshold's secret
+    noisy threshold; a pickle leaves them out."""
 
     def __init__(self, *, window: int, threshold: float, epsilon: float, gamma: float,
                  direction: str, rng: np.random.Generator,
@@ -140,10 +115,7 @@ class OnlinePNCPD(StreamState):
 
     @property
     def stage_costs(self) -> tuple[PrivacyCost, PrivacyCost]:
-        """The charges of the two releases, each made right before its release.
-
-        Computed, not stored: the state is copied before every call.
-        """
+        """The charges of the two releases (computed: the state is copied before every call)."""
         return stage_costs(self.window, self.gamma, self.epsilon, self.alarm_share)
 
     def _queries(self, doubled: np.ndarray) -> np.ndarray:
@@ -155,12 +127,8 @@ class OnlinePNCPD(StreamState):
         return np.maximum(u, 1.0 - u)
 
     def feed(self, x: np.ndarray, rng: np.random.Generator, charge=None) -> None:
-        """Consume a chunk (1-D float array) with this call's noise; stops at the detection.
-
-        ``charge(cost)`` is called with ``stage_costs[0]`` right before
-        AboveThreshold answers its first window and with ``stage_costs[1]``
-        right before PNCPD runs.
-        """
+        """Consume a chunk (1-D float array) with this call's noise, up to the detection;
+        ``charge(cost)`` runs right before each of the two releases (``stage_costs``)."""
         charge = charge if charge is not None else (lambda cost: None)
         query_rng, pncpd_rng = rng.spawn(2)
         pos = 0
@@ -216,10 +184,8 @@ class OnlinePNCPD(StreamState):
 
 
 def stream_chunk(X):
-    """Fast path for the common stream chunk, a float64 ndarray of shape (m,) or
-    (m, 1): the detector's series checks without their ~20 µs of overhead per call,
-    which dominates point-by-point feeding. None for any other input (then the full
-    validation runs and raises the usual error)."""
+    """Fast path for a float64 ndarray chunk of shape (m,) or (m, 1) (skips ~20 µs of
+    validation per call); None for any other input, which gets the full checks."""
     if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.size):
         return None
     if X.ndim == 2 and X.shape[1] == 1:

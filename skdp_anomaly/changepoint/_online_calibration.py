@@ -1,53 +1,24 @@
 """The online threshold at a false-alarm level: ONLINEPNCPD (Lut 2022,
 Algorithm 4) without a hand-chosen ``T``, for streams of any length.
 
-AboveThreshold alarms on the first query ``j`` with ``q_j + ν_j >= T + ρ``
-(query noise ``ν_j``, one threshold noise ``ρ`` for the whole run, both
-discrete Laplace on the mechanism's grid). Under the null the window-centre
-statistics ``q_j`` depend on the ranks of the stream only, so their joint law
-is public and can be simulated:
-
-* ``rho = 0``: the values are exchangeable (e.g. i.i.d. with a continuous
-  law), their ranks a uniform random permutation;
-* ``rho > 0``: the ranks of a stationary Gaussian AR(1) stream with lag-1
-  correlation ``rho``. The statistic reads ranks only, so this covers every
-  stream whose copula is that of a Gaussian AR(1), whatever the marginal.
-
-**Blocks instead of whole streams.** Simulating streams of the full horizon
-costs ``B · horizon · window`` (minutes at 200 000 points). Instead
-:func:`calibrated_threshold` simulates ``B = 2000`` independent blocks of
-``L = max(2000, 10 · window)`` points (or of ``horizon`` points when that is
-shorter), statistics and query noise together, drawn exactly as
+AboveThreshold alarms on the first ``q_j + ν_j >= T + ρ`` (query noise ``ν_j``,
+one threshold noise ``ρ``). The null queries read ranks only, so their law is
+public: a uniform permutation (``rho = 0``) or the ranks of a Gaussian AR(1).
+:func:`calibrated_threshold` simulates ``B = 2000`` blocks of ``L = max(2000,
+10 · window)`` points (or ``horizon``), statistics and query noise as
 AboveThreshold draws them, and keeps each block's largest noisy query ``Y``.
-Given the threshold noise ``ρ``, an alarm within ``K`` blocks of queries
-happens iff some block's ``Y`` reaches ``T + ρ``; blocks much longer than
-the window are nearly independent, and where they are dependent the
-dependence is positive (a high statistic near the end of one block makes one
-near the start of the next more likely), which makes "no alarm in any block"
-*more* likely than under independence. So
+The blocks' dependence is positive, so with ``s(t) = P(Y >= t)`` and
+``K = (horizon - window + 1) / (L - window + 1)``
 
     P(alarm within the horizon | ρ) <= 1 - (1 - s(T + ρ))^K,
-    s(t) = P(Y >= t),  K = (horizon - window + 1) / (L - window + 1),
 
-and the mean number of points to the first alarm given ``ρ`` is at least
-``window + (L - window + 1) (1 - s) / s`` (geometric number of blocks). Both
-are integrated over the exact law of ``ρ`` (discrete Laplace, in closed form
-over each interval on which the bound on ``s`` is constant).
-``s`` comes from the ``B`` simulated blocks, bounded above by
-``(k + 2 sqrt(k)) / B`` (``k`` blocks reaching ``t``: Monte Carlo error at
-about two standard errors). Beyond the ``k0 = 50``-th largest ``Y`` it is
-extrapolated exponentially along the chord through the 200-th and 50-th
-largest (its slope less one standard error, and never steeper than the
-query noise's tail): the tail of a maximum of a light-tailed statistic plus
-Laplace noise is log-concave (Gumbel domain), so the chord lies above it; where the
-statistic cannot go (``q <= 1``) only the query noise can reach ``t``, which
-bounds ``s`` by ``(L - window + 1) · P(ν >= t - 1)``. Each step errs on the
-side of fewer alarms; ``benchmarks/bench_changepoint_online.py`` checks the
-result against streams simulated directly and against the detector
-(measured: 2-4.5 % of alarms at ``alpha = 0.05`` over 20 000 points).
-
-The calibration reads no data and is deterministic (fixed seed), so the
-threshold is public; it is cached per setting and process.
+and the mean run length given ``ρ`` is at least ``window + (L - window + 1)
+(1 - s) / s``, both integrated over the exact law of ``ρ``. ``s`` is bounded
+by ``(k + 2 sqrt(k)) / B`` (``k`` blocks reaching ``t``), beyond the 50-th
+largest ``Y`` by the exponential chord through the 200-th and 50-th (less one
+standard error; the tail is log-concave) and above ``q = 1`` by the query noise
+alone: every step errs towards fewer alarms. No data is read and the seed is
+fixed, so the threshold is public (cached per setting and process).
 """
 
 from __future__ import annotations
@@ -68,8 +39,8 @@ njit = lazy_njit(globals())  # compiled at the first call: importing needs no nu
 __all__ = ["DEFAULT_ARL0_WINDOWS", "calibrated_threshold", "default_arl0"]
 
 _CAL_SEED = 20_221_101
-#: simulated blocks per setting: the tail anchor (the 50-th largest block
-#: maximum) then has a relative Monte Carlo error of about 14 %
+#: simulated blocks per setting (the 50-th largest maximum, the tail anchor, then
+#: has a relative Monte Carlo error of about 14 %)
 _N_BLOCKS = 2000
 _TAIL_ANCHOR, _TAIL_CHORD = 50, 200
 #: rows of ranks held at once (memory ~ 8 bytes each)
@@ -83,15 +54,9 @@ DEFAULT_ARL0_WINDOWS = 1000
 
 
 def default_arl0(window: int) -> int:
-    """The default average run length to a false alarm: ``1000 · window`` points.
-
-    Public (a function of the window only). The probability of a false
-    alarm within the first ``m`` points is about ``m / arl0`` (measured: 3 %
-    within 20 000 points at window 500 and ε = 5, 6 % within 1000 points at
-    window 20). Twice this
-    run length halved those alarms but also the 1-sd shifts found within two
-    windows at window 100 (0.39 → 0.25 at ε = 5).
-    """
+    """The default average run length to a false alarm: ``1000 · window`` points
+    (public); a false alarm within the first ``m`` points has probability about
+    ``m / arl0``."""
     return DEFAULT_ARL0_WINDOWS * int(window)
 
 
@@ -102,12 +67,8 @@ def block_length(window: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _centre_counts_into(ranks, h, out, first, last):
-    """Strict centre counts ``M(s)`` of every window of rows ``first:last`` of ``ranks``.
-
-    ``ranks`` holds distinct ints in ``[0, L)`` per row. Each half of the
-    window is a Fenwick tree over the values, so a step costs O(log L)
-    instead of the O(window) of counting against the halves.
-    """
+    """Strict centre counts ``M(s)`` of every window of rows ``first:last`` of ``ranks``
+    (distinct ints in ``[0, L)``); each half is a Fenwick tree: O(log L) per step."""
     length = ranks.shape[1]
     q = length - 2 * h + 1
     left = np.zeros(length + 1, dtype=np.int32)
@@ -247,13 +208,9 @@ def _step_table(window: int, direction: str, proto: AboveThreshold) -> np.ndarra
 
 
 def _laplace_steps(rate: float, shape, rng: np.random.Generator) -> np.ndarray:
-    """Two-sided geometric draws ``P(Z = k) ∝ exp(-rate |k|)``, by inversion.
-
-    The law of AboveThreshold's query noise (a geometric is ``floor(E / rate)``
-    for ``E ~ Exp(1)``), an order of magnitude faster than the mechanism's
-    sampler, whose rejection steps guard the privacy of a release, not needed
-    in a simulation of public quantities.
-    """
+    """Two-sided geometric draws ``P(Z = k) ∝ exp(-rate |k|)``, by inversion: the
+    law of AboveThreshold's query noise, faster than the mechanism's sampler,
+    whose privacy guards a simulation of public quantities does not need."""
     a = np.floor(rng.standard_exponential(shape) / rate)
     a -= np.floor(rng.standard_exponential(shape) / rate)
     return a.astype(np.int64)
@@ -345,10 +302,9 @@ class _BlockTail:
         return np.minimum(np.where(t > self.anchor, self._model(t), inside), self.noise_bound(t))
 
     def on_intervals(self, grid: np.ndarray) -> np.ndarray:
-        """Upper bounds on ``s`` over ``(-inf, g0]``, each ``(g[i-1], g[i]]``, and
-        ``(g[-1], inf)``. Below the anchor the empirical ``s`` is constant between
-        simulated values (the grid holds them all), so its right end is exact;
-        above it the tail decreases, so its left end bounds it."""
+        """Upper bounds on ``s`` over ``(-inf, g0]``, each ``(g[i-1], g[i]]`` and
+        ``(g[-1], inf)``: exact right ends below the anchor (``s`` is constant
+        between simulated values), left ends of the decreasing tail above it."""
         a, b = grid[:-1], grid[1:]
         inside = np.where(b <= self.anchor, self.upper(self.count(np.minimum(b, self.anchor))),
                           self._model(a))
@@ -420,42 +376,14 @@ def calibrated_threshold(window: int, epsilon: float, direction: str, alpha: flo
                          rho: float = 0.0) -> float:
     """AboveThreshold's ``T`` for a false-alarm level on a stream without change.
 
-    Parameters
-    ----------
-    window : int
-        Even window length ``n`` (>= 4).
-    epsilon : float
-        AboveThreshold's ε (its share of the run's ε); ``np.inf``: no noise
-        (then the alarm is ``q > T``).
-    direction : {"both", "increase", "decrease"}
-        The query: ``max(U, 1 - U)``, ``1 - U`` or ``U``.
-    alpha : float
-        With ``horizon``: the bound on ``P(any alarm within horizon points)``.
-        Not used with ``arl0``.
-    horizon : int, optional
-        Stream length (points, >= ``window``) over which ``alpha`` holds.
-    arl0 : int, optional
-        Average run length to a false alarm (points, >= ``2 · window``):
-        ``E[points read until the alarm] >= arl0``. With neither ``horizon``
-        nor ``arl0``, :func:`default_arl0`.
-    rho : float, default=0.0
-        Lag-1 correlation of the null, in ``[0, 0.95]``: 0 for exchangeable
-        values, else a stationary Gaussian AR(1) copula.
-
-    Returns
-    -------
-    float
-        ``T``, a multiple of the mechanism's grid (exactly representable).
-
-    Notes
-    -----
-    The null, the block simulation and the bounds are described in the
-    module docstring; every approximation errs towards fewer alarms. At
-    ``horizon <= max(2000, 10 · window)`` the blocks are whole streams and
-    only the Monte Carlo bound remains. The calibration is public (no data)
-    and deterministic; it costs ``2000 · max(2000, 10 · window)`` simulated
-    points, O(log) each (a few seconds at window 500), once per
-    ``(window, epsilon, direction, rho)`` and process.
+    ``epsilon`` is AboveThreshold's share (``np.inf``: no noise, alarm iff
+    ``q > T``); the query is ``U``, ``1 - U`` or ``max(U, 1 - U)`` by
+    ``direction``. Target: ``P(any alarm within horizon points) <= alpha``, or
+    a mean run length to a false alarm of at least ``arl0`` points (default
+    :func:`default_arl0`). ``rho``: lag-1 correlation of the AR(1) null (0:
+    exchangeable values). Returns ``T`` on the mechanism's grid (exact float).
+    Every approximation errs towards fewer alarms (module docstring); the
+    result is public, deterministic and cached per setting and process.
 
     Examples
     --------

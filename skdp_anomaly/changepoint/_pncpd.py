@@ -56,105 +56,76 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     Offline (``window=None``), :meth:`fit` finds **several change points, or
     none**, by private binary segmentation with the Mann–Whitney rank
-    statistic of Lut 2022, Eq. (2.1) (ties counted one half): at each level
-    every current segment gets a noisy rank test of "no change here" at
-    false-alarm level ``alpha`` and, if it passes, a report-noisy-max
-    location (``n_change_points="auto"``); or exactly ``n_change_points``
-    change points by greedy report-noisy-max. See
-    :func:`~skdp_anomaly.changepoint.binary_segmentation` for the same search
-    without privacy (the reference).
+    statistic of Lut 2022, Eq. (2.1): each segment gets a noisy rank test of
+    "no change here" at level ``alpha`` and, if it passes, a report-noisy-max
+    location; or exactly ``n_change_points`` by greedy report-noisy-max.
+    :func:`~skdp_anomaly.changepoint.binary_segmentation` is the same search
+    without privacy.
 
     Online (``window`` given), :meth:`partial_fit` runs ONLINEPNCPD
-    (Algorithm 4) over a stream fed in chunks: AboveThreshold on the
-    statistic at the centre of the sliding window of the last ``window``
-    points, then PNCPD (Algorithm 3) on a window around the alarm; it halts
-    after one detection. The threshold is given, or calibrated
-    (``threshold=None``) to an average run length ``arl0`` between false
-    alarms (the default, for streams of unknown length) or to the false-alarm
-    level ``alpha`` over ``horizon`` points.
+    (Algorithm 4) over a stream fed in chunks: AboveThreshold on the centre
+    statistic of the last ``window`` points, then PNCPD (Algorithm 3) around
+    the alarm; it halts after one detection. The threshold is given, or
+    calibrated to an average run length ``arl0`` (default) or to ``alpha``
+    over ``horizon`` points.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy parameter ε (total, for both modes), in ``(0, 2^20]``. The
-        non-private references are
-        :func:`~skdp_anomaly.changepoint.binary_segmentation` and
-        :func:`~skdp_anomaly.changepoint.pncpd_batch` with ``epsilon=np.inf``, not
-        the estimator.
+        Total privacy parameter ε (both modes), in ``(0, 2^20]``. For a
+        non-private reference use ``binary_segmentation`` or ``pncpd_batch``
+        with ``epsilon=np.inf``.
     n_change_points : "auto" or int, default="auto"
         Offline: ``"auto"`` decides how many (0 to ``max_change_points``)
-        with private tests at level ``alpha``; an int ``k`` returns exactly
-        ``k``.
+        with private tests at level ``alpha``; an int ``k``: exactly ``k``.
     max_change_points : int, default=10
         Offline ``"auto"``: at most this many; sets the number of levels
         ``L = ⌈log2(max_change_points + 1)⌉`` the budget is split over.
     min_size : int or None, default=None
-        Offline: the shortest segment (public). None:
-        ``max(2, ⌈n/20⌉)`` (5 % of the series). Independent of the noise
-        scale, which does not depend on it.
+        Offline: the shortest segment (public). None: ``max(2, ⌈n/20⌉)``.
     alpha : float in [0.001, 0.5], default=0.05
-        False-alarm level. Offline: of each level of tests (shared by its
-        segments, Bonferroni); on a series without change
-        ``P(any change reported) <= alpha``. Online with ``threshold=None``
-        and ``horizon``: of any alarm within ``horizon`` points of a stream
-        without change (not used with ``arl0``).
+        False-alarm level. Offline: of each level of tests (Bonferroni over
+        its segments); on a series without change ``P(any change reported)
+        <= alpha``. Online with ``threshold=None`` and ``horizon``: of any
+        alarm within ``horizon`` points (not used with ``arl0``).
     gamma : float, default=0.1
-        Online only: Algorithm 4's constraint γ in ``(0, 1/4)`` (the wait
-        ``⌈γ·window⌉`` after an alarm and PNCPD's candidates
-        ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}`` on the window, Theorem 2.6).
+        Online only: Algorithm 4's γ in ``(0, 1/4)``: the wait ``⌈γ·window⌉``
+        after an alarm and PNCPD's candidates ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``.
     direction : {"both", "increase", "decrease"}, default="both"
-        ``"decrease"``: post-change values tend to be smaller;
-        ``"increase"``: larger; ``"both"``: either (``direction_`` and
-        ``directions_`` tell which). Same ε for all three.
+        Whether post-change values tend to be smaller (``"decrease"``),
+        larger (``"increase"``) or either; same ε for all three.
     dependence : "estimate", "none" or float in [0, 0.95], default="estimate"
-        The null of the offline tests (Notes, "When alpha holds"):
-        ``"estimate"``, a stationary series with dependence up to a Gaussian
-        AR(1) with φ = 0.95, bounded by ``φ⁺ >= 0.5`` from a noisy count of
-        turning points (15 % of ε; ``serial_dependence_``); online it spends
-        nothing and calibrates for φ = 0.5. ``"none"``: exchangeable values.
-        A float: a public AR(1) φ. Unused with ``n_change_points=k``.
+        The null of the offline tests (Notes): ``"estimate"``, stationary
+        series up to an AR(1) with φ = 0.95, bounded from a noisy count of
+        turning points (15 % of ε; online: nothing spent, φ = 0.5);
+        ``"none"``: exchangeable values; a float: a public AR(1) φ. Unused
+        with ``n_change_points=k``.
     series : {"auto", "level", "increments"}, default="auto"
-        Offline: ``"level"`` tests changes of level and spread of the series;
-        ``"increments"`` changes of slope and spread of ``np.diff(x)``
-        (random walks, trends, prices; a level shift there is one large
-        increment, which ranks do not see); ``"auto"`` chooses from the noisy
-        turning-point count and, when every change of the levels goes one
-        way, checks for a trend (15 % of ε; ``series_``). Online: levels only.
+        Offline: ``"level"`` tests changes of level and spread;
+        ``"increments"`` of slope and spread (``np.diff(x)``: random walks,
+        trends); ``"auto"`` chooses from the turning-point count and checks
+        one-way level changes for a trend (15 % of ε). Online: levels only.
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
-        Online: AboveThreshold's threshold ``T`` on the centre statistic
-        ``U`` (``"decrease"``), ``1 - U`` (``"increase"``) or
-        ``max(U, 1 - U)`` (``"both"``), the thesis' choice (it uses
-        ``T = 0.8``; :func:`~skdp_anomaly.changepoint.threshold_range`). None: calibrated to ``alpha``
-        (``threshold_``). Refused offline.
+        Online: AboveThreshold's threshold on the centre statistic (the thesis
+        uses 0.8; :func:`~skdp_anomaly.changepoint.threshold_range`). None:
+        calibrated (``threshold_``). Refused offline.
     horizon : int, default=None
         Online with ``threshold=None``: the stream length (points, >=
-        ``window``) over which ``alpha`` bounds the false alarms, for a
-        stream of known length. A longer stream has more false alarms, about
-        in proportion to its length. None: calibrated to ``arl0``.
+        ``window``) over which ``alpha`` bounds the false alarms. None:
+        calibrated to ``arl0``.
     arl0 : int, default=None
-        Online with ``threshold=None``: the average run length to a false
-        alarm, in points (>= ``2 * window``): on a stream without change,
-        the mean number of points read before an alarm is at least ``arl0``
-        (the convention of sequential detection for streams that do not
-        stop), so the probability of an alarm within the first ``m`` points
-        is about ``m / arl0``. None, with ``horizon=None`` (the
-        default): ``1000 * window`` (public; an alarm in about 3 % of flat
-        streams of 20 000 points at ``window=500``). Not with ``horizon``.
+        Online with ``threshold=None``: the mean number of points read
+        before a false alarm on a stream without change (>= ``2 * window``).
+        None (with ``horizon=None``): ``1000 * window``. Not with ``horizon``.
     random_state : None, int or numpy.random.Generator, default=None
-        Source of the privacy noise. ``None`` (OS entropy) is the only safe
-        choice in deployment; fixed seeds are for tests and experiments. No
-        generator is kept after a call (online, each :meth:`partial_fit`
-        draws from a generator of its own, and only AboveThreshold's noisy
-        threshold is kept until the run halts).
+        Source of the privacy noise: ``None`` (OS entropy) in deployment, seeds
+        for tests and experiments only. No generator is kept after a call.
     {accountant}
-        Offline each level's tests and locations are charged right before
-        they are made (what is never reached is not charged); online
-        AboveThreshold's share (ε/2 with a given threshold, 3ε/4 with the
-        calibrated one) before the first window is answered and the rest
-        before the change point is selected, the reservation lasting until
-        the detection.
+        Offline each level's stages are charged right before they are made;
+        online AboveThreshold's share before the first window is answered and
+        the rest before the change point is selected.
 
     Attributes
     ----------
@@ -170,9 +141,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         What changed at each change point (DP output): ``"level"``,
         ``"slope"`` (a level change of the increments) or ``"spread"``.
     series_ : str or None
-        Offline ``"auto"``: the model tested, ``"level"`` or ``"increments"``,
-        or ``"trend"`` (the levels' changes were a trend: none reported) (DP
-        output; ``series`` itself when forced). None online.
+        Offline: ``"level"``, ``"increments"`` or ``"trend"`` (none reported);
+        a DP output for ``"auto"``. None online.
     direction_ : str or None
         ``directions_[0]``, or None.
     n_change_points_ : int
@@ -180,13 +150,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     min_size_ : int
         Offline: the shortest segment used (``min_size`` or its default).
     serial_dependence_ : float or None
-        Offline ``"auto"``: the AR(1) ``φ`` the tests were calibrated for
-        (``dependence="estimate"``: the DP bound ``φ⁺``; ``inf`` when the
-        series was too persistent for any test, then no change is reported
-        and a :class:`~skdp_anomaly.exceptions.ChangePointNoiseWarning` says so; a float
-        ``dependence`` rounded up to 0.05; 0 for ``"none"``); online, the
-        ``φ`` of the calibrated threshold's null. None when nothing is
-        calibrated (``n_change_points=k``, a given ``threshold``).
+        The AR(1) ``φ`` the tests (or the online threshold) were calibrated
+        for: the DP bound ``φ⁺`` (``inf``: too persistent, no test, with a
+        :class:`~skdp_anomaly.exceptions.ChangePointNoiseWarning`), a float
+        ``dependence`` rounded up to 0.05, or 0. None when nothing is calibrated.
     noisy_turning_points_ : int or None
         Offline, ``dependence="estimate"``: the released noisy count of
         turning points (DP output); None otherwise.
@@ -198,8 +165,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     detected_ : bool
         Whether at least one change point is reported.
     alarm_index_, alarm_at_ : int or None
-        Online only: centre of the window on which AboveThreshold alarmed,
-        and the row (0-based) whose arrival raised the alarm (the window's last).
+        Online only: centre of the alarming window, and the row (0-based, its
+        last) whose arrival raised the alarm.
     n_seen_ : int
         Samples read.
     privacy_spent_ : PrivacyCost
@@ -216,31 +183,18 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     Notes
     -----
-    **Neighbouring relation and guarantee.** Pure ε-DP under "replace one
-    element" neighbours: series (or streams) of the same length that differ
-    in the value of one sample; the length ``n`` is public. Nothing
-    data-dependent other than the reported indices, their directions and
-    the segmentation's noisy decisions is stored. Offline, every statistic
-    has sensitivity 1; a level's segments are disjoint (parallel
-    composition) and the levels compose sequentially to ε. Online
-    (Theorem 2.5), AboveThreshold gets ``ε/2`` with a given ``threshold``
-    (Algorithm 4) and ``3ε/4`` with the calibrated one, PNCPD on one window
-    the rest; all noise is float-safe. ``privacy_spent_`` counts the stages
-    reached.
-
-    **When alpha holds.** Offline, ``P(any change reported) <= alpha`` on a
-    series without a change whose values are exchangeable
-    (``dependence="none"``), or (``"estimate"``, the default) stationary with
-    serial dependence that the AR(1) bound covers. The calibrated online
-    threshold holds under exchangeable values. A calibrated threshold above
-    1 means that only noise can raise an alarm: a
-    :class:`~skdp_anomaly.exceptions.ChangePointNoiseWarning` says so.
-
-    :meth:`fit` and :meth:`partial_fit` are transactions (a charge made stays
-    in ``privacy_spent_``; online, a retry does not charge a stage again). A
-    pickle of a running online detector leaves out its last window and noisy
-    threshold: unpickled, it refuses to go on. **Memory.** In memory only
-    (dask refused). Proofs: :ref:`proofs-changepoint` on :doc:`/privacy`.
+    Pure ε-DP under "replace one element" neighbours: series (or streams) of
+    the same length (public) that differ in one sample. Offline every
+    statistic has sensitivity 1; a level's segments compose in parallel and
+    the levels sequentially to ε. Online (Theorem 2.5) AboveThreshold gets
+    ``ε/2`` with a given ``threshold`` and ``3ε/4`` with the calibrated one,
+    PNCPD the rest; all noise is float-safe. ``privacy_spent_`` counts the
+    stages reached. Offline ``P(any change reported) <= alpha`` holds for
+    exchangeable values (``dependence="none"``) or stationary dependence the
+    AR(1) bound covers; the calibrated online threshold assumes exchangeable
+    values. :meth:`fit` and :meth:`partial_fit` are transactions; a pickled
+    running detector cannot go on. In memory only (dask refused). Proofs:
+    :ref:`proofs-changepoint` on :doc:`/proofs`.
 
     References
     ----------
@@ -500,18 +454,12 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _private_partial_fit(self, X, y=None):
         """Feed the next chunk of the stream to ONLINEPNCPD (Algorithm 4).
 
-        Requires ``window`` and ``threshold``. The first call starts a new
-        run (as does :meth:`fit`; later calls continue it). After the
-        detection the detector has halted: the rest of the detecting chunk
-        is not read and further chunks are ignored (not read), so a loop
-        ``for chunk in stream: det.partial_fit(chunk)`` runs to the end; check
-        ``detected_`` to stop early, and call :meth:`fit` or clone the
-        estimator to start a new run.
-
-        Each call is all or nothing: a call that raises (``KeyboardInterrupt``
-        included) leaves the run as it was before it, so feeding the same
-        chunk again continues the stream exactly; only a charge it made stays
-        (in ``privacy_spent_`` and on the accountant) and is not made again.
+        The first call starts a new run (as :meth:`fit` does); later calls
+        continue it. After the detection the run has halted: later chunks are
+        ignored, so check ``detected_`` to stop early, and call :meth:`fit` or
+        clone the estimator to start again. A call that raises leaves the run
+        as it was (feeding the same chunk again continues it exactly); only a
+        charge it made stays, and is not made again.
 
         Parameters
         ----------
@@ -528,7 +476,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         ------
         TypeError
             If ``X`` is a dask collection: feed its blocks in order as NumPy
-            arrays instead (see Notes, "Memory").
+            arrays instead (the online mode keeps only the last window).
         """
         reject_dask_collection(X, f"{type(self).__name__}.partial_fit", advice="partial_fit")
         if self.window is None:
@@ -553,10 +501,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _start_online_run(self, *, may_resume: bool) -> None:
         """Validate, then reserve the run's budget (before any data is read).
 
-        ``may_resume`` (:meth:`partial_fit`): when the call that started this
-        run failed after a charge, its answers were rolled back unseen and its
-        charge stays in the run; the retry continues that run, so only the
-        stages not charged yet are reserved (and later charged).
+        ``may_resume``: a retry of a failed first call continues its run and
+        reserves only the stages not charged yet.
         """
         cost = self.privacy_cost()
         share = self._alarm_share()
@@ -570,21 +516,15 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             self._start_private_fit(cost)
 
     def _charged(self, cost: PrivacyCost) -> bool:
-        """Whether the run has made the stage charge ``cost`` (named by its last note).
-
-        The charges of a run survive a rolled-back call (the protocol keeps
-        them), so a retry finds the charge of the call it repeats here.
-        """
+        """Whether the run has made the stage charge ``cost`` (named by its last note);
+        a run's charges survive a rolled-back call, so a retry finds them here."""
         note = cost.notes[-1]
         return any(made == cost and note in made.notes
                    for made in self.__dict__.get("_charges", ()))
 
     def _reserve_rest_of_run(self, state: OnlinePNCPD) -> None:
-        """Reserve what the run has still to charge, when no reservation is open.
-
-        The protocol releases a run's reservation when a call fails; the
-        next call takes it up again.
-        """
+        """Reserve what the run has still to charge, when no reservation is open
+        (the protocol releases it when a call fails)."""
         if self.__dict__.get("_budget_run") is None:
             self._open_run(self._rest_of_run(state.stage_costs))
 
@@ -663,9 +603,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def predict(self, X):
         """Segment label of each sample: 0, 1, 2, ... from one change point to the next.
 
-        Labels depend on positions only (sample ``i`` of ``X`` is at time
-        ``i``): the number of change points ``<= i``; all 0 when there is
-        none (or while an online run has not detected a change).
+        Sample ``i`` of ``X`` is at time ``i``: its label is the number of change
+        points ``<= i`` (all 0 while an online run has not detected a change).
 
         Parameters
         ----------

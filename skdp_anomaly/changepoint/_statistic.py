@@ -1,30 +1,16 @@
 """The Mann–Whitney change-point statistic of Lut 2022, Eq. (2.1), fast.
 
 For a series ``x_1, ..., x_n`` the statistic at split ``k`` is
+``V(k) = S(k) / (k (n - k))`` with ``S(k) = #{(i, j) : i <= k < j, x_i > x_j}``.
+Moving ``x_k`` from the right part to the left gives
+``S(k) - S(k-1) = r_k - (k - 1)``, ``r_k`` the 0-based position of ``x_k``
+in a *stable* sort; with ties counted one half (Mann–Whitney) ``r_k`` becomes
+the 0-based mid-rank ``#{j : x_j < x_k} + #{j != k : x_j = x_k}/2``. Hence
+``2S = cumsum(2m - 2·index)``: exact integers in O(n log n).
 
-    V(k) = S(k) / (k (n - k)),   S(k) = #{(i, j) : i <= k < j, x_i > x_j}.
-
-All ``S(k)`` follow from **one stable ranking pass**: moving ``x_k`` from the
-right part to the left part removes the pairs ``(i, k)``, ``i < k``,
-``x_i > x_k`` and adds the pairs ``(k, j)``, ``j > k``, ``x_k > x_j``, so
-
-    S(k) - S(k-1) = #{j : x_j < x_k} - #{i < k : x_i < x_k} - #{i < k : x_i > x_k}
-                  = #{j : x_j < x_k} + #{i < k : x_i = x_k} - (k - 1)
-                  = r_k - (k - 1),
-
-where ``r_k`` is the 0-based position of ``x_k`` in a *stable* sort of the
-series. With ties counted one half (the Mann–Whitney convention, so that a
-step up and a step down of tied values are treated alike) the same algebra
-gives ``S(k) - S(k-1) = m_k - (k - 1)`` with ``m_k`` the 0-based *mid-rank*
-``#{j : x_j < x_k} + #{j != k : x_j = x_k}/2``. Hence ``2S = cumsum(2m - 2·index)``:
-an exact integer computation in O(n log n). (The sliding-window counts of the
-online mode below still count strict ``x_i > x_j`` pairs only.)
-
-The sliding-window statistic ``U`` of Algorithm 4 (the statistic at the centre
-of each window of the last ``n`` points) is updated from one window position
-to the next by four counts of one value against a contiguous block of ``n/2``
-values, which :func:`sliding_centre_counts` evaluates for a whole block of
-positions at once with numpy (O(n) per position, no Python loop per point).
+The sliding-window statistic ``U`` of Algorithm 4 is updated from one window
+to the next by four counts of one value against a block of ``n/2`` values
+(:func:`sliding_centre_counts`).
 """
 
 from __future__ import annotations
@@ -59,10 +45,8 @@ def _strict_counts(x: np.ndarray) -> np.ndarray:
 def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
     """Twice the 0-based mid-rank of each value along the last axis (int64).
 
-    ``2 r_i = #{j : x_j < x_i} + #{j : x_j <= x_i} - 1``: a tie group at
-    sorted positions ``[a, b)`` gets ``a + b - 1`` (``2a`` without ties).
-    One stable argsort (or ``order``, an argsort of ``x`` given by the
-    caller, e.g. a global one filtered to a segment) and O(n) work.
+    A tie group at sorted positions ``[a, b)`` gets ``a + b - 1``. ``order``:
+    an argsort of ``x`` if known (e.g. a global one filtered to a segment).
     """
     x = np.asarray(x, dtype=np.float64)
     if order is None:
@@ -85,11 +69,8 @@ def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndar
 
 
 def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
-    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n``.
-
-    Moving ``x_k`` to the left part adds ``midrank_k - (k - 1)`` to ``S``
-    (the derivation in the module docstring, with each tie counted 1/2).
-    ``order``: an argsort of ``x`` if the caller has one.
+    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n``
+    (module docstring); ``order``: an argsort of ``x`` if the caller has one.
     """
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
@@ -102,19 +83,8 @@ def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
 def mann_whitney_counts(x) -> np.ndarray:
     """Pair counts ``S(k) = #{i <= k < j : x_i > x_j} + #{... x_i = x_j}/2``.
 
-    Ties count one half (the Mann–Whitney mid-rank convention), so a step
-    up and a step down of tied values are found alike.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,) or (n_series, n)
-        One series, or a batch with one series per row.
-
-    Returns
-    -------
-    S : ndarray of float64, shape (n + 1,) or (n_series, n + 1)
-        ``S[..., k]`` for ``k = 0, ..., n`` (``S[..., 0] = S[..., n] = 0``),
-        exact multiples of 1/2.
+    Ties count one half (Mann–Whitney mid-ranks). ``S[..., k]`` for ``k = 0..n``
+    (float64, exact multiples of 1/2) of one series or of each row.
 
     Examples
     --------
@@ -131,23 +101,11 @@ def mann_whitney_counts(x) -> np.ndarray:
 
 
 def mann_whitney_statistic(x, ks=None) -> np.ndarray:
-    """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks``.
+    """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks`` (default all of
+    ``1..n-1``), for one series or one per row.
 
-    Not private: the exact statistic, for analysis and plots (e.g. Figure
-    2.3) of synthetic or public data. Never publish it for private data.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,) or (n_series, n)
-        One series, or one per row.
-    ks : array-like of int, optional
-        Splits (numbers of points before the change), each in ``[1, n - 1]``;
-        default all of them.
-
-    Returns
-    -------
-    V : ndarray of float64, shape (len(ks),) or (n_series, len(ks))
-        The statistic at each split, in ``[0, 1]``.
+    Not private: the exact statistic, for analysis and plots of synthetic or
+    public data. Never publish it for private data.
 
     Examples
     --------
@@ -174,41 +132,19 @@ def sliding_centre_counts(x, window: int, first: int | None = None,
                           block: int | None = None, method: str = "auto") -> np.ndarray:
     """Centre counts ``M(s) = S_W(window/2)`` of every window ``W = x[s:s+window]``.
 
-    ``M(s)`` counts the pairs ``(i, j)``, ``s <= i < s+h <= j < s+2h``
-    (``h = window/2``), with ``x_i > x_j``; ``U = M / h**2`` is the online
-    statistic of Algorithm 4. ``M(0)`` comes from :func:`mann_whitney_counts`
-    (or ``first`` if given, e.g. carried over from the previous chunk), and
-    each step ``s -> s+1`` adds
+    ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``);
+    ``U = M / h**2`` is Algorithm 4's statistic. From ``M(0)`` (or ``first``,
+    carried over from the previous chunk) each step ``s -> s+1`` adds
 
     ``- #{j in [s+h, s+2h): x_j < x_s}``        (x_s leaves the left half)
     ``- #{i in (s, s+h): x_i > x_{s+h}}``       (x_{s+h} leaves the right half)
     ``+ #{j in (s+h, s+2h): x_j < x_{s+h}}``    (... and joins the left half)
     ``+ #{i in (s, s+h]: x_i > x_{s+2h}}``      (x_{s+2h} joins the right half)
 
-    evaluated either for ``block`` positions at a time as boolean matrices
-    (``method="block"``: O(n) per position, vectorised) or by binary search
-    in the two sorted halves kept up to date (``method="sorted"``: O(log n)
-    search plus an O(n) memmove per position, one Python step each).
-    ``"auto"`` takes ``"block"`` for windows up to 1024 and ``"sorted"`` for
-    longer windows over more than ``window`` positions, where it is faster
-    (measured: 0.63M vs 0.42M positions/s at n = 500, 0.17M vs 0.30M at
-    n = 2000).
-
-    Parameters
-    ----------
-    x : array-like of shape (m,)
-        At least ``window`` points.
-    window : int
-        Even window length ``n``.
-    first : int, optional
-        ``M(0)`` if already known.
-    block : int, optional
-        Positions per vectorised block (default keeps each matrix ~1 MB).
-    method : {"auto", "block", "sorted"}, default="auto"
-
-    Returns
-    -------
-    M : ndarray of int64, shape (m - window + 1,)
+    counted ``block`` positions at a time as boolean matrices (``"block"``,
+    O(n) per position, ~1 MB per block by default) or by binary search in the
+    sorted halves (``"sorted"``); ``"auto"`` takes ``"sorted"`` for windows
+    over 1024. Returns ``M`` (int64) for the ``m - window + 1`` windows.
 
     Examples
     --------
@@ -261,7 +197,7 @@ def sliding_centre_counts(x, window: int, first: int | None = None,
 
 
 def _sorted_window_steps(x: np.ndarray, h: int, count: int) -> np.ndarray:
-    """``M(1), M(2), ...`` by binary search in the sorted halves (see above)."""
+    """``M(1), M(2), ...`` by binary search in the sorted halves (:func:`sliding_centre_counts`)."""
     values = x.tolist()
     left, right = sorted(values[:h]), sorted(values[h:2 * h])
     out = np.empty(len(values) - 2 * h, dtype=np.int64)
@@ -282,28 +218,11 @@ def _sorted_window_steps(x: np.ndarray, h: int, count: int) -> np.ndarray:
 def sliding_centre_mid_counts(x, window: int, first: tuple | None = None) -> tuple:
     """Doubled mid-rank centre counts ``2·M½(s)`` of every window, with ties counting 1/2.
 
-    ``M½ = #{x_i > x_j} + ½ #{x_i = x_j}`` over the pairs of the two halves;
-    since ``#{>} + #{<} + #{=} = h²``, ``2·M½ = h² + M(x) − M(−x)`` with
-    :func:`sliding_centre_counts` of ``x`` and of ``−x`` (an exact integer).
-    The online statistic is ``U = 2·M½ / (2h²)``; a replaced element still
-    moves each of its pairs by at most 1, so its sensitivity is unchanged.
-
-    Parameters
-    ----------
-    x : array-like of shape (m,)
-        At least ``window`` points.
-    window : int
-        Even window length.
-    first : (int, int), optional
-        ``(M(x), M(−x))`` of the first window, carried over from a previous
-        chunk.
-
-    Returns
-    -------
-    doubled : ndarray of int64
-        ``2·M½`` of each window.
-    last : (int, int)
-        ``(M(x), M(−x))`` of the last window, to carry over.
+    ``M½ = #{x_i > x_j} + ½ #{x_i = x_j}`` over the pairs of the two halves, so
+    ``2·M½ = h² + M(x) − M(−x)`` (exact integers); ``U = 2·M½ / (2h²)``. A
+    replaced element still moves each of its pairs by at most 1. Returns
+    ``(doubled, last)``, ``last = (M(x), M(−x))`` of the last window, to pass
+    as ``first`` with the next chunk.
 
     Examples
     --------

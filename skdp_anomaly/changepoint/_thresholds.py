@@ -66,54 +66,42 @@ def threshold_range(n: int, epsilon: float, a: float, k_star: int, beta: float,
     n : int
         Window length (``window`` of :class:`~skdp_anomaly.PrivateChangePointDetector`).
     epsilon : float
-        Total privacy parameter of ONLINEPNCPD (``inf`` for the non-private
-        baseline used in §2.6.3).
+        Total ε of ONLINEPNCPD (``inf``: the non-private baseline of §2.6.3).
     a : float
-        ``P(x0 > x1)`` for ``x0 ~ P0`` (pre-change), ``x1 ~ P1``, in
-        ``(1/2, 1]``; in practice the smallest change worth detecting.
+        ``P(x0 > x1)`` for pre-change ``x0`` and post-change ``x1``, in
+        ``(1/2, 1]``: the smallest change worth detecting.
     k_star : int
-        (An estimate of) the change time; ``k_star > n/2``. Larger values
-        give a narrower, more conservative range.
+        (An estimate of) the change time, ``> n/2``; larger values give a
+        narrower, more conservative range.
     beta : float
         Failure probability in ``(0, 1)``.
     gamma : float
-        Constraint parameter; validated to lie in ``(0, 1/4)`` as Theorem
-        2.6 requires (the range itself does not depend on it).
+        Constraint parameter in ``(0, 1/4)``, validated only (the range does
+        not depend on it).
     convention : {"proof", "theorem", "section-2.6"}, default="proof"
-        The thesis states ``T_L`` three slightly different ways (see Notes):
-        ``"proof"`` (default) is the one its proof derives; ``"theorem"`` the
-        statement of Theorem 2.6; ``"section-2.6"`` reproduces the numbers of
-        §2.6.3.
+        Which of the thesis' three statements of ``T_L`` (Notes): its proof's,
+        Theorem 2.6's, or the one reproducing §2.6.3.
 
     Returns
     -------
     ThresholdRange
-        Named tuple ``(lower, upper)`` with ``.empty`` True when
-        ``lower > upper``. An empty range is returned, not raised: the
-        thesis itself uses thresholds outside an empty theoretical range
-        (``T = 0.8`` for ``ε = 1, 5`` in §2.6.3) because the bounds are
-        conservative.
+        Named tuple ``(lower, upper)``; ``.empty`` when ``lower > upper``
+        (returned, not raised: the thesis itself uses thresholds outside an
+        empty, conservative range).
 
     Notes
     -----
     With ``m = k* - n/2`` queries before the change and
     ``α' = 32 log(8m/β) / (nε)`` (Theorem 2.7 with ``Δ = 2/n``, privacy
-    ``ε/2`` and failure ``β/4``):
+    ``ε/2`` and failure ``β/4``), ``T_U = a - sqrt(2/n · log(8/β)) - α'``, and
 
-    * ``T_U = a - sqrt(2/n · log(8/β)) - α'`` (all conventions);
-    * ``"proof"``: ``T_L = 1/2 + sqrt(2/n · log(8m/β)) + α'``, from
-      condition (2.5) and ``T_L = T'_L + α'``;
-    * ``"theorem"``: as printed in Theorem 2.6, whose last term is
-      ``32 log(m/β)/(nε)`` (the ``8`` dropped, a typo against the proof);
+    * ``"proof"``: ``T_L = 1/2 + sqrt(2/n · log(8m/β)) + α'`` (condition
+      (2.5)), the largest, most conservative ``T_L``;
+    * ``"theorem"``: as printed, last term ``32 log(m/β)/(nε)`` (a typo);
     * ``"section-2.6"``: ``1/2 + sqrt(2/n · log(m/β)) + 32 log(m/β)/(nε)``,
-      the reading that comes closest to the numbers of §2.6.3 (``n = 500``,
-      ``k* = 5000``, ``β = 0.4``, ``a = Φ(5/√2) ≈ 0.9998``,
-      ``ε = 1, 5, 10, ∞``): it gives ``T_L = 1.29, 0.81, 0.75, 0.69`` against
-      the printed ``1.28, 0.80, 0.74, 0.69`` (no reading matches all four
-      exactly) and ``T_U = 0.16, 0.74, 0.82, 0.89`` against the printed
-      ``0.16, 0.74, 0.81, 0.89``.
-
-    ``"proof"`` is the largest (most conservative) ``T_L``.
+      closest to §2.6.3 (``T_L = 1.29, 0.81, 0.75, 0.69`` for ``ε = 1, 5,
+      10, ∞`` against the printed ``1.28, 0.80, 0.74, 0.69``; no reading
+      matches all four).
 
     Examples
     --------

@@ -1,37 +1,19 @@
 """Steps or a trend? A sign test inside the segments found.
 
-A linear trend (plus stationary noise) and a staircase of level shifts both
-lift the rank tests of the levels: binary segmentation cuts a trend into
-steps. They differ inside the segments: after real steps the segments are
-flat, along a trend every segment keeps rising (or falling). So when
-``series="auto"`` tested levels and every change it found is a level change
-in the same direction, it releases the Cox–Stuart sign counts of the
-segments between the cuts (``g = min_size`` points left out on each side of
-a cut, so that a location off by a few points does not pass a step's values
-into the wrong segment):
+Binary segmentation cuts a linear trend into steps; after real steps the
+segments are flat, along a trend each keeps rising (or falling). When
+``series="auto"`` tested levels and every change found is a level change the
+same way, the Cox–Stuart counts of the segments between the cuts (``min_size``
+points left out beside each cut) are released with two-sided geometric noise:
 
-    S = Σ_{i < h} sign(y_{i+h} - y_i),   h = ⌊len(y)/2⌋,
+    S = Σ_{i < h} sign(y_{i+h} - y_i),   h = ⌊len(y)/2⌋.
 
-each with two-sided geometric noise. Replacing one value of ``x`` changes one
-sign of one segment by at most 2: **Δ = 2** under replace-one neighbours,
-and the segments are disjoint (parallel composition).
-
-The pooled ``z = d Σ S_j / sqrt(Σ V_j + noise variance)`` (``d = ±1``, the
-direction of the changes) is read against flat level-stationary Gaussian
-AR(1) segments with the bound ``φ⁺`` the level tests use (a trend must show
-under the dependence the tests allow); for Gaussian values the variance of a
-sign sum is exact (Sheppard: ``corr(sign U, sign W) = (2/π) arcsin(corr(U,
-W))``). Above :data:`TREND_Z` the series is a trend: no change point is
-reported and ``series_`` says ``"trend"`` (its changes of slope are found
-with ``series="increments"``). Changes in both directions, or of spread,
-never go to the check, so alternating shifts keep their cuts.
-
-Cox–Stuart rather than Mann–Kendall: Mann–Kendall's ``Δ = 2(m - 1)`` costs
-twice the noise relative to its null spread for the same ε, more than its
-higher efficiency (about 1/0.78) buys back. The rule (``g``,
-:data:`TREND_Z`, ``φ⁺``, the share, the check after the levels rather than
-after the first cut) was chosen on simulated trends, shifts, staircases,
-alternating shifts and seasons (``benchmarks/bench_changepoint_series.py``).
+Replacing one value of ``x`` changes one sign of one segment: **Δ = 2** under
+replace-one neighbours, segments disjoint (parallel composition). The pooled
+``z = d Σ S_j / sqrt(Σ V_j + noise variance)`` is read against flat AR(1)
+segments with the tests' ``φ⁺`` (exact sign-sum variance for Gaussian values,
+Sheppard); above :data:`TREND_Z` the series is a trend and no change is
+reported (Mann–Kendall's ``Δ = 2(m - 1)`` would cost more than it buys back).
 """
 
 from __future__ import annotations

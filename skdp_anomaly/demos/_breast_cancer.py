@@ -1,36 +1,18 @@
 """Public description of the Wisconsin diagnostic breast-cancer data: feature bounds and loading.
 
-Why the bounds are written here and not read off the data
----------------------------------------------------------
-Every differentially private step of the demos calibrates its noise to the
-range of the features: DPSMOTE's class sums, the ``data_norm`` of the private
-logistic regression. If that range were the minimum and maximum of
-the rows being trained on, it would be a release of those rows that no noise
-protects (the largest tumour in the data sets the scale of everything else),
-and the ε the demos print would not hold. Rounding such extremes outward does
-not help: the rounded number still moves when the most extreme patient is
-replaced. So the bounds below are public knowledge, fixed before any row is
-seen: each follows from the *definition* of the measurement, as
-scikit-learn's ``load_breast_cancer().DESCR`` states it after Street,
-Wolberg and Mangasarian (1993), plus two stated assumptions about the
-digitized images (the nucleus size in pixels and a rounded shape). The
-summary table of that DESCR (min and max of the 569 rows) is data, and no
-number below comes from it. Values outside the bounds are clipped; that
-changes what a model sees, never the privacy guarantee.
+The DP steps of the demos calibrate their noise to the features' range; a
+range read off the rows (even rounded outward) would be an unprotected
+release, and the printed ε would not hold. So every bound below follows from
+the *definition* of the measurement (scikit-learn's
+``load_breast_cancer().DESCR``, after Street, Wolberg and Mangasarian 1993)
+plus two stated assumptions about the images, never from the rows (nor from
+DESCR's summary table, which is data). Values outside are clipped.
 
-How the 30 features follow from the 10 measurements
----------------------------------------------------
-Each of the 10 measurements is computed per nucleus; an image holds several
-nuclei, and the data set reports, per image, their mean (features 0-9), the
-standard error of the mean (10-19) and the "worst" value, the mean of the
-three largest (20-29). With a measurement in ``[0, B]``:
-
-* the mean and the worst value lie in ``[0, B]`` (averages of values there);
-* the standard error lies in ``[0, B/2]``: a population standard deviation of
-  values in ``[0, B]`` is at most ``B/2`` (Popoviciu's inequality), and the
-  standard error of ``m >= 2`` values, ``s/√m`` with ``s`` the sample standard
-  deviation (``ddof=1``), equals the population one over ``√(m − 1)``, so at
-  most ``B/2``.
+Each image reports, per measurement in ``[0, B]``, the mean over its nuclei
+(features 0-9), the standard error (10-19) and the "worst" value, the mean of
+the three largest (20-29). Mean and worst lie in ``[0, B]``; the standard
+error in ``[0, B/2]`` (Popoviciu: a population standard deviation is at most
+``B/2``, and ``s/√m`` with ``ddof=1`` is that over ``√(m − 1)``).
 
 References
 ----------
@@ -55,91 +37,60 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------- assumptions
-#: Assumption 1, the one number about the imaging: no point of a nucleus
-#: outline lies more than 50 pixels from the nucleus centre in the digitized
-#: images (a nucleus at most 100 pixels across, in frames that show several
-#: nuclei each). A round number fixed from the imaging setup, not from the
-#: rows; a deployment takes it from its own microscope and camera (the
-#: largest nucleus diameter a cytologist outlines, in µm, times the camera's
-#: pixels per µm, halved).
+#: Assumption 1: no point of a nucleus outline lies more than 50 pixels from its
+#: centre (fixed from the imaging setup, not the rows; a deployment takes it from
+#: its own microscope and camera).
 NUCLEUS_RADIUS_MAX = 50.0
 
-# Assumption 2, about shape: cytology describes these nuclei as round to oval,
-# so we take each outline to lie between the circles of radius ρ/2 and ρ about
-# its centre (at most twice as long as wide) and to be convex apart from
-# shallow indentations. Ratios below that use it say so.
+# Assumption 2: nuclei are round to oval, each outline between the circles of
+# radius ρ/2 and ρ about its centre, convex apart from shallow indentations.
 _INNER_TO_OUTER = 0.5
 
 # 8-bit gray levels of the digitized images
 _GRAY_MAX = 255.0
 
 # --------------------------------------------------------------- measurements
-# (lower, upper) of each per-nucleus measurement, in the order of the data set.
-# All ten are non-negative by definition (lengths, areas, standard deviations,
-# counts and ratios of them), hence every lower bound 0.
+# (lower, upper) of each per-nucleus measurement, in the data set's order; all are
+# non-negative by definition.
 _R = NUCLEUS_RADIUS_MAX
 MEASUREMENT_BOUNDS = np.array([
-    # radius: the mean distance from the centre to the outline, in pixels; each
-    # distance is <= R (assumption 1), so their mean is too
+    # radius: mean centre-to-outline distance, each <= R (assumption 1)
     (0.0, _R),
-    # texture: the standard deviation of the 8-bit gray values (0..255) inside
-    # the outline; values in [a, b] have a standard deviation <= (b − a)/2
-    # (Popoviciu), here 127.5
+    # texture: std of 8-bit gray values, <= 255/2 (Popoviciu)
     (0.0, _GRAY_MAX / 2),
-    # perimeter: a convex outline inside the disc of radius R is no longer than
-    # the disc's circumference, 2πR (a convex set inside another has the
-    # smaller perimeter); the shallow indentations of assumption 2 add little,
-    # and any excess is clipped
+    # perimeter: a convex outline inside the disc of radius R is at most 2πR (shallow
+    # indentations add little; any excess is clipped)
     (0.0, 2.0 * math.pi * _R),
-    # area: an outline within R of its centre encloses at most the disc, πR²
+    # area: at most the disc, πR²
     (0.0, math.pi * _R**2),
-    # smoothness: the local variation of radial lengths (a radial line minus the
-    # mean of its neighbours), relative to the radius. Under assumption 2 two
-    # radial lengths of one nucleus differ by at most ρ − ρ/2 = ρ/2 and the mean
-    # radius is at least ρ/2, so the ratio is <= 1
+    # smoothness: local variation of radial lengths over the radius; by assumption 2
+    # at most ρ/2 over a mean radius >= ρ/2, so <= 1
     (0.0, 1.0),
-    # compactness: perimeter² / (4π·area) − 1, the form in which a disc scores 0
-    # (DESCR's "perimeter^2 / area - 1.0" leaves out the circle's 4π): >= 0 by
-    # the isoperimetric inequality. The definition alone gives no upper bound (a
-    # thin sliver is arbitrarily non-compact); under assumption 2 the perimeter
-    # is <= 2πρ and the area >= π(ρ/2)², so perimeter² / (4π·area) <=
-    # (2πρ)² / (4π·π(ρ/2)²) = 4 and compactness <= 3
+    # compactness: perimeter² / (4π·area) − 1, >= 0 (isoperimetric inequality); by
+    # assumption 2, <= (2πρ)² / (4π·π(ρ/2)²) − 1 = 3
     (0.0, 1.0 / _INNER_TO_OUTER**2 - 1.0),
-    # concavity: the severity of the concave portions, the depths by which the
-    # outline lies inside chords across it, summed, relative to the radius. Under
-    # assumption 2 one indentation is at most ρ − ρ/2 = ρ/2 deep, i.e. at most one
-    # mean radius (which is >= ρ/2); the definition does not bound how many there
-    # are, and we allow the depth of two such indentations: <= 2. This is the one
-    # bound here that is a judgement rather than a consequence of the definitions
-    # and assumptions; values beyond it are clipped
+    # concavity: summed indentation depths over the radius; one is at most ρ/2 deep
+    # (assumption 2), and we allow two: <= 2 (the one judgement here; beyond, clipped)
     (0.0, 2.0),
-    # concave points: the number of concave portions, published as a fraction
-    # of the outline (not an integer count); a fraction of a whole is <= 1
+    # concave points: published as a fraction of the outline, <= 1
     (0.0, 1.0),
-    # symmetry: Σ|left − right| / Σ(left + right) over chords perpendicular to
-    # the major axis; |a − b| <= a + b for lengths a, b >= 0, so <= 1
+    # symmetry: Σ|left − right| / Σ(left + right), and |a − b| <= a + b, so <= 1
     (0.0, 1.0),
-    # fractal dimension: the "coastline approximation" of the outline minus 1;
-    # a planar curve has dimension between 1 and 2, so the value lies in [0, 1]
+    # fractal dimension: coastline dimension minus 1, in [0, 1] for a planar curve
     (0.0, 1.0),
 ])
 N_MEASUREMENTS = len(MEASUREMENT_BOUNDS)
 
-#: Public (lower, upper) bounds of the 30 features, in the data set's order:
-#: the 10 means (a measurement's bounds), the 10 standard errors (half its
-#: upper bound, see the module docstring) and the 10 "worst" values (the mean
-#: of the three largest: the measurement's bounds again).
+#: Public (lower, upper) bounds of the 30 features: means, standard errors (half the
+#: upper bound, see the module docstring) and "worst" values.
 BREAST_CANCER_BOUNDS = np.vstack([
     MEASUREMENT_BOUNDS,  # mean of the nuclei of an image
     MEASUREMENT_BOUNDS * [1.0, 0.5],  # standard error of that mean
     MEASUREMENT_BOUNDS,  # worst: mean of the three largest
 ])
 
-# The ten "mean" features: a public, domain-level choice of columns (the other
-# twenty are their standard errors and worst values). Fewer features mean less
-# noise on DPSMOTE's DP mean (its Laplace scale grows with d) and, with the grid
-# synopsis, a grid of 2^10 cells (2 per feature, as granularity="auto" chooses)
-# instead of 2^30.
+# a public choice of columns: fewer features mean less noise on DPSMOTE's DP mean
+# (its Laplace scale grows with d) and a grid of 2^10 cells instead of 2^30
 #: Indices of the ten "mean" features, the columns the demos use.
 MEAN_FEATURES = tuple(range(N_MEASUREMENTS))
 
@@ -172,9 +123,6 @@ def public_scaler(features=MEAN_FEATURES):
 
 def load_imbalanced(ratio: float, rng: np.random.Generator, features=MEAN_FEATURES):
     """Load the breast-cancer data with malignant (label 1) under-sampled to ``ratio``.
-
-    Every benign row is kept; malignant rows are drawn without replacement so
-    that they make up the fraction ``ratio`` of the rows.
 
     Parameters
     ----------

@@ -1,11 +1,8 @@
 """A tour of the budget validator (``skdp-anomaly budget-demo``) on a public data set.
 
-Fits a private pipeline on scikit-learn's bundled breast-cancer data inside a
-:class:`~skdp_anomaly.BudgetedPipeline`, prints its privacy report with an
-explanation, then the report of the same pipeline under ``GridSearchCV`` and
-of two leaking variants. Every report is stated under replace-one-record
-neighbours (n public), the relation the private logistic regression holds
-under. It needs no diffprivlib.
+Fits a private :class:`~skdp_anomaly.BudgetedPipeline` on the breast-cancer
+data and prints its report, then those of the pipeline under ``GridSearchCV``
+and of two leaking variants, all under replace-one neighbours (n public).
 """
 
 from __future__ import annotations
@@ -20,10 +17,8 @@ from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, _public_scale
 
 __all__ = ["build_budgeted_pipeline", "run_budget_tour"]
 
-# The public bounds of the ten "mean" features (skdp_anomaly.demos.BREAST_CANCER_BOUNDS,
-# derived from the definitions of the measurements, never from the rows). All are
-# >= 0; the pipeline works on log1p of the features, so its bounds are log1p of
-# these, and the public scaling maps them to [-1, 1] (clipping values outside).
+# public bounds of the "mean" features (from the definitions, never the rows), taken
+# through log1p like the features, then mapped to [-1, 1]
 FEATURE_UPPER = BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1]
 N_FEATURES = FEATURE_UPPER.size
 LOG_BOUNDS = (np.zeros(N_FEATURES), np.log1p(FEATURE_UPPER))
@@ -34,14 +29,12 @@ CLF_NORM = math.sqrt(N_FEATURES)
 def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
     """Build log1p → public scaling → DPSMOTE (ε=0.5) → PrivateLogisticRegression (ε=1).
 
-    DPSMOTE's ε = 0.5 holds under add/remove neighbours and counts 1 under
-    replace-one neighbours (group privacy): the pipeline costs 2.
+    DPSMOTE's add/remove ε = 0.5 counts 1 under replace-one neighbours: 2 in all.
 
     Parameters
     ----------
     budget : float or None, default=2.0
-        The :class:`~skdp_anomaly.BudgetedPipeline`'s budget ε (``None``: no
-        check, for pricing a variant).
+        The pipeline's budget ε (``None``: no check, for pricing a variant).
     random_state : None or int, default=0
         Seed of the private steps (an int is for reproducible demos only).
     scaler : estimator, default=None
@@ -82,8 +75,7 @@ def run_budget_tour(budget: float = 2.0, random_state: int = 0, explain: bool = 
     Parameters
     ----------
     budget : float, default=2.0
-        Privacy budget ε of the fitted pipeline; below its cost (2) the fit is
-        refused before anything is released.
+        Privacy budget ε; below the pipeline's cost (2) the fit is refused.
     random_state : int, default=0
         Seed of the split, the folds and the noise (demo only).
     explain : bool, default=True
@@ -151,8 +143,7 @@ def _print_variants(budget, random_state, out):
 
     from ..budget._validator import print_pipeline_report
 
-    # KFold, not cv=5: with a classifier an int cv is StratifiedKFold, whose folds
-    # depend on the labels of other records, so its fold count would not be a bound
+    # KFold, not cv=5: an int cv is StratifiedKFold, whose folds depend on other labels
     search = GridSearchCV(
         build_budgeted_pipeline(budget=budget, random_state=random_state),
         {"clf__epsilon": [0.5, 1.0, 2.0]},

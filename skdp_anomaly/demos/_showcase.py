@@ -1,17 +1,9 @@
 """Running the showcase (``skdp-anomaly demo``): fits, tables, outputs.
 
-On the Wisconsin breast-cancer data (``sklearn.datasets.load_breast_cancer``,
-malignant = the rare positive class) under-sampled to several minority
-fractions, the models of :mod:`._showcase_pipelines` (the recommended
-:class:`~skdp_anomaly.DPImbalancedClassifier`, the non-private class-balanced
-logistic regression, and three oversampling pipelines) are fitted at each ε
-over repeated stratified folds. :func:`run_showcase` prints each
-pipeline's privacy report, a metrics table (ROC-AUC, minority recall,
-G-mean, F1) and a short explanation, and writes ``metrics.json`` and a plot
-of the metrics against ε to the output folder. DPSMOTE uses its default
-synopsis, the DP mean of the malignant rows (``synopsis="gaussian"``);
-``synopsis="grid"`` runs the thesis' noisy grid histogram with
-``granularity="auto"`` instead.
+On the breast-cancer data, malignant under-sampled to several fractions, the
+models of :mod:`._showcase_pipelines` are fitted at each ε over repeated
+stratified folds; :func:`run_showcase` prints their privacy reports, a
+metrics table and an explanation, and writes ``metrics.json`` and a plot.
 """
 
 from __future__ import annotations
@@ -48,9 +40,7 @@ DEFAULT_REPEATS = 10
 
 # ---------------------------------------------------------------- experiment
 def _new_fit_stats(synopsis):
-    """Counters of the DPSMOTE fits: how many warned that noise dominates and, for the
-    grid, how many had no positive cell (uniform rows) and the cells per feature
-    granularity="auto" chose."""
+    """Counters of DPSMOTE fits: noise warnings and, for the grid, uniform fits and cells."""
     stats = {"synopsis": synopsis, "fits": 0, "noise_warnings": 0}
     if synopsis == "grid":
         stats.update(uniform=0, cells_per_feature={})
@@ -241,15 +231,13 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
     epsilons : sequence of float, default=(0.5, 1.0, 2.0, 5.0, 10.0)
         Total privacy budgets ε of each pipeline.
     ratios : sequence of float, default=(0.10, 0.05)
-        Minority (malignant) fractions to under-sample to, each in about (0.02, 0.37].
+        Minority (malignant) fractions to under-sample to.
     n_repeats : int, default=10
-        Independent under-samplings per fraction (each evaluated by ``n_folds``
-        stratified folds).
+        Independent under-samplings per fraction.
     n_folds : int, default=3
         Cross-validation folds.
     random_state : int, default=0
-        Seed of the demo (reproducible output on public data; a deployment
-        must use fresh randomness, i.e. ``random_state=None`` in the estimators).
+        Seed of the demo (a deployment uses ``random_state=None``).
     plot : bool, default=True
         Write the PNG (needs matplotlib).
     file : text stream, default=None

@@ -1,24 +1,13 @@
 """The models the showcase compares, their scores and their privacy reports.
 
-At the same nominal privacy budget ε:
-
-* ``recommended`` — :class:`~skdp_anomaly.DPImbalancedClassifier` ``(epsilon=ε)`` on the
-  raw features with their public ``bounds`` and the public label set: the package's
-  recommended private classifier for a rare label;
-* ``balanced_lr`` — scikit-learn's ``LogisticRegression(class_weight="balanced")`` on the
-  publicly scaled features: the non-private model a user would fit otherwise (no ε);
-* ``none``    — :class:`~skdp_anomaly.PrivateLogisticRegression` ``(epsilon=ε)`` on the data
-  as is;
-* ``smote``   — imblearn ``SMOTE`` then ``LogisticRegression(epsilon=ε)``: the
-  usual recipe, whose ε is *not* true (Lut 2022, Theorem 3.2: the synthetic
-  rows depend on single records);
-* ``dpsmote`` — :class:`~skdp_anomaly.DPSMOTE` with ε/4 then
-  ``LogisticRegression(epsilon=ε/2)``: ε-DP in total (Theorem 3.3) under
-  replace-one neighbours, the relation the classifier holds under, where
-  DPSMOTE's add/remove ε/4 counts ε/2 (group privacy).
-
-Every step's data-dependent parameters are public: the scaling bounds of
-:mod:`._breast_cancer`, DPSMOTE's ``bounds`` and the classifier's ``data_norm``.
+At the same nominal budget ε: ``recommended``
+(:class:`~skdp_anomaly.DPImbalancedClassifier`); ``balanced_lr`` (scikit-learn's
+class-balanced logistic regression, not private); ``none``
+(:class:`~skdp_anomaly.PrivateLogisticRegression`); ``smote`` (SMOTE then DP-LR:
+its ε is *not* true, Lut 2022, Theorem 3.2); ``dpsmote``
+(:class:`~skdp_anomaly.DPSMOTE` at ε/4, ε/2 under replace-one neighbours, then
+DP-LR at ε/2: ε-DP in total, Theorem 3.3). Every data-dependent parameter is
+public (:mod:`._breast_cancer`'s bounds, DPSMOTE's ``bounds``, ``data_norm``).
 """
 
 from __future__ import annotations
@@ -57,11 +46,10 @@ METRIC_LABELS = {"roc_auc": "ROC-AUC", "recall": "minority recall", "g_mean": "G
 
 def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
                     features=MEAN_FEATURES, synopsis: str = "gaussian") -> dict:
-    """Build the three pipelines compared at the nominal privacy budget ``epsilon``.
+    """Build the models compared at the nominal privacy budget ``epsilon``.
 
-    Every step has its data-dependent parameters fixed from public knowledge:
-    scaling bounds, DPSMOTE ``bounds`` and the classifier's ``data_norm``
-    (features lie in [-1, 1]^d, so ||x||₂ <= sqrt(d)).
+    Data-dependent parameters are public: scaling bounds, DPSMOTE ``bounds``,
+    ``data_norm = √d`` for features in [-1, 1]^d.
 
     Parameters
     ----------
@@ -102,19 +90,13 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     data_norm = math.sqrt(len(features))
 
     def dplr(eps):
-        # the metrics threshold the probability at 0.5, which needs a calibrated
-        # intercept: scikit-learn's C = 1 on the rows as they are. The default
-        # (C="auto", rows projected to data_norm / 2) ranks better at small ε
-        # (ROC-AUC) but regularises the intercept so strongly that, with every row
-        # in one corner of the public box, the 0.5 threshold misses the rare class.
+        # the metrics threshold at 0.5, which needs a calibrated intercept: C = 1 on
+        # the rows as they are (the default regularises the intercept too strongly)
         return PrivateLogisticRegression(epsilon=eps, data_norm=data_norm, clip_norm=data_norm,
                                          C=1.0, random_state=random_state)
 
     k = max(1, min(5, n_minority_train - 1))
-    # grid: granularity="auto" chooses the grid from the DP minority size
-    # (post-processing, no extra ε); with a few dozen malignant rows it picks
-    # 2 cells per feature (2^10 cells). The thesis's ν = 0.25 (4^10 ≈ 10^6
-    # cells) left no cell above the noise in ~90 % of fits.
+    # granularity="auto": the grid from the DP minority size (post-processing, no ε)
     grid = {"granularity": "auto", "connectivity": 2} if synopsis == "grid" else {}
     lower, upper = BREAST_CANCER_BOUNDS[list(features)].T
     return {
@@ -182,10 +164,8 @@ def mean_and_se(values) -> tuple:
 def privacy_reports(epsilon: float, file=None, synopsis: str = "gaussian") -> dict:
     """Print the budget validator's report of each pipeline at ``epsilon``.
 
-    The reports are stated under replace-one-record neighbours (n public),
-    the relation the private LogisticRegression holds under; DPSMOTE's
-    add/remove ε counts twice there (group privacy), and each report says so.
-    Nothing is fitted: the reports come from the parameters.
+    Under replace-one neighbours (n public), where DPSMOTE's add/remove ε counts
+    twice (group privacy); from the parameters, nothing fitted.
 
     Parameters
     ----------

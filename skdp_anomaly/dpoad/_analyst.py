@@ -37,21 +37,14 @@ class Analyst:
         The count domain {0..max_count} the owner uses. ``None`` takes each
         release's ``max_count``; an int refuses releases over another domain.
     detector : {"baseline", "kse"}, default="baseline"
-        ``"baseline"``: each cell is tested against its own count rate, learnt
-        from the first ``learning_windows`` releases with their noise
-        accounted for, at the window-wise false-alarm level ``alpha`` (see
-        Notes). ``"kse"``: the paper's rule, Kim's KSE score over the pooled
-        pseudo-counts against ``threshold``.
+        ``"baseline"``: each cell tested against its rate learnt from the first
+        ``learning_windows`` releases, at level ``alpha`` (see Notes).
+        ``"kse"``: the paper's rule, Kim's KSE score against ``threshold``.
     alpha : float in (0, 1), default=0.05
         ``"baseline"``: the probability that a window with no anomaly has any
         cell flagged.
     count_model : {"overdispersed", "multinomial", "poisson"}, default="overdispersed"
-        ``"baseline"``: the null a window's cells are tested against (see
-        Notes). ``"overdispersed"``: learnt proportions times the window's
-        noisy total, with a dispersion learnt between the learning windows
-        (needs ``learning_windows >= 2``). ``"multinomial"``: the same
-        proportions, no extra dispersion. ``"poisson"``: a fixed rate per
-        cell, for windows of constant volume.
+        ``"baseline"``: the null a window's cells are tested against (see Notes).
     learning_windows : int >= 1, default=3
         ``"baseline"``: the releases the baseline is learnt from; they are not
         tested.
@@ -73,28 +66,16 @@ class Analyst:
 
     Notes
     -----
-    **The calibrated detector** (``"baseline"``). The analyst knows the
-    noise of every release exactly, so it deconvolves the learning windows
-    rather than clipping them, convolves the noise back into each cell's
-    null distribution, and applies Holm's step-down correction across the
-    window's cells: a window with no anomaly has any cell flagged with
-    probability at most ``alpha``, whatever the dependence between cells.
-    Everything is post-processing of the releases. Which null that level
-    holds under depends on ``count_model``:
-
-    * ``"overdispersed"`` (default): volume varying freely, cells
-      over-dispersed with a variance proportional to the mean (negative
-      binomial, dispersion estimated from the learning windows, at least 1).
-      Approximate; over-dispersion growing like ``mean²`` and trends or
-      seasons within the learning windows are outside it.
-    * ``"multinomial"``: volume varying, records i.i.d. (``phi = 1``).
-    * ``"poisson"``: each cell Poisson with a fixed rate; exact under its
-      null, but a volume swing moves every cell and is flagged.
-
-    The paper's detector (``"kse"``, Step 5) flags the tail of the pooled
-    normalised KSE scores, so windows with no anomaly are flagged too.
-    The derivations and the feedback of Step 6:
-    :ref:`proofs-dpoad-analyst` on :doc:`/privacy`.
+    ``"baseline"`` deconvolves the known release noise from the learning
+    windows, convolves it back into each cell's null, and applies Holm's
+    correction: a window with no anomaly has any cell flagged with
+    probability at most ``alpha``, under the null of ``count_model``:
+    ``"overdispersed"`` (volume varying, variance proportional to the mean,
+    dispersion learnt, approximate), ``"multinomial"`` (records i.i.d.) or
+    ``"poisson"`` (fixed rate per cell; a volume swing is flagged).
+    Everything is post-processing of the releases. The paper's ``"kse"``
+    (Step 5) flags the tail of the pooled scores, so windows with no anomaly
+    are flagged too. Derivations: :ref:`proofs-dpoad-analyst` on :doc:`/proofs`.
 
     References
     ----------
@@ -162,8 +143,7 @@ class Analyst:
         # the learning windows' noisy counts (count units) and their noise
         self._learning: list = []
         self._detectable: dict = {}  # the baseline's detectable excess under each noise
-        # the pool of windows 0..i: its distinct pseudo-counts and their multiplicities
-        # (sparse, so that memory does not grow with max_count)
+        # the pool's distinct pseudo-counts and multiplicities (sparse in max_count)
         self._pool_values = np.zeros(0, dtype=np.int64)
         self._pool_multiplicity = np.zeros(0, dtype=np.int64)
 
@@ -245,8 +225,7 @@ class Analyst:
         if positive.size == 0:
             weights = multiplicity.astype(np.float64)
         else:
-            # a zero score (only possible for an all-equal pool) is floored at the least
-            # positive one so that it keeps the largest finite weight
+            # a zero score is floored at the least positive one: the largest finite weight
             weights = multiplicity * np.maximum(score, positive.min()) ** _SCORE_POWER
         weights = weights / weights.sum()
         support = np.interp(distinct / max_count, LINEAR_DISENTANGLER[:, 0],
@@ -255,10 +234,8 @@ class Analyst:
 
 
 def check_count_model(count_model, learning_windows) -> None:
-    """Refuse an unknown count model, or a dispersion with nothing to learn it from.
-
-    ``learning_windows`` None skips the second check (a detector that learns no baseline).
-    """
+    """Refuse an unknown count model, or a dispersion with nothing to learn it from
+    (``learning_windows`` None skips that check)."""
     if count_model not in COUNT_MODELS:
         raise ValueError(f"The 'count_model' parameter must be one of {COUNT_MODELS}; "
                          f"got {count_model!r}.")
@@ -271,13 +248,9 @@ def check_count_model(count_model, learning_windows) -> None:
 
 
 def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:
-    """A release's noisy values in count units, unclipped, and the noise on them.
-
-    Count-space releases carry two-sided geometric noise of scale
-    ``noise_scale``; disentangled ones carry Laplace noise on ``g(c) = c /
-    max_count`` (the only disentangler the analyst sends), i.e. of scale
-    ``noise_scale · max_count`` counts.
-    """
+    """A release's noisy values in count units, unclipped, and the noise on them
+    (geometric in count space; Laplace of scale ``noise_scale · max_count`` when
+    disentangled)."""
     if release.space == "count":
         return (release.values.astype(np.float64),
                 ReleaseNoise.of_scale(release.noise_scale, lattice=True))

@@ -1,18 +1,10 @@
-"""The analyst's calibrated detector: a Poisson baseline per cell with the release noise convolved in.
+"""The analyst's calibrated detector: a Poisson baseline per cell, release noise convolved in.
 
-Everything here reads DP releases and their public noise parameters only.
-A cell's count is modelled as Poisson with a rate of its own (the counts of
-a window of i.i.d. records are binomial, which is less dispersed); the
-learning windows give a confidence interval for each rate that accounts for
-the known noise, and each later window's cells are tested against the worst
-rate in that interval (Berger and Boos 1994), with Holm's correction across
-the window's cells.
-
-Tail probabilities of ``C + Z`` (``C`` Poisson, ``Z`` two-sided geometric or
-Laplace noise) have a closed form because the noise's tails are geometric:
-``sum_c Pois(c; μ) q^(x-c)`` is a Poisson pmf times a ratio of a Poisson CDF
-to its pmf at the exponentially tilted rate ``μ/q`` (or ``μq``), which this
-module evaluates in log space so that nothing overflows.
+Reads DP releases and their public noise parameters only. The learning windows
+give each cell's rate a confidence interval; later cells are tested against its
+worst rate (Berger and Boos 1994) with Holm's correction. Tails of ``C + Z``
+(Poisson plus geometric-tailed noise) have a closed form at the tilted rate
+``μ/q`` (or ``μq``), evaluated in log space so that nothing overflows.
 """
 
 from __future__ import annotations
@@ -26,8 +18,7 @@ from scipy import special
 __all__ = ["PoissonBaseline", "ReleaseNoise", "holm_adjust", "noisy_poisson_cdf",
            "noisy_poisson_sf"]
 
-# Chernoff parameters t (as fractions of the largest admissible one) tried for
-# the confidence bounds; every t gives a valid bound, the grid only sets how tight
+# Chernoff parameters t (fractions of the largest): every t is valid, the grid sets tightness
 _CHERNOFF_GRID = np.geomspace(1e-4, 1.0 - 1e-6, 160)
 # below this a log CDF/SF from scipy may be a subnormal's log, or -inf
 _LOG_UNDERFLOW = -700.0
@@ -42,12 +33,9 @@ class ReleaseNoise:
     Attributes
     ----------
     decay : float
-        ``q`` in (0, 1): the noise's tails fall by a factor ``q`` per count,
-        ``P(Z = z) ∝ q^|z|`` (lattice) or density ``∝ q^|z|`` (continuous).
+        ``q`` in (0, 1): ``P(Z = z)`` (or the density) is ``∝ q^|z|``.
     lattice : bool
-        True for two-sided geometric noise on the integers (count-space
-        releases); False for Laplace noise (the disentangled releases, whose
-        power-of-two grid is far finer than a count).
+        True for two-sided geometric noise on the integers; False for Laplace.
     """
 
     decay: float
@@ -99,11 +87,8 @@ def _sf(n, rate):
 
 
 def _log_cdf_ratio(n, rate):
-    """``log(F(n; rate) / pmf(n; rate))`` for n >= 0: at least 0, finite.
-
-    Far below the mean the CDF underflows; it is then bounded by the
-    geometric series ``1 / (1 - n/rate)``, tight there.
-    """
+    """``log(F(n; rate) / pmf(n; rate))`` for n >= 0: at least 0, finite (a geometric
+    series bound where the CDF underflows)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         log_cdf = np.log(_cdf(n, rate))
         exact = log_cdf - _log_pmf(n, rate)
@@ -130,20 +115,9 @@ def _tilted_term(log_coef, n, mu, rate, ratio):
 
 
 def noisy_poisson_sf(x, mu, noise: ReleaseNoise) -> np.ndarray:
-    """``P(C + Z >= x)`` for ``C ~ Poisson(mu)`` and the release noise ``Z``.
+    """``P(C + Z >= x)`` for ``C ~ Poisson(mu)`` and the release noise ``Z``, in [0, 1].
 
-    Parameters
-    ----------
-    x : array-like
-        Observed values in count units (integers for lattice noise).
-    mu : array-like
-        Poisson rates (broadcast with ``x``).
-    noise : ReleaseNoise
-
-    Returns
-    -------
-    ndarray
-        Upper-tail probabilities, clipped to [0, 1].
+    ``x`` in count units (integers for lattice noise), broadcast with ``mu``.
 
     Examples
     --------
@@ -190,17 +164,8 @@ def noisy_poisson_cdf(x, mu, noise: ReleaseNoise) -> np.ndarray:
 
 
 def poisson_rate_bounds(totals, n_windows: int, noises, miss: float):
-    """Confidence bounds for Poisson rates from noisy totals over ``n_windows`` windows.
-
-    ``totals[b] = C_b + sum_w Z_w`` with ``C_b ~ Poisson(n_windows · μ_b)``.
-    Each bound is a Chernoff bound (every ``t`` gives a valid one, the
-    tightest over a grid is kept), so ``P(μ_b > upper_b) <= miss/2`` and
-    ``P(μ_b < lower_b) <= miss/2`` whatever the rate.
-
-    Returns
-    -------
-    lower, upper : ndarray
-    """
+    """``(lower, upper)`` Chernoff bounds for Poisson rates from noisy totals over
+    ``n_windows`` windows, each missing with probability at most ``miss/2``."""
     totals = np.asarray(totals, dtype=np.float64)[:, None]
     t = _CHERNOFF_GRID * min(1.0 / z.scale for z in noises)
     log_noise = sum(z.log_mgf(t) for z in noises)  # symmetric noise: K(t) = K(-t)
@@ -215,18 +180,8 @@ def poisson_rate_bounds(totals, n_windows: int, noises, miss: float):
 
 
 def exact_rate_bounds(counts, noise: ReleaseNoise, miss: float, iterations: int = 45):
-    """Exact confidence bounds for Poisson rates from one window's noisy counts.
-
-    ``upper`` is the largest rate at which ``P(C + Z <= x) >= miss/2`` and
-    ``lower`` the smallest at which ``P(C + Z >= x) >= miss/2``, found by
-    bisection (both tails are monotone in the rate); tighter than the
-    Chernoff bounds of :func:`poisson_rate_bounds`, which serve several
-    windows.
-
-    Returns
-    -------
-    lower, upper : ndarray
-    """
+    """``(lower, upper)`` exact bounds for Poisson rates from one window's noisy counts
+    (bisection), each missing with probability at most ``miss/2``."""
     # one bisection per distinct count: cells share counts
     x, inverse = np.unique(np.asarray(counts, dtype=np.float64), return_inverse=True)
     level = miss / 2.0
@@ -269,12 +224,9 @@ class PoissonBaseline:
     Attributes
     ----------
     expected : ndarray of shape (n_cells,)
-        The deconvolved rate: the mean noisy count over the learning windows
-        (the noise has mean 0), floored at 0.
+        The mean noisy count over the learning windows, floored at 0.
     lower, upper : ndarray of shape (n_cells,)
-        Bounds that each miss the cell's rate with probability at most
-        ``miss / 2``: exact for one learning window, Chernoff bounds for
-        several.
+        Bounds that each miss the cell's rate with probability at most ``miss / 2``.
     miss : float
         The miss probability of each cell's interval, ``alpha / (2 n_cells)``.
     alpha : float
@@ -301,15 +253,8 @@ class PoissonBaseline:
         return cls(np.maximum(totals / n_windows, 0.0), lower, upper, miss, alpha)
 
     def p_values(self, x, noise: ReleaseNoise) -> np.ndarray:
-        """Each cell's two-sided p-value, valid whatever the true rate in the interval.
-
-        ``2 min(P(C + Z >= x | upper), P(C + Z <= x | lower)) + miss``: a
-        Berger–Boos p-value, valid because the rate lies outside
-        ``[lower, upper]`` with probability at most ``miss``.
-        """
-        # Only the tail on the side of the interval's middle that x is on can be below
-        # 1/2: the other is at least about 1/2 (the middle is a median's distance
-        # below upper and above lower), where the p-value is 1 either way.
+        """Each cell's two-sided Berger–Boos p-value (worst rate in the interval, plus ``miss``)."""
+        # only the tail on x's side of the interval's middle can be below 1/2
         x = np.asarray(x, dtype=np.float64)
         high = x >= 0.5 * (self.lower + self.upper)
         tail = np.empty_like(x)
@@ -325,10 +270,7 @@ class PoissonBaseline:
     def detectable_excess(self, noise: ReleaseNoise) -> float:
         """Return the counts above expected at which a median cell is flagged half the time.
 
-        The smallest excess ``e`` such that a cell with the median upper bound,
-        observed at ``upper + e`` plus the noise's median (0), passes the
-        first (Bonferroni) step of Holm's test. Public: it reads the baseline
-        and the noise scale only.
+        Public: it reads the baseline and the noise scale only.
         """
         n_cells = self.expected.size
         cell = int(np.argsort(self.upper)[n_cells // 2])

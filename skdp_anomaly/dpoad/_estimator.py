@@ -39,72 +39,55 @@ __all__ = ["DPOAD", "DPOADNoiseWarning"]
 class DPOAD(PrivacyCostMixin, BaseEstimator):
     """Private outsourced anomaly detection over windowed histograms (Mohammady et al.).
 
-    A data owner histograms each time window of records over the analyst's
-    public bins and sends only privatised counts; the analyst (the MSSP)
-    tests each cell's noisy count against the cell's learnt rate with the
-    known noise convolved in, flags the window's anomalous cells at a
-    window-wise false-alarm level ``alpha``, and sends back what the owner
-    needs to calibrate the next window's noise. Each :meth:`partial_fit` is one iteration
-    (Steps 1–7, Fig. 5): ``owner_.release`` → ``analyst_.receive`` →
-    ``owner_.receive``. The two roles are separate objects that exchange only
-    the messages of :mod:`skdp_anomaly.dpoad`.
+    A data owner histograms each window over public bins and sends only
+    privatised counts; the analyst flags anomalous cells at a window-wise
+    false-alarm level ``alpha`` and sends back feedback for the next window's
+    noise. Each :meth:`partial_fit` is one iteration (Steps 1–7):
+    ``owner_.release`` → ``analyst_.receive`` → ``owner_.receive``.
 
     Parameters
     ----------
     bins : array-like or list of array-like
         The analyst's public bin edges (Step 2): one increasing array of
-        ``n_bins + 1`` edges for 1-D records, or a list of such arrays, one
-        per feature, whose product cells are flattened in C order (as
-        :func:`numpy.histogramdd`). Never read from the data. A record
-        outside the edges is counted in the nearest edge bin (clipped), never
-        refused: an error would let one record change the output.
+        ``n_bins + 1`` edges for 1-D records, or one per feature (product
+        cells flattened in C order, as :func:`numpy.histogramdd`). Records
+        outside the edges are clipped into the nearest edge bin, never refused.
     epsilon : float, default=1.0
         ε spent on each window.
     gamma : float in (0, 1), default=0.05
-        Random-DP confidence γ (Def. II.1); validated for every mechanism,
-        used by ``"painfree"`` and ``"dpoad"``.
+        Random-DP confidence γ (Def. II.1), used by ``"painfree"`` and ``"dpoad"``.
     mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
-        ``"record"``: sensitivity 1, protecting one record with pure ε-DP
-        per window (see Notes: the right choice when each record is a
-        different person). The paper's mechanisms protect one contributor's
-        count cell: ``"dpoad"``: Pain-Free for the first ``learning_windows``
-        windows, then the learnt sensitivity on disentangled counts (Alg. 1);
-        ``"painfree"``: the sensitivity sampler with uniform candidates in
-        every window (Thm II.2); ``"laplace"``: the global sensitivity
-        ``max_count``.
+        ``"record"``: sensitivity 1, pure ε-DP per window for one record (the
+        right choice when each record is a different person). The paper's
+        mechanisms protect one count cell: ``"dpoad"`` (Pain-Free for the
+        first ``learning_windows`` windows, then the learnt sensitivity, Alg.
+        1), ``"painfree"`` (Thm II.2 in every window), ``"laplace"``
+        (sensitivity ``max_count``).
     detector : {"baseline", "kse"}, default="baseline"
-        ``"baseline"``: each cell's noisy count is tested against the cell's
-        own rate, learnt from the first ``learning_windows`` windows with the
-        known noise deconvolved, at the window-wise false-alarm level
-        ``alpha`` (see :class:`~skdp_anomaly.dpoad.Analyst`). ``"kse"``: the
-        paper's rule (Kim's KSE over the pooled pseudo-counts, against
-        ``threshold``), which flags the tail of every window.
+        ``"baseline"``: each cell tested against its rate learnt from the first
+        ``learning_windows`` windows, at level ``alpha`` (see
+        :class:`~skdp_anomaly.dpoad.Analyst`). ``"kse"``: the paper's rule
+        (Kim's KSE against ``threshold``), which flags the tail of every window.
     alpha : float in (0, 1), default=0.05
-        ``"baseline"``: the probability that a window with no anomaly has any
-        cell flagged, under the null ``count_model`` names.
+        ``"baseline"``: probability that a window with no anomaly has any cell
+        flagged, under the null of ``count_model``.
     count_model : {"overdispersed", "multinomial", "poisson"}, default="overdispersed"
-        ``"baseline"``: what a window with no anomaly looks like (Notes say
-        which data each holds for). ``"overdispersed"``: each cell's learnt
-        share of the window's noisy total, varying between windows as much
-        as it did between the learning windows (needs ``learning_windows >=
-        2``). ``"multinomial"``: the same shares with i.i.d. records (volume
-        may vary). ``"poisson"``: a fixed count rate per cell, for streams of
-        constant volume (the behaviour before ``count_model`` existed).
+        ``"baseline"``'s null. ``"overdispersed"``: learnt cell shares of the
+        window's noisy total, varying as between the learning windows (needs
+        ``learning_windows >= 2``). ``"multinomial"``: the same shares with
+        i.i.d. records. ``"poisson"``: a fixed rate per cell (constant volume).
     max_count : int >= 1 or None, default=None
-        Public cap of a cell count: the count domain is {0..max_count}, and
-        larger counts are clipped. ``None`` uses each window's record count
-        and emits a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
+        Public cap of a cell count (larger counts are clipped). ``None`` uses
+        each window's record count, with a
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
     threshold : float in [0, 1), default=0.9
         ``"kse"``: detection threshold T on the min–max normalised scores.
     learning_windows : int >= 1, default=3
-        Windows the baseline is learnt from (not tested), and the windows
-        released with Pain-Free before ``"dpoad"``'s prediction phase. Three
-        give the default ``count_model`` a dispersion estimate with enough
-        degrees of freedom that its Student-t allowance costs little (about
-        ``2 (n_bins - 1)`` of them for bins of similar size).
+        Windows the baseline is learnt from (not tested), and released with
+        Pain-Free before ``"dpoad"``'s prediction phase.
     sensitivity_samples : int >= 1, default=100_000
-        The prediction phase's m (Alg. 1 line 3, "I ≫ m"); raised to Thm
-        IV.2's lower bound when below it.
+        The prediction phase's m (Alg. 1 line 3); raised to Thm IV.2's lower
+        bound when below it.
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` for deployment. Sensitivity candidates and noise are drawn
         from separate child streams.
@@ -122,77 +105,55 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     anomalous_windows_ : ndarray of bool, shape (n_windows,)
         ``anomalies_.any(axis=1)``.
     anomaly_scores_ : ndarray of shape (n_windows, n_bins)
-        Scores in [0, 1] behind ``anomalies_``: one minus ``p_values_``
-        (``"baseline"``, 0 in the learning windows) or the normalised KSE
-        scores (``"kse"``).
+        Scores in [0, 1]: one minus ``p_values_`` (``"baseline"``, 0 in the
+        learning windows) or the normalised KSE scores (``"kse"``).
     p_values_ : ndarray of shape (n_windows, n_bins)
-        ``"baseline"``: Holm-adjusted p-values; a cell is flagged when its
-        p-value is at most ``alpha``. NaN where nothing was tested (the
-        learning windows, and every window of ``"kse"``).
+        ``"baseline"``: Holm-adjusted p-values (flagged when ``<= alpha``);
+        NaN where nothing was tested.
     expected_counts_ : ndarray of shape (n_bins,) or None
-        ``"baseline"``: each cell's expected count in the last window: its
-        learnt proportion times that window's noisy total, or with
-        ``count_model="poisson"`` its learnt rate (the learning windows' mean
-        noisy count, floored at 0); a post-processing of the releases. None
-        before the learning windows are in and for ``"kse"``.
+        ``"baseline"``: each cell's expected count in the last window
+        (post-processing); None before the learning windows are in and for
+        ``"kse"``.
     dispersion_ : float
-        ``count_model="overdispersed"``: the learnt ratio of the cells'
-        between-window variance to a multinomial's (release noise
-        subtracted; 1 for i.i.d. records, 5 for 5x over-dispersed cells); 1
-        for ``"multinomial"``; NaN for ``"poisson"``, for ``"kse"`` and
-        before the learning windows are in.
+        ``count_model="overdispersed"``: learnt ratio of the cells'
+        between-window variance to a multinomial's; 1 for ``"multinomial"``;
+        NaN otherwise or before the learning windows are in.
     detectable_excess_ : float
-        ``"baseline"``: how many counts above its expected value a typical
-        cell must hold to be flagged about half the time, at the last
-        window's noise; NaN when nothing was tested. Above ``max_count``, no
-        anomaly can be told from the noise, and a
-        :class:`~skdp_anomaly.exceptions.DPOADNoiseWarning` says so.
+        ``"baseline"``: counts above expectation a typical cell needs to be
+        flagged about half the time; NaN when nothing was tested. Above
+        ``max_count`` a :class:`~skdp_anomaly.exceptions.DPOADNoiseWarning` warns.
     releases_ : list of WindowRelease
         Everything that crossed to the analyst.
     reports_ : list of AnalystReport
         Everything that came back.
     sampling_parameters_ : list of SamplingParameters or None
         One ``SamplingParameters(phase, m, k, rho)`` per window for
-        ``"painfree"`` and ``"dpoad"``; ``None`` for ``"laplace"`` and
-        ``"record"`` (nothing is sampled).
+        ``"painfree"`` and ``"dpoad"``; ``None`` otherwise.
     owner_ : DataOwner
+        The data owner role.
     analyst_ : Analyst
+        The analyst role.
     privacy_spent_ : PrivacyCost
-        The windows' costs composed sequentially: ``(n ε, n γ)``, since the
-        same contributor may appear in every window. A window that would
-        bring ``n γ`` to 1 is refused before it is read (a γ of 1 guarantees
-        nothing). Every window
-        charged counts, including one whose call then failed: such a call is
-        rolled back whole (owner, analyst, ``releases_``, ``reports_``), but
+        The windows' costs composed sequentially, ``(n ε, n γ)``. A window that
+        would bring ``n γ`` to 1 is refused; a failed call is rolled back but
         its charge stays.
     n_features_in_ : int
+        Number of features of the records.
 
     Notes
     -----
-    **Which unit is protected.** ``"laplace"`` gives pure ε-DP per window
-    for the paper's unit, one *count cell* (add/remove one contributor's
-    count in one window-bin, up to ``max_count`` records). ``"painfree"``
-    and ``"dpoad"`` give (ε, γ)-random DP for that unit: ε-DP for all but a
-    γ-fraction of neighbouring pairs drawn from the sampling distribution,
-    so benign cells are protected and anomalous (high-count) cells
-    deliberately are not (a cell above the sampled Δ only at
-    ``ε · count / Δ``); it is reported as such
-    (:meth:`PrivacyCost.random_dp`), never added to pure-DP costs as if
-    equal. With a public ``max_count`` every mechanism is also pure ε-DP per
-    window for one *record*. ``"record"`` protects one record (add/remove
-    one record) with noise of scale ``1/ε``: **choose it whenever each record
-    belongs to a different person**.
-
-    Windows compose sequentially: ``n`` windows cost ``n ε`` (and ``n γ``; a
-    window that would bring γ to 1 is refused); with ``"record"`` a record
-    lies in one window, so it is protected at ε over the whole stream. At
-    small ε the learnt Δ can collapse to one count: most benign cells then
-    lose cell-level ε-DP (they keep it per record; the random-DP statement
-    still holds). The default ``detector="baseline"`` flags a window with no
-    anomaly with probability at most ``alpha`` under the null of
-    ``count_model`` (:class:`~skdp_anomaly.dpoad.Analyst`), as
-    post-processing. Proofs, the paper's detector and the readings of the
-    paper: :ref:`proofs-dpoad` on :doc:`/privacy`.
+    ``"laplace"`` gives pure ε-DP per window for one *count cell* (add/remove
+    one contributor's count in one window-bin); ``"painfree"`` and ``"dpoad"``
+    give (ε, γ)-random DP for that unit (:meth:`PrivacyCost.random_dp`): ε-DP
+    for all but a γ-fraction of neighbouring pairs, so anomalous (high-count)
+    cells are deliberately not protected. With a public ``max_count`` every
+    mechanism is also pure ε-DP per window for one *record*; ``"record"``
+    protects one record (add/remove) with noise of scale ``1/ε``: **choose it
+    whenever each record belongs to a different person**. Windows compose
+    sequentially (``n ε``, ``n γ``); with ``"record"`` a record lies in one
+    window, so it is protected at ε over the stream. At small ε the learnt Δ
+    can collapse to one count: benign cells then lose cell-level ε-DP (random
+    DP still holds). Proofs: :ref:`proofs-dpoad` on :doc:`/proofs`.
 
     References
     ----------
@@ -273,11 +234,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return window_cost(self.mechanism, float(self.epsilon), float(self.gamma))
 
     def _more_validate_params(self) -> None:
-        """What the owner would refuse at the first window, refused before any data.
-
-        The bins' edges, noise that would round away at this ε, and the
-        prediction phase's sampler (Thm IV.2 needs k <= m for these γ, m, ε).
-        """
+        """What the owner would refuse at the first window, refused before any data."""
         check_bins(self.bins)
         check_count_model(self.count_model,
                           int(self.learning_windows) if self.detector == "baseline" else None)
@@ -289,11 +246,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
                                 learning_windows=int(self.learning_windows))
 
     def _ledger_entry(self, cost: PrivacyCost) -> tuple[float, float]:
-        # An accountant knows (ε, δ) under its relation; the random-DP
-        # relaxation has no group-privacy conversion, so it is charged its (ε, δ)
-        # part. That part is a true bound for one record: with a public max_count
-        # every sensitivity is at least one count, so each window is pure ε-DP
-        # under add/remove of a record, 2ε under replace-one. γ stays in
+        # Random DP has no group-privacy conversion: charge its (ε, δ) part, a true
+        # bound for one record (every sensitivity is at least one count); γ stays in
         # privacy_spent_.
         return PrivacyCostMixin._ledger_entry(self, dataclasses.replace(cost, gamma=0.0))
 
@@ -313,9 +267,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_records,) or (n_records, n_features)
-            The records of the first time window, inside the bins; in
-            memory, or a dask array, DataFrame or Series (see
-            :meth:`partial_fit`).
+            The records of the first time window (see :meth:`partial_fit`).
         y : None
             Ignored.
 
@@ -332,13 +284,9 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_records,) or (n_records, n_features)
-            The records of one time window, inside the bins. A dask array,
-            DataFrame or Series is read where it lives, never computed on
-            the client: one blockwise pass validates it (the in-memory
-            errors, before the window is charged), and after the charge the
-            histogram is a sum of per-block counts. The release, and every
-            fitted attribute, are those of the same window in memory, bit
-            for bit, whatever the chunks.
+            The records of one time window. A dask collection is read where
+            it lives (validated before the charge, never computed on the
+            client), with the same result as in memory, bit for bit.
         y : None
             Ignored.
 
@@ -349,13 +297,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            An empty window, NaN/inf, or a wrong number of features. Records
-            outside the bins are counted in the nearest edge bin.
+            An empty window, NaN/inf, or a wrong number of features.
         Exception
-            The accountant's refusal of the window's cost (diffprivlib's
-            ``BudgetError``). Any failure leaves the estimator as it was
-            before the call; a window charged before it failed stays in
-            ``privacy_spent_``.
+            The accountant's refusal of the window's cost. Any failure leaves
+            the estimator as it was; a charge already made stays.
         """
         first = not hasattr(self, "owner_")
         if first:
@@ -388,11 +333,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return self
 
     def _warn_if_undecidable(self, max_count: int) -> None:
-        """Warn (once a stream) when a typical cell could not be flagged below max_count.
-
-        Counts are clipped at ``max_count``, so a cell whose expected count plus
-        the detectable excess lies above it can never be flagged as too high.
-        """
+        """Warn (once a stream) when a typical cell could not be flagged below max_count
+        (counts are clipped there)."""
         expected = float(np.median(self.expected_counts_))
         needed = expected + self.detectable_excess_
         if needed <= max_count:
@@ -418,18 +360,9 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _snapshot(self) -> dict:
         """What a failed call restores, without copying the stream's history.
 
-        The mixin deep-copies the whole state before every call. At 10^4 bins x
-        100 windows (the speed table of benchmarks/bench_dpoad.py) copying the
-        growing ``releases_``/``reports_`` and the analyst's lists (the same
-        messages, and the pseudo-counts) at every window made a run 1.1-1.3x
-        slower than before the protocol; sharing them, 0.96-1.10x. The messages
-        are frozen, the pseudo-counts and the charges are never written to, and
-        the fitted arrays are rebound at each window, never written in place, so
-        the snapshot shares them (a memo entry maps each to itself) and
-        deep-copies only what a window mutates: the lists themselves, the
-        owner's counter and feedback, the analyst's pool. A deep copy would also
-        have restored the messages with writable arrays. The user's generator is
-        shared too: a restored copy would rewind its noise stream.
+        Frozen messages, pseudo-counts, charges and rebound fitted arrays are
+        shared (memo entries); only what a window mutates is deep-copied. The
+        user's generator is shared: a restored copy would rewind its noise.
         """
         shared = [self.random_state, *self.__dict__.get("_charges", ())]
         for name in ("releases_", "sampling_parameters_", "anomaly_scores_", "anomalies_",
@@ -484,11 +417,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         return X
 
     def _validate_dask_window(self, X, *, reset) -> Rows:
-        """A dask window checked as a numpy one, in one blockwise pass (:func:`read_rows`).
-
-        The same errors, raised before the window is charged; the window is
-        not computed on the client.
-        """
+        """A dask window checked as a numpy one, in one blockwise pass, before the charge."""
         if hasattr(X, "chunks") and X.shape[0] == 0:  # a dask array; a frame's length is lazy
             raise ValueError(_EMPTY)
         rows = read_rows(X, self, reset=reset, ensure_min_samples=0,

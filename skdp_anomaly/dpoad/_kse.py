@@ -1,16 +1,8 @@
 """The analyst's detector (Mohammady et al., Step 5): Kim's KSE score over pooled counts.
 
-For a pool of N values, the point a has the distance distribution
-``P_a = {|x_a − x_j|}_{j=1..N}`` (itself included) and the score
-``s_a = mean_b KS(P_a, P_b)``, the two-sample Kolmogorov–Smirnov statistic
-averaged over all points. ``P_a`` depends only on the *value* of ``x_a``, so
-the work is done once per distinct value ``u`` (weights = multiplicities).
-Integer values spread densely over their range R (``u <= R <= max_count + 1``)
-tabulate the ECDFs on the integer grid: O(N + u² R). Otherwise (real values,
-or integers spread over a range much wider than the pool, as a large
-``max_count`` gives) each row's distances are sorted once and every pair's KS
-is a merge of two sorted rows: O(N + u³), with no table over the range. The
-pairwise maxima run compiled.
+``s_a = mean_b KS(P_a, P_b)`` with ``P_a = {|x_a − x_j|}_j``, computed once per
+distinct value: ECDFs tabulated on the integer grid for dense integers
+(O(N + u² R)), else a merge of sorted distance rows (O(N + u³)); compiled.
 """
 
 from __future__ import annotations
@@ -29,11 +21,8 @@ __all__ = ["detect_anomalies", "kse_scores", "normalise_scores", "value_scores"]
 
 @njit(cache=True)
 def _mean_ks_integer(pos, w, cum, n):
-    """Weighted mean KS for distinct integer values ``pos`` (offsets from the minimum).
-
-    ``cum[t]`` is the total weight at offsets ``<= t``; ``F_a(t)`` counts the
-    weight within distance ``t`` of ``pos[a]``.
-    """
+    """Weighted mean KS for distinct integer values ``pos`` (offsets from the minimum;
+    ``cum[t]``: total weight at offsets ``<= t``)."""
     u = pos.shape[0]
     top = cum.shape[0] - 1
     scores = np.zeros(u)
@@ -74,12 +63,8 @@ def _mean_ks_matrix(cdf, w):
 
 @njit(cache=True)
 def _mean_ks_sorted(dist, cum, w):
-    """Weighted mean KS between rows of sorted distances ``dist``.
-
-    ``cum[a, i]`` is the ECDF of row a just after ``dist[a, i]``. A pair's KS is
-    read off one merge of the two rows: both ECDFs change only at their own
-    distances, so the supremum is attained at one of them.
-    """
+    """Weighted mean KS between rows of sorted distances ``dist`` (one merge per pair;
+    ``cum[a, i]``: row a's ECDF just after ``dist[a, i]``)."""
     u, length = dist.shape
     scores = np.zeros(u)
     for a in range(u):
@@ -110,36 +95,16 @@ def _integer_valued(values: np.ndarray) -> bool:
 
 
 def _dense_integers(distinct: np.ndarray) -> bool:
-    """Whether the integer grid (the whole range R) is the cheaper way to score.
-
-    It costs O(u² R) time and O(R) memory against the merge's O(u³) time and
-    O(u²) memory; R >= u for distinct integers, so the grid wins only when the
-    pool fills its range, or when u² rows would not fit the table budget.
-    """
+    """Whether the integer grid (O(u² R)) is cheaper than the merge (O(u³), O(u²) memory)."""
     u = distinct.size
     span = distinct[-1] - distinct[0] + 1
     return span <= 4 * u or u * u > _MAX_CDF_ENTRIES
 
 
 def kse_scores(x) -> np.ndarray:
-    """Raw KSE anomaly scores of 1-D values (Kim's KS-based score, Mohammady et al. ref. [25]).
+    """Raw KSE anomaly scores of finite 1-D values (Kim's KS-based score), exact.
 
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        Finite values (the analyst pools pseudo-counts of every window).
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        ``s_a = mean_b KS(P_a, P_b)`` with ``P_a = {|x_a − x_j|}_j``; larger
-        means further from the bulk of the pool. All zero when every value is
-        the same.
-
-    Notes
-    -----
-    Exact. With u distinct values: O(n + u² R) for integers that fill their
-    range R, O(n + u³) time and O(u²) memory otherwise.
+    Larger means further from the bulk of the pool; all zero when every value is equal.
 
     Examples
     --------
@@ -183,17 +148,7 @@ def value_scores(distinct, weights) -> np.ndarray:
 
 
 def normalise_scores(scores) -> np.ndarray:
-    """Min–max normalise scores to [0, 1] (all zero when they are all equal).
-
-    Parameters
-    ----------
-    scores : array-like
-        Raw scores, e.g. from :func:`kse_scores`.
-
-    Returns
-    -------
-    ndarray
-    """
+    """Min–max normalise scores to [0, 1] (all zero when they are all equal)."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.size == 0:
         return scores.copy()
@@ -206,28 +161,13 @@ def normalise_scores(scores) -> np.ndarray:
 def detect_anomalies(counts, *, max_count: int, threshold: float = 0.9):
     """The analyst's detector run window by window on a count matrix.
 
-    Window i is judged at iteration i: its cells are scored against the pool
-    of windows ``0..i`` (counts clipped to {0..max_count}) and flagged when
-    the normalised score exceeds ``threshold``. Run on the *true* counts it
-    gives the non-private reference flags that §V-C measures precision and
-    recall against. Min–max normalisation makes the most extreme cells of
-    the pool score 1, so a window that holds them is flagged whatever their
-    absolute size (the detector ranks; it has no notion of "no anomaly").
+    Window i's cells are scored against the pool of windows ``0..i`` and
+    flagged when the normalised score exceeds ``threshold``. On the true counts
+    it gives the non-private reference flags of §V-C. The detector ranks: the
+    pool's most extreme cells always score 1.
 
-    Parameters
-    ----------
-    counts : array-like of int, shape (n_windows, n_bins)
-        Counts of each window's cells, in window order.
-    max_count : int
-        Counts are clipped to {0..max_count}, as the owner clips them.
-    threshold : float in [0, 1), default=0.9
-        Cells whose normalised score exceeds it are flagged.
-
-    Returns
-    -------
-    anomalies : ndarray of bool, shape (n_windows, n_bins)
-    scores : ndarray of shape (n_windows, n_bins)
-        Normalised scores of each window's cells at its iteration.
+    ``counts`` (n_windows, n_bins) are clipped to {0..max_count}; returns the
+    flags and the normalised scores, both of that shape.
 
     Examples
     --------

@@ -1,10 +1,8 @@
 """The messages that cross between the data owner and the analyst (Mohammady et al., Fig. 5).
 
-Everything the analyst (the MSSP) learns arrives in a :class:`WindowRelease`;
-everything the owner learns back arrives in an :class:`AnalystReport`. Both
-are frozen, hold read-only arrays, and convert to and from plain JSON
-(:func:`to_json`, :func:`from_json`), so the two roles can live on
-different machines: nothing else has to cross.
+The analyst learns only :class:`WindowRelease` messages, the owner only
+:class:`AnalystReport` ones; both are frozen and convert to and from JSON
+(:func:`to_json`, :func:`from_json`), so the roles can live on different machines.
 """
 
 from __future__ import annotations
@@ -108,15 +106,14 @@ class WindowRelease(_Message):
     noise_scale : float
         ``sensitivity / epsilon``, the scale of the noise added to each value.
     sensitivity : float
-        The sensitivity Δ the noise was calibrated to (in the units of
-        ``values``).
+        The sensitivity Δ the noise was calibrated to (units of ``values``).
     phase : {"global", "record", "learning", "prediction"}
     sampling : SamplingParameters or None
         The sampler's (m, k, ρ) when Δ was sampled.
     max_count : int
-        The count domain {0..max_count} of this window (public; data-derived,
-        with a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`, only when
-        the owner was given ``max_count=None``).
+        The count domain {0..max_count} of this window (data-derived, with a
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`, when the owner
+        was given ``max_count=None``).
     """
 
     window: int
@@ -151,16 +148,12 @@ class SensitivityFeedback(_Message):
     Attributes
     ----------
     disentangler : ndarray of shape (n_knots, 2)
-        The strictly increasing disentangler ``g`` as knots ``(c / max_count,
-        g)`` of a piecewise-linear map of [0, 1] onto [0, 1] with
-        ``g(0) = 0``; ``[[0, 0], [1, 1]]`` is the default ``g(c) = c /
-        max_count``.
+        Knots ``(c / max_count, g)`` of the increasing piecewise-linear map
+        ``g`` of [0, 1] onto [0, 1]; ``[[0, 0], [1, 1]]`` is ``g(c) = c / max_count``.
     support : ndarray of shape (n_support,)
         Values ``g(c)`` of the learnt count distribution.
     probabilities : ndarray of shape (n_support,)
-        Their probabilities (sum to 1): the pooled pseudo-counts weighted by
-        their raw KSE score to the power −4, so that likely anomalies carry
-        little mass.
+        Their probabilities (sum to 1); likely anomalies carry little mass.
     """
 
     disentangler: np.ndarray
@@ -200,21 +193,16 @@ class AnalystReport(_Message):
     anomalies : ndarray of bool, shape (n_bins,)
         The window's cells flagged.
     scores : ndarray of shape (n_bins,)
-        Scores in [0, 1], higher is more anomalous: the normalised KSE scores
-        (min–max over the pool) of the ``"kse"`` detector, or one minus the
-        adjusted p-values of the ``"baseline"`` detector (0 in a learning
-        window).
+        Scores in [0, 1], higher is more anomalous: normalised KSE scores
+        (``"kse"``) or one minus the adjusted p-values (``"baseline"``).
     feedback : SensitivityFeedback
     p_values : ndarray of shape (n_bins,) or None
-        ``"baseline"``, after the learning windows: the cells' Holm-adjusted
-        p-values; a cell is flagged when its p-value is at most ``alpha``.
+        ``"baseline"``, after the learning windows: Holm-adjusted p-values.
     expected_counts : ndarray of shape (n_bins,) or None
-        ``"baseline"``, after the learning windows: the cells' learnt
-        (deconvolved) expected counts.
+        ``"baseline"``, after the learning windows: learnt expected counts.
     detectable_excess : float or None
-        ``"baseline"``, after the learning windows: how many counts above its
-        expected value a typical cell must hold to be flagged about half the
-        time at this window's noise.
+        ``"baseline"``, after the learning windows: counts above expectation a
+        typical cell needs to be flagged about half the time.
     """
 
     window: int

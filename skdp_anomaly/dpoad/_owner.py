@@ -30,10 +30,7 @@ MECHANISMS = ("dpoad", "painfree", "laplace", "record")
 
 
 def check_bins(bins) -> list[np.ndarray]:
-    """Validate the analyst's public bin edges: one increasing 1-D array, or a list of them.
-
-    Returns a list with one float array of edges per feature.
-    """
+    """Validate the public bin edges (an increasing 1-D array, or a list); one array per feature."""
     if isinstance(bins, (list, tuple)) and len(bins) > 0 and np.ndim(bins[0]) == 1:
         edges = [np.asarray(b, dtype=np.float64) for b in bins]
     else:
@@ -52,25 +49,16 @@ def check_bins(bins) -> list[np.ndarray]:
 def window_histogram(X, bins) -> np.ndarray:
     """Count the records of one window in the cells of ``bins`` (Step 2).
 
-    Bins follow :func:`numpy.histogramdd`: each is half-open ``[a, b)`` except
-    the last, which includes its right edge; several features give the
-    product cells flattened in C order. A record outside the bins is counted
-    in the edge bin nearest to it (clipped to ``[bins[0], bins[-1]]``): the
-    output must not depend on one record through an exception, and clipping
-    keeps one record in exactly one cell, so the sensitivity is unchanged.
-
-    The counts are a reduction of the data backend (``skdp_anomaly._data.rows``):
-    each block of rows is binned and counted with :func:`numpy.bincount`, and
-    the blocks' counts are added as 64-bit integers, so a dask window gives
-    the numpy window's counts exactly, whatever its chunks, without being
-    computed on the client.
+    Bins follow :func:`numpy.histogramdd` (half-open, the last closed; product
+    cells flattened in C order). A record outside the bins is clipped into the
+    nearest edge bin, never refused: one record stays in one cell, so the
+    sensitivity is unchanged. A dask window gives the same counts exactly,
+    summed blockwise, without being computed on the client.
 
     Parameters
     ----------
     X : array-like of shape (n_records,) or (n_records, n_features), or dask collection
-        The records of the window: in memory, a dask array, DataFrame or
-        Series (validated by a blockwise pass first), or rows the data
-        backend has validated.
+        The records of the window.
     bins : array-like or list of array-like
         Public bin edges (see :class:`~skdp_anomaly.DPOAD`).
 
@@ -127,9 +115,8 @@ def cell_index(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
 def _bin_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The bin of each value: ``edges[i] <= x < edges[i + 1]``, clipped to the edge bins.
 
-    Equal-width edges (``linspace``, ``arange``) get the bin by arithmetic,
-    corrected by one comparison on each side so that rounding never moves a
-    value across an edge; other edges are searched.
+    Equal-width edges use arithmetic, corrected by a comparison on each side so
+    that rounding never moves a value across an edge.
     """
     last = edges.size - 2
     width = (edges[-1] - edges[0]) / (last + 1)
@@ -142,8 +129,7 @@ def _bin_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
         index += (x >= edges[index + 1]) & (index < last)
         return index
     index = np.searchsorted(edges, x, side="right") - 1
-    # below the first edge -> first bin; the last bin includes its right edge and
-    # everything beyond it
+    # below the first edge -> first bin; the last bin takes its right edge and beyond
     return np.clip(index, 0, last, out=index)
 
 
@@ -157,9 +143,9 @@ class DataOwner:
     epsilon : float, default=1.0
         ε spent on each window.
     gamma : float in (0, 1), default=0.05
-        Random-DP confidence (validated always; unused by ``"laplace"`` and
-        ``"record"``).
+        Random-DP confidence (unused by ``"laplace"`` and ``"record"``).
     mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
+        The release mechanism (see :class:`~skdp_anomaly.DPOAD`).
     max_count : int >= 1 or None, default=None
         Public cap of a cell count; ``None`` uses the window's record count
         (a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
@@ -168,17 +154,15 @@ class DataOwner:
     sensitivity_samples : int, default=100_000
         The prediction phase's m (Alg. 1 line 3).
     random_state : None, int or numpy.random.Generator, default=None
-        Each release draws from a generator of its own
-        (``call_rng``), split into separate child
-        streams for the sensitivity candidates and the noise; no generator is
-        kept between releases.
+        Each release draws from a generator of its own (separate child streams
+        for sensitivity candidates and noise); none is kept between releases.
 
     Notes
     -----
-    :meth:`release` keeps nothing of the window: no records, no counts, no
-    generator. The only state carried between windows is the window index and
-    the last :class:`~skdp_anomaly.dpoad.SensitivityFeedback` received.
-    See :class:`~skdp_anomaly.DPOAD` for the mechanisms and their guarantees.
+    :meth:`release` keeps nothing of the window (no records, counts or
+    generator); only the window index and the last
+    :class:`~skdp_anomaly.dpoad.SensitivityFeedback` carry over. Guarantees:
+    see :class:`~skdp_anomaly.DPOAD`.
     """
 
     def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", max_count=None,
@@ -208,10 +192,7 @@ class DataOwner:
         check_prediction_reachable(mechanism, self.gamma, self.learning_windows)
 
     def check_release_limits(self) -> None:
-        """Refuse, before any data is read, settings whose noise would round away.
-
-        See :func:`check_release_limits`.
-        """
+        """Refuse, before any data is read, settings whose noise would round away."""
         check_release_limits(self.mechanism, self.epsilon, self.max_count)
 
     @property
@@ -230,10 +211,7 @@ class DataOwner:
         return window_cost(self.mechanism, self.epsilon, self.gamma)
 
     def check_next_release(self) -> None:
-        """Refuse the next window when the stream's random-DP γ would reach 1.
-
-        Windows compose sequentially, so ``n`` windows of (ε, γ)-random DP give
-        γ = ``n γ``; at 1 or more the statement guarantees nothing.
+        """Refuse the next window when the stream's random-DP γ (``n γ``) would reach 1.
 
         Raises
         ------
@@ -252,9 +230,7 @@ class DataOwner:
     def release(self, X) -> WindowRelease:
         """Histogram the window ``X`` and privatise its counts (Steps 2–4).
 
-        ``X`` is an array-like, a dask array or DataFrame, or rows of the
-        data backend (``skdp_anomaly._data.rows``); its counts are a
-        backend reduction, never computed on one machine for a dask window.
+        ``X`` may be a dask collection (counted blockwise, never gathered).
 
         Raises
         ------
@@ -329,15 +305,9 @@ class DataOwner:
 
 
 def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
-    """Refuse settings whose noise would hide nothing (before any data is read).
+    """Refuse, naming 'epsilon', settings whose noise would hide nothing (before any data).
 
-    The count-space releases use geometric noise of scale Δ/ε with Δ >= 1
-    count, which is zero in all but about 2·e**-30 of draws beyond ε/Δ = 30.
-
-    Raises
-    ------
-    ValueError
-        Naming the 'epsilon' parameter.
+    Geometric noise with Δ >= 1 count is almost always zero beyond ε/Δ = 30.
     """
     if epsilon < MIN_EPSILON:
         raise ValueError(
@@ -356,17 +326,8 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
 
 
 def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: int) -> None:
-    """Refuse a ``"dpoad"`` stream whose γ would reach 1 before its prediction phase.
-
-    Its first prediction window is window ``learning_windows + 1``, which
-    :meth:`DataOwner.check_next_release` would refuse when
-    ``(learning_windows + 1) γ >= 1``; refused before any data instead.
-
-    Raises
-    ------
-    ValueError
-        Naming the 'gamma' parameter.
-    """
+    """Refuse, naming 'gamma', a ``"dpoad"`` stream whose γ would reach 1 before its
+    prediction phase (``(learning_windows + 1) γ >= 1``), before any data."""
     first = learning_windows + 1
     if mechanism == "dpoad" and first * gamma >= 1.0:
         raise ValueError(

@@ -1,17 +1,10 @@
 """The analyst's default baseline: each cell's share of the window's noisy total, over-dispersed.
 
-Everything here reads DP releases and their public noise parameters only.
-A window's volume swings (day and night, weekdays and weekends) move every
-cell together, so a cell is judged against its learnt *proportion* times the
-window's own noisy total (the sum of the released counts: post-processing),
-not against an absolute rate. Between windows the cells vary more than a
-multinomial allows (Dirichlet-multinomial, or Poisson counts whose rates
-wander); that extra variance is a dispersion factor ``phi`` estimated from
-the learning windows' residuals with the known release-noise variance
-subtracted. A cell's count is then modelled as negative binomial with mean
-``p_b T`` and variance ``phi p_b T`` (plus the variance of the estimated
-mean), the release noise is convolved in by summing over counts, and Holm's
-procedure controls the window-wise false-alarm rate.
+Reads DP releases and their public noise parameters only. Volume swings move
+every cell together, so a cell is judged against its learnt proportion times the
+window's noisy total. Its count is negative binomial with mean ``p_b T`` and
+variance ``phi p_b T`` (``phi`` learnt with the noise variance subtracted), the
+noise is convolved in, and Holm's procedure controls the window-wise level.
 """
 
 from __future__ import annotations
@@ -26,11 +19,9 @@ from ._baseline import ReleaseNoise, holm_adjust
 
 __all__ = ["ProportionBaseline", "noisy_count_tails"]
 
-# the noise's tails are summed out to where they fall below this; the rest is
-# bounded (conservatively), so the constant only sets how tight a p-value is
+# noise tails summed to here, the rest bounded conservatively: sets tightness only
 _NOISE_TAIL = 1e-10
-# count support kept around the mean, in standard deviations; beyond it the
-# count's own tail probability is added whole (conservative)
+# count support around the mean, in sds; beyond it the tail is added whole (conservative)
 _COUNT_SPAN = 20.0
 # dispersion ratios this close to 1 are Poisson (the negative binomial's size diverges)
 _POISSON_TOLERANCE = 1e-9
@@ -87,26 +78,8 @@ def _noise_tails(t, noise: ReleaseNoise):
 def noisy_count_tails(x, mu, phi, noise: ReleaseNoise) -> tuple[np.ndarray, np.ndarray]:
     """``P(C + Z >= x)`` and ``P(C + Z <= x)`` for an NB1 count ``C`` and the release noise ``Z``.
 
-    ``C`` has mean ``mu`` and variance ``phi mu`` (Poisson where ``phi`` is
-    1). The convolution is summed over the counts within reach of ``x``
-    (where the noise's tail is above 1e-10) and within the count's support;
-    what lies outside is bounded by its probability times the largest noise
-    tail it could meet, so both tails are exact up to rounding or slightly
-    larger, never smaller.
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-        Observed values in count units (integers for lattice noise).
-    mu : array-like of shape (n,)
-        Count means, > 0.
-    phi : array-like of shape (n,)
-        Variance-to-mean ratios, >= 1.
-    noise : ReleaseNoise
-
-    Returns
-    -------
-    sf, cdf : ndarray of shape (n,)
+    ``C`` has mean ``mu > 0`` and variance ``phi mu`` (``phi >= 1``). The
+    convolution is summed near ``x`` and the rest bounded: never too small.
 
     Examples
     --------
@@ -139,8 +112,7 @@ def _summed_tails(x, mu, phi, start, stop, width, noise):
     offsets = np.arange(width)[None, :]
     c = start[:, None] + offsets
     inside = c <= stop[:, None]
-    # the pmf along each cell's window by its ratio f(c+1)/f(c): one log per point
-    # instead of three log-gammas, which dominated the time of a 10^4-bin window
+    # the pmf by its ratio f(c+1)/f(c): one log per point instead of three log-gammas
     poisson = phi <= 1.0 + _POISSON_TOLERANCE
     safe_phi = np.where(poisson, 2.0, phi)
     size = np.where(poisson, 1.0, mu / (safe_phi - 1.0))[:, None]
@@ -166,8 +138,7 @@ def _summed_tails(x, mu, phi, start, stop, width, noise):
 
 
 def _t_inflation(df: float, level: float) -> float:
-    """``(t_df / z)^2`` at the two-sided level: the variance factor that turns a plug-in
-    dispersion into Student's t at the test's first Holm step."""
+    """``(t_df / z)^2`` at the two-sided level (Student's t for a plug-in dispersion)."""
     if not math.isfinite(df):
         return 1.0
     z = stats.norm.isf(level / 2.0)
@@ -181,22 +152,17 @@ class ProportionBaseline:
     Attributes
     ----------
     proportions : ndarray of shape (n_cells,)
-        Each cell's summed noisy count over the learning windows, floored at
-        0, as a share of their sum.
+        Each cell's share of the summed noisy counts (floored at 0).
     expected : ndarray of shape (n_cells,)
         ``proportions`` times the learning windows' mean noisy total.
     dispersion : float
-        The estimated variance-to-multinomial-variance ratio ``phi`` of the
-        cells between windows (release noise subtracted); 1 when it is not
-        estimated (``estimate_dispersion=False``).
+        The estimated ratio ``phi`` to the multinomial variance; 1 when not estimated.
     dispersion_df : float
         Degrees of freedom of that estimate (Satterthwaite); inf when not estimated.
     count_dispersion : float
-        The ``phi`` the test uses: ``dispersion`` times the Student-t factor
-        for its degrees of freedom at the first Holm step, at least 1.
+        The ``phi`` the test uses (Student-t inflated, at least 1).
     learnt_total : float
-        The learning windows' summed noisy total, at least its noise's
-        standard deviation.
+        The learning windows' summed noisy total (at least its noise's sd).
     learnt_noise_variance : float
         The sum of the learning windows' noise variances per cell.
     alpha : float
@@ -217,19 +183,14 @@ class ProportionBaseline:
               estimate_dispersion: bool = True) -> "ProportionBaseline":
         """Fit from the learning windows' noisy counts (shape (n_windows, n_cells)).
 
-        Raises
-        ------
-        ValueError
-            ``estimate_dispersion`` with one learning window (a single window
-            says nothing about the variation between windows).
+        Raises ``ValueError`` for ``estimate_dispersion`` with one learning window.
         """
         counts = np.asarray(counts, dtype=np.float64)
         n_windows, n_cells = counts.shape
         totals = counts.sum(axis=1)
         variances = np.array([z.variance for z in noises])
-        # Under noise far larger than the counts (Pain-Free at small ε) the noisy
-        # totals can be near or below 0: the total is floored at its noise's standard
-        # deviation, which leaves every later test honest and, rightly, powerless.
+        # noisy totals can be near or below 0: floored at the noise's sd, which keeps
+        # later tests honest (and powerless)
         grand = max(float(totals.sum()), math.sqrt(n_cells * variances.sum()))
         kept = np.maximum(counts.sum(axis=0), 0.0)
         proportions = (kept / kept.sum() if kept.sum() > 0
@@ -253,8 +214,7 @@ class ProportionBaseline:
         p = self.proportions
         share = total / self.learnt_total
         mu = p * total
-        # the estimated mean's own variance: the learning counts' sampling and
-        # noise, and the noise in this window's total
+        # the estimated mean's own variance (learning counts and noise, this total's noise)
         mean_variance = (self.count_dispersion * mu * share
                          + share ** 2 * self.learnt_noise_variance
                          + p ** 2 * p.size * noise.variance)
@@ -277,17 +237,13 @@ class ProportionBaseline:
     def detectable_excess(self, noise: ReleaseNoise) -> float:
         """Return the counts above expected at which a median cell is flagged half the time.
 
-        At the learning windows' mean total: the smallest excess that takes
-        the median cell past the first (Bonferroni) step of Holm's test.
         Public: it reads the baseline and the noise scale only.
         """
         n_cells = self.proportions.size
         mu_all, phi_all = self._moments(float(self.expected.sum()), noise)
         cell = int(np.argsort(self.expected)[n_cells // 2])
         mu, phi = mu_all[cell:cell + 1], phi_all[cell:cell + 1]
-        # measured from the learnt expected count, not from the test's mean: that is
-        # floored at its standard error, which under noise-dominated learning windows
-        # lies far above any count the cell holds
+        # from the learnt expected count: the test's mean is floored at its standard error
         start = self.expected[cell]
         level = self.alpha / n_cells / 2.0
         lo, hi = 0.0, 60.0 * (noise.scale + math.sqrt(phi[0] * mu[0]) + 1.0)
@@ -302,13 +258,8 @@ class ProportionBaseline:
 def _dispersion(counts, totals, proportions, variances) -> tuple[float, float]:
     """Moment estimate of ``phi`` with the release noise subtracted, and its degrees of freedom.
 
-    Residuals from proportions times totals have expectation ``phi h + n``
-    per cell, where ``h`` is the multinomial residual variance and ``n`` the
-    noise's share; the estimate is ``sum(e^2 - n) / sum(h)``, dominated by
-    the large cells. Its degrees of freedom come from Satterthwaite's
-    formula over the cells' variances (unequal cells have fewer than the
-    contingency table's ``(L - 1)(K - 1)``), with a Poisson-like fourth
-    cumulant for the small cells.
+    ``sum(e^2 - n) / sum(h)`` (``h`` multinomial residual variance, ``n`` the
+    noise's share); degrees of freedom by Satterthwaite's formula.
     """
     n_windows, n_cells = counts.shape
     totals = np.maximum(totals, 1.0)  # noise-dominated totals: phi comes out large, the safe side

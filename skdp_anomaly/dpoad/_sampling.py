@@ -15,8 +15,7 @@ __all__ = ["sampling_parameters"]
 
 # the printed fit of the prediction-phase ρ* (Thm IV.2): p / (m + q)^r
 _FIT_P, _FIT_Q, _FIT_R = 1.426, 0.8389, 0.4589
-# k = ceil(m·x) computed in floating point: a product that lands a hair above an
-# integer it equals mathematically must not add one candidate
+# k = ceil(m·x) in floating point: a hair above an exact integer must not add one
 _CEIL_SLACK = 1e-9
 
 
@@ -69,8 +68,7 @@ def _prediction(gamma: float, m: int, epsilon: float, learning_windows: int,
     requested = m
     rho = _prediction_rho(m, gamma, rho_rule)
     if m < _min_prediction_m(rho, epsilon, learning_windows):
-        # raise m to the smallest m' meeting the bound at ρ(m'): the bound grows
-        # slowly with m' (through ρ), so doubling then bisecting finds it
+        # the smallest m' meeting the bound at ρ(m'), by doubling then bisection
         lo, hi = m, 2 * m
         while hi < _min_prediction_m(_prediction_rho(hi, gamma, rho_rule), epsilon,
                                      learning_windows):
@@ -104,35 +102,23 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
     gamma : float in (0, 1)
         The random-DP confidence γ (Def. II.1).
     phase : {"learning", "prediction"}, default="learning"
-        ``"learning"``: Pain-Free's parameters (Thm II.2), ``m`` is derived
-        from γ; ``"prediction"``: DPOAD's Thm IV.2.
+        ``"learning"``: Pain-Free (Thm II.2, ``m`` from γ); ``"prediction"``: Thm IV.2.
     m : int, default=100_000
-        Prediction phase only: the number of sensitivity candidates
-        (Alg. 1 line 3, "I ≫ m"); raised to the theorem's lower bound when
-        below it.
+        Prediction phase: number of sensitivity candidates; raised to the
+        theorem's lower bound when below it.
     epsilon : float, default=1.0
-        Prediction phase only: ε of the windows released in the learning
-        phase (enters ``T = 2 + n ε / (2 N c)``).
+        Prediction phase: ε of the learning phase's windows.
     learning_windows : int, default=1
-        Prediction phase only: ``n / N`` of Thm IV.2, the number of windows
-        released in the learning phase (c = 1).
+        Prediction phase: windows released in the learning phase (``n / N``).
     rho : {"argmin", "fit"}, default="argmin"
-        Prediction phase only: ``"argmin"`` minimises ``k`` over ρ ∈ (0, γ)
-        numerically; ``"fit"`` uses the paper's printed fit
-        ``1.426 / (m + 0.8389)^0.4589``, which is not the minimiser (at
-        γ = 0.05, m = 10⁵ it gives k = 96254, the minimiser k = 95693).
-        Both satisfy the theorem, which holds for every ρ < γ.
+        Prediction phase: ``"argmin"`` minimises ``k`` over ρ ∈ (0, γ);
+        ``"fit"`` uses the paper's printed fit (not the minimiser). Both
+        satisfy the theorem.
 
     Returns
     -------
     SamplingParameters
-
-    Raises
-    ------
-    ValueError
-        ``gamma`` outside (0, 1), an unknown phase or ``rho`` rule, ``m`` or
-        ``learning_windows`` not an int >= 1, ``epsilon`` not in (0, inf), or
-        ``k > m``.
+        Raises ``ValueError`` for an invalid parameter, or ``k > m``.
 
     Examples
     --------
@@ -165,11 +151,7 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
 
 
 def kth_smallest_uniform(n_values: int, m: int, k: int, rng: np.random.Generator) -> float:
-    """The k-th smallest of ``m`` i.i.d. uniform draws on {0..n_values-1}.
-
-    The same draw as ``kth_smallest_draw(np.arange(n_values), None, m, k, rng)``
-    without building (and sorting) the domain when it is large.
-    """
+    """The k-th smallest of ``m`` i.i.d. uniform draws on {0..n_values-1} (no domain built)."""
     if n_values > 4 * m:
         return float(np.partition(rng.integers(0, n_values, size=m), k - 1)[k - 1])
     return kth_smallest_draw(np.arange(n_values), None, m, k, rng)
@@ -177,12 +159,8 @@ def kth_smallest_uniform(n_values: int, m: int, k: int, rng: np.random.Generator
 
 def kth_smallest_draw(support: np.ndarray, probabilities, m: int, k: int,
                       rng: np.random.Generator) -> float:
-    """The k-th smallest of ``m`` i.i.d. draws from a discrete distribution.
-
-    Drawn exactly through the multinomial counts of the (sorted) support, in
-    O(len(support)) instead of sorting ``m`` draws; ``probabilities=None``
-    means uniform.
-    """
+    """The k-th smallest of ``m`` i.i.d. draws from a discrete distribution, exactly
+    (multinomial counts of the sorted support; ``probabilities=None``: uniform)."""
     support = np.asarray(support, np.float64)
     order = np.argsort(support, kind="stable")
     if probabilities is None:

@@ -1,21 +1,10 @@
 """The Dask side of :class:`NoisyGroupSearch`: the same search over a belief on the workers.
 
-The searcher's loop, the likelihoods, the noise and the accounting are those
-of the in-memory path; this module supplies only what touches per-item data
-when that data is a dask array chunked by rows, each through the data layer
-(:mod:`skdp_anomaly._data.vectors`, which builds and runs the graphs):
-
-* :func:`dask_scores` — validation in one blockwise pass (n, finiteness,
-  sign, the shape ``score_func`` returns), then the scores persisted;
-* :class:`DaskPosterior` — the posterior over the items as a persisted dask
-  array, with the split of eq. (10) as blockwise reductions and the Bayes
-  update as a lazy blockwise product, persisted;
-* :func:`flag_candidates` — the labels of ``fit_predict``.
-
-A sensor's statistic on dask scores (the half maxima) is the data layer's
-:func:`~skdp_anomaly._data.vectors.blockwise_statistic`, called by the sensors.
-Nothing here imports dask: the data layer does, only when the caller passed a
-dask collection (see :mod:`skdp_anomaly._data._dask`).
+The loop, likelihoods, noise and accounting are the in-memory ones; this module
+holds only what touches per-item data chunked by rows, through the data layer
+(:mod:`skdp_anomaly._data.vectors`): :func:`dask_scores` (validation in one pass,
+then persisted scores), :class:`DaskPosterior` and :func:`flag_candidates`.
+Nothing here imports dask.
 """
 
 from __future__ import annotations
@@ -42,25 +31,9 @@ MAX_BUCKETS = 2 ** 16
 
 # ------------------------------------------------------------------ input
 def dask_scores(X, score_func):
-    """Validated scores of a dask ``X`` as a persisted 1-D float64 dask array.
-
-    Parameters
-    ----------
-    X : dask array of shape (n,) or (n, d), dask DataFrame or Series
-        One column of scores, or rows that ``score_func`` maps to scores.
-    score_func : callable or None
-        Applied block by block (row-wise, so blocks of rows give the same
-        scores as the whole array).
-
-    Returns
-    -------
-    scores : dask array of shape (n,)
-        Persisted, with known chunk sizes.
-    n_features : int
-        Columns of ``X``.
-    feature_names : ndarray of str or None
-        Column names of a DataFrame whose names are all strings.
-    """
+    """Validated scores of a dask ``X`` (one column, or rows that ``score_func`` maps
+    to scores, block by block) as a persisted 1-D float64 dask array with known
+    chunks; returns ``(scores, n_features, feature_names or None)``."""
     return read_values(X, score_func, owner="NoisyGroupSearch", min_items=2,
                        invalid="anomaly scores must be finite and >= 0 (Bittner, Sarwate and "
                                "Wright, eq. 1).")
@@ -70,22 +43,13 @@ def dask_scores(X, score_func):
 class DaskPosterior:
     """The search's belief over ``n`` items, held by the workers.
 
-    The same contract as the in-memory belief of :class:`NoisyGroupSearch`
-    (``max``, ``split``, ``update``). The posterior, the buckets and ``Q``
-    are persisted dask arrays chunked like the scores; the client receives
-    per query only the largest entry, the total, the mass of ``Q``.
-
-    The split (eq. 10) orders the items by i.i.d. uniform (bucket, key) as the
-    in-memory split does (:func:`~skdp_anomaly._data.vectors.ordered_prefix_split`):
-    each item draws a uniform bucket among ``B`` (from a seed per query and
-    block, children of the split stream); the per-bucket masses, summed over
-    blocks, locate the bucket ``c`` where the mass crosses 1/2; its members
-    draw uniform keys and are ordered in one task, which applies the prefix
-    rule shared with the in-memory split (:func:`~._posterior.prefix_length`);
-    ``Q`` is the buckets before ``c`` plus the members whose key is below the
-    cut. Ordering by (bucket, key) is ordering by i.i.d. uniforms, a uniform
-    permutation, whatever ``B``. The split is one graph, computed in one round
-    trip together with the largest entry; it reads the posterior only, so
+    The in-memory belief's contract (``max``, ``split``, ``update``) over
+    persisted dask arrays chunked like the scores; per query the client gets
+    only the largest entry, the total and the mass of ``Q``. The split (eq. 10)
+    orders the items by i.i.d. uniform (bucket, key), a uniform permutation:
+    each item draws one of ``B`` buckets (seeds per query and block), the
+    bucket where the mass crosses 1/2 orders its members by key in one task
+    (:func:`~._posterior.prefix_length`). It reads the posterior only, so
     nothing about the scores is computed before the charge.
 
     Parameters
@@ -120,9 +84,8 @@ class DaskPosterior:
         return drawn["mask"]
 
     def _draw(self):
-        # The whole split is one graph run in one round trip: it reads the posterior
-        # only (post-processing of earlier answers), so drawing it before the halting
-        # test and the charge releases nothing about the scores.
+        # one graph, one round trip; it reads the posterior only (post-processing),
+        # so drawing it before the halting test and the charge releases nothing
         if self._drawn is None:
             entropy = tuple(int(v) for v in self._rng.integers(0, 2 ** 32, size=4))
             self._drawn = ordered_prefix_split(self.f, entropy, self._n_buckets, prefix_length)

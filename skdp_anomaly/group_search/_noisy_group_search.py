@@ -37,43 +37,29 @@ __all__ = ["GroupSearchBudgetWarning", "NoisyGroupSearch"]
 class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """Find the anomaly by noisy group queries, with anomaly-restricted DP (Bittner et al.).
 
-    The searcher keeps a posterior over which item is the anomaly (uniform at
-    first). Each query splits the items into a random half ``Q`` holding just
-    under half of the posterior mass and the rest (eq. 10), asks a sensor for
-    a noisy answer about the two halves, and updates the posterior by Bayes'
-    rule (eqs. 6, 11, 12). The same answers test whether any item is an
-    anomaly at all (see Notes). It stops by the posterior (``halting``), the
-    test ("no anomaly") or when one more query would exceed ``epsilon``, and
-    flags the ``n_candidates`` items of largest posterior only when its
-    halting rule found one.
+    The searcher keeps a posterior over which item is the anomaly. Each query
+    splits the items into a random half ``Q`` holding just under half of the
+    posterior mass and the rest (eq. 10), asks a sensor for a noisy answer
+    about the two halves and updates the posterior by Bayes' rule (eqs. 6, 11,
+    12); the same answers test whether there is an anomaly at all. It stops by
+    ``halting``, the test or the budget, and flags the ``n_candidates`` items
+    of largest posterior only when its halting rule found one.
 
     Parameters
     ----------
     epsilon : float, default=10.0
-        The most a fit spends (anomaly-restricted ε), default 10; split over
-        the planned queries (``query_epsilon_``). In ``[1e-6, 2**20]``; one
-        query costs at most 30, so a total above ``30 · max_queries`` buys
-        nothing more.
+        The most a fit spends (anomaly-restricted ε), in ``[1e-6, 2**20]``,
+        split over the planned queries (each at most 30).
     query_epsilon : float or None, default=None
-        The paper's per-query mode, for reproductions: every query costs
-        ``query_epsilon``, in ``[1e-6, 30]`` (beyond, the randomized-response
-        flip probability ``1/(1+e^ε)`` and the binarized error bound are
-        below 1e-13: the answer is the true bit in practice), and the search
-        makes at most ``floor(epsilon / query_epsilon)`` queries. ``None``:
-        derived from public quantities (see Notes). Required with a sensor
-        object as ``oracle``; at most ``epsilon``.
+        The paper's per-query mode: every query costs this, in ``[1e-6, 30]``,
+        and at most ``floor(epsilon / query_epsilon)`` are made. ``None``:
+        derived from public quantities (Notes). Required with a sensor object
+        as ``oracle``; at most ``epsilon``.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
         ``"direct"``: noisy maxima of the halves, likelihood (11);
-        ``"binarized"``: the same answers reduced to ``1(Y > Ȳ)`` with the
-        error bound ``p`` of eq. (24) and update (6) (the version of §5 whose
-        query count Proposition 3 bounds); ``"randomized_response"``: the
-        bit of eq. (5) with update (6). Or an object following the sensor
-        protocol (:mod:`skdp_anomaly.group_search`): ``response`` is
-        ``"maxima"`` (direct update) or ``"bit"`` (randomized-response
-        update), ``query(mask)`` answers for the items of the mask; the
-        sensor holds the scores and is responsible for its noise, calibrated
-        to ``query_epsilon`` (which must then be given) and ``low`` as the
-        built-ins are.
+        ``"binarized"``: ``1(Y > Ȳ)``, error bound (24), update (6);
+        ``"randomized_response"``: the bit of eq. (5), update (6). Or a sensor
+        (:mod:`skdp_anomaly.group_search`) calibrated to ``query_epsilon``.
     low, high : float, default=1.0, 2.0
         ``t_ℓ < t_h``: non-anomalous scores lie in ``[0, t_ℓ]``, the anomaly is
         ``>= t_h`` (eq. 1). Public parameters, never read from the data.
@@ -83,8 +69,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         (``"bz"``, eq. 25), or when one more query would exceed ``epsilon``
         (``"budget"``: the planned queries, the largest entries flagged).
     alpha : float in (0, 1), default=0.5
-        Posterior threshold of ``halting="posterior"`` (the paper's τ; §6.2
-        uses 0.5).
+        Posterior threshold of ``halting="posterior"`` (the paper's τ).
     delta : float in (0, 1), default=0.05
         Target error probability of ``halting="bz"`` (eq. 25) and of the
         plan (Proposition 3).
@@ -95,30 +80,24 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     max_queries : int, default=10_000
         A safety cap on the number of queries (reported in ``halted_by_``).
     n_candidates : int, default=4
-        Items flagged (``-1``) by :meth:`fit_predict`: the largest posterior
-        entries (§6.2 uses 4).
+        Items of largest posterior flagged ``-1`` by :meth:`fit_predict`.
     n_anomalies : int, default=1
-        §7: with ``k > 1`` the items are split into disjoint random groups,
-        ``ceil(k(k-1)/(2·0.05))`` of them so that two anomalies share a group
-        with probability at most 5 % (for anomalies placed at random), and
-        each group is searched on its own; the candidates are the union.
+        §7: with ``k > 1`` the items are split into ``ceil(k(k-1)/(2·0.05))``
+        random groups (two random anomalies share one with probability at most
+        5 %), each searched on its own; the candidates are the union.
     score_func : callable or None, default=None
         Maps the rows of a multi-column ``X`` to scores ``x_i >= 0``.
     random_state : None, int or numpy.random.Generator, default=None
         Query splits and sensor noise come from independent child streams.
     {accountant}
-        :meth:`~.PrivacyCostMixin.privacy_cost` (``epsilon``) is reserved;
-        ``query_epsilon_`` is charged right before each query (once per query
-        index when several groups run in parallel).
+        ``epsilon`` is reserved; ``query_epsilon_`` is charged right before
+        each query (once per query index when several groups run).
 
     Attributes
     ----------
     posterior_ : ndarray of shape (n_samples,)
-        The final belief about which item is the anomaly (sums to 1; with
-        several groups, each group's posterior divided by the number of groups).
-        A dask array, chunked like the scores, on dask input (as dask-ml's
-        estimators keep per-sample results lazy): it refers to data persisted
-        on the workers, which stays there while the estimator holds it.
+        The final belief about which item is the anomaly (sums to 1); a dask
+        array persisted on the workers on dask input.
     candidates_ : ndarray of int
         Indices of the flagged items; empty when the search answered "no
         anomaly" or did not halt by its rule within the budget (not found).
@@ -129,55 +108,35 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Queries made (the largest over groups).
     query_epsilon_ : float
         The anomaly-restricted ε of one query: ``query_epsilon``, or derived
-        from ``epsilon``, the number of items (of a group), the oracle,
-        ``low``, ``high`` and ``delta`` (see Notes).
+        from public quantities (Notes).
     n_queries_planned_ : int
         The most queries the fit could make: ``min(max_queries,
         floor(epsilon / query_epsilon_))``.
     halted_by_ : str
-        ``"posterior"`` or ``"bz"`` (found), ``"no_anomaly"`` (the test), or
-        ``"budget"`` (the planned queries of ``epsilon`` spent) /
-        ``"max_queries"``: with ``halting="posterior"`` or
-        ``"bz"`` the posterior did not concentrate, so nothing is flagged;
-        with ``halting="budget"`` the largest entries are flagged (the
-        first group's reason when there are several).
+        ``"posterior"`` or ``"bz"`` (found), ``"no_anomaly"`` (the test),
+        ``"budget"`` or ``"max_queries"`` (nothing flagged, except with
+        ``halting="budget"``); the first group's reason when there are several.
     groups_ : ndarray of shape (n_samples,)
-        The group of each item (all 0 with one anomaly); public randomness.
-        A lazy dask array of zeros on dask input.
+        The group of each item (all 0 with one anomaly; lazy on dask input).
     privacy_spent_ : PrivacyCost
         ``n_queries_ · query_epsilon_ <= epsilon``, anomaly-restricted,
-        replace-one neighbours: the queries actually charged. A fit that
-        fails part-way is rolled back, but keeps here the queries it had
-        charged.
+        replace-one neighbours: the queries charged (kept by a failed fit).
     n_features_in_ : int
 
     Notes
     -----
-    **Privacy.** Anomaly-restricted ε-DP per query (Definitions 1–2):
-    neighbouring datasets have the same anomaly and differ in the value of one
-    *non-anomalous* item (replace-one neighbours restricted to non-anomalies);
-    the anomaly itself is not protected, by design. Proof: under the data
-    model (non-anomalous scores in ``[0, t_ℓ]``) a group's maximum moves by at
-    most ``t_ℓ`` (Lemma 1) and the halves are disjoint, so ``t`` queries cost
-    ``tε`` (Proposition 2); the fit never makes more than ``epsilon`` allows.
-    Data that violate the model weaken the guarantee: a non-anomalous score
-    ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``. The budget validator keeps
-    this notion apart from plain DP. The randomized-response oracle is
-    charged the paper's Proposition 1 per query, an upper bound.
-
-    **Is there an anomaly?** The relation extends to data without an anomaly
-    (both have none), but datasets with and without an anomaly are never
-    neighbours: whether there is one is not protected, as where it is is not.
-    The test uses the same answers (no extra release), under the null that
-    every score is in ``[0, t_ℓ]``.
-
-    **Budget.** Without ``query_epsilon`` each query's ε is derived from
-    public quantities (Proposition 3's expected queries; ``n`` is public).
-    A search that has not concentrated within the plan reports "not found".
-    Dask input runs the same search on the workers (the same distribution as
-    in memory, not the same draws). The proofs, the test, the budget rule and
-    the dask layout: :ref:`proofs-group-search` on :doc:`/privacy`; see also
-    :doc:`/group_search`.
+    Anomaly-restricted ε-DP per query (Definitions 1–2): neighbouring
+    datasets have the same anomaly and differ in the value of one
+    *non-anomalous* item; the anomaly, and whether there is one, are not
+    protected, by design. Under the data model (non-anomalous scores in
+    ``[0, t_ℓ]``) a group's maximum moves by at most ``t_ℓ`` (Lemma 1) and
+    the halves are disjoint, so ``t`` queries cost ``tε`` (Proposition 2);
+    a non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``.
+    Randomized response is charged Proposition 1 per query, an upper bound.
+    The anomaly test reuses the answers (no extra release). Without
+    ``query_epsilon`` each query's ε comes from Proposition 3's expected
+    queries (``n`` is public). Proofs, budget rule and dask layout:
+    :ref:`proofs-group-search` on :doc:`/proofs`; see also :doc:`/group_search`.
 
     References
     ----------
@@ -208,9 +167,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         **PRIVACY_PARAMETER_CONSTRAINTS,
         # a total: the package's ceiling for a release (2**20), never infinite
         "epsilon": epsilon_constraint(MAX_GRID_EPSILON),
-        # one query: at most 30, as for geometric noise: randomized response's flip
-        # (drawn exactly) is then below 1e-13, and past ≈745 eq. 24's error bound is 0
-        # in floating point and log((1-p)/p) is infinite
+        # one query: at most 30: randomized response's flip is then below 1e-13, and past
+        # ≈745 eq. 24's error bound is 0 in floats (log((1-p)/p) infinite)
         "query_epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
         "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
                    HasMethods(["query"])],
@@ -334,11 +292,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             A bad parameter (before anything is reserved), or bad data
             (before any query is charged).
         Exception
-            The accountant's refusal of
-            :meth:`~.PrivacyCostMixin.privacy_cost` (diffprivlib's
-            ``BudgetError``), before ``X`` is read. Any failure leaves the
-            estimator as it was before the call, except ``privacy_spent_``,
-            which keeps the queries already charged.
+            The accountant's refusal (diffprivlib's ``BudgetError``), before
+            ``X`` is read. A failure leaves the estimator as it was, except
+            ``privacy_spent_``, which keeps the queries already charged.
         """
         if is_dask_collection(X):
             return self._fit_dask(X)
@@ -463,18 +419,12 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ search
     def _search(self, sensor, belief, plan: QueryPlan, paid: int = 0):
-        """Algorithm 1 with the test for an anomaly; returns (queries, halting reason,
+        """Algorithm 1 with the test for an anomaly: (queries, halting reason,
         posterior probability of no anomaly); the posterior stays in ``belief``.
 
-        ``belief`` holds the posterior given an anomaly and the split stream:
-        ``max()``, ``split()`` (the mask of ``Q``, eq. 10, whose mass is then
-        ``q_mass``) and ``update(mask, log_ratio)`` (``Posterior`` in memory,
-        ``DaskPosterior`` on the workers).
-
-        ``plan`` gives the cost of a query and the most queries ``epsilon``
-        buys. ``paid`` queries are charged already, by earlier groups: the groups
-        hold disjoint items, so their i-th queries compose in parallel and
-        one charge covers the i-th query of every group.
+        ``belief``: ``max()``, ``split()`` (the mask of ``Q``, eq. 10) and
+        ``update(mask, log_ratio)``. ``paid`` queries were charged by earlier
+        groups: disjoint groups' i-th queries compose in parallel (one charge).
         """
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
         testing = self.null_threshold is not None
@@ -504,13 +454,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _null_evidence(self, answer, sensor, q_mass: float, eps: float) -> float:
         """Log-likelihood ratio of one answer, no anomaly vs an anomaly.
 
-        The likelihoods are those of eq. (11) (a half's maximum is ``t_h``
-        if it holds the anomaly, else ``t_ℓ``) or of eq. (5) for a bit,
-        plus the hypothesis that no item is an anomaly (both maxima ``t_ℓ``,
-        the bit 0); given an anomaly, it is in ``Q`` with the posterior mass
-        ``q_mass`` of ``Q``. The binarized oracle's test reads the same two
-        maxima as the direct one (its bit says nothing about whether there
-        is an anomaly).
+        Eq. (11) (or eq. (5) for a bit) plus the hypothesis of no anomaly (both
+        maxima ``t_ℓ``, the bit 0); given an anomaly, it is in ``Q`` with mass
+        ``q_mass``. The binarized oracle's test reads the two maxima.
         """
         if sensor.response == "bit":
             p = flip_probability(eps)

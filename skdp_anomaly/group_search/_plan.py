@@ -1,8 +1,6 @@
 """The plan of :class:`NoisyGroupSearch`: how a total ε is split over queries.
-
-Public quantities only (n, ε, t_ℓ, t_h, the target error δ): nothing here
-reads a score. Pure Python, so the budget validator can price a search
-without importing numpy's posterior or dask.
+Public quantities only (n, ε, t_ℓ, t_h, δ); pure Python, so the budget validator
+can price a search without importing numpy's posterior or dask.
 """
 
 from __future__ import annotations
@@ -83,16 +81,12 @@ def plan_queries(n: int, epsilon: float, response: str, low: float, high: float,
                  min_query_epsilon: float = 0.0) -> QueryPlan:
     """Split the total ``epsilon`` over the queries of a search of ``n`` items.
 
-    Given ``query_epsilon`` (the paper's per-query mode) every query costs
-    it. Otherwise ``query_epsilon = min(e*, epsilon / K0)`` with ``e*`` of
-    :func:`cheapest_query_epsilon` and ``K0 = ceil(noiseless_queries)`` the
-    queries a noiseless bisection needs (its ε term read at
-    ``min(e*, epsilon / ceil(log₂(n+1) + log₂(1/δ)))``, which bounds the final
-    per-query ε, so ``K0`` covers it), and at least ``min_query_epsilon``:
-    a large total buys slack at the cheapest ε, a small one still affords
-    ``K0`` queries, each as accurate as the total allows. The queries are
-    ``min(max_queries, floor(epsilon / query_epsilon))``, and never sum above
-    ``epsilon`` in floating point.
+    Given ``query_epsilon`` every query costs it. Otherwise ``min(e*,
+    epsilon / K0)`` (at least ``min_query_epsilon``), with ``e*`` of
+    :func:`cheapest_query_epsilon` and ``K0`` the queries a noiseless bisection
+    needs: a large total buys slack at the cheapest ε, a small one still affords
+    ``K0`` queries. The queries, ``min(max_queries, floor(epsilon /
+    query_epsilon))``, never sum above ``epsilon`` in floating point.
 
     Examples
     --------

@@ -1,9 +1,5 @@
-"""The in-memory belief of :class:`NoisyGroupSearch` and the split rules shared with Dask.
-
-Pure numpy: nothing of the package is imported here, so both the searcher and
-its Dask side (:mod:`._dask_search`) import these helpers without importing
-each other.
-"""
+"""The in-memory belief of :class:`NoisyGroupSearch` and the split rules shared with
+Dask (pure numpy, so both sides import it without importing each other)."""
 
 from __future__ import annotations
 
@@ -42,14 +38,9 @@ class Posterior:
 
 
 def split(f, rng):
-    """Eq. (10) in O(n): the items in a uniformly random order, then the longest
-    prefix holding less than half of the mass (one heavy item alone).
-
-    The order is drawn as a uniform bucket per item and, inside the one bucket
-    where the mass crosses 1/2, uniform keys: ordering by (bucket, key) is
-    ordering by i.i.d. uniforms, i.e. a uniform permutation, without a sort of
-    all n items.
-    """
+    """Eq. (10) in O(n): the items in a uniformly random order (a uniform bucket per
+    item, uniform keys inside the crossing bucket: no sort of all n items), then the
+    longest prefix holding less than half of the mass (one heavy item alone)."""
     n = f.shape[0]
     n_buckets = max(1, n // BUCKET)
     bucket = rng.integers(0, n_buckets, size=n)
@@ -67,14 +58,10 @@ def split(f, rng):
 
 
 def prefix_length(before: float, ordered, earlier: bool) -> int:
-    """How many items of the crossing bucket, in key order, join ``Q``.
-
-    ``before`` is the mass of the buckets before it, ``ordered`` its items'
-    masses in key order and ``earlier`` whether those buckets hold any item.
-    The longest prefix holding less than half of the mass; when it is empty,
-    the first item in the order holds half of the mass or more and forms ``Q``
-    alone. Shared by the in-memory and the dask split.
-    """
+    """How many items of the crossing bucket, in key order, join ``Q``: the longest
+    prefix (after the earlier buckets' mass ``before``) holding less than half of the
+    mass, or the first item alone when it holds half or more and no earlier bucket
+    has an item. Shared by the in-memory and the dask split."""
     k = int(np.count_nonzero(before + np.cumsum(ordered) < 0.5))
     if k == 0 and not earlier and len(ordered):
         k = 1

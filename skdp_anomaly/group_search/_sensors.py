@@ -1,21 +1,17 @@
 """Sensors: what answers a group query of :class:`NoisyGroupSearch` (Bittner et al., §4).
 
-A sensor holds the anomaly scores (or is the hardware or service that can
-measure them) and answers one query: a boolean mask of the items in the
-queried half ``Q``. The protocol is two attributes and one method:
+A sensor holds the scores (or is the hardware or service that measures them) and
+answers a boolean mask of the items of the queried half ``Q``. The protocol:
 
 * ``response``: ``"maxima"`` — ``query`` returns ``(Y, Ȳ)``, noisy maxima of
-  the scores in ``Q`` and in the rest (eq. 9); ``"bit"`` — ``query`` returns
-  the randomized-response bit ``1(i* ∈ Q) ⊕ Bernoulli(p)`` (eq. 5);
+  ``Q`` and of the rest (eq. 9); ``"bit"`` — the randomized-response bit
+  ``1(i* ∈ Q) ⊕ Bernoulli(p)`` (eq. 5);
 * ``epsilon``: the anomaly-restricted ε of one answer, which the sensor
   guarantees and the searcher charges;
 * ``query(mask) -> (float, float) | bool``.
 
-:class:`MaxSensor` and :class:`RandomizedResponseSensor` are the built-ins
-over an array of scores (a numpy array, or a dask array chunked by rows: the
-statistic is then a blockwise reduction on the workers and only its value
-reaches the client, where the noise is added); a user object with the same protocol lets the search
-drive a real sensor network without the searcher ever seeing a score.
+:class:`MaxSensor` and :class:`RandomizedResponseSensor` work over numpy or
+dask scores (a blockwise reduction; the noise is added on the client).
 """
 
 from __future__ import annotations
@@ -35,14 +31,11 @@ __all__ = ["MaxSensor", "RandomizedResponseSensor"]
 class MaxSensor:
     """Noisy maxima of the two halves, ``max(x_Q) + Lap(t_ℓ/ε)`` and ``max(x_Q̄) + Lap(t_ℓ/ε)``.
 
-    Privacy (Bittner, Sarwate and Wright, Lemma 1 and Proposition 2): the maximum of a group has
-    anomaly-restricted sensitivity ``t_ℓ`` (non-anomalous scores lie in
-    ``[0, t_ℓ]``), and the changed record is in exactly one half, so one answer
-    is anomaly-restricted ε-DP by parallel composition over the halves. The
-    noise is the float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`
-    (discrete Laplace on a power-of-two grid, scale within ``2^-20`` of
-    ``t_ℓ/ε``): ``max + rng.laplace`` in floating point reveals the maximum
-    through its low-order bits (Mironov 2012).
+    Anomaly-restricted ε-DP per answer (Lemma 1, Proposition 2): a group's
+    maximum has sensitivity ``t_ℓ`` and the changed record is in one half
+    (parallel composition). The noise is the float-safe
+    :class:`~skdp_anomaly.privacy.LaplaceMechanism`: ``max + rng.laplace`` in
+    floating point would reveal the maximum through its low-order bits.
 
     Parameters
     ----------
@@ -97,11 +90,8 @@ class MaxSensor:
 class RandomizedResponseSensor:
     """The randomized-response bit ``1(i* ∈ Q) ⊕ Bernoulli(1/(1+e^ε))`` (eq. 5).
 
-    The sensor decides ``i* ∈ Q`` as ``max(x_Q) >= t_h``, which under the data
-    model depends on the anomaly only: under anomaly-restricted neighbours the
-    bit has the same distribution on both datasets (privacy loss 0). The
-    searcher charges the paper's ``log((1-p)/p) = ε`` (Proposition 1), an
-    upper bound.
+    ``i* ∈ Q`` is ``max(x_Q) >= t_h``, which depends on the anomaly only (loss 0
+    under anomaly-restricted neighbours); Proposition 1's ``ε`` is charged, an upper bound.
 
     Parameters
     ----------
@@ -169,12 +159,8 @@ def _inside_max(scores, mask) -> tuple[float]:
 
 
 def _statistic(func, width: int, scores, mask) -> tuple:
-    """The true statistic ``func(scores, mask)``, over one array or block by block.
-
-    One definition serves both: on a dask array each block yields ``func`` of
-    its rows (all statistics here are maxima) and the blocks are reduced by
-    ``max`` on the workers.
-    """
+    """The true statistic ``func(scores, mask)``, over one array or, on a dask array,
+    block by block and reduced by ``max`` on the workers (all statistics are maxima)."""
     if is_dask_collection(scores):
         return blockwise_statistic(func, width, scores, mask)
     return func(scores, mask)

@@ -1,4 +1,4 @@
-"""One private classifier for imbalanced classes: public scaling, then the strategy ε and d pick."""
+"""One private classifier for imbalanced classes: public scaling, then a strategy from ε, d, n."""
 
 from __future__ import annotations
 
@@ -43,61 +43,46 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
                              BaseEstimator):
     """A private classifier for imbalanced classes, from raw features to predictions.
 
-    One estimator for the whole recipe: features mapped from their public
-    ``bounds`` onto ``[-1, 1]`` (:class:`~skdp_anomaly.BoundsScaler`, no
-    privacy cost), then one of two ways to help the minority class, both
-    spending exactly ``epsilon`` under replace-one neighbours:
+    Features are mapped from public ``bounds`` onto ``[-1, 1]``
+    (:class:`~skdp_anomaly.BoundsScaler`, no privacy cost), then, spending
+    exactly ``epsilon`` under replace-one neighbours:
 
-    * ``"threshold"``: the classifier at ``0.85 · epsilon``, cut at its own
-      base rate, the DP mean of its predicted probabilities over the training
-      rows, released at ``0.15 · epsilon``
+    * ``"threshold"``: the classifier at ``0.85 · epsilon``, cut at the DP
+      mean of its predicted probabilities, released at ``0.15 · epsilon``
       (:class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`);
-    * ``"oversample"``: :class:`~skdp_anomaly.DPSMOTE` at
-      ``PIPELINE_SPLIT · epsilon = 0.25 · epsilon`` (add/remove, i.e.
-      ``0.5 · epsilon`` under replace-one) adds synthetic minority rows, then
-      the classifier at ``0.5 · epsilon``.
+    * ``"oversample"``: :class:`~skdp_anomaly.DPSMOTE` at ``0.25 · epsilon``
+      (add/remove, so ``0.5 · epsilon`` under replace-one), then the
+      classifier at ``0.5 · epsilon``.
 
-    ``strategy="auto"`` picks one at ``fit`` from ``epsilon``, the number of
-    features and the number of rows (public under replace-one neighbours;
-    :func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy`) and stores it in ``strategy_``. The
-    estimator is the same type at every ε.
+    ``strategy="auto"`` picks one at ``fit`` from public ε, d and n
+    (:func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy`).
 
     Parameters
     ----------
     classifier : classifier with ``epsilon`` and ``predict_proba``, default=None
-        ``None``: :class:`~skdp_anomaly.PrivateLogisticRegression` at its
-        defaults. Cloned at ``fit`` with its share of ``epsilon``; where it
-        has ``data_norm`` or ``bounds`` left at None they are set to the box
-        ``[-1, 1]^d`` the scaler maps onto (``data_norm = √d``), and
-        ``random_state`` and ``accountant`` are replaced (this estimator
-        seeds it and charges the whole cost; a diffprivlib model keeps its
-        own accountant, which it charges its share). Set its other parameters
-        through ``classifier__<name>``. diffprivlib's ``LogisticRegression``
-        works with ``fit_intercept=False`` (its intercept is not DP); at its
-        default ``C = 1`` its ``C`` and ``epsilon`` are set by
-        ``dead_zone_free_C``'s rule, so that its share is what it proves.
+        ``None``: :class:`~skdp_anomaly.PrivateLogisticRegression`. Cloned at
+        ``fit`` with its share of ``epsilon``; ``data_norm`` or ``bounds``
+        left at None are set to the box ``[-1, 1]^d``, and ``random_state``
+        and ``accountant`` are replaced; set others via ``classifier__<name>``.
+        diffprivlib's ``LogisticRegression``
+        needs ``fit_intercept=False``; at ``C = 1`` its ``C`` and ``epsilon``
+        follow ``dead_zone_free_C``.
     epsilon : float, default=1.0
         The total budget, pure ε-DP under replace-one neighbours, in
         ``[1e-6, 30]``.
     bounds : (lower, upper) or None, default=None
-        Public bounds of the features, from domain knowledge: each side a
-        scalar (every feature) or one value per feature. Values outside are
-        clipped. ``None`` reads each feature's range from the training data:
-        not private (a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`, the
-        budget validator lists the leak), stored in ``bounds_``.
+        Public bounds of the features, scalars or per feature; values outside
+        are clipped. ``None`` reads the data's range: not private
+        (:class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
     strategy : {"auto", "threshold", "oversample"}, default="auto"
-        ``"auto"``: :func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy` at ``fit``; another
-        value forces that strategy.
+        ``"auto"``: :func:`~skdp_anomaly.imbalanced.resolve_imbalanced_strategy`
+        at ``fit``; another value forces that strategy.
     classes : array-like or None, default=None
-        The public label set (at least 2 labels): it is ``classes_`` whichever
-        labels the training set holds, and the fit makes no assumption
-        (:meth:`privacy_assumptions` is empty). ``None`` reads the label set
-        from ``y`` and treats it as public. A search
-        (:class:`~skdp_anomaly.PrivateGridSearchCV`) sets it to the problem's
-        label set.
+        The public label set (at least 2 labels), ``classes_`` whatever ``y``
+        holds. ``None`` reads it from ``y`` and treats it as public
+        (:meth:`privacy_assumptions`).
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the private steps (independent child seeds). ``None`` (fresh
-        OS entropy) for deployment; an int only for reproducible experiments.
+        Seeds the private steps; ``None`` (OS entropy) for deployment.
     {accountant}
         It is charged the whole cost, once, before the first release.
 
@@ -106,19 +91,14 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     strategy_ : str
         The strategy used: ``"threshold"`` or ``"oversample"``.
     model_ : imblearn.pipeline.Pipeline
-        The fitted model: steps ``"scaler"`` (:class:`BoundsScaler`), then
-        ``"dpsmote"`` and ``"classifier"`` (``"oversample"``) or
-        ``"classifier"``, a
-        :class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`
-        around the classifier (``"threshold"``).
+        The fitted model: ``"scaler"``, then ``"dpsmote"`` and ``"classifier"``
+        (``"oversample"``) or a thresholded ``"classifier"`` (``"threshold"``).
     bounds_ : tuple of ndarray of shape (n_features,)
         The bounds the features were scaled from, one value per feature.
     classes_ : ndarray
-        The class labels (sorted): ``classes`` when given, else those of
-        ``y``, strings or numbers as ``y`` holds them.
+        The class labels (sorted): ``classes`` when given, else those of ``y``.
     privacy_spent_ : PrivacyCost
-        What the fit spent: the whole model, ε = ``epsilon`` under
-        replace-one neighbours.
+        What the fit spent: ``epsilon`` under replace-one neighbours.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features,)
@@ -132,29 +112,15 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
 
     Notes
     -----
-    **Privacy.** Pure ε-DP under replace-one neighbours (the relation of
-    :func:`~skdp_anomaly.check_privacy_budget`'s default and of diffprivlib's
-    models; the dataset size n is public). The scaler reads only ``bounds``
-    and the public number of features (0-DP). The mean-prediction release
-    is replace-one (one noisy sum, sensitivity 1); DPSMOTE's ε holds under
-    add/remove neighbours and counts twice under replace-one (group
-    privacy). Sequential composition gives, for ``"threshold"``,
-    ``0.85 ε + 0.15 ε = ε`` and, for ``"oversample"``,
-    ``2 · 0.25 ε + 0.5 ε = ε``. The rule of ``"auto"`` (oversample iff
-    ε · n / d < 8 and d ≤ 50) reads ``epsilon``, d and n only, so which
-    strategy runs is public and costs nothing. The
-    label set is ``classes``, or read from ``y`` and treated as public
-    (:meth:`privacy_assumptions`).
-
-    **On Dask.** A dask array or DataFrame is read where it lives, and
-    ``predict``, ``predict_proba`` and ``decision_function`` of dask rows
-    return lazy dask arrays. A classifier other than the default receives
-    dask collections as they are, and may compute them.
-
-    The cut is at the model's own mean prediction, not at the class prior,
-    so that more ε does not give a worse model. How "auto" and the cut were
-    chosen, and the Dask details: :ref:`proofs-imbalanced-classifier` on
-    :doc:`/privacy`.
+    **Privacy.** Pure ε-DP under replace-one neighbours (n public; the
+    relation of diffprivlib's models). The scaler is 0-DP; the
+    mean-prediction release is replace-one; DPSMOTE's add/remove ε counts
+    twice (group privacy). Sequential composition: ``0.85 ε + 0.15 ε = ε``
+    ("threshold"), ``2 · 0.25 ε + 0.5 ε = ε`` ("oversample"). The rule of
+    ``"auto"`` reads ε, d and n only, so the choice is public. The label
+    set is ``classes``, or read from ``y`` (:meth:`privacy_assumptions`).
+    Dask input is read where it lives and predictions are lazy. Proofs and
+    choices: :ref:`proofs-imbalanced-classifier` on :doc:`/proofs`.
 
     References
     ----------
@@ -235,10 +201,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     def privacy_children(self) -> list:
         """Return the model it fits, as built for the strategy it will use.
 
-        The strategy is ``strategy_`` once fitted, the forced ``strategy``
-        before. With "auto", the rule needs the number of training rows,
-        known only at ``fit``; both strategies cost exactly ``epsilon``, and
-        the one priced is ``"threshold"``.
+        ``strategy_`` once fitted; before, the forced ``strategy``, or
+        ``"threshold"`` for "auto" (both cost exactly ``epsilon``).
 
         Returns
         -------
@@ -255,8 +219,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         """The whole model, under replace-one neighbours, as the budget validator prices it."""
         from ..budget import check_privacy_budget  # the validator prices diffprivlib models
 
-        # bounds=None is a leak said at fit (PrivacyLeakWarning) and in the budget
-        # report, not a refusal; the price does not depend on the bounds' values
+        # bounds=None is a leak reported at fit, not a refusal; the price ignores the values
         priced = self if self.bounds is not None else clone(self).set_params(bounds=_BOX)
         try:
             report = check_privacy_budget(priced, None, on_leak="ignore")
@@ -296,12 +259,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features), or dask array or DataFrame
             Raw features; values outside ``bounds`` are clipped. Dask rows
-            stay where they are: they are validated in one pass, scaled block
-            by block, DPSMOTE's synthetic rows are drawn on the workers, and
-            the default classifier's passes are reductions over the blocks
-            (user guide, "Scaling out on Dask"). With the same
-            ``random_state`` the fit releases what it releases on the same
-            rows in memory.
+            stay where they are and give the in-memory release.
         y : array-like, dask array or dask Series of shape (n_samples,)
             Labels (numbers or strings).
 
@@ -325,12 +283,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         return self
 
     def _training_data(self, X, y):
-        """``(rows, labels, label set)``, validated before any charge.
-
-        Dask rows are read by the data backend (one pass counts rows and
-        non-finite values, one more the labels) and stay where they are;
-        in-memory rows are validated as by scikit-learn.
-        """
+        """``(rows, labels, label set)``, validated before any charge (dask rows stay lazy)."""
         if is_dask_collection(X):
             rows = read_rows(X, self, reset=True)
             y, classes, _ = read_labels(y, rows.n_samples, self)
@@ -428,8 +381,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features), or dask collection
-            Raw features, as in ``fit``. A dask array or DataFrame is validated
-            in one pass and scored lazily, block by block.
+            Raw features, as in ``fit`` (dask: scored lazily).
 
         Returns
         -------
@@ -446,13 +398,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     def decision_function(self, X):
         """The classifier's scores, at the threshold of ``strategy_``.
 
-        ``"oversample"``: the classifier's scores. ``"threshold"``: shifted by
-        the log-odds of the model's DP mean prediction
-        (``decision_function`` of
-        :class:`~skdp_anomaly.imbalanced.PredictedPriorThresholdClassifier`). For a
-        logistic classifier (the default) and two classes, :meth:`predict`
-        gives ``classes_[1]`` where the score is positive (up to rounding at
-        the boundary). Available when the classifier has ``decision_function``.
+        ``"threshold"`` shifts them by the log-odds of the DP mean prediction;
+        for a logistic classifier and two classes, :meth:`predict` gives
+        ``classes_[1]`` where the score is positive. Available when the
+        classifier has ``decision_function``.
 
         Parameters
         ----------
@@ -502,13 +451,8 @@ def _n_rows(X) -> int:
 def _fit_model(model: Pipeline, X, y, classes) -> Pipeline:
     """Fit ``model``'s steps in order on the rows and their class indices.
 
-    In memory this is ``model.fit``. On dask rows the scaler is fitted on a
-    stand-in of the input's shape (its state is the public bounds, or the
-    columns' extremes when ``bounds`` is None) and scales each block where it
-    lives; DPSMOTE's synthetic rows and the scaled rows stay on the cluster
-    and are what the classifier reads. Each step receives what
-    ``Pipeline.fit`` would hand it, so a classifier that reproduces its
-    in-memory fit on dask rows reproduces the whole model's.
+    ``model.fit`` in memory; on dask, each step gets what ``Pipeline.fit`` would
+    hand it, the scaler fitted on a stand-in (its state is public or the extremes).
     """
     if not isinstance(X, Rows):
         return model.fit(X, np.searchsorted(classes, y))

@@ -19,17 +19,11 @@ __all__ = ["PredictedPriorThresholdClassifier"]
 class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
     """Predict the class of largest ``P(class | x) / π̂(class)``, π̂ the model's DP base rate.
 
-    :class:`~skdp_anomaly.NoisyPriorThresholdClassifier` divides by the class prior, the
-    Bayes cut for balanced costs when the probabilities are calibrated. A
-    private classifier's are not: its regulariser, strong at small ε, pulls
-    the intercept towards 0, the mean predicted probability of the minority
-    rises far above its share of the rows, and dividing by that share
-    predicts nearly every row positive. This cut divides by the base rate the
-    model itself predicts, ``π̂(c)`` = the DP mean of ``P(c | x)`` over the
-    training rows (the prior a classifier's outputs imply; Saerens, Latinne
-    and Decaestecker 2002, Section 2.2): for a calibrated model it is the
-    class prior, for a shrunk one it moves the cut with the shrinkage. It
-    leaves the ranking (ROC-AUC) of the wrapped classifier unchanged.
+    ``π̂(c)`` is the DP mean of ``P(c | x)`` over the training rows (Saerens,
+    Latinne and Decaestecker 2002): the class prior for a calibrated model,
+    and a cut that follows the shrinkage of a regularised private one, where
+    :class:`~skdp_anomaly.NoisyPriorThresholdClassifier` would predict nearly
+    every row positive. The ranking (ROC-AUC) is unchanged.
 
     Parameters
     ----------
@@ -52,27 +46,22 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
     classes_ : ndarray
         Class labels, sorted.
     noisy_prediction_sums_ : ndarray of float
-        The DP sums of ``P(c | x)`` over the training rows, aligned with
-        ``classes_`` (two classes: the minority-side sum ``ŝ₁`` released and
-        ``n − ŝ₁``).
+        The DP sums of ``P(c | x)`` over the training rows, aligned with ``classes_``.
     class_prior_ : ndarray of float
-        The sums floored at the noise scale and normalised (two classes: ŝ₁
-        clipped to ``[f, n − f]``, f the noise scale), aligned with ``classes_``.
+        The sums floored at the noise scale and normalised.
     privacy_spent_ : PrivacyCost
         The release only (the wrapped estimator reports its own).
     n_features_in_ : int
 
     Notes
     -----
-    **Privacy.** Under replace-one neighbours (n public), after the wrapped
-    estimator is released: each row's probabilities are clipped to the
-    simplex and rounded to a power-of-two grid, and their integer sums get
-    discrete Laplace noise (:class:`~skdp_anomaly.privacy.LaplaceMechanism`).
-    Two classes: one sum, ``Σ P(1 | x)``, sensitivity 1, scale ``1/ε``; K ≥
-    3: K sums, L1 sensitivity 2. Pure ``epsilon``-DP; with the estimator's
-    cost, sequential composition (:meth:`~.PrivacyCostMixin.privacy_cost`).
-    The floor and the cut are post-processing. The estimator must read no
-    data at ``predict_proba`` (a fitted model does not).
+    **Privacy.** Pure ``epsilon``-DP under replace-one neighbours (n public):
+    each row's probabilities, clipped to the simplex and rounded to a
+    power-of-two grid, are summed with discrete Laplace noise
+    (:class:`~skdp_anomaly.privacy.LaplaceMechanism`; two classes: one sum,
+    sensitivity 1; K ≥ 3: L1 sensitivity 2). With the estimator's cost,
+    sequential composition. The floor and the cut are post-processing; the
+    estimator must read no data at ``predict_proba``.
 
     References
     ----------
@@ -124,8 +113,7 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or dask array or DataFrame
-            Training rows (dask rows stay where they are; the sums are one
-            reduction over the blocks).
+            Training rows (dask rows stay where they are).
         y : array-like, dask array or dask Series of shape (n_samples,)
             Labels.
 

@@ -29,17 +29,11 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
                                     BaseEstimator):
     """Predict the class of largest ``P(class | x) / π̂(class)``, with DP class priors π̂.
 
-    A classifier trained on imbalanced data predicts the majority class when
-    in doubt: at the default threshold 0.5 its minority recall (and G-mean)
-    is poor. Dividing each predicted probability by the class prior is the
-    Bayes decision for balanced costs; for two classes it is the threshold
-    ``P(minority | x) >= π(minority)``. The priors come from one geometric
-    release of the class sizes (``epsilon``), so the whole fix costs a small
-    share of the budget. It leaves the ranking (ROC-AUC) of the wrapped
-    classifier unchanged.
-
-    This is the baseline that private over-sampling has to beat
-    (docs: "when does private oversampling pay?").
+    Dividing each predicted probability by the class prior is the Bayes
+    decision for balanced costs (for two classes, the threshold
+    ``P(minority | x) >= π(minority)``). The priors come from one geometric
+    release of the class sizes. The ranking (ROC-AUC) of the wrapped
+    classifier is unchanged.
 
     Parameters
     ----------
@@ -49,10 +43,9 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         ε of the class-size release (pure ε-DP, add/remove-one-record
         neighbours; ``2·epsilon`` under replace-one neighbours).
     classes : array-like or None, default=None
-        The public label set: it is ``classes_``, whichever labels the
-        training set holds, and a wrapped estimator with a ``classes``
-        parameter left at None is fitted with it. ``None`` reads it from
-        ``y`` and treats it as public (:meth:`privacy_assumptions`).
+        The public label set, ``classes_`` whatever ``y`` holds (also given
+        to a wrapped estimator's ``classes`` left at None). ``None`` reads it
+        from ``y`` and treats it as public (:meth:`privacy_assumptions`).
     random_state : None, int or numpy.random.Generator, default=None
         Noise of the class sizes; ``None`` for deployment.
     {accountant}
@@ -77,12 +70,10 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     -----
     **Privacy.** The class sizes are one histogram over disjoint classes:
     geometric noise with sensitivity 1 is pure ε-DP under add/remove
-    neighbours. The decision rule is post-processing of that release and of
-    the wrapped estimator's output, so the total is ``epsilon`` plus the
-    wrapped estimator's cost: :meth:`~.PrivacyCostMixin.privacy_cost` returns
-    that sum, stated under replace-one neighbours (the relation of
-    diffprivlib's models), as :func:`~skdp_anomaly.check_privacy_budget`
-    computes it.
+    neighbours. The decision rule is post-processing, so the total is
+    ``epsilon`` plus the wrapped estimator's cost, which
+    :meth:`~.PrivacyCostMixin.privacy_cost` states under replace-one
+    neighbours, as :func:`~skdp_anomaly.check_privacy_budget` computes it.
 
     References
     ----------
@@ -156,11 +147,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         self._check_classes()
 
     def _privacy_cost(self) -> PrivacyCost:
-        """The class-size release plus the wrapped estimator, under replace-one neighbours.
-
-        Raises ``ValueError`` when the wrapped estimator learns without privacy
-        (the budget validator's leak message says why).
-        """
+        """The class-size release plus the wrapped estimator (replace-one); refuses a leak."""
         from ..budget import check_privacy_budget  # the validator prices diffprivlib models
 
         report = check_privacy_budget(self, None, on_leak="ignore")
@@ -179,8 +166,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     _skip_nested_validation = False
 
     def _reservation(self, method: str) -> PrivacyCost:
-        # validates, and builds the mechanism: a rate it cannot honour is refused before
-        # anything is reserved; the member is charged when it fits
+        # builds the mechanism: a rate it cannot honour is refused before any reservation
         return self.own_privacy_cost()  # the member is charged when it fits
 
     def _private_fit(self, X, y):
@@ -189,13 +175,9 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or dask array or DataFrame
-            Training rows. Dask rows are validated in one pass and handed to
-            the wrapped estimator as a dask array: they stay where they are
-            if it reads dask blocks (:class:`~skdp_anomaly.PrivateLogisticRegression`
-            does).
+            Training rows (dask rows are handed on as a dask array).
         y : array-like, dask array or dask Series of shape (n_samples,)
-            Labels. On dask, the class sizes are one reduction over the
-            label blocks (each block's counts, added exactly).
+            Labels.
 
         Returns
         -------
@@ -249,10 +231,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
 
     @staticmethod
     def _label_set(values, counts, public):
-        """``public``, once every label of ``y`` is checked to be in it; else ``y``'s labels.
-
-        ``values`` are the distinct labels of ``y`` (sorted), ``counts`` their counts.
-        """
+        """``public`` once ``y``'s distinct labels ``values`` are checked in it; else ``values``."""
         if public is None:
             if values.size < 2:  # the label set is public by assumption (privacy_assumptions)
                 raise ValueError("NoisyPriorThresholdClassifier needs at least 2 classes; y "
@@ -266,9 +245,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     def predict_proba(self, X):
         """The wrapped estimator's probabilities, one column per label of ``classes_``.
 
-        A label the wrapped estimator did not see in training gets probability 0.
-        A dask array or DataFrame is validated in one pass and scored lazily,
-        block by block (a dask array is returned).
+        A label the wrapped estimator did not see gets 0; dask input is scored lazily.
         """
         X = self._checked(X)
         return map_row_blocks(_proba, X, self, is_dask_collection(X),
@@ -284,11 +261,8 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     def decision_function(self, X):
         """The wrapped estimator's scores, shifted by the log of the DP class prior.
 
-        For a logistic model (``P(class | x)`` the logistic, or softmax, of
-        its scores ``s``) the class of largest ``P(class | x) / π̂(class)`` is
-        the class of largest ``s - log π̂``: with two classes, :meth:`predict`
-        gives ``classes_[1]`` where ``s - log(π̂₁ / π̂₀) > 0`` (up to rounding
-        at the boundary). Post-processing of the released model and prior.
+        For a logistic model, :meth:`predict` is the class of largest
+        ``s - log π̂`` (two classes: ``classes_[1]`` where ``s - log(π̂₁ / π̂₀) > 0``).
 
         Parameters
         ----------
@@ -310,7 +284,7 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
                               n_columns=None if K == 2 else K)
 
     def _checked(self, X):
-        """A dask collection read by the data backend; other input as the wrapped estimator reads it."""
+        """Dask input read by the data backend; other input left to the wrapped estimator."""
         check_is_fitted(self)
         if is_dask_collection(X):
             return read_rows(X, self, reset=False).data
@@ -323,10 +297,9 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
 
 
 def _proba(X, model, block: bool = False) -> np.ndarray:
-    """``model``'s wrapped probabilities, a column for each label of ``model.classes_``.
+    """``model``'s wrapped probabilities, a column per label of ``model.classes_``.
 
-    ``block``: X is a dask block, which may have no rows (in memory, the
-    wrapped estimator refuses an empty X).
+    ``block``: X is a dask block, which may be empty.
     """
     if block and not X.shape[0]:
         return np.empty((0, model.classes_.size))

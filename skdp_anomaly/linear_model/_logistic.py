@@ -51,14 +51,11 @@ def default_C(epsilon: float, n_features: int, n_classes: int = 2, *,
               row_bound: float = 1.0, fit_intercept: bool = True) -> float:
     """The regularisation ``C="auto"`` uses, in scikit-learn's units.
 
-    In the units of the proof (rows divided by their bound ``R``, the
-    constant column included, so that ``‖z‖ ≤ 1``; the mean loss
-    regularised by ``Λ``) the rule is ``c = 1/(nΛ) = 0.1 ε² √(10/p)`` for two
-    classes, with ``p = d + 1`` coefficients with an intercept (``d``
-    without), and ``0.1 ε² √(10/(K p)) / K`` for K ≥ 3 classes (one softmax
-    release), clipped to ``[1e-6, 100]``. scikit-learn's ``C`` is then
-    ``c / R²``. It reads only public quantities, and the same data scaled by
-    ``s`` (with ``R`` scaled by ``s``) get the same model.
+    In the proof's units (rows divided by their bound ``R`` so that
+    ``‖z‖ ≤ 1``) the rule is ``c = 1/(nΛ) = 0.1 ε² √(10/p)`` for two classes
+    (``p = d + 1`` coefficients with an intercept, ``d`` without) and
+    ``0.1 ε² √(10/(K p)) / K`` for K ≥ 3, clipped to ``[1e-6, 100]``;
+    scikit-learn's ``C`` is ``c / R²``. It reads only public quantities.
 
     Parameters
     ----------
@@ -82,15 +79,11 @@ def default_C(epsilon: float, n_features: int, n_classes: int = 2, *,
 
     Notes
     -----
-    ``c`` is what the privacy proof sees: the noise moves the normalised
-    coefficients by about ``c·‖b‖`` with ``‖b‖`` of order ``p/ε``, the
-    Jacobian costs ``log(1 + c/4)`` at most, and the data term of the
-    solution grows with ``c n``. The number of records cancels from the
-    balance of noise and regulariser, so ``c`` does not depend on n. The
-    binary form was chosen on twelve public sets scaled to the box
-    ``[-1, 1]^d`` and checked on six others fixed before any run; the
-    softmax factor ``1/K`` on the 10-class digits and checked on the wine
-    data (the user guide, "Private logistic regression", has the tables).
+    The noise moves the normalised coefficients by about ``c·‖b‖`` with
+    ``‖b‖`` of order ``p/ε``, and the Jacobian costs at most
+    ``log(1 + c/4)``; ``n`` cancels from this balance, so ``c`` does not
+    depend on it. The constants were chosen on public data sets (the user
+    guide, "Private logistic regression").
 
     Examples
     --------
@@ -115,61 +108,41 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
     The model minimises ``C · Σ log-loss + ½‖(coef, intercept / (κ·clip_norm))‖²
     + (random linear term)`` over rows projected into the L2 ball of radius
-    ``clip_norm`` (half of ``data_norm`` by default): the random linear term
-    (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2) makes the minimiser
-    ε-DP. Two classes: one
-    logistic model; K ≥ 3: one multinomial (softmax) model released at the
-    whole ε. The coefficients are released on a power-of-two grid, so their
-    floating-point bits reveal nothing beyond the DP output.
-
-    It has the parameters of diffprivlib's ``LogisticRegression``
-    (``epsilon``, ``data_norm``, ``C``, ``accountant``) and runs on every
-    scikit-learn from 1.6, without diffprivlib.
+    ``clip_norm``; the random term (Chaudhuri, Monteleoni and Sarwate 2011,
+    Algorithm 2) makes the minimiser ε-DP. K ≥ 3 classes: one softmax model
+    at the whole ε. It takes diffprivlib's ``LogisticRegression`` parameters
+    (``epsilon``, ``data_norm``, ``C``, ``accountant``) without diffprivlib.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Pure ε-DP under replace-one-record neighbours; from
-        ``MIN_EPSILON`` (``1e-6``) to 30. Below
-        ``1e-6`` (or when the float-safety noise, ``ε/200`` per coefficient,
-        would fall below the samplers' smallest rate) ``privacy_cost()``
-        refuses it, before any charge.
+        Pure ε-DP under replace-one-record neighbours, in ``[1e-6, 30]``; an ε
+        whose float-safety noise (``ε/200`` per coefficient) falls below the
+        samplers' smallest rate is refused before any charge.
     data_norm : float or None, default=None
-        Public bound on the L2 norm of a row (for rows in a box of half-width
-        1 in every feature, ``√d``), the scale ``clip_norm="auto"`` is taken
-        from. ``None`` reads the largest row norm from the data: a
-        ``PrivacyLeakWarning``, and the ε does not hold for the records that
-        set it; stored in ``data_norm_``.
+        Public bound on a row's L2 norm (``√d`` for rows in ``[-1, 1]^d``).
+        ``None`` reads it from the data: a ``PrivacyLeakWarning``, and the ε
+        does not hold for the records that set it.
     clip_norm : float or "auto", default="auto"
-        Rows are projected into the L2 ball of this radius before training
-        (not at prediction); the noise scales with it, not with the rows.
-        ``"auto"`` is ``data_norm / 2``: in the benchmarks this beat training
-        on the rows as they are (``clip_norm=data_norm``) at every ε, on
-        loose and on tight bounds alike (the user guide has the tables). A
-        float above ``data_norm`` is lowered to it; stored in ``clip_norm_``.
+        Radius of the L2 ball training rows are projected into (not at
+        prediction); the noise scales with it. ``"auto"`` is ``data_norm / 2``;
+        a float above ``data_norm`` is lowered to it.
     C : float or "auto", default="auto"
         Inverse regularisation strength, as in scikit-learn. ``"auto"`` is
-        :func:`~skdp_anomaly.linear_model.default_C` of ε, d and K in the
-        units of the proof (rows of norm ≤ 1): the same data scaled
-        differently, with ``data_norm`` scaled alike, get the same model. The
-        effective value can be smaller (``C_``): when the regulariser is too
-        weak for ε, it is raised so that at least half of ε pays the noise.
+        :func:`~skdp_anomaly.linear_model.default_C`. The effective ``C_`` is
+        smaller when needed so that at least half of ε pays the noise.
     fit_intercept : bool, default=True
-        Fit an intercept, as the coefficient of a constant column
-        ``intercept_scaling · clip_norm`` (regularised like every other
-        coefficient).
+        Fit an intercept, as the (regularised) coefficient of a constant
+        column ``intercept_scaling · clip_norm``.
     intercept_scaling : float, default=0.25
-        κ, the constant column's value relative to ``clip_norm``. A small κ
-        regularises the intercept more, a large one adds noise to every
-        coefficient (the bound on a row grows to ``clip_norm·√(1+κ²)``).
+        κ, the constant column relative to ``clip_norm``: small κ regularises
+        the intercept more, large κ adds noise (rows bound ``clip_norm·√(1+κ²)``).
     max_iter : int, default=1000
         Iterations of the L-BFGS-B solver before the Newton polish.
     classes : array-like of shape (n_classes,) or None, default=None
-        The public label set (at least two labels). Every label of ``y``
-        must be in it; a label with no row still gets its coefficients, so
-        the released model's shape does not depend on which labels occur.
-        ``None`` reads the label set from ``y`` and treats it as public
-        (:meth:`privacy_assumptions`).
+        The public label set (at least two labels) holding every label of
+        ``y``; the model's shape does not depend on which labels occur.
+        ``None`` reads it from ``y`` and treats it as public.
     {random_state}
     {accountant}
 
@@ -182,9 +155,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The released intercepts (zeros when ``fit_intercept=False``).
     C_ : float
-        The effective ``C``: the parameter or
-        :func:`~skdp_anomaly.linear_model.default_C`, made
-        smaller when the budget needed a stronger regulariser (public).
+        The effective ``C`` (public): the parameter or ``default_C``, made
+        smaller when the budget needed a stronger regulariser.
     data_norm_ : float
         The row-norm bound used.
     clip_norm_ : float
@@ -203,28 +175,17 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
     Notes
     -----
-    **Guarantee.** Pure ε-DP under replace-one-record neighbours, with n
-    public (the relation of diffprivlib's models). n enters the regulariser
-    ``Λ = 1 / (C n R²)`` and the release grid, so the model makes no
-    add/remove claim. The set of class labels is taken as public.
-
-    **Accounting.** Objective perturbation on rows normalised to
-    ``‖z‖ ≤ 1``: the privacy loss is bounded jointly in the gradient and
-    Jacobian terms (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`),
-    tighter than the paper's separate bounds; softmax (an extension of the
-    paper's binary algorithm) adds them. When the noise would get less than
-    half of ``ε_o``, Λ is raised until it gets exactly half. Every
-    coordinate, the intercept's included, is regularised.
-
-    **Floating point.** The solver certifies that the exact minimiser lies
-    within ``g/2`` of its result (``g`` a public power of two), rounds the
-    coefficients to multiples of ``g`` and adds discrete Laplace noise worth
-    1 % of ε, so the release is ``g`` times an integer for every input. If
-    the bound cannot be met (probability below ``2^-200``, or a condition
-    number beyond ~10^15) the fit raises and releases nothing.
-
-    Proof and derivations: :ref:`proofs-logistic-regression` on
-    :doc:`/privacy`.
+    Pure ε-DP under replace-one-record neighbours, with n public (the
+    relation of diffprivlib's models): n enters the regulariser and the
+    release grid, so there is no add/remove claim. The label set is public.
+    The privacy loss is bounded jointly in the gradient and Jacobian terms
+    (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`). The solver
+    certifies the exact minimiser within ``g/2`` of its result (``g`` a
+    public power of two), rounds to multiples of ``g`` and adds discrete
+    Laplace noise worth 1 % of ε, so the floats reveal nothing beyond the DP
+    output; if it cannot (probability below ``2^-200``, or a condition number
+    beyond ~10^15) the fit raises and releases nothing.
+    Proof: :ref:`proofs-logistic-regression` on :doc:`/proofs`.
 
     References
     ----------
@@ -320,10 +281,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or dask array or DataFrame
-            Training rows (numeric, finite). Dask rows stay where they are:
-            each pass of the solver is a reduction over blocks of rows, and
-            the release is the one of the same rows in memory, bit for bit
-            (user guide, "Scaling out on Dask").
+            Training rows (numeric, finite). Dask rows stay where they are;
+            the release equals that of the same rows in memory, bit for bit.
         y : array-like, dask array or dask Series of shape (n_samples,)
             Class labels, at least two classes.
 
@@ -359,12 +318,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         return self
 
     def _training_rows(self, X, y):
-        """``(rows, labels, distinct label values)``, validated before any charge.
-
-        A dask ``X`` is read by the data backend (one validation pass; ``y``
-        may be a dask array or Series, or in memory); otherwise ``X`` and
-        ``y`` are validated in memory as by scikit-learn.
-        """
+        """``(rows, labels, distinct label values)``, validated before any charge."""
         if is_dask_collection(X):
             rows = read_rows(X, self, reset=True)
             y, values, _ = read_labels(y, rows.n_samples, self)
@@ -439,9 +393,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or dask collection
-            Rows to score (not projected onto ``data_norm``). A dask array or
-            DataFrame is validated in one pass and scored lazily, block by
-            block.
+            Rows to score (not projected). A dask collection is scored lazily.
 
         Returns
         -------

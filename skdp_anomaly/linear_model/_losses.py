@@ -1,24 +1,12 @@
 """The losses of objective perturbation, as reductions over aligned blocks of rows.
 
-Every statistic the solver reads from the data (the loss and its gradient,
-the logistic Hessian, the softmax Hessian's products with a vector, the
-certified gradient and the magnitudes its error bound needs) is computed by
-a module-level function of one block of normalised rows and their labels,
-through the data backend (:func:`~skdp_anomaly._data.rows.block_fsums`):
-per aligned block of :data:`~skdp_anomaly._data.rows.NUMPY_BLOCK_ROWS` rows,
-then added across blocks exactly and rounded once (``math.fsum``; on dask
-the exact partial sums are formed on the workers). A numpy array and a dask
-array chunked any way are cut into the same blocks and run the same float
-operations, so a fit releases the same coefficients, bit for bit, wherever
-the rows live; the client holds a few numbers per statistic entry, whatever
-the number of blocks.
-
-No BLAS product touches the rows: BLAS kernels round a row's dot product
-differently by its position in the call and by the number of threads (a
-dask worker runs one). Dot products are accumulated column by column
-(:func:`rows_dot`), sums over rows are numpy reductions of a block whose
-columns are contiguous, both fixed for a given block wherever it is
-computed.
+Every statistic the solver reads is a module-level function of one block of
+normalised rows and labels, run through the data backend
+(:func:`~skdp_anomaly._data.rows.block_fsums`): per aligned block, then added
+exactly and rounded once (``math.fsum``). numpy and dask arrays, chunked any
+way, run the same float operations, so a fit releases the same bits wherever
+the rows live. No BLAS touches the rows (its rounding depends on position and
+thread count): dot products are accumulated column by column (:func:`rows_dot`).
 """
 
 from __future__ import annotations
@@ -123,11 +111,7 @@ def dot2_scores_minus_top(Z: np.ndarray, W: np.ndarray, W_top: np.ndarray) -> np
 
 
 def _block_column_sums(terms: np.ndarray):
-    """One aligned block's share of :func:`certified_column_sums`: ``(sums, Σ|terms|)``.
-
-    The sums of ``BLOCK`` rows (an aligned block is a whole number of them)
-    added by ``math.fsum``.
-    """
+    """One aligned block's share of :func:`certified_column_sums`: ``(sums, Σ|terms|)``."""
     n, q = terms.shape
     n_blocks = -(-n // BLOCK)
     padded = np.zeros((n_blocks * BLOCK, q))
@@ -155,10 +139,8 @@ def certified_column_sums(terms: np.ndarray):
     """``(sums, bound)``: column sums and a bound on each one's float error, independent of n.
 
     Blocks of ``BLOCK`` rows are summed in any order (error ``≤ γ_{BLOCK-1} Σ|x|``,
-    Higham 2002, §4.2); the block sums are added by ``math.fsum`` (correctly
-    rounded), per aligned block of rows and then across those (one more
-    rounding per aligned block, in the bound). Up to three roundings made each
-    term (a difference, a division, a product): ``γ_{BLOCK+2}`` covers them.
+    Higham 2002, §4.2), then added by ``math.fsum`` per aligned block and across
+    them; ``γ_{BLOCK+2}`` also covers the up to three roundings of each term.
     """
     parts = block_fsums(labelled_rows(numpy_rows(terms), None), _column_sums_block,
                         size=2 * terms.shape[1], magnitude=True)
@@ -175,11 +157,7 @@ def _data(Z, labels, data):
 
 
 class _Logistic:
-    """``mean log(1 + exp(-y uᵀz)) + Λ/2 ‖u‖² + lin·u`` with ``y ∈ {±1}``.
-
-    The rows are ``Z`` and ``y_pm`` in memory, or ``data`` (the backend's
-    normalised rows with class indices 0/1, numpy or dask).
-    """
+    """``mean log(1 + exp(-y uᵀz)) + Λ/2 ‖u‖² + lin·u``, ``y ∈ {±1}``, on ``Z`` or ``data``."""
 
     def __init__(self, Z, y_pm, lam, lin, data=None):
         self.Z, self.y, self.lam, self.lin = Z, y_pm, lam, lin
@@ -201,9 +179,8 @@ class _Logistic:
     def certified_grad(self, hi, lo):
         """``(gradient, bound)`` at the point ``hi + lo``: ``‖gradient - exact‖₂ ≤ bound``.
 
-        Margins in twice the working precision (so a margin's rounding moves
-        σ by ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4`` whatever its size), sums
-        by blocks and ``math.fsum`` (error independent of n).
+        Margins in double-double (a margin's rounding moves σ by
+        ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4``), sums by blocks and ``fsum``.
         """
         n, p = self.data.n_samples, hi.size
         parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p,
@@ -242,10 +219,7 @@ def _logistic_certified(Z, t, hi, lo, n):
 
 
 class _Softmax:
-    """``mean (logsumexp(W z) - (W z)_y) + Λ/2 ‖W‖² + lin·W``, ``W`` of shape (K, p), flattened.
-
-    The rows are ``Z`` and the class indices ``y_idx`` in memory, or ``data``.
-    """
+    """``mean (logsumexp(W z) - (W z)_y) + Λ/2 ‖W‖² + lin·W``, ``W`` (K, p) flattened."""
 
     def __init__(self, Z, y_idx, n_classes, lam, lin, data=None):
         self.Z, self.y, self.K, self.lam, self.lin = Z, y_idx, n_classes, lam, lin
@@ -273,9 +247,8 @@ class _Softmax:
     def certified_grad(self, hi, lo):
         """``(gradient, bound)`` at ``hi + lo``, as for the logistic loss.
 
-        Each row's scores are taken relative to its largest one, in twice the
-        working precision: then ``π_k |D_k| ≤ 1/e`` bounds how far the
-        rounding of a score moves the probabilities, whatever the size of W.
+        Scores relative to the row's largest, in double-double: ``π_k |D_k| ≤ 1/e``
+        bounds how far their rounding moves the probabilities, whatever W.
         """
         n, K, size = self.data.n_samples, self.K, hi.size
         p = size // K

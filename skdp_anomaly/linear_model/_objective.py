@@ -1,28 +1,13 @@
 """Objective perturbation for logistic and softmax regression, released on a certified grid.
 
-Everything here works in *normalised units*: rows projected into the L2 ball
-of radius ``data_norm``, a constant column ``kappa · data_norm`` appended when
-there is an intercept, and every augmented row divided by its norm bound
-``R_aug = data_norm · sqrt(1 + kappa²)`` so that ``‖z‖ ≤ 1``. scikit-learn's
-``C`` (``C · Σ loss + ½‖coefficients‖²`` on the projected rows) is then the
-mean-scaled regulariser ``Λ = 1 / (C · n · R_aug²)`` on the normalised
-coefficients ``u``.
-
-One fit (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2, with the
-accounting of :func:`split_budget`):
-
-1. draw ``b`` with density ``∝ exp(-ε'‖b‖/Δ)`` (``Δ`` bounds the change of
-   one record's loss gradient: 2 for the logistic loss, 2√2 for softmax);
-2. minimise ``J(u) = mean loss + Λ_tot/2 ‖u‖² + bᵀu / n`` until a rigorous
-   bound on the exact gradient puts the exact minimiser within ``g/2`` of
-   the computed one (:func:`solve_certified`; ``g`` a public power of two);
-3. release ``g · (rint(u/g) + Z)`` with ``Z`` discrete Laplace noise worth a
-   small share of ε (:func:`smooth_release`).
-
-The released floats are ``g`` times integers for every input, so their bits
-say nothing beyond the integers (no floating-point leak); the certificate
-and the noise ``Z`` make those integers a post-processing of the ideal
-mechanism up to ``e^{±ε_s/2}`` per neighbour.
+Works in *normalised units*: projected rows with their constant column,
+divided by ``R_aug = data_norm · sqrt(1 + kappa²)`` so that ``‖z‖ ≤ 1``;
+scikit-learn's ``C`` becomes ``Λ = 1 / (C · n · R_aug²)``. One fit
+(Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2; :func:`split_budget`):
+draw ``b ∝ exp(-ε'‖b‖/Δ)``; minimise ``mean loss + Λ_tot/2 ‖u‖² + bᵀu / n``
+until the exact minimiser is certified within ``g/2`` (:func:`solve_certified`);
+release ``g · (rint(u/g) + Z)``, ``Z`` discrete Laplace (:func:`smooth_release`).
+The floats are ``g`` times integers for every input (no floating-point leak).
 """
 
 from __future__ import annotations
@@ -82,11 +67,8 @@ def project_rows(X: np.ndarray, norm: float) -> np.ndarray:
 def row_sums(S: np.ndarray) -> np.ndarray:
     """``S.sum(axis=1)`` of a C-contiguous array, in numpy's order, column by column.
 
-    numpy adds a row of up to 128 entries pairwise: in order below 8 entries,
-    else in 8 interleaved partial sums combined as a tree, then the rest in
-    order. Written with whole columns, the same floats come out several times
-    faster on rows of a few entries, and for any memory layout; beyond 128
-    entries numpy's own reduction of a C-contiguous copy is used.
+    Reproduces numpy's pairwise order (8 interleaved partial sums up to 128
+    entries) for any memory layout; beyond 128, numpy's own on a C copy.
     """
     d = S.shape[1]
     if d > 128:
@@ -114,12 +96,9 @@ def augmented_norm(data_norm: float, fit_intercept: bool, kappa: float) -> float
 
 
 def design_rows(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
-    """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding).
+    """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding), Fortran order.
 
-    Each row is a function of that row alone, computed column by column
-    (elementwise operations and :func:`row_sums`): the same floats for the
-    whole array and for any block of it, in any memory layout. The result
-    is in Fortran order (columns contiguous), as the losses read it.
+    Each row depends on that row alone: the same floats for any block or layout.
     """
     Xp = project_rows(np.asfortranarray(X, dtype=np.float64), data_norm)
     r_aug = augmented_norm(data_norm, fit_intercept, kappa)
@@ -147,8 +126,7 @@ def jacobian_term(n: int, lam: float, n_classes: int) -> float:
     """Softmax (K ≥ 3): ``log`` of the largest ratio of the neighbours' Jacobian determinants.
 
     ``(K-1) log(1 + 1/(K n Λ))``: one record's Hessian has rank ≤ K-1 and
-    eigenvalues summing to ≤ 1 - 1/K. (Two classes are charged jointly with
-    the noise, by :func:`logistic_privacy_loss`.)
+    eigenvalues summing to ≤ 1 - 1/K.
     """
     return (n_classes - 1) * math.log1p(1.0 / (n_classes * n * lam))
 
@@ -173,13 +151,11 @@ def logistic_privacy_loss(eps_noise: float, n: int, lam: float) -> float:
 
     Notes
     -----
-    At an output ``u`` the record of one neighbour has ``s = σ(-y uᵀz)``:
-    its loss gradient has norm ``≤ s`` and its Hessian is ``s(1-s) zzᵀ``, so
-    the noise term moves by ``≤ β(s + 1)`` (the other record's gradient is
-    ≤ 1) and the Jacobian by ``≤ log(1 + c s(1-s))`` *at the same s*. The sup
-    over s is at most ``ε' + log(1 + c/4)`` (the bound that takes both sups
-    apart, Chaudhuri et al. 2011) and at least ``3ε'/4 + log(1 + c/4)``
-    (s = 1/2). The function of s is concave; its maximiser has a closed form.
+    At an output ``u`` one neighbour's record has ``s = σ(-y uᵀz)``: the noise
+    term moves by ``≤ β(s + 1)`` and the Jacobian by ``≤ log(1 + c s(1-s))``
+    *at the same s*. The sup over s lies between ``3ε'/4 + log(1 + c/4)`` and
+    ``ε' + log(1 + c/4)`` (both sups apart, Chaudhuri et al. 2011); the
+    function of s is concave, its maximiser in closed form.
 
     Examples
     --------
@@ -218,11 +194,9 @@ def _logistic_noise(eps_o: float, n: int, lam: float) -> float:
 def split_budget(epsilon: float, n: int, lam: float, n_classes: int):
     """``(ε', Λ_tot, ε_s)``: the noise's ε, the regulariser, the float-safety share.
 
-    ``ε_o = ε - ε_s`` pays the ideal mechanism: for two classes
-    ``logistic_privacy_loss(ε', n, Λ_tot) ≤ ε_o``; for K ≥ 3
-    ``ε' + jacobian_term ≤ ε_o``. When that would leave ``ε' < ε_o/2``, the
-    regulariser is raised until ``ε' = ε_o/2`` exactly (no dead zone where
-    the noise gets almost nothing).
+    ``ε_o = ε - ε_s`` pays the ideal mechanism (two classes:
+    ``logistic_privacy_loss ≤ ε_o``; K ≥ 3: ``ε' + jacobian_term ≤ ε_o``). When
+    that leaves ``ε' < ε_o/2``, the regulariser is raised until ``ε' = ε_o/2``.
     """
     eps_smooth = SMOOTH_SHARE * epsilon
     eps_o = epsilon - eps_smooth
@@ -307,11 +281,10 @@ def perturbation(rng: np.random.Generator, plan: Plan) -> np.ndarray:
 def smooth_release(u, plan: Plan, rng: np.random.Generator) -> np.ndarray:
     """``g · (rint(u/g) + Z)``, ``Z`` i.i.d. discrete Laplace of rate ``ε_s / (2 dim)``.
 
-    ``u`` is the solver's double-double point ``(hi, lo)``, rounded as the
-    exact real ``hi + lo``. With ``‖u - u*‖ ≤ g/2`` the rounded vectors of the
-    computed and the exact minimiser differ by at most one step in each
-    coordinate (``dim`` steps in L1), which ``Z`` hides at ``e^{ε_s/2}``;
-    twice (once per neighbour) makes ε_s.
+    ``u = (hi, lo)`` is rounded as the exact real ``hi + lo``. With
+    ``‖u - u*‖ ≤ g/2`` the computed and exact minimisers round at most one
+    step apart per coordinate, which ``Z`` hides at ``e^{ε_s/2}``; once per
+    neighbour makes ε_s.
     """
     hi, lo = u
     rate = plan.eps_smooth / (2.0 * plan.dim)
@@ -336,9 +309,9 @@ def _term_scale(objective, x: np.ndarray, value: float) -> float:
 def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     """A point ``(hi, lo)`` whose exact gradient at ``hi + lo`` is provably ``≤ target``.
 
-    L-BFGS-B, then Newton steps on the fast gradient, then Newton steps on the
-    certified gradient until ``‖gradient‖ + bound ≤ target``; Λ_tot-strong
-    convexity then puts the exact minimiser within ``target / Λ_tot``.
+    L-BFGS-B, then Newton on the fast gradient, then on the certified one until
+    ``‖gradient‖ + bound ≤ target``; Λ_tot-strong convexity puts the exact
+    minimiser within ``target / Λ_tot``.
     """
     result = minimize(objective.value_grad, x0, jac=True, method="L-BFGS-B",
                       options={"maxiter": max_iter, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15})
@@ -356,9 +329,8 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
             x_new = x - t * step
             value_new, grad_new = objective.value_grad(x_new)
             norm_new = float(np.linalg.norm(grad_new))
-            # Armijo on the value; once the value no longer resolves the step (near the
-            # optimum), a smaller gradient. The value's rounding is relative to the terms
-            # it sums (loss, regulariser, linear term), which can cancel to a small value
+            # Armijo; near the optimum, where the value's rounding (relative to the terms
+            # it sums, which can cancel) hides the step, a smaller gradient instead
             flat = abs(value_new - value) <= 16.0 * UNIT * max(
                 scale, _term_scale(objective, x_new, value_new))
             if value_new <= value - 1e-4 * t * slope or (flat and norm_new < norm):
@@ -368,9 +340,8 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
         if not accepted:
             break  # the fast gradient has reached its rounding floor
         x, value, grad, norm = x_new, value_new, grad_new, norm_new
-    # full Newton steps on the certified gradient, the iterate kept as an unevaluated
-    # sum hi + lo: near a solution of large norm the floats are too far apart to
-    # bring the gradient below the target, a double-double iterate is not
+    # Newton on the certified gradient with a double-double iterate hi + lo: near a
+    # solution of large norm plain floats are too coarse to reach the target
     hi, lo = x, np.zeros_like(x)
     for _ in range(12):
         grad, bound = objective.certified_grad(hi, lo)
@@ -388,10 +359,7 @@ def fit_objective_perturbation(data, plan: Plan, max_iter: int,
                                rng: np.random.Generator) -> np.ndarray:
     """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``.
 
-    ``data`` holds the normalised rows and their class indices (the data
-    backend's ``LabelledRows``, numpy or dask): every pass over them is a
-    reduction over aligned blocks, so the release does not depend on where
-    the rows are.
+    ``data``: the backend's ``LabelledRows`` (numpy or dask) of normalised rows.
     """
     n, p = data.n_samples, data.n_features
     noise_rng, smooth_rng = rng.spawn(2)

@@ -1,35 +1,19 @@
 """Splitting a search's total ε, and the public rule that says when a search pays.
 
-With ``total_epsilon=T`` a search sets its candidates' ``epsilon`` itself.
-Every rule gives the choice one candidate fit's share of the budget (the
-repetitions: twice one run, Liu and Talwar's random stopping) and the
-refit, if any, one more:
+With ``total_epsilon=T`` and ``G`` candidates (the estimator's own setting
+among them), ``m`` training parts per record, a candidate fit gets
+``ε_c = T / (3 + refit)`` for ``"repeated"`` (choice ``2·ε_c``),
+``T / (G + 1 + refit)`` for ``"holdout-noisy-max"`` and
+``T / (m·G + 1 + refit)`` for ``"cv-noisy-max"`` (choice ``ε_c``).
 
-* ``"repeated"``: ``ε_c = T / (3 + refit)``, choice ``2·ε_c``;
-* ``"holdout-noisy-max"``: ``ε_c = T / (G + 1 + refit)``, choice ``ε_c``;
-* ``"cv-noisy-max"``: ``ε_c = T / (m·G + 1 + refit)``, choice ``ε_c``;
-
-with ``G`` candidates (the estimator's own setting among them) and ``m``
-training parts per record.
-
-**When a search pays.** The released model of the cheapest rule is trained
-at ``ε_c ≤ T/3`` on a training part (4/5 of the rows for 5 folds): its
-``n·ε`` is at most ``(k−1)/(3k)`` of a single fit's at ``T`` on every row
-(0.27 for 5 folds). The error a private linear model owes to its noise
-falls as ``p/(n·ε)`` (``p`` coefficients; Chaudhuri, Monteleoni and Sarwate
-2011, the excess-risk bounds of objective perturbation), so splitting the
-budget multiplies that term by ``1/0.27 ≈ 3.7``; a search wins only if the
-best candidate beats the estimator's own setting by more than that. Whether
-it does is a property of the data that no public quantity tells. The rule
-therefore searches only where the split is harmless: where the noise terms
-of the search's fits, ``p/(n_train·ε_c)`` for a model and ``1/(n_val·ε_c)``
-for a validation score, are both at most :data:`NEGLIGIBLE` (1/1000, below
-what a test set of a few thousand rows resolves). There the choice can only
-gain. Elsewhere the estimator as given is fitted once at the whole ``T``,
-and the search says so (``searched_ = False``); ``force_search=True``
-searches anyway. ``n`` (public under replace-one neighbours), ``d``, the
-number of classes of the public label set, the splits and ``T`` are all the
-rule reads.
+**When a search pays.** Splitting the budget multiplies a private linear
+model's noise term ``p/(n·ε)`` by about 3.7 (5 folds), which no public
+quantity says the choice recovers. So the search runs only where its noise
+terms ``p/(n_train·ε_c)`` and ``1/(n_val·ε_c)`` are both at most
+:data:`NEGLIGIBLE`; elsewhere the estimator as given is fitted once at ``T``
+(``searched_ = False``). The rule reads only ``n`` (public under replace-one
+neighbours), ``d``, the public label set, the splits and ``T``
+(:ref:`proofs-private-search`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Giving a search's candidates the public label set.
 
-A classifier that reads its labels from the ``y`` it is fitted on releases
-them: fitted on a training part where one record holds the only label of a
-class, its ``classes_`` (and the shape of its model) changes when that
-record's label does. A search therefore hands every candidate the label set
-of the whole problem, which is public, through the candidate's ``classes``
-parameter (at any depth of a pipeline) or the ``classes`` argument of its
-final step's ``fit``.
+A classifier that reads its labels from its training part releases them
+(its ``classes_`` changes when a record holding a class's only label does).
+A search hands every candidate the public label set of the whole problem,
+through a ``classes`` parameter (at any depth) or its final step's ``fit``.
 """
 
 from __future__ import annotations
@@ -22,11 +19,9 @@ __all__ = ["give_label_set", "label_set_route"]
 def label_set_route(estimator):
     """``(parameters, fit argument)`` through which ``estimator`` takes a label set, or None.
 
-    ``parameters`` lists every ``classes`` parameter at any depth; the fit
-    argument is the routed name of a ``classes`` argument of the final
-    step's ``fit`` (used when the final step has no such parameter). None
-    when the final step takes the label set neither way: it reads its
-    labels from the training part.
+    ``parameters``: every ``classes`` parameter at any depth; the fit argument:
+    the routed ``classes`` of the final step's ``fit`` when it has no such
+    parameter. None when the final step takes a label set neither way.
     """
     params = [k for k in estimator.get_params(deep=True)
               if k == "classes" or k.endswith("__classes")]

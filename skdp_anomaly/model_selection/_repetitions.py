@@ -1,11 +1,9 @@
 """The number of runs of a private selection: truncated negative binomial.
 
-Papernot and Steinke (ICLR 2022, §3) run a private mechanism ``K`` times,
-with ``K`` drawn independently of the data from the truncated negative
-binomial distribution ``D_{η,γ}``, and release the best run. Their Theorem 2
-bounds the Rényi DP of the whole; for a pure ε-DP mechanism its limit at
-infinite orders is pure ``(2 + η)·ε``-DP (η = 1, the geometric distribution,
-is the random stopping of Liu and Talwar, STOC 2019: ``3ε``).
+Papernot and Steinke (ICLR 2022, §3, Theorem 2) run a mechanism ``K ~ D_{η,γ}``
+times, ``K`` drawn independently of the data, and release the best run; for a
+pure ε-DP run the limit at infinite Rényi orders is pure ``(2 + η)·ε``-DP
+(η = 1 is Liu and Talwar's random stopping, STOC 2019: ``3ε``).
 """
 
 from __future__ import annotations

@@ -1,37 +1,15 @@
 """Validation scores of a private search whose change from one record is bounded.
 
-Under replace-one neighbours a validation record moves the correct
-predictions of at most two classes, by one each (its old class loses a
-correct prediction, its new class gains one). Every score here is a
-weighted count of correct predictions per true class: the record's old
-class loses at most its weight, its new class gains at most its own, so the
-count moves by at most the largest weight (non-negative weights, changes of
-opposite sign):
-
-* ``"accuracy"``: weight 1 for every class, sensitivity 1;
-* ``"recall"`` of ``pos_label``: weight 1 for that class and 0 for the
-  others, sensitivity 1;
-* ``"balanced_accuracy"`` (the mean of the per-class recalls): weight
-  ``1/n_k`` for class ``k``. The class sizes are data, so the class sizes
-  of ``y`` (all ``n`` records) are released once, as a histogram with
-  two-sided geometric noise (replacing one record moves two cells by one:
-  L1 sensitivity 2), and the weights are integers computed from the noisy
-  sizes only, ``w_k = round(R · ñ_max / ñ_k)`` with ``R = 32`` and ``ñ``
-  clamped at 1 (relative rounding error at most 1/64). A validation part of
-  ``m`` rows holds about ``ñ_k·m/n`` records of class ``k``. Given the
-  histogram (a DP release), the weighted count has sensitivity
-  ``max_k w_k``: in score units about ``1/(K·n_min,val)``, the textbook
-  sensitivity of balanced accuracy.
-
-The histogram takes :data:`CLASS_SIZES_SHARE` (a quarter) of the choice's
-ε, and the choice keeps the rest (sequential composition: the total does
-not change). One histogram for the whole set, rather than one per
-validation part, keeps the weights, hence the noise of every run's score,
-the same: a run whose noisy sizes came out small would otherwise get a
-larger noise and win the maximum by it. ROC AUC, F1 or precision are not
-such counts (one record can move them by an amount that depends on every
-other prediction), so no noise can be calibrated to them from the
-parameters.
+Each score is a weighted count of correct predictions per true class; under
+replace-one neighbours a validation record moves it by at most the largest
+(non-negative) weight: ``"accuracy"`` (all 1) and ``"recall"`` (1 for
+``pos_label``) have sensitivity 1. ``"balanced_accuracy"`` weighs class ``k``
+by ``w_k = round(R · ñ_max / ñ_k)`` (``R = 32``), ``ñ`` the class sizes of
+all of ``y`` released once as a two-sided geometric histogram (L1 sensitivity
+2) at :data:`CLASS_SIZES_SHARE` of the choice's ε; its sensitivity is
+``max_k w_k``. One histogram for the whole set keeps every run's noise the
+same (a run with small noisy sizes would otherwise win by its noise). ROC
+AUC, F1 or precision are no such counts. Proofs: :ref:`proofs-private-search`.
 """
 
 from __future__ import annotations
@@ -68,10 +46,8 @@ CLASS_SIZES_SHARE = 0.25
 def needs_class_sizes(scoring: str, rule: str) -> bool:
     """Whether the score needs the class sizes of ``y``.
 
-    Balanced accuracy weighs classes by their sizes; the repetitions compare
-    recalls measured on different validation parts, so they divide by the
-    number of positives. The noisy-max rules compare the candidates on the
-    same parts: recall needs no size there.
+    Balanced accuracy always; recall under ``"repeated"``, whose runs compare
+    recalls on different validation parts (the noisy-max rules share parts).
     """
     return scoring == "balanced_accuracy" or (scoring == "recall" and rule == "repeated")
 
@@ -92,17 +68,8 @@ def class_sizes(truth, label_set) -> np.ndarray:
 class ScoreWeights:
     """Integer weights of a score, its sensitivity and the normaliser of its released value.
 
-    Parameters
-    ----------
-    scoring : str
-        One of :data:`SCORINGS`.
-    n_classes : int
-        Size of the public label set.
-    positive : int or None
-        Index of ``pos_label`` in the label set (``"recall"`` only).
-    noisy_sizes : ndarray of int or None
-        The released (noisy) class sizes of the whole set, when the score
-        needs them (:func:`needs_class_sizes`).
+    ``positive`` is the index of ``pos_label`` (``"recall"``); ``noisy_sizes`` the
+    released class sizes, when the score needs them (:func:`needs_class_sizes`).
 
     Examples
     --------

@@ -65,10 +65,7 @@ def _estimator_has(attr):
 
 
 def _fit_and_count(model, fit_params, X, y, train, test, label_set):
-    """One candidate fit on a training part; its correct predictions per class on the test part.
-
-    Runs in a joblib worker: it returns the model and the counts only.
-    """
+    """One candidate fit on a training part; its correct predictions per class on the test part."""
     model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_params)
     predicted = model.predict(_safe_indexing(X, test))
     return model, correct_per_class(predicted, y[test], label_set)
@@ -101,14 +98,10 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         Returns
         -------
         dict
-            ``rule`` (the ``selection`` parameter), ``epsilon`` (the
-            choice's ε), ``cv`` (the splitter the search uses: an int or None
-            becomes ``KFold``), ``refit``, ``label_set``, ``classes``,
-            ``total`` (``total_epsilon``), ``class_sizes_epsilon`` (the part
-            of the choice's ε that releases the class sizes a score needs,
-            else 0) and, with ``total_epsilon``, the
-            candidates as priced: ``candidates`` (a list of parameter dicts)
-            or ``distributions`` and ``n_candidates``.
+            ``rule``, ``epsilon`` (the choice's), ``cv`` (the splitter used),
+            ``refit``, ``label_set``, ``classes``, ``total``,
+            ``class_sizes_epsilon`` (else 0) and, with ``total_epsilon``,
+            ``candidates`` or ``distributions`` and ``n_candidates``.
         """
         self._check_params()
         out = {"rule": self.selection, "epsilon": self._choice_epsilon(),
@@ -126,11 +119,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         return private_search_plan(self)
 
     def _privacy_cost(self) -> PrivacyCost:
-        """Candidate fits, the selection and the refit, under replace-one neighbours.
-
-        Raises ``ValueError`` when a candidate learns without privacy (the
-        budget validator's leak message says why).
-        """
+        """Candidate fits, choice and refit, replace-one; ValueError when a candidate leaks."""
         plan = self._plan()
         if plan.leaks:
             raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
@@ -246,11 +235,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         return {k: own[k] for k in keys}
 
     def _with_default(self, user) -> list:
-        """The estimator's own setting first, then the other candidates.
-
-        A grid drops the duplicate of the default (its size is known); sampled
-        candidates keep every draw, so that their number is known in advance.
-        """
+        """The estimator's own setting first, then the others (sampled ones keep every draw)."""
         default = self._default_params()
         rest = [p for p in user if p != default] if hasattr(self, "param_grid") else user
         return [default, *rest]
@@ -415,8 +400,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     def _fit_parts(self, jobs, X, y, context):
         """``(model, correct per class)`` of each ``(params, (train, test))``, in order.
 
-        Every clone and seed is prepared here, in order, so the result does
-        not depend on ``n_jobs``.
+        Seeds are drawn here, in order, so the result does not depend on ``n_jobs``.
         """
         label_set = context[1]
         prepared = [(self._prepare(params, context), split) for params, split in jobs]
@@ -528,10 +512,8 @@ def _set_seeds(model) -> dict:
 def _check_splits(splits) -> list:
     """Index arrays of each split, once each part is checked to be a set of distinct records.
 
-    A run of ``"repeated"`` is ``ε_run``-DP only when a record is in its
-    training part or its validation part, not both, and at most once; a
-    repeated index would also scale every count's sensitivity. The splits
-    depend on ``n`` and the splitter only, so refusing them reveals nothing.
+    A run is ``ε_run``-DP only when a record is in one part at most once; the
+    splits depend on ``n`` and the splitter only, so refusing them reveals nothing.
     """
     checked = []
     for train, test in splits:

@@ -155,7 +155,7 @@ NOTES_DOC = """
     holds the parameters only; ``best_score_`` exists for ``"repeated"``
     only; an int ``cv`` is a shuffled ``KFold`` (not stratified); no fit
     times (a timing channel). Proofs, the scores' sensitivities and the
-    measurements: :ref:`proofs-private-search` on :doc:`/privacy`.
+    measurements: :ref:`proofs-private-search` on :doc:`/proofs`.
 
     References
     ----------

@@ -37,22 +37,17 @@ from ._histograms import (
 __all__ = ["AUTO_OFFSET", "BINS_SCALE", "COUNT_SHARE", "MAX_BINS", "NOISE_BINS_SCALE",
            "QUANTILE_SHARE", "PrivateHBOS", "hbos_n_bins"]
 
-#: ``offset_`` when ``contamination="auto"``: a row is an outlier when the geometric mean
-#: over features of its density, relative to the uniform density on the bounds, is below
-#: 1/2 (a public constant, as scikit-learn's ``IsolationForest`` uses -0.5).
+#: ``offset_`` when ``contamination="auto"``: an outlier's geometric-mean density, relative
+#: to the uniform one on the bounds, is below 1/2 (public, like ``IsolationForest``'s -0.5).
 AUTO_OFFSET = -math.log(2.0)
 
-#: Share of ``epsilon`` spent on the noisy row count ``ñ`` the bins are read from (and
-#: a stream's chunks weighed by); fixed before any benchmark run.
+#: Share of ``epsilon`` spent on the noisy row count ``ñ`` (bins, a stream's weights).
 COUNT_SHARE = 0.05
 
-#: Share of ``epsilon`` spent on the DP quantile when ``contamination`` is a fraction
-#: (chosen on a group of public sets fixed in advance; benchmarks/bench_outlier.py).
+#: Share of ``epsilon`` spent on the DP quantile when ``contamination`` is a fraction.
 QUANTILE_SHARE = 0.5
 
-#: ``n_bins="auto"`` is ``min(BINS_SCALE · ñ^(1/3), NOISE_BINS_SCALE · (ñ · ε_h / d)^(1/3))``,
-#: rounded and clipped to ``[2, MAX_BINS]`` (:func:`hbos_n_bins`; both constants chosen
-#: on a group of public sets fixed in advance, benchmarks/bench_outlier.py ``--choose``).
+#: The constants of ``n_bins="auto"`` (:func:`hbos_n_bins`).
 BINS_SCALE = 1.25
 NOISE_BINS_SCALE = 4.0
 MAX_BINS = 64
@@ -61,23 +56,17 @@ MAX_BINS = 64
 def hbos_n_bins(n_samples: float, epsilon: float, n_features: int) -> int:
     """The number of bins ``n_bins="auto"`` gives, from the rows, ε and ``d``.
 
-    Two limits, the smaller wins. Sampling: ``BINS_SCALE · n^(1/3)``, the
-    classical rate of a histogram's bin count (Scott 1979), which stops the
-    bins from growing with ε once the noise is small. Noise: each count
-    carries noise of scale ``d/ε``, so a bin holds about ``n·ε/(B·d)`` noise
-    scales, and the frequency polygon's error is smallest near
-    ``B ∝ (n·ε/d)^(1/3)`` when the noise dominates (Scott 1985's variance
-    term, with the noise's variance in place of the sampling one). More ε
-    never gives fewer bins, and never more than the data fill.
+    The smaller of two limits: sampling, ``BINS_SCALE · n^(1/3)`` (Scott 1979),
+    and noise, ``NOISE_BINS_SCALE · (n·ε/d)^(1/3)``, where the frequency
+    polygon's error is smallest when the noise dominates (Scott 1985).
 
     Parameters
     ----------
     n_samples : float
-        The number of rows; :class:`~skdp_anomaly.PrivateHBOS` passes its noisy row count
-        (a DP release), never the true one. Values below 1 count as 1.
+        The number of rows; :class:`~skdp_anomaly.PrivateHBOS` passes its noisy
+        row count, never the true one. Values below 1 count as 1.
     epsilon : float
-        ε of the histogram release (the estimator's share for the counts).
-        ``math.inf`` gives the sampling limit alone.
+        ε of the histogram release; ``math.inf`` gives the sampling limit alone.
     n_features : int
         ``d``, the number of features.
 
@@ -105,40 +94,28 @@ def hbos_n_bins(n_samples: float, epsilon: float, n_features: int) -> int:
 class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """Histogram-based outlier score (HBOS) from ε-DP per-feature histograms.
 
-    Each feature is cut into ``n_bins`` equal-width bins of its public range
-    (``bounds``); the ``d`` histograms of the training rows are released with
-    two-sided geometric noise, and a row's score is the mean over features of
-    the log of its density relative to the uniform density on the bounds
-    (Goldstein and Dengel 2012, sum of log densities, divided by ``d``), each
-    density read off the frequency polygon of the noisy histogram (Scott
-    1985): higher is more normal, as in scikit-learn. Fitted on unlabelled
-    rows, it scores, flags and streams (:meth:`partial_fit`) like
-    scikit-learn's outlier detectors.
+    Each feature is cut into ``n_bins`` equal-width bins of its public
+    ``bounds``; the ``d`` histograms are released with geometric noise, and a
+    row's score is the mean over features of its log density relative to the
+    uniform one (Goldstein and Dengel 2012), read off the frequency polygon of
+    the noisy histogram: higher is more normal. Streams with :meth:`partial_fit`.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        ε of a fit: pure ε-DP under add/remove-one-record neighbours (the
-        number of rows is protected too), ``2·epsilon`` under replace-one
-        neighbours. At most 30.
+        ε of a fit: pure ε-DP under add/remove-one-record neighbours,
+        ``2·epsilon`` under replace-one. At most 30.
     bounds : (lower, upper) or None, default=None
-        Public range of the features: each side a scalar or one value per
-        feature, ``lower < upper``. Values outside are clipped into it (they
-        fall in the edge bins). ``None`` reads each feature's minimum and
-        maximum from the data, which is not private: a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` is emitted and the
-        bounds are stored in ``bounds_``.
+        Public range of the features, scalars or per feature; values outside
+        fall in the edge bins. ``None`` reads the data's range: not private
+        (:class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
     n_bins : "auto" or int, default="auto"
-        Bins per feature. ``"auto"`` is
-        :func:`~skdp_anomaly.outlier.hbos_n_bins` of the noisy row count
-        (a DP release, ``COUNT_SHARE`` of
-        ``epsilon``), the histograms' ε and ``d``: fewer bins where the
-        noise or the rows cannot fill more. An int fixes them.
+        Bins per feature. ``"auto"``: :func:`~skdp_anomaly.outlier.hbos_n_bins`
+        of the noisy row count (``COUNT_SHARE`` of ``epsilon``).
     contamination : "auto" or float, default="auto"
-        ``"auto"`` sets ``offset_`` to the public
-        ``AUTO_OFFSET``. A fraction in ``(0, 0.5]``
-        sets it to a DP quantile of the training scores, paid from
-        ``epsilon`` (``QUANTILE_SHARE`` of it).
+        ``"auto"`` sets ``offset_`` to the public ``AUTO_OFFSET``; a fraction
+        in ``(0, 0.5]`` to a DP quantile of the training scores
+        (``QUANTILE_SHARE`` of ``epsilon``).
     {random_state}
     {accountant}
 
@@ -149,25 +126,17 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     n_bins_ : int
         Bins per feature.
     noisy_n_samples_ : int
-        The released row counts, summed over :meth:`partial_fit` chunks (a
-        DP estimate of the rows fitted; each count's noise has scale
-        ``1/(COUNT_SHARE·epsilon)``, 20 rows at ε = 1).
+        The released row counts, summed over :meth:`partial_fit` chunks.
     noisy_counts_ : ndarray of int64, shape (n_features, n_bins)
-        The released counts (summed over :meth:`partial_fit` chunks); they
-        can be negative.
+        The released counts, summed over chunks; can be negative.
     log_density_ : ndarray of float64, shape (n_features, n_bins)
         ``log(n_bins_ · p)`` per bin, ``p`` the bin's share after every count
-        is raised to the public floor (the noise's standard deviation, at
-        least 1); :meth:`score_samples` interpolates the densities linearly
-        between bin centres (the frequency polygon) and averages the logs
-        over features.
+        is raised to the public noise floor.
     offset_ : float
         ``decision_function = score_samples - offset_``.
     quantile_thresholds_ : ndarray of shape (n_chunks, 2)
-        Only when ``contamination`` is a fraction: per chunk of the run, the
-        released threshold and its weight (the chunk's noisy row count times
-        the model's); ``offset_`` is their weighted median (DP releases and
-        their post-processing).
+        Only when ``contamination`` is a fraction: each chunk's released
+        threshold and weight; ``offset_`` is their weighted median.
     n_chunks_ : int
         Number of chunks fitted in the current run (1 after :meth:`fit`).
     privacy_spent_ : PrivacyCost
@@ -184,28 +153,19 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     Notes
     -----
-    **Privacy** (pure ε-DP, add/remove-one-record neighbours). A fit makes
-    up to three releases, in sequence: the row count with geometric noise
-    of rate ``ε_n = COUNT_SHARE · epsilon`` (sensitivity 1); the ``d``
-    histograms, whose L1 sensitivity is ``d`` (a record moves one count in
-    each), with noise of rate ``ε_h / d`` per count; with a fraction ``q``,
-    report-noisy-max over 128 candidate thresholds at
-    ``ε_q = QUANTILE_SHARE · epsilon``. ``ε_h`` is the rest, so the three
-    add up to ``epsilon``. By group privacy that is ``2·epsilon`` under
-    replace-one neighbours, which is what a diffprivlib accountant is
-    charged. The bins, the floor, the densities, scores and predictions are
-    post-processing; the true row count is never stored.
+    **Privacy** (pure ε-DP, add/remove-one-record neighbours). Up to three
+    releases in sequence: the row count (``COUNT_SHARE · epsilon``,
+    sensitivity 1); the ``d`` histograms (L1 sensitivity ``d``) at the rest;
+    with a fraction, report-noisy-max over 128 thresholds
+    (``QUANTILE_SHARE · epsilon``). ``2·epsilon`` under replace-one
+    neighbours (group privacy), as a diffprivlib accountant is charged.
+    Everything else is post-processing; the true row count is never stored.
 
-    **Streams.** :meth:`partial_fit` releases each chunk's row count,
-    histograms (and, with a fraction, quantile) at ``epsilon``. A record lies
-    in one chunk only, so by parallel composition the whole stream is
-    ``epsilon``-DP: the run is charged once, at its first chunk. The bins are
-    read from the first chunk's noisy row count (pass an int ``n_bins`` when
-    the first chunk is not typical of the stream), and the noise of ``k``
-    chunks adds up.
-
-    The quantile's sensitivity, the streams' threshold and the measurements:
-    :ref:`proofs-hbos` on :doc:`/privacy` and :doc:`/outlier`.
+    **Streams.** Each :meth:`partial_fit` chunk is released at ``epsilon``;
+    a record lies in one chunk, so by parallel composition the run is
+    ``epsilon``-DP, charged once at its first chunk. The bins follow the
+    first chunk's noisy row count. Proofs: :ref:`proofs-hbos` on
+    :doc:`/proofs`; measurements: :doc:`/outlier`.
 
     References
     ----------
@@ -294,8 +254,7 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or dask collection of shape (n_samples, n_features)
-            Training rows, finite. Dask rows (with public ``bounds``) are
-            counted block by block; the release is the numpy one, bit for bit.
+            Training rows, finite (dask needs public ``bounds``).
         y : None
             Ignored.
 
@@ -308,10 +267,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _private_partial_fit(self, X, y=None):
         """Add one chunk of rows: its noisy row count and histograms are added up.
 
-        The first call starts a run (and is charged ``epsilon``); later calls
-        release disjoint rows at the same ε, which parallel composition keeps
-        within that charge (Notes). The parameters cannot change within a run,
-        and ``n_bins="auto"`` is read from the first chunk's noisy row count.
+        The first call starts a run, charged ``epsilon``; later chunks are
+        covered by parallel composition (Notes). Parameters are fixed per run.
 
         Parameters
         ----------
@@ -375,11 +332,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
                           shape=grid.shape)
         threshold = grid[select_quantile(below, rows.n_samples, float(self.contamination),
                                          mechanism, rng)]
-        # each chunk's threshold weighted by its noisy row count, for the error of a small
-        # chunk's quantile, times the noisy rows of the model it was measured under, for
-        # the drift of an early model; the weighted median, not the mean, so that a chunk
-        # whose selection fell far off (a chunk unlike the stream) does not drag the
-        # offset. Post-processing of releases
+        # weight: the chunk's noisy rows (small-chunk error) times the model's (early-model
+        # drift); the median resists an atypical chunk. Post-processing of releases
         weight = max(float(chunk_rows), 0.0) * max(float(self.noisy_n_samples_), 0.0)
         pooled = np.array([[threshold, weight]])
         self.quantile_thresholds_ = (pooled if first
@@ -401,9 +355,6 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     # ------------------------------------------------------------ scoring
     def score_samples(self, X):
         """Mean over features of each value's log density ratio (higher: more normal).
-
-        Each density is the frequency polygon of the released histogram at
-        the value: linear between the two nearest bin centres.
 
         Parameters
         ----------

@@ -1,25 +1,12 @@
 """DP-SMOTE: differentially private synthetic minority over-sampling (Lut 2022, §3.3).
 
-The estimator: its parameters and their validation, its cost, and ``fit_resample``,
-which reads its inputs and runs the stages in order, each in its own module and
-each entered once, in memory and on Dask alike:
-
-1. read inputs: validated here (scikit-learn's checks in memory; on dask the
-   data layer, :mod:`skdp_anomaly._data.blocks`, checks the schema);
-2. statistics: :mod:`._statistics` (class sizes, exact class sums; block by
-   block through the data layer on dask);
-3. releases: :mod:`._release` (each mechanism charged right before it runs);
-4. synthesis: :mod:`._synthesis` (post-processing: the synthetic rows, drawn on
-   the workers on dask).
-
-The grid synopsis enters the statistics and the releases twice: its grid may
-follow the DP class sizes, so it is chosen after the size release
-(:func:`~._setting.choose_grid`) and the cell coordinates of the
-over-sampled classes (:func:`~._statistics.cell_coordinates`) are read before
-the histograms' release (statistics, sizes, grid, cell coordinates,
-histograms, synthesis). The label set, the strategy's and the parameters'
-checks and the grid are in :mod:`._setting`; the audit helpers, which replay
-the releases many times, are in the test suite (``tests/audit_scenarios/dpsmote.py``).
+The estimator: its parameters, its cost, and ``fit_resample``, which runs the
+stages in order, each once, in memory and on Dask alike: read inputs (here),
+statistics (:mod:`._statistics`), releases (:mod:`._release`, each mechanism
+charged right before it runs), synthesis (:mod:`._synthesis`, post-processing).
+The grid synopsis chooses its grid after the size release
+(:func:`~._setting.choose_grid`), so its statistics and releases run twice.
+Audit helpers: ``tests/audit_scenarios/dpsmote.py``.
 """
 
 from __future__ import annotations
@@ -89,96 +76,62 @@ NOT_GAUSSIAN = (
 class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     """Differentially private synthetic minority over-sampling (DP-SMOTE).
 
-    Phase 1 releases, for each class to over-sample, a DP synopsis of its
-    rows; phase 2 draws the synthetic rows from the synopsis only. The
-    default synopsis is the class mean (``synopsis="gaussian"``: d numbers,
-    so it keeps its signal in high dimensions); ``synopsis="grid"`` is the
-    thesis' noisy grid histogram with SMOTE between noisy cells (Lut 2022,
-    §3.3, Algorithm 6). The original rows pass through unchanged and the
-    synthetic rows are appended, as with :class:`imblearn.over_sampling.SMOTE`.
-
-    Numeric features only: categorical data is out of scope.
+    Phase 1 releases a DP synopsis of each class to over-sample; phase 2
+    draws the synthetic rows from the synopsis only. ``synopsis="gaussian"``
+    (default) releases the class mean; ``synopsis="grid"`` the noisy grid
+    histogram with SMOTE between noisy cells (Lut 2022, §3.3, Algorithm 6).
+    The original rows pass through unchanged and the synthetic rows are
+    appended, as with :class:`imblearn.over_sampling.SMOTE`. Numeric
+    features only.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Total privacy budget of the synthetic rows: pure ε-DP under
-        add/remove-one-record neighbours (``2·epsilon`` under replace-one
-        neighbours; see Notes). At most 30 per release (the share of
-        ``epsilon`` that one release gets), beyond which geometric noise
-        is almost always zero.
+        Total privacy budget: pure ε-DP under add/remove-one-record
+        neighbours (``2·epsilon`` under replace-one). At most 30 per release.
     sampling_strategy : float, str, dict or callable, default="auto"
         As in imblearn, but evaluated on the *noisy* class sizes when
-        ``class_counts="private"``: a float (binary only) is the wanted ratio
-        minority/majority after resampling; "auto" = "not majority",
-        "minority", "not minority", "all"; a dict gives the wanted size per
-        class; a callable receives a surrogate label vector built from the
-        noisy sizes (never the true ``y``) and returns such a dict. Where the
-        noisy sizes already meet the request, 0 rows are generated instead of
-        imblearn's error.
+        ``class_counts="private"`` (a callable receives a surrogate label
+        vector built from them, never ``y``). Where the noisy sizes already
+        meet the request, 0 rows are generated instead of imblearn's error.
     bounds : None or (lower, upper), default=None
-        Data range, per feature (arrays of length n_features) or for all
-        features (scalars). Rows outside are clipped into the edge cells.
-        ``None`` computes them from the data with a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (the guarantee then does
-        not hold); they are stored in ``bounds_``.
+        Data range, per feature or scalars; rows outside are clipped.
+        ``None`` reads them from the data with a
+        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (no guarantee).
     synopsis : {"gaussian", "grid"}, default="gaussian"
-        What phase 1 releases per over-sampled class. "gaussian": the class
-        mean, from a (float-safe) Laplace release of the class sum in the unit box of
-        ``bounds`` (L1 sensitivity d); synthetic rows are drawn from
-        ``N(mean, spread²)`` per feature and clipped to ``bounds``. "grid":
-        the noisy grid histogram of Algorithm 6 (``granularity``,
-        ``connectivity`` and ``histogram`` apply to it only).
-        :ref:`proofs-dpsmote` says why the Gaussian synopsis is the default;
-        the user guide has the measurements.
+        "gaussian": the class mean, from a float-safe Laplace release of the
+        class sum in the unit box of ``bounds`` (L1 sensitivity d); rows are
+        drawn from ``N(mean, spread²)`` and clipped to ``bounds``. "grid": the
+        noisy histogram of Algorithm 6. See :ref:`proofs-dpsmote`.
     spread : float > 0, default=0.8
-        ``synopsis="gaussian"``: the standard deviation of the synthetic rows
-        per feature, as a fraction of the feature's half-range
-        ``(upper − lower) / 2``, before clipping to the bounds. Public, never
-        read from the data. The default was the best of 0.45 to 1.0 on public
-        sets (see the user guide).
+        ``synopsis="gaussian"``: standard deviation of the synthetic rows, as
+        a fraction of each feature's half-range. Public, never read from data.
     granularity : float in (0, 1] or "auto", default=0.25
-        ν (``synopsis="grid"``): cell width as a fraction of each feature's range; the grid has
-        ``ceil(1/ν)`` equal-width cells per feature (paper: 0.25). "auto"
-        chooses ``m = 1/ν`` cells per feature (2 to 4) from the DP class size
-        so that noise does not swamp the grid (:ref:`proofs-dpsmote`); recommended unless
-        the minority class has tens of thousands of rows.
+        ν (``synopsis="grid"``): ``ceil(1/ν)`` equal-width cells per feature.
+        "auto" picks 2 to 4 cells per feature from the DP class size
+        (:ref:`proofs-dpsmote`).
     connectivity : int >= 0, default=2
-        ℓ: the neighbour cell is drawn among cells at most ℓ grid edges away
-        (Manhattan distance), the centre cell itself included (paper: 2).
+        ℓ: the neighbour cell is at most ℓ grid edges away (Manhattan), the
+        centre cell included.
     class_counts : {"private", "public"}, default="private"
-        "private": class sizes are estimated with ``count_share * epsilon``
-        and the number of synthetic rows derives from these estimates.
-        "public": the class sizes are declared public; the exact sizes are
-        used (imblearn's semantics and errors exactly) and the whole
-        ``epsilon`` goes to the cell histograms. The guarantee then does not
-        cover the class sizes.
+        "private": class sizes are released with ``count_share * epsilon``.
+        "public": exact sizes are used (imblearn's semantics) and not
+        covered by the guarantee; the whole ``epsilon`` goes to the synopsis.
     count_share : float in (0, 1), default=0.1
-        Share of ``epsilon`` spent on the class sizes when
-        ``class_counts="private"``.
+        Share of ``epsilon`` spent on the class sizes (``class_counts="private"``).
     histogram : {"auto", "dense", "sparse"}, default="auto"
-        "dense" noises every one of the ``ceil(1/ν)**d`` cells (Algorithm 6
-        as written, refused above 2**27 cells); "sparse" never materialises
-        empty cells and reports noisy counts below a threshold θ as 0 (see
-        :ref:`proofs-dpsmote`); "auto" uses "dense" up to 65 536 cells (ν = 0.25, d <= 8;
-        the paper's setting) and at most 32 features, "sparse" beyond.
+        "dense" noises all ``ceil(1/ν)**d`` cells (refused above 2**27);
+        "sparse" reports noisy counts below a threshold θ as 0 without
+        materialising empty cells; "auto" is "dense" up to 65 536 cells and
+        32 features.
     classes : array-like of shape (n_classes,), default=None
-        The public set of class labels (at least 2). When given, every class
-        is handled alike whether or not ``y`` contains it (a class with no rows
-        gets its noisy size released, and its histogram if it is
-        over-sampled), the keys of the fitted attributes depend on
-        ``classes`` and DP outputs only, and errors come from parameters only
-        (a label of ``y`` outside ``classes`` is refused without being named).
-        ``None``: the labels present in ``y`` are used and treated as public
-        (see :meth:`privacy_assumptions`): a label carried by a single record
-        would reveal its presence. Note that a string ``sampling_strategy``
-        such as "auto" then also over-samples a class absent from ``y``, from
-        a histogram of pure noise; name the classes to over-sample in a dict
-        when some may be absent.
+        The public set of class labels (at least 2); every class is handled
+        alike whether or not ``y`` contains it. ``None`` takes the labels of
+        ``y`` as public (:meth:`privacy_assumptions`); a string
+        ``sampling_strategy`` may then over-sample an absent class from noise.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
-        ``None`` draws from OS entropy (the only safe choice in deployment);
-        fixed seeds are for tests and experiments. The noise and the synthetic
-        rows come from two independent child streams of it.
+        ``None`` (OS entropy) for deployment; seeds for tests. The noise and
+        the synthetic rows use two independent child streams.
     {accountant}
         Each fit is charged ``2·epsilon`` there (group privacy).
 
@@ -189,32 +142,24 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     synopsis_ : {"gaussian", "grid"}
         The synopsis released.
     noisy_means_ : dict
-        ``synopsis="gaussian"``: class -> its DP mean (in the units of X,
-        inside ``bounds_``), for every class with synthetic rows.
+        ``synopsis="gaussian"``: class -> its DP mean (units of X), for every
+        class with synthetic rows.
     n_cells_ : int
-        ``synopsis="grid"``: cells per feature, ``ceil(1/granularity)`` or
-        the "auto" choice.
+        ``synopsis="grid"``: cells per feature.
     granularity_ : float
         ``synopsis="grid"``: the ν used, ``1 / n_cells_``.
     histogram_ : {"dense", "sparse"}
         ``synopsis="grid"``: the representation used.
     noisy_class_counts_ : dict
-        Class -> DP class size (only with ``class_counts="private"``), for
-        every class of ``classes`` (or of ``y`` when ``classes=None``).
+        Class -> DP class size (``class_counts="private"`` only).
     sampling_strategy_ : dict
-        Class -> number of synthetic rows generated, derived from the DP
-        class sizes (or from the public ones).
+        Class -> number of synthetic rows generated.
     noisy_counts_ : dict
-        ``synopsis="grid"``: class -> its released histogram, for every class
-        with synthetic rows:
-        an int64 array of shape ``(n_cells_,) * n_features`` (dense) or a
-        ``SparseHistogram`` ``(cells,
-        counts)`` of the cells whose noisy count reached ``threshold``.
+        ``synopsis="grid"``: class -> its released histogram, an int64 array
+        of shape ``(n_cells_,) * n_features`` or a ``SparseHistogram``.
     privacy_spent_ : PrivacyCost
-        What the last fit spent, under add/remove neighbours: the composition
-        of the costs of the mechanisms it charged (the synopsis is charged
-        only when a class is over-sampled). A call that fails keeps the
-        sampler as it was, but adds the charges of the releases it made.
+        What the last fit spent (add/remove neighbours); a failed call keeps
+        the charges of the releases it made.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -226,30 +171,16 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     Notes
     -----
     **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours
-    (features and label): the synthetic rows, ``sampling_strategy_``,
-    ``noisy_class_counts_`` and ``noisy_counts_`` together, given public
-    ``bounds`` and a public label set: the ``classes`` parameter, or, when it
-    is None, the labels present in ``y``, which the guarantee then takes as
-    public schema (:meth:`privacy_assumptions`; the budget validator lists
-    it). Proof: one geometric class-size histogram at ``count_share·ε`` and
-    one synopsis per over-sampled class at the rest, in parallel over the
-    disjoint classes. Under replace-one neighbours the same release is
-    ``2·epsilon``-DP (group privacy; the factor 2 is attained), the
-    conversion the budget validator applies next to diffprivlib models.
-    ``class_counts="public"`` uses the exact class sizes (the paper's
-    Theorem 3.1 as written): the guarantee then does not cover them.
-
-    The returned dataset also contains the original rows, so it is *not* DP:
-    a DP model trained on it with ``ε₁`` costs ``ε₁ + epsilon`` in total
-    (Theorem 3.3), which the budget validator adds up. :meth:`fit` performs
-    the same release (and spends the same budget) as :meth:`fit_resample`.
-    A :class:`~skdp_anomaly.exceptions.DPSMOTENoiseWarning` (from DP
-    outputs and parameters only) says when noise swamps the synopsis.
-
-    The proof, why the Gaussian synopsis is the default, the grid's phase 2,
-    the sparse release, ``granularity="auto"``, exact sums for dask and the
-    choices where the paper is unclear: :ref:`proofs-dpsmote` on
-    :doc:`/privacy`.
+    (features and label) for the synthetic rows and every fitted attribute,
+    given public ``bounds`` and a public label set (``classes``, or the
+    labels of ``y`` taken as public: :meth:`privacy_assumptions`); one
+    geometric class-size histogram and one synopsis per over-sampled class,
+    in parallel over the disjoint classes. Under replace-one neighbours it is
+    ``2·epsilon``-DP (group privacy). ``class_counts="public"`` does not
+    cover the class sizes. The returned dataset holds the original rows, so a
+    DP model trained on it at ``ε₁`` costs ``ε₁ + epsilon`` (Theorem 3.3).
+    :meth:`fit` spends as :meth:`fit_resample`. Proofs and design choices:
+    :ref:`proofs-dpsmote` on :doc:`/proofs`.
 
     References
     ----------
@@ -289,8 +220,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     _parameter_constraints: dict = {
         **BaseOverSampler._parameter_constraints,
         **PRIVACY_PARAMETER_CONSTRAINTS,
-        # at most 30 per release (exact geometric noise; checked with the split in
-        # _more_validate_params), so at most 60 in all, with count_share=0.5
+        # at most 30 per release (checked with the split in _more_validate_params)
         "epsilon": epsilon_constraint(2 * MAX_GEOMETRIC_EPSILON),
         "bounds": ["array-like", None],
         "synopsis": [StrOptions({"gaussian", "grid"})],
@@ -341,13 +271,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     # -- privacy protocol ---------------------------------------------------
     def _more_validate_params(self) -> None:
-        """The checks between parameters, each naming the parameter at fault.
-
-        The ε of each release (below the cap of exact geometric noise), the
-        public label set against ``sampling_strategy``, ``bounds`` on their
-        own, and, when ``bounds`` fix the number of features, the grid (or
-        the class sums' noise) that number needs.
-        """
+        """Checks between parameters (each names the parameter at fault), before any data."""
         steps = self._release_steps()
         check_strategy_values(self.sampling_strategy)
         check_public_classes(self.classes, self.sampling_strategy)
@@ -361,11 +285,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     def _privacy_cost(self) -> PrivacyCost:
         """Pure ε-DP under add/remove-one-record neighbours, ``ε = epsilon``.
 
-        Covers the synthetic rows and every fitted attribute; the original
-        rows in the output are not covered (Theorem 3.3). Under replace-one
-        neighbours the same release costs ``2·epsilon`` (group privacy), which
-        :meth:`PrivacyCost.under <skdp_anomaly.PrivacyCost.under>` and the budget
-        validator apply.
+        The original rows in the output are not covered (Theorem 3.3); under
+        replace-one neighbours it costs ``2·epsilon`` (group privacy).
 
         Examples
         --------
@@ -391,13 +312,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         )
 
     def _release_steps(self) -> ReleaseSteps:
-        """The releases this setting makes, each with its share of ``epsilon``.
-
-        ``count_share`` of ``epsilon`` goes to the class sizes (none when they
-        are declared public) and the rest to the synopsis: the split that
-        :meth:`_privacy_cost` reports and the mechanisms of
-        :class:`~._release.ReleaseSteps` are calibrated to.
-        """
+        """The releases of this setting; ``split`` is (ε of the sizes, ε of the synopsis)."""
         epsilon = float(self.epsilon)
         share = 0.0 if self.class_counts == "public" else float(self.count_share)
         params = self.get_params(deep=False)
@@ -449,13 +364,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     # -- fitting --------------------------------------------------------------
     def _read_inputs(self, X, y) -> tuple:
-        """The first stage: ``X`` and ``y`` validated, the label set and the strategy checked.
+        """``(X, y, classes, y_codes, public, frame, restore)``, validated before any release.
 
-        Returns ``(X, y, classes, y_codes, public, frame, restore)``: in memory,
-        ``y_codes`` indexes ``classes`` and ``restore`` is imblearn's
-        ``(ArraysTransformer, binarize_y)``; on dask, ``X`` and ``y`` are dask
-        arrays (the data layer's), ``classes`` is the public label set or None
-        (read by the statistics) and ``frame`` a DataFrame's metadata.
+        On dask, ``classes`` may be None (read by the statistics) and ``restore`` is None.
         """
         public = y_codes = frame = restore = None
         if is_dask_collection(X) or is_dask_collection(y):
@@ -480,15 +391,13 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
                 public = public_strategy(self.sampling_strategy, y, self._sampling_type)
         return X, y, classes, y_codes, public, frame, restore
 
-    # imbalanced-learn's abstract hook, not run: its template reads the exact class sizes,
-    # so the mixin's fit_resample runs _private_fit_resample instead
+    # imblearn's abstract hook, not run: its template reads the exact class sizes
     _fit_resample = None
 
     def _private_fit(self, X, y, **params):
         """Run the private release as :meth:`fit_resample` does and discard the rows.
 
-        Spends the same budget as :meth:`fit_resample` (and is the same
-        transaction); prefer that method.
+        Spends the same budget as :meth:`fit_resample`; prefer that method.
 
         Returns
         -------
@@ -500,20 +409,13 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     def _private_fit_resample(self, X, y, **params):
         """Resample the dataset: the original rows plus DP synthetic rows.
 
-        Every parameter is checked and the accountant is checked for the whole
-        ``epsilon`` before the data are read; each part is charged right
-        before its release. A refused fit (:class:`diffprivlib.utils.BudgetError`)
-        computes nothing and leaves the sampler as it was. A call that fails
-        (any exception, ``KeyboardInterrupt`` included) leaves the sampler as
-        it was, except that ``privacy_spent_`` (and the accountant) keep the
-        charges of the releases already made.
-
-        Dask arrays, or a dask DataFrame and Series, are read in one
-        blockwise pass (class sizes and exact class sums, added on the
-        client); the noise is added once on the client and dask collections
-        are returned, whose synthetic rows are drawn on the workers. Same
-        data and ``random_state``: the same rows as in memory, bit for bit
-        (Gaussian synopsis only).
+        Parameters and the accountant (for the whole ``epsilon``) are checked
+        before the data are read; each part is charged right before its
+        release. A refused fit (:class:`diffprivlib.utils.BudgetError`) leaves
+        the sampler as it was; a failed call too, except that
+        ``privacy_spent_`` and the accountant keep the charges already made.
+        Dask input (Gaussian synopsis) is read in one blockwise pass and gives
+        dask output, the same rows as in memory, bit for bit.
 
         Parameters
         ----------
@@ -524,14 +426,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
         Returns
         -------
-        X_resampled : {ndarray, dataframe, dask array, dask dataframe} of shape (n_samples_new, n_features)
+        X_resampled : {ndarray, dataframe, dask array, dask dataframe}
+            Shape (n_samples_new, n_features).
         y_resampled : {ndarray, series, dask array, dask series} of shape (n_samples_new,)
         """
-        # imblearn's template reads the exact class sizes (sampling_strategy_ and its
-        # messages), so this step replaces it: they are read only when declared public.
-        # The stages run in order (tests/test_data_walk.py): read inputs, then statistics,
-        # releases and synthesis, each entered once (the grid synopsis: statistics and
-        # releases twice, see the module).
+        # replaces imblearn's template, which reads the exact class sizes; the stages run
+        # in order (tests/test_data_walk.py)
         _warn_ignored_params(self)
         steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)

@@ -1,38 +1,13 @@
-"""DPSMOTE's releases: the third stage of ``fit_resample``, and the audits' code path.
+"""DPSMOTE's releases: every mechanism and step that turns private statistics into DP outputs.
 
-``fit_resample`` reads inputs → statistics (:mod:`._statistics`) → **releases**
-→ synthesis (:mod:`._synthesis`). This module holds every mechanism and every
-step that turns the private statistics into DP outputs:
-
-* :class:`ReleaseSteps` holds the parameters that shape the releases and the
-  share of ``epsilon`` each gets, and gives each release its mechanism and its
-  step: the class sizes (two-sided geometric, :meth:`~ReleaseSteps.release_sizes`,
-  with the sampling strategy's arithmetic on the noisy sizes, :func:`n_synthetic`),
-  the Gaussian synopsis's class means (float-safe Laplace on exact fixed-point
-  sums, :func:`release_means`) and the grid synopsis's cell histograms
-  (Lut 2022, §3.3, Algorithm 6, phase 1: :func:`release_dense`, and
-  :func:`release_sparse` above the threshold :func:`choose_threshold`) on the
-  grid chosen after the size release (:func:`._setting.choose_grid`), whose
-  cells they address by :func:`cell_keys`;
-* :func:`release_gaussian`, :func:`release_grid_sizes` and :func:`release_histograms`
-  are the stage itself: each charges a mechanism's cost (the caller's
-  ``charge``) right before its release, and returns the DP outputs and the
-  plan of the synthesis;
-* the warnings, built from DP outputs and parameters only.
-
-Every step makes one release: the estimator runs each once, after charging
-the mechanism's ``cost``; the audit helpers of the test suite
-(``tests/audit_scenarios/dpsmote.py``) run the very same steps on many stacked
-copies of the private statistics without charging, so the audits measure what
-a fit releases.
-
-The Gaussian synopsis's sums are released on the grid ``2^-FIXED_BITS``:
-discrete Laplace noise of scale ``d / ε`` per coordinate, added to the exact
-fixed-point sums by the float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`,
-makes a class sum pure ε-DP under add/remove-one neighbours (a row moves it by
-at most ``d`` in L1), and classes are disjoint, so their sums compose in
-parallel. Dividing by the DP (or public) class size and clipping to the box is
-post-processing.
+:class:`ReleaseSteps` gives each release (class sizes, Gaussian class sums, grid
+histograms) its mechanism and share of ``epsilon``; :func:`release_gaussian`,
+:func:`release_grid_sizes` and :func:`release_histograms` charge each cost right
+before the release. The audits (``tests/audit_scenarios/dpsmote.py``) run the same
+steps uncharged. Class sums are exact fixed-point integers (units of ``2^-FIXED_BITS``)
+released by the float-safe discrete :class:`~skdp_anomaly.privacy.LaplaceMechanism`:
+pure ε-DP under add/remove (L1 sensitivity ``d``), parallel over disjoint classes;
+dividing by the class size and clipping is post-processing.
 """
 
 from __future__ import annotations
@@ -82,15 +57,7 @@ class SizeRelease(NamedTuple):
 
 
 class ReleaseSteps(NamedTuple):
-    """The releases a DPSMOTE setting makes, with their mechanisms.
-
-    A record of the parameters that shape the releases and of the share of
-    ``epsilon`` each release gets, built by ``DPSMOTE._release_steps()`` from
-    a DPSMOTE whose parameters are valid (``privacy_cost()`` has checked
-    them). Building the record runs no code of this module, so the estimator
-    holds it from the start of a fit without entering the release stage;
-    nothing here is stored on the estimator.
-    """
+    """The releases a valid DPSMOTE setting makes, with their mechanisms (never stored)."""
 
     split: tuple
     """(ε of the class sizes, ε of the synopsis); the sizes get 0 when public."""
@@ -120,9 +87,7 @@ class ReleaseSteps(NamedTuple):
 
     # -- a check of the parameters against the data's shape -------------------------------
     def check_sums(self, n_features: int) -> None:
-        """The Gaussian synopsis's class sums on ``n_features`` features can be released:
-        their noise, whose rate per fixed-point step is tiny, is one the samplers honour
-        (built here, before any charge)."""
+        """Refuse an ε too small for the class sums' noise on ``n_features`` (before a charge)."""
         try:
             self.sum_mechanism(n_features)
         except ValueError as exc:
@@ -133,12 +98,10 @@ class ReleaseSteps(NamedTuple):
     # -- the releases ---------------------------------------------------------------------
     def release_sizes(self, true_sizes, classes, rng, *, public=None,
                       charge=None) -> SizeRelease:
-        """The DP class sizes (:meth:`size_mechanism`) and the rows they imply.
+        """The DP class sizes and the rows they imply; ``charge`` runs right before the release.
 
-        ``charge`` is called with the mechanism's cost right before the
-        release. ``true_sizes`` are private and never returned. ``public``:
-        imblearn's strategy from the exact sizes (declared public, labels read
-        from ``y``), used as it is. One release per row of ``true_sizes``.
+        ``true_sizes`` are private, never returned. ``public``: imblearn's strategy from exact
+        sizes, used as it is.
         """
         k = classes.size
         mechanism = self.size_mechanism()
@@ -159,10 +122,7 @@ class ReleaseSteps(NamedTuple):
         return SizeRelease(None, n_new, targeted, divisors)
 
     def class_mean(self, fixed_sum, divisor, rng) -> np.ndarray:
-        """A class's DP mean in the unit box, from its exact fixed-point sum (private).
-
-        Broadcasts like :func:`release_means`. The noise is :meth:`sum_mechanism`'s.
-        """
+        """A class's DP mean in the unit box from its exact fixed-point sum (private)."""
         return release_means(fixed_sum, divisor, self.split[1], rng)
 
     def dense_histogram(self, grid: Grid, coords, rng) -> np.ndarray:
@@ -170,10 +130,7 @@ class ReleaseSteps(NamedTuple):
         return release_dense(dense_true_counts(grid, coords), self.split[1], rng)
 
     def cell_histogram(self, grid: Grid, kind: str, coords, class_size, rng):
-        """One class's released histogram: dense (one axis per feature) or sparse above θ.
-
-        θ depends on the DP (or public) ``class_size`` only.
-        """
+        """One class's released histogram: dense, or sparse above θ (from DP ``class_size``)."""
         if kind == "dense":
             return self.dense_histogram(grid, coords, rng).reshape(
                 (grid.n_cells,) * grid.n_features)
@@ -183,14 +140,10 @@ class ReleaseSteps(NamedTuple):
 
 # -- how many synthetic rows: the sampling strategy on the (noisy) class sizes ------------
 def n_synthetic(sampling_strategy, classes, counts):
-    """Rows to generate per class from (noisy) class sizes, imblearn semantics.
+    """``(n_new, targeted)`` per class from (noisy) sizes of shape (n_runs, n_classes).
 
-    ``counts`` has shape (n_runs, n_classes) (classes sorted); negative noisy
-    sizes count as 0. Returns ``(n_new, targeted)``: int64 array of the same
-    shape and a bool mask of the classes the strategy targets (as in
-    ``sampling_strategy_``). Post-processing of the counts only. Where exact
-    counts would make imblearn raise (a ratio or a dict asking for fewer rows
-    than a class has), the noisy version asks for 0 rows instead.
+    imblearn semantics (post-processing); negative sizes count as 0, and where
+    imblearn would raise for too few rows asked, 0 rows are asked instead.
     """
     counts = np.maximum(np.atleast_2d(np.asarray(counts, dtype=np.int64)), 0)
     n_runs, n_classes = counts.shape
@@ -262,21 +215,9 @@ def sum_mechanism(epsilon: float, d: int) -> LaplaceMechanism:
 
 
 def release_means(fixed_sums, class_sizes, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """DP class means in the unit box from the exact fixed-point class sums.
+    """DP class means in ``[-1, 1]^d`` from exact sums (int64, units of ``2^-32``, private).
 
-    Parameters
-    ----------
-    fixed_sums : ndarray of int64, shape (..., d)
-        True sums of the rows of each class in the unit box, in units of
-        ``2^-32`` (:func:`~._statistics.unit_fixed_sum`).
-    class_sizes : ndarray of shape (...,)
-        DP (or public) class sizes, used as divisors (floored at 1).
-    epsilon : float
-        ε of the sums' release (one class, or disjoint classes in parallel).
-
-    Returns
-    -------
-    ndarray of shape (..., d), in [-1, 1]
+    ``class_sizes`` (DP or public) are the divisors, floored at 1; ``epsilon`` is the sums'.
     """
     fixed_sums = np.asarray(fixed_sums, np.int64)
     d = fixed_sums.shape[-1]
@@ -287,22 +228,14 @@ def release_means(fixed_sums, class_sizes, epsilon: float, rng: np.random.Genera
 
 
 def mean_noise_scale(d: int, epsilon: float, class_size: float) -> float:
-    """Noise scale of each coordinate of the DP mean, in half-ranges: ``d / (ε n)``.
-
-    The nominal scale (the grid's rounding adds a relative ``2^-32``).
-    """
+    """Nominal noise scale of each coordinate of the DP mean, in half-ranges: ``d / (ε n)``."""
     return d / (epsilon * max(float(class_size), 1.0))
 
 
 # -- the grid synopsis's histograms: dense, or sparse above a threshold -------------------
 def cell_keys(grid: Grid, coords) -> np.ndarray:
-    """The sortable key of each coordinate row of ``grid``, which orders the released cells.
-
-    Its row-major code ``sum_j c_j * n_cells**(d-1-j)`` (int64) when the grid
-    has fewer than 2**63 cells, and otherwise the raw bytes of the row (a
-    numpy ``void`` scalar), which ``np.unique`` and ``np.searchsorted`` handle
-    just as well.
-    """
+    """Sortable key of each coordinate row: its int64 row-major code, or beyond int64 the
+    row's bytes as a numpy ``void`` scalar."""
     if grid.fits_int64:
         return np.asarray(coords).astype(np.int64) @ grid.strides
     return np.ascontiguousarray(coords, dtype=grid.coord_dtype).view(grid.row_dtype).ravel()
@@ -331,23 +264,16 @@ def geometric_tail(epsilon: float, threshold: int) -> float:
 
 
 def expected_spurious_mass(n_cells_total: int, epsilon: float, threshold: int) -> float:
-    """Expected total noisy count of the *empty* cells that pass ``threshold``:
-    ``M · P(Z >= θ) · E[Z | Z >= θ]`` (an upper bound when some cells are not empty)."""
+    """Expected noisy mass of the empty cells passing θ: ``M · P(Z >= θ) · E[Z | Z >= θ]``."""
     alpha = math.exp(-epsilon)
     return (float(n_cells_total) * geometric_tail(epsilon, threshold)
             * (threshold + alpha / -math.expm1(-epsilon)))
 
 
 def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> int:
-    """Threshold θ of the sparse histogram.
+    """Smallest θ >= 1 whose expected spurious mass is at most a tenth of ``class_size``.
 
-    The smallest integer ``θ >= 1`` such that the expected total noisy count
-    that *empty* cells contribute after filtering,
-    ``M · P(Z >= θ) · E[Z | Z >= θ]``, is at most a tenth of
-    ``max(class_size, 1)``: spurious cells then carry little of the mass phase 2
-    samples from. (θ grows only like ``log(M / class_size) / ε``.)
-    ``class_size`` must be a DP estimate (or a public count), never the true
-    count, so that θ is itself post-processing.
+    ``class_size`` must be DP (or public), never the true count, so θ is post-processing.
     """
     alpha = math.exp(-epsilon)
     log_m = math.log(n_cells_total)
@@ -372,9 +298,9 @@ def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> i
 
 @dataclass(frozen=True)
 class SparseHistogram:
-    """The released cells of a sparse noisy histogram (only those with noisy count >= θ).
+    """The released cells of a sparse noisy histogram (noisy count >= θ).
 
-    Iterating yields ``(cells, counts)`` so ``cells, counts = hist`` works.
+    Unpacks to ``(cells, counts)``.
 
     Attributes
     ----------
@@ -400,15 +326,12 @@ class SparseHistogram:
 def _distinct_empty_cells(grid: Grid, m: int, nonempty_keys: np.ndarray, rng) -> np.ndarray:
     """Coordinates of ``m`` distinct cells drawn uniformly among the empty ones.
 
-    ``nonempty_keys`` must be sorted. Rejection sampling: i.i.d. uniform cells,
-    drop non-empty ones and repeats; the distinct survivors form a uniformly
-    random subset, of which a uniform ``m``-subset is kept.
+    ``nonempty_keys`` must be sorted (rejection sampling, then a uniform ``m``-subset).
     """
     if m == 0:
         return np.zeros((0, grid.n_features), grid.coord_dtype)
     n_empty = grid.size - len(nonempty_keys)
-    # enumerate the empty cells only when they are few or most of them are needed;
-    # otherwise rejection sampling touches ~m cells instead of all M
+    # enumerate the empty cells only when few or most are needed; else rejection sampling
     if grid.fits_int64 and n_empty <= max(1 << 16, 8 * m):
         empty = np.setdiff1d(np.arange(grid.size, dtype=np.int64), nonempty_keys,
                              assume_unique=True)
@@ -434,17 +357,11 @@ def _distinct_empty_cells(grid: Grid, m: int, nonempty_keys: np.ndarray, rng) ->
 
 
 def release_sparse(grid: Grid, coords, epsilon: float, threshold: int, rng) -> SparseHistogram:
-    """Phase 1, sparse: the same output distribution as :func:`release_dense`
-    followed by zeroing every cell whose noisy count is below ``threshold``,
-    without materialising the empty cells (Cormode, Procopiuc, Srivastava and
-    Tran, "Differentially private summaries for sparse data", ICDT 2012).
+    """Phase 1, sparse: :func:`release_dense` then zeroing counts below θ, without
+    materialising empty cells (Cormode et al., ICDT 2012).
 
-    * non-empty cells: true count + geometric noise, kept if ``>= θ``;
-    * empty cells: the number that would pass is Binomial(M − k, P(Z ≥ θ))
-      (Poisson with the same mean when M − k overflows int64; total-variation
-      error ≤ P(Z ≥ θ) by Barbour–Hall, negligible there), placed at distinct
-      uniformly random empty cells, each with a value drawn from
-      ``Z | Z ≥ θ = θ + Geometric``.
+    The passing empty cells: Binomial(M − k, P(Z ≥ θ)) of them (Poisson beyond int64,
+    TV error ≤ P(Z ≥ θ)), at distinct uniform empty cells, valued ``θ + Geometric``.
     """
     if threshold < 1:
         raise ValueError(f"threshold must be >= 1, got {threshold}.")
@@ -501,12 +418,7 @@ class GridRelease(NamedTuple):
 
 
 def _sizes_plan(sizes: SizeRelease, classes, public):
-    """Post-processing of the released sizes: the rows they imply.
-
-    Returns ``(noisy_class_counts, sampling_strategy, n_new, divisors)``.
-    ``public``: imblearn's sampling strategy from the exact sizes
-    (``class_counts="public"`` without ``classes``), used as it is.
-    """
+    """``(noisy_class_counts, sampling_strategy, n_new, divisors)`` from the released sizes."""
     labels = classes.tolist()
     noisy = None if sizes.noisy is None else dict(zip(labels, sizes.noisy[0].tolist()))
     if public is not None:
@@ -519,14 +431,10 @@ def _sizes_plan(sizes: SizeRelease, classes, public):
 
 def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public=None,
                      class_counts: str = "private") -> GaussianRelease:
-    """Everything the Gaussian synopsis releases, from the private statistics.
+    """Everything the Gaussian synopsis releases, from the private ``stats``.
 
-    ``stats`` is the statistics stage's :class:`~._statistics.Statistics`
-    (class sizes and exact fixed-point sums, private). The noise has a stream
-    of its own: the raw normals of the synthesis end up in the released rows
-    and must not expose the stream that hid the sums. The in-memory and the
-    Dask paths both release here, so they draw the same noise in the same
-    order.
+    The noise has its own stream: the synthesis's normals end up in the released
+    rows and must not expose the stream that hid the sums.
     """
     d = stats.fixed_sums.shape[1]
     steps.check_sums(d)  # before any charge
@@ -550,11 +458,7 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
 
 def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, public=None
                        ) -> GridRelease:
-    """The grid synopsis's first release: the class sizes.
-
-    The grid they imply is chosen next (:func:`._setting.choose_grid`; the
-    estimator has checked that the grid this ``X`` needs can be built).
-    """
+    """The grid synopsis's first release: the class sizes (the grid is chosen next)."""
     # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
     # released rows and must not expose the stream that hid the counts
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
@@ -568,12 +472,9 @@ def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, publ
 
 def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinates, classes,
                        *, charge, class_counts: str = "private") -> dict:
-    """The noisy cell histogram of each over-sampled class (index -> histogram).
+    """Index -> noisy cell histogram of each over-sampled class.
 
-    ``choice`` is the grid chosen after the size release
-    (:class:`~._setting.GridChoice`); ``coordinates`` holds the cell
-    coordinates of each over-sampled class's rows on it (private), in the
-    order of the over-sampled classes.
+    ``coordinates``: the private cell coordinates of each over-sampled class's rows.
     """
     over_sampled = np.flatnonzero(plan.n_new > 0)
     if not over_sampled.size:
@@ -596,8 +497,7 @@ def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinat
 
 
 # -- warnings, built from DP outputs and parameters only ---------------------------------
-#: the DP mean's Laplace scale per coordinate (in half-ranges of the bounds) above
-#: which the Gaussian synopsis warns: noise of a quarter of the range or more
+#: the DP mean's Laplace scale (half-ranges) above which the Gaussian synopsis warns
 MEAN_NOISE_WARN = 0.5
 # the sparse release warns when it keeps less than this share of the class size
 SPARSE_MIN_MASS_SHARE = 0.5
@@ -663,7 +563,6 @@ def warn_no_positive_cell(label, auto: bool) -> None:
 
 
 def _grid_advice(auto: bool) -> str:
-    """What to change when a grid histogram carries too little of a class."""
     if auto:  # granularity="auto" already took the coarsest useful grid
         return ("A grid histogram cannot carry this class at this size: use a larger "
                 "epsilon or fewer features")

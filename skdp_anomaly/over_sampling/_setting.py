@@ -1,20 +1,10 @@
 """DPSMOTE's public setting: the label set, the sampling strategy, and the grid.
 
-Pure helpers shared by the estimator and its audit helpers, which read
-parameters, the public label set and DP outputs, never the data: the checks of
-the label set and of the strategy against it (parameters only, or the label set
-treated as public), imblearn's strategy from exact sizes declared public, the
-encoding of ``y`` as indices into the label set, and the checks between
-parameters (the ε of each release, ``bounds``, the grid's shape). How many
-synthetic rows the DP sizes imply is post-processing of a release:
-:func:`._release.n_synthetic`.
-
-The grid synopsis's grid (Lut 2022, §3.3, Algorithm 6) is here too: public
-bounds, and cells per feature from ``granularity`` or, with ``"auto"``, from
-the DP class sizes (:func:`choose_n_cells`), with its ℓ-ball (Definition 3.2).
-``fit_resample`` chooses it between the size release and the cell
-coordinates of the statistics (:func:`choose_grid`), in the same module as the
-checks that refuse an impossible grid before any data are read.
+Helpers that read parameters, the public label set and DP outputs, never the
+data: checks of the label set, the strategy and the parameters (before any
+data are read), label encoding, and the grid synopsis's grid (Lut 2022,
+Algorithm 6) with its ℓ-ball (Definition 3.2), chosen after the size release
+(:func:`choose_grid`).
 """
 
 from __future__ import annotations
@@ -70,8 +60,7 @@ UNKNOWN_LABEL = (
 FLOAT_NEEDS_BINARY = ('"sampling_strategy" can be a float only when the type of target is '
                        "binary. For multi-class, use a dict.")
 
-# `histogram="auto"` uses the dense grid up to this many cells: the paper's own
-# setting (ν = 0.25, d <= 8) stays exactly Algorithm 6.
+# `histogram="auto"` uses the dense grid up to this many cells (the paper's ν = 0.25, d <= 8)
 DENSE_AUTO_MAX_CELLS = 1 << 16
 # `histogram="dense"` is refused above this many cells (1 GiB of int64 counts)
 DENSE_MAX_CELLS = 1 << 27
@@ -81,8 +70,8 @@ DENSE_MAX_DIMS = 32
 _INT64_MAX = np.iinfo(np.int64).max
 # above this many offsets the ℓ-ball is refused (memory and time grow with it)
 _MAX_OFFSETS = 200_000
-# granularity="auto" keeps the expected positive noise mass of the dense grid at most
-# this share of the class size (so at least about half of the positive mass is real)
+# granularity="auto": the dense grid's expected positive noise mass is at most this share
+# of the class size
 _NOISE_MASS_SHARE = 1.0
 # granularity="auto" never uses more cells per feature than the paper's ν = 0.25,
 # nor fewer than 2 (one cell collapses phase 2 to a single point)
@@ -117,11 +106,7 @@ def check_strategy_values(sampling_strategy) -> None:
 
 
 def check_public_classes(classes, sampling_strategy):
-    """The public label set (sorted), or None; checked against the strategy.
-
-    Only parameters are read, so every error here is data-independent, and
-    each names the parameter at fault.
-    """
+    """The public label set (sorted), or None; checked against the strategy (parameters only)."""
     if classes is None:
         return None
     labels = np.asarray(classes)
@@ -150,11 +135,7 @@ def check_public_classes(classes, sampling_strategy):
 
 
 def check_strategy_labels(sampling_strategy, classes) -> None:
-    """The strategy against the label set read from ``y`` (public schema), before any release.
-
-    A float needs two classes and a dict names labels of the set (imblearn's
-    messages). A callable is evaluated on the noisy sizes only, later.
-    """
+    """Check the strategy against the label set read from ``y`` (public), before any release."""
     if _is_float_strategy(sampling_strategy) and np.asarray(classes).size != 2:
         raise ValueError(FLOAT_NEEDS_BINARY)
     if isinstance(sampling_strategy, Mapping):
@@ -224,8 +205,7 @@ def unique_codes(y):
 
 # -- the checks between parameters, before any data are read ----------------------------
 def check_epsilon_cap(steps) -> None:
-    """Each release's ε (``steps.split``) stays at most 30, where geometric noise still
-    hides a count (beyond, it is zero in all but about 2e-13 of draws)."""
+    """Refuse a release ε above 30, where geometric noise almost never hides a count."""
     top = max(steps.split)
     if top > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
@@ -252,8 +232,7 @@ def features_of_bounds(bounds) -> int | None:
 
 
 def check_grid_shape(steps, n_features: int) -> None:
-    """The grid synopsis's grid can be built on ``n_features`` features (dense array
-    dimensions; with a fixed granularity, the dense size and the ℓ-ball too)."""
+    """Refuse a grid that cannot be built on ``n_features`` features (before any data)."""
     if steps.histogram == "dense" and n_features > DENSE_MAX_DIMS:
         raise ValueError(
             f"histogram='dense' supports at most {DENSE_MAX_DIMS} features (numpy array "
@@ -280,18 +259,10 @@ def n_cells(granularity: float) -> int:
 
 @dataclass(frozen=True)
 class Grid:
-    """A uniform grid of ``n_cells`` equal-width cells per feature over ``[lower, upper]``.
+    """A uniform grid of ``n_cells`` equal-width cells per feature over public ``[lower, upper]``.
 
-    The grid synopsis's geometry (Lut 2022, §3.3, Algorithm 6): public bounds
-    and a number of cells per feature that may be post-processing of the DP
-    class sizes (``granularity="auto"``). Cells are addressed by integer
-    coordinates ``0 <= c_j < n_cells`` per feature (the statistics map rows to
-    them, :func:`~._statistics.cell_coordinates`), and by a sortable key for
-    the releases (:func:`~._release.cell_keys`).
-
-    The derived attributes are computed once, when the grid is built: every
-    stage reads them as plain attributes, without calling back into this
-    module.
+    Cells have integer coordinates ``0 <= c_j < n_cells``; derived attributes are
+    computed once, at construction.
 
     Attributes
     ----------
@@ -307,8 +278,7 @@ class Grid:
     strides : ndarray of int64 or None
         Row-major strides of the codes (None when they do not fit int64).
     row_dtype : numpy dtype
-        A ``void`` of one coordinate row: beyond int64 codes, a cell's key is
-        its row of ``coord_dtype`` viewed as one scalar.
+        A ``void`` of one coordinate row (the cell key beyond int64 codes).
     """
 
     lower: np.ndarray
@@ -340,31 +310,18 @@ class Grid:
 
 
 def expected_positive_noise(epsilon: float) -> float:
-    """``E[max(Z, 0)]`` for two-sided geometric Z with decay ``a = exp(-ε)``.
-
-    Equals ``a / ((1 + a)(1 − a)) = a / (1 − a²)``: the expected positive
-    weight an *empty* cell of a dense noisy histogram gets in phase 2.
-    """
+    """``E[max(Z, 0)] = a / (1 − a²)`` for two-sided geometric Z, ``a = exp(-ε)``."""
     return math.exp(-epsilon) / -math.expm1(-2.0 * epsilon)
 
 
 def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
                    min_n_cells: int = AUTO_MIN_N_CELLS, max_n_cells: int = AUTO_MAX_N_CELLS,
                    max_total_cells: int | None = None, share: float = _NOISE_MASS_SHARE) -> int:
-    """Cells per feature ``m`` for ``granularity="auto"`` (ν = 1/m).
+    """Cells per feature ``m`` for ``granularity="auto"``: the largest ``m`` in range whose
+    expected positive noise mass ``m**d · E[max(Z, 0)]`` is at most ``share · class_size``.
 
-    The largest integer ``min_n_cells <= m <= max_n_cells`` whose dense grid
-    of ``m**d`` cells has expected positive noise mass ``m**d · E[max(Z, 0)]``
-    (:func:`expected_positive_noise`) at most ``share · class_size``;
-    ``min_n_cells`` when none does. With the default ``share = 1`` the noise
-    does not outweigh the class in expectation. The floor of 2 exists because
-    one cell per feature collapses phase 2 to a single point (the centre of the
-    bounds), which did worse than a noise-dominated 2-cell grid in every
-    measured case. ``max_total_cells`` (if given) also caps ``m**d`` and may
-    force ``m`` below the floor (down to 1).
-
-    ``class_size`` must be a DP estimate (or a public count), never the true
-    count: the result is then post-processing of DP outputs and parameters.
+    The floor of 2 avoids collapsing phase 2 to one point; ``max_total_cells`` caps
+    ``m**d`` (down to 1). ``class_size`` must be DP (or public), never the true count.
     """
     if n_features < 1:
         raise ValueError(f"n_features must be >= 1, got {n_features}.")
@@ -374,8 +331,7 @@ def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
     def allowed(k: int) -> bool:
         return max_total_cells is None or k**n_features <= max_total_cells
 
-    # noise alone would allow about (budget / per_cell) ** (1/d) cells per feature;
-    # start there (never above the cap) and correct with exact integer checks
+    # start near (budget / per_cell) ** (1/d), then correct with exact integer checks
     m = max_n_cells
     if budget <= 0:
         m = min_n_cells
@@ -396,12 +352,7 @@ def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
 
 
 def auto_class_size(class_sizes, n_new):
-    """Size driving ``granularity="auto"``: the smallest over-sampled class, per run.
-
-    ``class_sizes`` and ``n_new`` have shape (n_classes,) or (n_runs, n_classes)
-    and must be DP outputs (or public). When no class is over-sampled, the
-    smallest class (the grid is then unused).
-    """
+    """Per run, the smallest over-sampled (else smallest) class size, from DP (or public) sizes."""
     sizes = np.atleast_2d(np.asarray(class_sizes, dtype=np.float64))
     n_new = np.atleast_2d(n_new)
     over = np.where(n_new > 0, sizes, np.inf).min(axis=1)
@@ -440,12 +391,9 @@ def grid_for(steps, bounds, class_size=None) -> tuple:
 
 
 def choose_grid(steps, bounds, class_sizes, n_new) -> GridChoice:
-    """The grid of one fit, from the public bounds and the DP (or public) class sizes.
+    """The grid of one fit from public bounds and DP (or public) class sizes.
 
-    Post-processing of the size release: with ``granularity="auto"`` the
-    smallest over-sampled class drives the cells per feature. The ℓ-ball of
-    the chosen grid is built here, so that a ball too large is refused before
-    the histograms' charge.
+    Builds the ℓ-ball here, so a ball too large is refused before the histograms' charge.
     """
     grid, kind = grid_for(steps, bounds, auto_class_size(class_sizes, n_new)[0])
     offsets = None
@@ -458,10 +406,7 @@ def choose_grid(steps, bounds, class_sizes, n_new) -> GridChoice:
 def n_ball_offsets(n_features: int, connectivity: int, n_cells: int) -> int:
     """Number of offsets with L1 norm ``<= connectivity`` and each |entry| < n_cells.
 
-    Counted without listing them (a sum over the number k of moved features
-    of ``C(d, k) · 2^k`` times the compositions of at most ``connectivity``
-    into k parts in ``[1, n_cells − 1]``), so that a ball too large to list
-    is refused at once.
+    Counted without listing them, so that a ball too large is refused at once.
     """
     top = min(connectivity, n_cells - 1)
     # ways[s]: the k-tuples of magnitudes in [1, top] summing to s <= connectivity
@@ -501,17 +446,10 @@ def _magnitudes(k: int, connectivity: int, n_cells: int) -> list:
 
 @functools.lru_cache(maxsize=16)
 def ball_offsets(n_features: int, connectivity: int, n_cells: int):
-    """Offsets of the ℓ-ball of Definition 3.2, the centre itself first.
+    """Offsets of L1 norm ``<= ℓ`` (Definition 3.2), the centre first; read-only, cached.
 
-    Two cells are ℓ-connected when a path of at most ℓ grid edges joins them,
-    i.e. their coordinates differ by an offset of L1 norm ``<= ℓ``. The
-    offset 0 (the cell itself, distance 0) is included.
-
-    Returns
-    -------
-    dense : ndarray of shape (n_offsets, n_features), int32
-    support : ndarray of shape (n_offsets, s), int  — features an offset moves
-    delta : ndarray of shape (n_offsets, s), int  — by how much (0 = padding)
+    Returns ``(dense, support, delta)``: the offsets (n_offsets, d), and per offset
+    the features it moves and by how much (0 = padding).
     """
     check_ball_size(n_features, connectivity, n_cells)
     s = max(1, min(n_features, connectivity))  # at most ℓ features move

@@ -1,22 +1,11 @@
-"""DPSMOTE's statistics: what the releases read from the data, and nothing else.
+"""DPSMOTE's statistics: what the releases read from the data (private, never stored).
 
-The second stage of ``fit_resample`` (read inputs → **statistics** → releases
-→ synthesis). It reads the validated rows once, in memory or block by block
-through the data backend (:mod:`skdp_anomaly._data.rows`), and returns private
-numbers that are never stored: the class sizes, and for the Gaussian synopsis
-each class's exact sum in the unit box of the bounds; for the grid synopsis,
-the cell coordinates of each over-sampled class's rows once the grid is
-chosen (:func:`cell_coordinates`: the grid may follow the DP class sizes, so
-this part runs between the size release and the histograms' release).
-
-The Gaussian synopsis maps rows to the unit box ``u = (clip(x) − c) / r`` of
-the public bounds (centre ``c``, half-range ``r``), so one row moves a class
-sum by at most ``d`` in L1. The sums are exact: each unit-box coordinate is
-rounded to a multiple of ``2^-32`` (the release's grid, :data:`~._release.FIXED_BITS`)
-and summed as int64, which is associative, so partial sums over any blocks
-add up to the same integers and the in-memory and Dask paths release the
-same numbers bit for bit; a row's rounded contribution still lies in
-``[-1, 1]^d``, so the sensitivity is unchanged.
+Class sizes, the Gaussian synopsis's class sums and the grid's cell coordinates,
+in memory or block by block. Rows map to the unit box of the public bounds, so a
+row moves a class sum by at most ``d`` in L1; each coordinate is rounded to a
+multiple of ``2^-32`` and summed as int64 (associative: the in-memory and Dask
+paths give the same integers), and a rounded row stays in ``[-1, 1]^d``, so the
+sensitivity is unchanged.
 """
 
 from __future__ import annotations
@@ -78,11 +67,7 @@ class Statistics(NamedTuple):
 
 
 def unit_fixed_sum(X_class, box: BoxScale) -> np.ndarray:
-    """Exact int64 sum of a block's rows in the unit box, in units of ``2^-32``.
-
-    Private (never stored). Partial sums of any blocks of the same rows add up
-    to the same integers, which is what lets the Dask path match this one.
-    """
+    """Exact int64 sum of a block's rows in the unit box, in units of ``2^-32`` (private)."""
     if X_class.shape[0] == 0:
         return np.zeros(box.centre.shape[0], np.int64)
     U = box.to_unit(X_class)
@@ -98,8 +83,7 @@ def unit_sum(X_class, box: BoxScale) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _class_fixed_sums(X, codes, wanted, centre, safe, flat, sums):  # pragma: no cover
-    # one pass over the rows: unit_fixed_sum of every wanted class at once (the
-    # same IEEE operations, so the same integers); returns the non-finite values met
+    # unit_fixed_sum of every wanted class in one pass (same IEEE operations, same integers)
     bad = 0
     for i in range(X.shape[0]):
         c = codes[i]
@@ -122,12 +106,7 @@ def _class_fixed_sums(X, codes, wanted, centre, safe, flat, sums):  # pragma: no
 
 
 def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
-    """:func:`unit_fixed_sum` of each wanted class in one pass, without gathering its rows.
-
-    Returns ``(sums, n_non_finite)``: int64 sums of shape (n_classes, d), zero
-    for the classes not wanted, and the number of non-finite values met in
-    the wanted classes' rows. Private (never stored).
-    """
+    """``(sums, n_non_finite)``: :func:`unit_fixed_sum` of each wanted class (private)."""
     X = np.asarray(X)
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
@@ -140,11 +119,7 @@ def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
 
 
 def check_exact_sum_rows(n_rows: int) -> None:
-    """Refuse data with more rows than the fixed-point sums hold exactly.
-
-    Checked on the number of rows the caller passed (not on a class size, which
-    an error message must not reveal).
-    """
+    """Refuse more rows than fixed-point sums hold exactly (on ``n_rows``, never a class size)."""
     if n_rows >= MAX_EXACT_SUM_ROWS:
         raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_EXACT_SUM_ROWS} rows "
                          f"exactly; X has {n_rows}. Resample a part of the data at a time.")
@@ -152,23 +127,10 @@ def check_exact_sum_rows(n_rows: int) -> None:
 
 # -- the statistics of one fit ------------------------------------------------------------
 def read_statistics(X, y, classes, bounds_param, gaussian: bool) -> Statistics:
-    """The class sizes (and the Gaussian synopsis's exact class sums) of validated rows.
+    """The class sizes (and, if ``gaussian``, the exact class sums) of validated rows.
 
-    Parameters
-    ----------
-    X : ndarray or dask array of shape (n_samples, n_features)
-        Validated rows (a dask array: rows chunked like ``y``, one chunk of
-        columns).
-    y : ndarray or dask array of shape (n_samples,)
-        In memory: each row's index in ``classes`` (already encoded). On dask:
-        the labels, encoded here block by block.
-    classes : ndarray or None
-        The label set (sorted). None on dask input means "the labels present".
-    bounds_param : None or (lower, upper)
-        The ``bounds`` parameter; None reads the data's extremes (with a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`).
-    gaussian : bool
-        Whether to sum the rows (the Gaussian synopsis) or count them only.
+    ``y``: class indices in memory, labels on dask. ``classes`` None on dask means
+    the labels present; ``bounds_param`` None reads the data's extremes (leak warning).
     """
     n_samples, d = X.shape
     if gaussian:
@@ -229,11 +191,7 @@ def _block_statistics(X_block, y_block, centre, half_range, classes):
 
 
 def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
-    """Each row block's statistics, computed where the block lives, added here.
-
-    ``classes`` is the public label set (sorted) or None. Labels with no row
-    are left out. Integer sums: the same totals however the rows are split.
-    """
+    """Each row block's statistics, computed where it lives, added here (empty labels dropped)."""
     parts = row_block_results(_block_statistics, X, y, box.centre, box.half_range, classes)
     labels = np.unique(np.concatenate([p[0] for p in parts]))
     sizes = np.zeros(labels.size, np.int64)
@@ -249,19 +207,9 @@ def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
 
 # -- the grid synopsis: the cells of a class's rows on the released grid ------------------
 def cell_coordinates(grid, X) -> np.ndarray:
-    """Cell coordinates of each row of ``X`` on ``grid``; rows outside the bounds go to the edge
-    cells (the last cell of each feature is closed).
+    """Cell coordinates of each row of ``X`` on ``grid``, rows outside going to the edge cells.
 
-    Parameters
-    ----------
-    grid : ~._setting.Grid
-        The grid of the fit (public bounds, cells per feature).
-    X : array-like of shape (n_samples, n_features)
-
-    Returns
-    -------
-    ndarray of shape (n_samples, n_features), of ``grid.coord_dtype``
-        Private when ``X`` is (never stored).
+    Private when ``X`` is (never stored).
     """
     idx = np.floor((np.asarray(X, dtype=np.float64) - grid.lower) / grid.width)
     np.clip(idx, 0, grid.n_cells - 1, out=idx)

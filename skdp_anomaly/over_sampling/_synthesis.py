@@ -1,20 +1,10 @@
 """DPSMOTE's synthesis: the synthetic rows, drawn from the released synopsis only.
 
-The last stage of ``fit_resample`` (read inputs → statistics → releases →
-**synthesis**): post-processing of DP outputs, from a stream of its own (the
-release's ``sample_rng``). The original rows pass through unchanged and the
-synthetic rows are appended, in memory or, on dask input, drawn block by
-block on the workers by the data layer (:func:`skdp_anomaly._data.blocks.append_drawn_rows`).
-
-Gaussian synopsis: rows ``clip(μ̂ + spread · N(0, I))`` in the unit box of the
-bounds, mapped back to the bounds; the spread is a public parameter, not read
-from the data. They come in chunks of :data:`SYNTHETIC_CHUNK` rows, each drawn
-from a generator of its own, spawned in order from the sampling stream, so any
-block of them can be drawn on its own and the rows are the same, bit for bit,
-however the output is split. Grid synopsis: phase 2 of Algorithm 6
-(:func:`sample_synthetic`), in memory only: SMOTE between the released cells
-of the grid, which reads the grid's attributes and calls nothing of the
-earlier stages.
+Post-processing of DP outputs, from the release's own ``sample_rng``. Gaussian rows
+``clip(μ̂ + spread · N(0, I))`` come in chunks of :data:`SYNTHETIC_CHUNK` rows, each
+from its own spawned generator, so any block can be drawn on its own (on Dask
+workers) with the same rows bit for bit. Grid synopsis: phase 2 of Algorithm 6
+(:func:`sample_synthetic`), in memory only.
 """
 
 from __future__ import annotations
@@ -39,9 +29,7 @@ _CHUNK = 1 << 21
 
 @njit(cache=True, nogil=True)
 def _fill(rng, mean, scale, lower, upper, out):  # pragma: no cover - compiled
-    # one pass: draw, scale, shift and clip each coordinate straight into the
-    # output (numba's Generator.standard_normal is numpy's algorithm on the same
-    # bit stream, so the values equal rng.standard_normal's)
+    # numba's Generator.standard_normal is numpy's algorithm: the values equal numpy's
     n, d = out.shape
     for i in range(n):
         for j in range(d):
@@ -77,39 +65,15 @@ def _draw_scale(spread: float, box):
 
 
 def fill_gaussian(mean_unit, spread: float, box, seeds, out) -> np.ndarray:
-    """Fill ``out`` (shape (k, d)) with rows ``clip(μ̂ + spread · N(0, I))`` mapped to the bounds.
-
-    Row ``i`` of ``out`` is row ``i % SYNTHETIC_CHUNK`` of the chunk drawn from
-    ``seeds[i // SYNTHETIC_CHUNK]``, so any slice of the synthetic rows can be
-    drawn on its own.
-    """
+    """Fill ``out`` (shape (k, d)) with rows ``clip(μ̂ + spread · N(0, I))`` in X's units."""
     mean = np.ascontiguousarray(box.from_unit(np.asarray(mean_unit, np.float64)))
     return _fill_rows(mean, *_draw_scale(spread, box), seeds, out)
 
 
 def synthesize_gaussian(X, y, release, classes, spread: float, box, frame=None):
-    """The resampled set: the original rows, then each over-sampled class's rows.
+    """``(X_res, y_res, noisy_means)``: the original rows, then each over-sampled class's rows.
 
-    Parameters
-    ----------
-    X, y : ndarrays, or dask arrays chunked alike by rows
-    release : GaussianRelease
-        The release stage's DP means, rows per class and sampling stream.
-    classes : ndarray
-        The label set (``release.means`` is keyed by index into it).
-    spread : float
-    box : BoxScale
-        The unit box of the public bounds.
-    frame : tuple or None
-        A dask DataFrame's metadata, to return frames.
-
-    Returns
-    -------
-    X_res, y_res
-        Arrays of the input's kind (lazy on dask: the rows are drawn on the
-        workers when computed).
-    noisy_means : dict
-        Class -> its DP mean in the units of X (``noisy_means_``).
+    Output of the input's kind (lazy on dask); ``noisy_means``: class -> DP mean in X's units.
     """
     index = list(release.means)
     d = box.centre.shape[0]
@@ -133,11 +97,7 @@ def synthesize_gaussian(X, y, release, classes, spread: float, box, frame=None):
 
 
 def synthesize_grid(X, y, plan, choice, histograms, classes, connectivity: int):
-    """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory).
-
-    ``plan`` is the size release (rows per class, the sampling stream), ``choice``
-    the grid and its ℓ-ball, ``histograms`` the released histograms by class index.
-    """
+    """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory)."""
     X_parts, y_parts = [X], [y]
     for j, hist in histograms.items():
         Z = sample_synthetic(choice.grid, hist, int(plan.n_new[j]), connectivity,
@@ -149,13 +109,7 @@ def synthesize_grid(X, y, plan, choice, histograms, classes, connectivity: int):
 
 # -- the grid synopsis: phase 2 of Algorithm 6 ---------------------------------------
 class _Weights:
-    """Non-negative weight ``max(c, 0)`` of any cell of a released histogram.
-
-    Cells are looked up by the key the released cells are sorted by
-    (:func:`~._release.cell_keys`), which phase 2 computes from the grid's
-    attributes: row-major codes (``grid.strides``) or, beyond int64 codes, the
-    bytes of the coordinate rows (:func:`_row_keys`).
-    """
+    """Weight ``max(c, 0)`` of any cell of a released histogram, looked up by cell key."""
 
     def __init__(self, grid: Grid, histogram):
         self.grid = grid
@@ -169,8 +123,7 @@ class _Weights:
             self.keys = (self.coords.astype(np.int64) @ grid.strides if grid.fits_int64
                          else _row_keys(grid, self.coords))
         else:
-            # one trailing zero: the weight of "no cell" (out-of-grid neighbours)
-            # (int32: a noisy count beyond 2**31 would need more rows than numpy can index here)
+            # a trailing zero weighs "no cell"; int32: a count beyond 2**31 cannot be indexed
             dense = np.clip(np.asarray(histogram).reshape(-1), 0, np.iinfo(np.int32).max)
             self.dense = np.append(dense, 0).astype(np.int32)
             self.keys = np.flatnonzero(self.dense)
@@ -201,13 +154,10 @@ def _row_keys(grid: Grid, rows) -> np.ndarray:
 
 def sample_synthetic(grid: Grid, histogram, n_samples: int, connectivity: int,
                      rng: np.random.Generator, offsets=None) -> np.ndarray:
-    """Phase 2 of Algorithm 6: ``n_samples`` synthetic rows from a released histogram.
+    """Phase 2 of Algorithm 6: ``n_samples`` rows from a released histogram (post-processing).
 
-    Post-processing only. A centre cell ``q_i`` is drawn with probability
-    ∝ ``max(c_i, 0)``; an ℓ-connected cell ``q_k`` (the centre included) with
-    probability ∝ ``max(c_k, 0)``; then ``z_j = q_ij + u_j (q_kj − q_ij)`` with
-    one uniform ``u_j`` per coordinate. If no cell has a positive count,
-    centres and neighbours are drawn uniformly (still post-processing).
+    Centre and ℓ-connected neighbour drawn ∝ ``max(c, 0)``, then
+    ``z_j = q_ij + u_j (q_kj − q_ij)``; uniform cells when no count is positive.
     """
     d = grid.n_features
     if n_samples <= 0:

@@ -17,30 +17,21 @@ __all__ = ["BoundsScaler"]
 class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map each feature from its public bounds ``[lower, upper]`` onto ``[-1, 1]``, clipping.
 
-    A private learner needs its features in a known box (a DP logistic
-    regression bounds the norm of a row, an over-sampler the range of each
-    feature). Raw features rarely are: this step puts them there with
-    bounds written down from domain knowledge, so it reads nothing from the
-    data and costs no privacy. A value below ``lower`` maps to −1, one above
-    ``upper`` to +1 (clipped, as the private steps after it assume); a
-    missing value is refused.
+    Puts raw features into the box private learners expect, with bounds from
+    domain knowledge: it reads nothing from the data and costs no privacy.
+    Values outside are clipped to ±1; a missing value is refused.
 
     Parameters
     ----------
     bounds : (lower, upper) or None, default=None
-        Public bounds of the features: each side a scalar (the same for
-        every feature) or one value per feature, ``lower < upper``. ``None``
-        reads each feature's minimum and maximum from the training data,
-        which is not private: a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` is emitted, the
-        budget validator lists the leak, and the bounds are stored in
-        ``bounds_`` (never in ``bounds``).
+        Public bounds, scalars or one value per feature, ``lower < upper``.
+        ``None`` reads the data's range: not private
+        (:class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`), stored in ``bounds_``.
 
     Attributes
     ----------
     bounds_ : tuple of ndarray of shape (n_features,)
-        ``(lower, upper)`` per feature: ``bounds`` broadcast to the number of
-        features, or the data's range when ``bounds`` is None.
+        ``(lower, upper)`` per feature.
     n_features_in_ : int
         Number of features seen in ``fit`` (a public shape).
     feature_names_in_ : ndarray of shape (n_features,)
@@ -53,15 +44,10 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
     Notes
     -----
     **Privacy.** With ``bounds`` given, the fitted state is the bounds and
-    the number of features (a shape, public under both neighbouring
-    relations); the output of each row depends on that row alone. The step
-    is 0-DP under add/remove and replace-one neighbours:
-    :meth:`~skdp_anomaly.privacy.PrivacyCostMixin.privacy_cost` returns a
-    zero cost and :func:`~skdp_anomaly.check_privacy_budget` prices it 0.
-    It is the public-bounds counterpart of scikit-learn's ``MinMaxScaler``
-    with ``feature_range=(-1, 1)`` and ``clip=True``, whose ``fit`` reads the
-    data's range (the budget validator counts that as learning without
-    privacy).
+    the number of features, and each output row depends on its own row
+    only: 0-DP under add/remove and replace-one neighbours
+    (:func:`~skdp_anomaly.check_privacy_budget` prices it 0). The
+    public-bounds counterpart of ``MinMaxScaler(feature_range=(-1, 1), clip=True)``.
 
     Examples
     --------
@@ -99,8 +85,7 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data; only its shape (and, when ``bounds`` is None, its
-            range) is used.
+            Training data; only its shape (or, without ``bounds``, its range) is used.
         y : None
             Ignored.
 

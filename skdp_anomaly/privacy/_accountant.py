@@ -16,14 +16,10 @@ _RELATIONS = ("replace", "add_remove")
 class BudgetAccountant:
     """A privacy budget shared by every fit given it as ``accountant``.
 
-    A total ε (and δ) under one neighbouring relation. Each fit reserves its
-    planned cost before it reads the data, and is refused, before it releases
-    anything, when the ledger cannot cover it; it is then charged each
-    release's cost right before the release. Two fits sharing the ledger in
-    two threads cannot both pass and overspend. It is shared by reference:
-    ``sklearn.base.clone`` of an estimator, and a search's candidates, charge
-    the same ledger. diffprivlib's ``BudgetAccountant`` works in the same
-    place, charged under replace-one neighbours.
+    A total ε (and δ) under one relation. A fit reserves its planned cost
+    before reading data (refused, releasing nothing, if it does not fit) and is
+    charged right before each release; threads cannot overspend. Shared by
+    reference through ``clone``.
 
     Parameters
     ----------
@@ -32,11 +28,9 @@ class BudgetAccountant:
     delta : float, default=0.0
         The total δ, in ``[0, 1)``.
     neighbours : {"replace", "add_remove"}, default="replace"
-        The relation the total holds under. ``"replace"`` (datasets of the same
-        size that differ in one record; n public) takes every estimator of the
-        package: an add/remove ε counts twice there (group privacy).
-        ``"add_remove"`` (one record added or removed) refuses, before any
-        release, an estimator whose guarantee needs n public.
+        The relation of the total. ``"replace"`` (n public) takes every
+        estimator, an add/remove ε counting twice; ``"add_remove"`` refuses
+        an estimator whose guarantee needs n public.
 
     See Also
     --------

@@ -19,25 +19,12 @@ differentially private anomaly detection*; [M]: Mohammady, Wang, Wang and
 Zhang, *DPOAD: differentially private outsourcing of anomaly detection
 through iterative sensitivity learning*.
 
-Each relaxation only *removes* neighbouring pairs (anomaly-restricted), or
-allows the bound to fail with a small probability (δ over the mechanism's
-coins, γ over the draw of the neighbouring pair). Composition therefore keeps
-every relaxation either part has: the composed guarantee is the weakest one,
-and :func:`compose_sequential` says so in the cost's ``notes``.
-
-The neighbouring relation is part of every cost (``neighbours``):
-
-* ``"add_remove"`` — the datasets differ by adding or removing one record
-  (the size ``n`` is protected too);
-* ``"replace"`` — the datasets have the same size and differ in the value of
-  one record (one stream element); ``n`` is public.
-
-An ε under add/remove implies ``2ε`` under replace (group privacy: a
-replacement is a removal followed by an addition), see
-:meth:`PrivacyCost.under`; the converse does not hold (a replace-one
-mechanism may release ``n`` exactly). Costs under different relations are
-therefore never added as they stand: composing them raises unless the caller
-names the relation to convert to.
+Composition keeps every relaxation of its parts (the result is the weakest
+notion, said in ``notes``). Every cost names its relation (``neighbours``):
+``"add_remove"`` (one record added or removed; ``n`` protected) or
+``"replace"`` (one record's value changed; ``n`` public). An add/remove ε is
+``2ε`` under replace (:meth:`PrivacyCost.under`), not conversely, so costs under
+different relations compose only once converted.
 """
 
 from __future__ import annotations
@@ -92,12 +79,10 @@ def relation_text(neighbours: str) -> str:
     Parameters
     ----------
     neighbours : {"add_remove", "replace"}
-        The relation.
 
     Returns
     -------
     str
-        E.g. ``'add/remove-one-record neighbours'``.
 
     Examples
     --------
@@ -130,18 +115,16 @@ class PrivacyCost:
     delta : float, default=0.0
         Probability (over the mechanism's randomness) that the ε bound fails.
     gamma : float, default=0.0
-        (ε, γ)-random DP (Mohammady et al., Def. II.1): probability, over the draw of
-        the neighbouring pair, that the ε bound does not hold.
+        (ε, γ)-random DP (Mohammady et al., Def. II.1): probability, over the
+        draw of the neighbouring pair, that the ε bound does not hold.
     anomaly_restricted : bool, default=False
-        True when the guarantee covers only anomaly-restricted neighbours
-        (Bittner, Sarwate and Wright, Def. 1): the anomalous record itself is not protected.
+        The guarantee covers only anomaly-restricted neighbours (Bittner,
+        Sarwate and Wright, Def. 1): the anomalous record is not protected.
     notes : tuple of str, default=()
         Human-readable remarks carried through composition.
     neighbours : {"add_remove", "replace"}
-        Keyword-only and required: the neighbouring relation the guarantee
-        holds under (see the module docstring). :meth:`zero` is the only
-        cost that does not ask for it (a step that reads no data is 0-DP
-        under every relation).
+        Keyword-only, required: the relation the guarantee holds under
+        (only :meth:`zero` needs none).
 
     Examples
     --------
@@ -181,14 +164,13 @@ class PrivacyCost:
         epsilon : float
             ε, ``>= 0``.
         *notes : str
-            Free-text notes carried along (e.g. how the cost was derived).
+            Free-text notes carried along.
         neighbours : {"add_remove", "replace"}
             The neighbouring relation the guarantee holds under.
 
         Returns
         -------
         PrivacyCost
-            The cost.
         """
         return cls(epsilon, notes=notes, neighbours=neighbours)
 
@@ -203,14 +185,13 @@ class PrivacyCost:
         delta : float
             δ, in ``[0, 1]``.
         *notes : str
-            Free-text notes carried along (e.g. how the cost was derived).
+            Free-text notes carried along.
         neighbours : {"add_remove", "replace"}
             The neighbouring relation the guarantee holds under.
 
         Returns
         -------
         PrivacyCost
-            The cost.
         """
         return cls(epsilon, delta=delta, notes=notes, neighbours=neighbours)
 
@@ -224,14 +205,13 @@ class PrivacyCost:
         epsilon : float
             ε, ``>= 0``.
         *notes : str
-            Free-text notes carried along (e.g. how the cost was derived).
+            Free-text notes carried along.
         neighbours : {"add_remove", "replace"}
             The neighbouring relation the guarantee holds under.
 
         Returns
         -------
         PrivacyCost
-            The cost (``anomaly_restricted=True``).
         """
         return cls(epsilon, anomaly_restricted=True, notes=notes, neighbours=neighbours)
 
@@ -248,24 +228,19 @@ class PrivacyCost:
             γ, the probability (over the draw of the neighbouring pair) that
             the ε bound fails, in ``[0, 1]``.
         *notes : str
-            Free-text notes carried along (e.g. how the cost was derived).
+            Free-text notes carried along.
         neighbours : {"add_remove", "replace"}
             The neighbouring relation the guarantee holds under.
 
         Returns
         -------
         PrivacyCost
-            The cost.
         """
         return cls(epsilon, gamma=gamma, notes=notes, neighbours=neighbours)
 
     @classmethod
     def zero(cls) -> "PrivacyCost":
-        """The cost of a step that does not look at the data.
-
-        Stated under add/remove neighbours, the stronger relation: it converts
-        to 0 under replace and composes with costs under either relation.
-        """
+        """The cost of a step that does not look at the data (composes under either relation)."""
         return cls(0.0, neighbours="add_remove")
 
     @classmethod
@@ -275,7 +250,7 @@ class PrivacyCost:
         Parameters
         ----------
         *notes : str
-            Free-text notes carried along (e.g. how the cost was derived).
+            Free-text notes carried along.
         neighbours : {"add_remove", "replace"}
             The neighbouring relation the guarantee holds under.
 
@@ -326,24 +301,15 @@ class PrivacyCost:
         Returns
         -------
         PrivacyCost
-            The copy.
         """
         return replace(self, notes=self.notes + tuple(n for n in notes if n))
 
     def under(self, neighbours: str) -> "PrivacyCost":
         """The same guarantee stated under the relation ``neighbours``.
 
-        * same relation: ``self``;
-        * add/remove → replace: group privacy over the two add/remove steps a
-          replacement consists of, ``(ε, δ) → (2ε, (1 + e^ε) δ)``;
-        * replace → add/remove: impossible in general (a replace-one
-          mechanism may release ``n`` exactly, which add/remove neighbours
-          protect), so a :class:`ValueError` is raised. Only :meth:`zero`
-          converts, being stated under add/remove already.
-
-        (ε, γ)-random DP and anomaly-restricted costs have no group-privacy
-        conversion here (their relaxations are defined per neighbouring pair),
-        and raise too.
+        add/remove → replace is group privacy, ``(ε, δ) → (2ε, (1 + e^ε) δ)``;
+        replace → add/remove raises (``n`` may be released), except for
+        :meth:`zero`. Random-DP and anomaly-restricted costs do not convert.
 
         Parameters
         ----------
@@ -353,7 +319,7 @@ class PrivacyCost:
         Returns
         -------
         PrivacyCost
-            The converted cost (with a note on the conversion).
+            With a note on the conversion.
 
         Raises
         ------
@@ -454,8 +420,7 @@ def _mixed_note(costs: list[PrivacyCost], result: PrivacyCost) -> tuple:
 
 
 def _common_relation(costs: list[PrivacyCost], neighbours: str | None) -> tuple[list, str]:
-    """Costs stated under one relation: converted to ``neighbours`` when given,
-    otherwise checked to agree (zero costs agree with every relation)."""
+    """The costs converted to ``neighbours``, or checked to share one relation."""
     if neighbours is not None:
         check_neighbours(neighbours)
         return [c.under(neighbours) for c in costs], neighbours
@@ -491,11 +456,9 @@ def _combine(costs: Iterable[PrivacyCost], eps_op, cap_op, neighbours) -> Privac
 
 
 def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None = None) -> PrivacyCost:
-    """Basic sequential composition: ε, δ and γ add up.
+    """Basic sequential composition: ε, δ and γ add up (γ by the union bound).
 
-    γ adds by the union bound over the events "the pair is bad for mechanism
-    i"; relaxations (anomaly restriction) are kept, so the result is the
-    weakest notion of its parts.
+    Relaxations are kept: the result is the weakest notion of its parts.
 
     Parameters
     ----------
@@ -503,9 +466,8 @@ def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None =
         The costs of the mechanisms run on the same records.
     neighbours : {"add_remove", "replace"}, default=None
         Convert every cost to this relation first
-        (:meth:`PrivacyCost.under <skdp_anomaly.PrivacyCost.under>`).
-        ``None``: the costs must share one relation (zero costs aside), else
-        a ValueError is raised rather than one misleading number.
+        (:meth:`PrivacyCost.under <skdp_anomaly.PrivacyCost.under>`). ``None``:
+        the costs must share one relation, else ``ValueError``.
 
     Returns
     -------
@@ -529,8 +491,7 @@ def compose_parallel(costs: Iterable[PrivacyCost], *, neighbours: str | None = N
     """Parallel composition: the maximum of each field.
 
     Valid **only** when the mechanisms read provably disjoint sets of records
-    (e.g. per-class histograms of a labelled dataset); the caller must know
-    that, this function cannot check it.
+    (e.g. per-class histograms); this function cannot check it.
 
     Parameters
     ----------

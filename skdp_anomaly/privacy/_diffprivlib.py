@@ -1,29 +1,13 @@
 """What diffprivlib's ``LogisticRegression`` spends, proven, and how to set it for a target ε.
 
-diffprivlib 0.6.6 implements objective perturbation (Chaudhuri, Monteleoni
-and Sarwate 2011, Algorithm 2) with rows of norm up to ``R = data_norm``
-(``√(data_norm² + 1)`` with its intercept column) and keeps
-
-    ε' = ε − 2 log(1 + R·C/4)
-
-for its noise (or ε/2 with a raised regulariser when that is ≤ 0). The
-Jacobian term of the proof is the log of ``det(A + H)/det(A + H')`` for
-two neighbouring records, where one record's Hessian ``H = ℓ'' x xᵀ`` has
-eigenvalue ``ℓ''‖x‖² ≤ R²/4``: the ratio is at most ``1 + R²·C/4``
-(the rank-one bound ``det(A + H)/det A``), not ``(1 + R·C/4)²``. For
-``R > 2`` the mechanism therefore spends more than its ``epsilon``:
-at ``R = 6``, ``C = 1`` a claimed 2 has an exact privacy loss of at least
-2.30 (the package's study of its output densities). This module computes
-the proven bound, which the budget validator charges, and the settings that
-make diffprivlib's model spend a target ε.
-
-Those bounds hold for ``fit_intercept=False`` only. With its intercept,
-diffprivlib perturbs scikit-learn's ``LinearModelLoss``, whose L2 penalty
-leaves the intercept out: the objective is not strongly convex in it, the
-intercept's entry of the Hessian is ``Σ ℓ''(m_i)`` alone, and the ratio of
-the two neighbours' Jacobian determinants, hence of their output densities,
-has no bound (:data:`UNREGULARISED_INTERCEPT`; the validator reports it as
-a leak).
+diffprivlib 0.6.6's objective perturbation (Chaudhuri, Monteleoni and Sarwate
+2011, Alg. 2), rows of norm ``R``, keeps ``ε' = ε − 2 log(1 + R·C/4)`` for its
+noise. The proof's Jacobian term is at most ``log(1 + R²·C/4)`` (rank-one bound),
+not ``2 log(1 + R·C/4)``: for ``R > 2`` the model spends more than its
+``epsilon``. This module computes the proven bound (charged by the budget
+validator) and settings that spend a target ε. With ``fit_intercept=True`` the
+intercept is unregularised and the density ratio is unbounded
+(:data:`UNREGULARISED_INTERCEPT`, reported as a leak).
 """
 
 from __future__ import annotations
@@ -55,10 +39,8 @@ def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
                                  fit_intercept: bool = True, n_classes: int = 2) -> float:
     """The ε that diffprivlib's ``LogisticRegression`` provably spends.
 
-    For each of its fits (one for two classes, one per class at ``ε/K``
-    otherwise): ``ε' + log(1 + R²·C/4)`` with diffprivlib's noise ``ε'``,
-    or ``ε/2 + log(1 + R·(e^{ε/4} − 1))`` when diffprivlib raises the
-    regulariser. Never below the ``epsilon`` it charges.
+    Per fit (one per class at ``ε/K`` for K >= 3): ``ε' + log(1 + R²·C/4)``, or
+    ``ε/2 + log(1 + R·(e^{ε/4} − 1))`` when diffprivlib raises the regulariser.
 
     Parameters
     ----------
@@ -101,14 +83,9 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
                                   fit_intercept: bool = True) -> tuple[float, float]:
     """``(epsilon, C)`` for diffprivlib's ``LogisticRegression`` to spend exactly ``epsilon``.
 
-    Two classes. ``C`` keeps both the proven Jacobian term
-    ``log(1 + R²C/4)`` and diffprivlib's ``2 log(1 + RC/4)`` at most ε/2, so
-    that at least half of ε pays the noise (``C = 1``, diffprivlib's
-    default, when that already holds). When the proven term is the larger
-    (``R > 2``) the ``epsilon`` parameter is lowered by the difference, so
-    that diffprivlib's noise gets exactly what the proof leaves; either way
-    ``diffprivlib_logistic_epsilon`` of the settings
-    is ``epsilon``.
+    Two classes. ``C`` keeps both Jacobian terms at most ε/2 (``C = 1`` when it
+    already does); for ``R > 2`` the ``epsilon`` parameter is lowered so that
+    ``diffprivlib_logistic_epsilon`` of the settings is ``epsilon``.
 
     Parameters
     ----------

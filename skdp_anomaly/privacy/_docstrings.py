@@ -1,9 +1,7 @@
 """Parameter descriptions every estimator shares, written once.
 
-An estimator's docstring names a shared parameter by a placeholder on its
-own line (``    {accountant}``) and may continue the description with lines
-of its own; :func:`fill_doc` puts the shared text in (like imbalanced-learn's
-``Substitution``, without ``str.format``, so other braces stay as written).
+A placeholder line (``    {accountant}``) in a docstring is replaced by
+:func:`fill_doc` (no ``str.format``: other braces stay as written).
 """
 
 from __future__ import annotations

@@ -1,30 +1,13 @@
 """Exact integer noise: geometric, two-sided geometric and Bernoulli draws.
 
-Every probability these samplers realise is exactly the one stated, at every
-rate, with unbounded support: no draw goes through a floating-point
-probability. The only floating-point-free primitive is a comparison of
-uniform random bits with the binary expansion of a probability ``p``: a
-uniform ``U = 0.u0 u1 u2 …`` (8-bit digits ``u_m``, one random byte each)
-lies below ``p`` exactly when, at the first digit where ``U`` and ``p``
-differ, ``U``'s is smaller. The digits of ``p`` are computed once per public
-rate, in integer arithmetic with rigorous bounds (alternating Taylor series
-with directed rounding), to as many digits as a draw needs: the second digit
-is read with probability ``2**-8``, the third with ``2**-16``, and so on.
-
-A geometric ``G`` with ``P(G = k) ∝ q**k`` (``q = e**-rate``) is drawn as
-``G = 2**k · H + L``:
-
-* ``H = G >> k`` is geometric with ``q**(2**k)``, ``k`` chosen so that
-  ``rate·2**k >= 1/2``: the number of successes before the first failure of
-  independent ``Bernoulli(q**(2**k))`` trials, each an exact comparison;
-* ``L``'s binary digits ``b_j`` (``j < k``) are independent, ``P(b_j = 1) =
-  1 / (1 + q**(-2**j))``, because ``q**L`` is the product of ``q**(b_j 2**j)``.
-
-This is the geometric law exactly (the support is all of ``{0, 1, …}``);
-randomized response and the margin selection use the same exact Bernoulli
-(``1 / (1 + e**ε)``). The approach follows the exact samplers of Canonne,
-Kamath and Steinke (2020), which OpenDP ships; theirs take rational rates and
-are scalar, these take any double and draw whole arrays at once.
+Every probability realised is exactly the stated one, at every rate, with
+unbounded support: no draw goes through a floating-point probability. A
+Bernoulli(``p``) compares uniform random bytes with the binary digits of ``p``,
+computed in integer arithmetic with rigorous bounds (a tie reads the next byte,
+probability ``2**-8``). A geometric ``G = 2**k · H + L`` draws ``H`` from exact
+Bernoulli trials at rate ``rate·2**k >= 1/2`` and the bits of ``L`` as
+independent exact Bernoullis. Follows Canonne, Kamath and Steinke (2020), for
+any double rate and whole arrays at once.
 
 References
 ----------
@@ -46,13 +29,11 @@ import numpy as np
 __all__ = ["MIN_INTEGER_RATE", "check_rate", "bernoulli_logistic", "geometric",
            "two_sided_geometric"]
 
-#: smallest rate ``ε/Δ`` (per unit of the integer query) the integer noise honours: the
-#: noise's scale is then ``2**50`` units, far beyond any query this package releases, and
-#: a draw leaves int64 only with probability below ``e**-8000`` (it is then clamped)
+#: smallest rate ``ε/Δ`` (per unit of the integer query) honoured: a draw leaves int64
+#: only with probability below ``e**-8000`` (it is then clamped)
 MIN_INTEGER_RATE = 2.0 ** -50
 
-#: bits per digit of a uniform: one random byte decides a comparison but for a tie
-#: (probability 2**-8), which reads the next byte
+#: bits per digit of a uniform (a tie, probability 2**-8, reads the next byte)
 _DIGIT = 8
 _DIGIT_MASK = (1 << _DIGIT) - 1
 #: ``H`` is drawn at a rate of at least this per trial, so its loop shrinks geometrically
@@ -68,8 +49,7 @@ def check_rate(rate: float, name: str = "epsilon") -> None:
     Parameters
     ----------
     rate : float
-        ``ε / Δ`` of the integer noise, ``Δ`` in units of the integer query
-        (grid steps for a real-valued release).
+        ``ε / Δ``, ``Δ`` in units of the integer query (grid steps).
     name : str, default="epsilon"
         What to name in the message.
 
@@ -91,8 +71,7 @@ def check_rate(rate: float, name: str = "epsilon") -> None:
 
 def _exp_neg_small(x: Fraction, prec: int) -> tuple[int, int]:
     """``lo <= e**-x · 2**prec <= hi`` for ``0 <= x <= 1`` (alternating Taylor series)."""
-    # for x <= 1 the terms x**k/k! decrease from k = 1 on, so e**-x lies between any
-    # two consecutive partial sums
+    # terms decrease for x <= 1: e**-x lies between consecutive partial sums
     total, term, k = Fraction(1), Fraction(1), 0
     while True:
         k += 1
@@ -137,10 +116,9 @@ def _probability_bounds(kind: str, x: Fraction, prec: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=4096)
 def _digit(kind: str, x: float, m: int) -> int:
-    """The ``m``-th 8-bit digit of the probability's binary expansion (``m = 0`` first).
+    """The ``m``-th 8-bit digit of ``p`` (``m = 0`` first); precision rises until bounds agree.
 
-    ``p`` is irrational for every ``x > 0`` (Lindemann), so the precision is raised
-    until the bounds agree on the digit.
+    ``p`` is irrational for ``x > 0`` (Lindemann), so this terminates.
     """
     exact = Fraction(x)
     prec = _DIGIT * (m + 1)
@@ -194,7 +172,6 @@ def bernoulli_logistic(epsilon: float, size, rng: np.random.Generator) -> np.nda
     Returns
     -------
     ndarray of bool
-        True with probability exactly ``1 / (1 + e**epsilon)``.
     """
     shape = _shape(size)
     return _below("logistic", float(epsilon), math.prod(shape), rng).reshape(shape)[()]
@@ -225,7 +202,6 @@ def geometric(rate: float, size, rng: np.random.Generator) -> np.ndarray:
     Returns
     -------
     ndarray of int64
-        The draws.
 
     Examples
     --------
@@ -265,7 +241,6 @@ def two_sided_geometric(rate: float, size, rng: np.random.Generator) -> np.ndarr
     Returns
     -------
     ndarray of int64
-        The noise.
     """
     pair = geometric(rate, (2,) + _shape(size), rng)
     return pair[0] - pair[1]

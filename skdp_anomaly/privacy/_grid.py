@@ -1,27 +1,12 @@
 """Real values released on a power-of-two grid with integer noise.
 
-``x + rng.laplace(0, b)`` computed in floating point can produce only a sparse
-set of floats that depends on ``x``, so the bits of one output can tell two
-neighbouring inputs apart (Mironov 2012; an attack on it gave ε >= 7 at a
-claimed 1). Every real-valued release of the package therefore goes through
-the grid of this module instead:
-
-1. the true value is rounded to a multiple of a power of two ``g`` (exact:
-   dividing by a power of two only shifts the exponent);
-2. integer two-sided geometric (discrete Laplace) noise is added in units of
-   ``g``, an exact int64 sum;
-3. the noisy integer is multiplied by ``g`` (exact below ``2**53``).
-
-The released float is ``g`` times an integer for every input, so its bits say
-nothing beyond the noisy integer, which is ε-DP by the integer mechanism.
-Rounding moves a coordinate by at most ``g/2``, so a query of L1 sensitivity
-``Δ`` over at most ``c`` changed coordinates has integer sensitivity
-``floor(Δ/g) + c`` steps; :func:`grid_for` picks ``g`` so that this exceeds
-``Δ/g`` by at most a factor ``1 + 2**-GRID_BITS``.
-
-The integer noise is exact two-sided geometric noise
-(:func:`~skdp_anomaly.privacy._exact.two_sided_geometric`): every integer's
-probability is the stated one, at every rate the package accepts.
+Floating-point ``x + rng.laplace(0, b)`` produces a sparse, ``x``-dependent set
+of floats whose bits tell neighbours apart (Mironov 2012). Instead, a value is
+rounded to a multiple of a power of two ``g`` (exact), exact integer noise
+(:func:`~skdp_anomaly.privacy._exact.two_sided_geometric`) is added in units of
+``g``, and the result is multiplied by ``g`` (exact below ``2**53``): the bits say
+nothing beyond the noisy integer. Rounding adds at most one step per changed
+coordinate: sensitivity ``floor(Δ/g) + c`` steps.
 
 References
 ----------

@@ -1,27 +1,11 @@
 """Vectorised differential-privacy mechanisms.
 
-Each mechanism is a small frozen object that carries its privacy parameters,
-exposes its noise ``scale`` and its :class:`PrivacyCost` side by side (the
-"privacy map" next to the mechanism), and randomises whole numpy arrays at
-once with a caller-supplied :class:`numpy.random.Generator`.
-
-Sensitivities are the caller's responsibility: the caller names the
-neighbouring relation under which ``sensitivity`` is the query's global
-sensitivity (``neighbours="add_remove"`` or ``"replace"``), and ``cost``
-states the guarantee under that relation. A mechanism built without
-``neighbours`` still draws noise, but asking for its ``cost`` raises: a cost
-is never stated without its relation. Randomized response and the two
-selection mechanisms of Ghassemi, Sarwate and Wright (2016) protect one bit or
-one stream element of a fixed-length input, so their relation is always
-"replace".
-
-Every real-valued release is float-safe: values and comparisons live on a
-power-of-two grid with integer (discrete Laplace) noise
-(:mod:`skdp_anomaly.privacy._grid`), so no output float reveals its input
-through its low-order bits.
-
-diffprivlib's mechanisms are scalar (one Python call per value, ~6 µs each);
-these draw one array of noise per call instead.
+Each mechanism is a frozen object holding its parameters, its noise ``scale``
+and its :class:`PrivacyCost`, and randomises whole arrays with a caller-supplied
+:class:`numpy.random.Generator`. The caller names the relation under which
+``sensitivity`` is global (``neighbours``); ``cost`` raises without it.
+Randomized response's relation is always "replace". Real-valued releases are
+float-safe: a power-of-two grid with integer noise (:mod:`skdp_anomaly.privacy._grid`).
 """
 
 from __future__ import annotations
@@ -50,28 +34,18 @@ __all__ = [
     "MIN_INTEGER_RATE",
 ]
 
-#: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts. The noise
-#: is exact at every rate (:mod:`skdp_anomaly.privacy._exact`), but at ε/Δ = 30 it is
-#: non-zero in 2·e**-30 ≈ 1.9e-13 of draws: the count is released as it is in all but
-#: a few draws of ten trillion, so a larger rate protects nothing and is refused.
+#: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts: beyond it the
+#: noise is zero in all but ~2·e**-30 of draws, so a larger rate protects nothing.
 MAX_GEOMETRIC_EPSILON = 30.0
 
-#: Largest ε a real-valued (grid) release accepts from an estimator's parameters.
-#: The grid is at least ``2^20`` steps per sensitivity, so the integer noise's rate
-#: ``ε/steps`` stays at most 1 (far from ``MAX_GEOMETRIC_EPSILON`` (30)); at this ε the
-#: noise is a few grid steps, ``2^-20`` of the sensitivity: already exact for any use.
+#: Largest ε a real-valued (grid) release accepts: the rate ``ε/steps`` stays <= 1
+#: (>= ``2^20`` steps per sensitivity), and the noise is already ``2^-20`` of Δ.
 MAX_GRID_EPSILON = float(2 ** 20)
 
 
-#: Smallest ε any estimator of the package accepts (its parameter constraints start
-#: here, so ``privacy_cost()`` refuses a smaller one before anything is charged). Every
-#: noise draw of the package is integer noise of rate ``ε_share / Δ`` per unit of the
-#: released integer (grid steps for real values: about ``2^20`` per sensitivity), which
-#: the samplers honour down to :data:`MIN_INTEGER_RATE` = ``2^-50``; at ``ε = 10^-6``
-#: the smallest share an estimator spends on one release, divided by its grid steps,
-#: is still above that for up to about a thousand coordinates per release, and a
-#: mechanism whose rate is lower refuses when it is built. Below ``10^-6`` no release
-#: carries information anyway (the noise is a million sensitivities wide).
+#: Smallest ε any estimator accepts (refused by ``privacy_cost()`` before any charge):
+#: its share per grid step stays above :data:`MIN_INTEGER_RATE` for up to ~1000
+#: coordinates per release, and below it the noise is a million sensitivities wide.
 MIN_EPSILON = 1e-6
 
 
@@ -113,13 +87,9 @@ def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
 
 
 def check_integer_rate(rate: float, name: str) -> None:
-    """Refuse integer noise whose rate ``ε/Δ`` the samplers cannot honour.
+    """Refuse a rate ``ε/Δ`` above ``MAX_GEOMETRIC_EPSILON`` or below :data:`MIN_INTEGER_RATE`.
 
-    Above ``MAX_GEOMETRIC_EPSILON`` (30) two-sided geometric noise is zero in
-    all but about 2·e**-30 of draws (the count is released as it is); below
-    :data:`MIN_INTEGER_RATE` (``2**-50`` per unit of the released integer, e.g.
-    per grid step) its draws would leave the 64-bit range. Both are refused when
-    the mechanism is built, before anything is charged.
+    Called when a mechanism is built, before anything is charged.
     """
     if rate > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
@@ -154,11 +124,7 @@ class _Mechanism:
 
     @property
     def cost(self) -> PrivacyCost:
-        """Pure ε-DP under ``neighbours`` (where ``sensitivity`` is global).
-
-        ``sensitivity`` must be the query's global sensitivity under that
-        relation; raises ``ValueError`` when ``neighbours`` is None.
-        """
+        """Pure ε-DP under ``neighbours`` (``ValueError`` when it is None)."""
         return _cost_under(self, self.neighbours)
 
 
@@ -166,18 +132,11 @@ class _Mechanism:
 class GeometricMechanism(_Mechanism):
     """Two-sided geometric noise for integer-valued queries (counts, histograms).
 
-    Adds Z with ``P(Z = k) ∝ exp(-ε |k| / Δ)``, drawn exactly as the
-    difference of two i.i.d. geometric variables, so the output is an integer
-    and has no floating-point holes.
+    Adds exact integer noise with ``P(Z = k) ∝ exp(-ε |k| / Δ)``.
 
-    Privacy: pure ε-DP for an integer query whose L1 sensitivity is ``Δ``
-    (``sensitivity``) under the caller's neighbouring relation, e.g. a
-    histogram under add/remove-one-record neighbours (Δ = 1).
-
-    ``epsilon / sensitivity`` must not exceed ``MAX_GEOMETRIC_EPSILON`` (30)
-    (30): the noise is exact at every rate, but beyond 30 it is zero in all but
-    about 2·e**-30 of draws, so larger values are refused rather than releasing
-    exact counts in practice.
+    Privacy: pure ε-DP for an integer query of L1 sensitivity ``Δ`` under the
+    caller's neighbouring relation (e.g. a histogram under add/remove, Δ = 1).
+    ``epsilon / sensitivity`` above ``MAX_GEOMETRIC_EPSILON`` (30) is refused.
 
     Parameters
     ----------
@@ -186,8 +145,7 @@ class GeometricMechanism(_Mechanism):
     sensitivity : float, default=1.0
         L1 sensitivity Δ of the integer query.
     neighbours : {"add_remove", "replace"} or None, default=None
-        The neighbouring relation under which ``sensitivity`` holds; ``cost``
-        is stated under it (and raises while it is None).
+        Relation under which ``sensitivity`` holds; ``cost`` raises while None.
 
     Examples
     --------
@@ -209,7 +167,7 @@ class GeometricMechanism(_Mechanism):
         return math.exp(-self.epsilon / self.sensitivity)
 
     def noise(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Draw two-sided geometric noise of shape ``size`` (int64).
+        """Draw two-sided geometric noise of shape ``size``.
 
         Parameters
         ----------
@@ -221,7 +179,6 @@ class GeometricMechanism(_Mechanism):
         Returns
         -------
         ndarray of int64
-            The noise.
         """
         return two_sided_geometric(self.epsilon / self.sensitivity, size, rng)
 
@@ -250,20 +207,15 @@ class GeometricMechanism(_Mechanism):
 class LaplaceMechanism(_Mechanism):
     """Float-safe Laplace mechanism: a power-of-two grid plus discrete Laplace noise.
 
-    The true values are rounded to multiples of a power of two ``g``
-    (``granularity``), integer two-sided geometric noise of rate
-    ``ε / steps`` is added in units of ``g``, and the result is scaled back.
-    Every output is exactly ``g`` times an integer, whatever the input, so the
-    bits of a released float reveal nothing beyond the noisy integer (the
-    textbook ``x + rng.laplace(0, Δ/ε)`` does: Mironov 2012).
+    Values are rounded to multiples of a power of two ``g`` (``granularity``)
+    and integer noise of rate ``ε / steps`` is added in units of ``g``: every
+    output is ``g`` times an integer, so its bits reveal nothing more
+    (the textbook ``x + rng.laplace(0, Δ/ε)`` does: Mironov 2012).
 
-    Privacy: pure ε-DP for a real-valued query of L1 sensitivity ``Δ``
-    (``sensitivity``) under the caller's relation, when one neighbouring
-    change moves at most ``coordinates`` coordinates. Rounding moves each
-    coordinate by at most ``g/2``, so the rounded query has integer
-    sensitivity ``steps = floor(Δ/g) + coordinates``, and the noise is
-    calibrated to it; ``g`` is chosen so that ``steps·g <= Δ (1 + 2^-20)``.
-    The noise scale in the units of the values is ``scale = steps·g/ε``.
+    Privacy: pure ε-DP for a real-valued query of L1 sensitivity ``Δ`` under
+    the caller's relation, when one change moves at most ``coordinates``
+    coordinates; the rounded query's sensitivity is
+    ``steps = floor(Δ/g) + coordinates`` and ``scale = steps·g/ε``.
 
     Parameters
     ----------
@@ -272,13 +224,11 @@ class LaplaceMechanism(_Mechanism):
     sensitivity : float, default=1.0
         L1 sensitivity Δ of the real-valued query.
     neighbours : {"add_remove", "replace"} or None, default=None
-        The neighbouring relation under which ``sensitivity`` holds; ``cost``
-        is stated under it (and raises while it is None).
+        Relation under which ``sensitivity`` holds; ``cost`` raises while None.
     coordinates : int, default=1
-        The most coordinates of one release that one neighbouring change can
-        move (e.g. ``d`` for the sum of ``d``-dimensional rows).
+        Most coordinates one neighbouring change can move (``d`` for a sum of rows).
     granularity : float or None, default=None
-        The grid spacing, a power of two; None picks the largest one with
+        Grid spacing, a power of two; None: the largest with
         ``coordinates·g <= Δ·2^-20``.
 
     Attributes
@@ -330,10 +280,9 @@ class LaplaceMechanism(_Mechanism):
         return self.steps * self.granularity / self.epsilon
 
     def noise_steps(self, size, rng: np.random.Generator) -> np.ndarray:
-        """Integer noise in grid steps, ``P(Z = k) ∝ exp(-ε|k|/steps)`` (int64).
+        """Integer noise in grid steps, ``P(Z = k) ∝ exp(-ε|k|/steps)``.
 
-        For callers that round their values to the grid themselves (a
-        compiled loop): the release is ``g · (round(x/g) + Z)``.
+        For callers that round to the grid themselves: release ``g · (round(x/g) + Z)``.
 
         Parameters
         ----------
@@ -345,7 +294,6 @@ class LaplaceMechanism(_Mechanism):
         Returns
         -------
         ndarray of int64
-            The noise, in grid steps.
         """
         return two_sided_geometric(self.epsilon / self.steps, size, rng)
 
@@ -362,19 +310,15 @@ class LaplaceMechanism(_Mechanism):
         Returns
         -------
         ndarray of float64
-            The noisy values, same shape, each exactly ``granularity`` times
-            an integer.
+            Same shape, each exactly ``granularity`` times an integer.
         """
         steps = to_steps(values, self.granularity)
         return from_steps(steps + self.noise_steps(steps.shape, rng), self.granularity)
 
     def randomise_steps(self, steps, rng: np.random.Generator) -> np.ndarray:
-        """Noisy grid steps of values that are already integer multiples of ``granularity``.
+        """Noisy grid steps of values already on the grid (exact fixed-point sums).
 
-        For exact fixed-point queries (a sum of rows each rounded to the grid
-        before summing): no rounding is needed, and the noise is the same as
-        :meth:`randomise`'s. Inputs are clamped to ``±2^61`` so that the sum
-        cannot overflow.
+        The noise is :meth:`randomise`'s; inputs are clamped to ``±2^61`` (no overflow).
 
         Parameters
         ----------
@@ -386,7 +330,7 @@ class LaplaceMechanism(_Mechanism):
         Returns
         -------
         ndarray of int64
-            The noisy values in grid steps, same shape.
+            The noisy steps, same shape.
         """
         steps = np.asarray(steps)
         if steps.dtype.kind not in "iu":
@@ -399,8 +343,8 @@ class LaplaceMechanism(_Mechanism):
 class RandomizedResponse:
     """Binary randomized response: flip each bit with probability ``1/(1+e^ε)``.
 
-    Privacy: pure ε-DP for each bit under "replace the bit" neighbours (the
-    bit belongs to one individual), since ``P(keep)/P(flip) = e^ε``.
+    Privacy: pure ε-DP for each bit under replace-one neighbours (one bit per
+    individual), since ``P(keep)/P(flip) = e^ε``.
 
     Parameters
     ----------
@@ -442,20 +386,16 @@ class RandomizedResponse:
         Returns
         -------
         ndarray of bool
-            The randomised bits, same shape.
         """
         bits = np.asarray(bits).astype(bool)
         return bits ^ bernoulli_logistic(self.epsilon, bits.shape, rng)
 
 
 class _GridQueries:
-    """Scores or queries compared on a power-of-two grid, with integer noise.
+    """Values compared on a power-of-two grid with integer noise.
 
-    Each value moves by at most ``Δ`` between neighbours; rounded to the grid
-    ``g = grid_for(Δ)`` it moves by at most ``steps = floor(Δ/g) + 1`` grid
-    steps. Comparing integers with integer (discrete Laplace) noise keeps
-    every comparison exact, so no floating-point rounding can decide an
-    outcome differently for two neighbours.
+    A value moving by ``Δ`` moves by at most ``steps = floor(Δ/g) + 1`` grid steps;
+    integer comparisons are exact, so no float rounding can decide an outcome.
     """
 
     @property
@@ -481,18 +421,13 @@ class _GridQueries:
 class ReportNoisyMax(_GridQueries, _Mechanism):
     """Report-noisy-max: the index of the largest noisy score; the index only.
 
-    The scores are rounded to a power-of-two grid (``granularity``) and
-    discrete Laplace noise of scale ``2·steps`` grid steps is added to each
-    (``steps`` when ``monotone=True``: all scores move in the same direction
-    between neighbours), i.e. about ``2Δ/ε`` (``Δ/ε``) in score units
-    (:attr:`scale`); the argmax is returned (the first one on ties).
+    Scores are rounded to a power-of-two grid and discrete Laplace noise of
+    ``2·steps`` grid steps (``steps`` if ``monotone``) is added, about ``2Δ/ε``
+    (``Δ/ε``) in score units (:attr:`scale`); the first argmax is returned.
 
     Privacy: pure ε-DP when each score changes by at most ``Δ`` between
-    neighbours. The usual proof carries over to integer noise: the event
-    "``i`` wins" is monotone in its own noise, and the discrete Laplace
-    survival function is log-concave, so shifting the winning threshold by
-    the rounded scores' ``2·steps`` (``steps``) changes its probability by at
-    most ``e^ε``. The noisy scores themselves are never returned.
+    neighbours (the usual proof holds for integer noise: the discrete Laplace
+    survival function is log-concave). The noisy scores are never returned.
 
     Parameters
     ----------
@@ -501,11 +436,9 @@ class ReportNoisyMax(_GridQueries, _Mechanism):
     sensitivity : float, default=1.0
         Largest change Δ of any one score between neighbours.
     monotone : bool, default=False
-        True when all scores move in the same direction between neighbours
-        (half the noise).
+        All scores move in the same direction between neighbours (half the noise).
     neighbours : {"add_remove", "replace"} or None, default=None
-        The neighbouring relation under which ``sensitivity`` holds; ``cost``
-        is stated under it (and raises while it is None).
+        Relation under which ``sensitivity`` holds; ``cost`` raises while None.
 
     Examples
     --------
@@ -527,10 +460,7 @@ class ReportNoisyMax(_GridQueries, _Mechanism):
         return (1 if self.monotone else 2) * self.steps * self.granularity / self.epsilon
 
     def select(self, scores, rng: np.random.Generator, axis: int = -1):
-        """Index of the noisy maximum along ``axis`` (an int for 1-D scores).
-
-        Passing a 2-D array draws many independent selections at once (one
-        per row), which the auditor uses.
+        """Index of the noisy maximum along ``axis`` (2-D: one selection per row).
 
         Parameters
         ----------
@@ -561,22 +491,14 @@ class ReportNoisyMax(_GridQueries, _Mechanism):
 class AboveThreshold(_GridQueries):
     """AboveThreshold (sparse vector with one positive answer), over a stream.
 
-    Threshold and queries are rounded to a power-of-two grid
-    (``granularity``); the threshold is perturbed once with discrete Laplace
-    noise of scale ``2·steps`` grid steps (``≈ 2Δ/ε``), each query with fresh
-    noise of scale ``4·steps`` (``≈ 4Δ/ε``). The first query whose noisy value
-    reaches the noisy threshold is reported and the mechanism halts. Queries
-    can be fed in chunks (:meth:`feed`), each chunk vectorised; the answer is
-    the same as feeding them one by one.
+    On a power-of-two grid, the threshold gets discrete Laplace noise of scale
+    ``≈ 2Δ/ε`` once and each query fresh noise of ``≈ 4Δ/ε``; the first query
+    reaching the noisy threshold is reported and the mechanism halts. Chunks
+    fed to :meth:`feed` give the same answer as single queries.
 
-    Privacy: pure ε-DP for a stream of queries each of sensitivity ``Δ``
-    (under the caller's relation), whatever the number of queries, because
-    only the index of the first positive answer is released. The proof's
-    shifts (the threshold noise by ``steps``, the answering query's noise by
-    ``2·steps``) are integers on the grid, so it holds for the integer noise.
-
-    The object keeps the noisy threshold (it must, to answer later queries)
-    but no generator: each :meth:`feed` takes the generator to draw from.
+    Privacy: pure ε-DP for a stream of queries each of sensitivity ``Δ`` (under
+    the caller's relation), whatever their number: only the index of the first
+    positive answer is released. It keeps the noisy threshold but no generator.
 
     Parameters
     ----------
@@ -589,8 +511,7 @@ class AboveThreshold(_GridQueries):
     rng : numpy.random.Generator, default=None
         Source of the threshold noise only, not kept (None: fresh OS entropy).
     neighbours : {"add_remove", "replace"} or None, default=None
-        The neighbouring relation under which ``sensitivity`` holds; ``cost``
-        is stated under it (and raises while it is None).
+        Relation under which ``sensitivity`` holds; ``cost`` raises while None.
 
     Attributes
     ----------
@@ -674,8 +595,7 @@ class AboveThreshold(_GridQueries):
         Returns
         -------
         int or None
-            The global index of the first positive answer (counting from 0
-            over all chunks fed), or None when this chunk has none.
+            Index (over all chunks) of the first positive answer, or None.
         """
         if self.halted:
             raise RuntimeError("AboveThreshold has halted; start a new one.")

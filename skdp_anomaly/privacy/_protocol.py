@@ -1,54 +1,23 @@
 """The privacy protocol every estimator of this package follows.
 
-Public side, readable before fitting (the budget validator and the CLI use
-nothing else):
+Public side, readable before fitting: ``privacy_cost()`` (validates every
+parameter, raising the error ``fit`` would, and returns the cost with its
+relation), ``own_privacy_cost()``, ``privacy_children()``,
+``privacy_assumptions()``, ``privacy_leaks()``, and after a call
+``privacy_spent_`` (including the charges of a call that then failed).
 
-* ``privacy_cost()`` — validates every parameter (sklearn's
-  ``_parameter_constraints``, then the estimator's cross-parameter hook
-  ``_more_validate_params``) and returns the cost they imply, with its
-  neighbouring relation. A bad setting raises sklearn's
-  ``InvalidParameterError`` or a ``ValueError`` naming the parameter, the same
-  error ``fit`` raises;
-* ``own_privacy_cost()`` — a meta-estimator's own release without its members;
-* ``privacy_children()`` — the members a meta-estimator fits on every record;
-* ``privacy_assumptions()`` — what the guarantee takes as public without
-  checking it;
-* ``privacy_leaks()`` — what a setting leaves unprotected (a bound left
-  ``None`` and read from the data);
-* ``privacy_spent_`` — what the current run actually spent, including the
-  charges of a call that then failed (a new ``fit`` starts a new count; the
-  accountant keeps every charge).
+Every public fitting method is one transaction (:meth:`PrivacyCostMixin._transaction`):
+validate; reserve the whole planned cost on the accountant atomically (two
+threads cannot both pass its check and overspend); read the data; charge each
+release right before it; set ``privacy_spent_``. A refusal before the first
+charge releases nothing. On any exception, ``KeyboardInterrupt`` included,
+the estimator is restored, but charges made stay (a release cannot be taken back).
 
-One path for every fit, the template :meth:`PrivacyCostMixin._transaction`
-that writes every public fitting method; an estimator writes only its
-private step, which calls :meth:`PrivacyCostMixin._charge` before each
-release:
-
-1. validate the parameters (``privacy_cost()``);
-2. reserve the whole planned cost on the accountant, atomically: two fits
-   sharing an accountant in two threads cannot both pass its check and then
-   overspend;
-3. read and validate the data;
-4. for each release: charge its mechanism's cost, then release;
-5. set ``privacy_spent_``.
-
-A refusal before step 4 releases nothing and leaves the estimator as it
-was. Every public fitting method is a transaction: on
-any exception, ``KeyboardInterrupt`` included, the estimator is restored to
-its state before the call, except that ``privacy_spent_`` (and the
-accountant) keep every charge made — a charge is made right before its
-release, and a release cannot be taken back.
-
-Accountants: the package's :class:`~skdp_anomaly.BudgetAccountant`, a
-diffprivlib ``BudgetAccountant``, or any object with ``spend(epsilon,
-delta)`` and optionally ``check(epsilon, delta)``. It is charged under its
-``neighbours`` attribute when it has one, else under **replace-one
-neighbours** (:data:`ACCOUNTANT_NEIGHBOURS`), the relation of diffprivlib's
-models: an add/remove ε counts 2ε there (group privacy), so one ledger stays
-true; a cost that holds only with n public is refused by an add/remove
-ledger before any release. ``privacy_spent_`` keeps the estimator's own
-relation. ``sklearn.base.clone`` deep-copies parameters: the package's
-ledger survives it by reference, other accountants are copied.
+An accountant is any object with ``spend(epsilon, delta)`` (optionally
+``check``). It is charged under its ``neighbours`` attribute, else under
+replace-one neighbours (:data:`ACCOUNTANT_NEIGHBOURS`, diffprivlib's relation:
+an add/remove ε counts 2ε); an add/remove ledger refuses a cost that needs
+``n`` public before any release.
 """
 
 from __future__ import annotations
@@ -80,8 +49,7 @@ ACCOUNTANT_NEIGHBOURS = "replace"
 def epsilon_constraint(upper: float | None = None) -> list:
     """sklearn's constraint on ``epsilon``: from :data:`MIN_EPSILON` to ``upper`` (inclusive).
 
-    Every estimator's ``epsilon`` starts at the one shared floor, so
-    ``privacy_cost()`` refuses a smaller one before anything is charged.
+    The shared floor makes ``privacy_cost()`` refuse a smaller ε before any charge.
     """
     return [Interval(Real, MIN_EPSILON, upper, closed="left" if upper is None else "both")]
 
@@ -100,11 +68,10 @@ def _relation(accountant) -> str:
 
 
 class _Reservations:
-    """Budget reserved on each accountant by fits under way (process-wide).
+    """Budget reserved on each accountant by fits under way (process-wide, under a lock).
 
-    ``check`` then ``spend`` is not atomic on an accountant shared by two
-    threads; a fit therefore reserves its whole plan under a lock, and the
-    check counts what other fits have reserved and not yet spent.
+    ``check`` then ``spend`` is not atomic across threads, so checks count
+    what other fits reserved and have not spent yet.
     """
 
     def __init__(self):
@@ -204,14 +171,12 @@ class PrivacyCostMixin:
         Returns
         -------
         PrivacyCost
-            The whole cost of one fit (of one full run for a stream), with its
-            neighbouring relation.
+            The cost of one fit (one full run for a stream), with its relation.
 
         Raises
         ------
         sklearn.utils._param_validation.InvalidParameterError, ValueError
-            A parameter out of its range, or parameters that contradict each
-            other; the message names the parameter.
+            A parameter out of range, or contradicting parameters (named).
         """
         self._check_params()
         return self._privacy_cost()
@@ -233,8 +198,7 @@ class PrivacyCostMixin:
         Returns
         -------
         list of (str, estimator)
-            Empty except for meta-estimators; the budget validator prices
-            each member and adds it to :meth:`own_privacy_cost`.
+            Empty except for meta-estimators.
         """
         return []
 
@@ -249,10 +213,7 @@ class PrivacyCostMixin:
         return ()
 
     def privacy_leaks(self) -> tuple:
-        """Return what the current setting leaves unprotected, in words.
-
-        A bound left ``None`` is read from the data at fit: the guarantee does
-        not hold for the records that determine it.
+        """Return what the current setting leaves unprotected (bounds left ``None``), in words.
 
         Returns
         -------
@@ -272,12 +233,8 @@ class PrivacyCostMixin:
 
     # -- validation -----------------------------------------------------------
     def _check_params(self) -> None:
-        """sklearn's declarative constraints, then the cross-parameter hook.
-
-        A parameter outside its constraints raises sklearn's message as a
-        :class:`~skdp_anomaly.exceptions.ParameterError`, which names the
-        parameter, its value and its constraints in fields.
-        """
+        """sklearn's constraints (failures raise :class:`~skdp_anomaly.exceptions.ParameterError`),
+        then the cross-parameter hook."""
         try:
             self._validate_params()
         except InvalidParameterError as exc:
@@ -312,9 +269,7 @@ class PrivacyCostMixin:
     def _start_private_fit(self, planned: PrivacyCost | None = None) -> None:
         """Forget any earlier fit and reserve ``planned`` (default: ``privacy_cost()``).
 
-        Call before reading the data: when the budget is refused (the
-        accountant's error, diffprivlib's ``BudgetError``) nothing has been
-        computed.
+        Call before reading the data, so that a refused budget computes nothing.
         """
         planned = self.privacy_cost() if planned is None else planned
         self._forget()
@@ -355,10 +310,9 @@ class PrivacyCostMixin:
             self.__dict__.pop(name, None)
 
     def _charge(self, cost: PrivacyCost) -> None:
-        """Charge ``cost``; call right before the release it pays for.
+        """Charge ``cost`` right before the release it pays for.
 
-        The charge is recorded (``privacy_spent_`` counts it even if the call
-        fails later) and paid to the accountant from the fit's reservation.
+        Recorded even if the call fails later; paid from the fit's reservation.
         """
         epsilon, delta = self._ledger_entry(cost)
         run = self.__dict__.get("_budget_run")

@@ -15,17 +15,13 @@ def check_random_state(random_state=None) -> np.random.Generator:
     Parameters
     ----------
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        ``None`` (the default, and the only safe choice in deployment) seeds a
-        fresh generator from OS entropy and never touches numpy's global state.
-        An int seeds a generator reproducibly; a ``Generator`` is used as is;
-        a legacy ``RandomState`` seeds a new generator from its stream.
-        Fixed seeds make the noise predictable to anyone who knows them: use
-        them for tests and experiments only.
+        ``None`` (the only safe choice in deployment): fresh OS entropy. An int
+        seeds reproducibly (tests only: a known seed reveals the noise); a
+        ``Generator`` is used as is; a ``RandomState`` seeds a new generator.
 
     Returns
     -------
     numpy.random.Generator
-        The generator to draw the noise from.
 
     Examples
     --------
@@ -52,16 +48,9 @@ def check_random_state(random_state=None) -> np.random.Generator:
 def call_rng(random_state, call: int) -> np.random.Generator:
     """The generator of one call of a streaming estimator; nothing is kept between calls.
 
-    A fitted estimator must not hold a generator: a kept PCG64 can be rewound
-    to the noise it drew, hence to the data. Each ``partial_fit`` (or owner
-    release) therefore draws from a generator of its own:
-
-    * ``None``: fresh OS entropy for every call;
-    * an int: the child ``call`` of the seed's
-      :class:`numpy.random.SeedSequence`, so a run repeats exactly (and no two
-      calls share noise);
-    * a ``Generator`` (or ``RandomState``): the user's object, which advances
-      from call to call.
+    A kept PCG64 can be rewound to its noise, hence to the data. ``None``:
+    fresh entropy per call; an int: child ``call`` of its
+    :class:`numpy.random.SeedSequence`; a ``Generator``: the user's own object.
 
     Parameters
     ----------
@@ -73,7 +62,6 @@ def call_rng(random_state, call: int) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        The generator for this call only.
 
     Examples
     --------

@@ -26,10 +26,8 @@ class BernoulliSelection:
     A point is selected with probability ``1 - p`` when it is informative
     (``c(t) >= τ``) and ``p`` otherwise, with ``p = 1/(1+e^ε)``.
 
-    Privacy: pure ε-DP for the selection bit under "replace one stream
-    element" neighbours, given the current model is public (Lemma 1; the
-    paper's lemma states ``p > 1/2`` with ``ε = log(p/(1-p))``, which is the
-    same mechanism with p relabelled).
+    Privacy: pure ε-DP for the selection bit under replace-one-stream-element
+    neighbours, given the current model is public (Lemma 1, p relabelled).
 
     Parameters
     ----------
@@ -98,14 +96,10 @@ class ExponentialSelection:
     distance of the point to the decision boundary, ``b`` the slab half-width
     and ``M`` an upper bound on ``d``. Distances are clipped to ``[0, M]``.
 
-    Privacy: Lemma 2 of the paper bounds only the *selected* outcome
-    (ratio ``≤ e^ε``). The *not selected* outcome has ratio
-    ``(1 - q_min)/(1 - q_max)`` with ``q_max = e^{-bε/Δ}``,
-    ``q_min = e^{-Mε/Δ}``; under the paper's condition ``q_max ≤ 1/2`` that
-    can reach ``log 2``, which exceeds ε when ε < log 2. :attr:`cost`
-    therefore reports ``max(ε, log((1-q_min)/(1-q_max)))``, which is the
-    exact privacy loss of the selection bit under "replace one stream
-    element" neighbours.
+    Privacy: Lemma 2 bounds only the *selected* outcome; the *not selected*
+    one has ratio ``(1 - q_min)/(1 - q_max)`` (up to ``log 2`` > ε for small ε).
+    :attr:`cost` reports ``max(ε, log((1-q_min)/(1-q_max)))``, the exact pure-DP
+    loss of the selection bit under replace-one-stream-element neighbours.
 
     Parameters
     ----------
@@ -150,7 +144,6 @@ class ExponentialSelection:
         Returns
         -------
         ndarray of float64
-            The probability of selecting each point.
         """
         d = np.clip(np.asarray(distance, dtype=np.float64), 0.0, self.M)
         return np.exp(-np.maximum(self.b, d) * self.epsilon / self.sensitivity)

@@ -1,12 +1,8 @@
 """The private state of a stream in progress: in memory while needed, never in a pickle.
 
-A stream that has not ended must hold what its next release needs: the rows
-of an open window, a true partial sum, AboveThreshold's noisy threshold.
-None of that is a DP output, so none of it may travel with the estimator:
-:class:`StreamState` pickles without it, and a run unpickled without it
-refuses to go on (going on without its rows would drop them silently). An
-in-memory copy (a transaction's snapshot, ``copy.deepcopy``) keeps everything:
-it is not a release.
+An open window's rows, a true partial sum, a noisy threshold are no DP output:
+:class:`StreamState` pickles without them and an unpickled run refuses to go on.
+``copy.deepcopy`` keeps everything (it is not a release).
 """
 
 from __future__ import annotations
@@ -17,11 +13,9 @@ __all__ = ["StreamState"]
 
 
 class StreamState:
-    """Base of a run's private state; subclasses say what a pickle leaves out.
+    """Base of a run's private state.
 
-    ``_without_data()`` returns ``(replacements, what)``: the attributes to
-    pickle in place of the private ones, and what that leaves out, in words
-    (empty when nothing the run still needs is left out).
+    Subclasses' ``_without_data()`` returns ``(replacements, what is left out in words)``.
     """
 
     #: what an earlier zeroing (a pickle, the end of a fit) left out, in words

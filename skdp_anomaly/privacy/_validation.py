@@ -47,16 +47,9 @@ def _leak_category() -> type:
 
 
 def warn_privacy_leak(message: str) -> None:
-    """Warn with :class:`PrivacyLeakWarning`, attributed to the user's line.
+    """Warn with :class:`PrivacyLeakWarning` (also diffprivlib's, once imported) at the user's line.
 
-    Once diffprivlib has been imported, the warning is also an instance of
-    diffprivlib's ``PrivacyLeakWarning``.
-
-    Parameters
-    ----------
-    message : str
-        What leaks, and how to avoid it. It must not contain data-dependent
-        values.
+    ``message`` says what leaks and how to avoid it; it must hold no data value.
     """
     warn(message, _leak_category())
 
@@ -67,22 +60,18 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
     Parameters
     ----------
     bounds : None or (lower, upper)
-        Each of ``lower``/``upper`` a scalar or an array of length
-        ``n_features``. ``None`` computes the bounds from ``X`` (its per-feature
-        min and max), which leaks information about the data: a
-        :class:`PrivacyLeakWarning` is emitted and the
-        privacy guarantee no longer holds for the records at the extremes.
+        Scalars or arrays of length ``n_features``. ``None`` takes ``X``'s
+        min and max, which leaks (:class:`PrivacyLeakWarning`).
     X : array-like of shape (n_samples, n_features), optional
         Needed only when ``bounds`` is None.
     n_features : int
-        The number of features the bounds are for.
     name : str, default="bounds"
-        Parameter name used in error messages.
+        Parameter name for messages.
 
     Returns
     -------
     lower, upper : ndarray of shape (n_features,)
-        The bounds as float arrays, ``lower < upper`` for every feature.
+        ``lower < upper`` for every feature.
 
     Examples
     --------
@@ -141,14 +130,10 @@ OUTSIDE_SHARE = 0.01
 
 
 def warn_outside_bounds(X, lower, upper, owner: str, feature_names=None) -> None:
-    """Name the features whose rows fall outside ``[lower, upper]`` more than
-    :data:`OUTSIDE_SHARE` of the time, in a :class:`BoundsClippingWarning`.
+    """Name the features with more than :data:`OUTSIDE_SHARE` of rows outside the bounds.
 
-    A diagnostic for whoever fits the model on their own data: it is never
-    part of a release or of fitted state, and it names features only. Values
-    outside the bounds are clipped into them, which is private but biases
-    the model toward the bounds. In-memory arrays only (a dask collection is
-    not read for it).
+    A local diagnostic (:class:`BoundsClippingWarning`): never released nor
+    stored, names features only. In-memory arrays only.
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.shape[0]:
         return
@@ -170,14 +155,12 @@ def clip_to_bounds(X, lower, upper) -> np.ndarray:
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The data.
     lower, upper : float or array-like of shape (n_features,)
-        The public bounds, e.g. from :func:`check_bounds`.
+        The public bounds.
 
     Returns
     -------
     ndarray of float64, shape (n_samples, n_features)
-        The clipped copy.
 
     Examples
     --------
@@ -197,28 +180,24 @@ def non_numeric_columns(columns, dtypes) -> list:
 def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False) -> None:
     """Refuse non-numeric ``X`` with a ``ValueError`` that names X but none of its values.
 
-    numpy's own error (``could not convert string to float: 'a'``) quotes a
-    cell of the data, which an exception message must not (it is not DP
-    output). Call it before ``validate_data``, and before anything is charged.
+    numpy's own error quotes a cell of the data, which a message must not.
+    Call it before ``validate_data`` and before anything is charged.
 
     Parameters
     ----------
     X : array-like, DataFrame or sparse matrix
-        The input. A frame is checked from its column dtypes, sparse
-        matrices are numeric by construction, anything else from the dtype
-        numpy gives it: strings (even numeric-looking ones) are refused.
+        Strings are refused, even numeric-looking ones.
     owner : str
-        Who refuses (the estimator's name), first in the message.
+        The estimator's name, first in the message.
     hint : str, default="Encode X numerically before passing it."
-        What to do instead; the message's last sentence.
+        The message's last sentence.
     ensure_2d : bool, default=False
-        Also refuse a 1-D ``X`` (scikit-learn's own message quotes the array).
+        Also refuse a 1-D ``X`` (scikit-learn's message would quote it).
 
     Raises
     ------
     ValueError
-        ``X`` holds strings or other non-numeric values (``TypeError`` when
-        numpy can only name the offending type, e.g. a dict in a cell).
+        Non-numeric values (``TypeError`` when numpy names only a type).
 
     Examples
     --------
