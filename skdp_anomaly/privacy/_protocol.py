@@ -345,10 +345,10 @@ class PrivacyCostMixin:
         that reserves itself once it has checked its arguments (a stream's
         resumable run).
         """
-        cost = self.privacy_cost()
         if method == "partial_fit" and self.__sklearn_is_fitted__():
+            self._check_params()  # a run under way was reserved at its first call
             return None
-        return cost
+        return self.privacy_cost()
 
     def _record(self) -> None:
         """The last stage of a call: ``privacy_spent_`` from the run's charges."""
