@@ -370,8 +370,7 @@ class PrivacyCostMixin:
         try:
             planned = self._reservation(method)
             if planned is not None:
-                self._forget()
-                self._open_run(planned)
+                self._start_private_fit(planned)
             with config_context(skip_parameter_validation=skip):
                 result = step(*args, **kwargs)
             self._record()
