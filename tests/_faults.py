@@ -41,3 +41,14 @@ def fail_on(monkeypatch, owner, name, n, exc, message="injected"):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(owner, name, wrapper)
+
+
+def raised_type(error):
+    """The type raised for ``error``: a parameter out of sklearn's constraints is
+    raised as :class:`~skdp_anomaly.exceptions.ParameterError` (sklearn's error with
+    its fields)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skdp_anomaly.exceptions import ParameterError
+
+    return ParameterError if error is InvalidParameterError else error

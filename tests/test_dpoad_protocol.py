@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
-from _faults import same, state
+from _faults import raised_type, same, state
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
@@ -30,14 +30,6 @@ from skdp_anomaly.privacy import (
     compose_sequential,
 )
 
-
-def _raised(error):
-    """The type raised for ``error``: sklearn's parameter error comes with its fields."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
-    from skdp_anomaly.exceptions import ParameterError
-
-    return ParameterError if error is InvalidParameterError else error
 
 
 BINS = np.linspace(0.0, 1.0, 17)
@@ -105,7 +97,7 @@ def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, er
                                                                          method):
     with pytest.raises(ValueError) as from_cost:
         DPOAD(**{**PARAMS, **bad}).privacy_cost()
-    assert type(from_cost.value) is _raised(error) and name in str(from_cost.value)
+    assert type(from_cost.value) is raised_type(error) and name in str(from_cost.value)
     ledger = Ledger()
     det = DPOAD(**{**PARAMS, "accountant": ledger, **bad})
     with pytest.raises(error, match=name):

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 from _accountants import Ledger, LedgerRefused
-from _faults import fail_on, same, state
+from _faults import fail_on, raised_type, same, state
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
@@ -24,14 +24,6 @@ from skdp_anomaly.group_search import MaxSensor, RandomizedResponseSensor
 from skdp_anomaly.group_search import _noisy_group_search, _posterior
 from skdp_anomaly.privacy import LaplaceMechanism, RandomizedResponse
 
-
-def _raised(error):
-    """The type raised for ``error``: sklearn's parameter error comes with its fields."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
-    from skdp_anomaly.exceptions import ParameterError
-
-    return ParameterError if error is InvalidParameterError else error
 
 
 EPS = 0.5
@@ -92,7 +84,7 @@ BAD_PARAMETERS = [
 def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, error, name):
     with pytest.raises(ValueError) as from_cost:
         NoisyGroupSearch(**{**PARAMS, **bad}).privacy_cost()
-    assert type(from_cost.value) is _raised(error) and name in str(from_cost.value)
+    assert type(from_cost.value) is raised_type(error) and name in str(from_cost.value)
     ledger = Ledger()
     est = NoisyGroupSearch(**{**PARAMS, "accountant": ledger, **bad})
     ids = np.arange(X.shape[0]).reshape(-1, 1)

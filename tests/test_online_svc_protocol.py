@@ -18,6 +18,7 @@ import copy
 import pickle
 
 import numpy as np
+from _faults import raised_type
 import pytest
 from _online_svc_helpers import paper_svc
 from _accountants import Ledger, LedgerRefused
@@ -35,14 +36,6 @@ from skdp_anomaly.privacy import (
     compose_sequential,
 )
 
-
-def _raised(error):
-    """The type raised for ``error``: sklearn's parameter error comes with its fields."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
-    from skdp_anomaly.exceptions import ParameterError
-
-    return ParameterError if error is InvalidParameterError else error
 
 
 CLASSES = [-1, 1]
@@ -188,14 +181,14 @@ BAD_PARAMETERS = [
 def test_bad_parameter_refused_by_privacy_cost_as_by_fit(params, name, error, method):
     with pytest.raises(ValueError) as from_cost:
         make(**params).privacy_cost()
-    assert type(from_cost.value) is _raised(error)
+    assert type(from_cost.value) is raised_type(error)
     assert f"The '{name}' parameter" in str(from_cost.value)
     ledger = Ledger()
     est = make(**{"accountant": ledger, **params})
     labels = Labels(Y[:50])
     with pytest.raises(ValueError) as from_fit:
         getattr(est, method)(X[:50], labels, classes=CLASSES)
-    assert type(from_fit.value) is _raised(error)
+    assert type(from_fit.value) is raised_type(error)
     assert f"The '{name}' parameter" in str(from_fit.value)
     assert labels.read == [] and ledger.spent == [] and state_of(est) == {}
 
