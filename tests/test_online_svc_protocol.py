@@ -18,10 +18,10 @@ import copy
 import pickle
 
 import numpy as np
-from _faults import raised_type
 import pytest
-from _online_svc_helpers import paper_svc
 from _accountants import Ledger, LedgerRefused
+from _faults import raised_type
+from _online_svc_helpers import paper_svc
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
