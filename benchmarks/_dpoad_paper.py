@@ -176,6 +176,26 @@ def section_sensitivity(runner, seeds):
 
 
 # ---------------------------------------------------------------- plots
+def _error_bars(ax, rows, x_key, metric, title, xlabel):
+    """One panel: ``metric`` (± s.e.) against ``x_key``, one line per mechanism."""
+    for mech in MECHS:
+        rs = [r for r in rows if r["mechanism"] == mech]
+        ax.errorbar([r[x_key] for r in rs], [r[metric] for r in rs],
+                    yerr=[r[f"{metric}_se"] for r in rs], marker="o", capsize=2, label=mech)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(xlabel)
+
+
+def _save(fig, axes, title, name, suffix):
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = RESULTS_DIR / f"{name}{suffix}.png"
+    fig.savefig(path, dpi=100)
+    print(f"wrote {path}")
+
+
 def plot_sweeps(sweeps, sources, suffix):
     plt = pyplot()
     if plt is None:
@@ -184,45 +204,21 @@ def plot_sweeps(sweeps, sources, suffix):
     for i, source in enumerate(sources):
         for j, (gamma, metric) in enumerate([(g, m) for g in GAMMAS_FIG8
                                              for m in ("precision", "recall")]):
-            ax = axes[i, j]
-            for mech in MECHS:
-                rs = [r for r in sweeps["figure8"] if r["dataset"] == source
-                      and r["gamma"] == gamma and r["mechanism"] == mech]
-                ax.errorbar([r["epsilon"] for r in rs], [r[metric] for r in rs],
-                            yerr=[r[f"{metric}_se"] for r in rs], marker="o", capsize=2,
-                            label=mech)
-            ax.set_xscale("log")
-            ax.set_ylim(-0.03, 1.03)
-            ax.set_title(f"{source}: {metric}, γ = {gamma}", fontsize=9)
-            ax.set_xlabel("ε per window")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("Figure 8 analogue: precision/recall vs ε (detector = kse, T = 0.9, 5 iterations; "
-                 "painfree/dpoad at γ = 0.3: 3, the most with n·γ < 1)")
-    fig.tight_layout()
-    path = RESULTS_DIR / f"dpoad_fig8{suffix}.png"
-    fig.savefig(path, dpi=100)
-    print(f"wrote {path}")
+            rows = [r for r in sweeps["figure8"] if r["dataset"] == source and r["gamma"] == gamma]
+            _error_bars(axes[i, j], rows, "epsilon", metric, f"{source}: {metric}, γ = {gamma}",
+                        "ε per window")
+            axes[i, j].set_xscale("log")
+    _save(fig, axes, "Figure 8 analogue: precision/recall vs ε (detector = kse, T = 0.9, "
+          "5 iterations; painfree/dpoad at γ = 0.3: 3, the most with n·γ < 1)", "dpoad_fig8",
+          suffix)
     fig, axes = plt.subplots(len(sources), 2, figsize=(8, 3.2 * len(sources)), squeeze=False)
     for i, source in enumerate(sources):
         for j, metric in enumerate(("precision", "recall")):
-            ax = axes[i, j]
-            for mech in MECHS:
-                rs = [r for r in sweeps["figure9"] if r["dataset"] == source
-                      and r["mechanism"] == mech]
-                ax.errorbar([r["threshold"] for r in rs], [r[metric] for r in rs],
-                            yerr=[r[f"{metric}_se"] for r in rs], marker="o", capsize=2,
-                            label=mech)
-            ax.set_ylim(-0.03, 1.03)
-            ax.set_title(f"{source}: {metric}", fontsize=9)
-            ax.set_xlabel("threshold T")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("Figure 9 analogue: precision/recall vs T (detector = kse, ε = 1, γ = 0.05, "
-                 "6 iterations)")
-    fig.tight_layout()
-    path = RESULTS_DIR / f"dpoad_fig9{suffix}.png"
-    fig.savefig(path, dpi=100)
-    print(f"wrote {path}")
-
+            rows = [r for r in sweeps["figure9"] if r["dataset"] == source]
+            _error_bars(axes[i, j], rows, "threshold", metric, f"{source}: {metric}",
+                        "threshold T")
+    _save(fig, axes, "Figure 9 analogue: precision/recall vs T (detector = kse, ε = 1, "
+          "γ = 0.05, 6 iterations)", "dpoad_fig9", suffix)
 
 
 def plot_sensitivity(sens, suffix):
