@@ -36,6 +36,9 @@ def pytest_collection_modifyitems(config, items):
         error = error or _diffprivlib_error()
         if error is None:
             return
-        item.add_marker(pytest.mark.skip(
-            reason=f"doctest uses diffprivlib, which does not import here ({error}); "
-                   "pip install 'skdp-anomaly[diffprivlib]'"))
+        item.add_marker(
+            pytest.mark.skip(
+                reason=f"doctest uses diffprivlib, which does not import here ({error}); "
+                "pip install 'skdp-anomaly[diffprivlib]'"
+            )
+        )

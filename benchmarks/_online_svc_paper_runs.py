@@ -39,9 +39,17 @@ def _estimator(params: dict, eta_factor: float, lam: float, seed: int, average=F
     # the paper's updates and setting, pinned: the estimator's defaults are ftrl with an intercept
     update = p.pop("update")
     assert update in ("flmb", "flsw"), update
-    return PrivateOnlineActiveSVC(epsilon=eps, update=update, fit_intercept=False,
-                                  batch_size=p.pop("batch_size", 5), alpha=lam,
-                                  eta0=eta_factor / lam, average=average, random_state=seed, **p)
+    return PrivateOnlineActiveSVC(
+        epsilon=eps,
+        update=update,
+        fit_intercept=False,
+        batch_size=p.pop("batch_size", 5),
+        alpha=lam,
+        eta0=eta_factor / lam,
+        average=average,
+        random_state=seed,
+        **p,
+    )
 
 
 def _error(est, X, y):
@@ -74,8 +82,16 @@ def _labels(est) -> int:
 def run_budget(batch, data, order, seed, eta_factor, lam, budget):
     """FLMB-Bernoulli until exactly ``budget`` labels (each row adds ≤ 1 label)."""
     X, y = data["X_train"][order], data["y_train"][order]
-    ests = [_estimator(dict(update="flmb", selection="bernoulli", batch_size=batch), eta_factor,
-                       lam, seed, average=a) for a in (False, True)]
+    ests = [
+        _estimator(
+            dict(update="flmb", selection="bernoulli", batch_size=batch),
+            eta_factor,
+            lam,
+            seed,
+            average=a,
+        )
+        for a in (False, True)
+    ]
     start = 0
     while _labels(ests[0]) < budget and start < len(y):
         stop = start + budget - _labels(ests[0])
@@ -90,8 +106,12 @@ def run_budget(batch, data, order, seed, eta_factor, lam, budget):
 def _one_order(data, r, seed0, eta_factor, lam, checkpoints, budget):
     order = np.random.default_rng([seed0, r]).permutation(len(data["y_train"]))
     seed = int(np.random.default_rng([seed0, r, 1]).integers(2**31))
-    curves = {name: run_curve(params, data, order, seed, eta_factor, lam, checkpoints,
-                              name not in NO_AVERAGE) for name, params in MAIN.items()}
+    curves = {
+        name: run_curve(
+            params, data, order, seed, eta_factor, lam, checkpoints, name not in NO_AVERAGE
+        )
+        for name, params in MAIN.items()
+    }
     batches = {b: run_budget(b, data, order, seed, eta_factor, lam, budget) for b in BATCH_SIZES}
     return curves, batches
 
@@ -100,9 +120,14 @@ def tune(data, orders, seed0, jobs):
     """(η factor, λ, C) on a fixed 75/25 inner split of the training set."""
     n = len(data["y_train"])
     idx = np.random.default_rng([seed0, 99]).permutation(n)
-    fit, val = idx[: int(0.75 * n)], idx[int(0.75 * n):]
-    inner = dict(data, X_train=data["X_train"][fit], y_train=data["y_train"][fit],
-                 X_test=data["X_train"][val], y_test=data["y_train"][val])
+    fit, val = idx[: int(0.75 * n)], idx[int(0.75 * n) :]
+    inner = dict(
+        data,
+        X_train=data["X_train"][fit],
+        y_train=data["y_train"][fit],
+        X_test=data["X_train"][val],
+        y_test=data["y_train"][val],
+    )
     params = dict(update="flmb", selection="bernoulli")
 
     def score(lam, f):
@@ -117,8 +142,16 @@ def tune(data, orders, seed0, jobs):
     scores = parallel_map(jobs, lambda g: score(*g), grid)
     table = {f"λ={lam:g}, η={f:g}/λ": s for (lam, f), s in zip(grid, scores)}
     lam, f = grid[int(np.argmin(scores))]
-    c_err = {C: float(np.mean(LinearSVC(C=C, fit_intercept=False).fit(
-        inner["X_train"], inner["y_train"]).predict(inner["X_test"]) != inner["y_test"]))
-        for C in C_GRID}
+    c_err = {
+        C: float(
+            np.mean(
+                LinearSVC(C=C, fit_intercept=False)
+                .fit(inner["X_train"], inner["y_train"])
+                .predict(inner["X_test"])
+                != inner["y_test"]
+            )
+        )
+        for C in C_GRID
+    }
     C = min(C_GRID, key=lambda c: (c_err[c], abs(math.log10(c))))  # ties: closest to C = 1
     return f, lam, C, table, c_err

@@ -89,71 +89,143 @@ def report_target(results: dict, table: dict) -> dict:
             p_best, lo_best, _ = frac_ci(best)
             p_anchor, lo_anchor, _ = frac_ci(vs_anchor)
             is_target = name.startswith("repeated")
-            meets = (p_best >= TARGET_FRACTION and p_anchor >= TARGET_FRACTION)
-            summary["quality"].append({
-                "eps_c": eps_c, "config": name, "runs": len(ch), "total_epsilon": total,
-                "choice_counts": np.bincount(np.asarray(ch, int), minlength=len(GRID)),
-                "within_best": p_best, "within_best_wilson_low": lo_best,
-                "within_anchor_pick": p_anchor, "within_anchor_pick_wilson_low": lo_anchor,
-                "mean_regret": float(np.mean([regret(table, eps_c, c) for c in ch])),
-                "test_accuracy": mean_se(rec["test"]),
-                "test_within_anchor_test": frac_ci(test_ok)[0],
-                "target_met": bool(meets) if is_target else None})
-            rows_q.append([fmt(eps_c), name, fmt(total, 3), str(len(ch)), choice_counts(ch),
-                           fmt_frac(best), fmt_frac(vs_anchor),
-                           fmt(float(np.mean([regret(table, eps_c, c) for c in ch])), 4),
-                           fmt_mean_se(rec["test"]), fmt_frac(test_ok),
-                           ("yes" if meets else "no") if is_target else "—"])
+            meets = p_best >= TARGET_FRACTION and p_anchor >= TARGET_FRACTION
+            summary["quality"].append(
+                {
+                    "eps_c": eps_c,
+                    "config": name,
+                    "runs": len(ch),
+                    "total_epsilon": total,
+                    "choice_counts": np.bincount(np.asarray(ch, int), minlength=len(GRID)),
+                    "within_best": p_best,
+                    "within_best_wilson_low": lo_best,
+                    "within_anchor_pick": p_anchor,
+                    "within_anchor_pick_wilson_low": lo_anchor,
+                    "mean_regret": float(np.mean([regret(table, eps_c, c) for c in ch])),
+                    "test_accuracy": mean_se(rec["test"]),
+                    "test_within_anchor_test": frac_ci(test_ok)[0],
+                    "target_met": bool(meets) if is_target else None,
+                }
+            )
+            rows_q.append(
+                [
+                    fmt(eps_c),
+                    name,
+                    fmt(total, 3),
+                    str(len(ch)),
+                    choice_counts(ch),
+                    fmt_frac(best),
+                    fmt_frac(vs_anchor),
+                    fmt(float(np.mean([regret(table, eps_c, c) for c in ch])), 4),
+                    fmt_mean_se(rec["test"]),
+                    fmt_frac(test_ok),
+                    ("yes" if meets else "no") if is_target else "—",
+                ]
+            )
             if name in budgets:
                 b = budgets[name]
                 spent = sorted({round(s, 10) for s in rec["spent"]})
-                total_text = ("not bounded (leak)" if b["leaks"] else fmt(b["epsilon"], 3))
-                rows_b.append([fmt(eps_c), name, total_text, fmt(b["delta"]), b["notion"],
-                               "; ".join(b["leaks"]) or "none",
-                               ", ".join(fmt(s, 3) for s in spent) or "–"])
-                summary["budget"].append({"eps_c": eps_c, "config": name, **b,
-                                          "privacy_spent_epsilons": spent})
+                total_text = "not bounded (leak)" if b["leaks"] else fmt(b["epsilon"], 3)
+                rows_b.append(
+                    [
+                        fmt(eps_c),
+                        name,
+                        total_text,
+                        fmt(b["delta"]),
+                        b["notion"],
+                        "; ".join(b["leaks"]) or "none",
+                        ", ".join(fmt(s, 3) for s in spent) or "–",
+                    ]
+                )
+                summary["budget"].append(
+                    {"eps_c": eps_c, "config": name, **b, "privacy_spent_epsilons": spent}
+                )
             if name != ANCHOR:
                 ratio = np.asarray(rec["time"]) / np.asarray(records[ANCHOR]["time"])
-                med, mean, p90 = (float(np.median(ratio)), float(ratio.mean()),
-                                  float(np.percentile(ratio, 90)))
+                med, mean, p90 = (
+                    float(np.median(ratio)),
+                    float(ratio.mean()),
+                    float(np.percentile(ratio, 90)),
+                )
                 ok = [v <= TARGET_TIME_RATIO for v in (med, mean, p90)]
-                rows_t.append([fmt(eps_c), name, str(ratio.size), fmt(med, 2), fmt(mean, 2),
-                               fmt(p90, 2), fmt(float(ratio.max()), 2),
-                               fmt(float(np.median(rec["time"]) /
-                                         np.median(records[ANCHOR]["time"])), 2),
-                               " / ".join("yes" if o else "no" for o in ok)])
-                summary["time"].append({"eps_c": eps_c, "config": name, "pairs": int(ratio.size),
-                                        "ratio_median": med, "ratio_mean": mean, "ratio_p90": p90,
-                                        "ratio_max": float(ratio.max()),
-                                        "median_within_target": ok[0], "mean_within_target": ok[1],
-                                        "p90_within_target": ok[2]})
+                rows_t.append(
+                    [
+                        fmt(eps_c),
+                        name,
+                        str(ratio.size),
+                        fmt(med, 2),
+                        fmt(mean, 2),
+                        fmt(p90, 2),
+                        fmt(float(ratio.max()), 2),
+                        fmt(float(np.median(rec["time"]) / np.median(records[ANCHOR]["time"])), 2),
+                        " / ".join("yes" if o else "no" for o in ok),
+                    ]
+                )
+                summary["time"].append(
+                    {
+                        "eps_c": eps_c,
+                        "config": name,
+                        "pairs": int(ratio.size),
+                        "ratio_median": med,
+                        "ratio_mean": mean,
+                        "ratio_p90": p90,
+                        "ratio_max": float(ratio.max()),
+                        "median_within_target": ok[0],
+                        "mean_within_target": ok[1],
+                        "p90_within_target": ok[2],
+                    }
+                )
     print_table(
         "1a. Target, synth (4 000 private rows): quality of the choice "
         f"(selection ε = {SELECTION_EPSILON:g}; fraction [Wilson 95 %])",
-        ["ε_c", "search", "total ε", "runs", CHOSEN_HEADER,
-         "within 0.03 of best C", "within 0.03 of GridSearchCV's pick", "mean regret",
-         "test acc (mean ± se)", "test acc ≥ GridSearchCV's − 0.03 (same run)",
-         f"target ≥ {TARGET_FRACTION:.0%}"],
-        rows_q, align="rlrrlllrlll")
+        [
+            "ε_c",
+            "search",
+            "total ε",
+            "runs",
+            CHOSEN_HEADER,
+            "within 0.03 of best C",
+            "within 0.03 of GridSearchCV's pick",
+            "mean regret",
+            "test acc (mean ± se)",
+            "test acc ≥ GridSearchCV's − 0.03 (same run)",
+            f"target ≥ {TARGET_FRACTION:.0%}",
+        ],
+        rows_q,
+        align="rlrrlllrlll",
+    )
     print_table(
         "1b. Target: check_privacy_budget(search) (parameters only) and privacy_spent_ after fit",
         ["ε_c", "search", "total ε", "δ", "notion", "leaks", "privacy_spent_ ε (all runs)"],
-        rows_b, align="rlrrlll")
+        rows_b,
+        align="rlrrlll",
+    )
     print_table(
         "1c. Target: wall time of fit / GridSearchCV.fit (refit=True), paired runs in rotating "
         "order, same process",
-        ["ε_c", "search", "pairs", "median ratio", "mean ratio", "p90 ratio", "max ratio",
-         "ratio of medians", f"≤ {TARGET_TIME_RATIO:g}×: median / mean / p90"],
-        rows_t, align="rlrrrrrrl")
+        [
+            "ε_c",
+            "search",
+            "pairs",
+            "median ratio",
+            "mean ratio",
+            "p90 ratio",
+            "max ratio",
+            "ratio of medians",
+            f"≤ {TARGET_TIME_RATIO:g}×: median / mean / p90",
+        ],
+        rows_t,
+        align="rlrrrrrrl",
+    )
     return summary
 
 
 def report_equal_total(cells: dict, tables: dict) -> list:
     summary = []
     compact = {}
-    for (data_name, total), out in sorted(cells.items(), key=lambda kv: (DATASETS.index(kv[0][0]),
-                                                                         kv[0][1])):
+    for (data_name, total), out in sorted(
+        cells.items(), key=lambda kv: (DATASETS.index(kv[0][0]), kv[0][1])
+    ):
         table = tables[data_name]
         rows = []
         anchor_label = f"{ANCHOR} (ε = T)"
@@ -161,38 +233,67 @@ def report_equal_total(cells: dict, tables: dict) -> list:
             rec = out[label]
             flags = [within(table, eps_c, c) for c in rec["choice"]]
             ratio = np.asarray(rec["time"]) / np.asarray(out[anchor_label]["time"])
-            rows.append([label, fmt(eps_c, 4), fmt(eps_c, 4), str(len(flags)),
-                         choice_counts(rec["choice"]), fmt_mean_se(rec["test"]), fmt_frac(flags),
-                         fmt(float(np.mean([regret(table, eps_c, c) for c in rec["choice"]])), 4),
-                         fmt(float(np.median(ratio)), 2)])
-            summary.append({"data": data_name, "total_epsilon": total, "config": label,
-                            "eps_c": eps_c, "final_epsilon": eps_c, "runs": len(flags),
-                            "choice_counts": np.bincount(np.asarray(rec["choice"], int),
-                                                         minlength=len(GRID)),
-                            "test_accuracy": mean_se(rec["test"]),
-                            "within_best_final": frac_ci(flags)[0],
-                            "mean_regret": float(np.mean([regret(table, eps_c, c)
-                                                          for c in rec["choice"]])),
-                            "time_ratio_median": float(np.median(ratio))})
+            rows.append(
+                [
+                    label,
+                    fmt(eps_c, 4),
+                    fmt(eps_c, 4),
+                    str(len(flags)),
+                    choice_counts(rec["choice"]),
+                    fmt_mean_se(rec["test"]),
+                    fmt_frac(flags),
+                    fmt(float(np.mean([regret(table, eps_c, c) for c in rec["choice"]])), 4),
+                    fmt(float(np.median(ratio)), 2),
+                ]
+            )
+            summary.append(
+                {
+                    "data": data_name,
+                    "total_epsilon": total,
+                    "config": label,
+                    "eps_c": eps_c,
+                    "final_epsilon": eps_c,
+                    "runs": len(flags),
+                    "choice_counts": np.bincount(
+                        np.asarray(rec["choice"], int), minlength=len(GRID)
+                    ),
+                    "test_accuracy": mean_se(rec["test"]),
+                    "within_best_final": frac_ci(flags)[0],
+                    "mean_regret": float(np.mean([regret(table, eps_c, c) for c in rec["choice"]])),
+                    "time_ratio_median": float(np.median(ratio)),
+                }
+            )
             compact.setdefault(label, {})[(data_name, total)] = (
-                f"{mean_se(rec['test'])[0]:.3f} / {frac_ci(flags)[0]:.2f}")
+                f"{mean_se(rec['test'])[0]:.3f} / {frac_ci(flags)[0]:.2f}"
+            )
         print_table(
             f"2. Equal total ε = {total:g}, {data_name}: final model's test accuracy and "
             "choice within 0.03 at its ε",
-            ["search", "ε per candidate fit", "ε of final model", "runs",
-             CHOSEN_HEADER, "test acc (mean ± se)",
-             "within 0.03 of best (final ε) [Wilson 95 %]", "mean regret",
-             "median time / GridSearchCV"],
-            rows, align="lrrrllllr")
-    keys = sorted({k for v in compact.values() for k in v},
-                  key=lambda k: (DATASETS.index(k[0]), k[1]))
+            [
+                "search",
+                "ε per candidate fit",
+                "ε of final model",
+                "runs",
+                CHOSEN_HEADER,
+                "test acc (mean ± se)",
+                "within 0.03 of best (final ε) [Wilson 95 %]",
+                "mean regret",
+                "median time / GridSearchCV",
+            ],
+            rows,
+            align="lrrrllllr",
+        )
+    keys = sorted(
+        {k for v in compact.values() for k in v}, key=lambda k: (DATASETS.index(k[0]), k[1])
+    )
     print_table(
         "2-summary. Equal total ε: test accuracy / fraction within 0.03 at the final model's ε "
         f"(the {ANCHOR} row spends ε = T on each candidate fit, {EQUAL_TOTAL[-1][3]}·T in all, "
         "and chooses without privacy)",
         ["search"] + [f"{d} T={t:g}" for d, t in keys],
         [[label] + [v.get(k, "–") for k in keys] for label, v in compact.items()],
-        align="l" + "r" * len(keys))
+        align="l" + "r" * len(keys),
+    )
     return summary
 
 
@@ -202,18 +303,33 @@ def report_reference(tables: dict, seeds: dict, proto_check: dict) -> None:
         for key in sorted(table, key=float):
             row = table[key]
             best = int(np.argmax(row))
-            rows.append([fmt(float(key), 4)] + [fmt(v, 4) for v in row] + [c_label(GRID[best]),
-                        ", ".join(c_label(GRID[i]) for i, v in enumerate(row)
-                                  if v >= max(row) - TOLERANCE - 1e-12)])
+            rows.append(
+                [fmt(float(key), 4)]
+                + [fmt(v, 4) for v in row]
+                + [
+                    c_label(GRID[best]),
+                    ", ".join(
+                        c_label(GRID[i])
+                        for i, v in enumerate(row)
+                        if v >= max(row) - TOLERANCE - 1e-12
+                    ),
+                ]
+            )
         print_table(
             f"0. True CV score (mean 5-fold CV accuracy of the private LR, "
             f"{seeds[data_name]} seeds), {data_name}",
-            ["ε", *(f"C={c_label(c)}" for c in GRID), "best C", "C within 0.03"], rows,
-            align="r" * (len(GRID) + 3))
+            ["ε", *(f"C={c_label(c)}" for c in GRID), "best C", "C within 0.03"],
+            rows,
+            align="r" * (len(GRID) + 3),
+        )
     if proto_check:
-        print("\nReference cells recomputed against an earlier table "
-              + "; ".join(f"{d}: {v['cells']} common cells, max |diff| {v['max_abs_diff']:.2e}"
-                          for d, v in proto_check.items()))
+        print(
+            "\nReference cells recomputed against an earlier table "
+            + "; ".join(
+                f"{d}: {v['cells']} common cells, max |diff| {v['max_abs_diff']:.2e}"
+                for d, v in proto_check.items()
+            )
+        )
 
 
 def report_spread(table: dict, spread: dict) -> None:
@@ -221,14 +337,31 @@ def report_spread(table: dict, spread: dict) -> None:
     for eps in TARGET_EPS_C:
         key = eps_key(eps)
         for i, C in enumerate(GRID):
-            rows.append([fmt(eps), c_label(C), fmt(table[key][i], 4), fmt(spread[key]["sd"][i], 4),
-                         fmt(spread[key]["p10"][i], 4), fmt(spread[key]["p90"][i], 4),
-                         fmt(spread[key]["share_above_best_mean"][i], 3)])
+            rows.append(
+                [
+                    fmt(eps),
+                    c_label(C),
+                    fmt(table[key][i], 4),
+                    fmt(spread[key]["sd"][i], 4),
+                    fmt(spread[key]["p10"][i], 4),
+                    fmt(spread[key]["p90"][i], 4),
+                    fmt(spread[key]["share_above_best_mean"][i], 3),
+                ]
+            )
     print_table(
         "0b. Single fits behind the true CV score, synth, target ε_c (one fit on 4/5 of the rows, "
         "scored on the other 1/5)",
-        ["ε", "C", "true CV score (mean)", "sd of single fits", "10th pct", "90th pct",
-         "share of fits above the best C's mean"], rows)
+        [
+            "ε",
+            "C",
+            "true CV score (mean)",
+            "sd of single fits",
+            "10th pct",
+            "90th pct",
+            "share of fits above the best C's mean",
+        ],
+        rows,
+    )
 
 
 def compare_with_cache(tables: dict, seeds: dict, cache_dir: Path | None) -> dict:
@@ -247,6 +380,9 @@ def compare_with_cache(tables: dict, seeds: dict, cache_dir: Path | None) -> dic
             continue
         common = sorted(set(old["table"]) & set(table))
         diffs = [abs(a - b) for k in common for a, b in zip(old["table"][k], table[k])]
-        out[data_name] = {"path": str(path), "cells": len(common),
-                          "max_abs_diff": max(diffs) if diffs else math.nan}
+        out[data_name] = {
+            "path": str(path),
+            "cells": len(common),
+            "max_abs_diff": max(diffs) if diffs else math.nan,
+        }
     return out

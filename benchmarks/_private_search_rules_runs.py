@@ -57,7 +57,7 @@ EQUAL_TOTAL = (
     ("cv-noisy-max", "cv-noisy-max", False, (N_FOLDS - 1) * len(GRID) + 1, 1.0),
 )
 ANCHOR = "GridSearchCV"
-NO_SEARCH = "no search, C=\"auto\" (ε = T)"
+NO_SEARCH = 'no search, C="auto" (ε = T)'
 
 
 def c_label(C) -> str:
@@ -71,9 +71,15 @@ CHOSEN_HEADER = "C = " + " / ".join(c_label(C) for C in GRID) + " chosen"
 def load(name: str):
     """``X_private, y_private, X_test, y_test``, every row in the unit ball."""
     if name == "synth":
-        X, y = make_classification(n_samples=6500, n_features=10, n_informative=5,
-                                   n_redundant=2, n_clusters_per_class=1, flip_y=0.05,
-                                   random_state=0)
+        X, y = make_classification(
+            n_samples=6500,
+            n_features=10,
+            n_informative=5,
+            n_redundant=2,
+            n_clusters_per_class=1,
+            flip_y=0.05,
+            random_state=0,
+        )
         pub, Xp, yp, Xt, yt = X[:500], X[500:4500], y[500:4500], X[4500:], y[4500:]
     else:
         X, y = load_breast_cancer(return_X_y=True)
@@ -88,8 +94,9 @@ def eps_key(eps: float) -> str:
 
 
 def lr(eps: float, C=1.0, random_state=0) -> PrivateLogisticRegression:
-    return PrivateLogisticRegression(epsilon=float(eps), data_norm=1.0, C=C,
-                                     random_state=random_state)
+    return PrivateLogisticRegression(
+        epsilon=float(eps), data_norm=1.0, C=C, random_state=random_state
+    )
 
 
 class SharedStream(np.random.RandomState):
@@ -127,10 +134,12 @@ def reference_cell(data: str, eps: float, n_seeds: int):
         singles.append(np.asarray(accs))
     row = [float(a.mean()) for a in singles]
     # the spread of single fits: a best-of-K choice over noisy fits favours wide candidates
-    spread = {"sd": [float(a.std(ddof=1)) for a in singles],
-              "p10": [float(np.percentile(a, 10)) for a in singles],
-              "p90": [float(np.percentile(a, 90)) for a in singles],
-              "share_above_best_mean": [float(np.mean(a > max(row))) for a in singles]}
+    spread = {
+        "sd": [float(a.std(ddof=1)) for a in singles],
+        "p10": [float(np.percentile(a, 10)) for a in singles],
+        "p90": [float(np.percentile(a, 90)) for a in singles],
+        "share_above_best_mean": [float(np.mean(a > max(row))) for a in singles],
+    }
     return data, eps_key(eps), row, time.process_time() - cpu0, spread
 
 
@@ -149,13 +158,20 @@ def regret(table: dict, eps: float, chosen: int) -> float:
 # ------------------------------------------------------------------ searches
 def private_search(eps_c: float, selection: str, sel_eps: float, refit: bool, seed: int):
     """The candidates' int random_state is replaced fit by fit from the search's stream."""
-    return PrivateGridSearchCV(lr(eps_c), {"C": list(GRID)}, epsilon=sel_eps,
-                               selection=selection, refit=refit, random_state=seed)
+    return PrivateGridSearchCV(
+        lr(eps_c),
+        {"C": list(GRID)},
+        epsilon=sel_eps,
+        selection=selection,
+        refit=refit,
+        random_state=seed,
+    )
 
 
 def anchor_search(eps_c: float, noise_seed: int):
-    return GridSearchCV(lr(eps_c, random_state=SharedStream(noise_seed)), {"C": list(GRID)},
-                        cv=KFold(N_FOLDS))
+    return GridSearchCV(
+        lr(eps_c, random_state=SharedStream(noise_seed)), {"C": list(GRID)}, cv=KFold(N_FOLDS)
+    )
 
 
 def timed_fit(search, X, y):
@@ -166,9 +182,13 @@ def timed_fit(search, X, y):
 
 def budget_row(search) -> dict:
     report = check_privacy_budget(search, on_leak="ignore")
-    return {"epsilon": float(report.epsilon), "delta": float(report.delta),
-            "notion": report.notion, "leaks": list(report.leaks),
-            "is_private": bool(report.is_private)}
+    return {
+        "epsilon": float(report.epsilon),
+        "delta": float(report.delta),
+        "notion": report.notion,
+        "leaks": list(report.leaks),
+        "is_private": bool(report.is_private),
+    }
 
 
 # ------------------------------------------------------------------ section 1
@@ -176,12 +196,18 @@ def target_configs(eps_c: float):
     """(name, factory(seed)) in the order of the first run; rotated run by run."""
     configs = [(ANCHOR, lambda seed, noise: anchor_search(eps_c, noise))]
     for rule in RULES:
-        configs.append((f"{rule}, refit=True",
-                        lambda seed, noise, r=rule: private_search(eps_c, r, SELECTION_EPSILON,
-                                                                   True, seed)))
-    configs.append(("repeated, refit=False",
-                    lambda seed, noise: private_search(eps_c, "repeated", SELECTION_EPSILON,
-                                                       False, seed)))
+        configs.append(
+            (
+                f"{rule}, refit=True",
+                lambda seed, noise, r=rule: private_search(eps_c, r, SELECTION_EPSILON, True, seed),
+            )
+        )
+    configs.append(
+        (
+            "repeated, refit=False",
+            lambda seed, noise: private_search(eps_c, "repeated", SELECTION_EPSILON, False, seed),
+        )
+    )
     return configs
 
 
@@ -215,8 +241,15 @@ def equal_total_configs(total: float):
     out = []
     for label, selection, refit, divisor, factor in EQUAL_TOTAL:
         eps_c = total / divisor
-        out.append((label, eps_c, lambda seed, noise, s=selection, r=refit, e=eps_c, f=factor:
-                    private_search(e, s, f * e, r, seed)))
+        out.append(
+            (
+                label,
+                eps_c,
+                lambda seed, noise, s=selection, r=refit, e=eps_c, f=factor: private_search(
+                    e, s, f * e, r, seed
+                ),
+            )
+        )
     out.append((NO_SEARCH, total, lambda seed, noise: lr(total, "auto", noise)))
     out.append((f"{ANCHOR} (ε = T)", total, lambda seed, noise: anchor_search(total, noise)))
     return out

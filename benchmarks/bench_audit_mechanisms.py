@@ -43,10 +43,20 @@ def main(argv=None) -> None:
                 f"| {res.ratio:.3f} | {'yes' if scenario.tight else 'no'} | {runs} "
                 f"| {res.best_event} | {scenario.relation} |"
             )
-            rows.append(dict(mechanism=scenario.name, claimed_epsilon=scenario.claimed_epsilon,
-                             lower_bound=res.epsilon_lower_bound, ratio=res.ratio,
-                             tight=scenario.tight, runs=runs, event=res.best_event,
-                             status=status, seconds=seconds, relation=scenario.relation))
+            rows.append(
+                dict(
+                    mechanism=scenario.name,
+                    claimed_epsilon=scenario.claimed_epsilon,
+                    lower_bound=res.epsilon_lower_bound,
+                    ratio=res.ratio,
+                    tight=scenario.tight,
+                    runs=runs,
+                    event=res.best_event,
+                    status=status,
+                    seconds=seconds,
+                    relation=scenario.relation,
+                )
+            )
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "audit_mechanisms.json"
     out.write_text(json.dumps(rows, indent=2))

@@ -56,14 +56,32 @@ RESULTS: list = []
 
 
 def _record(label, res, claimed, extra=""):
-    ROWS.append([label, extra, claimed, res.epsilon_lower_bound,
-                 res.epsilon_lower_bound / claimed, res.best_event,
-                 "ok" if res.epsilon_lower_bound <= claimed else "VIOLATION"])
-    RESULTS.append(dict(label=label, setting=extra, claimed_epsilon=claimed,
-                        epsilon_lower_bound=res.epsilon_lower_bound, best_event=res.best_event,
-                        rows=res.rows, n_runs=res.n_runs))
-    print(f"  {label} [{extra}]: lb {res.epsilon_lower_bound:.3f} / claimed {claimed:g}",
-          file=sys.stderr)
+    ROWS.append(
+        [
+            label,
+            extra,
+            claimed,
+            res.epsilon_lower_bound,
+            res.epsilon_lower_bound / claimed,
+            res.best_event,
+            "ok" if res.epsilon_lower_bound <= claimed else "VIOLATION",
+        ]
+    )
+    RESULTS.append(
+        dict(
+            label=label,
+            setting=extra,
+            claimed_epsilon=claimed,
+            epsilon_lower_bound=res.epsilon_lower_bound,
+            best_event=res.best_event,
+            rows=res.rows,
+            n_runs=res.n_runs,
+        )
+    )
+    print(
+        f"  {label} [{extra}]: lb {res.epsilon_lower_bound:.3f} / claimed {claimed:g}",
+        file=sys.stderr,
+    )
 
 
 def offline_batch(runs, seed):
@@ -72,10 +90,19 @@ def offline_batch(runs, seed):
         k_lo, k_hi = candidate_range(n, gamma)
         for direction in ("decrease", "both"):
             for eps in (0.5, 1.0, 2.0):
+
                 def mech(x, rng, m, eps=eps, direction=direction):
-                    k, inc = pncpd_batch(x, epsilon=eps, gamma=gamma, direction=direction,
-                                         n_runs=m, random_state=rng, return_direction=True)
+                    k, inc = pncpd_batch(
+                        x,
+                        epsilon=eps,
+                        gamma=gamma,
+                        direction=direction,
+                        n_runs=m,
+                        random_state=rng,
+                        return_direction=True,
+                    )
                     return k + 100_000 * inc  # encode (k̃, direction_) in one int
+
                 events = {}
                 for k in range(k_lo, k_hi + 1):
                     if direction == "both":
@@ -86,10 +113,19 @@ def offline_batch(runs, seed):
                 if len(events) > 40:  # keep Bonferroni power: the candidates near t
                     keep = [e for e in events if abs(int(e.split("=")[1].split(",")[0]) - t) <= 3]
                     events = {e: events[e] for e in keep}
-                res = audit(mech, (lo, hi), events, n_runs=runs, batch=True,
-                            claimed_epsilon=eps, random_state=seed, name="PNCPD")
-                _record("offline PNCPD (pncpd_batch)", res, eps,
-                        f"n={n}, γ={gamma}, t={t}, {direction}")
+                res = audit(
+                    mech,
+                    (lo, hi),
+                    events,
+                    n_runs=runs,
+                    batch=True,
+                    claimed_epsilon=eps,
+                    random_state=seed,
+                    name="PNCPD",
+                )
+                _record(
+                    "offline PNCPD (pncpd_batch)", res, eps, f"n={n}, γ={gamma}, t={t}, {direction}"
+                )
 
 
 def offline_estimator(runs, seed):
@@ -100,11 +136,24 @@ def offline_estimator(runs, seed):
 
     def mech(x, rng):
         return est.set_params(random_state=int(rng.integers(2**32))).fit(x).change_point_
+
     events = {f"k̃={k}": (lambda o, k=k: o == k) for k in range(k_lo, k_hi + 1)}
-    res = audit(mech, (lo, hi), events, n_runs=runs, batch=False, claimed_epsilon=eps,
-                random_state=seed, name="estimator")
-    _record("offline PrivateChangePointDetector.fit", res, eps,
-            f"n={n}, γ={gamma}, t={t}, decrease, {runs} runs")
+    res = audit(
+        mech,
+        (lo, hi),
+        events,
+        n_runs=runs,
+        batch=False,
+        claimed_epsilon=eps,
+        random_state=seed,
+        name="estimator",
+    )
+    _record(
+        "offline PrivateChangePointDetector.fit",
+        res,
+        eps,
+        f"n={n}, γ={gamma}, t={t}, decrease, {runs} runs",
+    )
 
 
 def online_batch(runs, seed):
@@ -114,44 +163,94 @@ def online_batch(runs, seed):
             lo, hi = move_one_element(np.zeros(m), t)
 
             def alarm_mech(x, rng, r, eps=eps):
-                return online_pncpd_batch(x, window=window, threshold=T, epsilon=eps,
-                                          gamma=gamma, direction="decrease", n_runs=r,
-                                          random_state=rng)[0]
+                return online_pncpd_batch(
+                    x,
+                    window=window,
+                    threshold=T,
+                    epsilon=eps,
+                    gamma=gamma,
+                    direction="decrease",
+                    n_runs=r,
+                    random_state=rng,
+                )[0]
 
             def cp_mech(x, rng, r, eps=eps):
-                return online_pncpd_batch(x, window=window, threshold=T, epsilon=eps,
-                                          gamma=gamma, direction="decrease", n_runs=r,
-                                          random_state=rng)[1]
+                return online_pncpd_batch(
+                    x,
+                    window=window,
+                    threshold=T,
+                    epsilon=eps,
+                    gamma=gamma,
+                    direction="decrease",
+                    n_runs=r,
+                    random_state=rng,
+                )[1]
+
             centres = range(window // 2, m - window // 2 + 1)
             ev = {f"alarm at {c}": (lambda o, c=c: o == c) for c in centres}
             ev["no alarm"] = lambda o: o == -1
-            res = audit(alarm_mech, (lo, hi), ev, n_runs=runs, batch=True,
-                        claimed_epsilon=eps / 2, random_state=seed, name="AboveThreshold")
-            _record("online AboveThreshold stage (alarm_index_)", res, eps / 2,
-                    f"stream {m}, t={t}, n=4, T={T}, ε_total={eps:g}")
+            res = audit(
+                alarm_mech,
+                (lo, hi),
+                ev,
+                n_runs=runs,
+                batch=True,
+                claimed_epsilon=eps / 2,
+                random_state=seed,
+                name="AboveThreshold",
+            )
+            _record(
+                "online AboveThreshold stage (alarm_index_)",
+                res,
+                eps / 2,
+                f"stream {m}, t={t}, n=4, T={T}, ε_total={eps:g}",
+            )
             ev = {f"k̃={j}": (lambda o, j=j: o == j) for j in range(1, m)}
             ev["no detection"] = lambda o: o == -1
-            res = audit(cp_mech, (lo, hi), ev, n_runs=runs, batch=True,
-                        claimed_epsilon=eps, random_state=seed + 1, name="ONLINEPNCPD")
-            _record("online ONLINEPNCPD (change_point_)", res, eps,
-                    f"stream {m}, t={t}, n=4, T={T}")
+            res = audit(
+                cp_mech,
+                (lo, hi),
+                ev,
+                n_runs=runs,
+                batch=True,
+                claimed_epsilon=eps,
+                random_state=seed + 1,
+                name="ONLINEPNCPD",
+            )
+            _record(
+                "online ONLINEPNCPD (change_point_)", res, eps, f"stream {m}, t={t}, n=4, T={T}"
+            )
 
 
 def online_estimator(runs, seed):
     window, T, gamma, eps, m, t = 4, 0.25, 0.1, 4.0, 12, 5
     lo, hi = move_one_element(np.zeros(m), t)
-    est = PrivateChangePointDetector(epsilon=eps, gamma=gamma, window=window, threshold=T,
-                                     direction="decrease")
+    est = PrivateChangePointDetector(
+        epsilon=eps, gamma=gamma, window=window, threshold=T, direction="decrease"
+    )
 
     def mech(x, rng):
         d = est.set_params(random_state=int(rng.integers(2**32))).fit(x)
         return d.alarm_index_ if d.alarm_index_ is not None else -1
+
     ev = {f"alarm at {c}": (lambda o, c=c: o == c) for c in range(2, m - 1)}
     ev["no alarm"] = lambda o: o == -1
-    res = audit(mech, (lo, hi), ev, n_runs=runs, batch=False, claimed_epsilon=eps / 2,
-                random_state=seed, name="estimator online")
-    _record("online PrivateChangePointDetector.fit (alarm_index_)", res, eps / 2,
-            f"stream {m}, t={t}, n=4, T={T}, ε_total={eps:g}, {runs} runs")
+    res = audit(
+        mech,
+        (lo, hi),
+        ev,
+        n_runs=runs,
+        batch=False,
+        claimed_epsilon=eps / 2,
+        random_state=seed,
+        name="estimator online",
+    )
+    _record(
+        "online PrivateChangePointDetector.fit (alarm_index_)",
+        res,
+        eps / 2,
+        f"stream {m}, t={t}, n=4, T={T}, ε_total={eps:g}, {runs} runs",
+    )
 
 
 def main(argv=None):
@@ -166,16 +265,38 @@ def main(argv=None):
     if args.estimator_runs:
         offline_estimator(args.estimator_runs, args.seed)
         online_estimator(args.estimator_runs, args.seed)
-    print(f"# Change-point privacy audit — {args.runs} runs per input (batch), 95 % "
-          "Clopper–Pearson, worst-case neighbours (one element moved across all others)\n")
-    print(md_table(["mechanism", "setting", "claimed ε", "ε lower bound", "lb / claimed",
-                    "best event", "verdict"], ROWS, ".3f"))
+    print(
+        f"# Change-point privacy audit — {args.runs} runs per input (batch), 95 % "
+        "Clopper–Pearson, worst-case neighbours (one element moved across all others)\n"
+    )
+    print(
+        md_table(
+            [
+                "mechanism",
+                "setting",
+                "claimed ε",
+                "ε lower bound",
+                "lb / claimed",
+                "best event",
+                "verdict",
+            ],
+            ROWS,
+            ".3f",
+        )
+    )
     ok = all(r[-1] == "ok" for r in ROWS)
     print(f"\nAll lower bounds ≤ claimed ε: {ok}")
-    path = write_json("changepoint_audit", dict(runs=args.runs, estimator_runs=args.estimator_runs,
-                                                seed=args.seed, all_within_claim=ok,
-                                                wall_seconds=time.perf_counter() - t0,
-                                                audits=RESULTS))
+    path = write_json(
+        "changepoint_audit",
+        dict(
+            runs=args.runs,
+            estimator_runs=args.estimator_runs,
+            seed=args.seed,
+            all_within_claim=ok,
+            wall_seconds=time.perf_counter() - t0,
+            audits=RESULTS,
+        ),
+    )
     print("wrote", path)
     return 0 if ok else 1
 

@@ -46,12 +46,12 @@ def ar1(n: int, phi: float, rng) -> np.ndarray:
 
 def change_points(x, epsilon, dependence, seed):
     from skdp_anomaly.changepoint import PrivateChangePointDetector, binary_segmentation
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if math.isinf(epsilon):
             return binary_segmentation(x, dependence=dependence).tolist()
-        det = PrivateChangePointDetector(epsilon=epsilon, dependence=dependence,
-                                         random_state=seed)
+        det = PrivateChangePointDetector(epsilon=epsilon, dependence=dependence, random_state=seed)
         return det.fit(x).change_points_.tolist()
 
 
@@ -62,8 +62,14 @@ def false_alarms(runs):
             for phi in (0.0, 0.3, 0.5, 0.8):
                 rates = {}
                 for mode in MODES:
-                    hits = sum(bool(change_points(ar1(n, phi, np.random.default_rng([1, n, i])),
-                                                  eps, mode, i)) for i in range(runs))
+                    hits = sum(
+                        bool(
+                            change_points(
+                                ar1(n, phi, np.random.default_rng([1, n, i])), eps, mode, i
+                            )
+                        )
+                        for i in range(runs)
+                    )
                     rates[mode] = hits / runs
                 out[f"n={n},eps={eps:g},phi={phi:g}"] = rates
                 rows.append([n, eps, phi, rates["none"], rates["estimate"]])
@@ -73,7 +79,10 @@ def false_alarms(runs):
 
 def power(runs):
     rows, out = [], {}
-    for label, phi, shift in (("1-sd shift, i.i.d.", 0.0, 1.0), ("2-sd shift, AR(1) 0.5", 0.5, 2.0)):
+    for label, phi, shift in (
+        ("1-sd shift, i.i.d.", 0.0, 1.0),
+        ("2-sd shift, AR(1) 0.5", 0.5, 2.0),
+    ):
         for eps in (1.0, 5.0):
             rates = {}
             for mode in MODES:
@@ -92,18 +101,24 @@ def power(runs):
 def real_series():
     """(name, series, documented change points or None when there is none)."""
     from statsmodels.datasets import co2, elnino, macrodata, nile, sunspots
+
     flow = nile.load_pandas().data["volume"].to_numpy(float)
     macro = macrodata.load_pandas().data
     weekly = co2.load_pandas().data["co2"]
     return [
         ("Nile flow 1871-1970 (change after 1898)", flow, [28]),
         ("Nile flow 1899-1970", flow[28:], []),
-        ("sunspots, yearly 1700-2008", sunspots.load_pandas().data["SUNACTIVITY"]
-         .to_numpy(float), []),
-        ("El Nino SST, monthly 1950-2010", elnino.load_pandas().data.iloc[:, 1:]
-         .to_numpy(float).ravel(), []),
-        ("Mauna Loa CO2, monthly", weekly.resample("MS").mean().interpolate()
-         .to_numpy(float), []),
+        (
+            "sunspots, yearly 1700-2008",
+            sunspots.load_pandas().data["SUNACTIVITY"].to_numpy(float),
+            [],
+        ),
+        (
+            "El Nino SST, monthly 1950-2010",
+            elnino.load_pandas().data.iloc[:, 1:].to_numpy(float).ravel(),
+            [],
+        ),
+        ("Mauna Loa CO2, monthly", weekly.resample("MS").mean().interpolate().to_numpy(float), []),
         ("US inflation, quarterly", macro["infl"].to_numpy(float), None),
         ("US real GDP growth, quarterly", np.diff(np.log(macro["realgdp"].to_numpy(float))), []),
     ]
@@ -125,8 +140,17 @@ def real(runs):
                 rows.append([name, x.size, eps, mode, none, f1, cov])
                 print(rows[-1], file=sys.stderr, flush=True)
         if truth:
-            rows.append([name, x.size, "-", "always no change", 1.0, f1_margin(truth, [], 5),
-                         covering(truth, [], x.size)])
+            rows.append(
+                [
+                    name,
+                    x.size,
+                    "-",
+                    "always no change",
+                    1.0,
+                    f1_margin(truth, [], 5),
+                    covering(truth, [], x.size),
+                ]
+            )
     return rows, out
 
 
@@ -143,12 +167,13 @@ def main(argv=None):
     print(md_table(["series", "ε", "dependence='none'", "'estimate' (default)"], pw_rows))
     real_rows, re = real(args.runs)
     print("\n### Real series (statsmodels): P(no change), F1 (margin 5), covering\n")
-    print(md_table(["series", "n", "ε", "dependence", "P(no change)", "F1", "covering"],
-                   real_rows))
+    print(md_table(["series", "n", "ε", "dependence", "P(no change)", "F1", "covering"], real_rows))
     elapsed = time.perf_counter() - start
     print(f"\n{args.runs} runs per cell, {elapsed:.0f} s")
-    write_json("changepoint_dependence", {"runs": args.runs, "false_alarms": fa, "power": pw,
-                                          "real": re, "seconds": elapsed})
+    write_json(
+        "changepoint_dependence",
+        {"runs": args.runs, "false_alarms": fa, "power": pw, "real": re, "seconds": elapsed},
+    )
 
 
 if __name__ == "__main__":

@@ -79,17 +79,19 @@ WINDOW, STREAM, SHIFT_AT = 100, 1000, 500
 # ------------------------------------------------------------ the estimator
 def _estimator():
     from skdp_anomaly.changepoint import PrivateChangePointDetector
+
     return PrivateChangePointDetector
 
 
 def detect_api() -> str:
-    """"after" when the estimator takes the several-change-point API, else "before"."""
+    """ "after" when the estimator takes the several-change-point API, else "before"."""
     params = set(_estimator()().get_params())
     return "after" if {"n_change_points", "alpha"} <= params else "before"
 
 
 def _package_dir() -> str:
     import skdp_anomaly.changepoint as cp
+
     return str(Path(cp.__file__).resolve().parent)
 
 
@@ -97,6 +99,7 @@ def fingerprint() -> str:
     """Short hash of the imported ``skdp_anomaly.changepoint`` sources (which may
     be another checkout than this one, e.g. an export of an older commit)."""
     import hashlib
+
     digest = hashlib.sha256()
     for path in sorted(Path(_package_dir()).glob("*.py")):
         digest.update(path.name.encode() + path.read_bytes())
@@ -111,7 +114,8 @@ def make_detector(**kw):
         raise SystemExit(
             f"bench_changepoint_multi: PrivateChangePointDetector does not accept {missing} "
             "yet (the several-change-point API). Run with --api before to measure the "
-            "single-change estimator of today.")
+            "single-change estimator of today."
+        )
     return cls(**kw)
 
 
@@ -140,12 +144,15 @@ def _fit_clearly(det, x):
     try:
         return det.fit(x)
     except (ValueError, TypeError) as exc:
-        raise SystemExit(f"bench_changepoint_multi: PrivateChangePointDetector("
-                         f"{det.get_params()}) refused the fit: {exc}") from exc
+        raise SystemExit(
+            f"bench_changepoint_multi: PrivateChangePointDetector("
+            f"{det.get_params()}) refused the fit: {exc}"
+        ) from exc
 
 
 def run_ours(api: str, x, eps: float, runs: int) -> list[list[int]]:
     from skdp_anomaly.exceptions import ChangePointNoiseWarning
+
     out = []
     with warnings.catch_warnings():
         # a parameter-only warning (noise scale vs n); its effect is what we measure
@@ -165,6 +172,7 @@ def sigma_mad_diff(x) -> float:
 
 def run_ruptures(name: str, x) -> list[int]:
     import ruptures as rpt
+
     x = np.asarray(x, dtype=float)
     n = x.size
     if name == "rbf":
@@ -172,8 +180,7 @@ def run_ruptures(name: str, x) -> list[int]:
     else:
         pen = 2.0 * sigma_mad_diff(x) ** 2 * math.log(n)
         # jump=1: every index is a candidate, as for ours (ruptures' default 5 is a grid)
-        algo = (rpt.Binseg(model="l2", jump=1) if name == "binseg"
-                else rpt.Pelt(model="l2", jump=1))
+        algo = rpt.Binseg(model="l2", jump=1) if name == "binseg" else rpt.Pelt(model="l2", jump=1)
         bkps = algo.fit(x).predict(pen=pen)
     return [int(b) for b in bkps if b < n]
 
@@ -186,6 +193,7 @@ def run_random(x, runs: int, seed: int) -> list[list[int]]:
 # -------------------------------------------------------------------- data
 def load_real() -> list[dict]:
     from statsmodels.datasets import macrodata, nile
+
     flow = nile.load_pandas().data["volume"].to_numpy(float)
     d = macrodata.load_pandas().data
     growth = 100 * np.abs(np.diff(np.log(d["realgdp"].to_numpy(float))))
@@ -198,15 +206,29 @@ def load_real() -> list[dict]:
     # regimes end in 1972Q3 and 1980Q3, so the first post-change quarters are 1972Q4, 1980Q4
     realint, first, last = d["realint"].to_numpy(float), row(1961, 1), row(1986, 3)
     return [
-        dict(name="nile", group="real", x=flow, truth=[28],
-             note="Nile at Aswan 1871-1970, mean drop after 1898 (Cobb 1978)"),
-        dict(name="us_gdp_volatility", group="real", x=growth, truth=[row_1984q1 - 1],
-             note="100|dlog real GDP| 1959Q2-2009Q3, volatility drop at 1984Q1 "
-                  "(McConnell & Perez-Quiros 2000)"),
-        dict(name="us_real_interest", group="real", x=realint[first:last + 1],
-             truth=[row(1972, 4) - first, row(1980, 4) - first],
-             note="US ex-post real interest rate 1961Q1-1986Q3, mean shifts after 1972Q3 "
-                  "and 1980Q3 (Garcia & Perron 1996; Bai & Perron 2003)"),
+        dict(
+            name="nile",
+            group="real",
+            x=flow,
+            truth=[28],
+            note="Nile at Aswan 1871-1970, mean drop after 1898 (Cobb 1978)",
+        ),
+        dict(
+            name="us_gdp_volatility",
+            group="real",
+            x=growth,
+            truth=[row_1984q1 - 1],
+            note="100|dlog real GDP| 1959Q2-2009Q3, volatility drop at 1984Q1 "
+            "(McConnell & Perez-Quiros 2000)",
+        ),
+        dict(
+            name="us_real_interest",
+            group="real",
+            x=realint[first : last + 1],
+            truth=[row(1972, 4) - first, row(1980, 4) - first],
+            note="US ex-post real interest rate 1961Q1-1986Q3, mean shifts after 1972Q3 "
+            "and 1980Q3 (Garcia & Perron 1996; Bai & Perron 2003)",
+        ),
     ]
 
 
@@ -220,8 +242,14 @@ def synthetic(k: int, noise: str, n: int, seed: int) -> dict:
     level = np.concatenate([[0.0], np.cumsum(rng.uniform(1, 2, k) * rng.choice([-1, 1], k))])
     mean = np.repeat(level, np.diff(np.r_[0, cps, n]))
     e = rng.normal(size=n) if noise == "gauss" else rng.standard_t(3, n) / math.sqrt(3)
-    return dict(name=f"k{k}_{noise}_n{n}_s{seed}", group=f"k={k}", noise=noise, n_changes=k,
-                x=mean + e, truth=cps.tolist())
+    return dict(
+        name=f"k{k}_{noise}_n{n}_s{seed}",
+        group=f"k={k}",
+        noise=noise,
+        n_changes=k,
+        x=mean + e,
+        truth=cps.tolist(),
+    )
 
 
 def synthetic_set(per_cell: int, lengths) -> list[dict]:
@@ -249,25 +277,44 @@ def _task(kind: str, api: str, series: dict, eps, runs: int, seed: int):
         preds = [run_ruptures(kind, x)]
     sec = time.perf_counter() - t0
     n, truth = len(x), series["truth"]
-    return dict(series=series["name"], method=kind, epsilon=eps, seconds=sec,
-                f1=float(np.mean([f1_margin(truth, p, MARGIN) for p in preds])),
-                cover=float(np.mean([covering(truth, p, n) for p in preds])),
-                n_cp=float(np.mean([len(p) for p in preds])),
-                says_none=float(np.mean([len(p) == 0 for p in preds])),
-                predictions=preds if len(preds) <= 5 else None)
+    return dict(
+        series=series["name"],
+        method=kind,
+        epsilon=eps,
+        seconds=sec,
+        f1=float(np.mean([f1_margin(truth, p, MARGIN) for p in preds])),
+        cover=float(np.mean([covering(truth, p, n) for p in preds])),
+        n_cp=float(np.mean([len(p) for p in preds])),
+        says_none=float(np.mean([len(p) == 0 for p in preds])),
+        predictions=preds if len(preds) <= 5 else None,
+    )
 
 
-METHODS = [("no change", None), ("random", None), ("binseg", None), ("pelt", None),
-           ("rbf", None)] + [("ours", e) for e in EPSILONS]
-LABEL = {"no change": "no change", "random": "one uniform random change point",
-         "binseg": "ruptures Binseg l2, pen 2σ̂²log n", "pelt": "ruptures PELT l2, pen 2σ̂²log n",
-         "rbf": "ruptures Binseg rbf, pen log n", "ours": "PrivateChangePointDetector"}
+METHODS = [
+    ("no change", None),
+    ("random", None),
+    ("binseg", None),
+    ("pelt", None),
+    ("rbf", None),
+] + [("ours", e) for e in EPSILONS]
+LABEL = {
+    "no change": "no change",
+    "random": "one uniform random change point",
+    "binseg": "ruptures Binseg l2, pen 2σ̂²log n",
+    "pelt": "ruptures PELT l2, pen 2σ̂²log n",
+    "rbf": "ruptures Binseg rbf, pen log n",
+    "ours": "PrivateChangePointDetector",
+}
 
 
 def offline(api: str, series: list[dict], runs: int, jobs: int) -> list[dict]:
     from joblib import Parallel, delayed
-    tasks = [delayed(_task)(kind, api, s, eps, runs, i)
-             for i, s in enumerate(series) for kind, eps in METHODS]
+
+    tasks = [
+        delayed(_task)(kind, api, s, eps, runs, i)
+        for i, s in enumerate(series)
+        for kind, eps in METHODS
+    ]
     return Parallel(n_jobs=jobs)(tasks)
 
 
@@ -288,40 +335,76 @@ def offline_tables(rows: list[dict], series: list[dict]) -> dict[str, str]:
         for kind, eps in METHODS:
             sel = dict(method=kind, epsilon=eps)
             cells = [_mean(rows, key, group=g, **sel) for g in groups]
-            allsyn = float(np.mean([r[key] for r in rows if r["group"] in synth
-                                    and r["method"] == kind and r["epsilon"] == eps]))
-            body.append([LABEL[kind], "–" if eps is None else f"{eps:g}", *cells, allsyn,
-                         _mean(rows, "says_none", group="k=0", **sel)])
+            allsyn = float(
+                np.mean(
+                    [
+                        r[key]
+                        for r in rows
+                        if r["group"] in synth and r["method"] == kind and r["epsilon"] == eps
+                    ]
+                )
+            )
+            body.append(
+                [
+                    LABEL[kind],
+                    "–" if eps is None else f"{eps:g}",
+                    *cells,
+                    allsyn,
+                    _mean(rows, "says_none", group="k=0", **sel),
+                ]
+            )
         n_real = sum(s["group"] == "real" for s in series)
-        tables[key] = md_table(["method", "ε", f"real ({n_real})",
-                                *[f"synthetic {g}" for g in synth],
-                                "synthetic all", "answers 'no change' on k=0"], body)
+        tables[key] = md_table(
+            [
+                "method",
+                "ε",
+                f"real ({n_real})",
+                *[f"synthetic {g}" for g in synth],
+                "synthetic all",
+                "answers 'no change' on k=0",
+            ],
+            body,
+        )
     body = []
     for kind, eps in METHODS:
         sel = dict(method=kind, epsilon=eps)
-        body.append([LABEL[kind], "–" if eps is None else f"{eps:g}",
-                     *[_mean(rows, "n_cp", group=g, **sel) for g in groups]])
-    tables["n_cp"] = md_table(["method", "ε", "real (truth 1–2)",
-                               *[f"{g} (truth {g[2:]})" for g in synth]], body, ".2f")
+        body.append(
+            [
+                LABEL[kind],
+                "–" if eps is None else f"{eps:g}",
+                *[_mean(rows, "n_cp", group=g, **sel) for g in groups],
+            ]
+        )
+    tables["n_cp"] = md_table(
+        ["method", "ε", "real (truth 1–2)", *[f"{g} (truth {g[2:]})" for g in synth]], body, ".2f"
+    )
     noise = {s["name"]: s.get("noise") for s in series}
     body = []
     for kind, eps in METHODS:
         sel = [r for r in rows if r["method"] == kind and r["epsilon"] == eps]
-        cells = [float(np.mean([r[key] for r in sel if noise[r["series"]] == nz]))
-                 for key in ("f1", "cover") for nz in NOISES]
+        cells = [
+            float(np.mean([r[key] for r in sel if noise[r["series"]] == nz]))
+            for key in ("f1", "cover")
+            for nz in NOISES
+        ]
         body.append([LABEL[kind], "–" if eps is None else f"{eps:g}", *cells])
-    tables["noise"] = md_table(["method", "ε", "F1 Gaussian", "F1 t(3)", "cover Gaussian",
-                                "cover t(3)"], body)
+    tables["noise"] = md_table(
+        ["method", "ε", "F1 Gaussian", "F1 t(3)", "cover Gaussian", "cover t(3)"], body
+    )
     real = [s["name"] for s in series if s["group"] == "real"]
     body = []
     for kind, eps in METHODS:
         sel = dict(method=kind, epsilon=eps)
         cells = []
         for name in real:
-            cells += [_mean(rows, "f1", series=name, **sel), _mean(rows, "cover", series=name, **sel)]
+            cells += [
+                _mean(rows, "f1", series=name, **sel),
+                _mean(rows, "cover", series=name, **sel),
+            ]
         body.append([LABEL[kind], "–" if eps is None else f"{eps:g}", *cells])
-    tables["real"] = md_table(["method", "ε", *[f"{n} {m}" for n in real for m in ("F1", "cover")]],
-                              body)
+    tables["real"] = md_table(
+        ["method", "ε", *[f"{n} {m}" for n in real for m in ("F1", "cover")]], body
+    )
     return tables
 
 
@@ -336,9 +419,9 @@ def stream(kind: str, s: int) -> np.ndarray:
     if kind == "t3":
         return rng.standard_t(3, STREAM) / math.sqrt(3)
     phi = 0.5
-    e = rng.normal(size=STREAM + 200) * math.sqrt(1 - phi ** 2)
+    e = rng.normal(size=STREAM + 200) * math.sqrt(1 - phi**2)
     x = np.empty_like(e)
-    x[0] = e[0] / math.sqrt(1 - phi ** 2)
+    x[0] = e[0] / math.sqrt(1 - phi**2)
     for t in range(1, e.size):
         x[t] = phi * x[t - 1] + e[t]
     return x[200:]  # burn-in: stationary, unit marginal sd
@@ -346,6 +429,7 @@ def stream(kind: str, s: int) -> np.ndarray:
 
 def run_online(api: str, kind: str, eps: float, s: int, chunk: int, legacy_threshold: float):
     from skdp_anomaly.exceptions import ChangePointNoiseWarning
+
     x = stream(kind, s)
     det = make_detector(random_state=s, **online_params(api, eps, legacy_threshold))
     signal = None
@@ -353,24 +437,32 @@ def run_online(api: str, kind: str, eps: float, s: int, chunk: int, legacy_thres
         warnings.simplefilter("ignore", ChangePointNoiseWarning)
         for a in range(0, x.size, chunk):
             try:
-                det.partial_fit(x[a:a + chunk])
+                det.partial_fit(x[a : a + chunk])
             except (ValueError, TypeError) as exc:
-                raise SystemExit(f"bench_changepoint_multi: online PrivateChangePointDetector("
-                                 f"{det.get_params()}) refused partial_fit: {exc}") from exc
+                raise SystemExit(
+                    f"bench_changepoint_multi: online PrivateChangePointDetector("
+                    f"{det.get_params()}) refused partial_fit: {exc}"
+                ) from exc
             if getattr(det, "detected_", False):
                 signal = int(getattr(det, "n_seen_", a + chunk))
                 break
     alarm = getattr(det, "alarm_index_", None)
     cp = getattr(det, "change_point_", None)
-    return dict(alarmed=bool(signal is not None or alarm is not None), signal=signal,
-                change_point=None if cp is None else int(cp))
+    return dict(
+        alarmed=bool(signal is not None or alarm is not None),
+        signal=signal,
+        change_point=None if cp is None else int(cp),
+    )
 
 
 def online(api: str, streams: int, chunk: int, jobs: int, legacy_threshold: float):
     from joblib import Parallel, delayed
+
     cases = [(kind, eps) for eps in ONLINE_EPSILONS for kind in (*NULLS, "shift")]
-    res = Parallel(n_jobs=jobs)(delayed(_online_block)(api, kind, eps, streams, chunk,
-                                                       legacy_threshold) for kind, eps in cases)
+    res = Parallel(n_jobs=jobs)(
+        delayed(_online_block)(api, kind, eps, streams, chunk, legacy_threshold)
+        for kind, eps in cases
+    )
     return dict(zip([f"{k},eps={e:g}" for k, e in cases], res))
 
 
@@ -383,28 +475,59 @@ def _online_block(api, kind, eps, streams, chunk, legacy_threshold):
 def online_tables(res: dict) -> dict[str, str]:
     fa_rows, d_rows, summary = [], [], {}
     for eps in ONLINE_EPSILONS:
-        fa = [float(np.mean([r["alarmed"] for r in res[f"{k},eps={eps:g}"]["runs"]])) for k in NULLS]
+        fa = [
+            float(np.mean([r["alarmed"] for r in res[f"{k},eps={eps:g}"]["runs"]])) for k in NULLS
+        ]
         fa_rows.append([f"{eps:g}", *fa])
         runs = res[f"shift,eps={eps:g}"]["runs"]
-        early = [r["signal"] is not None and r["signal"] < SHIFT_AT
-                 or (r["signal"] is None and r["alarmed"]) for r in runs]
+        early = [
+            r["signal"] is not None
+            and r["signal"] < SHIFT_AT
+            or (r["signal"] is None and r["alarmed"])
+            for r in runs
+        ]
         late = [r for r, e in zip(runs, early) if not e]
         delay = np.array([np.inf if r["signal"] is None else r["signal"] - SHIFT_AT for r in late])
         err = [abs(r["change_point"] - SHIFT_AT) for r in late if r["change_point"] is not None]
-        med, p90 = (np.percentile(delay, [50, 90], method="inverted_cdf") if delay.size else (np.nan, np.nan))
-        d_rows.append([f"{eps:g}", float(np.mean(early)), float(np.mean(np.isinf(delay)))
-                       if delay.size else np.nan, _fmt_delay(med), _fmt_delay(p90),
-                       float(np.median(err)) if err else np.nan])
-        summary[f"eps={eps:g}"] = dict(false_alarm=dict(zip(NULLS, fa)),
-                                       alarm_before_change=float(np.mean(early)),
-                                       delay_median=_json_delay(med), delay_p90=_json_delay(p90),
-                                       missed=float(np.mean(np.isinf(delay))) if delay.size else None,
-                                       median_abs_error=float(np.median(err)) if err else None)
+        med, p90 = (
+            np.percentile(delay, [50, 90], method="inverted_cdf")
+            if delay.size
+            else (np.nan, np.nan)
+        )
+        d_rows.append(
+            [
+                f"{eps:g}",
+                float(np.mean(early)),
+                float(np.mean(np.isinf(delay))) if delay.size else np.nan,
+                _fmt_delay(med),
+                _fmt_delay(p90),
+                float(np.median(err)) if err else np.nan,
+            ]
+        )
+        summary[f"eps={eps:g}"] = dict(
+            false_alarm=dict(zip(NULLS, fa)),
+            alarm_before_change=float(np.mean(early)),
+            delay_median=_json_delay(med),
+            delay_p90=_json_delay(p90),
+            missed=float(np.mean(np.isinf(delay))) if delay.size else None,
+            median_abs_error=float(np.median(err)) if err else None,
+        )
     return dict(
         false_alarm=md_table(["ε", "i.i.d. N(0,1)", "t(3)", "AR(1) φ=0.5"], fa_rows),
-        delay=md_table(["ε", "alarm before the shift", "missed by t = 1000",
-                        "median delay", "90th pct delay", "median error of k̃ (abs.)"], d_rows, ".3f"),
-        summary=summary)
+        delay=md_table(
+            [
+                "ε",
+                "alarm before the shift",
+                "missed by t = 1000",
+                "median delay",
+                "90th pct delay",
+                "median error of k̃ (abs.)",
+            ],
+            d_rows,
+            ".3f",
+        ),
+        summary=summary,
+    )
 
 
 def _fmt_delay(v):
@@ -419,14 +542,19 @@ def _json_delay(v):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=30, help="private fits per series and ε")
-    p.add_argument("--per-cell", type=int, default=2,
-                   help="synthetic series per (changes, noise, n) cell")
+    p.add_argument(
+        "--per-cell", type=int, default=2, help="synthetic series per (changes, noise, n) cell"
+    )
     p.add_argument("--streams", type=int, default=200, help="online streams per case")
     p.add_argument("--chunk", type=int, default=50, help="partial_fit chunk length")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--api", choices=("auto", "before", "after"), default="auto")
-    p.add_argument("--legacy-threshold", type=float, default=0.8,
-                   help="online threshold for today's estimator (the thesis' T)")
+    p.add_argument(
+        "--legacy-threshold",
+        type=float,
+        default=0.8,
+        help="online threshold for today's estimator (the thesis' T)",
+    )
     p.add_argument("--sections", default="offline,online")
     p.add_argument("--quick", action="store_true", help="smoke run (< 1 min)")
     p.add_argument("--no-json", action="store_true", help="print only (e.g. work in progress)")
@@ -438,47 +566,85 @@ def main(argv=None):
     api = detect_api() if args.api == "auto" else args.api
     sections = set(args.sections.split(","))
     t_start = time.perf_counter()
-    print(f"# Several change points, or none — estimator API: **{api}** "
-          f"(changepoint sources {fingerprint()})\n")
-    out = dict(api=api, fingerprint=fingerprint(), package=_package_dir(), margin=MARGIN,
-               epsilons=EPSILONS, runs=args.runs, per_cell=args.per_cell,
-               methods={k: LABEL[k] for k, _ in METHODS})
+    print(
+        f"# Several change points, or none — estimator API: **{api}** "
+        f"(changepoint sources {fingerprint()})\n"
+    )
+    out = dict(
+        api=api,
+        fingerprint=fingerprint(),
+        package=_package_dir(),
+        margin=MARGIN,
+        epsilons=EPSILONS,
+        runs=args.runs,
+        per_cell=args.per_cell,
+        methods={k: LABEL[k] for k, _ in METHODS},
+    )
     if "offline" in sections:
         series = load_real() + synthetic_set(args.per_cell, lengths)
         t0 = time.perf_counter()
         rows = offline(api, series, args.runs, args.jobs)
         tabs = offline_tables(rows, series)
-        print(f"## Offline: mean F1 (margin {MARGIN}), {args.runs} private runs per series and ε; "
-              f"{sum(s['group'] != 'real' for s in series)} synthetic series ({args.per_cell} per cell of k × "
-              f"{{Gaussian, t(3)}} × n ∈ {lengths})\n")
+        print(
+            f"## Offline: mean F1 (margin {MARGIN}), {args.runs} private runs per series and ε; "
+            f"{sum(s['group'] != 'real' for s in series)} synthetic series ({args.per_cell} per cell of k × "
+            f"{{Gaussian, t(3)}} × n ∈ {lengths})\n"
+        )
         print(tabs["f1"], "\n\n## Offline: mean covering\n", sep="")
         print(tabs["cover"], "\n\n## Mean number of change points reported\n", sep="")
         print(tabs["n_cp"], "\n\n## Synthetic series by noise (all k together)\n", sep="")
         print(tabs["noise"], "\n\n## Real series, each\n", sep="")
         print(tabs["real"], "\n", sep="")
-        out["offline"] = dict(tables=tabs, seconds=time.perf_counter() - t0, rows=rows,
-                              series=[dict(name=s["name"], n=len(s["x"]), truth=s["truth"],
-                                           note=s.get("note", s.get("noise")))
-                                      for s in series])
+        out["offline"] = dict(
+            tables=tabs,
+            seconds=time.perf_counter() - t0,
+            rows=rows,
+            series=[
+                dict(
+                    name=s["name"],
+                    n=len(s["x"]),
+                    truth=s["truth"],
+                    note=s.get("note", s.get("noise")),
+                )
+                for s in series
+            ],
+        )
     if "online" in sections:
         t0 = time.perf_counter()
         res = online(api, args.streams, args.chunk, args.jobs, args.legacy_threshold)
         tabs = online_tables(res)
-        mode = (f"threshold T = {args.legacy_threshold:g} (today's estimator needs one)"
-                if api == "before" else "threshold=None, alpha = 0.05")
-        print(f"## Online, window {WINDOW}, {mode}: false-alarm rate over {args.streams} "
-              f"stationary streams of {STREAM}\n")
-        print(tabs["false_alarm"], f"\n\n## Online: detection after a 1-sd mean shift at "
-              f"{SHIFT_AT} ({args.streams} streams; delay = samples read at the detection − "
-              f"{SHIFT_AT}, over the streams without an earlier alarm)\n", sep="")
+        mode = (
+            f"threshold T = {args.legacy_threshold:g} (today's estimator needs one)"
+            if api == "before"
+            else "threshold=None, alpha = 0.05"
+        )
+        print(
+            f"## Online, window {WINDOW}, {mode}: false-alarm rate over {args.streams} "
+            f"stationary streams of {STREAM}\n"
+        )
+        print(
+            tabs["false_alarm"],
+            f"\n\n## Online: detection after a 1-sd mean shift at "
+            f"{SHIFT_AT} ({args.streams} streams; delay = samples read at the detection − "
+            f"{SHIFT_AT}, over the streams without an earlier alarm)\n",
+            sep="",
+        )
         print(tabs["delay"], "\n", sep="")
-        out["online"] = dict(window=WINDOW, mode=mode, streams=args.streams, chunk=args.chunk,
-                             tables={k: v for k, v in tabs.items() if k != "summary"},
-                             summary=tabs["summary"], seconds=time.perf_counter() - t0)
+        out["online"] = dict(
+            window=WINDOW,
+            mode=mode,
+            streams=args.streams,
+            chunk=args.chunk,
+            tables={k: v for k, v in tabs.items() if k != "summary"},
+            summary=tabs["summary"],
+            seconds=time.perf_counter() - t0,
+        )
     out["seconds"] = time.perf_counter() - t_start
     print(f"total {out['seconds']:.0f} s")
-    custom = any(getattr(args, k) != getattr(defaults, k)
-                 for k in ("runs", "per_cell", "streams", "chunk", "sections", "legacy_threshold"))
+    custom = any(
+        getattr(args, k) != getattr(defaults, k)
+        for k in ("runs", "per_cell", "streams", "chunk", "sections", "legacy_threshold")
+    )
     name = "changepoint_multi" + ("_quick" if args.quick else "_custom" if custom else "")
     if args.no_json:
         return

@@ -59,17 +59,29 @@ print(json.dumps({"seconds": dt, "threshold": value}))
 
 
 def old_module(rev: str) -> dict:
-    src = subprocess.run(["git", "show", f"{rev}:skdp_anomaly/changepoint/_online_calibration.py"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    ns = {"__name__": "skdp_anomaly.changepoint._old_calibration",
-          "__package__": "skdp_anomaly.changepoint"}
+    src = subprocess.run(
+        ["git", "show", f"{rev}:skdp_anomaly/changepoint/_online_calibration.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    ns = {
+        "__name__": "skdp_anomaly.changepoint._old_calibration",
+        "__package__": "skdp_anomaly.changepoint",
+    }
     exec(compile(src, "old_calibration", "exec"), ns)
     return ns
 
 
 def timed(kind, window, horizon, eps, rev):
-    out = subprocess.run([sys.executable, "-c", _TIMER, kind, str(window), str(horizon),
-                          str(eps), rev], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _TIMER, kind, str(window), str(horizon), str(eps), rev],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -78,15 +90,21 @@ def timing(quick, rev, old_max):
 
     calibrated_threshold(20, 3.0, "both", 0.05, horizon=100)  # numba's cache, once
     rows, records = [], []
-    for window in ((500,) if quick else (100, 500)):
-        for horizon in ((5000, 200_000) if quick else (5000, 20_000, 50_000, 200_000)):
+    for window in (500,) if quick else (100, 500):
+        for horizon in (5000, 200_000) if quick else (5000, 20_000, 50_000, 200_000):
             new = timed("new", window, horizon, 5.0 * SHARE, rev)
-            old = (timed("old", window, horizon, 5.0 * SHARE, rev) if horizon <= old_max
-                   else None)
+            old = timed("old", window, horizon, 5.0 * SHARE, rev) if horizon <= old_max else None
             records.append(dict(window=window, horizon=horizon, new=new, old=old))
-            rows.append([window, horizon, f"{old['seconds']:.1f}" if old else "not run",
-                         f"{new['seconds']:.2f}", f"{old['threshold']:.4f}" if old else "",
-                         f"{new['threshold']:.4f}"])
+            rows.append(
+                [
+                    window,
+                    horizon,
+                    f"{old['seconds']:.1f}" if old else "not run",
+                    f"{new['seconds']:.2f}",
+                    f"{old['threshold']:.4f}" if old else "",
+                    f"{new['threshold']:.4f}",
+                ]
+            )
             print(rows[-1], flush=True)
     print("\n### First calibration (fresh process, ε = 5, direction both)\n")
     print(md_table(["window", "horizon", "old s", "new s", "old T", "new T"], rows))
@@ -118,38 +136,63 @@ def false_alarms(quick, old):
 
     n_streams = 400 if quick else 2000
     rows, records = [], []
-    settings = [(500, 5.0, 20_000, 0.0), (100, 5.0, 20_000, 0.0), (100, 1.0, 20_000, 0.0),
-                (100, 5.0, 1000, 0.5), (100, 5.0, 20_000, 0.5)]
+    settings = [
+        (500, 5.0, 20_000, 0.0),
+        (100, 5.0, 20_000, 0.0),
+        (100, 1.0, 20_000, 0.0),
+        (100, 5.0, 1000, 0.5),
+        (100, 5.0, 20_000, 0.5),
+    ]
     for window, eps, length, rho in settings:
         ea = eps * SHARE
         thresholds = {
             "old default (alpha per 10 windows)": old["calibrated_threshold"](
-                window, 10 * window, ea, "both", 0.05),
-            "new default (arl0 = 1000 windows)": calibrated_threshold(window, ea, "both", 0.05,
-                                                                     rho=rho),
+                window, 10 * window, ea, "both", 0.05
+            ),
+            "new default (arl0 = 1000 windows)": calibrated_threshold(
+                window, ea, "both", 0.05, rho=rho
+            ),
             f"alpha = 0.05 per horizon {length}": calibrated_threshold(
-                window, ea, "both", 0.05, horizon=length, rho=rho),
+                window, ea, "both", 0.05, horizon=length, rho=rho
+            ),
         }
         for name, t in thresholds.items():
             at = null_alarm_times(window, t, ea, length, n_streams, rho=rho)
             rate = float(np.mean(at >= 0))
-            records.append(dict(window=window, epsilon=eps, length=length, rho=rho,
-                                calibration=name, threshold=t, alarm_rate=rate,
-                                n_streams=n_streams))
+            records.append(
+                dict(
+                    window=window,
+                    epsilon=eps,
+                    length=length,
+                    rho=rho,
+                    calibration=name,
+                    threshold=t,
+                    alarm_rate=rate,
+                    n_streams=n_streams,
+                )
+            )
             rows.append([window, eps, length, rho, name, f"{t:.4f}", f"{rate:.3f}"])
             print(rows[-1], flush=True)
-    print(f"\n### Flat streams: fraction with an alarm ({n_streams} null streams each; "
-          "rho > 0: AR(1) streams, calibrated with that rho)\n")
+    print(
+        f"\n### Flat streams: fraction with an alarm ({n_streams} null streams each; "
+        "rho > 0: AR(1) streams, calibrated with that rho)\n"
+    )
     print(md_table(["window", "ε", "points", "rho", "threshold", "T", "alarm rate"], rows))
     # the estimator itself, defaults, on flat N(0, 1) streams of 20 000 points
     runs = 100 if quick else 400
     rng = np.random.default_rng(42)
-    alarms = [PrivateChangePointDetector(epsilon=5.0, window=500, random_state=i)
-              .fit(rng.normal(size=20_000)).alarm_index_ is not None for i in range(runs)]
-    est = dict(window=500, epsilon=5.0, length=20_000, runs=runs,
-               alarm_rate=float(np.mean(alarms)))
-    print(f"\nDetector with defaults, window 500, ε = 5, flat N(0, 1) streams of 20 000 points: "
-          f"alarm in {est['alarm_rate']:.3f} of {runs} runs\n")
+    alarms = [
+        PrivateChangePointDetector(epsilon=5.0, window=500, random_state=i)
+        .fit(rng.normal(size=20_000))
+        .alarm_index_
+        is not None
+        for i in range(runs)
+    ]
+    est = dict(window=500, epsilon=5.0, length=20_000, runs=runs, alarm_rate=float(np.mean(alarms)))
+    print(
+        f"\nDetector with defaults, window 500, ε = 5, flat N(0, 1) streams of 20 000 points: "
+        f"alarm in {est['alarm_rate']:.3f} of {runs} runs\n"
+    )
     return records, est
 
 
@@ -162,35 +205,73 @@ def detections(quick, old):
     for window in (100, 500):
         for eps in (1.0, 5.0):
             ea = eps * SHARE
-            thresholds = {"old": old["calibrated_threshold"](window, 10 * window, ea, "both",
-                                                             0.05),
-                          "new": calibrated_threshold(window, ea, "both", 0.05)}
+            thresholds = {
+                "old": old["calibrated_threshold"](window, 10 * window, ea, "both", 0.05),
+                "new": calibrated_threshold(window, ea, "both", 0.05),
+            }
             k_star = 5 * window
             rng = np.random.default_rng([7, window])
-            series = [np.r_[rng.normal(size=k_star), rng.normal(1.0, 1.0, size=k_star)]
-                      for _ in range(n_series)]
+            series = [
+                np.r_[rng.normal(size=k_star), rng.normal(1.0, 1.0, size=k_star)]
+                for _ in range(n_series)
+            ]
             for name, t in thresholds.items():
                 early = within = soon = 0
                 for i, x in enumerate(series):
-                    alarm, k = online_pncpd_batch(x, window=window, threshold=t, epsilon=eps,
-                                                  direction="both", n_runs=n_runs,
-                                                  random_state=i, alarm_share=SHARE)
+                    alarm, k = online_pncpd_batch(
+                        x,
+                        window=window,
+                        threshold=t,
+                        epsilon=eps,
+                        direction="both",
+                        n_runs=n_runs,
+                        random_state=i,
+                        alarm_share=SHARE,
+                    )
                     before = (alarm >= 0) & (alarm + window // 2 < k_star)
                     early += before.sum()
                     within += ((~before) & (k >= 0) & (np.abs(k - k_star) <= window // 4)).sum()
-                    soon += ((~before) & (alarm >= 0)
-                             & (alarm + window // 2 <= k_star + 2 * window)).sum()
+                    soon += (
+                        (~before) & (alarm >= 0) & (alarm + window // 2 <= k_star + 2 * window)
+                    ).sum()
                 total = n_series * n_runs
-                rec = dict(window=window, epsilon=eps, calibration=name, threshold=t,
-                           alarm_before=early / total, located=within / total,
-                           alarm_within_two_windows=soon / total)
+                rec = dict(
+                    window=window,
+                    epsilon=eps,
+                    calibration=name,
+                    threshold=t,
+                    alarm_before=early / total,
+                    located=within / total,
+                    alarm_within_two_windows=soon / total,
+                )
                 records.append(rec)
-                rows.append([window, eps, name, f"{t:.4f}", f"{rec['alarm_before']:.3f}",
-                             f"{rec['alarm_within_two_windows']:.3f}", f"{rec['located']:.3f}"])
+                rows.append(
+                    [
+                        window,
+                        eps,
+                        name,
+                        f"{t:.4f}",
+                        f"{rec['alarm_before']:.3f}",
+                        f"{rec['alarm_within_two_windows']:.3f}",
+                        f"{rec['located']:.3f}",
+                    ]
+                )
                 print(rows[-1], flush=True)
     print(f"\n### 1-sd mean shift at 5 windows ({n_series} series x {n_runs} runs)\n")
-    print(md_table(["window", "ε", "default", "T", "alarm before", "alarm <= 2 windows after",
-                    "|k - k*| <= window/4"], rows))
+    print(
+        md_table(
+            [
+                "window",
+                "ε",
+                "default",
+                "T",
+                "alarm before",
+                "alarm <= 2 windows after",
+                "|k - k*| <= window/4",
+            ],
+            rows,
+        )
+    )
     return records
 
 

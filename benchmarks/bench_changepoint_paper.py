@@ -59,14 +59,26 @@ def online_run(x, eps, n, T, gamma, rng, chunk, direction="max"):
     from skdp_anomaly.changepoint import PrivateChangePointDetector, online_pncpd_batch
 
     if math.isinf(eps):  # noiseless ONLINEPNCPD: the estimator refuses epsilon=inf
-        alarm, cp = online_pncpd_batch(x, window=n, threshold=T, epsilon=math.inf, gamma=gamma,
-                                       direction=DIRECTION[direction], n_runs=1)
+        alarm, cp = online_pncpd_batch(
+            x,
+            window=n,
+            threshold=T,
+            epsilon=math.inf,
+            gamma=gamma,
+            direction=DIRECTION[direction],
+            n_runs=1,
+        )
         return (cp[0] if cp[0] >= 0 else math.nan), (alarm[0] if alarm[0] >= 0 else math.nan)
-    det = PrivateChangePointDetector(epsilon=eps, gamma=gamma, window=n, threshold=T,
-                                     direction=DIRECTION[direction],
-                                     random_state=int(rng.integers(2**32)))
+    det = PrivateChangePointDetector(
+        epsilon=eps,
+        gamma=gamma,
+        window=n,
+        threshold=T,
+        direction=DIRECTION[direction],
+        random_state=int(rng.integers(2**32)),
+    )
     for s in range(0, len(x), chunk):
-        det.partial_fit(x[s:s + chunk])
+        det.partial_fit(x[s : s + chunk])
         if det.detected_:
             break
     cp = det.change_point_ if det.detected_ else math.nan
@@ -75,9 +87,13 @@ def online_run(x, eps, n, T, gamma, rng, chunk, direction="max"):
 
 def fig22(runs, seed, out):
     print("\n## Figure 2.2 — offline PNCPD, n = 200, N(0,1) → N(μ₁,1), γ = 0.1\n")
-    print("β(α) = Pr[|k̃ − k*| > α] over", runs, "runs (new data each run). "
-          "`min` = one-sided argmin of V(k) as in §2.6.2 (a < 1/2 here); `both` = the "
-          "estimator's default two-sided direction.\n")
+    print(
+        "β(α) = Pr[|k̃ − k*| > α] over",
+        runs,
+        "runs (new data each run). "
+        "`min` = one-sided argmin of V(k) as in §2.6.2 (a < 1/2 here); `both` = the "
+        "estimator's default two-sided direction.\n",
+    )
     eps_grid = (0.1, 1.0, 5.0, INF)
     rows, res = [], {}
     rng = np.random.default_rng(seed)
@@ -97,8 +113,10 @@ def fig22(runs, seed, out):
 
 def fig24(runs, seed, out):
     print("\n## Figure 2.4 — drift change, n = 200, η = 1, ξ₀ = 0, ξ₁ = 5, t* = 100, γ = 0.1\n")
-    print("PNCPD on y_t = x_2t − x_2t−1 (100 points), estimate mapped back to the "
-          "original index; β(α) = Pr[|t̃ − t*| > α] in original time units.\n")
+    print(
+        "PNCPD on y_t = x_2t − x_2t−1 (100 points), estimate mapped back to the "
+        "original index; β(α) = Pr[|t̃ − t*| > α] in original time units.\n"
+    )
     rng = np.random.default_rng(seed + 1)
     t_star = 100
     x = drift_series(rng, runs, 200, t_star, eta=1.0, xi0=0.0, xi1=5.0)
@@ -109,43 +127,87 @@ def fig24(runs, seed, out):
             for mapping, tt in (("2k̃ (package, §2.5 text)", t), ("2k̃+1 (§2.5 footnote)", t + 1)):
                 b = beta_curve(tt, t_star)
                 res[f"{direction},eps={eps:g},{mapping}"] = dict(
-                    beta=b, median_abs_err=float(np.median(np.abs(tt - t_star))))
+                    beta=b, median_abs_err=float(np.median(np.abs(tt - t_star)))
+                )
                 rows.append([direction, f"{eps:g}", mapping, *b])
     print(md_table(["score", "ε", "t̃ mapping", *[f"α={a}" for a in ALPHAS]], rows, ".3f"))
-    print("\nk̃ = 50 is the exact answer on Y; `drift_index_to_original` maps it to 2k̃ = 100 "
-          "(the §2.5 text's \"twice the output\"). t* = 2k and 2k + 1 give identically "
-          "distributed differences, so the footnote's 2k̃ + 1 is equally justified and is "
-          "off by one here; both rows are shown.")
-    out["figure_2_4"] = dict(n=200, t_star=t_star, eta=1.0, xi0=0.0, xi1=5.0, gamma=0.1,
-                             runs=runs, alphas=list(ALPHAS), results=res)
+    print(
+        "\nk̃ = 50 is the exact answer on Y; `drift_index_to_original` maps it to 2k̃ = 100 "
+        '(the §2.5 text\'s "twice the output"). t* = 2k and 2k + 1 give identically '
+        "distributed differences, so the footnote's 2k̃ + 1 is equally justified and is "
+        "off by one here; both rows are shown."
+    )
+    out["figure_2_4"] = dict(
+        n=200,
+        t_star=t_star,
+        eta=1.0,
+        xi0=0.0,
+        xi1=5.0,
+        gamma=0.1,
+        runs=runs,
+        alphas=list(ALPHAS),
+        results=res,
+    )
 
 
 def fig25(runs, seed, out, length, chunk):
     k_star, n, T, gamma = 5000, 500, 0.8, 0.1
     AL = (*ALPHAS, 100, 200)  # the PNCPD window is 500 points long
-    print(f"\n## Figure 2.5 — online ONLINEPNCPD, N(5,1) → N(0,1) at k* = {k_star}, "
-          f"n = {n}, T = {T}, γ = {gamma}\n")
-    print(f"{runs} runs per ε, stream of {length} points fed in chunks of {chunk}. "
-          "Alarm window centre c (window = the n points around c, change expected in "
-          "its second half): false alarm c ≤ k* − n/2; correct k* − n/2 < c ≤ k*; "
-          "late c > k*; missed = no alarm in the stream. Missed/false alarms count as "
-          "errors at every α in the overall β(α) (Fig. 2.5a); the conditional β(α) uses "
-          "only runs alarmed on a correct window (Fig. 2.5b).\n")
+    print(
+        f"\n## Figure 2.5 — online ONLINEPNCPD, N(5,1) → N(0,1) at k* = {k_star}, "
+        f"n = {n}, T = {T}, γ = {gamma}\n"
+    )
+    print(
+        f"{runs} runs per ε, stream of {length} points fed in chunks of {chunk}. "
+        "Alarm window centre c (window = the n points around c, change expected in "
+        "its second half): false alarm c ≤ k* − n/2; correct k* − n/2 < c ≤ k*; "
+        "late c > k*; missed = no alarm in the stream. Missed/false alarms count as "
+        "errors at every α in the overall β(α) (Fig. 2.5a); the conditional β(α) uses "
+        "only runs alarmed on a correct window (Fig. 2.5b).\n"
+    )
     from skdp_anomaly.changepoint import threshold_range
-    print("Theorem 2.6 threshold range (k* = 5000, β = 0.4, a = Φ(5/√2) ≈ 0.9998) vs §2.6.3 "
-          "(T_L = 1.28, 0.80, 0.74, 0.69; T_U = 0.16, 0.74, 0.81, 0.89):\n")
+
+    print(
+        "Theorem 2.6 threshold range (k* = 5000, β = 0.4, a = Φ(5/√2) ≈ 0.9998) vs §2.6.3 "
+        "(T_L = 1.28, 0.80, 0.74, 0.69; T_U = 0.16, 0.74, 0.81, 0.89):\n"
+    )
     a = 0.5 * (1 + math.erf(5 / 2))  # Pr[N(5,1) > N(0,1)] = Φ(5/√2)
     paper_tl = {1.0: 1.28, 5.0: 0.80, 10.0: 0.74, INF: 0.69}
     paper_tu = {1.0: 0.16, 5.0: 0.74, 10.0: 0.81, INF: 0.89}
     trows = []
     for eps in (1.0, 5.0, 10.0, INF):
-        r = {c: threshold_range(n, eps, a, k_star, 0.4, gamma, convention=c)
-             for c in ("proof", "theorem", "section-2.6")}
-        trows.append([f"{eps:g}", paper_tl[eps], r["section-2.6"].lower, r["theorem"].lower,
-                      r["proof"].lower, paper_tu[eps], r["proof"].upper,
-                      "yes" if T in r["section-2.6"] else "no"])
-    print(md_table(["ε", "T_L paper", "T_L section-2.6", "T_L theorem", "T_L proof",
-                    "T_U paper", "T_U", "T=0.8 in [T_L,T_U] (section-2.6)"], trows, ".2f"))
+        r = {
+            c: threshold_range(n, eps, a, k_star, 0.4, gamma, convention=c)
+            for c in ("proof", "theorem", "section-2.6")
+        }
+        trows.append(
+            [
+                f"{eps:g}",
+                paper_tl[eps],
+                r["section-2.6"].lower,
+                r["theorem"].lower,
+                r["proof"].lower,
+                paper_tu[eps],
+                r["proof"].upper,
+                "yes" if T in r["section-2.6"] else "no",
+            ]
+        )
+    print(
+        md_table(
+            [
+                "ε",
+                "T_L paper",
+                "T_L section-2.6",
+                "T_L theorem",
+                "T_L proof",
+                "T_U paper",
+                "T_U",
+                "T=0.8 in [T_L,T_U] (section-2.6)",
+            ],
+            trows,
+            ".2f",
+        )
+    )
     print()
     rng = np.random.default_rng(seed + 2)
     stage_rows, rows_a, rows_b, res = [], [], [], {}
@@ -164,26 +226,59 @@ def fig25(runs, seed, out, length, chunk):
         ba = beta_curve(kt, k_star, AL)
         bb = beta_curve(kt[correct], k_star, AL) if correct.any() else [math.nan] * len(AL)
         delay = centre[correct | late] + n // 2 - k_star  # points after k* seen at alarm
-        stage_rows.append([f"{eps:g}", float(false.mean()), float(correct.mean()),
-                           float(late.mean()), float(missed.mean()),
-                           float(np.median(delay)) if delay.size else math.nan, secs])
+        stage_rows.append(
+            [
+                f"{eps:g}",
+                float(false.mean()),
+                float(correct.mean()),
+                float(late.mean()),
+                float(missed.mean()),
+                float(np.median(delay)) if delay.size else math.nan,
+                secs,
+            ]
+        )
         rows_a.append([f"{eps:g}", *ba])
         rows_b.append([f"{eps:g}", int(correct.sum()), *bb])
-        res[f"eps={eps:g}"] = dict(false_alarm=float(false.mean()), correct=float(correct.mean()),
-                                   late=float(late.mean()), missed=float(missed.mean()),
-                                   beta_overall=ba, beta_given_correct=bb,
-                                   median_alarm_delay=(float(np.median(delay))
-                                                       if delay.size else None))
+        res[f"eps={eps:g}"] = dict(
+            false_alarm=float(false.mean()),
+            correct=float(correct.mean()),
+            late=float(late.mean()),
+            missed=float(missed.mean()),
+            beta_overall=ba,
+            beta_given_correct=bb,
+            median_alarm_delay=(float(np.median(delay)) if delay.size else None),
+        )
     print("AboveThreshold stage (fractions of runs):\n")
-    print(md_table(["ε", "false alarm", "correct window", "late window", "missed",
-                    "median delay (pts after k*)", "wall s"],
-                   stage_rows, ".3f"))
+    print(
+        md_table(
+            [
+                "ε",
+                "false alarm",
+                "correct window",
+                "late window",
+                "missed",
+                "median delay (pts after k*)",
+                "wall s",
+            ],
+            stage_rows,
+            ".3f",
+        )
+    )
     print("\nOverall β(α) = Pr[|k̃ − k*| > α] (Fig. 2.5a):\n")
     print(md_table(["ε", *[f"α={a}" for a in AL]], rows_a, ".3f"))
     print("\nβ(α) given an alarm on a correct window (Fig. 2.5b):\n")
     print(md_table(["ε", "runs", *[f"α={a}" for a in AL]], rows_b, ".3f"))
-    out["figure_2_5"] = dict(k_star=k_star, window=n, threshold=T, gamma=gamma, runs=runs,
-                             stream_length=length, chunk=chunk, alphas=list(AL), results=res)
+    out["figure_2_5"] = dict(
+        k_star=k_star,
+        window=n,
+        threshold=T,
+        gamma=gamma,
+        runs=runs,
+        stream_length=length,
+        chunk=chunk,
+        alphas=list(AL),
+        results=res,
+    )
 
 
 def main(argv=None):
@@ -195,8 +290,10 @@ def main(argv=None):
     p.add_argument("--chunk", type=int, default=1000, help="online chunk size")
     p.add_argument("--only", choices=["2.2", "2.4", "2.5"], action="append")
     args = p.parse_args(argv)
-    print("# Change-point paper reproduction (Lut 2022, §2.6): "
-          "skdp_anomaly.changepoint.PrivateChangePointDetector")
+    print(
+        "# Change-point paper reproduction (Lut 2022, §2.6): "
+        "skdp_anomaly.changepoint.PrivateChangePointDetector"
+    )
     out = {"estimator": "skdp_anomaly.changepoint.PrivateChangePointDetector", "seed": args.seed}
     only = set(args.only or ["2.2", "2.4", "2.5"])
     t0 = time.perf_counter()

@@ -36,6 +36,7 @@ FIRST_YEAR, CHANGE_YEAR = 1871, 1898
 
 def load_nile():
     from statsmodels.datasets import nile
+
     d = nile.load_pandas().data
     years = d["year"].to_numpy().astype(int)
     flow = d["volume"].to_numpy().astype(float)
@@ -45,6 +46,7 @@ def load_nile():
 
 def ruptures_year(flow):
     import ruptures as rpt
+
     bkp = rpt.Binseg(model="rank", jump=1).fit(flow).predict(n_bkps=1)[0]
     return FIRST_YEAR - 1 + bkp
 
@@ -58,9 +60,11 @@ def main(argv=None):
     years, flow = load_nile()
     k_star = CHANGE_YEAR - FIRST_YEAR + 1
     rng = np.random.default_rng(args.seed)
-    print(f"# Nile flow 1871–1970 (statsmodels `nile`), documented change after "
-          f"{CHANGE_YEAR} (k* = {k_star}); γ = {args.gamma}, {args.runs} private runs per ε"
-          " of skdp_anomaly.changepoint.PrivateChangePointDetector\n")
+    print(
+        f"# Nile flow 1871–1970 (statsmodels `nile`), documented change after "
+        f"{CHANGE_YEAR} (k* = {k_star}); γ = {args.gamma}, {args.runs} private runs per ε"
+        " of skdp_anomaly.changepoint.PrivateChangePointDetector\n"
+    )
     rup = ruptures_year(flow)
     print(f"ruptures Binseg(model='rank') last pre-change year: {rup}\n")
     rows, res = [], {}
@@ -72,17 +76,35 @@ def main(argv=None):
             q1, med, q3 = np.percentile(yr, [25, 50, 75])
             err = np.abs(yr - CHANGE_YEAR)
             within = [float(np.mean(err <= w)) for w in (0, 2, 5, 10)]
-            rows.append([direction, f"{eps:g}", f"{med:.0f}", f"{q1:.0f}–{q3:.0f}",
-                         float(q3 - q1), *within])
-            res[f"{direction},eps={eps:g}"] = dict(median=float(med), q1=float(q1), q3=float(q3),
-                                                   within_0=within[0], within_2=within[1],
-                                                   within_5=within[2], within_10=within[3])
-    print(md_table(["score", "ε", "median year", "IQR", "IQR width", "=1898",
-                    "±2 y", "±5 y", "±10 y"], rows, ".3f"))
-    out = dict(dataset="statsmodels.datasets.nile (Nile at Aswan 1871-1970)",
-               documented_change_last_pre_year=CHANGE_YEAR, k_star=k_star, gamma=args.gamma,
-               runs=args.runs, ruptures_rank_year=int(rup),
-               estimator="skdp_anomaly.changepoint.PrivateChangePointDetector", results=res)
+            rows.append(
+                [direction, f"{eps:g}", f"{med:.0f}", f"{q1:.0f}–{q3:.0f}", float(q3 - q1), *within]
+            )
+            res[f"{direction},eps={eps:g}"] = dict(
+                median=float(med),
+                q1=float(q1),
+                q3=float(q3),
+                within_0=within[0],
+                within_2=within[1],
+                within_5=within[2],
+                within_10=within[3],
+            )
+    print(
+        md_table(
+            ["score", "ε", "median year", "IQR", "IQR width", "=1898", "±2 y", "±5 y", "±10 y"],
+            rows,
+            ".3f",
+        )
+    )
+    out = dict(
+        dataset="statsmodels.datasets.nile (Nile at Aswan 1871-1970)",
+        documented_change_last_pre_year=CHANGE_YEAR,
+        k_star=k_star,
+        gamma=args.gamma,
+        runs=args.runs,
+        ruptures_rank_year=int(rup),
+        estimator="skdp_anomaly.changepoint.PrivateChangePointDetector",
+        results=res,
+    )
     print("\nwrote", write_json("changepoint_real", out))
 
 

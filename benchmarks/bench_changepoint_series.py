@@ -49,6 +49,7 @@ def load_real():
     from sktime.datasets import load_airline, load_lynx
     from aeon.datasets import load_electric_devices_segmentation, load_gun_point_segmentation
     import pandas as pd
+
     out = {}
     out["nile"] = (nile.load_pandas().data["volume"].to_numpy(float), [28])
     path = Path(sktime.__file__).parent / "datasets" / "data" / "seatbelts" / "seatbelts.csv"
@@ -81,6 +82,7 @@ def covering(truth, pred, n):
     def segments(cps):
         b = [0, *sorted(c for c in cps if 0 < c < n), n]
         return [set(range(a, c)) for a, c in zip(b[:-1], b[1:]) if c > a]
+
     seg_p = segments(pred)
     total = 0.0
     for a in segments(truth):
@@ -90,6 +92,7 @@ def covering(truth, pred, n):
 
 def ruptures_cps(x, algo):
     import ruptures as rpt
+
     pen = np.log(x.size) * np.var(x)
     model = (rpt.Binseg if algo == "binseg" else rpt.Pelt)(model="l2", min_size=2, jump=1)
     return [c for c in model.fit(x).predict(pen=pen) if c < x.size]
@@ -97,7 +100,7 @@ def ruptures_cps(x, algo):
 
 def ar(rng, n, phi):
     e = rng.normal(size=n)
-    e[1:] *= np.sqrt(1 - phi ** 2)
+    e[1:] *= np.sqrt(1 - phi**2)
     return lfilter([1], [1, -phi], e)
 
 
@@ -107,19 +110,24 @@ SIMS = {
     "AR(1) 0.8": lambda r, t: ar(r, t.size, 0.8),
     "random walk": lambda r, t: np.cumsum(r.normal(size=t.size)),
     "trend 0.01/step + AR(1) 0.5": lambda r, t: 0.01 * t + ar(r, t.size, 0.5),
-    "season (period 12, amplitude 1.5) + i.i.d.": lambda r, t: 1.5 * np.sin(2 * np.pi * t / 12)
-    + r.normal(size=t.size),
+    "season (period 12, amplitude 1.5) + i.i.d.": lambda r, t: (
+        1.5 * np.sin(2 * np.pi * t / 12) + r.normal(size=t.size)
+    ),
     "level shift 2 sd, i.i.d.": lambda r, t: r.normal(size=t.size) + 2 * (t >= 150),
     "level shift 2 sd, AR(1) 0.5": lambda r, t: ar(r, t.size, 0.5) + 2 * (t >= 150),
     "spread 1 → 3 sd": lambda r, t: r.normal(size=t.size) * np.where(t >= 150, 3, 1),
-    "slope 0 → 0.5 in a random walk": lambda r, t: np.cumsum(r.normal(size=t.size)
-                                                             + 0.5 * (t >= 150)),
-    "3 shifts up of 2 sd, i.i.d.": lambda r, t: r.normal(size=t.size) + 2 * (t >= 75)
-    + 2 * (t >= 150) + 2 * (t >= 225),
-    "shifts up, down, up of 3 sd, i.i.d.": lambda r, t: r.normal(size=t.size)
-    + 3 * (((t >= 75) & (t < 150)) | (t >= 225)),
-    "level shift 3 sd, season": lambda r, t: 1.5 * np.sin(2 * np.pi * t / 12)
-    + r.normal(size=t.size) + 3 * (t >= 150),
+    "slope 0 → 0.5 in a random walk": lambda r, t: np.cumsum(
+        r.normal(size=t.size) + 0.5 * (t >= 150)
+    ),
+    "3 shifts up of 2 sd, i.i.d.": lambda r, t: (
+        r.normal(size=t.size) + 2 * (t >= 75) + 2 * (t >= 150) + 2 * (t >= 225)
+    ),
+    "shifts up, down, up of 3 sd, i.i.d.": lambda r, t: (
+        r.normal(size=t.size) + 3 * (((t >= 75) & (t < 150)) | (t >= 225))
+    ),
+    "level shift 3 sd, season": lambda r, t: (
+        1.5 * np.sin(2 * np.pi * t / 12) + r.normal(size=t.size) + 3 * (t >= 150)
+    ),
 }
 
 
@@ -131,32 +139,48 @@ def main(argv=None):
     warnings.simplefilter("ignore", ChangePointNoiseWarning)
     real = load_real()
     rows, res = [], {"real": {}, "sims": {}}
-    methods = {"no change": lambda x, s: [],
-               "ruptures Binseg": lambda x, s: ruptures_cps(x, "binseg"),
-               "ruptures PELT": lambda x, s: ruptures_cps(x, "pelt")}
+    methods = {
+        "no change": lambda x, s: [],
+        "ruptures Binseg": lambda x, s: ruptures_cps(x, "binseg"),
+        "ruptures PELT": lambda x, s: ruptures_cps(x, "pelt"),
+    }
     for eps in EPSILONS:
-        methods[f"ours ε={eps:g}"] = (lambda e: lambda x, s: PrivateChangePointDetector(
-            epsilon=e, random_state=s).fit(x).change_points_.tolist())(eps)
+        methods[f"ours ε={eps:g}"] = (
+            lambda e: (
+                lambda x, s: (
+                    PrivateChangePointDetector(epsilon=e, random_state=s)
+                    .fit(x)
+                    .change_points_.tolist()
+                )
+            )
+        )(eps)
     per_series = {}
     for name, fn in methods.items():
         f1s, covs = [], []
         for sname, (x, truth) in real.items():
             runs = args.runs if name.startswith("ours") else 1
-            f = [(f1_margin(truth, cp, x.size), covering(truth, cp, x.size))
-                 for cp in (fn(x, s) for s in range(runs))]
+            f = [
+                (f1_margin(truth, cp, x.size), covering(truth, cp, x.size))
+                for cp in (fn(x, s) for s in range(runs))
+            ]
             f1s.append(np.mean([a for a, _ in f]))
             covs.append(np.mean([b for _, b in f]))
             per_series.setdefault(sname, {})[name] = (f1s[-1], covs[-1])
         rows.append([name, float(np.mean(f1s)), float(np.mean(covs))])
         res["real"][name] = dict(f1=rows[-1][1], covering=rows[-1][2])
-    print(f"# Real series ({len(real)}: {', '.join(real)}), mean over series; ours: "
-          f"{args.runs} runs per series\n")
+    print(
+        f"# Real series ({len(real)}: {', '.join(real)}), mean over series; ours: "
+        f"{args.runs} runs per series\n"
+    )
     print(md_table(["method", "F1 (margin 5)", "covering"], rows))
     print("\nPer series, F1 / covering:\n")
     names = list(methods)
-    print(md_table(["series", *names],
-                   [[s, *[f"{v[m][0]:.2f}/{v[m][1]:.2f}" for m in names]]
-                    for s, v in per_series.items()]))
+    print(
+        md_table(
+            ["series", *names],
+            [[s, *[f"{v[m][0]:.2f}/{v[m][1]:.2f}" for m in names]] for s, v in per_series.items()],
+        )
+    )
     res["per_series"] = per_series
     rows = []
     t = np.arange(300)
@@ -166,8 +190,9 @@ def main(argv=None):
             hits = []
             for s in range(args.sim_runs):
                 x = make(np.random.default_rng([s, 48]), t)
-                hits.append(PrivateChangePointDetector(epsilon=eps, random_state=s).fit(x)
-                            .detected_)
+                hits.append(
+                    PrivateChangePointDetector(epsilon=eps, random_state=s).fit(x).detected_
+                )
             row.append(float(np.mean(hits)))
         rows.append(row)
         res["sims"][sname] = dict(eps1=row[1], eps5=row[2])

@@ -37,17 +37,19 @@ from _cp_common import md_table, median_time, write_json  # noqa: E402
 
 def _series(n, rng, jump=1.0):
     x = rng.normal(size=n)
-    x[n // 3:] += jump
+    x[n // 3 :] += jump
     return x
 
 
 def _ruptures(x):
     import ruptures as rpt
+
     return rpt.Binseg(model="rank", jump=1).fit(x).predict(n_bkps=1)[0]
 
 
 def _ours(x, eps=1.0, seed=0):
     from skdp_anomaly.changepoint import PrivateChangePointDetector
+
     det = PrivateChangePointDetector(epsilon=eps, gamma=0.1, random_state=seed)
     return det.fit(x).change_point_
 
@@ -68,13 +70,24 @@ def offline(quick, out):
         t_ours = median_time(lambda: _ours(x), our_reps[n])
         t_rup = median_time(lambda: _ruptures(x), rup_reps[n]) if n in rup_reps else math.nan
         ratio = t_rup / t_ours
-        rows.append([f"{n:.0e}", t_rup * 1e3, t_ours * 1e3, ratio,
-                     rup_reps.get(n, 0), our_reps[n]])
+        rows.append([f"{n:.0e}", t_rup * 1e3, t_ours * 1e3, ratio, rup_reps.get(n, 0), our_reps[n]])
         res[str(n)] = dict(ruptures_s=t_rup, ours_s=t_ours, speedup=ratio)
         print(f"  n={n:.0e}: ruptures {t_rup:.4g} s, ours {t_ours:.4g} s", file=sys.stderr)
     print("\n## Offline: fit on one series (median wall time)\n")
-    print(md_table(["n", "ruptures Binseg rank (ms)", "ours fit ε=1 (ms)",
-                    "speed-up (×)", "reps ruptures", "reps ours"], rows, ".2f"))
+    print(
+        md_table(
+            [
+                "n",
+                "ruptures Binseg rank (ms)",
+                "ours fit ε=1 (ms)",
+                "speed-up (×)",
+                "reps ruptures",
+                "reps ours",
+            ],
+            rows,
+            ".2f",
+        )
+    )
     out["offline"] = res
 
 
@@ -83,6 +96,7 @@ def sanity(out):
 
     from diffprivlib.utils import PrivacyLeakWarning
     from skdp_anomaly.changepoint import PrivateChangePointDetector, pncpd_batch
+
     rng = np.random.default_rng(1)
     rows, res = [], []
     for n, k in ((200, 70), (1000, 400), (10_000, 6000), (100_000, 30_000)):
@@ -103,40 +117,57 @@ def sanity(out):
             res.append(dict(n=n, k_star=k, jump=jump, ruptures=int(rup), ours=int(ours), eps=eps))
     print("\n## Sanity: non-private location vs ruptures (N(0,1) → N(jump,1))\n")
     print(md_table(["n", "k*", "jump", "ruptures", "ours", "ε", "abs. difference"], rows))
-    print("\n(ruptures' rank cost is a different statistic from V(k); on clear changes "
-          "both are at k* or within a few points of it.)")
+    print(
+        "\n(ruptures' rank cost is a different statistic from V(k); on clear changes "
+        "both are at k* or within a few points of it.)"
+    )
     out["sanity"] = res
 
 
 def _naive_online(x, window, T):
     """Anchor: recompute V(n/2) of the last window for every new point."""
     from skdp_anomaly.changepoint._statistic import mann_whitney_counts
+
     h = window // 2
     alarms = 0
     for s in range(len(x) - window + 1):
-        u = mann_whitney_counts(x[s:s + window])[h] / h**2
+        u = mann_whitney_counts(x[s : s + window])[h] / h**2
         alarms += u > T
     return alarms
 
 
 def online(quick, out):
     from skdp_anomaly.changepoint import PrivateChangePointDetector
+
     rng = np.random.default_rng(2)
     window, T = 500, 0.8
     rows, res = [], {}
-    plan = ((1, 20_000), (10, 100_000), (100, 500_000), (1000, 2_000_000),
-            (10_000, 2_000_000), (100_000, 2_000_000))
+    plan = (
+        (1, 20_000),
+        (10, 100_000),
+        (100, 500_000),
+        (1000, 2_000_000),
+        (10_000, 2_000_000),
+        (100_000, 2_000_000),
+    )
     if quick:
         plan = ((1, 5000), (100, 50_000), (10_000, 200_000))
     for chunk, total in plan:
         x = rng.normal(size=total)
 
         def run():
-            det = PrivateChangePointDetector(epsilon=5.0, gamma=0.1, window=window,
-                                             threshold=T, direction="decrease", random_state=0)
+            det = PrivateChangePointDetector(
+                epsilon=5.0,
+                gamma=0.1,
+                window=window,
+                threshold=T,
+                direction="decrease",
+                random_state=0,
+            )
             for s in range(0, total, chunk):
-                det.partial_fit(x[s:s + chunk])
+                det.partial_fit(x[s : s + chunk])
             assert not det.detected_, "alarm fired: throughput would be cut short"
+
         t = median_time(run, 3 if total <= 500_000 else 1)
         rows.append([chunk, total, total / t, total / t >= 1e5])
         res[str(chunk)] = dict(points=total, points_per_s=total / t)

@@ -47,7 +47,7 @@ from _dask_group_search_bench import _PeakRSS
 from _dask_group_search_bench import run as run_group_search
 
 D, MINORITY, SHIFT, EPSILON = 8, 0.1, 0.3, 1.0
-FLOOR_ROWS = 10 ** 7
+FLOOR_ROWS = 10**7
 
 
 def lazy_data(n_rows: int, chunk_rows: int, seed: int = 0):
@@ -91,8 +91,8 @@ def dpsmote_dask(n_rows: int, chunk_rows: int) -> dict:
         t0 = time.perf_counter()
         da.compute(X_res.sum(axis=0), y_res.sum())
         out["resampled_pass_s"] = time.perf_counter() - t0
-    out["client_peak_mib"] = (peak.peak - peak.baseline) / 2 ** 20
-    out["client_rss_mib"] = peak.peak / 2 ** 20
+    out["client_peak_mib"] = (peak.peak - peak.baseline) / 2**20
+    out["client_rss_mib"] = peak.peak / 2**20
     out["n_synthetic"] = int(X_res.shape[0] - n_rows)
     out["noisy_class_counts"] = est.noisy_class_counts_
     return out
@@ -120,54 +120,111 @@ def main(argv=None):
     n_rows = int(args.rows)
     from distributed import Client, LocalCluster
 
-    print(f"# DPSMOTE and NoisyGroupSearch on Dask: {n_rows:.0e} rows, {args.workers} worker "
-          f"processes × 1 thread, chunks of {args.chunk_rows:,} rows")
+    print(
+        f"# DPSMOTE and NoisyGroupSearch on Dask: {n_rows:.0e} rows, {args.workers} worker "
+        f"processes × 1 thread, chunks of {args.chunk_rows:,} rows"
+    )
     base = anchors()
-    print(f"in-memory anchors over {FLOOR_ROWS:.0e} rows: floor {base['floor_s_per_row'] * 1e9:.2f}"
-          f" ns/row, DPSMOTE.fit_resample {base['memory_fit_resample_s_per_row'] * 1e9:.1f} ns/row")
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      memory_limit=args.memory_limit, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
+    print(
+        f"in-memory anchors over {FLOOR_ROWS:.0e} rows: floor {base['floor_s_per_row'] * 1e9:.2f}"
+        f" ns/row, DPSMOTE.fit_resample {base['memory_fit_resample_s_per_row'] * 1e9:.1f} ns/row"
+    )
+    with (
+        LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=args.memory_limit,
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         smote = dpsmote_dask(n_rows, args.chunk_rows)
         search = None if args.no_group_search else run_group_search(n_rows, client)
 
     floor = base["floor_s_per_row"]
-    data_gib = n_rows * D * 8 / 2 ** 30
+    data_gib = n_rows * D * 8 / 2**30
 
     def row(what, seconds, rows, note=""):
         per_row = seconds / rows
-        return [what, f"{rows:.0e}", f"{seconds:.2f}", f"{rows / seconds / 1e6:.1f}",
-                f"{per_row / floor:.1f}", note]
+        return [
+            what,
+            f"{rows:.0e}",
+            f"{seconds:.2f}",
+            f"{rows / seconds / 1e6:.1f}",
+            f"{per_row / floor:.1f}",
+            note,
+        ]
 
     rows = [
-        ["numpy pass over an in-memory slice (floor)", f"{FLOOR_ROWS:.0e}",
-         f"{floor * FLOOR_ROWS:.3f}", f"{1 / floor / 1e6:.1f}", "1.0", "one core"],
-        ["in-memory DPSMOTE.fit_resample on the slice", f"{FLOOR_ROWS:.0e}",
-         f"{base['memory_fit_resample_s_per_row'] * FLOOR_ROWS:.3f}",
-         f"{1 / base['memory_fit_resample_s_per_row'] / 1e6:.1f}",
-         f"{base['memory_fit_resample_s_per_row'] / floor:.1f}", "one core, output in memory"],
-        row("Dask: generate + column sums (the cluster's floor)", smote["cluster_floor_s"],
-            n_rows, "data generated on the workers"),
-        row("Dask: DPSMOTE.fit_resample (statistics pass + release)", smote["fit_resample_s"],
-            n_rows, f"client peak +{smote['client_peak_mib']:.0f} MiB"),
-        row("Dask: one pass over the resampled set", smote["resampled_pass_s"],
-            n_rows + smote["n_synthetic"], f"{smote['n_synthetic']:.2e} synthetic rows"),
+        [
+            "numpy pass over an in-memory slice (floor)",
+            f"{FLOOR_ROWS:.0e}",
+            f"{floor * FLOOR_ROWS:.3f}",
+            f"{1 / floor / 1e6:.1f}",
+            "1.0",
+            "one core",
+        ],
+        [
+            "in-memory DPSMOTE.fit_resample on the slice",
+            f"{FLOOR_ROWS:.0e}",
+            f"{base['memory_fit_resample_s_per_row'] * FLOOR_ROWS:.3f}",
+            f"{1 / base['memory_fit_resample_s_per_row'] / 1e6:.1f}",
+            f"{base['memory_fit_resample_s_per_row'] / floor:.1f}",
+            "one core, output in memory",
+        ],
+        row(
+            "Dask: generate + column sums (the cluster's floor)",
+            smote["cluster_floor_s"],
+            n_rows,
+            "data generated on the workers",
+        ),
+        row(
+            "Dask: DPSMOTE.fit_resample (statistics pass + release)",
+            smote["fit_resample_s"],
+            n_rows,
+            f"client peak +{smote['client_peak_mib']:.0f} MiB",
+        ),
+        row(
+            "Dask: one pass over the resampled set",
+            smote["resampled_pass_s"],
+            n_rows + smote["n_synthetic"],
+            f"{smote['n_synthetic']:.2e} synthetic rows",
+        ),
     ]
-    tables = {"dpsmote": print_table(
-        f"DPSMOTE, {D} features, 10 % minority, ε = {EPSILON:g} (data: {data_gib:.1f} GiB "
-        f"float64; client peak memory +{smote['client_peak_mib']:.0f} MiB, RSS "
-        f"{smote['client_rss_mib']:.0f} MiB)",
-        ["what", "rows", "seconds", "M rows/s", "× floor per row", "note"], rows,
-        align="lrrrrl")}
+    tables = {
+        "dpsmote": print_table(
+            f"DPSMOTE, {D} features, 10 % minority, ε = {EPSILON:g} (data: {data_gib:.1f} GiB "
+            f"float64; client peak memory +{smote['client_peak_mib']:.0f} MiB, RSS "
+            f"{smote['client_rss_mib']:.0f} MiB)",
+            ["what", "rows", "seconds", "M rows/s", "× floor per row", "note"],
+            rows,
+            align="lrrrrl",
+        )
+    }
     if search is not None:
         tables["group_search"] = print_table(
             "NoisyGroupSearch over lazy scores (one search; one query's reduction alone)",
-            ["key", "value"], [[k, f"{v:.4g}" if isinstance(v, float) else str(v)]
-                               for k, v in search.items() if not isinstance(v, (dict, list))],
-            align="lr")
-    write_json("dask", {"rows": n_rows, "chunk_rows": args.chunk_rows,
-                        "workers": args.workers, "anchors": base, "dpsmote": smote,
-                        "group_search": search, "tables": tables})
+            ["key", "value"],
+            [
+                [k, f"{v:.4g}" if isinstance(v, float) else str(v)]
+                for k, v in search.items()
+                if not isinstance(v, (dict, list))
+            ],
+            align="lr",
+        )
+    write_json(
+        "dask",
+        {
+            "rows": n_rows,
+            "chunk_rows": args.chunk_rows,
+            "workers": args.workers,
+            "anchors": base,
+            "dpsmote": smote,
+            "group_search": search,
+            "tables": tables,
+        },
+    )
 
 
 if __name__ == "__main__":

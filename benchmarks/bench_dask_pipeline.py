@@ -49,7 +49,7 @@ from _common import print_table, write_json
 from _dask_group_search_bench import _PeakRSS
 
 D, POSITIVES, SHIFT, EPSILON, BOUNDS = 8, 0.02, 0.5, 1.0, (-2.0, 2.0)
-MIB = 2 ** 20
+MIB = 2**20
 
 
 def cluster_data(n_rows: int, chunk_rows: int, seed: int = 0):
@@ -116,8 +116,12 @@ def minority_recall(model, X, y) -> tuple[float, float]:
     import dask
 
     predicted = model.predict(X)
-    hits = dask.compute(((predicted == 1) & (y == 1)).sum(), (y == 1).sum(),
-                        ((predicted == 0) & (y == 0)).sum(), (y == 0).sum())
+    hits = dask.compute(
+        ((predicted == 1) & (y == 1)).sum(),
+        (y == 1).sum(),
+        ((predicted == 0) & (y == 0)).sum(),
+        (y == 0).sum(),
+    )
     tp, pos, tn, neg = (int(v) for v in hits)
     return tp / max(pos, 1), tn / max(neg, 1)
 
@@ -129,12 +133,21 @@ def run_size(n_rows: int, chunk_rows: int) -> dict:
     out["reduction"] = {"seconds": s, "client_peak_mib": peak, "client_rise_mib": rise}
 
     s, clf, peak, rise = measured(lambda: private_fit(X, y))
-    out["private"] = {"seconds": s, "client_peak_mib": peak, "client_rise_mib": rise,
-                      "strategy": clf.strategy_, "epsilon_spent": clf.privacy_spent_.epsilon}
+    out["private"] = {
+        "seconds": s,
+        "client_peak_mib": peak,
+        "client_rise_mib": rise,
+        "strategy": clf.strategy_,
+        "epsilon_spent": clf.privacy_spent_.epsilon,
+    }
     s_pred, recalls, peak, rise = measured(lambda: minority_recall(clf, X, y))
-    out["private_predict"] = {"seconds": s_pred, "client_peak_mib": peak,
-                              "client_rise_mib": rise, "recall_positive": recalls[0],
-                              "recall_negative": recalls[1]}
+    out["private_predict"] = {
+        "seconds": s_pred,
+        "client_peak_mib": peak,
+        "client_rise_mib": rise,
+        "recall_positive": recalls[0],
+        "recall_negative": recalls[1],
+    }
 
     LogisticRegression, reason = dask_ml_model()
     if LogisticRegression is None:
@@ -146,8 +159,13 @@ def run_size(n_rows: int, chunk_rows: int) -> dict:
     except Exception as exc:  # e.g. an incompatibility with this numpy or dask
         out["dask_ml"] = {"unavailable": f"fit failed: {type(exc).__name__}: {exc}"}
         return out
-    out["dask_ml"] = {"seconds": s, "client_peak_mib": peak, "client_rise_mib": rise,
-                      "recall_positive": recalls[0], "recall_negative": recalls[1]}
+    out["dask_ml"] = {
+        "seconds": s,
+        "client_peak_mib": peak,
+        "client_rise_mib": rise,
+        "recall_positive": recalls[0],
+        "recall_negative": recalls[1],
+    }
     return out
 
 
@@ -160,61 +178,138 @@ def table_rows(result: dict) -> list:
     def mem(step):
         return f"{step['client_peak_mib']:.0f} (+{step['client_rise_mib']:.0f})"
 
-    rows = [[f"{n:.0e}", "one reduction pass (X.sum, y.sum)", f"{floor:.2f}", "1.0", "–",
-             mem(result["reduction"]), ""]]
+    rows = [
+        [
+            f"{n:.0e}",
+            "one reduction pass (X.sum, y.sum)",
+            f"{floor:.2f}",
+            "1.0",
+            "–",
+            mem(result["reduction"]),
+            "",
+        ]
+    ]
     private = result["private"]
-    rows.append([
-        f"{n:.0e}", f"DPImbalancedClassifier.fit (ε = {EPSILON:g}, {private['strategy']})",
-        f"{private['seconds']:.2f}", f"{private['seconds'] / floor:.1f}",
-        f"{private['seconds'] / ml_s:.2f}" if ml_s else "–", mem(private),
-        f"recall + {result['private_predict']['recall_positive']:.2f}, "
-        f"− {result['private_predict']['recall_negative']:.2f}"])
+    rows.append(
+        [
+            f"{n:.0e}",
+            f"DPImbalancedClassifier.fit (ε = {EPSILON:g}, {private['strategy']})",
+            f"{private['seconds']:.2f}",
+            f"{private['seconds'] / floor:.1f}",
+            f"{private['seconds'] / ml_s:.2f}" if ml_s else "–",
+            mem(private),
+            f"recall + {result['private_predict']['recall_positive']:.2f}, "
+            f"− {result['private_predict']['recall_negative']:.2f}",
+        ]
+    )
     if ml_s:
-        rows.append([f"{n:.0e}", "dask-ml LogisticRegression().fit (not private)",
-                     f"{ml_s:.2f}", f"{ml_s / floor:.1f}", "1.00", mem(ml),
-                     f"recall + {ml['recall_positive']:.2f}, − {ml['recall_negative']:.2f}"])
+        rows.append(
+            [
+                f"{n:.0e}",
+                "dask-ml LogisticRegression().fit (not private)",
+                f"{ml_s:.2f}",
+                f"{ml_s / floor:.1f}",
+                "1.00",
+                mem(ml),
+                f"recall + {ml['recall_positive']:.2f}, − {ml['recall_negative']:.2f}",
+            ]
+        )
     else:
-        rows.append([f"{n:.0e}", "dask-ml LogisticRegression().fit (not private)", "–", "–",
-                     "–", "–", f"unavailable: {ml['unavailable']}"])
+        rows.append(
+            [
+                f"{n:.0e}",
+                "dask-ml LogisticRegression().fit (not private)",
+                "–",
+                "–",
+                "–",
+                "–",
+                f"unavailable: {ml['unavailable']}",
+            ]
+        )
     pred = result["private_predict"]
-    rows.append([f"{n:.0e}", "private model: lazy predict, one counting pass",
-                 f"{pred['seconds']:.2f}", f"{pred['seconds'] / floor:.1f}", "–", mem(pred), ""])
+    rows.append(
+        [
+            f"{n:.0e}",
+            "private model: lazy predict, one counting pass",
+            f"{pred['seconds']:.2f}",
+            f"{pred['seconds'] / floor:.1f}",
+            "–",
+            mem(pred),
+            "",
+        ]
+    )
     return rows
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=float, nargs="+", default=[1e7, 1e8],
-                        help="sizes to run, in one run (default: 1e7 1e8)")
+    parser.add_argument(
+        "--rows",
+        type=float,
+        nargs="+",
+        default=[1e7, 1e8],
+        help="sizes to run, in one run (default: 1e7 1e8)",
+    )
     parser.add_argument("--quick", action="store_true", help="10^6 rows only")
-    parser.add_argument("--chunk-rows", type=int, default=None,
-                        help="rows per block (default 2^20, 2^18 with --quick: multiples of "
-                             "the backend's 65 536-row blocks)")
+    parser.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=None,
+        help="rows per block (default 2^20, 2^18 with --quick: multiples of "
+        "the backend's 65 536-row blocks)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory-limit", default="8GiB", help="per worker")
     args = parser.parse_args(argv)
-    sizes = [10 ** 6] if args.quick else [int(r) for r in args.rows]
-    chunk_rows = args.chunk_rows or (2 ** 18 if args.quick else 2 ** 20)
+    sizes = [10**6] if args.quick else [int(r) for r in args.rows]
+    chunk_rows = args.chunk_rows or (2**18 if args.quick else 2**20)
     from distributed import Client, LocalCluster
 
-    print(f"# The private imbalanced pipeline on Dask: {', '.join(f'{n:.0e}' for n in sizes)} "
-          f"rows × {D}, {POSITIVES:.0%} positives; {args.workers} worker processes × 1 thread, "
-          f"blocks of {chunk_rows:,} rows")
+    print(
+        f"# The private imbalanced pipeline on Dask: {', '.join(f'{n:.0e}' for n in sizes)} "
+        f"rows × {D}, {POSITIVES:.0%} positives; {args.workers} worker processes × 1 thread, "
+        f"blocks of {chunk_rows:,} rows"
+    )
     results = []
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      memory_limit=args.memory_limit, dashboard_address=":0") as cluster, \
-            Client(cluster):
+    with (
+        LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=args.memory_limit,
+            dashboard_address=":0",
+        ) as cluster,
+        Client(cluster),
+    ):
         for n in sizes:
             results.append(run_size(n, chunk_rows))
             print(f"done {n:.0e} rows", flush=True)
     rows = [row for result in results for row in table_rows(result)]
     table = print_table(
         "Fit time and client memory (MiB: peak RSS, and its rise during the step)",
-        ["rows", "what", "seconds", "× reduction pass", "× dask-ml fit", "client MiB",
-         "training recall (+ / −)"], rows, align="rlrrrrl")
-    write_json("dask_pipeline_quick" if args.quick else "dask_pipeline",
-               {"versions": versions(), "sizes": sizes, "chunk_rows": chunk_rows, "workers": args.workers,
-                "results": results, "table": table})
+        [
+            "rows",
+            "what",
+            "seconds",
+            "× reduction pass",
+            "× dask-ml fit",
+            "client MiB",
+            "training recall (+ / −)",
+        ],
+        rows,
+        align="rlrrrrl",
+    )
+    write_json(
+        "dask_pipeline_quick" if args.quick else "dask_pipeline",
+        {
+            "versions": versions(),
+            "sizes": sizes,
+            "chunk_rows": chunk_rows,
+            "workers": args.workers,
+            "results": results,
+            "table": table,
+        },
+    )
 
 
 if __name__ == "__main__":

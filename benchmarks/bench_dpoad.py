@@ -113,31 +113,56 @@ from skdp_anomaly.exceptions import PrivacyLeakWarning
 # ---------------------------------------------------------------- main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", type=int, default=30,
-                    help="streams per setting of the sweeps and the sensitivity (default 30)")
-    ap.add_argument("--table-seeds", type=int, default=100,
-                    help="streams per mechanism in Table III (default 100)")
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        default=30,
+        help="streams per setting of the sweeps and the sensitivity (default 30)",
+    )
+    ap.add_argument(
+        "--table-seeds",
+        type=int,
+        default=100,
+        help="streams per mechanism in Table III (default 100)",
+    )
     ap.add_argument("--datasets", default="synthetic,kddcup99,page-blocks")
-    ap.add_argument("--sections",
-                    default="calibration,table3,sweeps,sensitivity,sampling,speed")
-    ap.add_argument("--cal-null-streams", type=int, default=200,
-                    help="calibration: streams per source with no burst at the defaults "
-                         "(default 200; the first 15 are the 75-window protocol)")
-    ap.add_argument("--cal-burst-streams", type=int, default=40,
-                    help="calibration: streams per source and burst size at the defaults "
-                         "(default 40)")
-    ap.add_argument("--cal-grid-streams", type=int, default=4,
-                    help="calibration: streams per source, per burst size (and with no burst) "
-                         "for every other (mechanism, ε) (default 4)")
-    ap.add_argument("--jobs", type=int, default=2,
-                    help="processes for the calibration streams (default 2; timing is serial)")
+    ap.add_argument("--sections", default="calibration,table3,sweeps,sensitivity,sampling,speed")
+    ap.add_argument(
+        "--cal-null-streams",
+        type=int,
+        default=200,
+        help="calibration: streams per source with no burst at the defaults "
+        "(default 200; the first 15 are the 75-window protocol)",
+    )
+    ap.add_argument(
+        "--cal-burst-streams",
+        type=int,
+        default=40,
+        help="calibration: streams per source and burst size at the defaults (default 40)",
+    )
+    ap.add_argument(
+        "--cal-grid-streams",
+        type=int,
+        default=4,
+        help="calibration: streams per source, per burst size (and with no burst) "
+        "for every other (mechanism, ε) (default 4)",
+    )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="processes for the calibration streams (default 2; timing is serial)",
+    )
     ap.add_argument("--repeats", type=int, default=5, help="timing repeats of the small runs")
-    ap.add_argument("--big-repeats", type=int, default=2,
-                    help="timing repeats of the 10⁴-bin runs (default 2)")
+    ap.add_argument(
+        "--big-repeats", type=int, default=2, help="timing repeats of the 10⁴-bin runs (default 2)"
+    )
     ap.add_argument("--no-plot", action="store_true")
-    ap.add_argument("--quick", action="store_true",
-                    help="8 seeds (20 in Table III), calibration 10/5/1 streams, 1 repeat of "
-                         "the big runs")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="8 seeds (20 in Table III), calibration 10/5/1 streams, 1 repeat of the big runs",
+    )
     args = ap.parse_args(argv)
     default = (argv if argv is not None else sys.argv[1:]) == []
     if args.quick:
@@ -154,17 +179,37 @@ def main(argv=None):
     warnings.simplefilter("error", PrivacyLeakWarning)  # max_count is always public here
 
     sources = load_sources(args.datasets.split(","))
-    print_table("Data sources (1000 records per window, public max_count = 200, counts above "
-                "it clipped by the owner)", ["name", "cells", "what"],
-                [[s.name, int(np.prod([len(b) - 1 for b in (s.bins if isinstance(s.bins, list)
-                                                              else [s.bins])])), s.description]
-                 for s in sources])
+    print_table(
+        "Data sources (1000 records per window, public max_count = 200, counts above "
+        "it clipped by the owner)",
+        ["name", "cells", "what"],
+        [
+            [
+                s.name,
+                int(
+                    np.prod(
+                        [len(b) - 1 for b in (s.bins if isinstance(s.bins, list) else [s.bins])]
+                    )
+                ),
+                s.description,
+            ]
+            for s in sources
+        ],
+    )
     runner = Runner(sources)
     seeds = list(range(args.seeds))
-    payload = {"settings": vars(args), "fingerprint": source_fingerprint("dpoad"),
-               "data": [{"name": s.name, "description": s.description,
-                         "bins": s.bins if isinstance(s.bins, list) else [s.bins]}
-                        for s in sources]}
+    payload = {
+        "settings": vars(args),
+        "fingerprint": source_fingerprint("dpoad"),
+        "data": [
+            {
+                "name": s.name,
+                "description": s.description,
+                "bins": s.bins if isinstance(s.bins, list) else [s.bins],
+            }
+            for s in sources
+        ],
+    }
     timings = {}
 
     def timed(name, func, *a):
@@ -174,8 +219,14 @@ def main(argv=None):
         print(f"\n({name}: {timings[name]:.0f} s)")
 
     if "calibration" in sections:
-        timed("calibration", section_calibration, args.cal_null_streams,
-              args.cal_burst_streams, args.cal_grid_streams, args.jobs)
+        timed(
+            "calibration",
+            section_calibration,
+            args.cal_null_streams,
+            args.cal_burst_streams,
+            args.cal_grid_streams,
+            args.jobs,
+        )
     if "table3" in sections:
         timed("table3", section_table3, runner, list(range(args.table_seeds)))
     if "sweeps" in sections:

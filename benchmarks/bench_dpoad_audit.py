@@ -57,13 +57,15 @@ N_BINS = BINS.size - 1
 CELL = AUDIT_CELL
 
 
-
-
-
-
 def make_owner(case, rng):
-    owner = DataOwner(BINS, epsilon=EPS, gamma=case["gamma"], mechanism=case["mechanism"],
-                      max_count=case["max_count"], random_state=rng)
+    owner = DataOwner(
+        BINS,
+        epsilon=EPS,
+        gamma=case["gamma"],
+        mechanism=case["mechanism"],
+        max_count=case["max_count"],
+        random_state=rng,
+    )
     if case["report"] is not None:  # the learning window, then the analyst's feedback
         owner.release(window(10))
         owner.receive(case["report"])
@@ -75,8 +77,8 @@ def releases(case):
     # owner per run (a random-DP stream refuses its window 1/γ, and runs are independent)
     def mech(X, rng, n):
         owner = make_owner(case, rng)
-        return np.array([copy.copy(owner).release(X).values[CELL] for _ in range(n)],
-                        dtype=float)
+        return np.array([copy.copy(owner).release(X).values[CELL] for _ in range(n)], dtype=float)
+
     return mech
 
 
@@ -97,33 +99,85 @@ def failing_fraction(case, n_pairs, seed):
 def cases(report):
     base = {"gamma": 0.05, "report": None}
     return [
-        dict(base, mechanism="laplace", max_count=5, pair=(0, 5), claim="pure ε-DP",
-             thresholds=[3, 5, 7], label="cell 0 vs max_count = 5"),
-        dict(base, mechanism="record", max_count=50, pair=(10, 11), claim="pure ε-DP",
-             thresholds=[11, 12], label="one record: 10 vs 11"),
-        dict(base, mechanism="painfree", max_count=5, pair=(0, 5),
-             claim="(ε, γ=0.05)-random DP", thresholds=[5, 7],
-             label="cell 0 vs 5 (c ≤ Δ: benign)"),
-        dict(base, mechanism="painfree", max_count=5, pair=(0, 5), gamma=0.5,
-             claim="(ε, γ=0.5)-random DP", thresholds=[5, 7],
-             label="cell 0 vs 5 (Δ = max of 8 draws)"),
-        dict(base, mechanism="dpoad", max_count=100, pair=(0, 20), report=report,
-             claim="(ε, γ=0.05)-random DP", thresholds=[0.2, 0.45],
-             label="cell 0 vs 20 (benign)"),
-        dict(base, mechanism="dpoad", max_count=100, pair=(0, 25), report=report,
-             claim="(ε, γ=0.05)-random DP", thresholds=[0.25, 0.5],
-             label="cell 0 vs 25 (c = Δ: benign)"),
-        dict(base, mechanism="dpoad", max_count=100, pair=(0, 100), report=report,
-             claim="(ε, γ=0.05)-random DP", thresholds=[0.5, 1.0],
-             label="cell 0 vs 100 (anomalous)"),
+        dict(
+            base,
+            mechanism="laplace",
+            max_count=5,
+            pair=(0, 5),
+            claim="pure ε-DP",
+            thresholds=[3, 5, 7],
+            label="cell 0 vs max_count = 5",
+        ),
+        dict(
+            base,
+            mechanism="record",
+            max_count=50,
+            pair=(10, 11),
+            claim="pure ε-DP",
+            thresholds=[11, 12],
+            label="one record: 10 vs 11",
+        ),
+        dict(
+            base,
+            mechanism="painfree",
+            max_count=5,
+            pair=(0, 5),
+            claim="(ε, γ=0.05)-random DP",
+            thresholds=[5, 7],
+            label="cell 0 vs 5 (c ≤ Δ: benign)",
+        ),
+        dict(
+            base,
+            mechanism="painfree",
+            max_count=5,
+            pair=(0, 5),
+            gamma=0.5,
+            claim="(ε, γ=0.5)-random DP",
+            thresholds=[5, 7],
+            label="cell 0 vs 5 (Δ = max of 8 draws)",
+        ),
+        dict(
+            base,
+            mechanism="dpoad",
+            max_count=100,
+            pair=(0, 20),
+            report=report,
+            claim="(ε, γ=0.05)-random DP",
+            thresholds=[0.2, 0.45],
+            label="cell 0 vs 20 (benign)",
+        ),
+        dict(
+            base,
+            mechanism="dpoad",
+            max_count=100,
+            pair=(0, 25),
+            report=report,
+            claim="(ε, γ=0.05)-random DP",
+            thresholds=[0.25, 0.5],
+            label="cell 0 vs 25 (c = Δ: benign)",
+        ),
+        dict(
+            base,
+            mechanism="dpoad",
+            max_count=100,
+            pair=(0, 100),
+            report=report,
+            claim="(ε, γ=0.05)-random DP",
+            thresholds=[0.5, 1.0],
+            label="cell 0 vs 100 (anomalous)",
+        ),
     ]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50_000, help="runs per neighbouring input")
-    parser.add_argument("--pairs", type=int, default=20_000,
-                        help="pairs drawn to measure how often ε-DP fails (random DP)")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=20_000,
+        help="pairs drawn to measure how often ε-DP fails (random DP)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(f"# DPOAD owner audit: {args.runs} runs per input, 95 % confidence, ε = {EPS:g}")
@@ -133,12 +187,22 @@ def main(argv=None):
         t0 = time.perf_counter()
         low, high = case["pair"]
         events = {f"value >= {t:g}": (lambda out, t=t: out >= t) for t in case["thresholds"]}
-        res = audit(releases(case), (window(low), window(high)), events, n_runs=args.runs,
-                    batch=True, claimed_epsilon=EPS, random_state=args.seed + i,
-                    name=f"{case['mechanism']}: {case['label']}")
+        res = audit(
+            releases(case),
+            (window(low), window(high)),
+            events,
+            n_runs=args.runs,
+            batch=True,
+            claimed_epsilon=EPS,
+            random_state=args.seed + i,
+            name=f"{case['mechanism']}: {case['label']}",
+        )
         random_dp = case["mechanism"] in ("painfree", "dpoad")
-        fraction, deltas = (failing_fraction(case, args.pairs, args.seed + 100 + i)
-                            if random_dp else (float("nan"), None))
+        fraction, deltas = (
+            failing_fraction(case, args.pairs, args.seed + 100 + i)
+            if random_dp
+            else (float("nan"), None)
+        )
         if deltas is None:
             delta = float(case["max_count"] if case["mechanism"] == "laplace" else 1)
         else:
@@ -154,31 +218,72 @@ def main(argv=None):
         else:
             verdict = "> ε ✗ claim refuted"
         elapsed = time.perf_counter() - t0
-        rows.append([case["mechanism"], case["label"], case["claim"], f"{delta:g}",
-                     f"{loss:.3f}", f"{bound:.4f}", res.best_event,
-                     "–" if not random_dp else f"{fraction:.4f}",
-                     "–" if not random_dp else f"{case['gamma']:g}", verdict,
-                     f"{elapsed:.1f}"])
-        payload.append({
-            "mechanism": case["mechanism"], "pair": case["label"], "counts": list(case["pair"]),
-            "max_count": case["max_count"], "claimed": case["claim"], "claimed_epsilon": EPS,
-            "gamma": case["gamma"], "modal_sensitivity": delta,
-            "loss_at_modal_sensitivity": loss, "epsilon_lower_bound": bound,
-            "best_event": res.best_event, "rows": res.rows, "n_runs": res.n_runs,
-            "failing_fraction": fraction if random_dp else None,
-            "n_pairs": args.pairs if random_dp else None, "seconds": elapsed,
-        })
+        rows.append(
+            [
+                case["mechanism"],
+                case["label"],
+                case["claim"],
+                f"{delta:g}",
+                f"{loss:.3f}",
+                f"{bound:.4f}",
+                res.best_event,
+                "–" if not random_dp else f"{fraction:.4f}",
+                "–" if not random_dp else f"{case['gamma']:g}",
+                verdict,
+                f"{elapsed:.1f}",
+            ]
+        )
+        payload.append(
+            {
+                "mechanism": case["mechanism"],
+                "pair": case["label"],
+                "counts": list(case["pair"]),
+                "max_count": case["max_count"],
+                "claimed": case["claim"],
+                "claimed_epsilon": EPS,
+                "gamma": case["gamma"],
+                "modal_sensitivity": delta,
+                "loss_at_modal_sensitivity": loss,
+                "epsilon_lower_bound": bound,
+                "best_event": res.best_event,
+                "rows": res.rows,
+                "n_runs": res.n_runs,
+                "failing_fraction": fraction if random_dp else None,
+                "n_pairs": args.pairs if random_dp else None,
+                "seconds": elapsed,
+            }
+        )
         print(f"\n{res}\n\n{res.to_markdown()}", flush=True)
     print_table(
         "DPOAD owner audit (ε lower bound at 95 %; fraction = pairs from the sampling "
         "distribution with c > Δ, i.e. for which ε-DP fails, to compare with γ)",
-        ["mechanism", "neighbouring pair", "claimed", "Δ (mode)", "ε·c/Δ", "ε lower bound",
-         "best event", "ε-DP fails for", "γ", "verdict", "s"],
-        rows, align="lllrrrlrrlr")
+        [
+            "mechanism",
+            "neighbouring pair",
+            "claimed",
+            "Δ (mode)",
+            "ε·c/Δ",
+            "ε lower bound",
+            "best event",
+            "ε-DP fails for",
+            "γ",
+            "verdict",
+            "s",
+        ],
+        rows,
+        align="lllrrrlrrlr",
+    )
     default = args.runs == 50_000 and args.pairs == 20_000 and args.seed == 0
-    write_json("dpoad_audit" + ("" if default else "_custom"),
-               {"runs_per_input": args.runs, "pairs": args.pairs, "epsilon": EPS,
-                "source": source_fingerprint("dpoad"), "cases": payload})
+    write_json(
+        "dpoad_audit" + ("" if default else "_custom"),
+        {
+            "runs_per_input": args.runs,
+            "pairs": args.pairs,
+            "epsilon": EPS,
+            "source": source_fingerprint("dpoad"),
+            "cases": payload,
+        },
+    )
 
 
 if __name__ == "__main__":

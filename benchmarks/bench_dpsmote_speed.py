@@ -77,8 +77,13 @@ def make_data(n1, d, seed=0):
 def make_dpsmote(d, seed=0, synopsis="grid", **params):
     from skdp_anomaly.over_sampling import DPSMOTE
 
-    kwargs = {"epsilon": 1.0, "bounds": (-np.ones(d), np.ones(d)), "granularity": 0.25,
-                  "connectivity": 2, "random_state": seed}
+    kwargs = {
+        "epsilon": 1.0,
+        "bounds": (-np.ones(d), np.ones(d)),
+        "granularity": 0.25,
+        "connectivity": 2,
+        "random_state": seed,
+    }
     signature = inspect.signature(DPSMOTE).parameters
     if "class_counts" in signature:
         kwargs["class_counts"] = "public"
@@ -94,10 +99,10 @@ def make_floor_data(n, d, minority_share=0.1, seed=0):
     rng = np.random.default_rng(seed)
     n1 = round(minority_share * n)
     X = rng.normal(-0.2, 0.4, size=(n, d))
-    X[n - n1:] += 0.5
+    X[n - n1 :] += 0.5
     np.clip(X, -1.0, 1.0, out=X)
     y = np.zeros(n, dtype=np.int64)
-    y[n - n1:] = 1
+    y[n - n1 :] = 1
     return X, y
 
 
@@ -145,18 +150,30 @@ def floor_case(n, d, repeats, seed=0):
         n_synthetic = len(default.fit_resample(X, y)[1]) - n  # warm-up, output size
         grid.fit_resample(X, y)
         floor, parts = floor_parts(X, y, n_synthetic)
-        timed = time_interleaved({"floor": floor,
-                                  "gaussian": lambda: default.fit_resample(X, y),
-                                  "grid": lambda: grid.fit_resample(X, y)}, repeats=repeats)
+        timed = time_interleaved(
+            {
+                "floor": floor,
+                "gaussian": lambda: default.fit_resample(X, y),
+                "grid": lambda: grid.fit_resample(X, y),
+            },
+            repeats=repeats,
+        )
         part_times = {k: time_median(f, repeats=repeats)[0] for k, f in parts.items()}
     t_floor = timed["floor"][0]
-    return {"n": n, "d": d, "n_minority": int(y.sum()), "n_synthetic": n_synthetic,
-                "floor_s": t_floor, "floor_parts_s": part_times,
-                "gaussian_s": timed["gaussian"][0], "grid_s": timed["grid"][0],
-                "gaussian_ratio": timed["gaussian"][0] / t_floor,
-                "grid_ratio": timed["grid"][0] / t_floor,
-                "grid_histogram": grid.histogram_,
-                "times": {k: v[1] for k, v in timed.items()}}
+    return {
+        "n": n,
+        "d": d,
+        "n_minority": int(y.sum()),
+        "n_synthetic": n_synthetic,
+        "floor_s": t_floor,
+        "floor_parts_s": part_times,
+        "gaussian_s": timed["gaussian"][0],
+        "grid_s": timed["grid"][0],
+        "gaussian_ratio": timed["gaussian"][0] / t_floor,
+        "grid_ratio": timed["grid"][0] / t_floor,
+        "grid_histogram": grid.histogram_,
+        "times": {k: v[1] for k, v in timed.items()},
+    }
 
 
 def floor_table(sizes, d, repeats_small=7, repeats_large=3):
@@ -164,23 +181,45 @@ def floor_table(sizes, d, repeats_small=7, repeats_large=3):
     for n in sizes:
         r = floor_case(n, d, repeats_small if n <= 1_000_000 else repeats_large)
         rows.append(r)
-        print(f"  n={n:>9} d={d}: floor {r['floor_s']:.3f} s, default {r['gaussian_s']:.3f} s "
-              f"({r['gaussian_ratio']:.2f}×), grid {r['grid_s']:.3f} s "
-              f"({r['grid_ratio']:.2f}×)", flush=True)
+        print(
+            f"  n={n:>9} d={d}: floor {r['floor_s']:.3f} s, default {r['gaussian_s']:.3f} s "
+            f"({r['gaussian_ratio']:.2f}×), grid {r['grid_s']:.3f} s "
+            f"({r['grid_ratio']:.2f}×)",
+            flush=True,
+        )
     table = [
-        [f"{r['n']:.0e}".replace("+0", ""), r["d"], r["n_minority"], r["n_synthetic"],
-         f"{r['floor_s']:.3f}",
-         " / ".join(f"{r['floor_parts_s'][k]:.3f}" for k in ("validation", "binning", "output")),
-         f"{r['gaussian_s']:.3f}", f"{r['gaussian_ratio']:.2f}",
-         f"{r['grid_s']:.3f}", f"{r['grid_ratio']:.2f}",
-         "✓" if r["gaussian_ratio"] <= 3.0 else "✗", f"{len(r['times']['floor'])}"]
+        [
+            f"{r['n']:.0e}".replace("+0", ""),
+            r["d"],
+            r["n_minority"],
+            r["n_synthetic"],
+            f"{r['floor_s']:.3f}",
+            " / ".join(f"{r['floor_parts_s'][k]:.3f}" for k in ("validation", "binning", "output")),
+            f"{r['gaussian_s']:.3f}",
+            f"{r['gaussian_ratio']:.2f}",
+            f"{r['grid_s']:.3f}",
+            f"{r['grid_ratio']:.2f}",
+            "✓" if r["gaussian_ratio"] <= 3.0 else "✗",
+            f"{len(r['times']['floor'])}",
+        ]
         for r in rows
     ]
     print_table(
         "fit_resample against the floor (median wall time; 10 % minority, bounds public, ε = 1)",
-        ["n rows", "d", "minority", "synthetic rows", "floor s",
-         "validation / binning / output s", "default (gaussian) s", "default / floor",
-         "grid s", "grid / floor", "default ≤ 3×", "repeats"],
+        [
+            "n rows",
+            "d",
+            "minority",
+            "synthetic rows",
+            "floor s",
+            "validation / binning / output s",
+            "default (gaussian) s",
+            "default / floor",
+            "grid s",
+            "grid / floor",
+            "default ≤ 3×",
+            "repeats",
+        ],
         table,
     )
     return rows
@@ -201,8 +240,10 @@ def profile_floor(n, d, top=25):
     for key in ("cumulative", "tottime"):
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).sort_stats(key).print_stats(top)
-        print(f"\n### cProfile of default DPSMOTE.fit_resample, n={n}, d={d} (by {key})\n\n"
-              f"```\n{buf.getvalue()}```")
+        print(
+            f"\n### cProfile of default DPSMOTE.fit_resample, n={n}, d={d} (by {key})\n\n"
+            f"```\n{buf.getvalue()}```"
+        )
 
 
 def repeats_for(n):
@@ -241,16 +282,20 @@ def smote_in_child(n1, d, timeout_s):
 
     code = _CHILD.format(bench_dir=str(Path(__file__).resolve().parent), n1=n1, d=d)
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout_s, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
         return None, float("nan")
     seconds, peak = (float(v) for v in done.stdout.split())
     return seconds, peak
 
 
-def bench_case(n1, d, smote_budget_s, measure_memory=True, child_timeout_s=300.0,
-               synopsis="grid"):
+def bench_case(n1, d, smote_budget_s, measure_memory=True, child_timeout_s=300.0, synopsis="grid"):
     X, y = make_data(n1, d)
     reps = repeats_for(n1)
     dp = make_dpsmote(d, synopsis=synopsis)
@@ -273,7 +318,8 @@ def bench_case(n1, d, smote_budget_s, measure_memory=True, child_timeout_s=300.0
         else:
             timed = time_interleaved(
                 {"dp": lambda: dp.fit_resample(X, y), "smote": lambda: sm.fit_resample(X, y)},
-                repeats=reps, budget_s={"smote": smote_budget_s},
+                repeats=reps,
+                budget_s={"smote": smote_budget_s},
             )
             (t_dp, times_dp), (t_sm, times_sm) = timed["dp"], timed["smote"]
             if measure_memory:
@@ -281,12 +327,22 @@ def bench_case(n1, d, smote_budget_s, measure_memory=True, child_timeout_s=300.0
         if measure_memory:
             mem_dp, _ = peak_memory(lambda: dp.fit_resample(X, y))
     # imblearn's "auto" asks for exactly n0 - n1 = n1 rows
-    return {"n_minority": n1, "d": d, "synthetic_dpsmote": n_dp, "synthetic_smote": n1,
-                "dpsmote_s": t_dp, "smote_s": t_sm, "ratio": t_dp / t_sm,
-                "dpsmote_times": times_dp, "smote_times": times_sm,
-                "dpsmote_peak_mib": mem_dp, "smote_peak_mib": mem_sm,
-                "histogram": getattr(dp, "histogram_", "–"), "smote_note": smote_note,
-                "input_mib": X.nbytes / 2**20}
+    return {
+        "n_minority": n1,
+        "d": d,
+        "synthetic_dpsmote": n_dp,
+        "synthetic_smote": n1,
+        "dpsmote_s": t_dp,
+        "smote_s": t_sm,
+        "ratio": t_dp / t_sm,
+        "dpsmote_times": times_dp,
+        "smote_times": times_sm,
+        "dpsmote_peak_mib": mem_dp,
+        "smote_peak_mib": mem_sm,
+        "histogram": getattr(dp, "histogram_", "–"),
+        "smote_note": smote_note,
+        "input_mib": X.nbytes / 2**20,
+    }
 
 
 def profile_case(n1, d, top=25, synopsis="grid"):
@@ -311,21 +367,45 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 8, 10])
     parser.add_argument("--max-n", type=int, default=None, help="drop sizes above this")
-    parser.add_argument("--smote-budget", type=float, default=120.0,
-                        help="seconds of SMOTE timing per case before stopping repeats")
+    parser.add_argument(
+        "--smote-budget",
+        type=float,
+        default=120.0,
+        help="seconds of SMOTE timing per case before stopping repeats",
+    )
     parser.add_argument("--no-memory", action="store_true")
-    parser.add_argument("--smote-timeout", type=float, default=300.0,
-                        help="seconds before the single SMOTE run at 10^6 rows (d > 2) is killed")
+    parser.add_argument(
+        "--smote-timeout",
+        type=float,
+        default=300.0,
+        help="seconds before the single SMOTE run at 10^6 rows (d > 2) is killed",
+    )
     parser.add_argument("--profile", type=int, nargs=2, metavar=("N1", "D"))
-    parser.add_argument("--synopsis", choices=("grid", "gaussian"), default="grid",
-                        help="DPSMOTE synopsis of the SMOTE comparison (default: grid)")
-    parser.add_argument("--floor-sizes", type=int, nargs="*", default=[1_000_000, 10_000_000],
-                        help="total rows of the floor table (empty: skip it)")
+    parser.add_argument(
+        "--synopsis",
+        choices=("grid", "gaussian"),
+        default="grid",
+        help="DPSMOTE synopsis of the SMOTE comparison (default: grid)",
+    )
+    parser.add_argument(
+        "--floor-sizes",
+        type=int,
+        nargs="*",
+        default=[1_000_000, 10_000_000],
+        help="total rows of the floor table (empty: skip it)",
+    )
     parser.add_argument("--floor-d", type=int, default=8)
-    parser.add_argument("--floor-only", action="store_true",
-                        help="only the floor table (writes dpsmote_speed_floor.json)")
-    parser.add_argument("--profile-floor", type=int, metavar="N",
-                        help="cProfile the default DPSMOTE at N rows (floor data)")
+    parser.add_argument(
+        "--floor-only",
+        action="store_true",
+        help="only the floor table (writes dpsmote_speed_floor.json)",
+    )
+    parser.add_argument(
+        "--profile-floor",
+        type=int,
+        metavar="N",
+        help="cProfile the default DPSMOTE at N rows (floor data)",
+    )
     args = parser.parse_args(argv)
     if args.profile:
         profile_case(*args.profile, synopsis=args.synopsis)
@@ -339,58 +419,108 @@ def main(argv=None):
         t0 = time.perf_counter()
         floor_rows = floor_table(args.floor_sizes, args.floor_d)
         ok = all(r["gaussian_ratio"] <= 3.0 for r in floor_rows)
-        print(f"\ntarget 'default fit_resample within 3× the floor': {'MET' if ok else 'MISSED'}; "
-              f"total {time.perf_counter() - t0:.0f} s")
-        write_json("dpsmote_speed_floor" + ("" if floor_default else "_custom"),
-                   {"floor_rows": floor_rows, "floor_target_met": ok})
+        print(
+            f"\ntarget 'default fit_resample within 3× the floor': {'MET' if ok else 'MISSED'}; "
+            f"total {time.perf_counter() - t0:.0f} s"
+        )
+        write_json(
+            "dpsmote_speed_floor" + ("" if floor_default else "_custom"),
+            {"floor_rows": floor_rows, "floor_target_met": ok},
+        )
         return
     sizes = [n for n in args.sizes if args.max_n is None or n <= args.max_n]
-    print("# DPSMOTE.fit_resample vs imblearn SMOTE (k=5): equal output size "
-          f"(n1 synthetic rows), DPSMOTE ε=1, synopsis={args.synopsis!r}"
-          + (", ν=0.25, ℓ=2" if args.synopsis == "grid" else "") + ", bounds [-1, 1]^d")
+    print(
+        "# DPSMOTE.fit_resample vs imblearn SMOTE (k=5): equal output size "
+        f"(n1 synthetic rows), DPSMOTE ε=1, synopsis={args.synopsis!r}"
+        + (", ν=0.25, ℓ=2" if args.synopsis == "grid" else "")
+        + ", bounds [-1, 1]^d"
+    )
     rows, t0 = [], time.perf_counter()
     for n1 in sizes:
         for d in args.dims:
-            r = bench_case(n1, d, args.smote_budget, not args.no_memory,
-                           args.smote_timeout, synopsis=args.synopsis)
+            r = bench_case(
+                n1,
+                d,
+                args.smote_budget,
+                not args.no_memory,
+                args.smote_timeout,
+                synopsis=args.synopsis,
+            )
             rows.append(r)
-            print(f"  n1={n1:>8} d={d:>2}: DPSMOTE {r['dpsmote_s']:.3f} s, SMOTE {r['smote_s']:.3f} s "
-                  f"(ratio {r['ratio']:.3f}), peak {r['dpsmote_peak_mib']:.0f} vs "
-                  f"{r['smote_peak_mib']:.0f} MiB", flush=True)
+            print(
+                f"  n1={n1:>8} d={d:>2}: DPSMOTE {r['dpsmote_s']:.3f} s, SMOTE {r['smote_s']:.3f} s "
+                f"(ratio {r['ratio']:.3f}), peak {r['dpsmote_peak_mib']:.0f} vs "
+                f"{r['smote_peak_mib']:.0f} MiB",
+                flush=True,
+            )
+
     def timed_out(r):
         return r["smote_note"].startswith(">")
 
     table = [
-        [f"{r['n_minority']:.0e}".replace("+0", ""), r["d"], r["histogram"], r["synthetic_smote"],
-         f"{r['dpsmote_s']:.4f}",
-         f"> {r['smote_s']:.0f}" if timed_out(r) else f"{r['smote_s']:.4f}",
-         f"< {r['ratio']:.3f}" if timed_out(r) else f"{r['ratio']:.3f}",
-         f"{r['dpsmote_peak_mib']:.1f}", f"{r['smote_peak_mib']:.1f}",
-         f"{len(r['dpsmote_times'])}/{len(r['smote_times'])}", r["smote_note"] or "–"]
+        [
+            f"{r['n_minority']:.0e}".replace("+0", ""),
+            r["d"],
+            r["histogram"],
+            r["synthetic_smote"],
+            f"{r['dpsmote_s']:.4f}",
+            f"> {r['smote_s']:.0f}" if timed_out(r) else f"{r['smote_s']:.4f}",
+            f"< {r['ratio']:.3f}" if timed_out(r) else f"{r['ratio']:.3f}",
+            f"{r['dpsmote_peak_mib']:.1f}",
+            f"{r['smote_peak_mib']:.1f}",
+            f"{len(r['dpsmote_times'])}/{len(r['smote_times'])}",
+            r["smote_note"] or "–",
+        ]
         for r in rows
     ]
     print_table(
         "DPSMOTE vs SMOTE fit_resample (median wall time; ratio < 1 means DPSMOTE is faster)",
-        ["n minority", "d", "histogram", "synthetic rows", "DPSMOTE s", "SMOTE s",
-         "time ratio DP/SMOTE", "DPSMOTE peak MiB", "SMOTE peak MiB", "repeats DP/SMOTE", "note"],
+        [
+            "n minority",
+            "d",
+            "histogram",
+            "synthetic rows",
+            "DPSMOTE s",
+            "SMOTE s",
+            "time ratio DP/SMOTE",
+            "DPSMOTE peak MiB",
+            "SMOTE peak MiB",
+            "repeats DP/SMOTE",
+            "note",
+        ],
         table,
     )
     ok = all(r["ratio"] <= 1.0 for r in rows if r["d"] <= 10)
-    print(f"\ntarget 'DPSMOTE no slower than SMOTE for d <= 10': {'MET' if ok else 'MISSED'}"
-          f" (worst ratio {max(r['ratio'] for r in rows):.3f}); total {time.perf_counter() - t0:.0f} s")
+    print(
+        f"\ntarget 'DPSMOTE no slower than SMOTE for d <= 10': {'MET' if ok else 'MISSED'}"
+        f" (worst ratio {max(r['ratio'] for r in rows):.3f}); total {time.perf_counter() - t0:.0f} s"
+    )
     floor_rows, floor_ok = [], None
     if args.floor_sizes:
         floor_rows = floor_table(args.floor_sizes, args.floor_d)
         floor_ok = all(r["gaussian_ratio"] <= 3.0 for r in floor_rows)
-        print(f"\ntarget 'default fit_resample within 3× the floor': "
-              f"{'MET' if floor_ok else 'MISSED'}")
-    default = (args.sizes == [10_000, 100_000, 1_000_000] and args.dims == [2, 8, 10]
-               and args.max_n is None and not args.no_memory and args.synopsis == "grid"
-               and floor_default)
-    write_json("dpsmote_speed" + ("" if default else "_custom"),
-               {"rows": rows, "target_met": ok,
-                "synopsis": args.synopsis, "floor_rows": floor_rows,
-                "floor_target_met": floor_ok})
+        print(
+            f"\ntarget 'default fit_resample within 3× the floor': "
+            f"{'MET' if floor_ok else 'MISSED'}"
+        )
+    default = (
+        args.sizes == [10_000, 100_000, 1_000_000]
+        and args.dims == [2, 8, 10]
+        and args.max_n is None
+        and not args.no_memory
+        and args.synopsis == "grid"
+        and floor_default
+    )
+    write_json(
+        "dpsmote_speed" + ("" if default else "_custom"),
+        {
+            "rows": rows,
+            "target_met": ok,
+            "synopsis": args.synopsis,
+            "floor_rows": floor_rows,
+            "floor_target_met": floor_ok,
+        },
+    )
 
 
 if __name__ == "__main__":

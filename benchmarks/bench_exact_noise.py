@@ -18,8 +18,8 @@ from _common import print_table, time_interleaved, write_json
 
 from skdp_anomaly.privacy._exact import two_sided_geometric
 
-RATES = {"2^-20": 2.0 ** -20, "0.1": 0.1, "1": 1.0, "30": 30.0}
-N = 10 ** 6
+RATES = {"2^-20": 2.0**-20, "0.1": 0.1, "1": 1.0, "30": 30.0}
+N = 10**6
 
 
 def _numpy_geometric(rate: float, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -46,18 +46,26 @@ def main() -> None:
     rng = np.random.default_rng(0)
     rows, payload = [], {}
     for label, rate in RATES.items():
-        timed = time_interleaved({
-            "exact": lambda: two_sided_geometric(rate, N, rng),
-            "numpy": lambda: numpy_two_sided(rate, N, rng),
-        }, repeats=7)
+        timed = time_interleaved(
+            {
+                "exact": lambda: two_sided_geometric(rate, N, rng),
+                "numpy": lambda: numpy_two_sided(rate, N, rng),
+            },
+            repeats=7,
+        )
         exact, anchor = timed["exact"][0], timed["numpy"][0]
         rows.append([label, f"{exact * 1e3:.1f}", f"{anchor * 1e3:.1f}", f"{exact / anchor:.2f}"])
         payload[label] = {"exact_s": exact, "numpy_s": anchor}
-    print_table(f"{N:,} two-sided geometric draws, median of 7 (ms)",
-                ["rate", "exact (package)", "numpy-based path before", "ratio"], rows)
-    print("\nThe exact sampler's support is unbounded at every rate; numpy's search sampler "
-          "reaches |Z| <= 1 at rate 30 whatever the number of draws (a 53-bit uniform cannot "
-          "fall in the interval of the value 2, of width e**-60).")
+    print_table(
+        f"{N:,} two-sided geometric draws, median of 7 (ms)",
+        ["rate", "exact (package)", "numpy-based path before", "ratio"],
+        rows,
+    )
+    print(
+        "\nThe exact sampler's support is unbounded at every rate; numpy's search sampler "
+        "reaches |Z| <= 1 at rate 30 whatever the number of draws (a 53-bit uniform cannot "
+        "fall in the interval of the value 2, of width e**-60)."
+    )
     write_json("exact_noise", {"n_draws": N, "median_seconds": payload})
 
 

@@ -54,15 +54,23 @@ def _cases(epsilons):
 
 
 def _measure(scenario, runs: int) -> dict:
-    row = dict(release=scenario.name, claimed_epsilon=scenario.claimed_epsilon, runs=runs,
-               relation=scenario.relation)
+    row = dict(
+        release=scenario.name,
+        claimed_epsilon=scenario.claimed_epsilon,
+        runs=runs,
+        relation=scenario.relation,
+    )
     for which in ("before", "after"):
         start = time.perf_counter()
         result = run_release_attack(scenario, which, runs, random_state=SEED)
-        row[which] = dict(lower_bound=result.epsilon_lower_bound, event=result.best_event,
-                          unreachable_from_b=result.extras["unreachable_from_b"],
-                          unreachable_from_a=result.extras["unreachable_from_a"],
-                          seconds=time.perf_counter() - start, table=result.to_markdown())
+        row[which] = dict(
+            lower_bound=result.epsilon_lower_bound,
+            event=result.best_event,
+            unreachable_from_b=result.extras["unreachable_from_b"],
+            unreachable_from_a=result.extras["unreachable_from_a"],
+            seconds=time.perf_counter() - start,
+            table=result.to_markdown(),
+        )
     return row
 
 
@@ -79,11 +87,26 @@ def main(argv=None) -> None:
     rows = [_measure(scenario, args.runs) for scenario in _cases([1.0])]
     print_table(
         f"Floating-point attack, {args.runs} runs per input, 95 % confidence",
-        ["release", "claimed ε", "before: ε lower bound", "before: runs telling A from B",
-         "after: ε lower bound", "after: runs telling A from B"],
-        [[r["release"], f"{r['claimed_epsilon']:g}", f"{r['before']['lower_bound']:.3f}",
-          _telling(r["before"], r["runs"]), f"{r['after']['lower_bound']:.3f}",
-          _telling(r["after"], r["runs"])] for r in rows])
+        [
+            "release",
+            "claimed ε",
+            "before: ε lower bound",
+            "before: runs telling A from B",
+            "after: ε lower bound",
+            "after: runs telling A from B",
+        ],
+        [
+            [
+                r["release"],
+                f"{r['claimed_epsilon']:g}",
+                f"{r['before']['lower_bound']:.3f}",
+                _telling(r["before"], r["runs"]),
+                f"{r['after']['lower_bound']:.3f}",
+                _telling(r["after"], r["runs"]),
+            ]
+            for r in rows
+        ],
+    )
     print("\nNeighbours (A, B):")
     for r in rows:
         print(f"- {r['release']} (ε = {r['claimed_epsilon']:g}): {r['relation']}")
@@ -91,11 +114,19 @@ def main(argv=None) -> None:
     print(f"\nafter above its claim: {violations or 'none'}")
 
     default = args.runs == DEFAULT_RUNS
-    write_json("float_attack" + ("" if default else "_custom"),
-               {"runs": args.runs, "seed": SEED, "confidence": 0.95,
-                "source": {p: source_fingerprint(p) for p in
-                           ("auditing", "privacy", "over_sampling", "dpoad", "group_search")},
-                "cases": rows})
+    write_json(
+        "float_attack" + ("" if default else "_custom"),
+        {
+            "runs": args.runs,
+            "seed": SEED,
+            "confidence": 0.95,
+            "source": {
+                p: source_fingerprint(p)
+                for p in ("auditing", "privacy", "over_sampling", "dpoad", "group_search")
+            },
+            "cases": rows,
+        },
+    )
 
 
 if __name__ == "__main__":

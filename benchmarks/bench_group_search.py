@@ -96,15 +96,22 @@ def real_series() -> dict:
 
 def dataset(name: str, scores: np.ndarray, desc: str) -> dict:
     i_star, low, high = thresholds(scores)
-    return {"name": name, "scores": scores, "i_star": i_star, "low": low, "high": high,
-            "ratio": (high - low) / low, "n": scores.size, "desc": desc}
+    return {
+        "name": name,
+        "scores": scores,
+        "i_star": i_star,
+        "low": low,
+        "high": high,
+        "ratio": (high - low) / low,
+        "n": scores.size,
+        "desc": desc,
+    }
 
 
 # ---------------------------------------------------------------- runner
 def per_query(eps, max_queries, **kw):
     """The paper's mode: ``eps`` per query, a total of ``max_queries`` queries' worth."""
-    return {"query_epsilon": eps, "epsilon": eps * max_queries, "max_queries": max_queries,
-            **kw}
+    return {"query_epsilon": eps, "epsilon": eps * max_queries, "max_queries": max_queries, **kw}
 
 
 def run_cycles(scores, i_star, cycles, seed, kw):
@@ -122,9 +129,12 @@ def run_cycles(scores, i_star, cycles, seed, kw):
 
 def summarise(res, eps):
     q = np.asarray(res["queries"], float)
-    return {"error": 1.0 - float(np.mean(res["success"])), "mean_queries": float(q.mean()),
-            "mean_total_eps": float(q.mean() * eps),
-            "capped": float(np.mean([h == "max_queries" for h in res["halted"]]))}
+    return {
+        "error": 1.0 - float(np.mean(res["success"])),
+        "mean_queries": float(q.mean()),
+        "mean_total_eps": float(q.mean() * eps),
+        "capped": float(np.mean([h == "max_queries" for h in res["halted"]])),
+    }
 
 
 def run_tasks(tasks, jobs):
@@ -132,10 +142,19 @@ def run_tasks(tasks, jobs):
     from joblib import Parallel, delayed
 
     outs = Parallel(n_jobs=jobs)(
-        delayed(run_cycles)(ds["scores"], ds["i_star"], cyc, seed,
-                            {"low": ds["low"], "high": ds["high"],
-                             **(kw if "query_epsilon" in kw else per_query(eps, **kw))})
-        for _, ds, eps, kw, cyc, seed in tasks)
+        delayed(run_cycles)(
+            ds["scores"],
+            ds["i_star"],
+            cyc,
+            seed,
+            {
+                "low": ds["low"],
+                "high": ds["high"],
+                **(kw if "query_epsilon" in kw else per_query(eps, **kw)),
+            },
+        )
+        for _, ds, eps, kw, cyc, seed in tasks
+    )
     return {t[0]: summarise(o, t[2]) for t, o in zip(tasks, outs)}
 
 
@@ -149,62 +168,134 @@ def section_paper(args, data):
     out = {}
     fig2_sets = [d for d in data if d["name"] in ("mixture", "skewed", "sunspots")]
     base = {"max_queries": args.max_queries, "halting": "posterior", "alpha": 0.5}
-    tasks = [((d["name"], o, e), d, e, {**base, "oracle": o}, args.cycles, 1)
-             for d in fig2_sets for o in ORACLES for e in EPSILONS]
+    tasks = [
+        ((d["name"], o, e), d, e, {**base, "oracle": o}, args.cycles, 1)
+        for d in fig2_sets
+        for o in ORACLES
+        for e in EPSILONS
+    ]
     t0 = time.perf_counter()
     res = run_tasks(tasks, args.jobs)
     for d in fig2_sets:
         rows = [[SHORT[o]] + [cell(res[(d["name"], o, e)]) for e in EPSILONS] for o in ORACLES]
-        print_table(f"Figure 2 — {d['name']} (n = {d['n']}, ratio {d['ratio']:.3f}): "
-                    "error rate / mean total ε, α = 0.5", ["oracle"] + [f"ε = {e}" for e in EPSILONS],
-                    rows)
-    out["figure2"] = [{"dataset": k[0], "oracle": k[1], "epsilon": k[2], **v} for k, v in res.items()]
+        print_table(
+            f"Figure 2 — {d['name']} (n = {d['n']}, ratio {d['ratio']:.3f}): "
+            "error rate / mean total ε, α = 0.5",
+            ["oracle"] + [f"ε = {e}" for e in EPSILONS],
+            rows,
+        )
+    out["figure2"] = [
+        {"dataset": k[0], "oracle": k[1], "epsilon": k[2], **v} for k, v in res.items()
+    ]
     print(f"({time.perf_counter() - t0:.0f} s)")
 
     # Figure 3: halting by the budget only; the same seeds for every budget, so
     # each budget is a checkpoint of the same search paths, as in the paper.
     budgets, eps3 = (5.0, 10.0, 20.0, 50.0), (0.5, 1.0, 2.0, 4.0)
     sets3 = [d for d in data if d["name"] in ("mixture", "skewed")]
-    tasks = [((d["name"], b, e), d, e, {"oracle": "direct", "halting": "budget", "epsilon": b,
-                                         "query_epsilon": e}, args.cycles, 2)
-             for d in sets3 for b in budgets for e in eps3 if b >= e]
+    tasks = [
+        (
+            (d["name"], b, e),
+            d,
+            e,
+            {"oracle": "direct", "halting": "budget", "epsilon": b, "query_epsilon": e},
+            args.cycles,
+            2,
+        )
+        for d in sets3
+        for b in budgets
+        for e in eps3
+        if b >= e
+    ]
     t0 = time.perf_counter()
     res = run_tasks(tasks, args.jobs)
     for d in sets3:
-        rows = [[f"b = {b:g}"] + [f"{res[(d['name'], b, e)]['error']:.2f}" if (d["name"], b, e) in res
-                                  else "–" for e in eps3] for b in budgets]
-        print_table(f"Figure 3 — {d['name']}: error rate, direct oracle, halting only by the budget b",
-                    ["budget"] + [f"ε = {e}" for e in eps3], rows)
-    out["figure3"] = [{"dataset": k[0], "budget": k[1], "epsilon": k[2], **v} for k, v in res.items()]
+        rows = [
+            [f"b = {b:g}"]
+            + [
+                f"{res[(d['name'], b, e)]['error']:.2f}" if (d["name"], b, e) in res else "–"
+                for e in eps3
+            ]
+            for b in budgets
+        ]
+        print_table(
+            f"Figure 3 — {d['name']}: error rate, direct oracle, halting only by the budget b",
+            ["budget"] + [f"ε = {e}" for e in eps3],
+            rows,
+        )
+    out["figure3"] = [
+        {"dataset": k[0], "budget": k[1], "epsilon": k[2], **v} for k, v in res.items()
+    ]
     print(f"({time.perf_counter() - t0:.0f} s)")
 
     alphas, eps4 = (0.5, 0.7, 0.9, 0.99), (1.0, 2.0)
-    tasks = [((d["name"], a, e), d, e, {"oracle": "direct", "halting": "posterior", "alpha": a,
-                                         "max_queries": args.max_queries}, args.cycles, 3)
-             for d in sets3 for a in alphas for e in eps4]
+    tasks = [
+        (
+            (d["name"], a, e),
+            d,
+            e,
+            {
+                "oracle": "direct",
+                "halting": "posterior",
+                "alpha": a,
+                "max_queries": args.max_queries,
+            },
+            args.cycles,
+            3,
+        )
+        for d in sets3
+        for a in alphas
+        for e in eps4
+    ]
     t0 = time.perf_counter()
     res = run_tasks(tasks, args.jobs)
     for d in sets3:
         rows = [[f"α = {a}"] + [cell(res[(d["name"], a, e)]) for e in eps4] for a in alphas]
-        print_table(f"Figure 4 — {d['name']}: error rate / mean total ε, direct oracle, no budget",
-                    ["threshold"] + [f"ε = {e}" for e in eps4], rows)
-    out["figure4"] = [{"dataset": k[0], "alpha": k[1], "epsilon": k[2], **v} for k, v in res.items()]
+        print_table(
+            f"Figure 4 — {d['name']}: error rate / mean total ε, direct oracle, no budget",
+            ["threshold"] + [f"ε = {e}" for e in eps4],
+            rows,
+        )
+    out["figure4"] = [
+        {"dataset": k[0], "alpha": k[1], "epsilon": k[2], **v} for k, v in res.items()
+    ]
     print(f"({time.perf_counter() - t0:.0f} s)")
 
     # Figure 1: ε = 1, direct oracle, every data set of its own ratio
     ratio_sets = list(data)
-    tasks = [((d["name"],), d, 1.0, {"oracle": o, "halting": "posterior", "alpha": 0.5,
-                                      "max_queries": args.max_queries}, args.cycles, 4)
-             for d in sorted(ratio_sets, key=lambda d: d["ratio"]) for o in ("direct",)]
+    tasks = [
+        (
+            (d["name"],),
+            d,
+            1.0,
+            {"oracle": o, "halting": "posterior", "alpha": 0.5, "max_queries": args.max_queries},
+            args.cycles,
+            4,
+        )
+        for d in sorted(ratio_sets, key=lambda d: d["ratio"])
+        for o in ("direct",)
+    ]
     t0 = time.perf_counter()
     res = run_tasks(tasks, args.jobs)
-    rows = [[d["name"], d["n"], f"{d['ratio']:.3f}", cell(res[(d["name"],)]),
-             f"{res[(d['name'],)]['mean_queries']:.0f}"]
-            for d in sorted(ratio_sets, key=lambda d: d["ratio"])]
-    print_table("Figure 1 — error rate against the threshold ratio, direct oracle, ε = 1, α = 0.5",
-                ["data set", "n", "(t_h − t_ℓ)/t_ℓ", "error / total ε", "mean queries"], rows)
-    out["figure1"] = [{"dataset": k[0], "ratio": next(d["ratio"] for d in data if d["name"] == k[0]),
-                       **v} for k, v in res.items()]
+    rows = [
+        [
+            d["name"],
+            d["n"],
+            f"{d['ratio']:.3f}",
+            cell(res[(d["name"],)]),
+            f"{res[(d['name'],)]['mean_queries']:.0f}",
+        ]
+        for d in sorted(ratio_sets, key=lambda d: d["ratio"])
+    ]
+    print_table(
+        "Figure 1 — error rate against the threshold ratio, direct oracle, ε = 1, α = 0.5",
+        ["data set", "n", "(t_h − t_ℓ)/t_ℓ", "error / total ε", "mean queries"],
+        rows,
+    )
+    out["figure1"] = [
+        {"dataset": k[0], "ratio": next(d["ratio"] for d in data if d["name"] == k[0]), **v}
+        for k, v in res.items()
+    ]
     print(f"({time.perf_counter() - t0:.0f} s)")
     return out
 
@@ -233,8 +324,15 @@ def prop3_run(n, eps, delta, runs, seed):
         x = np.ones(n)
         i_star = int(rng.integers(n))
         x[i_star] = 2.0
-        est = NoisyGroupSearch(oracle="binarized", low=1.0, high=2.0, halting="bz", delta=delta,
-                               random_state=seed * 7919 + r, **per_query(eps, 20_000))
+        est = NoisyGroupSearch(
+            oracle="binarized",
+            low=1.0,
+            high=2.0,
+            halting="bz",
+            delta=delta,
+            random_state=seed * 7919 + r,
+            **per_query(eps, 20_000),
+        )
         est.fit(x.reshape(-1, 1))
         qs.append(est.n_queries_)
         errs.append(int(np.argmax(est.posterior_)) != i_star)
@@ -252,30 +350,72 @@ def section_prop3(args):
         runs = {k: max(10, v // 10) for k, v in runs.items()}
     jobs = [(n, e, d) for e, d in combos for n in sizes]
     t0 = time.perf_counter()
-    outs = Parallel(n_jobs=args.jobs)(delayed(prop3_run)(n, e, d, runs[n], 10 + i)
-                                      for i, (n, e, d) in enumerate(jobs))
+    outs = Parallel(n_jobs=args.jobs)(
+        delayed(prop3_run)(n, e, d, runs[n], 10 + i) for i, (n, e, d) in enumerate(jobs)
+    )
     rows, out = [], []
     for (n, e, d), o in zip(jobs, outs):
         p = p_binarized(e, 1.0)
         q = np.asarray(o["queries"], float)
         se = q.std(ddof=1) / math.sqrt(q.size)
         b_nat, b_2 = bound26(n, e, d, p, math.log), bound26(n, e, d, p, math.log2)
-        rows.append([f"{n:.0e}", e, d, f"{p:.3f}", f"{q.mean():.1f} ± {se:.1f}", q.size,
-                     f"{b_nat:.1f}", "yes" if q.mean() <= b_nat else "**no**",
-                     f"{b_2:.1f}", "yes" if q.mean() <= b_2 else "**no**",
-                     f"{np.mean(o['errors']):.3f}"])
-        out.append({"n": n, "epsilon": e, "delta": d, "p": p, "mean_queries": q.mean(),
-                    "se": se, "runs": q.size, "bound_ln": b_nat, "bound_log2": b_2,
-                    "holds_ln": bool(q.mean() <= b_nat), "holds_log2": bool(q.mean() <= b_2),
-                    "error_rate": float(np.mean(o["errors"])), "capped": o["capped"]})
-    print_table("Proposition 3 — binarized oracle, halting='bz', worst-case data (ratio 1): "
-                "mean queries E[T] vs bound (26)",
-                ["n", "ε", "δ", "p (24)", "E[T] ± s.e.", "runs", "bound, ln", "holds",
-                 "bound, log₂", "holds", "P(argmax ≠ i*)"], rows)
+        rows.append(
+            [
+                f"{n:.0e}",
+                e,
+                d,
+                f"{p:.3f}",
+                f"{q.mean():.1f} ± {se:.1f}",
+                q.size,
+                f"{b_nat:.1f}",
+                "yes" if q.mean() <= b_nat else "**no**",
+                f"{b_2:.1f}",
+                "yes" if q.mean() <= b_2 else "**no**",
+                f"{np.mean(o['errors']):.3f}",
+            ]
+        )
+        out.append(
+            {
+                "n": n,
+                "epsilon": e,
+                "delta": d,
+                "p": p,
+                "mean_queries": q.mean(),
+                "se": se,
+                "runs": q.size,
+                "bound_ln": b_nat,
+                "bound_log2": b_2,
+                "holds_ln": bool(q.mean() <= b_nat),
+                "holds_log2": bool(q.mean() <= b_2),
+                "error_rate": float(np.mean(o["errors"])),
+                "capped": o["capped"],
+            }
+        )
+    print_table(
+        "Proposition 3 — binarized oracle, halting='bz', worst-case data (ratio 1): "
+        "mean queries E[T] vs bound (26)",
+        [
+            "n",
+            "ε",
+            "δ",
+            "p (24)",
+            "E[T] ± s.e.",
+            "runs",
+            "bound, ln",
+            "holds",
+            "bound, log₂",
+            "holds",
+            "P(argmax ≠ i*)",
+        ],
+        rows,
+    )
     print(f"({time.perf_counter() - t0:.0f} s)")
-    return {"rows": out, "holds_ln_everywhere": all(r["holds_ln"] for r in out),
-            "holds_log2_everywhere": all(r["holds_log2"] for r in out),
-            "violated_ln_everywhere": not any(r["holds_ln"] for r in out)}
+    return {
+        "rows": out,
+        "holds_ln_everywhere": all(r["holds_ln"] for r in out),
+        "holds_log2_everywhere": all(r["holds_log2"] for r in out),
+        "violated_ln_everywhere": not any(r["holds_ln"] for r in out),
+    }
 
 
 # --------------------------------------------------------------- section 3
@@ -287,8 +427,7 @@ def section_speed(args):
         x = rng.uniform(0.0, 1.0, n)
         x[n // 3] = 3.0
         X = x.reshape(-1, 1)
-        kw = {"low": 1.0, "high": 2.5, "alpha": 0.5, "random_state": 5,
-              **per_query(1.0, 10_000)}
+        kw = {"low": 1.0, "high": 2.5, "alpha": 0.5, "random_state": 5, **per_query(1.0, 10_000)}
         repeats = 1 if n >= 10**7 else (3 if n >= 10**6 else 5)
         if args.quick:
             repeats = 1
@@ -301,16 +440,43 @@ def section_speed(args):
         t_max, _ = time_median(lambda: np.max(x), repeats=max(5, 20 if n < 10**7 else 5))
         est = holder["est"]
         per_q = t_fit / est.n_queries_
-        rows.append([f"{n:.0e}", f"{t_fit:.3f}", est.n_queries_, f"{per_q * 1e3:.3f}",
-                     f"{t_max * 1e3:.3f}", f"{per_q / t_max:.0f}×",
-                     bool(n // 3 in est.candidates_)])
-        out.append({"n": n, "time_s": t_fit, "repeats": repeats, "queries": est.n_queries_,
-                    "time_per_query_s": per_q, "numpy_max_s": t_max, "ratio": per_q / t_max,
-                    "found": bool(n // 3 in est.candidates_)})
-    print_table("Speed — direct oracle, ε = 1, t_ℓ = 1, t_h = 2.5, uniform[0, 1] scores, α = 0.5 "
-                "(median of repeats)",
-                ["n", "fit (s)", "queries", "per query (ms)", "numpy.max (ms)",
-                 "per query / max", "i* ∈ S"], rows)
+        rows.append(
+            [
+                f"{n:.0e}",
+                f"{t_fit:.3f}",
+                est.n_queries_,
+                f"{per_q * 1e3:.3f}",
+                f"{t_max * 1e3:.3f}",
+                f"{per_q / t_max:.0f}×",
+                bool(n // 3 in est.candidates_),
+            ]
+        )
+        out.append(
+            {
+                "n": n,
+                "time_s": t_fit,
+                "repeats": repeats,
+                "queries": est.n_queries_,
+                "time_per_query_s": per_q,
+                "numpy_max_s": t_max,
+                "ratio": per_q / t_max,
+                "found": bool(n // 3 in est.candidates_),
+            }
+        )
+    print_table(
+        "Speed — direct oracle, ε = 1, t_ℓ = 1, t_h = 2.5, uniform[0, 1] scores, α = 0.5 "
+        "(median of repeats)",
+        [
+            "n",
+            "fit (s)",
+            "queries",
+            "per query (ms)",
+            "numpy.max (ms)",
+            "per query / max",
+            "i* ∈ S",
+        ],
+        rows,
+    )
     return out
 
 
@@ -328,7 +494,9 @@ def plot(paper, path):
     for j, name in enumerate(sets):
         for o in ORACLES:
             rs = [r for r in paper["figure2"] if r["dataset"] == name and r["oracle"] == o]
-            axes[0, j].plot([r["epsilon"] for r in rs], [r["error"] for r in rs], "o-", label=SHORT[o])
+            axes[0, j].plot(
+                [r["epsilon"] for r in rs], [r["error"] for r in rs], "o-", label=SHORT[o]
+            )
             axes[1, j].plot([r["epsilon"] for r in rs], [r["mean_total_eps"] for r in rs], "o-")
         axes[0, j].set_title(name)
         for ax in axes[:, j]:
@@ -376,8 +544,14 @@ def defaults_scenario(spec, seed: int) -> dict:
 
     name, n, anomaly, low, high, runs = spec
     base = isolation_scores(n) if isinstance(n, str) else None
-    out = {"found": [], "no_anomaly": [], "flagged": [], "epsilon": [], "halted": [],
-           "top3_flagged": []}
+    out = {
+        "found": [],
+        "no_anomaly": [],
+        "flagged": [],
+        "epsilon": [],
+        "halted": [],
+        "top3_flagged": [],
+    }
     plan = None
     for r in range(runs):
         rng = np.random.default_rng([seed, r])
@@ -401,15 +575,24 @@ def defaults_scenario(spec, seed: int) -> dict:
         out["top3_flagged"].append(bool(np.isin(flagged, top3).any()))
     eps = np.asarray(out["epsilon"])
     halted = {h: out["halted"].count(h) / runs for h in sorted(set(out["halted"]))}
-    return {"name": name, "n": int(x.size), "anomaly": anomaly, "low": low, "high": high,
-            "runs": runs, "plan_epsilon": plan,
-            "found": float(np.mean(out["found"])) if anomaly is not None else None,
-            "no_anomaly": float(np.mean(out["no_anomaly"])),
-            "mean_flagged": float(np.mean(out["flagged"])),
-            "top3_flagged": float(np.mean(out["top3_flagged"])),
-            "median_epsilon": float(np.median(eps)), "mean_epsilon": float(eps.mean()),
-            "p90_epsilon": float(np.quantile(eps, 0.9)), "max_epsilon": float(eps.max()),
-            "halted_by": halted}
+    return {
+        "name": name,
+        "n": int(x.size),
+        "anomaly": anomaly,
+        "low": low,
+        "high": high,
+        "runs": runs,
+        "plan_epsilon": plan,
+        "found": float(np.mean(out["found"])) if anomaly is not None else None,
+        "no_anomaly": float(np.mean(out["no_anomaly"])),
+        "mean_flagged": float(np.mean(out["flagged"])),
+        "top3_flagged": float(np.mean(out["top3_flagged"])),
+        "median_epsilon": float(np.median(eps)),
+        "mean_epsilon": float(eps.mean()),
+        "p90_epsilon": float(np.quantile(eps, 0.9)),
+        "max_epsilon": float(eps.max()),
+        "halted_by": halted,
+    }
 
 
 def section_defaults(args) -> list:
@@ -418,12 +601,14 @@ def section_defaults(args) -> list:
     scenarios = DEFAULT_SCENARIOS
     if args.quick:
         scenarios = [(*s[:5], max(10, s[5] // 5)) for s in scenarios]
-    rows = Parallel(n_jobs=args.jobs)(delayed(defaults_scenario)(s, i)
-                                      for i, s in enumerate(scenarios))
+    rows = Parallel(n_jobs=args.jobs)(
+        delayed(defaults_scenario)(s, i) for i, s in enumerate(scenarios)
+    )
     before_path = RESULTS_DIR / "group_search_defaults_before.json"
     before = {}
     if before_path.exists() and args.label != "before":
         import json
+
         before = {r["name"]: r for r in json.loads(before_path.read_text())["defaults"]}
 
     def rate(r):
@@ -435,17 +620,42 @@ def section_defaults(args) -> list:
         return "–" if r is None else f"{r['median_epsilon']:.0f} / {r['p90_epsilon']:.0f}"
 
     def plan(r):
-        return "–" if r is None else (f"{r['plan_epsilon']:.0f}" if r["plan_epsilon"] is not None
-                                      else "–")
+        return (
+            "–"
+            if r is None
+            else (f"{r['plan_epsilon']:.0f}" if r["plan_epsilon"] is not None else "–")
+        )
 
     print_table(
         "Defaults — found (planted) or 'no anomaly' (none): today vs new",
-        ["scenario", "runs", "rate, today", "rate, new", "ε median / p90, today",
-         "ε median / p90, new", "privacy_cost(), today", "privacy_cost(), new",
-         "flagged, new (mean)", "halted by, new"],
-        [[r["name"], r["runs"], rate(before.get(r["name"])), rate(r), eps(before.get(r["name"])),
-          eps(r), plan(before.get(r["name"])), plan(r), f"{r['mean_flagged']:.2f}",
-          ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items())] for r in rows])
+        [
+            "scenario",
+            "runs",
+            "rate, today",
+            "rate, new",
+            "ε median / p90, today",
+            "ε median / p90, new",
+            "privacy_cost(), today",
+            "privacy_cost(), new",
+            "flagged, new (mean)",
+            "halted by, new",
+        ],
+        [
+            [
+                r["name"],
+                r["runs"],
+                rate(before.get(r["name"])),
+                rate(r),
+                eps(before.get(r["name"])),
+                eps(r),
+                plan(before.get(r["name"])),
+                plan(r),
+                f"{r['mean_flagged']:.2f}",
+                ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items()),
+            ]
+            for r in rows
+        ],
+    )
     return rows
 
 
@@ -477,11 +687,19 @@ def totals_run(n: int, total: float | None, runs: int, seed: int) -> dict:
         spent.append(float(est.privacy_spent_.epsilon))
         halted.append(str(est.halted_by_))
         plan = (est.query_epsilon_, est.n_queries_planned_)
-    return {"n": n, "epsilon": total if total is not None else 10.0, "anomaly": total is not None,
-            "runs": runs, "query_epsilon": plan[0], "n_queries_planned": plan[1],
-            "found": float(np.mean(found)), "flagged": float(np.mean(flagged)),
-            "median_spent": float(np.median(spent)), "max_spent": float(np.max(spent)),
-            "halted_by": {h: halted.count(h) / runs for h in sorted(set(halted))}}
+    return {
+        "n": n,
+        "epsilon": total if total is not None else 10.0,
+        "anomaly": total is not None,
+        "runs": runs,
+        "query_epsilon": plan[0],
+        "n_queries_planned": plan[1],
+        "found": float(np.mean(found)),
+        "flagged": float(np.mean(flagged)),
+        "median_spent": float(np.median(spent)),
+        "max_spent": float(np.max(spent)),
+        "halted_by": {h: halted.count(h) / runs for h in sorted(set(halted))},
+    }
 
 
 def section_totals(args) -> list:
@@ -495,20 +713,34 @@ def section_totals(args) -> list:
     table = []
     for n in TOTAL_SIZES:
         cells = {r["epsilon"]: r for r in planted if r["n"] == n}
-        table.append([f"{n:,}".replace(",", " "), "found"]
-                     + [f"{cells[t]['found']:.2f}" for t in TOTALS])
+        table.append(
+            [f"{n:,}".replace(",", " "), "found"] + [f"{cells[t]['found']:.2f}" for t in TOTALS]
+        )
         table.append(["", "median ε spent"] + [f"{cells[t]['median_spent']:.1f}" for t in TOTALS])
-        table.append(["", "query_epsilon_ × planned"]
-                     + [f"{cells[t]['query_epsilon']:.3g} × {cells[t]['n_queries_planned']}"
-                        for t in TOTALS])
-    print_table(f"Found-rate against the total ε ({runs} seeded runs each; low = 1, high = 2.5, "
-                "one score 3.0 among uniform [0, 1))",
-                ["n", ""] + [f"ε = {t:g}" for t in TOTALS], table)
-    print_table("No anomaly, the default total ε = 10",
-                ["n", "false finds", "median ε spent", "halted by"],
-                [[r["n"], f"{r['flagged']:.2f}", f"{r['median_spent']:.1f}",
-                  ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items())]
-                 for r in rows if not r["anomaly"]])
+        table.append(
+            ["", "query_epsilon_ × planned"]
+            + [f"{cells[t]['query_epsilon']:.3g} × {cells[t]['n_queries_planned']}" for t in TOTALS]
+        )
+    print_table(
+        f"Found-rate against the total ε ({runs} seeded runs each; low = 1, high = 2.5, "
+        "one score 3.0 among uniform [0, 1))",
+        ["n", ""] + [f"ε = {t:g}" for t in TOTALS],
+        table,
+    )
+    print_table(
+        "No anomaly, the default total ε = 10",
+        ["n", "false finds", "median ε spent", "halted by"],
+        [
+            [
+                r["n"],
+                f"{r['flagged']:.2f}",
+                f"{r['median_spent']:.1f}",
+                ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items()),
+            ]
+            for r in rows
+            if not r["anomaly"]
+        ],
+    )
     return rows
 
 
@@ -516,17 +748,27 @@ def section_totals(args) -> list:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cycles", type=int, default=100, help="runs per configuration (§6.2: 100)")
-    ap.add_argument("--max-queries", type=int, default=500,
-                    help="safety cap in section 1; runs reaching it did not halt (errors)")
+    ap.add_argument(
+        "--max-queries",
+        type=int,
+        default=500,
+        help="safety cap in section 1; runs reaching it did not halt (errors)",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="joblib processes for sections 1–2")
-    ap.add_argument("--sections", default="paper,prop3,speed",
-                    help="paper, prop3, speed; or defaults alone, or totals alone (found-rate "
-                         "against the total ε)")
+    ap.add_argument(
+        "--sections",
+        default="paper,prop3,speed",
+        help="paper, prop3, speed; or defaults alone, or totals alone (found-rate "
+        "against the total ε)",
+    )
     ap.add_argument("--no-1e7", action="store_true", help="skip n = 10⁷ in the speed section")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quick", action="store_true", help="20 cycles, smaller sizes, no 10⁷")
-    ap.add_argument("--label", default=None,
-                    help="with --sections defaults: 'before' writes the 'today' reference")
+    ap.add_argument(
+        "--label",
+        default=None,
+        help="with --sections defaults: 'before' writes the 'today' reference",
+    )
     args = ap.parse_args(argv)
     default = (argv or sys.argv[1:]) == []
     if args.quick:
@@ -536,37 +778,80 @@ def main(argv=None):
     t_start = time.perf_counter()
     if sections == {"totals"}:
         rows = section_totals(args)
-        write_json("group_search_totals" + ("_quick" if args.quick else ""),
-                   {"settings": vars(args), "fingerprint": source_fingerprint("group_search"),
-                    "totals": rows, "runtime_s": time.perf_counter() - t_start})
+        write_json(
+            "group_search_totals" + ("_quick" if args.quick else ""),
+            {
+                "settings": vars(args),
+                "fingerprint": source_fingerprint("group_search"),
+                "totals": rows,
+                "runtime_s": time.perf_counter() - t_start,
+            },
+        )
         return
     if sections == {"defaults"}:
         rows = section_defaults(args)
         name = "group_search_defaults" + ("_before" if args.label == "before" else "")
-        write_json(name + ("_quick" if args.quick else ""),
-                   {"settings": vars(args), "fingerprint": source_fingerprint("group_search"),
-                    "defaults": rows, "runtime_s": time.perf_counter() - t_start})
+        write_json(
+            name + ("_quick" if args.quick else ""),
+            {
+                "settings": vars(args),
+                "fingerprint": source_fingerprint("group_search"),
+                "defaults": rows,
+                "runtime_s": time.perf_counter() - t_start,
+            },
+        )
         return
 
-    data = [dataset(s, synthetic(s, r, seed=6 if s == "mixture" else 8),
-                    f"synthetic {s}, n = {N_SYNTH}, ratio set to {r} (paper's data set "
-                    f"{6 if s == 'mixture' else 8})") for s, r in PAPER_RATIOS.items()]
+    data = [
+        dataset(
+            s,
+            synthetic(s, r, seed=6 if s == "mixture" else 8),
+            f"synthetic {s}, n = {N_SYNTH}, ratio set to {r} (paper's data set "
+            f"{6 if s == 'mixture' else 8})",
+        )
+        for s, r in PAPER_RATIOS.items()
+    ]
     for shape in ("mixture", "skewed"):
-        for r in ((0.2, 0.4, 1.0, 2.0) if not args.quick else (0.3, 1.0)):
-            data.append(dataset(f"{shape}-r{r:g}", synthetic(shape, r, seed=100 + int(10 * r)),
-                                f"synthetic {shape}, n = {N_SYNTH}, ratio {r}"))
+        for r in (0.2, 0.4, 1.0, 2.0) if not args.quick else (0.3, 1.0):
+            data.append(
+                dataset(
+                    f"{shape}-r{r:g}",
+                    synthetic(shape, r, seed=100 + int(10 * r)),
+                    f"synthetic {shape}, n = {N_SYNTH}, ratio {r}",
+                )
+            )
     try:
         for name, scores in real_series().items():
-            data.append(dataset(name, scores, f"statsmodels {name}: abs(x − rolling median(5)), "
-                                              "largest taken as the anomaly"))
+            data.append(
+                dataset(
+                    name,
+                    scores,
+                    f"statsmodels {name}: abs(x − rolling median(5)), largest taken as the anomaly",
+                )
+            )
     except ImportError:
         print("statsmodels is not installed: real series skipped (pip install statsmodels)")
-    print_table("Data (§6.1 preprocessing)", ["name", "n", "t_ℓ", "t_h", "(t_h − t_ℓ)/t_ℓ", "what"],
-                [[d["name"], d["n"], f"{d['low']:.4g}", f"{d['high']:.4g}", f"{d['ratio']:.3f}",
-                  d["desc"]] for d in data])
+    print_table(
+        "Data (§6.1 preprocessing)",
+        ["name", "n", "t_ℓ", "t_h", "(t_h − t_ℓ)/t_ℓ", "what"],
+        [
+            [
+                d["name"],
+                d["n"],
+                f"{d['low']:.4g}",
+                f"{d['high']:.4g}",
+                f"{d['ratio']:.3f}",
+                d["desc"],
+            ]
+            for d in data
+        ],
+    )
 
-    payload = {"settings": vars(args), "fingerprint": source_fingerprint("group_search"),
-               "data": [{k: v for k, v in d.items() if k != "scores"} for d in data]}
+    payload = {
+        "settings": vars(args),
+        "fingerprint": source_fingerprint("group_search"),
+        "data": [{k: v for k, v in d.items() if k != "scores"} for d in data],
+    }
     if "paper" in sections:
         payload["paper"] = section_paper(args, data)
     if "prop3" in sections:
@@ -575,7 +860,11 @@ def main(argv=None):
         payload["speed"] = section_speed(args)
     payload["runtime_s"] = time.perf_counter() - t_start
     print(f"\ntotal runtime {payload['runtime_s']:.0f} s")
-    name = "group_search" if default else ("group_search_quick" if args.quick else "group_search_custom")
+    name = (
+        "group_search"
+        if default
+        else ("group_search_quick" if args.quick else "group_search_custom")
+    )
     write_json(name, payload)
     if "paper" in sections and not args.no_plot:
         plot(payload["paper"], RESULTS_DIR / f"{name}.png")

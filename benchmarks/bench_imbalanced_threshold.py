@@ -90,9 +90,9 @@ def _classifier(eps, d, seed, cap):
     clf = PrivateLogisticRegression(epsilon=eps, data_norm=math.sqrt(d), random_state=seed)
     if cap is None:
         return clf
-    r_aug = 0.5 * math.sqrt(d) * math.sqrt(1 + KAPPA ** 2)
+    r_aug = 0.5 * math.sqrt(d) * math.sqrt(1 + KAPPA**2)
     c = default_C(eps, d)  # proof units (row_bound 1)
-    return clf.set_params(C=min(c, cap) / r_aug ** 2)
+    return clf.set_params(C=min(c, cap) / r_aug**2)
 
 
 def _two_sided_geometric(rng, scale_eps, size):
@@ -137,19 +137,30 @@ def _cuts(rule, eps, n, m, rng, draws, train_scores):
 
 
 def rules(caps):
-    out = {"A": {"prior": None, "share": 0.0, "cap": None},
-           "oracle": {"prior": "oracle", "share": 0.05, "cap": None},
-           "hist (B)": {"prior": "hist", "share": 0.05, "cap": None},
-           "pbar-oracle": {"prior": "pbar-oracle", "share": 0.05, "cap": None},
-           }
+    out = {
+        "A": {"prior": None, "share": 0.0, "cap": None},
+        "oracle": {"prior": "oracle", "share": 0.05, "cap": None},
+        "hist (B)": {"prior": "hist", "share": 0.05, "cap": None},
+        "pbar-oracle": {"prior": "pbar-oracle", "share": 0.05, "cap": None},
+    }
     for share in (0.05, 0.1, 0.15, 0.2, 0.3):
         for floor in ("1", "scale"):
-            out[f"pbar s={share:g} f={floor}"] = {"prior": "pbar", "share": share, "cap": None,
-                                                  "floor": floor}
+            out[f"pbar s={share:g} f={floor}"] = {
+                "prior": "pbar",
+                "share": share,
+                "cap": None,
+                "floor": floor,
+            }
     for k in (20, 40, 80):
         for lo, hi in ((0.05, 0.2), (0.1, 0.2)):
             out[f"pbar s=k/(nε) k={k} in [{lo:g},{hi:g}]"] = {
-                "prior": "pbar", "k": k, "lo": lo, "hi": hi, "cap": None, "floor": "scale"}
+                "prior": "pbar",
+                "k": k,
+                "lo": lo,
+                "hi": hi,
+                "cap": None,
+                "floor": "scale",
+            }
     for cap in caps:
         tag = "auto" if cap is None else f"c≤{cap:g}"
         if cap is not None:
@@ -158,7 +169,11 @@ def rules(caps):
         for share in (0.05, 0.1, 0.2):
             for floor in ("scale",):
                 out[f"one s={share:g} f={floor} {tag}"] = {
-                    "prior": "one", "share": share, "floor": floor, "cap": cap}
+                    "prior": "one",
+                    "share": share,
+                    "floor": floor,
+                    "cap": cap,
+                }
     return out
 
 
@@ -182,8 +197,7 @@ def run_set(args):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         clf = _classifier(key[0] * eps, d, seed, key[1]).fit(X_train, y[train])
-                    fitted[key] = (clf.decision_function(X_test),
-                                   clf.decision_function(X_train))
+                    fitted[key] = (clf.decision_function(X_test), clf.decision_function(X_train))
                 s, s_train = fitted[key]
                 if rule["prior"] is None:
                     cuts = np.zeros(1)
@@ -195,8 +209,10 @@ def run_set(args):
                 cell["g"].append(float(np.mean(g)))
                 cell["r"].append(float(np.mean(r)))
                 cell["auc"].append(_auc(y[test], s))
-    return name, {r: {e: {k: float(np.mean(v)) for k, v in c.items()} for e, c in cells.items()}
-                  for r, cells in res.items()}
+    return name, {
+        r: {e: {k: float(np.mean(v)) for k, v in c.items()} for e, c in cells.items()}
+        for r, cells in res.items()
+    }
 
 
 def run_final(args):
@@ -220,10 +236,13 @@ def run_final(args):
             seed = 100_000 * set_index + 1_000 * fold + round(10 * eps)
             new = DPImbalancedClassifier(epsilon=eps, bounds=(-1.0, 1.0), random_state=seed)
             assert math.isclose(check_privacy_budget(new, eps).cost.epsilon, eps, rel_tol=1e-12)
-            models = {"A": build("A", eps, d, seed, cfg), "B": build("B", eps, d, seed, cfg),
-                      "new default": new,
-                      "new, threshold": clone(new).set_params(strategy="threshold"),
-                      "new, oversample": clone(new).set_params(strategy="oversample")}
+            models = {
+                "A": build("A", eps, d, seed, cfg),
+                "B": build("B", eps, d, seed, cfg),
+                "new default": new,
+                "new, threshold": clone(new).set_params(strategy="threshold"),
+                "new, oversample": clone(new).set_params(strategy="oversample"),
+            }
             for method, est in models.items():
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -233,8 +252,10 @@ def run_final(args):
                 cell["g"].append(g)
                 cell["r"].append(r)
                 cell["auc"].append(_auc(y[test], est.predict_proba(X_test)[:, 1]))
-    return name, {m: {e: {k: float(np.mean(v)) for k, v in c.items()} for e, c in cells.items()}
-                  for m, cells in res.items()}
+    return name, {
+        m: {e: {k: float(np.mean(v)) for k, v in c.items()} for e, c in cells.items()}
+        for m, cells in res.items()
+    }
 
 
 def run_strategy(args):
@@ -252,17 +273,20 @@ def run_strategy(args):
         X_train, X_test = scale_fold(X[train], X[test])
         for eps in STRATEGY_EPSILONS:
             seed = 100_000 * set_index + 1_000 * fold + round(100 * eps)
-            row = {"fold": fold, "eps": eps, "n": len(train), "d": d,
-                   "q": eps * len(train) / d}
+            row = {"fold": fold, "eps": eps, "n": len(train), "d": d, "q": eps * len(train) / d}
             for strategy in ("threshold", "oversample", "auto"):
-                est = DPImbalancedClassifier(epsilon=eps, bounds=(-1.0, 1.0), strategy=strategy,
-                                             random_state=seed)
+                est = DPImbalancedClassifier(
+                    epsilon=eps, bounds=(-1.0, 1.0), strategy=strategy, random_state=seed
+                )
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     est.fit(X_train, y[train])
                 g, r = _gmean_recall(y[test], est.predict(X_test) == 1)
-                row[strategy] = {"g": g, "r": r,
-                                 "auc": _auc(y[test], est.predict_proba(X_test)[:, 1])}
+                row[strategy] = {
+                    "g": g,
+                    "r": r,
+                    "auc": _auc(y[test], est.predict_proba(X_test)[:, 1]),
+                }
             # the package's own "auto" (its current rule) is the strategy it picked, same seeds
             row["auto"]["picked"] = est.strategy_
             assert row["auto"]["g"] == row[est.strategy_]["g"], (name, fold, eps)
@@ -280,8 +304,12 @@ def strategy_cells(out):
     for name, rows in out.items():
         for eps in STRATEGY_EPSILONS:
             rs = [r for r in rows if r["eps"] == eps]
-            cell = {"set": name, "eps": eps, "d": rs[0]["d"],
-                    "q": float(np.mean([r["q"] for r in rs]))}
+            cell = {
+                "set": name,
+                "eps": eps,
+                "d": rs[0]["d"],
+                "q": float(np.mean([r["q"] for r in rs])),
+            }
             for s in ("threshold", "oversample", "auto"):
                 for k in ("g", "auc"):
                     cell[f"{s}_{k}"] = float(np.mean([r[s][k] for r in rs]))
@@ -297,10 +325,13 @@ def strategy_summary(out, thresholds):
         table["package auto (current rule)"][eps] = {
             "g": float(np.mean([np.mean([r["auto"]["g"] for r in rs]) for rs in rows_e])),
             "auc": float(np.mean([np.mean([r["auto"]["auc"] for r in rs]) for rs in rows_e])),
-            "folds_oversampled": sum(r["auto"]["picked"] == "oversample"
-                                     for rs in rows_e for r in rs)}
+            "folds_oversampled": sum(
+                r["auto"]["picked"] == "oversample" for rs in rows_e for r in rs
+            ),
+        }
     for label, t in [("threshold", 0.0), ("oversample", math.inf)] + [
-            (f"auto, ε·n/d < {t:g}", t) for t in thresholds if t > 0]:
+        (f"auto, ε·n/d < {t:g}", t) for t in thresholds if t > 0
+    ]:
         table[label] = {}
         for eps in STRATEGY_EPSILONS:
             g, auc, n_over = [], [], 0
@@ -310,8 +341,11 @@ def strategy_summary(out, thresholds):
                 n_over += picks.count("oversample")
                 g.append(np.mean([r[p]["g"] for r, p in zip(rs, picks)]))
                 auc.append(np.mean([r[p]["auc"] for r, p in zip(rs, picks)]))
-            table[label][eps] = {"g": float(np.mean(g)), "auc": float(np.mean(auc)),
-                                 "folds_oversampled": n_over}
+            table[label][eps] = {
+                "g": float(np.mean(g)),
+                "auc": float(np.mean(auc)),
+                "folds_oversampled": n_over,
+            }
     return table
 
 
@@ -334,44 +368,89 @@ def strategy_main(args, sets, tag):
         dg = [c["oversample_g"] - c["threshold_g"] for c in cs]
         da = [c["oversample_auc"] - c["threshold_auc"] for c in cs]
         se = np.std(dg, ddof=1) / math.sqrt(len(dg)) if len(dg) > 1 else 0.0
-        band_rows.append([f"[{lo:g}, {hi:g})", len(cs), sum(x > 0 for x in dg),
-                          f"{np.mean([c['threshold_g'] for c in cs]):.3f}",
-                          f"{np.mean([c['oversample_g'] for c in cs]):.3f}",
-                          f"{np.mean(dg):+.3f} ± {se:.3f}", f"{np.mean(da):+.3f}"])
-    print_table(f"{tag}: cells (set, ε) by ε·n/d (n: training fold), oversample − threshold",
-                ["ε·n/d", "cells", "oversample wins (G)", "G threshold", "G oversample",
-                 "ΔG ± SE", "ΔAUC"], band_rows)
+        band_rows.append(
+            [
+                f"[{lo:g}, {hi:g})",
+                len(cs),
+                sum(x > 0 for x in dg),
+                f"{np.mean([c['threshold_g'] for c in cs]):.3f}",
+                f"{np.mean([c['oversample_g'] for c in cs]):.3f}",
+                f"{np.mean(dg):+.3f} ± {se:.3f}",
+                f"{np.mean(da):+.3f}",
+            ]
+        )
+    print_table(
+        f"{tag}: cells (set, ε) by ε·n/d (n: training fold), oversample − threshold",
+        ["ε·n/d", "cells", "oversample wins (G)", "G threshold", "G oversample", "ΔG ± SE", "ΔAUC"],
+        band_rows,
+    )
     small = sorted((c for c in cells if c["q"] < 16), key=lambda c: c["q"])
-    print_table(f"{tag}: every cell with ε·n/d < 16 (G-mean / ROC-AUC)",
-                ["set", "d", "ε", "ε·n/d", "threshold", "oversample"],
-                [[c["set"], c["d"], f"{c['eps']:g}", f"{c['q']:.1f}",
-                  f"{c['threshold_g']:.3f} / {c['threshold_auc']:.3f}",
-                  f"{c['oversample_g']:.3f} / {c['oversample_auc']:.3f}"] for c in small])
+    print_table(
+        f"{tag}: every cell with ε·n/d < 16 (G-mean / ROC-AUC)",
+        ["set", "d", "ε", "ε·n/d", "threshold", "oversample"],
+        [
+            [
+                c["set"],
+                c["d"],
+                f"{c['eps']:g}",
+                f"{c['q']:.1f}",
+                f"{c['threshold_g']:.3f} / {c['threshold_auc']:.3f}",
+                f"{c['oversample_g']:.3f} / {c['oversample_auc']:.3f}",
+            ]
+            for c in small
+        ],
+    )
     summary = strategy_summary(out, STRATEGY_THRESHOLDS)
-    print_table(f"{tag}: {len(out)} sets, G-mean / ROC-AUC (mean over sets; auto fold by fold; "
-                "folds oversampled)",
-                ["rule"] + [f"ε = {e:g}" for e in STRATEGY_EPSILONS],
-                [[label] + [f"{v[e]['g']:.3f} / {v[e]['auc']:.3f} ({v[e]['folds_oversampled']})"
-                            for e in STRATEGY_EPSILONS] for label, v in summary.items()])
-    write_json(f"imbalanced_strategy_{tag}", {"sets": sets, "epsilons": STRATEGY_EPSILONS,
-                                              "thresholds": STRATEGY_THRESHOLDS,
-                                              "summary": summary, "cells": cells,
-                                              "folds": out})
+    print_table(
+        f"{tag}: {len(out)} sets, G-mean / ROC-AUC (mean over sets; auto fold by fold; "
+        "folds oversampled)",
+        ["rule"] + [f"ε = {e:g}" for e in STRATEGY_EPSILONS],
+        [
+            [label]
+            + [
+                f"{v[e]['g']:.3f} / {v[e]['auc']:.3f} ({v[e]['folds_oversampled']})"
+                for e in STRATEGY_EPSILONS
+            ]
+            for label, v in summary.items()
+        ],
+    )
+    write_json(
+        f"imbalanced_strategy_{tag}",
+        {
+            "sets": sets,
+            "epsilons": STRATEGY_EPSILONS,
+            "thresholds": STRATEGY_THRESHOLDS,
+            "summary": summary,
+            "cells": cells,
+            "folds": out,
+        },
+    )
 
 
 def targets(results):
     """The issue's targets on the mean over sets: [(name, value, bound, met)]."""
+
     def mean(method, eps, key):
         return float(np.mean([results[s][method][eps][key] for s in results]))
 
-    out = [("G-mean(ε=10) ≥ G-mean(ε=5) − 0.01", mean("new default", 10.0, "g"),
-            mean("new default", 5.0, "g") - 0.01)]
+    out = [
+        (
+            "G-mean(ε=10) ≥ G-mean(ε=5) − 0.01",
+            mean("new default", 10.0, "g"),
+            mean("new default", 5.0, "g") - 0.01,
+        )
+    ]
     for eps in (1.0, 5.0):
         g = mean("new default", eps, "g")
-        out += [(f"ε={eps:g}: G-mean ≥ B − 0.02", g, mean("B", eps, "g") - 0.02),
-                (f"ε={eps:g}: G-mean ≥ A + 0.03", g, mean("A", eps, "g") + 0.03),
-                (f"ε={eps:g}: ROC-AUC ≥ A − 0.02", mean("new default", eps, "auc"),
-                 mean("A", eps, "auc") - 0.02)]
+        out += [
+            (f"ε={eps:g}: G-mean ≥ B − 0.02", g, mean("B", eps, "g") - 0.02),
+            (f"ε={eps:g}: G-mean ≥ A + 0.03", g, mean("A", eps, "g") + 0.03),
+            (
+                f"ε={eps:g}: ROC-AUC ≥ A − 0.02",
+                mean("new default", eps, "auc"),
+                mean("A", eps, "auc") - 0.02,
+            ),
+        ]
     return [(n, f"{v:.3f}", f"{b:.3f}", "yes" if v >= b else "NO") for n, v, b in out]
 
 
@@ -395,10 +474,16 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--caps", type=float, nargs="*", default=[])
     ap.add_argument("--sets", nargs="*")
-    ap.add_argument("--final", action="store_true",
-                    help="A, B and the package's default (the class itself) instead of the rules")
-    ap.add_argument("--strategy", action="store_true",
-                    help='"threshold" against "oversample" (the rule of "auto") instead')
+    ap.add_argument(
+        "--final",
+        action="store_true",
+        help="A, B and the package's default (the class itself) instead of the rules",
+    )
+    ap.add_argument(
+        "--strategy",
+        action="store_true",
+        help='"threshold" against "oversample" (the rule of "auto") instead',
+    )
     args = ap.parse_args(argv)
     choose, held_out, _ = study_split()
     group = held_out if args.held_out else choose
@@ -416,11 +501,16 @@ def main(argv=None):
     else:
         out = dict(map(func, jobs))
     tag = ("held_out" if args.held_out else "choose") + ("_final" if args.final else "")
-    names = (["A", "B", "new default", "new, threshold", "new, oversample"] if args.final
-             else list(rule_map))
-    print_table(f"{tag} group: {len(out)} sets, G-mean / recall / ROC-AUC (mean over sets)",
-                ["method" if args.final else "rule"] + [f"ε = {e:g}" for e in EPSILONS],
-                summarise(out, names))
+    names = (
+        ["A", "B", "new default", "new, threshold", "new, oversample"]
+        if args.final
+        else list(rule_map)
+    )
+    print_table(
+        f"{tag} group: {len(out)} sets, G-mean / recall / ROC-AUC (mean over sets)",
+        ["method" if args.final else "rule"] + [f"ε = {e:g}" for e in EPSILONS],
+        summarise(out, names),
+    )
     payload = {"sets": sets, "epsilons": EPSILONS, "results": out}
     if args.final:
         checks = targets(out)

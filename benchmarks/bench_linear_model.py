@@ -62,8 +62,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (RESULTS_DIR, Tee, fmt, print_table, source_fingerprint,  # noqa: E402
-                     write_json)
+from _common import (
+    RESULTS_DIR,
+    Tee,
+    fmt,
+    print_table,
+    source_fingerprint,  # noqa: E402
+    write_json,
+)
 
 import diffprivlib  # noqa: E402
 from diffprivlib.models import LogisticRegression as DiffprivlibLR  # noqa: E402
@@ -75,8 +81,7 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from skdp_anomaly import PrivateLogisticRegression  # noqa: E402
 
 NAME = "linear_model"
-DATASETS = ("breast_cancer", "digits_3v8", "synthetic", "pima", "yeast3", "vehicle0",
-            "digits_10")
+DATASETS = ("breast_cancer", "digits_3v8", "synthetic", "pima", "yeast3", "vehicle0", "digits_10")
 MULTICLASS = {"digits_10"}
 IMBALANCED = ("pima", "yeast3", "vehicle0")
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -89,7 +94,8 @@ OURS_LABEL, DPL_LABEL = "PrivateLogisticRegression", "diffprivlib LogisticRegres
 CONFIGS = ((OURS, "auto"),) + tuple((m, c) for c in CS for m in (OURS, DPL))
 # the pairs compared: (label, our C, diffprivlib's C)
 PAIRS = (("defaults (ours auto, diffprivlib 1)", "auto", 1.0),) + tuple(
-    (f"C = {c:g}", c, c) for c in CS)
+    (f"C = {c:g}", c, c) for c in CS
+)
 
 
 # ------------------------------------------------------------------ data
@@ -122,10 +128,12 @@ def into_unit_ball(rows, public):
 
 def split(X, y, seed: int):
     """A fresh stratified split: 15 % public (scaling only), 60 % train, 25 % test."""
-    X_pub, X_rest, _, y_rest = train_test_split(X, y, train_size=0.15, stratify=y,
-                                                random_state=seed)
-    X_tr, X_te, y_tr, y_te = train_test_split(X_rest, y_rest, test_size=0.25 / 0.85,
-                                              stratify=y_rest, random_state=seed)
+    X_pub, X_rest, _, y_rest = train_test_split(
+        X, y, train_size=0.15, stratify=y, random_state=seed
+    )
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X_rest, y_rest, test_size=0.25 / 0.85, stratify=y_rest, random_state=seed
+    )
     return into_unit_ball(X_tr, X_pub), y_tr, into_unit_ball(X_te, X_pub), y_te
 
 
@@ -166,7 +174,7 @@ def run_set(name: str, set_index: int, seeds, epsilons) -> dict:
             noise_seeds = [int(s) for s in seq.generate_state(len(CONFIGS))]
             # forward or reversed, alternately: at equal C, ours and diffprivlib are fitted
             # back to back, each first in half of the cells (machine-load drift hits both)
-            order = list(range(len(CONFIGS)))[::1 if (seed + e_idx) % 2 == 0 else -1]
+            order = list(range(len(CONFIGS)))[:: 1 if (seed + e_idx) % 2 == 0 else -1]
             for i in order:
                 method, C = CONFIGS[i]
                 model = make(method, eps, C, noise_seeds[i])
@@ -174,12 +182,21 @@ def run_set(name: str, set_index: int, seeds, epsilons) -> dict:
                 try:
                     model.fit(X_tr, y_tr)
                 except Exception as exc:  # a refused fit releases nothing: count it
-                    failures.append({"set": name, "seed": seed, "epsilon": eps, "method": method,
-                                     "C": C, "error": f"{type(exc).__name__}: {exc}"})
+                    failures.append(
+                        {
+                            "set": name,
+                            "seed": seed,
+                            "epsilon": eps,
+                            "method": method,
+                            "C": C,
+                            "error": f"{type(exc).__name__}: {exc}",
+                        }
+                    )
                     continue
                 dt = time.perf_counter() - t0
-                rec = runs.setdefault((method, C, eps),
-                                      {"acc": [], "auc": [], "time": [], "seed": [], "C_": []})
+                rec = runs.setdefault(
+                    (method, C, eps), {"acc": [], "auc": [], "time": [], "seed": [], "C_": []}
+                )
                 for k, v in scores(model, X_te, y_te, binary).items():
                     rec[k].append(v)
                 rec["time"].append(dt)
@@ -187,9 +204,16 @@ def run_set(name: str, set_index: int, seeds, epsilons) -> dict:
                 if method == OURS:
                     rec["C_"].append(float(model.C_))
         print(f"  {name}: seed {seed} done", file=sys.stderr, flush=True)
-    return {"set": name, "binary": binary, "n_train": int(len(y_tr)),
-            "n_features": int(X.shape[1]), "n_classes": int(np.unique(y).size),
-            "runs": runs, "failures": failures, "cpu_s": time.process_time() - cpu0}
+    return {
+        "set": name,
+        "binary": binary,
+        "n_train": int(len(y_tr)),
+        "n_features": int(X.shape[1]),
+        "n_classes": int(np.unique(y).size),
+        "runs": runs,
+        "failures": failures,
+        "cpu_s": time.process_time() - cpu0,
+    }
 
 
 # ------------------------------------------------------------------ statistics
@@ -234,8 +258,9 @@ def rows_label(method: str, C) -> str:
 
 
 def table_order():
-    return ([(OURS, "auto"), (DPL, 1.0)]
-            + [(m, c) for c in CS for m in (OURS, DPL) if not (m == DPL and c == 1.0)])
+    return [(OURS, "auto"), (DPL, 1.0)] + [
+        (m, c) for c in CS for m in (OURS, DPL) if not (m == DPL and c == 1.0)
+    ]
 
 
 def report_mean_over_sets(results: dict, epsilons, seeds) -> dict:
@@ -267,7 +292,9 @@ def report_mean_over_sets(results: dict, epsilons, seeds) -> dict:
     print_table(
         f"1. Test accuracy, mean over the {len(binary)} binary sets "
         f"({', '.join(r['set'] for r in binary)}), {len(seeds)} seeds (mean ± se over seeds)",
-        ["classifier"] + [f"ε = {e:g}" for e in epsilons], rows)
+        ["classifier"] + [f"ε = {e:g}" for e in epsilons],
+        rows,
+    )
     return out
 
 
@@ -287,21 +314,37 @@ def report_pairs(results: dict, epsilons) -> dict:
                     v = verdict(m, s)
                     counts[metric][("won", "tied", "lost").index(v)] += 1
                     if v == "lost":
-                        lost.append([label, r["set"], fmt(eps), metric,
-                                     fmt_mean_se(a[metric]), fmt_mean_se(b[metric]),
-                                     f"{m:+.3f} ± {s:.3f}"])
+                        lost.append(
+                            [
+                                label,
+                                r["set"],
+                                fmt(eps),
+                                metric,
+                                fmt_mean_se(a[metric]),
+                                fmt_mean_se(b[metric]),
+                                f"{m:+.3f} ± {s:.3f}",
+                            ]
+                        )
         out[label] = counts
         rows.append([label] + [" / ".join(map(str, counts[k])) for k in ("acc", "auc")])
     print_table(
         f"1b. Paired per cell (set × ε), {OURS_LABEL} vs {DPL_LABEL}: won / tied / lost "
         "(a difference counts when it exceeds 2 se of the per-seed difference)",
-        ["pair", f"accuracy cells ({len(results)} sets × {len(epsilons)} ε)",
-         f"ROC-AUC cells ({', '.join(IMBALANCED)})"],
-        rows, align="lll")
+        [
+            "pair",
+            f"accuracy cells ({len(results)} sets × {len(epsilons)} ε)",
+            f"ROC-AUC cells ({', '.join(IMBALANCED)})",
+        ],
+        rows,
+        align="lll",
+    )
     if lost:
-        print_table("1c. Cells where ours loses",
-                    ["pair", "set", "ε", "metric", "ours", "diffprivlib",
-                     "difference (mean ± se)"], lost, align="lllllll")
+        print_table(
+            "1c. Cells where ours loses",
+            ["pair", "set", "ε", "metric", "ours", "diffprivlib", "difference (mean ± se)"],
+            lost,
+            align="lllllll",
+        )
     else:
         print("\nNo cell where ours loses by more than 2 se.")
     return {"counts": out, "lost": lost}
@@ -312,8 +355,7 @@ def report_per_set(r: dict, epsilons, metric: str, title: str) -> dict:
     for method, C in table_order():
         rec = [r["runs"].get((method, C, eps)) for eps in epsilons]
         out[f"{method}/{C}"] = [mean_se(x[metric]) if x else (math.nan, math.nan) for x in rec]
-        rows.append([rows_label(method, C)] + [fmt_mean_se(x[metric]) if x else "–"
-                                               for x in rec])
+        rows.append([rows_label(method, C)] + [fmt_mean_se(x[metric]) if x else "–" for x in rec])
     for C in NONPRIVATE_CS:
         ref = r["runs"][("sklearn", C, None)][metric]
         out[f"sklearn/{C}"] = mean_se(ref)
@@ -325,13 +367,22 @@ def report_per_set(r: dict, epsilons, metric: str, title: str) -> dict:
 def report_auto_C(results: dict, epsilons) -> dict:
     rows, out = [], {}
     for r in results.values():
-        vals = [float(np.median(r["runs"][(OURS, "auto", e)]["C_"]))
-                if (OURS, "auto", e) in r["runs"] else math.nan for e in epsilons]
+        vals = [
+            float(np.median(r["runs"][(OURS, "auto", e)]["C_"]))
+            if (OURS, "auto", e) in r["runs"]
+            else math.nan
+            for e in epsilons
+        ]
         out[r["set"]] = vals
-        rows.append([f"{r['set']} (n = {r['n_train']}, d = {r['n_features']}, "
-                     f"K = {r['n_classes']})"] + [fmt(v, 3) for v in vals])
-    print_table("4. The effective C_ of C = \"auto\" (median over seeds)",
-                ["set"] + [f"ε = {e:g}" for e in epsilons], rows)
+        rows.append(
+            [f"{r['set']} (n = {r['n_train']}, d = {r['n_features']}, K = {r['n_classes']})"]
+            + [fmt(v, 3) for v in vals]
+        )
+    print_table(
+        '4. The effective C_ of C = "auto" (median over seeds)',
+        ["set"] + [f"ε = {e:g}" for e in epsilons],
+        rows,
+    )
     return out
 
 
@@ -353,49 +404,84 @@ def report_time(results: dict, epsilons) -> dict:
                             ratios.append(a["time"][i] / b["time"][ib[s]])
                             t_ours.append(a["time"][i])
                             t_dpl.append(b["time"][ib[s]])
-            entry[label] = {"median_ratio": float(np.median(ratios)),
-                            "p90_ratio": float(np.percentile(ratios, 90)),
-                            "median_ms_ours": 1e3 * float(np.median(t_ours)),
-                            "median_ms_diffprivlib": 1e3 * float(np.median(t_dpl)),
-                            "fits": len(ratios)}
+            entry[label] = {
+                "median_ratio": float(np.median(ratios)),
+                "p90_ratio": float(np.percentile(ratios, 90)),
+                "median_ms_ours": 1e3 * float(np.median(t_ours)),
+                "median_ms_diffprivlib": 1e3 * float(np.median(t_dpl)),
+                "fits": len(ratios),
+            }
         sk = r["runs"][("sklearn", 1.0, None)]["time"]
         entry["sklearn_median_ms"] = 1e3 * float(np.median(sk))
         out[r["set"]] = entry
         d, e = entry[PAIRS[0][0]], entry["equal C (0.1, 1, 10 pooled)"]
-        rows.append([r["set"], fmt(d["median_ms_diffprivlib"], 2), fmt(d["median_ms_ours"], 2),
-                     fmt(d["median_ratio"], 2), fmt(d["p90_ratio"], 2),
-                     fmt(e["median_ms_diffprivlib"], 2), fmt(e["median_ms_ours"], 2),
-                     fmt(e["median_ratio"], 2), fmt(entry["sklearn_median_ms"], 2)])
+        rows.append(
+            [
+                r["set"],
+                fmt(d["median_ms_diffprivlib"], 2),
+                fmt(d["median_ms_ours"], 2),
+                fmt(d["median_ratio"], 2),
+                fmt(d["p90_ratio"], 2),
+                fmt(e["median_ms_diffprivlib"], 2),
+                fmt(e["median_ms_ours"], 2),
+                fmt(e["median_ratio"], 2),
+                fmt(entry["sklearn_median_ms"], 2),
+            ]
+        )
     print_table(
         "5. Fit time: medians in ms and the median per-fit ratio ours / diffprivlib "
         "(same set, seed and ε; fitted back to back, order alternating)",
-        ["set", "diffprivlib C=1 (ms)", "ours auto (ms)", "ratio, defaults", "p90 ratio",
-         "diffprivlib equal C (ms)", "ours equal C (ms)", "ratio, equal C",
-         "non-private C=1 (ms)"], rows)
+        [
+            "set",
+            "diffprivlib C=1 (ms)",
+            "ours auto (ms)",
+            "ratio, defaults",
+            "p90 ratio",
+            "diffprivlib equal C (ms)",
+            "ours equal C (ms)",
+            "ratio, equal C",
+            "non-private C=1 (ms)",
+        ],
+        rows,
+    )
     return out
 
 
 # ------------------------------------------------------------------ main
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30,
-                        help="seeds (fresh split and noise each), default 30")
-    parser.add_argument("--first-seed", type=int, default=FIRST_SEED,
-                        help=f"first seed (default {FIRST_SEED}: splits not used to fit the "
-                        "C='auto' rule)")
+    parser.add_argument(
+        "--seeds", type=int, default=30, help="seeds (fresh split and noise each), default 30"
+    )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=FIRST_SEED,
+        help=f"first seed (default {FIRST_SEED}: splits not used to fit the C='auto' rule)",
+    )
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
-    parser.add_argument("--sets", default=",".join(DATASETS),
-                        help="comma-separated subset of " + ",".join(DATASETS))
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="processes over data sets (default 1: the timing runs alone)")
+    parser.add_argument(
+        "--sets", default=",".join(DATASETS), help="comma-separated subset of " + ",".join(DATASETS)
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes over data sets (default 1: the timing runs alone)",
+    )
     parser.add_argument("--quick", action="store_true", help="smoke run: 3 seeds, ε ∈ {1, 5}")
     args = parser.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
     unknown = sorted(set(sets) - set(DATASETS))
     if unknown:
         parser.error(f"unknown data sets {unknown}; choose from {list(DATASETS)}")
-    default = (args.seeds == 30 and args.first_seed == FIRST_SEED and args.epsilons == list(EPSILONS)
-               and sets == list(DATASETS) and not args.quick)
+    default = (
+        args.seeds == 30
+        and args.first_seed == FIRST_SEED
+        and args.epsilons == list(EPSILONS)
+        and sets == list(DATASETS)
+        and not args.quick
+    )
     if args.quick:
         args.seeds, args.epsilons = 3, [1.0, 5.0]
     suffix = "_quick" if args.quick else ("" if default else "_custom")
@@ -416,23 +502,36 @@ def main(argv=None):
     buffer = io.StringIO()
     t_start = time.perf_counter()
     with redirect_stdout(Tee(sys.stdout, buffer)):
-        print(f"# {OURS_LABEL} vs {DPL_LABEL} (diffprivlib {diffprivlib.__version__}), "
-              f"data_norm = 1, {len(seeds)} seeds, ε ∈ {epsilons}")
+        print(
+            f"# {OURS_LABEL} vs {DPL_LABEL} (diffprivlib {diffprivlib.__version__}), "
+            f"data_norm = 1, {len(seeds)} seeds, ε ∈ {epsilons}"
+        )
         for name, why in skipped.items():
             print(f"\nskipped {name}: it does not load here ({why})")
         done = Parallel(n_jobs=args.jobs)(
-            delayed(run_set)(name, DATASETS.index(name), seeds, epsilons) for name in sets)
+            delayed(run_set)(name, DATASETS.index(name), seeds, epsilons) for name in sets
+        )
         results = {r["set"]: r for r in done}
         payload: dict = {
-            "seeds": len(seeds), "first_seed": seeds[0], "epsilons": epsilons, "Cs": list(CS), "data_norm": 1.0,
-            "diffprivlib": diffprivlib.__version__, "skipped": skipped,
+            "seeds": len(seeds),
+            "first_seed": seeds[0],
+            "epsilons": epsilons,
+            "Cs": list(CS),
+            "data_norm": 1.0,
+            "diffprivlib": diffprivlib.__version__,
+            "skipped": skipped,
             "fingerprint_linear_model": source_fingerprint("linear_model"),
-            "sets": {n: {k: r[k] for k in ("binary", "n_train", "n_features", "n_classes")}
-                     for n, r in results.items()}}
+            "sets": {
+                n: {k: r[k] for k in ("binary", "n_train", "n_features", "n_classes")}
+                for n, r in results.items()
+            },
+        }
         failures = [f for r in results.values() for f in r["failures"]]
         payload["failures"] = failures
-        print(f"\nrefused or failed fits: {len(failures)}"
-              + "".join(f"\n  {f}" for f in failures[:20]))
+        print(
+            f"\nrefused or failed fits: {len(failures)}"
+            + "".join(f"\n  {f}" for f in failures[:20])
+        )
 
         summary: dict = {}
         if any(r["binary"] for r in results.values()):
@@ -444,26 +543,40 @@ def main(argv=None):
             if not r["binary"]:
                 continue
             summary["per_set_accuracy"][name] = report_per_set(
-                r, epsilons, "acc", f"2. {name} (n_train = {r['n_train']}, d = "
-                f"{r['n_features']}): test accuracy, mean ± se over {len(seeds)} seeds")
+                r,
+                epsilons,
+                "acc",
+                f"2. {name} (n_train = {r['n_train']}, d = "
+                f"{r['n_features']}): test accuracy, mean ± se over {len(seeds)} seeds",
+            )
             if name in IMBALANCED:
                 summary["per_set_auc"][name] = report_per_set(
-                    r, epsilons, "auc", f"2. {name}: test ROC-AUC, mean ± se")
+                    r, epsilons, "auc", f"2. {name}: test ROC-AUC, mean ± se"
+                )
         for name in MULTICLASS & set(results):
             r = results[name]
-            summary["multiclass_accuracy"] = {name: report_per_set(
-                r, epsilons, "acc", f"3. {name} ({r['n_classes']} classes, n_train = "
-                f"{r['n_train']}, d = {r['n_features']}; chance ≈ 0.10): test accuracy; ours is "
-                "one softmax model at ε, diffprivlib one-vs-rest at ε/K per class")}
+            summary["multiclass_accuracy"] = {
+                name: report_per_set(
+                    r,
+                    epsilons,
+                    "acc",
+                    f"3. {name} ({r['n_classes']} classes, n_train = "
+                    f"{r['n_train']}, d = {r['n_features']}; chance ≈ 0.10): test accuracy; ours is "
+                    "one softmax model at ε, diffprivlib one-vs-rest at ε/K per class",
+                )
+            }
         summary["auto_C"] = report_auto_C(results, epsilons)
         summary["time"] = report_time(results, epsilons)
         payload["summary"] = summary
         payload["runs"] = {
             name: {f"{m}/{c}/{e}": rec for (m, c, e), rec in r["runs"].items()}
-            for name, r in results.items()}
+            for name, r in results.items()
+        }
         total = time.perf_counter() - t_start
-        payload["seconds"] = {"total_s": total,
-                              "cpu_s_per_set": {n: r["cpu_s"] for n, r in results.items()}}
+        payload["seconds"] = {
+            "total_s": total,
+            "cpu_s_per_set": {n: r["cpu_s"] for n, r in results.items()},
+        }
         print(f"\ntime: {total:.0f} s wall in {args.jobs} process(es)")
         path = write_json(NAME + suffix, payload)
     md = RESULTS_DIR / f"{NAME}{suffix}.md"

@@ -64,8 +64,9 @@ import skdp_anomaly.linear_model._objective as objective  # noqa: E402
 import test_linear_model_audit as lm  # noqa: E402
 
 DEFAULT_RUNS = 20_000
-MIRROR_2D_AUTO = dataclasses.replace(lm.MIRROR_2D, C="auto",
-                                     name="(b) intercept, C=auto: (R,0) -> (-R,0)")
+MIRROR_2D_AUTO = dataclasses.replace(
+    lm.MIRROR_2D, C="auto", name="(b) intercept, C=auto: (R,0) -> (-R,0)"
+)
 # level sets with the largest expected bound at 2·10⁴ fits (from the exact laws)
 TAU_2D, TAU_SOFTMAX = 0.4, 0.3
 SIMULATED_DRAWS = 200_000
@@ -87,8 +88,12 @@ def pair_sup(pair, points_per_axis=1200, tail=1e-10):
     values = np.concatenate([loss(chunk) for chunk in np.array_split(grid, 40)])
     best = float(values.max())
     for start in grid[np.argsort(values)[-5:]]:
-        res = minimize(lambda u: -loss(u[None, :])[0], start, method="Nelder-Mead",
-                       options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000})
+        res = minimize(
+            lambda u: -loss(u[None, :])[0],
+            start,
+            method="Nelder-Mead",
+            options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000},
+        )
         best = max(best, -float(res.fun))
     return best
 
@@ -98,7 +103,8 @@ def softmax_pair_bound(pair):
     plan = pair.plan
     K = plan.n_classes
     return plan.eps_noise * math.sqrt(2) / plan.sensitivity + (K - 1) * math.log1p(
-        1.0 / (K * lm.N_ROWS * plan.lam))
+        1.0 / (K * lm.N_ROWS * plan.lam)
+    )
 
 
 @contextlib.contextmanager
@@ -128,39 +134,72 @@ def scenario(key, runs):
     if key == "1d":
         pair = lm.LABEL_FLIP_1D
         exact = lm.exact_1d(pair, lm.LIMITS_CALIBRATION_1D)
-        return (pair, lm.thresholds(lm.LIMITS_AUDIT_1D), lm.thresholds(lm.LIMITS_CALIBRATION_1D),
-                lambda events: exact, lambda: (pair_sup(pair), "exact"), {}, runs)
+        return (
+            pair,
+            lm.thresholds(lm.LIMITS_AUDIT_1D),
+            lm.thresholds(lm.LIMITS_CALIBRATION_1D),
+            lambda events: exact,
+            lambda: (pair_sup(pair), "exact"),
+            {},
+            runs,
+        )
     if key in ("2d-floor", "2d-auto"):
         pair = lm.MIRROR_2D if key == "2d-floor" else MIRROR_2D_AUTO
         events = lm.level_sets(pair, TAU_2D)
-        return (pair, events, {**events, **lm.CALIBRATION_2D},
-                lambda events: lm.quadrature(pair, events),
-                lambda: (pair_sup(pair), "exact"), {}, runs)
+        return (
+            pair,
+            events,
+            {**events, **lm.CALIBRATION_2D},
+            lambda events: lm.quadrature(pair, events),
+            lambda: (pair_sup(pair), "exact"),
+            {},
+            runs,
+        )
     if key == "softmax":
         pair = lm.SOFTMAX_3
         events = lm.level_sets(pair, TAU_SOFTMAX)
-        return (pair, events, {**events, **lm.CALIBRATION_SOFTMAX},
-                lambda events: lm.simulation(pair, events, SIMULATED_DRAWS, seed=7),
-                lambda: (softmax_pair_bound(pair), "upper bound"), {}, runs)
+        return (
+            pair,
+            events,
+            {**events, **lm.CALIBRATION_SOFTMAX},
+            lambda events: lm.simulation(pair, events, SIMULATED_DRAWS, seed=7),
+            lambda: (softmax_pair_bound(pair), "upper bound"),
+            {},
+            runs,
+        )
     if key == "4x-less-noise":
         pair = dataclasses.replace(lm.LABEL_FLIP_1D, name="(d) pair (a), 4x less noise")
         broken = dataclasses.replace(pair.plan, eps_noise=4 * pair.plan.eps_noise)
-        ideal = [lm.IdealObjectivePerturbation(Z, y, broken)
-                 for Z, (_, y) in zip(pair.design[:2], pair.datasets)]
+        ideal = [
+            lm.IdealObjectivePerturbation(Z, y, broken)
+            for Z, (_, y) in zip(pair.design[:2], pair.datasets)
+        ]
         events = lm.thresholds(lm.LIMITS_AUDIT_1D[:1])
-        (name, (t, _)), = zip(events, lm.LIMITS_AUDIT_1D[:1])
+        ((name, (t, _)),) = zip(events, lm.LIMITS_AUDIT_1D[:1])
         exact = {name: tuple(i.probability_above(t) for i in ideal)}
         z = float(pair.design[0][-1, 0])
         # no law check: the control's law is not the documented one
-        return (pair, events, {}, lambda events: exact,
-                lambda: (4 * pair.plan.eps_noise * z / 2, "exact"),
-                {"perturbation": lm.scaled_noise(4.0)}, max(1, runs // 10))
+        return (
+            pair,
+            events,
+            {},
+            lambda events: exact,
+            lambda: (4 * pair.plan.eps_noise * z / 2, "exact"),
+            {"perturbation": lm.scaled_noise(4.0)},
+            max(1, runs // 10),
+        )
     if key == "grid-noise":
         pair = lm.GRID_PAIR
         events = {"b_A(coef) on the grid": _inverted_on_grid}
-        return (pair, events, {}, None, lambda: (math.inf, "exact: supports differ"),
-                {"perturbation": _grid_noise, "smooth_release": lambda u, plan, rng: u[0] + u[1]},
-                max(1, runs // 20))
+        return (
+            pair,
+            events,
+            {},
+            None,
+            lambda: (math.inf, "exact: supports differ"),
+            {"perturbation": _grid_noise, "smooth_release": lambda u, plan, rng: u[0] + u[1]},
+            max(1, runs // 20),
+        )
     raise KeyError(key)
 
 
@@ -177,32 +216,56 @@ def run(key, runs, seed):
     seconds = time.perf_counter() - start
     probabilities = reference({**events, **calibration}) if reference else {}
     n_draws = SIMULATED_DRAWS if key == "softmax" else None
-    misfits = (lm.frequency_misfits(outputs, calibration, probabilities, n_draws)
-               if calibration else None)
+    misfits = (
+        lm.frequency_misfits(outputs, calibration, probabilities, n_draws) if calibration else None
+    )
     event = result.best_event.rsplit(" (", 1)[0]
-    event_loss = (abs(math.log(probabilities[event][0] / probabilities[event][1]))
-                  if event in probabilities else math.nan)
+    event_loss = (
+        abs(math.log(probabilities[event][0] / probabilities[event][1]))
+        if event in probabilities
+        else math.nan
+    )
     sup, sup_kind = pair_loss()
     if key == "softmax":  # the largest |ℓ| among simulated outputs: a lower estimate of the sup
         rng = np.random.default_rng(8)
-        seen = max(float(np.abs(pair.log_ratio(pair.released(ideal.minimiser(
-            ideal.noise_draws(20_000, rng))))).max()) for ideal in pair.ideal)
+        seen = max(
+            float(
+                np.abs(
+                    pair.log_ratio(pair.released(ideal.minimiser(ideal.noise_draws(20_000, rng))))
+                ).max()
+            )
+            for ideal in pair.ideal
+        )
         sup_kind = f"between {seen:.3f} (largest |ℓ| of 4·10⁴ simulated outputs) and the bound"
         sup = (seen, sup)
-    off_grid = (None if patch else int(sum((~lm.on_release_grid(pair, out)).sum()
-                                            for out in outputs)))
-    return dict(key=key, scenario=pair.name, relation=pair.relation, C=pair.C,
-                C_effective=1.0 / (pair.plan.lam * lm.N_ROWS * pair.design[2] ** 2),
-                eps_noise=pair.plan.eps_noise, grid=pair.plan.grid, claimed_epsilon=lm.EPS,
-                lower_bound=result.epsilon_lower_bound, event=result.best_event,
-                exact_event_loss=event_loss,
-                event_loss_kind="simulated" if key == "softmax" else "exact",
-                pair_loss=sup, pair_loss_kind=sup_kind, runs=n_runs, counts=result.rows,
-                probabilities=probabilities,
-                law_check=None if misfits is None else ("ok" if not misfits else "MISFIT"),
-                misfits=misfits, off_grid=off_grid,
-                n_released=int(sum(out.size for out in outputs)), seconds=seconds,
-                control=key in CONTROLS)
+    off_grid = (
+        None if patch else int(sum((~lm.on_release_grid(pair, out)).sum() for out in outputs))
+    )
+    return dict(
+        key=key,
+        scenario=pair.name,
+        relation=pair.relation,
+        C=pair.C,
+        C_effective=1.0 / (pair.plan.lam * lm.N_ROWS * pair.design[2] ** 2),
+        eps_noise=pair.plan.eps_noise,
+        grid=pair.plan.grid,
+        claimed_epsilon=lm.EPS,
+        lower_bound=result.epsilon_lower_bound,
+        event=result.best_event,
+        exact_event_loss=event_loss,
+        event_loss_kind="simulated" if key == "softmax" else "exact",
+        pair_loss=sup,
+        pair_loss_kind=sup_kind,
+        runs=n_runs,
+        counts=result.rows,
+        probabilities=probabilities,
+        law_check=None if misfits is None else ("ok" if not misfits else "MISFIT"),
+        misfits=misfits,
+        off_grid=off_grid,
+        n_released=int(sum(out.size for out in outputs)),
+        seconds=seconds,
+        control=key in CONTROLS,
+    )
 
 
 def _pair_loss_cell(loss) -> str:
@@ -228,36 +291,73 @@ def main(argv=None) -> None:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_run, tasks):
-            print(f"{row['scenario']}: {row['lower_bound']:.4f} of {row['claimed_epsilon']:g} "
-                  f"({row['seconds']:.0f} s)", flush=True)
+            print(
+                f"{row['scenario']}: {row['lower_bound']:.4f} of {row['claimed_epsilon']:g} "
+                f"({row['seconds']:.0f} s)",
+                flush=True,
+            )
             rows.append(row)
 
     table = []
     for row in rows:
         control = row["control"]
         violated = row["lower_bound"] > row["claimed_epsilon"]
-        status = ("detected (control)" if control and violated else
-                  "MISSED (control)" if control else "VIOLATION" if violated else "ok")
+        status = (
+            "detected (control)"
+            if control and violated
+            else "MISSED (control)"
+            if control
+            else "VIOLATION"
+            if violated
+            else "ok"
+        )
         event_loss = row["exact_event_loss"]
-        table.append([
-            row["scenario"], row["claimed_epsilon"], row["lower_bound"],
-            ("–" if math.isnan(event_loss) else
-             f"{event_loss:.3f}" + (" (sim.)" if row["event_loss_kind"] == "simulated" else "")),
-            _pair_loss_cell(row["pair_loss"]),
-            row["runs"], row["event"], row["law_check"] or "–",
-            "–" if row["off_grid"] is None else f"{row['off_grid']} of {row['n_released']}",
-            status])
+        table.append(
+            [
+                row["scenario"],
+                row["claimed_epsilon"],
+                row["lower_bound"],
+                (
+                    "–"
+                    if math.isnan(event_loss)
+                    else f"{event_loss:.3f}"
+                    + (" (sim.)" if row["event_loss_kind"] == "simulated" else "")
+                ),
+                _pair_loss_cell(row["pair_loss"]),
+                row["runs"],
+                row["event"],
+                row["law_check"] or "–",
+                "–" if row["off_grid"] is None else f"{row['off_grid']} of {row['n_released']}",
+                status,
+            ]
+        )
     print_table(
         f"PrivateLogisticRegression: Clopper–Pearson lower bound (95 %) vs claimed ε "
         f"(n = {lm.N_ROWS}, replace one record)",
-        ["scenario", "claimed ε", "lower bound", "exact loss of the event",
-         "exact max loss of the pair", "runs", "event", "law check", "off-grid floats",
-         "status"], table, align="lrrrrrllrl")
-    print("\n(c): the pair's loss lies between the largest |ℓ| of 4·10⁴ simulated outputs and "
-          "ε'/2 + the Jacobian charge; '(sim.)': from 2·10⁵ simulated ideal fits per dataset.")
+        [
+            "scenario",
+            "claimed ε",
+            "lower bound",
+            "exact loss of the event",
+            "exact max loss of the pair",
+            "runs",
+            "event",
+            "law check",
+            "off-grid floats",
+            "status",
+        ],
+        table,
+        align="lrrrrrllrl",
+    )
+    print(
+        "\n(c): the pair's loss lies between the largest |ℓ| of 4·10⁴ simulated outputs and "
+        "ε'/2 + the Jacobian charge; '(sim.)': from 2·10⁵ simulated ideal fits per dataset."
+    )
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
-    write_json("linear_model_audit" if args.runs == DEFAULT_RUNS else "linear_model_audit_custom",
-               dict(args=vars(args), rows=rows))
+    write_json(
+        "linear_model_audit" if args.runs == DEFAULT_RUNS else "linear_model_audit_custom",
+        dict(args=vars(args), rows=rows),
+    )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,20 @@ from skdp_anomaly import PrivateLogisticRegression  # noqa: E402
 from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_settings
 
 NAME = "linear_model_defaults"
-CHOOSE = ("breast_cancer", "pima", "vehicle1", "glass1", "yeast1", "kc1", "yeast4",
-          "page_blocks0", "vowel0", "ecoli3", "cleveland_0_vs_4", "glass0")
+CHOOSE = (
+    "breast_cancer",
+    "pima",
+    "vehicle1",
+    "glass1",
+    "yeast1",
+    "kc1",
+    "yeast4",
+    "page_blocks0",
+    "vowel0",
+    "ecoli3",
+    "cleveland_0_vs_4",
+    "glass0",
+)
 CHECK = ("haberman", "ecoli1", "wisconsin", "spectf", "pc1", "winequality_red_4")
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 SEEDS = 20
@@ -114,8 +126,14 @@ def fit_scores(config: str, eps: float, X_tr, y_tr, X_te, seed: int):
     elif config == "diffprivlib honest":
         X_tr, X_te = np.c_[X_tr, np.ones(n)], np.c_[X_te, np.ones(len(X_te))]
         e, C = diffprivlib_logistic_settings(eps, math.sqrt(d + 1), fit_intercept=False)
-        model = DiffprivlibLR(epsilon=e, data_norm=math.sqrt(d + 1), C=C, fit_intercept=False,
-                              max_iter=1000, random_state=seed)
+        model = DiffprivlibLR(
+            epsilon=e,
+            data_norm=math.sqrt(d + 1),
+            C=C,
+            fit_intercept=False,
+            max_iter=1000,
+            random_state=seed,
+        )
     else:
         e, C = diffprivlib_logistic_settings(eps, root, fit_intercept=True)
         model = DiffprivlibLR(epsilon=e, data_norm=root, C=C, max_iter=1000, random_state=seed)
@@ -130,21 +148,42 @@ def run_set(name: str, set_index: int, n_seeds: int) -> list[dict]:
     X, y = load(name)
     rows = []
     for seed in range(n_seeds):
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y,
-                                                  random_state=seed)
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=0.3, stratify=y, random_state=seed
+        )
         ref = LogisticRegression(max_iter=5000).fit(X_tr, y_tr)
-        rows.append(dict(set=name, seed=seed, eps=None, config="sklearn",
-                         auc=roc_auc_score(y_te, ref.decision_function(X_te)),
-                         acc=float(np.mean(ref.predict(X_te) == y_te)), time=None))
+        rows.append(
+            dict(
+                set=name,
+                seed=seed,
+                eps=None,
+                config="sklearn",
+                auc=roc_auc_score(y_te, ref.decision_function(X_te)),
+                acc=float(np.mean(ref.predict(X_te) == y_te)),
+                time=None,
+            )
+        )
         for e_idx, eps in enumerate(EPSILONS):
             states = np.random.SeedSequence([set_index, seed, e_idx]).generate_state(len(CONFIGS))
-            order = range(len(CONFIGS)) if (seed + e_idx) % 2 == 0 else reversed(range(len(CONFIGS)))
+            order = (
+                range(len(CONFIGS)) if (seed + e_idx) % 2 == 0 else reversed(range(len(CONFIGS)))
+            )
             for i in order:
-                scores, pred, seconds = fit_scores(CONFIGS[i], eps, X_tr, y_tr, X_te,
-                                                   int(states[i]))
+                scores, pred, seconds = fit_scores(
+                    CONFIGS[i], eps, X_tr, y_tr, X_te, int(states[i])
+                )
                 auc = roc_auc_score(y_te, scores) if np.all(np.isfinite(scores)) else 0.5
-                rows.append(dict(set=name, seed=seed, eps=eps, config=CONFIGS[i], auc=auc,
-                                 acc=float(np.mean(pred == y_te)), time=seconds))
+                rows.append(
+                    dict(
+                        set=name,
+                        seed=seed,
+                        eps=eps,
+                        config=CONFIGS[i],
+                        auc=auc,
+                        acc=float(np.mean(pred == y_te)),
+                        time=seconds,
+                    )
+                )
         print(f"  {name}: seed {seed} done", file=sys.stderr, flush=True)
     return rows
 
@@ -153,9 +192,17 @@ def summarise(rows: list[dict], sets, metric: str) -> dict:
     """``{config: {ε: mean over sets of the mean over seeds}}`` (ε None for sklearn)."""
     out: dict = {}
     for config in ("sklearn",) + CONFIGS:
-        for eps in ((None,) if config == "sklearn" else EPSILONS):
-            per_set = [np.mean([r[metric] for r in rows if r["set"] == s
-                                and r["config"] == config and r["eps"] == eps]) for s in sets]
+        for eps in (None,) if config == "sklearn" else EPSILONS:
+            per_set = [
+                np.mean(
+                    [
+                        r[metric]
+                        for r in rows
+                        if r["set"] == s and r["config"] == config and r["eps"] == eps
+                    ]
+                )
+                for s in sets
+            ]
             out.setdefault(config, {})[eps] = float(np.mean(per_set))
     return out
 
@@ -171,35 +218,58 @@ def time_ratios(rows: list[dict]) -> list[float]:
 def report(rows, halves, n_seeds) -> str:
     buffer = io.StringIO()
     with redirect_stdout(buffer):
-        print(f"# PrivateLogisticRegression defaults on box-scaled data (data_norm = √d), "
-              f"{n_seeds} seeds, ε ∈ {list(EPSILONS)}\n")
+        print(
+            f"# PrivateLogisticRegression defaults on box-scaled data (data_norm = √d), "
+            f"{n_seeds} seeds, ε ∈ {list(EPSILONS)}\n"
+        )
         for half, sets in halves.items():
             for metric, title in (("auc", "ROC-AUC"), ("acc", "accuracy")):
                 table = summarise([r for r in rows if r["set"] in sets], sets, metric)
                 body = []
                 for config in CONFIGS + ("sklearn",):
                     values = table[config]
-                    cells = ([fmt(values[None])] + [""] * (len(EPSILONS) - 1)
-                             if config == "sklearn" else [fmt(values[e]) for e in EPSILONS])
+                    cells = (
+                        [fmt(values[None])] + [""] * (len(EPSILONS) - 1)
+                        if config == "sklearn"
+                        else [fmt(values[e]) for e in EPSILONS]
+                    )
                     body.append([LABELS[config]] + cells)
-                print_table(f"{half} half ({', '.join(sets)}): mean {title}",
-                            ["configuration"] + [f"ε = {e:g}" for e in EPSILONS], body)
+                print_table(
+                    f"{half} half ({', '.join(sets)}): mean {title}",
+                    ["configuration"] + [f"ε = {e:g}" for e in EPSILONS],
+                    body,
+                )
         for half, sets in halves.items():
             body = []
             for name in sets:
                 cell = [r for r in rows if r["set"] == name]
                 auc = summarise(cell, [name], "auc")
-                body.append([name] + [f"{fmt(auc['ours'][e])} / {fmt(auc['diffprivlib honest'][e])}"
-                                      for e in EPSILONS] + [fmt(auc["sklearn"][None])])
-            print_table(f"{half} half, ROC-AUC per set (ours / diffprivlib honest)",
-                        ["set"] + [f"ε = {e:g}" for e in EPSILONS] + ["non-private"], body)
+                body.append(
+                    [name]
+                    + [
+                        f"{fmt(auc['ours'][e])} / {fmt(auc['diffprivlib honest'][e])}"
+                        for e in EPSILONS
+                    ]
+                    + [fmt(auc["sklearn"][None])]
+                )
+            print_table(
+                f"{half} half, ROC-AUC per set (ours / diffprivlib honest)",
+                ["set"] + [f"ε = {e:g}" for e in EPSILONS] + ["non-private"],
+                body,
+            )
         ratios = time_ratios(rows)
-        print_table("Fit time, ours / previous defaults (same split, ε, back to back)",
-                    ["fits", "median ratio", "90th percentile", "median ms, ours"],
-                    [[len(ratios), fmt(float(np.median(ratios))),
-                      fmt(float(np.quantile(ratios, 0.9))),
-                      fmt(1e3 * float(np.median([r["time"] for r in rows
-                                                  if r["config"] == "ours"])))]])
+        print_table(
+            "Fit time, ours / previous defaults (same split, ε, back to back)",
+            ["fits", "median ratio", "90th percentile", "median ms, ours"],
+            [
+                [
+                    len(ratios),
+                    fmt(float(np.median(ratios))),
+                    fmt(float(np.quantile(ratios, 0.9))),
+                    fmt(1e3 * float(np.median([r["time"] for r in rows if r["config"] == "ours"]))),
+                ]
+            ],
+        )
     return buffer.getvalue()
 
 
@@ -216,8 +286,15 @@ def main(argv=None) -> None:
     for index, name in enumerate(CHOOSE + CHECK):
         if any(name in sets for sets in halves.values()):
             rows += run_set(name, index, n_seeds)
-    write_json(out, {"halves": {k: list(v) for k, v in halves.items()}, "seeds": n_seeds,
-                     "epsilons": list(EPSILONS), "rows": rows})
+    write_json(
+        out,
+        {
+            "halves": {k: list(v) for k, v in halves.items()},
+            "seeds": n_seeds,
+            "epsilons": list(EPSILONS),
+            "rows": rows,
+        },
+    )
     text = report(rows, halves, n_seeds)
     print(text)
     (RESULTS_DIR / f"{out}.md").write_text(text, encoding="utf-8")

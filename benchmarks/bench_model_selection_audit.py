@@ -62,27 +62,66 @@ def main(argv=None) -> None:
         event_loss = abs(math.log(p_b / p_a))
         violated = res.epsilon_lower_bound > scenario.claimed_epsilon
         status = "VIOLATION" if violated else "ok"
-        table.append([scenario.name, scenario.search.selection, scenario.claimed_epsilon,
-                      res.epsilon_lower_bound, res.ratio, event_loss, exact["max loss"],
-                      args.runs, event, status])
-        rows.append(dict(scenario=scenario.name, selection=scenario.search.selection,
-                         claimed_epsilon=scenario.claimed_epsilon,
-                         lower_bound=res.epsilon_lower_bound, ratio=res.ratio,
-                         exact_event_loss=event_loss, exact_max_loss=exact["max loss"],
-                         runs=args.runs, event=res.best_event, counts=res.rows,
-                         exact_probabilities={k: v for k, v in exact.items() if k != "max loss"},
-                         relation=scenario.relation, status=status, seconds=seconds))
-        print(f"{scenario.name}: {res.epsilon_lower_bound:.4f} of {scenario.claimed_epsilon:g} "
-              f"({seconds:.0f} s)", flush=True)
+        table.append(
+            [
+                scenario.name,
+                scenario.search.selection,
+                scenario.claimed_epsilon,
+                res.epsilon_lower_bound,
+                res.ratio,
+                event_loss,
+                exact["max loss"],
+                args.runs,
+                event,
+                status,
+            ]
+        )
+        rows.append(
+            dict(
+                scenario=scenario.name,
+                selection=scenario.search.selection,
+                claimed_epsilon=scenario.claimed_epsilon,
+                lower_bound=res.epsilon_lower_bound,
+                ratio=res.ratio,
+                exact_event_loss=event_loss,
+                exact_max_loss=exact["max loss"],
+                runs=args.runs,
+                event=res.best_event,
+                counts=res.rows,
+                exact_probabilities={k: v for k, v in exact.items() if k != "max loss"},
+                relation=scenario.relation,
+                status=status,
+                seconds=seconds,
+            )
+        )
+        print(
+            f"{scenario.name}: {res.epsilon_lower_bound:.4f} of {scenario.claimed_epsilon:g} "
+            f"({seconds:.0f} s)",
+            flush=True,
+        )
 
     print_table(
         f"PrivateGridSearchCV choice: Clopper–Pearson lower bound (95 %) vs claimed ε, "
         f"{args.runs} fits per dataset",
-        ["scenario", "rule", "claimed ε", "lower bound", "ratio", "exact event loss",
-         "exact pair loss", "runs", "event", "status"],
-        table, align="llrrrrrrll")
-    write_json("model_selection_audit" if args.runs == 20_000 else "model_selection_audit_custom",
-               dict(args=vars(args), rows=rows))
+        [
+            "scenario",
+            "rule",
+            "claimed ε",
+            "lower bound",
+            "ratio",
+            "exact event loss",
+            "exact pair loss",
+            "runs",
+            "event",
+            "status",
+        ],
+        table,
+        align="llrrrrrrll",
+    )
+    write_json(
+        "model_selection_audit" if args.runs == 20_000 else "model_selection_audit_custom",
+        dict(args=vars(args), rows=rows),
+    )
 
 
 if __name__ == "__main__":

@@ -94,65 +94,126 @@ from sklearn.svm import LinearSVC  # noqa: E402
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="digits,kdd", help="comma list of digits, kdd")
-    parser.add_argument("--orders-digits", type=int, default=200, help="random stream orders (digits)")
+    parser.add_argument(
+        "--orders-digits", type=int, default=200, help="random stream orders (digits)"
+    )
     parser.add_argument("--orders-kdd", type=int, default=100, help="random stream orders (kdd)")
     parser.add_argument("--tune-orders", type=int, default=20, help="orders per η/λ grid point")
     parser.add_argument("--pca", type=int, default=5, help="digits PCA dims (0: none)")
-    parser.add_argument("--data-seed", type=int, default=0, help="seed of the fixed public/test/train split")
-    parser.add_argument("--seed", type=int, default=2016, help="seed of the stream orders and estimators")
+    parser.add_argument(
+        "--data-seed", type=int, default=0, help="seed of the fixed public/test/train split"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=2016, help="seed of the stream orders and estimators"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="processes (joblib) over stream orders")
     parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 10/5 orders, 4 tuning orders")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 10/5 orders, 4 tuning orders"
+    )
     args = parser.parse_args(argv)
     defaults = parser.parse_args([])
     if args.quick:
         args.orders_digits, args.orders_kdd, args.tune_orders = 10, 5, 4
-    custom = any(getattr(args, k) != getattr(defaults, k) for k in
-                 ("datasets", "orders_digits", "orders_kdd", "tune_orders", "pca", "data_seed", "seed")
-                 ) and not args.quick
+    custom = (
+        any(
+            getattr(args, k) != getattr(defaults, k)
+            for k in (
+                "datasets",
+                "orders_digits",
+                "orders_kdd",
+                "tune_orders",
+                "pca",
+                "data_seed",
+                "seed",
+            )
+        )
+        and not args.quick
+    )
     suffix = result_suffix(args.quick, not custom)
     warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
     warnings.filterwarnings("ignore", message="Mean of empty slice", category=RuntimeWarning)
     warnings.filterwarnings("ignore", message="Degrees of freedom", category=RuntimeWarning)
 
-    payload = {"settings": dict(vars(args), epsilon=EPSILON, selection_share=0.5, batch_size=5,
-                                lambda_grid=LAMBDA_GRID, eta_factors=ETA_FACTORS, C_grid=C_GRID,
-                                label_budget=LABEL_BUDGET),
-               "estimator_source_sha256_16": source_fingerprint("active_learning"), "datasets": {}}
+    payload = {
+        "settings": dict(
+            vars(args),
+            epsilon=EPSILON,
+            selection_share=0.5,
+            batch_size=5,
+            lambda_grid=LAMBDA_GRID,
+            eta_factors=ETA_FACTORS,
+            C_grid=C_GRID,
+            label_budget=LABEL_BUDGET,
+        ),
+        "estimator_source_sha256_16": source_fingerprint("active_learning"),
+        "datasets": {},
+    }
     t_all = time.perf_counter()
     for name in [s.strip() for s in args.datasets.split(",") if s.strip()]:
         t0 = time.perf_counter()
-        data = load_digits_09(args.pca, args.data_seed) if name == "digits" else load_kdd(args.data_seed)
+        data = (
+            load_digits_09(args.pca, args.data_seed)
+            if name == "digits"
+            else load_kdd(args.data_seed)
+        )
         orders = args.orders_digits if name == "digits" else args.orders_kdd
         print(f"\n## {name}\n\n{data['description']}", flush=True)
         f, lam, C, grid_scores, c_scores = tune(data, args.tune_orders, args.seed, args.jobs)
-        print_table(f"{name}: η/λ grid on the inner training split (FLMB-Bernoulli, mean validation "
-                    f"error over {args.tune_orders} orders)", ["grid point", "validation error"],
-                    [[k, v] for k, v in grid_scores.items()])
-        print(f"\nchosen: λ = {lam:g}, η = {f:g}/λ = {f / lam:g}; LinearSVC C = {C:g} "
-              f"(inner validation errors {({k: round(v, 3) for k, v in c_scores.items()})})")
+        print_table(
+            f"{name}: η/λ grid on the inner training split (FLMB-Bernoulli, mean validation "
+            f"error over {args.tune_orders} orders)",
+            ["grid point", "validation error"],
+            [[k, v] for k, v in grid_scores.items()],
+        )
+        print(
+            f"\nchosen: λ = {lam:g}, η = {f:g}/λ = {f / lam:g}; LinearSVC C = {C:g} "
+            f"(inner validation errors { ({k: round(v, 3) for k, v in c_scores.items()}) })"
+        )
         svm = LinearSVC(C=C, fit_intercept=False).fit(data["X_train"], data["y_train"])
-        anchors = {"svm_error": float(np.mean(svm.predict(data["X_test"]) != data["y_test"])),
-                   "svm_C": C, "majority_error": float(min(np.mean(data["y_test"] == c)
-                                                           for c in data["classes"]))}
+        anchors = {
+            "svm_error": float(np.mean(svm.predict(data["X_test"]) != data["y_test"])),
+            "svm_C": C,
+            "majority_error": float(min(np.mean(data["y_test"] == c) for c in data["classes"])),
+        }
         n = len(data["y_train"])
         step = 5 if n < 500 else 25
         checkpoints = sorted(set(list(range(step, n, step)) + [n]))
         budget = LABEL_BUDGET[name]
-        res = parallel_map(args.jobs, lambda r: _one_order(data, r, args.seed, f, lam, checkpoints, budget),
-                   range(orders))
+        res = parallel_map(
+            args.jobs,
+            lambda r: _one_order(data, r, args.seed, f, lam, checkpoints, budget),
+            range(orders),
+        )
         max_labels = max(int(c["passive (all), ε=2"][0][-1]) for c, _ in res)
-        label_grid = ([10, 20, 40, 60, 80, 100, 150, 200] if name == "digits"
-                      else [25, 50, 100, 200, 400, 800, 1600, 3200])
+        label_grid = (
+            [10, 20, 40, 60, 80, 100, 150, 200]
+            if name == "digits"
+            else [25, 50, 100, 200, 400, 800, 1600, 3200]
+        )
         label_grid = [g for g in label_grid if g <= max_labels]
-        print(f"\nanchors: LinearSVC (C={C:g}, no intercept, all {n} labels) test error "
-              f"{anchors['svm_error']:.3f}; majority-class error {anchors['majority_error']:.3f}")
+        print(
+            f"\nanchors: LinearSVC (C={C:g}, no intercept, all {n} labels) test error "
+            f"{anchors['svm_error']:.3f}; majority-class error {anchors['majority_error']:.3f}"
+        )
         out = analyse(name, data, res, checkpoints, label_grid, budget, anchors, args)
         verdicts, rows = findings(name, out, orders)
-        entry = dict(description=data["description"], n_train=n, n_test=len(data["y_test"]),
-                     n_features=data["n_features"], orders=orders, eta=f / lam, eta_factor=f,
-                     lam=lam, tuning_grid=grid_scores, svm_C_grid=c_scores, anchors=anchors,
-                     results=out, findings=verdicts, findings_table=rows)
+        entry = dict(
+            description=data["description"],
+            n_train=n,
+            n_test=len(data["y_test"]),
+            n_features=data["n_features"],
+            orders=orders,
+            eta=f / lam,
+            eta_factor=f,
+            lam=lam,
+            tuning_grid=grid_scores,
+            svm_C_grid=c_scores,
+            anchors=anchors,
+            results=out,
+            findings=verdicts,
+            findings_table=rows,
+        )
         if name == "digits" and not args.quick:
             entry["pca_probe"] = pca_probe(args, args.seed, f, lam, min(orders, 100))
         if not args.no_plot:

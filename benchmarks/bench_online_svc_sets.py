@@ -97,18 +97,26 @@ PRIVATE = {
     "ftrl, all": dict(selection="all"),
     "ftrl, all, noise=tree": dict(selection="all", noise="tree"),
     "paper FLMB-Bernoulli (B=5, no intercept)": dict(update="flmb", selection="bernoulli", **PAPER),
-    "paper FLMB-exponential (B=5, no intercept)": dict(update="flmb", selection="exponential",
-                                                       **PAPER),
+    "paper FLMB-exponential (B=5, no intercept)": dict(
+        update="flmb", selection="exponential", **PAPER
+    ),
     "paper FLSW-Bernoulli (N=5, no intercept)": dict(update="flsw", selection="bernoulli", **PAPER),
     "FLMB, all (B=5, no intercept)": dict(update="flmb", selection="all", **PAPER),
-    "FLMB-Bernoulli (B=5, constant-feature intercept)": dict(update="flmb", selection="bernoulli",
-                                                             batch_size=5),
+    "FLMB-Bernoulli (B=5, constant-feature intercept)": dict(
+        update="flmb", selection="bernoulli", batch_size=5
+    ),
 }
 DEFAULTS, ALL = "defaults (ftrl, Bernoulli)", "ftrl, all"
 DPLR, SVC, MAJORITY = "dpLR(ε) batch, all labels", "LinearSVC() non-private", "majority rate"
 METHODS = (*PRIVATE, DPLR, SVC, MAJORITY)
-LABELS = {"breast_cancer": "breast cancer", "digits_3v8": "digits 3v8", "digits_1v7": "digits 1v7",
-          "pima": "pima", "vehicle0": "vehicle0", "ecoli1": "ecoli1"}
+LABELS = {
+    "breast_cancer": "breast cancer",
+    "digits_3v8": "digits 3v8",
+    "digits_1v7": "digits 1v7",
+    "pima": "pima",
+    "vehicle0": "vehicle0",
+    "ecoli1": "ecoli1",
+}
 
 
 # ---------------------------------------------------------------- data
@@ -147,15 +155,17 @@ def split(X, y, public_bounds: bool, seed: int):
     """Public scaling split (when needed), then stratified train/test; rows in the unit ball."""
     n_public = 0
     if not public_bounds:
-        X_pub, X, _, y = train_test_split(X, y, test_size=1 - PUBLIC_SHARE, stratify=y,
-                                          random_state=seed)
+        X_pub, X, _, y = train_test_split(
+            X, y, test_size=1 - PUBLIC_SHARE, stratify=y, random_state=seed
+        )
         n_public = len(X_pub)
         lo, hi = X_pub.min(axis=0), X_pub.max(axis=0)
         span = np.where(hi > lo, hi - lo, 1.0)
         X = np.clip(2.0 * (X - lo) / span - 1.0, -1.0, 1.0)
     X = unit_ball(X)
-    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=TEST_SHARE, stratify=y,
-                                              random_state=seed + 1)
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=TEST_SHARE, stratify=y, random_state=seed + 1
+    )
     order = np.random.default_rng(seed + 2).permutation(len(y_tr))
     return X_tr[order], y_tr[order], X_te, y_te, n_public
 
@@ -184,8 +194,9 @@ def one_seed(name: str, r: int, epsilons) -> dict:
     for k, eps in enumerate(epsilons):
         res = {}
         for j, (method, params) in enumerate(PRIVATE.items()):
-            est = PrivateOnlineActiveSVC(epsilon=eps, data_norm=1.0, random_state=_seed(seed, k, j),
-                                         **params).fit(X_tr, y_tr, classes=classes)
+            est = PrivateOnlineActiveSVC(
+                epsilon=eps, data_norm=1.0, random_state=_seed(seed, k, j), **params
+            ).fit(X_tr, y_tr, classes=classes)
             res[method] = (*score(est.predict(X_te)), est.n_labels_requested_ / n)
         lr = LogisticRegression(epsilon=eps, data_norm=1.0, random_state=seed + 7 * k + 3)
         res[DPLR] = (*score(lr.fit(X_tr, y_tr).predict(X_te)), 1.0)
@@ -198,10 +209,19 @@ def one_seed(name: str, r: int, epsilons) -> dict:
 def describe(name: str) -> dict:
     X, y, public_bounds = load(name)
     _, y_tr, _, y_te, n_public = split(X, y, public_bounds, SEED0)
-    return dict(rows=len(y), d=X.shape[1], positive=int(y.sum()), public=n_public,
-                train=len(y_tr), test=len(y_te),
-                scaling=("public bound 2x/16 − 1" if public_bounds
-                         else f"min/max of a {PUBLIC_SHARE:.0%} public split"))
+    return dict(
+        rows=len(y),
+        d=X.shape[1],
+        positive=int(y.sum()),
+        public=n_public,
+        train=len(y_tr),
+        test=len(y_te),
+        scaling=(
+            "public bound 2x/16 − 1"
+            if public_bounds
+            else f"min/max of a {PUBLIC_SHARE:.0%} public split"
+        ),
+    )
 
 
 # ---------------------------------------------------------------- report
@@ -220,16 +240,27 @@ def plot(stats, epsilons, path):
     except ImportError:
         print("matplotlib missing: no figure")
         return
-    shown = (DEFAULTS, ALL, "ftrl, all, noise=tree", "paper FLMB-Bernoulli (B=5, no intercept)",
-             DPLR, SVC)
+    shown = (
+        DEFAULTS,
+        ALL,
+        "ftrl, all, noise=tree",
+        "paper FLMB-Bernoulli (B=5, no intercept)",
+        DPLR,
+        SVC,
+    )
     fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
     for ax, name in zip(axes.ravel(), SETS):
         for method in shown:
             mean = [np.mean(stats[name][e][method]["acc"]) for e in epsilons]
             style = "--" if method in (DPLR, SVC) else "-"
             ax.plot(epsilons, mean, style, marker="o", ms=3, label=method)
-        ax.axhline(np.mean(stats[name][epsilons[0]][MAJORITY]["acc"]), color="grey", lw=0.8,
-                   ls=":", label=MAJORITY)
+        ax.axhline(
+            np.mean(stats[name][epsilons[0]][MAJORITY]["acc"]),
+            color="grey",
+            lw=0.8,
+            ls=":",
+            label=MAJORITY,
+        )
         ax.set_xscale("log")
         ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
         ax.minorticks_off()
@@ -255,22 +286,41 @@ def main(argv=None):
     defaults = parser.parse_args([])
     if args.quick:
         args.seeds = 3
-    custom = not args.quick and any(getattr(args, k) != getattr(defaults, k)
-                                    for k in ("seeds", "epsilons", "sets"))
+    custom = not args.quick and any(
+        getattr(args, k) != getattr(defaults, k) for k in ("seeds", "epsilons", "sets")
+    )
     suffix = "_quick" if args.quick else ("_custom" if custom else "")
     epsilons = tuple(sorted(args.epsilons))
     sets = tuple(s for s in SETS if s in args.sets)
 
     t0 = time.perf_counter()
     info = {name: describe(name) for name in sets}
-    print_table("data (sizes of the seed-0 split; rows in the unit ball, data_norm = 1)",
-                ["set", "rows", "d", "positive", "public", "train (stream)", "test", "scaling"],
-                [[LABELS[s], i["rows"], i["d"], i["positive"], i["public"], i["train"], i["test"],
-                  i["scaling"]] for s, i in info.items()], align="lrrrrrrl")
+    print_table(
+        "data (sizes of the seed-0 split; rows in the unit ball, data_norm = 1)",
+        ["set", "rows", "d", "positive", "public", "train (stream)", "test", "scaling"],
+        [
+            [
+                LABELS[s],
+                i["rows"],
+                i["d"],
+                i["positive"],
+                i["public"],
+                i["train"],
+                i["test"],
+                i["scaling"],
+            ]
+            for s, i in info.items()
+        ],
+        align="lrrrrrrl",
+    )
     tasks = [(name, r) for name in sets for r in range(args.seeds)]
     runs = Parallel(n_jobs=args.jobs)(delayed(one_seed)(name, r, epsilons) for name, r in tasks)
-    stats = {name: {e: {m: {"acc": [], "labels": [], "one_class": []} for m in METHODS}
-                    for e in epsilons} for name in sets}
+    stats = {
+        name: {
+            e: {m: {"acc": [], "labels": [], "one_class": []} for m in METHODS} for e in epsilons
+        }
+        for name in sets
+    }
     for (name, _), out in zip(tasks, runs):
         for e in epsilons:
             for m in METHODS:
@@ -279,24 +329,55 @@ def main(argv=None):
 
     tables = {}
     for e in epsilons:
-        rows = [[m] + [cell(stats[s][e][m]["acc"], stats[s][e][m]["labels"] if m in PRIVATE
-                            else None) for s in sets] for m in METHODS]
+        rows = [
+            [m]
+            + [
+                cell(stats[s][e][m]["acc"], stats[s][e][m]["labels"] if m in PRIVATE else None)
+                for s in sets
+            ]
+            for m in METHODS
+        ]
         tables[f"eps={e:g}"] = print_table(
             f"(a) ε = {e:g}: test accuracy, mean ± sd over {args.seeds} seeds "
-            "[labels requested / training rows]", ["method"] + [LABELS[s] for s in sets], rows)
+            "[labels requested / training rows]",
+            ["method"] + [LABELS[s] for s in sets],
+            rows,
+        )
 
     def avg(e, m, key="acc"):
         return float(np.mean([np.mean(stats[s][e][m][key]) for s in sets]))
 
-    rows = [[f"{e:g}", f"{avg(e, DEFAULTS):.3f}", f"{avg(e, DEFAULTS, 'labels'):.2f}",
-             f"{avg(e, ALL):.3f}", f"{avg(e, 'ftrl, all, noise=tree'):.3f}",
-             f"{avg(e, 'paper FLMB-Bernoulli (B=5, no intercept)'):.3f}", f"{avg(e, DPLR):.3f}",
-             f"{avg(e, SVC):.3f}", f"{avg(e, DEFAULTS) - avg(e, DPLR):+.3f}",
-             f"{avg(e, ALL) - avg(e, DPLR):+.3f}"] for e in epsilons]
+    rows = [
+        [
+            f"{e:g}",
+            f"{avg(e, DEFAULTS):.3f}",
+            f"{avg(e, DEFAULTS, 'labels'):.2f}",
+            f"{avg(e, ALL):.3f}",
+            f"{avg(e, 'ftrl, all, noise=tree'):.3f}",
+            f"{avg(e, 'paper FLMB-Bernoulli (B=5, no intercept)'):.3f}",
+            f"{avg(e, DPLR):.3f}",
+            f"{avg(e, SVC):.3f}",
+            f"{avg(e, DEFAULTS) - avg(e, DPLR):+.3f}",
+            f"{avg(e, ALL) - avg(e, DPLR):+.3f}",
+        ]
+        for e in epsilons
+    ]
     tables["summary"] = print_table(
         f"(b) mean over the {len(sets)} sets of the per-set mean accuracy",
-        ["ε", "defaults", "defaults labels/rows", "ftrl all", "ftrl all tree", "paper FLMB-Bern.",
-         "dpLR(ε)", "LinearSVC", "defaults − dpLR", "all − dpLR"], rows)
+        [
+            "ε",
+            "defaults",
+            "defaults labels/rows",
+            "ftrl all",
+            "ftrl all tree",
+            "paper FLMB-Bern.",
+            "dpLR(ε)",
+            "LinearSVC",
+            "defaults − dpLR",
+            "all − dpLR",
+        ],
+        rows,
+    )
 
     checks = {}
     if TARGET_EPSILON in epsilons:
@@ -309,46 +390,98 @@ def main(argv=None):
             lab = float(np.mean(st[DEFAULTS]["labels"]))
             ok_def = d_def >= -DEFAULTS_MARGIN and lab < 1.0
             ok_all = d_all >= -ALL_MARGIN
-            checks[s] = dict(dplr=lr, defaults_minus_dplr=d_def, labels_per_row=lab,
-                             defaults_ok=ok_def, all_minus_dplr=d_all, all_ok=ok_all)
-            rows.append([LABELS[s], info[s]["train"], f"{lr:.3f}",
-                         f"{np.mean(st[DEFAULTS]['acc']):.3f}", f"{d_def:+.3f}", f"{lab:.2f}",
-                         "✓" if ok_def else "✗", f"{np.mean(st[ALL]['acc']):.3f}", f"{d_all:+.3f}",
-                         "✓" if ok_all else "✗"])
+            checks[s] = dict(
+                dplr=lr,
+                defaults_minus_dplr=d_def,
+                labels_per_row=lab,
+                defaults_ok=ok_def,
+                all_minus_dplr=d_all,
+                all_ok=ok_all,
+            )
+            rows.append(
+                [
+                    LABELS[s],
+                    info[s]["train"],
+                    f"{lr:.3f}",
+                    f"{np.mean(st[DEFAULTS]['acc']):.3f}",
+                    f"{d_def:+.3f}",
+                    f"{lab:.2f}",
+                    "✓" if ok_def else "✗",
+                    f"{np.mean(st[ALL]['acc']):.3f}",
+                    f"{d_all:+.3f}",
+                    "✓" if ok_all else "✗",
+                ]
+            )
         tables["targets"] = print_table(
             f"(c) targets at ε = {e:g}: defaults − dpLR ≥ −{DEFAULTS_MARGIN} with labels < rows; "
-            f"selection=\"all\" − dpLR ≥ −{ALL_MARGIN}",
-            ["set", "train rows", "dpLR", "defaults", "Δ", "labels/rows", "✓", "ftrl all", "Δ",
-             "✓"], rows)
+            f'selection="all" − dpLR ≥ −{ALL_MARGIN}',
+            [
+                "set",
+                "train rows",
+                "dpLR",
+                "defaults",
+                "Δ",
+                "labels/rows",
+                "✓",
+                "ftrl all",
+                "Δ",
+                "✓",
+            ],
+            rows,
+        )
 
-    rows = [[m] + ["/".join(str(sum(stats[s][e][m]["one_class"])) for e in epsilons)
-                   for s in sets] for m in METHODS if m != MAJORITY]
+    rows = [
+        [m] + ["/".join(str(sum(stats[s][e][m]["one_class"])) for e in epsilons) for s in sets]
+        for m in METHODS
+        if m != MAJORITY
+    ]
     tables["one_class"] = print_table(
         f"(d) runs predicting one class for every test row, of {args.seeds} per set, at ε = "
-        + "/".join(f"{e:g}" for e in epsilons), ["method"] + [LABELS[s] for s in sets], rows)
+        + "/".join(f"{e:g}" for e in epsilons),
+        ["method"] + [LABELS[s] for s in sets],
+        rows,
+    )
 
     runtime = time.perf_counter() - t0
     print(f"\nruntime {runtime:.0f} s ({len(tasks)} set × seed tasks, {args.jobs} processes)")
     if not args.no_plot:
         plot(stats, epsilons, RESULTS_DIR / f"online_svc_sets{suffix}.png")
-    write_json("online_svc_sets" + suffix, {
-        "settings": dict(vars(args), public_share=PUBLIC_SHARE, test_share=TEST_SHARE,
-                         data_norm=1.0, seed0=SEED0, methods=PRIVATE,
-                         dplr="diffprivlib LogisticRegression(epsilon=ε, data_norm=1)",
-                         svc="LinearSVC()"),
-        "estimator_source_sha256_16": source_fingerprint("active_learning"),
-        "data": info,
-        "results": {f"{e:g}": {s: {m: dict(acc_mean=mean_std(v["acc"])[0],
-                                           acc_sd=mean_std(v["acc"])[1],
-                                           labels_per_row=float(np.mean(v["labels"])),
-                                           one_class_runs=int(sum(v["one_class"])),
-                                           acc=v["acc"])
-                                   for m, v in stats[s][e].items()} for s in sets}
-                    for e in epsilons},
-        "targets_at_eps2": checks,
-        "tables": tables,
-        "runtime_s": runtime,
-    })
+    write_json(
+        "online_svc_sets" + suffix,
+        {
+            "settings": dict(
+                vars(args),
+                public_share=PUBLIC_SHARE,
+                test_share=TEST_SHARE,
+                data_norm=1.0,
+                seed0=SEED0,
+                methods=PRIVATE,
+                dplr="diffprivlib LogisticRegression(epsilon=ε, data_norm=1)",
+                svc="LinearSVC()",
+            ),
+            "estimator_source_sha256_16": source_fingerprint("active_learning"),
+            "data": info,
+            "results": {
+                f"{e:g}": {
+                    s: {
+                        m: dict(
+                            acc_mean=mean_std(v["acc"])[0],
+                            acc_sd=mean_std(v["acc"])[1],
+                            labels_per_row=float(np.mean(v["labels"])),
+                            one_class_runs=int(sum(v["one_class"])),
+                            acc=v["acc"],
+                        )
+                        for m, v in stats[s][e].items()
+                    }
+                    for s in sets
+                }
+                for e in epsilons
+            },
+            "targets_at_eps2": checks,
+            "tables": tables,
+            "runtime_s": runtime,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -119,7 +119,9 @@ def accuracy_run(make, X, y, X_test, y_test, marks):
     est, acc, labels, start = make(), [], [], 0
     for stop in marks:
         for s in range(start, stop, CHUNK):
-            est.partial_fit(X[s:min(s + CHUNK, stop)], y[s:min(s + CHUNK, stop)], classes=CLASSES)
+            est.partial_fit(
+                X[s : min(s + CHUNK, stop)], y[s : min(s + CHUNK, stop)], classes=CLASSES
+            )
         start = stop
         acc.append(float(np.mean(est.predict(X_test) == y_test)))
         labels.append(getattr(est, "n_labels_requested_", stop))
@@ -130,8 +132,9 @@ def stream_pass(make, X, y):
     def run():
         est = make()
         for s in range(0, X.shape[0], CHUNK):
-            est.partial_fit(X[s:s + CHUNK], y[s:s + CHUNK], classes=CLASSES)
+            est.partial_fit(X[s : s + CHUNK], y[s : s + CHUNK], classes=CLASSES)
         return est
+
     return run
 
 
@@ -139,7 +142,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="stream length")
     parser.add_argument("--label-noise", type=float, default=0.05, help="label flip probability")
-    parser.add_argument("--seeds", type=int, default=5, help="estimator seeds for the accuracy table")
+    parser.add_argument(
+        "--seeds", type=int, default=5, help="estimator seeds for the accuracy table"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timing repeats (median)")
     parser.add_argument("--data-seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="10⁵ rows, 2 seeds, 3 repeats")
@@ -147,52 +152,73 @@ def main(argv=None):
     defaults = parser.parse_args([])
     if args.quick:
         args.rows, args.seeds, args.repeats = 100_000, 2, 3
-    custom = not args.quick and any(getattr(args, k) != getattr(defaults, k)
-                                    for k in ("rows", "label_noise", "seeds", "repeats", "data_seed"))
+    custom = not args.quick and any(
+        getattr(args, k) != getattr(defaults, k)
+        for k in ("rows", "label_noise", "seeds", "repeats", "data_seed")
+    )
     suffix = "_quick" if args.quick else ("_custom" if custom else "")
     warnings.filterwarnings("ignore", category=UserWarning, module="sklearn")
 
     t_all = time.perf_counter()
     X, y = make_stream(args.rows + 100_000, D, args.label_noise, args.data_seed)
-    X, y, X_test, y_test = X[:args.rows], y[:args.rows], X[args.rows:], y[args.rows:]
+    X, y, X_test, y_test = X[: args.rows], y[: args.rows], X[args.rows :], y[args.rows :]
     n = args.rows
     marks = sorted({m for m in (10_000, 100_000, n) if m <= n})
-    print(f"stream: {n} rows, d = {D}, uniform in the unit ball, label noise {args.label_noise} "
-          f"(Bayes accuracy {1 - args.label_noise:.3f}); test {len(y_test)} rows; "
-          f"ε = {EPSILON} (ftrl: ε_s = 0.5, ε_g = 1.5, λ = M²/3; the paper's FLMB: "
-          "ε_s = ε_g = 1, λ = 0.01, η = 1/λ)", flush=True)
+    print(
+        f"stream: {n} rows, d = {D}, uniform in the unit ball, label noise {args.label_noise} "
+        f"(Bayes accuracy {1 - args.label_noise:.3f}); test {len(y_test)} rows; "
+        f"ε = {EPSILON} (ftrl: ε_s = 0.5, ε_g = 1.5, λ = M²/3; the paper's FLMB: "
+        "ε_s = ε_g = 1, λ = 0.01, η = 1/λ)",
+        flush=True,
+    )
 
     # (a) accuracy
     acc, labels = {}, {}
     t0 = time.perf_counter()
     for name, params in PRIVATE.items():
-        runs = [accuracy_run(lambda s=s: private(s, n, **params), X, y, X_test, y_test, marks)
-                for s in range(args.seeds)]
+        runs = [
+            accuracy_run(lambda s=s: private(s, n, **params), X, y, X_test, y_test, marks)
+            for s in range(args.seeds)
+        ]
         acc[name] = np.array([r[0] for r in runs])
         labels[name] = np.array([r[1] for r in runs], float)
     sgd_name = 'SGDClassifier(loss="hinge") — non-private, all labels'
-    runs = [accuracy_run(lambda s=s: sgd(s), X, y, X_test, y_test, marks) for s in range(args.seeds)]
+    runs = [
+        accuracy_run(lambda s=s: sgd(s), X, y, X_test, y_test, marks) for s in range(args.seeds)
+    ]
     acc[sgd_name] = np.array([r[0] for r in runs])
     labels[sgd_name] = np.array([r[1] for r in runs], float)
     t_acc = time.perf_counter() - t0
-    rows = [[name] + [fmt_mean_std(acc[name][:, j], 3) for j in range(len(marks))]
-            + [f"{labels[name][:, -1].mean():,.0f}"] for name in acc]
+    rows = [
+        [name]
+        + [fmt_mean_std(acc[name][:, j], 3) for j in range(len(marks))]
+        + [f"{labels[name][:, -1].mean():,.0f}"]
+        for name in acc
+    ]
     table_a = print_table(
         f"(a) test accuracy after t rows, mean ± std over {args.seeds} seeds "
         f"(Bayes {1 - args.label_noise:.2f})",
-        ["method"] + [f"t={m:,}" for m in marks] + ["labels used"], rows)
+        ["method"] + [f"t={m:,}" for m in marks] + ["labels used"],
+        rows,
+    )
     final = float(acc[DEFAULTS][:, -1].mean())
     accuracy_ok = final >= ACCURACY_TARGET
-    print(f"\ntarget: defaults' accuracy after {n:,} rows ≥ {ACCURACY_TARGET}: {final:.3f} "
-          + ("✓" if accuracy_ok else "✗"))
+    print(
+        f"\ntarget: defaults' accuracy after {n:,} rows ≥ {ACCURACY_TARGET}: {final:.3f} "
+        + ("✓" if accuracy_ok else "✗")
+    )
 
     # (b) throughput
     for params in TIMED.values():  # warm-up: compile / load the numba cache
         private(0, n, **params).partial_fit(X[:CHUNK], y[:CHUNK], classes=CLASSES)
     sgd(0).partial_fit(X[:CHUNK], y[:CHUNK], classes=CLASSES)
     funcs = {"SGDClassifier": stream_pass(lambda: SGDClassifier(loss="hinge"), X, y)}
-    funcs.update({name: stream_pass(lambda p=params: private(0, n, **p), X, y)
-                  for name, params in TIMED.items()})
+    funcs.update(
+        {
+            name: stream_pass(lambda p=params: private(0, n, **p), X, y)
+            for name, params in TIMED.items()
+        }
+    )
     t0 = time.perf_counter()
     timed = time_interleaved(funcs, repeats=args.repeats)
     t_time = time.perf_counter() - t0
@@ -202,39 +228,74 @@ def main(argv=None):
         med, times = timed[name]
         ratio = med / base
         speed[name] = dict(median_s=med, times=times, rows_per_s=n / med, ratio_vs_sgd=ratio)
-        rows_b.append([f"PrivateOnlineActiveSVC {name}", fmt(med), f"{n / med:,.0f}",
-                       fmt(base), f"{n / base:,.0f}", f"{ratio:.2f}×",
-                       "✓" if ratio <= TIME_TARGET else "✗"])
-    speed["SGDClassifier"] = dict(median_s=base, times=timed["SGDClassifier"][1], rows_per_s=n / base)
+        rows_b.append(
+            [
+                f"PrivateOnlineActiveSVC {name}",
+                fmt(med),
+                f"{n / med:,.0f}",
+                fmt(base),
+                f"{n / base:,.0f}",
+                f"{ratio:.2f}×",
+                "✓" if ratio <= TIME_TARGET else "✗",
+            ]
+        )
+    speed["SGDClassifier"] = dict(
+        median_s=base, times=timed["SGDClassifier"][1], rows_per_s=n / base
+    )
     table_b = print_table(
         f"(b) partial_fit over {n:,} rows in {CHUNK}-row chunks, median of {args.repeats} "
-        "(interleaved with SGDClassifier(loss=\"hinge\"))",
-        ["estimator", "median s", "rows/s", "SGD median s", "SGD rows/s", "ratio", "≤ 3×"], rows_b)
+        '(interleaved with SGDClassifier(loss="hinge"))',
+        ["estimator", "median s", "rows/s", "SGD median s", "SGD rows/s", "ratio", "≤ 3×"],
+        rows_b,
+    )
 
     time_ok = speed[DEFAULTS]["ratio_vs_sgd"] <= TIME_TARGET
-    print(f"\ntarget: defaults ≤ {TIME_TARGET:g}× SGDClassifier's time: "
-          f"{speed[DEFAULTS]['ratio_vs_sgd']:.2f}× " + ("✓" if time_ok else "✗"))
+    print(
+        f"\ntarget: defaults ≤ {TIME_TARGET:g}× SGDClassifier's time: "
+        f"{speed[DEFAULTS]['ratio_vs_sgd']:.2f}× " + ("✓" if time_ok else "✗")
+    )
 
     runtime = time.perf_counter() - t_all
     print(f"\nruntime {runtime:.0f} s (accuracy {t_acc:.0f} s, timing {t_time:.0f} s)")
-    write_json("online_svc_stream" + suffix, {
-        "settings": dict(vars(args), d=D, chunk=CHUNK, epsilon=EPSILON, test_rows=len(y_test),
-                         private={k: {**v, **({"n_rows_hint": n} if "n_rows_hint" in v else {})}
-                                  for k, v in PRIVATE.items()},
-                         sgd='SGDClassifier(loss="hinge")'),
-        "targets": {"accuracy_defaults_final": final, "accuracy_target": ACCURACY_TARGET,
-                    "accuracy_ok": accuracy_ok,
-                    "time_ratio_defaults": speed[DEFAULTS]["ratio_vs_sgd"],
-                    "time_target": TIME_TARGET, "time_ok": time_ok},
-        "estimator_source_sha256_16": source_fingerprint("active_learning"),
-        "accuracy": {name: dict(marks=marks, mean=acc[name].mean(0),
-                                std=acc[name].std(0, ddof=1) if args.seeds > 1 else None,
-                                per_seed=acc[name], labels_mean=labels[name].mean(0))
-                     for name in acc},
-        "throughput": speed,
-        "tables": {"accuracy": table_a, "throughput": table_b},
-        "runtime_s": runtime,
-    })
+    write_json(
+        "online_svc_stream" + suffix,
+        {
+            "settings": dict(
+                vars(args),
+                d=D,
+                chunk=CHUNK,
+                epsilon=EPSILON,
+                test_rows=len(y_test),
+                private={
+                    k: {**v, **({"n_rows_hint": n} if "n_rows_hint" in v else {})}
+                    for k, v in PRIVATE.items()
+                },
+                sgd='SGDClassifier(loss="hinge")',
+            ),
+            "targets": {
+                "accuracy_defaults_final": final,
+                "accuracy_target": ACCURACY_TARGET,
+                "accuracy_ok": accuracy_ok,
+                "time_ratio_defaults": speed[DEFAULTS]["ratio_vs_sgd"],
+                "time_target": TIME_TARGET,
+                "time_ok": time_ok,
+            },
+            "estimator_source_sha256_16": source_fingerprint("active_learning"),
+            "accuracy": {
+                name: dict(
+                    marks=marks,
+                    mean=acc[name].mean(0),
+                    std=acc[name].std(0, ddof=1) if args.seeds > 1 else None,
+                    per_seed=acc[name],
+                    labels_mean=labels[name].mean(0),
+                )
+                for name in acc
+            },
+            "throughput": speed,
+            "tables": {"accuracy": table_a, "throughput": table_b},
+            "runtime_s": runtime,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -48,16 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import print_table, source_fingerprint, write_json
-from bench_outlier import (
-    CHOOSE,
-    HELD_OUT,
-    IFOREST,
-    SEED0,
-    auc,
-    hbos_scores,
-    load,
-    runs_per_set,
-)
+from bench_outlier import CHOOSE, HELD_OUT, IFOREST, SEED0, auc, hbos_scores, load, runs_per_set
 from sklearn.ensemble import IsolationForest
 
 from skdp_anomaly.outlier import PrivateHBOS, hbos_n_bins
@@ -117,7 +108,7 @@ def half_space_trees(X, epsilon, rng, k=50, depth=6):
         lower, upper = np.full((1, d), -1.0), np.full((1, d), 1.0)
         node, volume = np.zeros(n, dtype=np.intp), np.zeros(1)
         for level in range(depth):
-            m = 2 ** level
+            m = 2**level
             feature = rng.integers(d, size=m)
             share = rng.uniform(0.25, 0.75, m)
             width = upper[np.arange(m), feature] - lower[np.arange(m), feature]
@@ -131,7 +122,7 @@ def half_space_trees(X, epsilon, rng, k=50, depth=6):
             volume[1::2] += np.log1p(-share)
             node = 2 * node + right
         keys[:, t], log_volume[:, t] = node, volume[node]
-    table = _noisy_log_shares(keys, 2 ** depth, k, epsilon, rng)
+    table = _noisy_log_shares(keys, 2**depth, k, epsilon, rng)
     parts = np.arange(k)
     return (table[parts, keys] - log_volume).mean(axis=1)
 
@@ -142,21 +133,24 @@ def hbos(X, epsilon, rng):
     return PrivateHBOS(epsilon=epsilon, bounds=(-1, 1), random_state=rng).fit(X).score_samples(X)
 
 
-STRUCTURES = {"HBOS (PrivateHBOS)": hbos, "LODA, 50 × 10 bins": loda,
-              "random grids, 20 × 2-D": random_grids, "half-space trees, 50 × depth 6":
-              half_space_trees}
+STRUCTURES = {
+    "HBOS (PrivateHBOS)": hbos,
+    "LODA, 50 × 10 bins": loda,
+    "random grids, 20 × 2-D": random_grids,
+    "half-space trees, 50 × depth 6": half_space_trees,
+}
 
 
 def one_run(name: str, r: int) -> dict:
-    seed = int(np.random.default_rng([SEED0, (CHOOSE + HELD_OUT).index(name), r])
-               .integers(2**31 - 3))
+    seed = int(
+        np.random.default_rng([SEED0, (CHOOSE + HELD_OUT).index(name), r]).integers(2**31 - 3)
+    )
     X, y = load(name, seed)
     out = {IFOREST: auc(y, IsolationForest(random_state=seed).fit(X).score_samples(X))}
     for label, structure in STRUCTURES.items():
         for eps in EPSILONS:
             rng = np.random.default_rng([seed, 1])  # the same structure at both ε
-            out[f"{label}, ε={'∞' if eps is None else f'{eps:g}'}"] = auc(
-                y, structure(X, eps, rng))
+            out[f"{label}, ε={'∞' if eps is None else f'{eps:g}'}"] = auc(y, structure(X, eps, rng))
     return out
 
 
@@ -174,15 +168,24 @@ def main(argv=None):
     methods = list(per_set[CHOOSE[0]])
     rows = []
     for method in methods:
-        means = [np.mean([np.mean(per_set[s][method]) for s in group])
-                 for group in (CHOOSE, HELD_OUT)]
+        means = [
+            np.mean([np.mean(per_set[s][method]) for s in group]) for group in (CHOOSE, HELD_OUT)
+        ]
         rows.append([method, *(f"{m:.3f}" for m in means)])
-    print_table(f"Mean ROC-AUC over each group's sets ({args.seeds} seeds)",
-                ["structure", "choose", "held-out"], rows)
-    write_json("outlier_structures" + ("_quick" if args.quick else ""),
-               {"settings": dict(vars(args), choose=list(CHOOSE), held_out=list(HELD_OUT)),
-                "source": source_fingerprint("outlier"), "roc_auc": per_set,
-                "wall_s": time.time() - t0})
+    print_table(
+        f"Mean ROC-AUC over each group's sets ({args.seeds} seeds)",
+        ["structure", "choose", "held-out"],
+        rows,
+    )
+    write_json(
+        "outlier_structures" + ("_quick" if args.quick else ""),
+        {
+            "settings": dict(vars(args), choose=list(CHOOSE), held_out=list(HELD_OUT)),
+            "source": source_fingerprint("outlier"),
+            "roc_auc": per_set,
+            "wall_s": time.time() - t0,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -79,31 +79,48 @@ def load(name: str):
         X, y = X[keep], (y[keep] == 8).astype(int)
         cuts = (57, 257)
     elif name == "synth":
-        X, y = make_classification(n_samples=6500, n_features=10, n_informative=5,
-                                   n_redundant=2, n_clusters_per_class=1, flip_y=0.05,
-                                   random_state=0)
+        X, y = make_classification(
+            n_samples=6500,
+            n_features=10,
+            n_informative=5,
+            n_redundant=2,
+            n_clusters_per_class=1,
+            flip_y=0.05,
+            random_state=0,
+        )
         cuts = (500, 4500)
     else:
-        X, y = make_classification(n_samples=26000, n_features=10, n_informative=5,
-                                   n_redundant=2, n_clusters_per_class=1, flip_y=0.05,
-                                   random_state=1)
+        X, y = make_classification(
+            n_samples=26000,
+            n_features=10,
+            n_informative=5,
+            n_redundant=2,
+            n_clusters_per_class=1,
+            flip_y=0.05,
+            random_state=1,
+        )
         cuts = (1000, 21000)
     p = np.random.default_rng(12345).permutation(len(y))
     X, y = X[p], y[p]
-    public, (a, b) = X[:cuts[0]], cuts
+    public, (a, b) = X[: cuts[0]], cuts
     return to_unit_ball(X[a:b], public), y[a:b], to_unit_ball(X[b:], public), y[b:]
 
 
 def arms(total: float, seed: int) -> dict:
     model = PrivateLogisticRegression(epsilon=total, data_norm=1.0, random_state=seed)
-    search = PrivateGridSearchCV(PrivateLogisticRegression(data_norm=1.0), GRID,
-                                 total_epsilon=total, random_state=seed)
-    return {"default model": model,
-            "default search": search,
-            "forced search": search.__class__(**{**search.get_params(deep=False),
-                                                 "force_search": True}),
-            "forced, winner released": search.__class__(**{
-                **search.get_params(deep=False), "force_search": True, "refit": False})}
+    search = PrivateGridSearchCV(
+        PrivateLogisticRegression(data_norm=1.0), GRID, total_epsilon=total, random_state=seed
+    )
+    return {
+        "default model": model,
+        "default search": search,
+        "forced search": search.__class__(
+            **{**search.get_params(deep=False), "force_search": True}
+        ),
+        "forced, winner released": search.__class__(
+            **{**search.get_params(deep=False), "force_search": True, "refit": False}
+        ),
+    }
 
 
 def run_cell(name: str, total: float, seeds: int) -> dict:
@@ -122,9 +139,16 @@ def run_cell(name: str, total: float, seeds: int) -> dict:
             if arm == "forced search":
                 chosen.append(str(est.best_params_["C"]))
     diff = np.array(acc["default search"]) - np.array(acc["default model"])
-    return {"data": name, "total": total, "n_private": len(y), "n_features": X.shape[1],
-            "accuracy": acc, "searched": searched, "forced_choices": chosen,
-            "paired_difference": diff.tolist()}
+    return {
+        "data": name,
+        "total": total,
+        "n_private": len(y),
+        "n_features": X.shape[1],
+        "accuracy": acc,
+        "searched": searched,
+        "forced_choices": chosen,
+        "paired_difference": diff.tolist(),
+    }
 
 
 def mean_se(values) -> str:
@@ -137,23 +161,44 @@ def report(cells: list) -> None:
     for c in cells:
         a = c["accuracy"]
         d = np.asarray(c["paired_difference"])
-        rows.append([c["data"], f"{c['total']:g}", c["n_private"],
-                     *(mean_se(a[arm]) for arm in ARMS),
-                     f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0:.4f}",
-                     f"{np.mean(c['searched']):.2f}",
-                     "yes" if d.mean() >= -2 * (d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1
-                                                 else 0) else "NO"])
-    print_table("Test accuracy at equal total ε (mean ± se over seeds; every arm spends exactly "
-                "T, checked with check_privacy_budget)",
-                ["data", "T", "private rows", *ARMS, "search − model (paired)",
-                 "share searched", "search ≥ model − 2 se"], rows)
+        rows.append(
+            [
+                c["data"],
+                f"{c['total']:g}",
+                c["n_private"],
+                *(mean_se(a[arm]) for arm in ARMS),
+                f"{d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0:.4f}",
+                f"{np.mean(c['searched']):.2f}",
+                "yes"
+                if d.mean() >= -2 * (d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0)
+                else "NO",
+            ]
+        )
+    print_table(
+        "Test accuracy at equal total ε (mean ± se over seeds; every arm spends exactly "
+        "T, checked with check_privacy_budget)",
+        [
+            "data",
+            "T",
+            "private rows",
+            *ARMS,
+            "search − model (paired)",
+            "share searched",
+            "search ≥ model − 2 se",
+        ],
+        rows,
+    )
     rows = []
     for c in cells:
         values, counts = np.unique(c["forced_choices"], return_counts=True)
-        rows.append([c["data"], f"{c['total']:g}",
-                     ", ".join(f"{v}: {k}" for v, k in zip(values, counts))])
-    print_table("C chosen by the forced search (the estimator's own C='auto' is a candidate)",
-                ["data", "T", "choices"], rows)
+        rows.append(
+            [c["data"], f"{c['total']:g}", ", ".join(f"{v}: {k}" for v, k in zip(values, counts))]
+        )
+    print_table(
+        "C chosen by the forced search (the estimator's own C='auto' is a candidate)",
+        ["data", "T", "choices"],
+        rows,
+    )
 
 
 def main(argv=None):
@@ -168,8 +213,7 @@ def main(argv=None):
     start, cpu = time.time(), time.process_time()
     with redirect_stdout(Tee(sys.stdout, buffer)):
         print(f"# Default private search vs the default model at equal total ε ({seeds} seeds)")
-        cells = [run_cell(d, t, seeds) for d in ("cancer", "digits 3/8", "synth")
-                 for t in TOTALS]
+        cells = [run_cell(d, t, seeds) for d in ("cancer", "digits 3/8", "synth") for t in TOTALS]
         cells.append(run_cell("synth large", 5.0, max(3, seeds // 4)))
         report(cells)
         print(f"\ntime: {time.time() - start:.0f} s wall, {time.process_time() - cpu:.0f} s CPU")

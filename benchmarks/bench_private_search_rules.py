@@ -121,31 +121,57 @@ from _private_search_rules_runs import (  # noqa: E402
 # ------------------------------------------------------------------ main
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=RUNS,
-                        help=f"runs of the target section per ε_c (default {RUNS})")
-    parser.add_argument("--equal-runs", type=int, default=EQUAL_RUNS,
-                        help="runs per (data, total ε) of the equal-total section "
-                        f"(default {EQUAL_RUNS})")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=RUNS,
+        help=f"runs of the target section per ε_c (default {RUNS})",
+    )
+    parser.add_argument(
+        "--equal-runs",
+        type=int,
+        default=EQUAL_RUNS,
+        help=f"runs per (data, total ε) of the equal-total section (default {EQUAL_RUNS})",
+    )
     parser.add_argument("--totals", type=float, nargs="+", default=list(TOTALS))
-    parser.add_argument("--ref-seeds", type=int, default=None,
-                        help="seeds of the true-CV-score table (default 10 synth, 20 cancer)")
-    parser.add_argument("--jobs", type=int, default=2,
-                        help="processes for the reference table and the equal-total section "
-                        "(the timed target section always runs alone, in this process)")
-    parser.add_argument("--sections", default="target,equal",
-                        help="comma-separated subset of target,equal")
-    parser.add_argument("--reference-check", type=Path, default=None,
-                        help="folder with reference_<data>.json of the same protocol to compare "
-                        "the recomputed table with (diagnostic only)")
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: 4 target runs, 2 equal-total runs at T = 2 only, "
-                        "2 reference seeds")
+    parser.add_argument(
+        "--ref-seeds",
+        type=int,
+        default=None,
+        help="seeds of the true-CV-score table (default 10 synth, 20 cancer)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="processes for the reference table and the equal-total section "
+        "(the timed target section always runs alone, in this process)",
+    )
+    parser.add_argument(
+        "--sections", default="target,equal", help="comma-separated subset of target,equal"
+    )
+    parser.add_argument(
+        "--reference-check",
+        type=Path,
+        default=None,
+        help="folder with reference_<data>.json of the same protocol to compare "
+        "the recomputed table with (diagnostic only)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 4 target runs, 2 equal-total runs at T = 2 only, 2 reference seeds",
+    )
     args = parser.parse_args(argv)
     from joblib import Parallel, delayed
 
-    default = (args.runs == RUNS and args.equal_runs == EQUAL_RUNS
-               and args.totals == list(TOTALS)
-               and args.ref_seeds is None and args.sections == "target,equal")
+    default = (
+        args.runs == RUNS
+        and args.equal_runs == EQUAL_RUNS
+        and args.totals == list(TOTALS)
+        and args.ref_seeds is None
+        and args.sections == "target,equal"
+    )
     if args.quick:
         args.runs, args.equal_runs, args.ref_seeds, args.totals = 4, 2, 2, [2.0]
     seeds = {d: args.ref_seeds or REF_SEEDS[d] for d in DATASETS}
@@ -155,14 +181,21 @@ def main(argv=None):
     buffer = io.StringIO()
     t_start = time.perf_counter()
     with redirect_stdout(Tee(sys.stdout, buffer)):
-        print(f"# PrivateGridSearchCV vs GridSearchCV (PrivateLogisticRegression(data_norm=1), "
-              f"C ∈ {{{', '.join(c_label(C) for C in GRID)}}})")
+        print(
+            f"# PrivateGridSearchCV vs GridSearchCV (PrivateLogisticRegression(data_norm=1), "
+            f"C ∈ {{{', '.join(c_label(C) for C in GRID)}}})"
+        )
         timings = {}
-        payload: dict = {"grid": list(GRID), "tolerance": TOLERANCE, "ref_seeds": seeds,
-                         "runs": args.runs, "equal_runs": args.equal_runs,
-                         "totals": args.totals, "fingerprint_model_selection":
-                         source_fingerprint("model_selection"),
-                         "fingerprint_linear_model": source_fingerprint("linear_model")}
+        payload: dict = {
+            "grid": list(GRID),
+            "tolerance": TOLERANCE,
+            "ref_seeds": seeds,
+            "runs": args.runs,
+            "equal_runs": args.equal_runs,
+            "totals": args.totals,
+            "fingerprint_model_selection": source_fingerprint("model_selection"),
+            "fingerprint_linear_model": source_fingerprint("linear_model"),
+        }
 
         # 1. the timed section first, alone in this process
         target = {}
@@ -180,8 +213,9 @@ def main(argv=None):
             for d in DATASETS:
                 for total in args.totals:
                     needed[d] |= {e for _, e, _ in equal_total_configs(total)}
-        tasks = [delayed(reference_cell)(d, e, seeds[d]) for d in DATASETS
-                 for e in sorted(needed[d])]
+        tasks = [
+            delayed(reference_cell)(d, e, seeds[d]) for d in DATASETS for e in sorted(needed[d])
+        ]
         chunks = []
         if "equal" in sections:
             per = max(1, math.ceil(args.equal_runs / 4))
@@ -195,15 +229,16 @@ def main(argv=None):
         timings["reference_and_equal_s"] = time.perf_counter() - t0
         tables = {d: {} for d in DATASETS}
         cells: dict = {}
-        timings["reference_cpu_s"] = sum(item[3] for item in done[:len(tasks)])
-        timings["equal_cpu_s"] = sum(item[3] for item in done[len(tasks):])
+        timings["reference_cpu_s"] = sum(item[3] for item in done[: len(tasks)])
+        timings["equal_cpu_s"] = sum(item[3] for item in done[len(tasks) :])
         spreads = {d: {} for d in DATASETS}
-        for item in done[:len(tasks)]:
+        for item in done[: len(tasks)]:
             tables[item[0]][item[1]] = item[2]
             spreads[item[0]][item[1]] = item[4]
-        for d, total, out, _ in done[len(tasks):]:
-            cell = cells.setdefault((d, total), {k: {"choice": [], "test": [], "time": []}
-                                                 for k in out})
+        for d, total, out, _ in done[len(tasks) :]:
+            cell = cells.setdefault(
+                (d, total), {k: {"choice": [], "test": [], "time": []} for k in out}
+            )
             for k, rec in out.items():
                 for field in rec:
                     cell[k][field].extend(rec[field])
@@ -219,28 +254,38 @@ def main(argv=None):
         if target:
             payload["target"] = report_target(target, tables["synth"])
             payload["target_runs"] = {
-                eps_key(e): {name: {k: v for k, v in rec.items() if k != "spent"}
-                             for name, rec in records.items()}
-                for e, (records, _) in target.items()}
+                eps_key(e): {
+                    name: {k: v for k, v in rec.items() if k != "spent"}
+                    for name, rec in records.items()
+                }
+                for e, (records, _) in target.items()
+            }
             choice_same = all(
                 recs["repeated, refit=True"]["choice"] == recs["repeated, refit=False"]["choice"]
-                for recs, _ in target.values())
-            print(f"\nrepeated: refit=True and refit=False chose the same C in every run "
-                  f"(same random_state): {choice_same}")
+                for recs, _ in target.values()
+            )
+            print(
+                f"\nrepeated: refit=True and refit=False chose the same C in every run "
+                f"(same random_state): {choice_same}"
+            )
             payload["refit_choice_identical"] = choice_same
         if cells:
             payload["equal_total_priced"] = check_equal_totals(args.totals)
-            print("\nEqual totals priced by check_privacy_budget (no leak, = T): "
-                  + ", ".join(f"{k} → {v:g}" for k, v in payload["equal_total_priced"].items()))
+            print(
+                "\nEqual totals priced by check_privacy_budget (no leak, = T): "
+                + ", ".join(f"{k} → {v:g}" for k, v in payload["equal_total_priced"].items())
+            )
             payload["equal_total"] = report_equal_total(cells, tables)
             payload["equal_total_runs"] = {f"{d}/{t:g}": out for (d, t), out in cells.items()}
         timings["total_s"] = time.perf_counter() - t_start
         payload["seconds"] = timings
-        print(f"\ntimes: target section {timings.get('target_s', 0):.0f} s wall "
-              f"({timings.get('target_cpu_s', 0):.0f} s CPU, alone), reference + equal total "
-              f"{timings['reference_and_equal_s']:.0f} s wall ({timings['reference_cpu_s']:.0f} + "
-              f"{timings['equal_cpu_s']:.0f} s CPU in {args.jobs} processes), total "
-              f"{timings['total_s']:.0f} s wall")
+        print(
+            f"\ntimes: target section {timings.get('target_s', 0):.0f} s wall "
+            f"({timings.get('target_cpu_s', 0):.0f} s CPU, alone), reference + equal total "
+            f"{timings['reference_and_equal_s']:.0f} s wall ({timings['reference_cpu_s']:.0f} + "
+            f"{timings['equal_cpu_s']:.0f} s CPU in {args.jobs} processes), total "
+            f"{timings['total_s']:.0f} s wall"
+        )
         path = write_json(NAME + suffix, payload)
     md = RESULTS_DIR / f"{NAME}{suffix}.md"
     md.write_text(buffer.getvalue().replace(f"\nwrote {path}\n", "\n"))

@@ -133,8 +133,7 @@ def _target(root, page, path):
 
 
 def _has_anchor(anchors, fragment):
-    return (fragment.lower() in _TOP_FRAGMENTS or fragment in anchors
-            or unquote(fragment) in anchors)
+    return fragment.lower() in _TOP_FRAGMENTS or fragment in anchors or unquote(fragment) in anchors
 
 
 def find_broken_links(root, pages=None):
@@ -210,8 +209,7 @@ def main(argv=None):
     broken = find_broken_links(root, pages)
     for page, url in broken:
         print(f"{page}: {url}")
-    print(f"{len(pages)} pages checked, {len(broken)} broken internal links",
-          file=sys.stderr)
+    print(f"{len(pages)} pages checked, {len(broken)} broken internal links", file=sys.stderr)
     return 1 if broken else 0
 
 

@@ -90,15 +90,15 @@ def _public_modules():
 
 _PUBLIC = {}  # {full name in a public __all__: object}
 for _module in _public_modules():
-    _PUBLIC.update({f"{_module.__name__}.{name}": getattr(_module, name)
-                    for name in _module.__all__})
+    _PUBLIC.update(
+        {f"{_module.__name__}.{name}": getattr(_module, name) for name in _module.__all__}
+    )
 _PUBLIC_IDS = {id(obj) for obj in _PUBLIC.values()}
 
 
 def _is_private_class(cls):
     """A class of the package that no public __all__ exports: it has no API page."""
-    return (cls.__module__.partition(".")[0] == "skdp_anomaly"
-            and id(cls) not in _PUBLIC_IDS)
+    return cls.__module__.partition(".")[0] == "skdp_anomaly" and id(cls) not in _PUBLIC_IDS
 
 
 # Members a public class inherits from a private base of the package (e.g.
@@ -119,16 +119,23 @@ for _name, _cls in _PUBLIC.items():
             continue
         for _member in vars(_base):
             if not _member.startswith("_") and not any(
-                    _member in vars(c) for c in _cls.__mro__[:_i]):
+                _member in vars(c) for c in _cls.__mro__[:_i]
+            ):
                 _members.append(_member)
     if _members:
         _INHERITED_FROM_PRIVATE[_name] = sorted(set(_members))
-_PRIVATE_NAMES = {b.__name__ for c in _PUBLIC.values() if inspect.isclass(c)
-                  for b in c.__mro__ if _is_private_class(b)}
+_PRIVATE_NAMES = {
+    b.__name__
+    for c in _PUBLIC.values()
+    if inspect.isclass(c)
+    for b in c.__mro__
+    if _is_private_class(b)
+}
 # inherited-members matches classes by __name__: a private base must not share
 # its name with a class whose members are left out
 assert not _PRIVATE_NAMES & _NOT_INHERITED_FROM, (
-    f"private base classes named like other bases: {_PRIVATE_NAMES & _NOT_INHERITED_FROM}")
+    f"private base classes named like other bases: {_PRIVATE_NAMES & _NOT_INHERITED_FROM}"
+)
 autodoc_default_options["inherited-members"] = ",".join(sorted(_NOT_INHERITED_FROM))
 # the class template (_templates/autosummary/class.rst) lists them with the
 # class's own methods
@@ -188,7 +195,8 @@ else:
     # a headless build: matplotlib draws to files only
     os.environ.setdefault("MPLBACKEND", "Agg")
     warnings.filterwarnings(
-        "ignore", category=UserWarning,
+        "ignore",
+        category=UserWarning,
         message="Matplotlib is currently using agg, which is a non-GUI backend",
     )
 
@@ -247,7 +255,8 @@ def _public_bases(app, name, obj, options, bases):
 # of the object that its page documents.
 _VIEWCODE_BACKLINK = re.compile(
     r'(<div class="viewcode-block" id="(?P<name>[^"]+)">\s*'
-    r'<a class="viewcode-back" href="(?P<page>[^"#]*)#)(?P<anchor>[^"]*)"')
+    r'<a class="viewcode-back" href="(?P<page>[^"#]*)#)(?P<anchor>[^"]*)"'
+)
 
 
 def _documented_anchors(env):
@@ -272,8 +281,7 @@ def _fix_viewcode_backlinks(app, pagename, templatename, context, doctree):
     suffix = app.builder.out_suffix
 
     def fix(match):
-        page = posixpath.normpath(
-            posixpath.join(posixpath.dirname(pagename), match["page"]))
+        page = posixpath.normpath(posixpath.join(posixpath.dirname(pagename), match["page"]))
         anchor = anchors.get((page.removesuffix(suffix), match["name"]))
         return f'{match[1]}{anchor or match["anchor"]}"'
 

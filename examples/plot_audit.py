@@ -66,11 +66,7 @@ for eps in claims:
             name=f"{label} Laplace, ε={eps:g}",
         )
         bounds[label].append(result.epsilon_lower_bound)
-        verdict = (
-            "VIOLATES the claim"
-            if result.epsilon_lower_bound > eps
-            else "within the claim"
-        )
+        verdict = "VIOLATES the claim" if result.epsilon_lower_bound > eps else "within the claim"
         print(
             f"{label:>7} Laplace, claimed ε = {eps:<4g}: lower bound "
             f"{result.epsilon_lower_bound:.3f} ({result.ratio:.2f} × claim): "
@@ -123,9 +119,7 @@ ax_bound.plot(
     label="2ε (true ε of the broken one)",
 )
 ax_bound.plot(claims, bounds["correct"], "o-", color="#1f77b4", label="correct Laplace")
-ax_bound.plot(
-    claims, bounds["broken"], "s-", color="#d62728", label="broken Laplace (half scale)"
-)
+ax_bound.plot(claims, bounds["broken"], "s-", color="#d62728", label="broken Laplace (half scale)")
 ax_bound.set_xscale("log")
 ax_bound.set_yscale("log")
 ticks = claims + [8.0]

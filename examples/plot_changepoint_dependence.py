@@ -32,8 +32,10 @@ from skdp_anomaly import PrivateChangePointDetector
 
 spots = sunspots.load_pandas().data["SUNACTIVITY"].to_numpy(dtype=float)
 flow = nile.load_pandas().data["volume"].to_numpy(dtype=float)
-series = {"sunspots 1700-2008 (no documented change)": spots,
-          "Nile 1871-1970 (drop after 1898)": flow}
+series = {
+    "sunspots 1700-2008 (no documented change)": spots,
+    "Nile 1871-1970 (drop after 1898)": flow,
+}
 
 # %%
 # Changes reported, by null
@@ -48,8 +50,9 @@ for name, x in series.items():
     for dependence in ("none", "estimate"):
         points, rhos = [], []
         for seed in range(n_runs):  # fixed seeds: for examples only
-            det = PrivateChangePointDetector(epsilon=epsilon, dependence=dependence,
-                                             random_state=seed)
+            det = PrivateChangePointDetector(
+                epsilon=epsilon, dependence=dependence, random_state=seed
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the too-persistent warning, once per run
                 det.fit(x)
@@ -57,8 +60,10 @@ for name, x in series.items():
             rhos.append(det.serial_dependence_)
         found[name, dependence] = points
         share = np.mean([p.size > 0 for p in points])
-        print(f"{name}, dependence={dependence!r}: a change reported in {share:.0%} of "
-              f"runs; median φ calibrated for: {np.median(rhos):.2f}")
+        print(
+            f"{name}, dependence={dependence!r}: a change reported in {share:.0%} of "
+            f"runs; median φ calibrated for: {np.median(rhos):.2f}"
+        )
 
 # %%
 # Where the changes were reported
@@ -73,8 +78,13 @@ for ax, (name, x) in zip(axes, series.items()):
         if points.size:
             counts = np.bincount(points, minlength=x.size)
             top = ax.twinx()
-            top.bar(np.arange(x.size), counts, color=color, alpha=0.5,
-                    label=f"dependence={dependence!r}")
+            top.bar(
+                np.arange(x.size),
+                counts,
+                color=color,
+                alpha=0.5,
+                label=f"dependence={dependence!r}",
+            )
             top.set_yticks([])
             top.legend(loc="upper right" if dependence == "none" else "upper left")
     ax.set_xlabel("index")

@@ -97,9 +97,7 @@ for mask, label in [(before, "mean 1871–1898"), (after, "mean 1899–1970")]:
         lw=2,
         label=label,
     )
-ax_series.axvline(
-    true_change + 0.5, color="#d62728", ls="--", label="documented change (1898)"
-)
+ax_series.axvline(true_change + 0.5, color="#d62728", ls="--", label="documented change (1898)")
 ax_series.set_ylabel("annual flow (10⁸ m³)")
 ax_series.set_title("Nile at Aswan")
 ax_series.legend(fontsize=8, loc="upper right")

@@ -78,8 +78,9 @@ for i, (_, b) in bursts.items():
 
 runs = {}
 for detector in ("baseline", "kse"):
-    det = DPOAD(edges, epsilon=epsilon, max_count=max_count, detector=detector,
-                random_state=1)  # a fixed seed: for the example only
+    det = DPOAD(
+        edges, epsilon=epsilon, max_count=max_count, detector=detector, random_state=1
+    )  # a fixed seed: for the example only
     for w in windows:
         det.partial_fit(w)
     runs[detector] = det
@@ -95,11 +96,18 @@ fig.colorbar(image, ax=axes[0], label="true count")
 axes[0].set_title("the owner's true counts (never released)")
 # 0: not flagged, 1: flagged, 2: learning window (not tested)
 code = np.where(learning[:, None], 2, det.anomalies_.astype(int))
-axes[1].imshow(code, aspect="auto", interpolation="nearest",
-               cmap=ListedColormap(["white", "tab:red", "lightgrey"]), vmin=0, vmax=2)
+axes[1].imshow(
+    code,
+    aspect="auto",
+    interpolation="nearest",
+    cmap=ListedColormap(["white", "tab:red", "lightgrey"]),
+    vmin=0,
+    vmax=2,
+)
 rows, cols = np.nonzero(burst_cells)
-axes[1].scatter(cols, rows, marker="o", s=90, facecolors="none", edgecolors="black",
-                label="injected burst")
+axes[1].scatter(
+    cols, rows, marker="o", s=90, facecolors="none", edgecolors="black", label="injected burst"
+)
 axes[1].legend(loc="lower left", fontsize=8)
 axes[1].set_title("flags of the default detector (red; grey: learning)")
 for ax in axes:
@@ -121,8 +129,12 @@ fig, axes = plt.subplots(1, len(bursts), figsize=(11, 3.4), sharey=True)
 centres = np.arange(edges.size - 1)
 for ax, i in zip(axes, bursts):
     flagged = det.anomalies_[i]
-    ax.bar(centres, noisy[i], color=np.where(flagged, "tab:red", "tab:blue"),
-           label="noisy count (released)")
+    ax.bar(
+        centres,
+        noisy[i],
+        color=np.where(flagged, "tab:red", "tab:blue"),
+        label="noisy count (released)",
+    )
     ax.step(centres, expected[i], where="mid", color="black", label="expected count")
     ax.set_title(f"window {i}: flagged bin(s) {np.flatnonzero(flagged).tolist()}")
     ax.set_xlabel("bin")
@@ -150,8 +162,14 @@ excess = {}
 for mechanism in ("record", "laplace", "painfree", "dpoad"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPOADNoiseWarning)  # expected: the panel shows it
-        run = DPOAD(edges, epsilon=epsilon, gamma=0.05, mechanism=mechanism,
-                    max_count=max_count, random_state=1)  # a fixed seed: for the example only
+        run = DPOAD(
+            edges,
+            epsilon=epsilon,
+            gamma=0.05,
+            mechanism=mechanism,
+            max_count=max_count,
+            random_state=1,
+        )  # a fixed seed: for the example only
         for w in windows:  # 10 windows at γ = 0.05: n γ = 0.5 < 1, accepted
             run.partial_fit(w)
     excess[mechanism] = run.detectable_excess_
@@ -165,23 +183,39 @@ for row, (name, run) in enumerate(runs.items()):
     code = np.where(got & is_burst, 1, np.where(got, 2, np.where(is_burst, 3, 0)))
     if name == "baseline":
         code = np.where(learning, 4, code)
-    axes[0].imshow(code[None, :], extent=(-0.5, n_windows - 0.5, row + 0.5, row - 0.5),
-                   cmap=ListedColormap(["white", "tab:green", "tab:red", "black", "lightgrey"]),
-                   vmin=0, vmax=4, interpolation="nearest", aspect="auto")
+    axes[0].imshow(
+        code[None, :],
+        extent=(-0.5, n_windows - 0.5, row + 0.5, row - 0.5),
+        cmap=ListedColormap(["white", "tab:green", "tab:red", "black", "lightgrey"]),
+        vmin=0,
+        vmax=4,
+        interpolation="nearest",
+        aspect="auto",
+    )
     for i in np.flatnonzero(got):  # how many cells of the window are flagged
-        axes[0].text(i, row, f"{int(run.anomalies_[i].sum())} cell(s)", ha="center",
-                     va="center", fontsize=7)
+        axes[0].text(
+            i, row, f"{int(run.anomalies_[i].sum())} cell(s)", ha="center", va="center", fontsize=7
+        )
 for i in np.flatnonzero(learning):
     axes[0].text(i, 0, "learning", ha="center", va="center", fontsize=7)
 axes[0].axhline(0.5, color="black", linewidth=0.8)
-axes[0].set(xlim=(-0.5, n_windows - 0.5), ylim=(1.5, -0.5), xlabel="window",
-            xticks=range(n_windows), yticks=[0, 1], yticklabels=list(runs))
+axes[0].set(
+    xlim=(-0.5, n_windows - 0.5),
+    ylim=(1.5, -0.5),
+    xlabel="window",
+    xticks=range(n_windows),
+    yticks=[0, 1],
+    yticklabels=list(runs),
+)
 axes[0].grid(False)
 axes[0].set_title("flagged windows (green: a burst, red: none)")
 
 names = list(excess)
-axes[1].bar(names, [excess[m] for m in names],
-            color=["tab:green" if excess[m] <= max_count else "tab:red" for m in names])
+axes[1].bar(
+    names,
+    [excess[m] for m in names],
+    color=["tab:green" if excess[m] <= max_count else "tab:red" for m in names],
+)
 axes[1].axhline(max_count, color="black", linestyle="--", label=f"max_count = {max_count}")
 for x, m in enumerate(names):
     axes[1].text(x, excess[m], f"{excess[m]:.0f}", ha="center", va="bottom", fontsize=8)
@@ -201,11 +235,16 @@ fig.tight_layout()
 for name, run in runs.items():
     print(f"{name:8s} flags windows {np.flatnonzero(run.anomalous_windows_).tolist()}")
     for i, b in np.argwhere(run.anomalies_):
-        reference = ("learning window, no expected count yet" if learning[i]
-                     else f"expected {expected[i][b]:5.1f}")
+        reference = (
+            "learning window, no expected count yet"
+            if learning[i]
+            else f"expected {expected[i][b]:5.1f}"
+        )
         print(f"    window {i} bin {b:2d}: noisy count {noisy[i, b]:4d}, {reference}")
-print("detectable excess at ε = 1 (records; max_count = 1000):",
-      {m: round(float(v)) for m, v in excess.items()})
+print(
+    "detectable excess at ε = 1 (records; max_count = 1000):",
+    {m: round(float(v)) for m, v in excess.items()},
+)
 # One record belongs to one window, so with mechanism="record" one record is
 # protected at ε = 1 over the whole stream. The 10 ε below is the bound for a
 # person with a record in every window.

@@ -29,8 +29,12 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.preprocessing import FunctionTransformer
 
-from skdp_anomaly import (BudgetedPipeline, PrivacyBudgetError, PrivateLogisticRegression,
-                          check_privacy_budget)
+from skdp_anomaly import (
+    BudgetedPipeline,
+    PrivacyBudgetError,
+    PrivateLogisticRegression,
+    check_privacy_budget,
+)
 
 X, y = make_classification(
     n_samples=4000,
@@ -51,8 +55,7 @@ def make_pipeline(epsilon=1.0, budget=None):
     return BudgetedPipeline(
         [
             ("clip", FunctionTransformer(clip)),
-            ("clf", PrivateLogisticRegression(epsilon=epsilon, data_norm=8.0,
-                                              random_state=0)),
+            ("clf", PrivateLogisticRegression(epsilon=epsilon, data_norm=8.0, random_state=0)),
         ],
         budget=budget,
     )
@@ -105,9 +108,7 @@ print(
 # many others between folds: the fold count no longer bounds the cost, and
 # the report says so instead of printing a number it cannot prove.
 
-stratified = GridSearchCV(
-    make_pipeline(), {"clf__epsilon": grid}, cv=StratifiedKFold(5)
-)
+stratified = GridSearchCV(make_pipeline(), {"clf__epsilon": grid}, cv=StratifiedKFold(5))
 for leak in check_privacy_budget(stratified, on_leak="ignore").leaks:
     print("leak:", leak)
 
@@ -140,9 +141,7 @@ colours = plt.cm.Blues(np.linspace(0.35, 0.9, len(grid)))
 for e, cost, colour in zip(grid, per_candidate, colours):
     ax_cost.bar(0, cost, bottom=bottom, color=colour, label=f"4 folds × ε={e:g}")
     bottom += cost
-ax_cost.bar(
-    0, refit, bottom=bottom, color="#d62728", label=f"refit (dearest: {refit:g})"
-)
+ax_cost.bar(0, refit, bottom=bottom, color="#d62728", label=f"refit (dearest: {refit:g})")
 ax_cost.bar(1, best, color="#2ca02c", label="the returned model alone")
 ax_cost.set_xticks([0, 1], ["whole search", f"chosen model\n(ε = {best:g})"])
 ax_cost.set_ylabel("ε per record (replace-one)")

@@ -39,8 +39,14 @@ for oracle in oracles:
             x = scores.copy()
             anomaly = np.random.default_rng(run).integers(n)
             x[anomaly] = 1.8
-            search = NoisyGroupSearch(epsilon=100.0, query_epsilon=eps, oracle=oracle,
-                                      low=low, high=high, random_state=run)
+            search = NoisyGroupSearch(
+                epsilon=100.0,
+                query_epsilon=eps,
+                oracle=oracle,
+                low=low,
+                high=high,
+                random_state=run,
+            )
             search.fit(x.reshape(-1, 1))
             errors.append(anomaly not in search.candidates_)
             spent.append(search.privacy_spent_.epsilon)

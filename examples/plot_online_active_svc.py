@@ -47,15 +47,19 @@ X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
 # Error against labels requested, averaged over stream orders
 # ------------------------------------------------------------
 checkpoints = np.linspace(500, n, 40).astype(int)
-settings = {"active, Bernoulli": "bernoulli", "active, exponential": "exponential",
-            "passive (every label)": "all"}
+settings = {
+    "active, Bernoulli": "bernoulli",
+    "active, exponential": "exponential",
+    "passive (every label)": "all",
+}
 curves = {}
 for name, selection in settings.items():
     errors, labels = [], []
     for order in range(5):
         stream = np.random.default_rng(order).permutation(n)
-        svc = PrivateOnlineActiveSVC(epsilon=2.0, selection=selection, n_rows_hint=n,
-                                     random_state=order)
+        svc = PrivateOnlineActiveSVC(
+            epsilon=2.0, selection=selection, n_rows_hint=n, random_state=order
+        )
         err, lab, start = [], [], 0
         for stop in checkpoints:
             rows = stream[start:stop]

@@ -91,9 +91,7 @@ for eps in (1.0, 5.0):
 # The drawing
 # -----------
 
-fig, axes = plt.subplots(
-    1, 3, figsize=(13, 3.8), gridspec_kw={"width_ratios": [2, 1, 1.4]}
-)
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), gridspec_kw={"width_ratios": [2, 1, 1.4]})
 ax = axes[0]
 ax.plot(np.arange(stream.size), stream, ",", color="#999999")
 ax.axvline(true_change, color="#d62728", ls="--", label=f"true change ({true_change})")

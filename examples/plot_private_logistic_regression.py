@@ -51,12 +51,15 @@ def to_box(rows):
     return np.clip(2.0 * (rows - low) / (high - low) - 1.0, -1.0, 1.0)
 
 
-X_train, X_test, y_train, y_test = train_test_split(to_box(X), y, test_size=0.3, stratify=y,
-                                                    random_state=0)
+X_train, X_test, y_train, y_test = train_test_split(
+    to_box(X), y, test_size=0.3, stratify=y, random_state=0
+)
 data_norm = float(np.sqrt(X.shape[1]))
 majority = max(np.mean(y_test), 1 - np.mean(y_test))
-print(f"{len(y_train)} training rows, {len(y_test)} test rows, {X.shape[1]} features; "
-      f"data_norm = {data_norm:.2f}; majority class: {majority:.3f} of the test rows")
+print(
+    f"{len(y_train)} training rows, {len(y_test)} test rows, {X.shape[1]} features; "
+    f"data_norm = {data_norm:.2f}; majority class: {majority:.3f} of the test rows"
+)
 
 # %%
 # One private fit
@@ -69,8 +72,10 @@ print(f"{len(y_train)} training rows, {len(y_test)} test rows, {X.shape[1]} feat
 
 clf = PrivateLogisticRegression(epsilon=1.0, data_norm=data_norm, random_state=0)
 clf.fit(X_train, y_train)
-print(f"ε spent: {clf.privacy_spent_.epsilon:g}, C_ = {clf.C_:.3f}, "
-      f"clip_norm_ = {clf.clip_norm_:.2f}, test accuracy {clf.score(X_test, y_test):.3f}")
+print(
+    f"ε spent: {clf.privacy_spent_.epsilon:g}, C_ = {clf.C_:.3f}, "
+    f"clip_norm_ = {clf.clip_norm_:.2f}, test accuracy {clf.score(X_test, y_test):.3f}"
+)
 
 # %%
 # Accuracy against ε
@@ -83,13 +88,24 @@ repetitions = range(20)
 
 
 def curve(make):
-    return np.array([[make(epsilon, seed).fit(X_train, y_train).score(X_test, y_test)
-                      for seed in repetitions] for epsilon in epsilons])
+    return np.array(
+        [
+            [
+                make(epsilon, seed).fit(X_train, y_train).score(X_test, y_test)
+                for seed in repetitions
+            ]
+            for epsilon in epsilons
+        ]
+    )
 
 
-curves = {"PrivateLogisticRegression (C = auto)": curve(
-    lambda epsilon, seed: PrivateLogisticRegression(epsilon=epsilon, data_norm=data_norm,
-                                                    random_state=seed))}
+curves = {
+    "PrivateLogisticRegression (C = auto)": curve(
+        lambda epsilon, seed: PrivateLogisticRegression(
+            epsilon=epsilon, data_norm=data_norm, random_state=seed
+        )
+    )
+}
 
 # optional: diffprivlib's model where it imports and fits, in its ε-DP configuration
 # (fit_intercept=False, a constant column 1 counted in data_norm) at the epsilon and C
@@ -99,18 +115,15 @@ curves = {"PrivateLogisticRegression (C = auto)": curve(
 def diffprivlib_model(epsilon, seed):
     norm = float(np.sqrt(X.shape[1] + 1))
     eps, C = diffprivlib_logistic_settings(epsilon, norm, fit_intercept=False)
-    model = DiffprivlibLR(epsilon=eps, data_norm=norm, C=C, fit_intercept=False,
-                          random_state=seed)
-    return make_pipeline(FunctionTransformer(lambda rows: np.c_[rows, np.ones(len(rows))]),
-                         model)
+    model = DiffprivlibLR(epsilon=eps, data_norm=norm, C=C, fit_intercept=False, random_state=seed)
+    return make_pipeline(FunctionTransformer(lambda rows: np.c_[rows, np.ones(len(rows))]), model)
 
 
 try:
     DiffprivlibLR = importlib.import_module("diffprivlib.models").LogisticRegression
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        curves["diffprivlib LogisticRegression (ε-DP configuration)"] = curve(
-            diffprivlib_model)
+        curves["diffprivlib LogisticRegression (ε-DP configuration)"] = curve(diffprivlib_model)
 except (ImportError, TypeError) as exc:  # not installed, or broken by this scikit-learn
     print(f"diffprivlib's curve left out: {type(exc).__name__}: {exc}")
 
@@ -119,8 +132,9 @@ reference = LogisticRegression().fit(X_train, y_train).score(X_test, y_test)
 print("| ε | " + " | ".join(curves) + " |")
 print("|---:|" + "---:|" * len(curves))
 for i, epsilon in enumerate(epsilons):
-    cells = [f"{v[i].mean():.3f} ± {v[i].std(ddof=1) / np.sqrt(v.shape[1]):.3f}"
-             for v in curves.values()]
+    cells = [
+        f"{v[i].mean():.3f} ± {v[i].std(ddof=1) / np.sqrt(v.shape[1]):.3f}" for v in curves.values()
+    ]
     print(f"| {epsilon:g} | " + " | ".join(cells) + " |")
 print(f"non-private LogisticRegression: {reference:.3f}")
 
@@ -128,8 +142,12 @@ fig, ax = plt.subplots(figsize=(6.4, 4))
 for (label, values), marker in zip(curves.items(), ("o", "s")):
     se = values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
     ax.errorbar(epsilons, values.mean(axis=1), yerr=se, marker=marker, capsize=3, label=label)
-ax.axhline(reference, color="grey", linestyle="--",
-           label=f"non-private LogisticRegression ({reference:.2f})")
+ax.axhline(
+    reference,
+    color="grey",
+    linestyle="--",
+    label=f"non-private LogisticRegression ({reference:.2f})",
+)
 ax.axhline(majority, color="grey", linestyle=":", label=f"majority class ({majority:.2f})")
 ax.set_xscale("log")
 ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])

@@ -58,14 +58,22 @@ from skdp_anomaly import (
 warnings.filterwarnings("ignore", message="DPSMOTE: the noisy mean")
 
 n_features = 6
-X, y = make_classification(n_samples=6000, n_features=n_features, n_informative=3,
-                           n_redundant=0, weights=[0.95], flip_y=0.01, random_state=0)
+X, y = make_classification(
+    n_samples=6000,
+    n_features=n_features,
+    n_informative=3,
+    n_redundant=0,
+    weights=[0.95],
+    flip_y=0.01,
+    random_state=0,
+)
 X = np.clip(X, -4.0, 4.0)
 bounds = (np.full(n_features, -4.0), np.full(n_features, 4.0))
-X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,
-                                                    random_state=0)
-print(f"{len(y_train)} training rows, {int(y_train.sum())} positives; "
-      f"{len(y_test)} test rows, {int(y_test.sum())} positives")
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+print(
+    f"{len(y_train)} training rows, {int(y_train.sum())} positives; "
+    f"{len(y_test)} test rows, {int(y_test.sum())} positives"
+)
 
 # %%
 # The pipeline and its price
@@ -77,8 +85,9 @@ print(f"{len(y_train)} training rows, {int(y_train.sum())} positives; "
 
 
 def private_pipeline(epsilon, seed):
-    return DPImbalancedClassifier(epsilon=epsilon, bounds=bounds, strategy="oversample",
-                                  random_state=seed)
+    return DPImbalancedClassifier(
+        epsilon=epsilon, bounds=bounds, strategy="oversample", random_state=seed
+    )
 
 
 print(check_privacy_budget(private_pipeline(2.0, 0)).to_markdown())
@@ -100,8 +109,7 @@ for epsilon in epsilons:
     for seed in seeds:
         pipe = private_pipeline(epsilon, seed).fit(X_train, y_train)
         with_dpsmote.append(geometric_mean_score(y_test, pipe.predict(X_test)))
-        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=data_norm,
-                                        random_state=seed)
+        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=data_norm, random_state=seed)
         alone.append(geometric_mean_score(y_test, clf.fit(X_train, y_train).predict(X_test)))
     curves["DPSMOTE + private LR"].append(with_dpsmote)
     curves["private LR alone"].append(alone)
@@ -112,8 +120,9 @@ reference_gmean = geometric_mean_score(y_test, reference.fit(X_train, y_train).p
 print("| total ε | " + " | ".join(curves) + " |")
 print("|---:|---:|---:|")
 for i, epsilon in enumerate(epsilons):
-    cells = [f"{np.mean(v[i]):.3f} ± {np.std(v[i]) / np.sqrt(len(seeds)):.3f}"
-             for v in curves.values()]
+    cells = [
+        f"{np.mean(v[i]):.3f} ± {np.std(v[i]) / np.sqrt(len(seeds)):.3f}" for v in curves.values()
+    ]
     print(f"| {epsilon:g} | " + " | ".join(cells) + " |")
 print(f"non-private SMOTE + LR: {reference_gmean:.3f}")
 
@@ -122,8 +131,12 @@ for (label, values), marker in zip(curves.items(), ("o", "s")):
     values = np.asarray(values)
     se = values.std(axis=1) / np.sqrt(values.shape[1])
     ax.errorbar(epsilons, values.mean(axis=1), yerr=se, marker=marker, capsize=3, label=label)
-ax.axhline(reference_gmean, color="grey", linestyle="--",
-           label=f"non-private SMOTE + LR ({reference_gmean:.2f})")
+ax.axhline(
+    reference_gmean,
+    color="grey",
+    linestyle="--",
+    label=f"non-private SMOTE + LR ({reference_gmean:.2f})",
+)
 ax.set_xscale("log")
 ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
 ax.minorticks_off()
@@ -158,14 +171,18 @@ for ratio in (0.1, 0.5, 1.0):
         # ε = 4 as the classifier above splits it: DPSMOTE at 1 (2 under replace-one), LR at 2
         pipe = make_pipeline(
             DPSMOTE(epsilon=1.0, bounds=bounds, sampling_strategy=ratio, random_state=seed),
-            PrivateLogisticRegression(epsilon=2.0, data_norm=float(np.linalg.norm(bounds[1])),
-                                      random_state=seed))
+            PrivateLogisticRegression(
+                epsilon=2.0, data_norm=float(np.linalg.norm(bounds[1])), random_state=seed
+            ),
+        )
         predicted = pipe.fit(X_train, y_train).predict(X_test)
         accuracy.append(accuracy_score(y_test, predicted))
         balanced.append(balanced_accuracy_score(y_test, predicted))
         gmean.append(geometric_mean_score(y_test, predicted))
-    print(f"sampling_strategy={ratio:<4g} accuracy {np.mean(accuracy):.3f}  "
-          f"balanced accuracy {np.mean(balanced):.3f}  G-mean {np.mean(gmean):.3f}")
+    print(
+        f"sampling_strategy={ratio:<4g} accuracy {np.mean(accuracy):.3f}  "
+        f"balanced accuracy {np.mean(balanced):.3f}  G-mean {np.mean(gmean):.3f}"
+    )
 
 # %%
 # (b) A balanced problem, scaled with a public sample
@@ -176,8 +193,15 @@ for ratio in (0.1, 0.5, 1.0):
 # projected into the unit ball, so ``data_norm=1`` is a true bound. 4 000
 # private rows are searched on; 2 000 rows are held out for the test.
 
-X, y = make_classification(n_samples=6500, n_features=10, n_informative=5, n_redundant=2,
-                           n_clusters_per_class=1, flip_y=0.05, random_state=0)
+X, y = make_classification(
+    n_samples=6500,
+    n_features=10,
+    n_informative=5,
+    n_redundant=2,
+    n_clusters_per_class=1,
+    flip_y=0.05,
+    random_state=0,
+)
 public = X[:500]
 centre, scale = public.mean(axis=0), public.std(axis=0)
 radius = np.quantile(np.linalg.norm((public - centre) / scale, axis=1), 0.95)
@@ -217,8 +241,9 @@ def candidate(seed):
 
 
 def private_search(seed):
-    return PrivateGridSearchCV(candidate(seed), grid, epsilon=2 * epsilon_fit, refit=False,
-                               random_state=seed)
+    return PrivateGridSearchCV(
+        candidate(seed), grid, epsilon=2 * epsilon_fit, refit=False, random_state=seed
+    )
 
 
 def grid_search(seed):
@@ -254,30 +279,41 @@ for seed in repetitions:
 no_search = f"no search, C = 'auto' (ε = {private_report.epsilon:g})"
 test_accuracy[no_search] = [
     PrivateLogisticRegression(epsilon=private_report.epsilon, data_norm=1.0, random_state=seed)
-    .fit(X_private, y_private).score(X_test, y_test)
+    .fit(X_private, y_private)
+    .score(X_test, y_test)
     for seed in repetitions
 ]
 # the search given the whole budget: it adds C="auto" and checks, from n, d and ε
 # only, whether any search can pay; here it cannot, and it fits C="auto" at ε = 1
 default_search = f"PrivateGridSearchCV(total_epsilon={private_report.epsilon:g})"
-whole = [PrivateGridSearchCV(PrivateLogisticRegression(data_norm=1.0), grid,
-                             total_epsilon=private_report.epsilon, random_state=seed)
-         .fit(X_private, y_private) for seed in repetitions]
+whole = [
+    PrivateGridSearchCV(
+        PrivateLogisticRegression(data_norm=1.0),
+        grid,
+        total_epsilon=private_report.epsilon,
+        random_state=seed,
+    ).fit(X_private, y_private)
+    for seed in repetitions
+]
 test_accuracy[default_search] = [s.score(X_test, y_test) for s in whole]
-print(f"{default_search}: searched in {sum(s.searched_ for s in whole)} of "
-      f"{len(whole)} repetitions")
+print(
+    f"{default_search}: searched in {sum(s.searched_ for s in whole)} of {len(whole)} repetitions"
+)
 
 print("test accuracy of each candidate at ε = 1/3, fitted on all private rows:")
 for C in grid["C"]:
-    scores = [candidate(seed).set_params(C=C).fit(X_private, y_private).score(X_test, y_test)
-              for seed in repetitions]
+    scores = [
+        candidate(seed).set_params(C=C).fit(X_private, y_private).score(X_test, y_test)
+        for seed in repetitions
+    ]
     print(f"  C = {C:<5g} {np.mean(scores):.3f}")
 for name in methods:
     counts = {C: picks[name].count(C) for C in grid["C"]}
     print(f"{name}: picks {counts}")
 for name, scores in test_accuracy.items():
-    print(f"{name}: test accuracy {np.mean(scores):.3f} "
-          f"± {np.std(scores) / np.sqrt(len(scores)):.3f}")
+    print(
+        f"{name}: test accuracy {np.mean(scores):.3f} ± {np.std(scores) / np.sqrt(len(scores)):.3f}"
+    )
 
 fig, (ax_picks, ax_score) = plt.subplots(1, 2, figsize=(10, 3.8))
 width = 0.38
@@ -294,8 +330,7 @@ names = list(test_accuracy)
 ax_score.boxplot([test_accuracy[name] for name in names], orientation="horizontal")
 for i, name in enumerate(names, start=1):
     ax_score.scatter(test_accuracy[name], np.full(len(repetitions), i), s=12, alpha=0.6)
-ax_score.set_yticks(range(1, len(names) + 1), [n.replace(" (", "\n(") for n in names],
-                    fontsize=8)
+ax_score.set_yticks(range(1, len(names) + 1), [n.replace(" (", "\n(") for n in names], fontsize=8)
 ax_score.set_xlabel("test accuracy of the returned model")
 ax_score.set_title("What each returns")
 fig.tight_layout()

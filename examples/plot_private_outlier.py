@@ -41,20 +41,26 @@ rng = np.random.default_rng(0)
 benign, malignant = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
 keep = np.r_[benign, rng.choice(malignant, len(benign) // 10, replace=False)]
 X, is_outlier = X[keep], y[keep] == 0
-X_public, X_private, _, is_outlier = train_test_split(X, is_outlier, train_size=0.15,
-                                                      stratify=is_outlier, random_state=0)
+X_public, X_private, _, is_outlier = train_test_split(
+    X, is_outlier, train_size=0.15, stratify=is_outlier, random_state=0
+)
 bounds = (X_public.min(axis=0), X_public.max(axis=0))
 
-detector = make_pipeline(BoundsScaler(bounds=bounds),
-                         PrivateHBOS(epsilon=1.0, bounds=(-1, 1), random_state=0))
+detector = make_pipeline(
+    BoundsScaler(bounds=bounds), PrivateHBOS(epsilon=1.0, bounds=(-1, 1), random_state=0)
+)
 price = check_privacy_budget(detector, neighbours="add_remove")
-print(f"{len(X_private)} rows, {is_outlier.sum()} outliers; priced before fitting: "
-      f"ε = {price.epsilon:g} (add/remove one record)")
+print(
+    f"{len(X_private)} rows, {is_outlier.sum()} outliers; priced before fitting: "
+    f"ε = {price.epsilon:g} (add/remove one record)"
+)
 detector.fit(X_private)
 hbos = detector[-1]
 scores = detector.score_samples(X_private)
-print(f"{hbos.n_bins_} bins per feature; ROC-AUC {roc_auc_score(is_outlier, -scores):.3f}; "
-      f"ε spent {hbos.privacy_spent_.epsilon:g}")
+print(
+    f"{hbos.n_bins_} bins per feature; ROC-AUC {roc_auc_score(is_outlier, -scores):.3f}; "
+    f"ε spent {hbos.privacy_spent_.epsilon:g}"
+)
 
 # %%
 # ROC-AUC against ε
@@ -64,9 +70,18 @@ print(f"{hbos.n_bins_} bins per feature; ROC-AUC {roc_auc_score(is_outlier, -sco
 
 Z = detector[0].transform(X_private)
 epsilons = [0.1, 0.3, 1.0, 3.0, 10.0]
-auc = np.array([[roc_auc_score(is_outlier, -PrivateHBOS(epsilon=e, bounds=(-1, 1),
-                                                         random_state=s).fit(Z).score_samples(Z))
-                 for s in range(20)] for e in epsilons])
+auc = np.array(
+    [
+        [
+            roc_auc_score(
+                is_outlier,
+                -PrivateHBOS(epsilon=e, bounds=(-1, 1), random_state=s).fit(Z).score_samples(Z),
+            )
+            for s in range(20)
+        ]
+        for e in epsilons
+    ]
+)
 forest = roc_auc_score(is_outlier, -IsolationForest(random_state=0).fit(Z).score_samples(Z))
 for e, row in zip(epsilons, auc):
     print(f"ε = {e:<4g} ROC-AUC {row.mean():.3f} ± {row.std(ddof=1) / np.sqrt(len(row)):.3f}")
@@ -82,8 +97,10 @@ print(f"IsolationForest(): {forest:.3f}")
 
 flagging = PrivateHBOS(epsilon=1.0, bounds=(-1, 1), contamination=0.1, random_state=0).fit(Z)
 flags = flagging.predict(Z) == -1
-print(f"flagged {flags.mean():.3f} of the rows; {is_outlier[flags].mean():.2f} of them are "
-      f"malignant (against {is_outlier.mean():.2f} of all rows)")
+print(
+    f"flagged {flags.mean():.3f} of the rows; {is_outlier[flags].mean():.2f} of them are "
+    f"malignant (against {is_outlier.mean():.2f} of all rows)"
+)
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
 se = auc.std(axis=1, ddof=1) / np.sqrt(auc.shape[1])

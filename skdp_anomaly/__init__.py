@@ -64,10 +64,26 @@ _EXPORTS = {
     "audit": "auditing",
     "check_privacy_budget": "budget",
 }
-_SUBPACKAGES = frozenset({"active_learning", "auditing", "budget", "changepoint", "cli", "demos",
-                          "dpoad", "exceptions", "group_search", "imbalanced", "linear_model",
-                          "model_selection", "outlier", "over_sampling", "preprocessing",
-                          "privacy"})
+_SUBPACKAGES = frozenset(
+    {
+        "active_learning",
+        "auditing",
+        "budget",
+        "changepoint",
+        "cli",
+        "demos",
+        "dpoad",
+        "exceptions",
+        "group_search",
+        "imbalanced",
+        "linear_model",
+        "model_selection",
+        "outlier",
+        "over_sampling",
+        "preprocessing",
+        "privacy",
+    }
+)
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 

@@ -29,6 +29,7 @@ def warn(message: str, category: type[Warning]) -> None:
     skdp_anomaly, scikit-learn, imbalanced-learn and joblib."""
     frame, level = sys._getframe(0), 1
     while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-            _INTERNAL):
+        _INTERNAL
+    ):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

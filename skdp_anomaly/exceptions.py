@@ -75,8 +75,9 @@ class ParameterError(InvalidParameterError):
         scikit-learn's constraint objects (each prints as a phrase).
     """
 
-    def __init__(self, message: str, *, estimator: str, parameter: str, value: Any,
-                 constraints: list):
+    def __init__(
+        self, message: str, *, estimator: str, parameter: str, value: Any, constraints: list
+    ):
         super().__init__(message)
         self.estimator, self.parameter = estimator, parameter
         self.value, self.constraints = value, list(constraints)

@@ -14,14 +14,23 @@ def state(est) -> dict:
 def same(a, b, *, objects=()) -> bool:
     """Equality by value, through dicts, lists, tuples, arrays and the ``objects`` types."""
     if isinstance(a, np.ndarray):
-        return (isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return (
+            isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        )
     if isinstance(a, dict):
-        return (isinstance(b, dict) and a.keys() == b.keys()
-                and all(same(a[k], b[k], objects=objects) for k in a))
+        return (
+            isinstance(b, dict)
+            and a.keys() == b.keys()
+            and all(same(a[k], b[k], objects=objects) for k in a)
+        )
     if isinstance(a, (list, tuple)):
-        return (type(a) is type(b) and len(a) == len(b)
-                and all(same(x, y, objects=objects) for x, y in zip(a, b)))
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(same(x, y, objects=objects) for x, y in zip(a, b))
+        )
     if objects and isinstance(a, objects):
         return type(a) is type(b) and same(vars(a), vars(b), objects=objects)
     if isinstance(a, float) and math.isnan(a):  # "nothing tested yet" stays NaN

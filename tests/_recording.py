@@ -8,8 +8,10 @@ def record_calls(monkeypatch, targets):
     """
     calls = []
     for owner, name in targets:
+
         def called(*args, _name=name, **kwargs):
             calls.append(_name)
             raise RuntimeError(f"{_name} was called")
+
         monkeypatch.setattr(owner, name, called)
     return calls

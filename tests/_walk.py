@@ -20,8 +20,12 @@ def reachable(obj, seen=None) -> dict:
 
 def reachable_arrays(obj) -> list:
     """Every numpy array reachable from ``obj`` (as :func:`reachable` walks it)."""
-    return [child for o in reachable(obj).values() for child in _children(o)
-            if isinstance(child, np.ndarray)]
+    return [
+        child
+        for o in reachable(obj).values()
+        for child in _children(o)
+        if isinstance(child, np.ndarray)
+    ]
 
 
 def _children(obj) -> list:
@@ -31,6 +35,9 @@ def _children(obj) -> list:
         return list(obj)
     children = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
     for cls in type(obj).__mro__:
-        children += [getattr(obj, s) for s in getattr(cls, "__slots__", ())
-                     if isinstance(s, str) and hasattr(obj, s)]
+        children += [
+            getattr(obj, s)
+            for s in getattr(cls, "__slots__", ())
+            if isinstance(s, str) and hasattr(obj, s)
+        ]
     return children

@@ -49,17 +49,29 @@ def test_exponential_selection_breaks_the_papers_claim():
 def test_auditor_catches_an_under_noised_mechanism():
     # Laplace with half the required scale is really 2ε-DP
     cheat = LaplaceMechanism(epsilon=2.0)
-    res = audit(lambda v, rng, n: cheat.randomise(np.full(n, v), rng), (0.0, 1.0),
-                {"out >= 1": lambda o: o >= 1}, n_runs=200_000, batch=True,
-                random_state=0, claimed_epsilon=1.0)
+    res = audit(
+        lambda v, rng, n: cheat.randomise(np.full(n, v), rng),
+        (0.0, 1.0),
+        {"out >= 1": lambda o: o >= 1},
+        n_runs=200_000,
+        batch=True,
+        random_state=0,
+        claimed_epsilon=1.0,
+    )
     assert res.epsilon_lower_bound > 1.0
     assert res.ratio > 1.0
 
 
 def test_auditor_non_batch_path_and_table():
     lap = LaplaceMechanism(epsilon=1.0)
-    res = audit(lambda v, rng: lap.randomise(v, rng), (0.0, 1.0),
-                [lambda o: o >= 1], n_runs=5_000, random_state=0, name="laplace")
+    res = audit(
+        lambda v, rng: lap.randomise(v, rng),
+        (0.0, 1.0),
+        [lambda o: o >= 1],
+        n_runs=5_000,
+        random_state=0,
+        name="laplace",
+    )
     assert 0 <= res.epsilon_lower_bound <= 1.0
     assert res.rows[0]["count_a"] + res.rows[0]["count_b"] > 0
     assert "| event |" in res.to_markdown() and "laplace" in str(res)
@@ -67,8 +79,14 @@ def test_auditor_non_batch_path_and_table():
 
 def test_identical_inputs_give_no_evidence():
     lap = LaplaceMechanism(epsilon=1.0)
-    res = audit(lambda v, rng, n: lap.randomise(np.full(n, v), rng), (0.0, 0.0),
-                {"out >= 0": lambda o: o >= 0}, n_runs=50_000, batch=True, random_state=0)
+    res = audit(
+        lambda v, rng, n: lap.randomise(np.full(n, v), rng),
+        (0.0, 0.0),
+        {"out >= 0": lambda o: o >= 0},
+        n_runs=50_000,
+        batch=True,
+        random_state=0,
+    )
     assert res.epsilon_lower_bound < 0.1
 
 
@@ -106,8 +124,13 @@ def test_auditor_bad_input(kwargs, match):
     args = dict(neighbours=(0.0, 1.0), events={"e": lambda o: o >= 1}, n_runs=100)
     args.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
-        audit(lambda v, rng, n: lap.randomise(np.full(n, v), rng), args.pop("neighbours"),
-              args.pop("events"), batch=True, **args)
+        audit(
+            lambda v, rng, n: lap.randomise(np.full(n, v), rng),
+            args.pop("neighbours"),
+            args.pop("events"),
+            batch=True,
+            **args,
+        )
 
 
 def test_batch_mechanism_must_return_n_outputs():
@@ -116,10 +139,13 @@ def test_batch_mechanism_must_return_n_outputs():
 
 
 def test_audit_result_ratio_without_claim_is_nan():
-    res = audit(lambda v, rng, n: np.full(n, v), (0, 1), {"e": lambda o: o > 0}, n_runs=10, batch=True)
+    res = audit(
+        lambda v, rng, n: np.full(n, v), (0, 1), {"e": lambda o: o > 0}, n_runs=10, batch=True
+    )
     assert math.isnan(res.ratio)
     # a deterministic mechanism is not private: the evidence grows without bound with n
-    more = audit(lambda v, rng, n: np.full(n, v), (0, 1), {"e": lambda o: o > 0}, n_runs=10_000,
-                 batch=True)
+    more = audit(
+        lambda v, rng, n: np.full(n, v), (0, 1), {"e": lambda o: o > 0}, n_runs=10_000, batch=True
+    )
     assert 0 < res.epsilon_lower_bound < more.epsilon_lower_bound
     assert more.epsilon_lower_bound > 7

@@ -18,8 +18,7 @@ from skdp_anomaly.exceptions import PrivacyLeakWarning
 def test_maps_bounds_onto_the_box_and_clips_outside():
     scaler = BoundsScaler(bounds=([0, -10], [10, 10])).fit(np.zeros((3, 2)))
     X = np.array([[0.0, -10.0], [10.0, 10.0], [2.5, 0.0], [-4.0, 30.0]])
-    np.testing.assert_allclose(scaler.transform(X),
-                               [[-1, -1], [1, 1], [-0.5, 0], [-1, 1]])
+    np.testing.assert_allclose(scaler.transform(X), [[-1, -1], [1, 1], [-0.5, 0], [-1, 1]])
 
 
 def test_scalar_bounds_broadcast_to_every_feature():
@@ -48,8 +47,9 @@ def test_inverse_transform_round_trips_inside_the_bounds():
 
 def test_zero_cost_and_the_validator_counts_it_as_not_learning():
     assert BoundsScaler(bounds=(0, 1)).privacy_cost().epsilon == 0.0
-    pipe = make_pipeline(BoundsScaler(bounds=(0, 100)),
-                         PrivateLogisticRegression(epsilon=1.0, data_norm=np.sqrt(3)))
+    pipe = make_pipeline(
+        BoundsScaler(bounds=(0, 100)), PrivateLogisticRegression(epsilon=1.0, data_norm=np.sqrt(3))
+    )
     report = check_privacy_budget(pipe, 1.0)
     assert report.cost.epsilon == 1.0 and not report.leaks
     row = next(r for r in report.steps if r.estimator == "BoundsScaler")
@@ -71,14 +71,17 @@ def test_none_bounds_warn_leak_and_are_stored_apart():
     np.testing.assert_allclose(scaler.transform(X), [[-1, -1], [1, 1]])
 
 
-@pytest.mark.parametrize("bounds, match", [
-    ((1, 1), "lower must be < upper"),
-    ((2, 1), "lower must be < upper"),
-    ((np.nan, 1), "bounds: lower bound must be finite"),
-    ((0, np.inf), "bounds: upper bound must be finite"),
-    (([0, 0], [1, 1, 1]), "bounds: (lower|upper) bound must be a scalar or have shape"),
-    ((0, 1, 2), "'bounds' parameter must be a \\(lower, upper\\) pair"),
-])
+@pytest.mark.parametrize(
+    "bounds, match",
+    [
+        ((1, 1), "lower must be < upper"),
+        ((2, 1), "lower must be < upper"),
+        ((np.nan, 1), "bounds: lower bound must be finite"),
+        ((0, np.inf), "bounds: upper bound must be finite"),
+        (([0, 0], [1, 1, 1]), "bounds: (lower|upper) bound must be a scalar or have shape"),
+        ((0, 1, 2), "'bounds' parameter must be a \\(lower, upper\\) pair"),
+    ],
+)
 def test_bad_bounds_are_refused_by_name_before_the_data(bounds, match):
     with pytest.raises(ValueError, match=match):
         BoundsScaler(bounds=bounds).privacy_cost()

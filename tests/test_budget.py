@@ -90,8 +90,9 @@ class NonPrivateLearner(TransformerMixin, BaseEstimator):
 
 
 def lr(epsilon=1.0):
-    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, fit_intercept=False,
-                                 random_state=0)
+    return dp.LogisticRegression(
+        epsilon=epsilon, data_norm=1.5, fit_intercept=False, random_state=0
+    )
 
 
 def dp_pipeline(sampler_eps=0.5, clf_eps=1.0):
@@ -546,8 +547,9 @@ def test_dpoad_max_count_none_is_a_leak_not_an_assumption():
         check_privacy_budget(DPOAD(bins, mechanism="laplace"), budget=10.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        report = check_privacy_budget(DPOAD(bins, mechanism="laplace", max_count=50),
-                                      neighbours="replace")
+        report = check_privacy_budget(
+            DPOAD(bins, mechanism="laplace", max_count=50), neighbours="replace"
+        )
     assert report.leaks == [] and report.epsilon == 2.0  # add/remove ε=1 under replace-one
 
 

@@ -35,8 +35,9 @@ def test_one_ledger_takes_three_fits_and_refuses_a_fourth_before_any_release():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         PrivateHBOS(epsilon=0.25, bounds=(0, 1), accountant=ledger, random_state=0).fit(X)
-        DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1], accountant=ledger,
-                               random_state=0).fit(X, y)
+        DPImbalancedClassifier(
+            epsilon=1.0, bounds=(0, 1), classes=[0, 1], accountant=ledger, random_state=0
+        ).fit(X, y)
         PrivateChangePointDetector(epsilon=0.5, accountant=ledger, random_state=0).fit(series)
     # the outlier detector's add/remove 0.25 is 0.5 under replace-one (group privacy)
     assert ledger.spent.epsilon == pytest.approx(2.0)
@@ -69,8 +70,9 @@ def test_an_add_remove_ledger_refuses_a_replace_one_estimator_before_any_release
     ledger = BudgetAccountant(epsilon=5.0, neighbours="add_remove")
     PrivateHBOS(epsilon=1.0, bounds=(0, 1), accountant=ledger, random_state=0).fit(X)
     assert ledger.spent.epsilon == pytest.approx(1.0)  # add/remove: as it is
-    clf = DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
-                                 accountant=ledger, random_state=0)
+    clf = DPImbalancedClassifier(
+        epsilon=1.0, bounds=(0, 1), classes=[0, 1], accountant=ledger, random_state=0
+    )
     with pytest.raises(ValueError, match="under add/remove neighbours"):
         clf.fit(X, y)
     assert len(ledger.history) == 1
@@ -97,9 +99,14 @@ def test_two_threads_cannot_both_pass_a_ledger_that_covers_one_fit():
     assert ledger.spent.epsilon == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("kwargs, name", [({"epsilon": -1}, "epsilon"),
-                                          ({"delta": 1.0}, "delta"),
-                                          ({"neighbours": "swap"}, "neighbours")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"epsilon": -1}, "epsilon"),
+        ({"delta": 1.0}, "delta"),
+        ({"neighbours": "swap"}, "neighbours"),
+    ],
+)
 def test_bad_settings_are_refused_by_name(kwargs, name):
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         BudgetAccountant(**kwargs)
@@ -144,11 +151,15 @@ def test_bounds_that_do_not_cover_the_data_warn_at_fit_naming_the_features():
     X = rng.uniform(0, 1, size=(400, 3))
     X[:, 1] *= 10  # feature 1 lies in [0, 10], bounds say (0, 1)
     y = (rng.random(400) < 0.2).astype(int)
-    fits = [lambda: PrivateHBOS(epsilon=1.0, bounds=(0, 1), random_state=0).fit(X),
-            lambda: DPImbalancedClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
-                                           random_state=0).fit(X, y),
-            lambda: DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1],
-                            random_state=0).fit_resample(X, y)]
+    fits = [
+        lambda: PrivateHBOS(epsilon=1.0, bounds=(0, 1), random_state=0).fit(X),
+        lambda: DPImbalancedClassifier(
+            epsilon=1.0, bounds=(0, 1), classes=[0, 1], random_state=0
+        ).fit(X, y),
+        lambda: DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1], random_state=0).fit_resample(
+            X, y
+        ),
+    ]
     for fit in fits:
         with pytest.warns(BoundsClippingWarning, match=r"feature\(s\) x1;"):
             fit()

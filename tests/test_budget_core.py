@@ -11,20 +11,19 @@ from imblearn.pipeline import Pipeline
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from skdp_anomaly import (
-    DPSMOTE,
-    PrivacyLeakError,
-    PrivateChangePointDetector,
-    check_privacy_budget,
-)
+from skdp_anomaly import DPSMOTE, PrivacyLeakError, PrivateChangePointDetector, check_privacy_budget
 from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 from _cost_estimators import CostSampler  # tests/_cost_estimators.py
 
 
 def test_add_remove_step_counts_twice_next_to_a_replace_one_step():
-    pipe = Pipeline([("dpsmote", DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1])),
-                     ("other", CostSampler(epsilon=1.0, neighbours="replace"))])
+    pipe = Pipeline(
+        [
+            ("dpsmote", DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1])),
+            ("other", CostSampler(epsilon=1.0, neighbours="replace")),
+        ]
+    )
     report = check_privacy_budget(pipe)
     assert report.neighbours == "replace" and report.epsilon == pytest.approx(3.0)
     assert report.is_private
@@ -34,8 +33,12 @@ def test_add_remove_step_counts_twice_next_to_a_replace_one_step():
 
 
 def test_non_private_classifier_is_a_leak_and_fails_a_budget():
-    pipe = Pipeline([("dpsmote", DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1])),
-                     ("clf", LogisticRegression())])
+    pipe = Pipeline(
+        [
+            ("dpsmote", DPSMOTE(epsilon=1.0, bounds=(0, 1), classes=[0, 1])),
+            ("clf", LogisticRegression()),
+        ]
+    )
     with pytest.raises(PrivacyLeakError, match="clf"):
         check_privacy_budget(pipe, budget=10.0)
     # "auto": every private step holds under add/remove, so the report does too

@@ -92,15 +92,18 @@ class ThirdPartyCost(TransformerMixin, BaseEstimator):
 
 
 def lr(epsilon=1.0):
-    return dp.LogisticRegression(epsilon=epsilon, data_norm=1.5, fit_intercept=False,
-                                 random_state=0)
+    return dp.LogisticRegression(
+        epsilon=epsilon, data_norm=1.5, fit_intercept=False, random_state=0
+    )
 
 
 def issue_example():
-    return ImbPipeline([
-        ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1], random_state=0)),
-        ("nb", dp.GaussianNB(epsilon=1, bounds=(0, 1))),
-    ])
+    return ImbPipeline(
+        [
+            ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1], random_state=0)),
+            ("nb", dp.GaussianNB(epsilon=1, bounds=(0, 1))),
+        ]
+    )
 
 
 def quiet(estimator, **kwargs):
@@ -176,13 +179,15 @@ def test_approx_cost_converts_delta_by_group_privacy():
 
 @pytest.mark.parametrize("neighbours", RELATIONS)
 def test_every_row_and_the_total_are_stated_under_the_report_relation(neighbours):
-    pipe = ImbPipeline([
-        ("none", "passthrough"),
-        ("f", FunctionTransformer()),
-        ("s", CostSampler(0.5, neighbours="add_remove")),
-        ("sk", SkLogisticRegression()),
-        ("nb", dp.GaussianNB(epsilon=1, bounds=(0, 1))),
-    ])
+    pipe = ImbPipeline(
+        [
+            ("none", "passthrough"),
+            ("f", FunctionTransformer()),
+            ("s", CostSampler(0.5, neighbours="add_remove")),
+            ("sk", SkLogisticRegression()),
+            ("nb", dp.GaussianNB(epsilon=1, bounds=(0, 1))),
+        ]
+    )
     for est in (pipe, GridSearchCV(pipe, {"s__epsilon": [0.5, 1]}, cv=KFold(3))):
         report = quiet(est, neighbours=neighbours)
         assert {r.cost.neighbours for r in report.steps} == {neighbours}
@@ -223,8 +228,11 @@ def test_report_built_by_hand_states_its_relation():
     with pytest.raises(ValueError, match="neighbours"):
         PrivacyReport("P", [step], neighbours="sideways")
     with pytest.raises(ValueError, match="neighbouring relation|n exactly|implies nothing"):
-        PrivacyReport("P", [StepCost("a", "A", PrivacyCost(1.0, neighbours="replace"))],
-                      neighbours="add_remove")
+        PrivacyReport(
+            "P",
+            [StepCost("a", "A", PrivacyCost(1.0, neighbours="replace"))],
+            neighbours="add_remove",
+        )
 
 
 def test_invalid_neighbours_rejected():
@@ -239,8 +247,10 @@ def test_validate_budget_in_the_report_relation():
     assert validate_budget((1.0, 1e-6), neighbours="add_remove").neighbours == "add_remove"
     same = PrivacyCost(1.0, neighbours="add_remove")
     assert validate_budget(same, neighbours="add_remove") == same
-    for budget, relation in [(PrivacyCost(4.0, neighbours="add_remove"), "replace"),
-                             (PrivacyCost(4.0, neighbours="replace"), "add_remove")]:
+    for budget, relation in [
+        (PrivacyCost(4.0, neighbours="add_remove"), "replace"),
+        (PrivacyCost(4.0, neighbours="replace"), "add_remove"),
+    ]:
         with pytest.raises(ValueError, match="'budget' parameter is stated under"):
             validate_budget(budget, neighbours=relation)
     with pytest.raises(ValueError, match="'budget' parameter is stated under"):
@@ -251,8 +261,7 @@ def test_budget_is_checked_in_the_report_relation():
     assert check_privacy_budget(issue_example(), 3.0, on_leak="ignore").within_budget
     with pytest.raises(PrivacyBudgetError, match="budget"):
         check_privacy_budget(issue_example(), 2.5, on_leak="ignore")
-    report = check_privacy_budget(issue_example(), 1.0, neighbours="add_remove",
-                                  on_leak="ignore")
+    report = check_privacy_budget(issue_example(), 1.0, neighbours="add_remove", on_leak="ignore")
     assert report.within_budget and report.budget.neighbours == "add_remove"
 
 
@@ -287,10 +296,12 @@ def test_print_pipeline_report_names_the_relation():
 
 # == items 4, 6, 7: assumptions ==================================================
 def test_assumptions_make_is_private_false_but_not_a_leak():
-    pipe = ImbPipeline([
-        ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1], class_counts="public")),
-        ("clf", dp.RandomForestClassifier(epsilon=1, bounds=(0, 1), classes=[0, 1])),
-    ])
+    pipe = ImbPipeline(
+        [
+            ("s", DPSMOTE(epsilon=1, bounds=(0, 1), classes=[0, 1], class_counts="public")),
+            ("clf", dp.RandomForestClassifier(epsilon=1, bounds=(0, 1), classes=[0, 1])),
+        ]
+    )
     report = check_privacy_budget(pipe, 5.0)  # on_leak resolves to "raise": no leak here
     assert report.leaks == []
     assert len(report.assumptions) == 1 and "class sizes" in report.assumptions[0]
@@ -349,8 +360,9 @@ def test_rbf_sampler_gamma_scale_learns_from_the_data():
 def test_function_transformer_func_is_an_assumption_identity_is_free():
     report = quiet(Pipeline([("f", FunctionTransformer(np.log1p)), ("clf", lr())]))
     assert not report.steps[0].leak and report.steps[0].epsilon == 0
-    assert any(a.startswith("f: ") and "maps each record on its own" in a
-               for a in report.assumptions)
+    assert any(
+        a.startswith("f: ") and "maps each record on its own" in a for a in report.assumptions
+    )
     report = quiet(Pipeline([("f", FunctionTransformer()), ("clf", lr())]))
     assert not any(a.startswith("f: ") for a in report.assumptions)
 
@@ -426,8 +438,9 @@ def test_stratified_kfold_moves_other_records_when_one_label_changes():
     assert np.sum(before[others] != after[others]) > 1
     # KFold on the same pair: nobody moves (its folds depend on n and the seed only)
     for cv in (KFold(5), KFold(5, shuffle=True, random_state=0)):
-        assert np.array_equal(fold_of_each_record(cv, X, y),
-                              fold_of_each_record(cv, X, y_neighbour))
+        assert np.array_equal(
+            fold_of_each_record(cv, X, y), fold_of_each_record(cv, X, y_neighbour)
+        )
 
 
 def test_kfold_moves_other_records_when_one_is_added():
@@ -480,8 +493,7 @@ INDEX_SPLITTERS = [
 GROUP_SPLITTERS = [GroupKFold(4), GroupShuffleSplit(n_splits=3), LeaveOneGroupOut()]
 
 
-@pytest.mark.parametrize("cv", INDEX_SPLITTERS + GROUP_SPLITTERS,
-                         ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("cv", INDEX_SPLITTERS + GROUP_SPLITTERS, ids=lambda c: type(c).__name__)
 def test_position_based_splitters_proven_under_replace_leak_under_add_remove(cv):
     fold = training_memberships(cv, neighbours="replace")
     assert fold.leak is None and "proven under replace-one" in fold.note

@@ -41,8 +41,9 @@ def make(budget=2.0, on_leak="warn", clf_eps=1.0, first=None):
             ("sampler", first if first is not None else CostSampler(0.5)),
             (
                 "clf",
-                dp.LogisticRegression(epsilon=clf_eps, data_norm=1.5, fit_intercept=False,
-                                      random_state=0),
+                dp.LogisticRegression(
+                    epsilon=clf_eps, data_norm=1.5, fit_intercept=False, random_state=0
+                ),
             ),
         ],
         budget=budget,

@@ -38,8 +38,11 @@ def brute_counts(x):
     """S(k) = #{i <= k < j : x_i > x_j} + #{x_i = x_j}/2 (mid-ranks), k = 0..n, double loop."""
     n = len(x)
     return np.array(
-        [sum((x[i] > x[j]) + 0.5 * (x[i] == x[j]) for i in range(k) for j in range(k, n))
-         for k in range(n + 1)], dtype=np.float64,
+        [
+            sum((x[i] > x[j]) + 0.5 * (x[i] == x[j]) for i in range(k) for j in range(k, n))
+            for k in range(n + 1)
+        ],
+        dtype=np.float64,
     )
 
 
@@ -86,7 +89,9 @@ def test_statistic_is_counts_over_pairs():
     x = rng.integers(0, 5, size=30).astype(float)
     ks = np.arange(1, 30)
     np.testing.assert_array_equal(mann_whitney_statistic(x), brute_counts(x)[ks] / (ks * (30 - ks)))
-    np.testing.assert_array_equal(mann_whitney_statistic(x, [3, 7]), brute_counts(x)[[3, 7]] / [81, 161])
+    np.testing.assert_array_equal(
+        mann_whitney_statistic(x, [3, 7]), brute_counts(x)[[3, 7]] / [81, 161]
+    )
     with pytest.raises(ValueError, match="splits"):
         mann_whitney_statistic(x, [0])
 
@@ -98,7 +103,7 @@ def test_sliding_centre_counts_equal_brute_force(kind):
         window = 2 * int(rng.integers(1, 8))
         m = int(rng.integers(window, window + 40))
         x = random_series(rng, m, kind)
-        ref = [brute_strict(x[s:s + window])[window // 2] for s in range(m - window + 1)]
+        ref = [brute_strict(x[s : s + window])[window // 2] for s in range(m - window + 1)]
         for block in (1, 3, None):
             np.testing.assert_array_equal(sliding_centre_counts(x, window, block=block), ref)
         np.testing.assert_array_equal(sliding_centre_counts(x, window, method="sorted"), ref)
@@ -184,8 +189,9 @@ def step_series(rng, n, k_star, mu0, mu1):
 def test_fit_attributes_predict_and_privacy():
     x = step_series(np.random.default_rng(0), 200, 150, 0.0, 5.0)
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=2.0, n_change_points=1, random_state=1,
-                                     accountant=acc).fit(x)
+    det = PrivateChangePointDetector(
+        epsilon=2.0, n_change_points=1, random_state=1, accountant=acc
+    ).fit(x)
     assert isinstance(det.change_point_, int)
     assert det.change_points_.tolist() == [det.change_point_]
     assert 10 <= det.change_point_ <= 190 and det.min_size_ == 10
@@ -199,8 +205,9 @@ def test_fit_attributes_predict_and_privacy():
     assert labels.tolist() == [0] * det.change_point_ + [1] * (200 - det.change_point_)
     np.testing.assert_array_equal(det.predict(x.reshape(-1, 1)), labels)
     # same seed, same answer; fit_predict = fit + predict
-    again = PrivateChangePointDetector(epsilon=2.0, n_change_points=1, random_state=1,
-                                       accountant=acc)
+    again = PrivateChangePointDetector(
+        epsilon=2.0, n_change_points=1, random_state=1, accountant=acc
+    )
     np.testing.assert_array_equal(again.fit_predict(x), labels)
     assert acc.total()[0] == pytest.approx(4.0)
 
@@ -218,8 +225,11 @@ def test_no_fitted_attribute_holds_the_statistic():
     for name, value in vars(det).items():
         if name.endswith("_") and not name.startswith("_"):
             # the change points and their directions are the DP outputs
-            assert np.size(value) <= 1 or name in ("privacy_spent_", "change_points_",
-                                                   "directions_"), name
+            assert np.size(value) <= 1 or name in (
+                "privacy_spent_",
+                "change_points_",
+                "directions_",
+            ), name
         assert not (isinstance(value, np.ndarray) and value.dtype.kind == "f"), name
 
 
@@ -242,8 +252,14 @@ def test_estimator_and_batch_agree_in_distribution():
     # each other and of k* (both ~N-like spread of a few points; a failure
     # would need a > 4-sigma deviation of a median).
     x = step_series(np.random.default_rng(2), 400, 260, 3.0, 0.0)
-    fits = [PrivateChangePointDetector(epsilon=3.0, direction="decrease", n_change_points=1,
-                                       random_state=s).fit(x).change_point_ for s in range(300)]
+    fits = [
+        PrivateChangePointDetector(
+            epsilon=3.0, direction="decrease", n_change_points=1, random_state=s
+        )
+        .fit(x)
+        .change_point_
+        for s in range(300)
+    ]
     batch = pncpd_batch(x, epsilon=3.0, direction="decrease", n_runs=300, random_state=0)
     assert abs(np.median(fits) - 260) <= 3 and abs(np.median(batch) - 260) <= 3
 
@@ -254,12 +270,18 @@ def test_direction_semantics():
     down = -up
     for x, right, wrong in ((up, "increase", "decrease"), (down, "decrease", "increase")):
         one = dict(epsilon=5.0, n_change_points=1)
-        good = [PrivateChangePointDetector(direction=right, random_state=s, **one).fit(x)
-                for s in range(20)]
-        both = [PrivateChangePointDetector(direction="both", random_state=s, **one).fit(x)
-                for s in range(20)]
-        bad = [PrivateChangePointDetector(direction=wrong, random_state=s, **one).fit(x)
-               for s in range(20)]
+        good = [
+            PrivateChangePointDetector(direction=right, random_state=s, **one).fit(x)
+            for s in range(20)
+        ]
+        both = [
+            PrivateChangePointDetector(direction="both", random_state=s, **one).fit(x)
+            for s in range(20)
+        ]
+        bad = [
+            PrivateChangePointDetector(direction=wrong, random_state=s, **one).fit(x)
+            for s in range(20)
+        ]
         # observed median error ~3 (max ~30): median <= 10 is a >5-sigma margin
         assert np.median([abs(d.change_point_ - 120) for d in good]) <= 10
         assert all(d.direction_ == right for d in good + both)
@@ -269,18 +291,28 @@ def test_direction_semantics():
         assert np.median([abs(d.change_point_ - 120) for d in bad]) > 100
 
 
-@pytest.mark.parametrize("method, mode", [
-    ("fit", {}),
-    ("fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
-    ("partial_fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
-])
-@pytest.mark.parametrize("X", [[["a"], ["b"]] * 20, np.array([["1.5"]] * 40),
-                               np.array([[0.5], ["secret"]] * 20, dtype=object)])
+@pytest.mark.parametrize(
+    "method, mode",
+    [
+        ("fit", {}),
+        ("fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
+        ("partial_fit", {"epsilon": 10.0, "window": 20, "threshold": 0.8}),
+    ],
+)
+@pytest.mark.parametrize(
+    "X",
+    [
+        [["a"], ["b"]] * 20,
+        np.array([["1.5"]] * 40),
+        np.array([[0.5], ["secret"]] * 20, dtype=object),
+    ],
+)
 def test_string_input_is_refused_by_name_before_a_charge(X, method, mode):
     acc = Ledger()
     det = PrivateChangePointDetector(accountant=acc, **mode)
-    with pytest.raises(ValueError, match="PrivateChangePointDetector supports numeric "
-                                         "features only; X ") as info:
+    with pytest.raises(
+        ValueError, match="PrivateChangePointDetector supports numeric features only; X "
+    ) as info:
         getattr(det, method)(X)
     # numpy's own message quotes a cell: no data value may reach an exception
     assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
@@ -429,7 +461,8 @@ def test_warnings_are_not_raised_for_private_fits():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any warning fails the fit
         det = PrivateChangePointDetector(random_state=0).fit(
-            np.random.default_rng(0).normal(size=400))
+            np.random.default_rng(0).normal(size=400)
+        )
     assert det.privacy_spent_.epsilon <= det.privacy_cost().epsilon
 
 
@@ -461,8 +494,7 @@ def test_series_too_short_for_any_change_are_refused_before_a_charge(n):
 @pytest.mark.parametrize("n, kwargs", [(40, {}), (40, {"n_change_points": 2})])
 def test_short_series_warn_that_the_result_is_a_guess(n, kwargs):
     with pytest.warns(ChangePointNoiseWarning, match=f"the series has {n} samples") as record:
-        PrivateChangePointDetector(epsilon=1.0, random_state=0, **kwargs).fit(
-            np.arange(float(n)))
+        PrivateChangePointDetector(epsilon=1.0, random_state=0, **kwargs).fit(np.arange(float(n)))
     assert record[0].filename == __file__  # points at the caller, not at sklearn
     assert "Use a longer series or a larger epsilon" in str(record[0].message)
 

@@ -14,11 +14,7 @@ import pytest
 from audit_scenarios.changepoint import move_one_element
 
 from skdp_anomaly import audit
-from skdp_anomaly.changepoint import (
-    PrivateChangePointDetector,
-    online_pncpd_batch,
-    pncpd_batch,
-)
+from skdp_anomaly.changepoint import PrivateChangePointDetector, online_pncpd_batch, pncpd_batch
 from skdp_anomaly.changepoint._core import candidate_range
 
 # long statistical audits: CI runs them in one job (`-m slow` selects them,
@@ -30,9 +26,17 @@ N_RUNS = 40_000
 
 def offline_mechanism(n, epsilon, gamma, direction):
     def mech(x, rng, runs):
-        k, increase = pncpd_batch(x, epsilon=epsilon, gamma=gamma, direction=direction,
-                                  n_runs=runs, random_state=rng, return_direction=True)
+        k, increase = pncpd_batch(
+            x,
+            epsilon=epsilon,
+            gamma=gamma,
+            direction=direction,
+            n_runs=runs,
+            random_state=rng,
+            return_direction=True,
+        )
         return k + n * increase  # the full output: index and direction
+
     return mech
 
 
@@ -53,9 +57,16 @@ def test_both_directions_tiny_range_is_close_to_epsilon():
     # doubled noise it would be ≈ 0.33ε (catches over-noising).
     eps, n, gamma = 1.0, 10, 0.45
     low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
-    res = audit(offline_mechanism(n, eps, gamma, "both"), (low, high), point_events(n, gamma),
-                n_runs=N_RUNS * 2, batch=True, random_state=0, claimed_epsilon=eps,
-                name="PNCPD both, n=10")
+    res = audit(
+        offline_mechanism(n, eps, gamma, "both"),
+        (low, high),
+        point_events(n, gamma),
+        n_runs=N_RUNS * 2,
+        batch=True,
+        random_state=0,
+        claimed_epsilon=eps,
+        name="PNCPD both, n=10",
+    )
     assert 0.6 * eps <= res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -65,9 +76,15 @@ def test_offline_within_epsilon(direction, n, gamma, t):
     eps = 1.0
     for base in (np.arange(n, dtype=float)[::-1], np.random.default_rng(n).normal(size=n)):
         pair = move_one_element(base, t)
-        res = audit(offline_mechanism(n, eps, gamma, direction), pair,
-                    point_events(n, gamma), n_runs=N_RUNS, batch=True,
-                    random_state=t, claimed_epsilon=eps)
+        res = audit(
+            offline_mechanism(n, eps, gamma, direction),
+            pair,
+            point_events(n, gamma),
+            n_runs=N_RUNS,
+            batch=True,
+            random_state=t,
+            claimed_epsilon=eps,
+        )
         assert res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -80,12 +97,14 @@ def test_estimator_path_within_epsilon():
 
     def mech(x, rng):
         # one change point, min_size 5: one split, the scores E(5) and -E(5) (Δ = 1)
-        det = PrivateChangePointDetector(epsilon=eps, n_change_points=1, min_size=5,
-                                         random_state=rng).fit(x)
+        det = PrivateChangePointDetector(
+            epsilon=eps, n_change_points=1, min_size=5, random_state=rng
+        ).fit(x)
         return det.change_point_ + n * (det.direction_ == "increase")
 
-    res = audit(mech, (low, high), point_events(n, gamma), n_runs=3000,
-                random_state=1, claimed_epsilon=eps)
+    res = audit(
+        mech, (low, high), point_events(n, gamma), n_runs=3000, random_state=1, claimed_epsilon=eps
+    )
     assert res.epsilon_lower_bound <= eps, str(res)
     # the two outputs really are differently likely (so the audit has power)
     assert res.epsilon_lower_bound > 0.2, str(res)
@@ -96,10 +115,18 @@ WINDOW, HALF = 20, 10
 
 def online_mechanism(threshold, epsilon, direction="decrease"):
     def mech(x, rng, runs):
-        alarm, k = online_pncpd_batch(x, window=WINDOW, threshold=threshold, epsilon=epsilon,
-                                      gamma=0.1, direction=direction, n_runs=runs,
-                                      random_state=rng)
+        alarm, k = online_pncpd_batch(
+            x,
+            window=WINDOW,
+            threshold=threshold,
+            epsilon=epsilon,
+            gamma=0.1,
+            direction=direction,
+            n_runs=runs,
+            random_state=rng,
+        )
         return np.stack([alarm, k], axis=1)
+
     return mech
 
 
@@ -117,8 +144,15 @@ ALARM_EVENTS = {
 @pytest.mark.parametrize("threshold, epsilon", [(0.5, 1.0), (0.3, 2.0), (1.5, 1.0)])
 def test_online_above_threshold_within_half_epsilon(threshold, epsilon):
     pair = move_one_element(np.arange(60, dtype=float), 19)
-    res = audit(online_mechanism(threshold, epsilon), pair, ALARM_EVENTS, n_runs=N_RUNS,
-                batch=True, random_state=2, claimed_epsilon=epsilon / 2)
+    res = audit(
+        online_mechanism(threshold, epsilon),
+        pair,
+        ALARM_EVENTS,
+        n_runs=N_RUNS,
+        batch=True,
+        random_state=2,
+        claimed_epsilon=epsilon / 2,
+    )
     # the alarm index alone is AboveThreshold's output: ε/2
     assert res.epsilon_lower_bound <= epsilon / 2, str(res)
     assert res.epsilon_lower_bound > 0.1 * epsilon, str(res)  # the audit sees the change
@@ -131,9 +165,17 @@ def test_online_full_output_within_epsilon():
     for c in (12, 15, 22, 25):
         events[f"change point {c}"] = (lambda v: lambda o: o[:, 1] == v)(c)
         events[f"alarm<=19 and change point {c}"] = (
-            lambda v: lambda o: (o[:, 0] >= 0) & (o[:, 0] <= 19) & (o[:, 1] == v))(c)
-    res = audit(online_mechanism(0.3, eps, "both"), pair, events, n_runs=N_RUNS, batch=True,
-                random_state=3, claimed_epsilon=eps)
+            lambda v: lambda o: (o[:, 0] >= 0) & (o[:, 0] <= 19) & (o[:, 1] == v)
+        )(c)
+    res = audit(
+        online_mechanism(0.3, eps, "both"),
+        pair,
+        events,
+        n_runs=N_RUNS,
+        batch=True,
+        random_state=3,
+        claimed_epsilon=eps,
+    )
     assert res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -157,10 +199,24 @@ def test_turning_point_release_is_within_its_share_and_tight():
     high = low.copy()
     high[2] = 10.0
     report = {}
-    _model(high, [("dependence", mechanism)], "auto", "estimate", np.random.default_rng(0),
-           lambda cost: None, report)
+    _model(
+        high,
+        [("dependence", mechanism)],
+        "auto",
+        "estimate",
+        np.random.default_rng(0),
+        lambda cost: None,
+        report,
+    )
     assert isinstance(report["noisy_turning_points"], int)  # the stage releases this count
-    res = audit(release, (low, high), {"count >= 2": lambda out: out >= 2},
-                n_runs=N_RUNS, batch=True, random_state=1, claimed_epsilon=eps_d,
-                name="turning points, geometric Δ=2")
+    res = audit(
+        release,
+        (low, high),
+        {"count >= 2": lambda out: out >= 2},
+        n_runs=N_RUNS,
+        batch=True,
+        random_state=1,
+        claimed_epsilon=eps_d,
+        name="turning points, geometric Δ=2",
+    )
     assert 0.8 * eps_d <= res.epsilon_lower_bound <= eps_d, str(res)

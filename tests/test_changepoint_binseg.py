@@ -34,8 +34,9 @@ from skdp_anomaly.privacy import LaplaceMechanism, ReportNoisyMax
 
 def steps(rng, n, cps, levels):
     bounds = np.r_[0, cps, n]
-    return np.concatenate([rng.normal(level, 1, bounds[i + 1] - bounds[i])
-                           for i, level in enumerate(levels)])
+    return np.concatenate(
+        [rng.normal(level, 1, bounds[i + 1] - bounds[i]) for i, level in enumerate(levels)]
+    )
 
 
 # ------------------------------------------------------------ sensitivity
@@ -80,8 +81,9 @@ def test_test_statistic_sensitivity_is_one_and_it_dominates_the_location_score(k
             top = {"both": np.abs(e), "increase": -e, "decrease": e}[direction].max()
             assert max(noisy_test_statistic(y, s, direction), 0.0) >= top - 1e-12
             for a, b in pairs:
-                d = abs(noisy_test_statistic(a, s, direction)
-                        - noisy_test_statistic(b, s, direction))
+                d = abs(
+                    noisy_test_statistic(a, s, direction) - noisy_test_statistic(b, s, direction)
+                )
                 assert d <= 1 + 1e-12
                 worst = max(worst, d)
     assert worst == pytest.approx(1.0)
@@ -105,9 +107,13 @@ def test_no_change_on_iid_data_in_most_runs():
     # α = 0.05: "no change" in ~95 % of runs (measured 0.95-0.97); asserting >= 70 %
     # of 100 runs fails with probability < 1e-9 for a fresh seed
     rng = np.random.default_rng(2)
-    none = [PrivateChangePointDetector(epsilon=1.0, random_state=i).fit(
-        rng.normal(size=int(rng.integers(200, 500)))).n_change_points_ == 0
-        for i in range(100)]
+    none = [
+        PrivateChangePointDetector(epsilon=1.0, random_state=i)
+        .fit(rng.normal(size=int(rng.integers(200, 500))))
+        .n_change_points_
+        == 0
+        for i in range(100)
+    ]
     assert np.mean(none) >= 0.7
     # the non-private reference at the same level: false alarms <= α (+ 3 sd)
     false = [binary_segmentation(rng.normal(size=300)).size > 0 for _ in range(300)]
@@ -123,11 +129,17 @@ def test_finds_one_and_three_clear_changes():
     rng = np.random.default_rng(3)
     one = three = 0
     for i in range(40):
-        cps = PrivateChangePointDetector(epsilon=5.0, random_state=i).fit(
-            steps(rng, 400, [150], [0, 5])).change_points_
+        cps = (
+            PrivateChangePointDetector(epsilon=5.0, random_state=i)
+            .fit(steps(rng, 400, [150], [0, 5]))
+            .change_points_
+        )
         one += cps.size == 1 and abs(cps[0] - 150) <= 30
-        cps = PrivateChangePointDetector(epsilon=5.0, random_state=i).fit(
-            steps(rng, 800, [200, 400, 600], [0, 5, 0, 5])).change_points_
+        cps = (
+            PrivateChangePointDetector(epsilon=5.0, random_state=i)
+            .fit(steps(rng, 800, [200, 400, 600], [0, 5, 0, 5]))
+            .change_points_
+        )
         three += cps.size == 3 and np.all(np.abs(cps - [200, 400, 600]) <= 30)
     assert one >= 22 and three >= 22
     # the non-private reference is exact here
@@ -151,8 +163,9 @@ def test_min_size_is_respected():
     rng = np.random.default_rng(5)
     for i in range(30):
         n = int(rng.integers(100, 400))
-        x = steps(rng, n, sorted(rng.choice(np.arange(10, n - 10), 3, replace=False)),
-                  rng.normal(0, 3, 4))
+        x = steps(
+            rng, n, sorted(rng.choice(np.arange(10, n - 10), 3, replace=False)), rng.normal(0, 3, 4)
+        )
         for kwargs in ({}, {"min_size": 25}, {"n_change_points": 3, "min_size": 20}):
             det = PrivateChangePointDetector(epsilon=2.0, random_state=i, **kwargs).fit(x)
             bounds = np.r_[0, det.change_points_, n]
@@ -164,17 +177,17 @@ def test_min_size_is_respected():
 def test_undecidable_series_warn_and_too_short_ones_are_refused():
     noise = np.random.default_rng(0).normal(size=400)
     with pytest.warns(ChangePointNoiseWarning, match="likely answer whatever the data"):
-        PrivateChangePointDetector(epsilon=1.0, dependence="none",
-                                   random_state=0).fit(noise[:60])
+        PrivateChangePointDetector(epsilon=1.0, dependence="none", random_state=0).fit(noise[:60])
     # a perfect change would clear the test no more often than a false alarm: refused,
     # before any charge
     ledger = BudgetAccountant(epsilon=10.0)
-    with pytest.raises(ValueError, match="no more often than a false alarm.*nothing was "
-                                         "charged"):
+    with pytest.raises(ValueError, match="no more often than a false alarm.*nothing was charged"):
         PrivateChangePointDetector(epsilon=0.1, accountant=ledger).fit(noise[:60])
     assert ledger.spent.epsilon == 0
-    with pytest.raises(ValueError, match="n_change_points=3 with segments of at least "
-                                         "min_size=10 needs at least 40"):
+    with pytest.raises(
+        ValueError,
+        match="n_change_points=3 with segments of at least min_size=10 needs at least 40",
+    ):
         PrivateChangePointDetector(n_change_points=3, min_size=10).fit(np.arange(30.0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -187,8 +200,10 @@ def test_levels_that_cannot_decide_are_dropped_and_their_epsilon_moves_up():
     # middle of a segment of n/2^(l-1) points clears that level's critical value
     assert useful_levels(100_000, 5.0, 10, 5000, 0.05, "both") == 4
     assert useful_levels(100, 1.0, 10, 5, 0.05, "both") == 1
-    grow = [useful_levels(n, 1.0, 10, default_min_size(n), 0.05, "both")
-            for n in (100, 400, 1600, 6400, 25600)]
+    grow = [
+        useful_levels(n, 1.0, 10, default_min_size(n), 0.05, "both")
+        for n in (100, 400, 1600, 6400, 25600)
+    ]
     assert grow == sorted(grow) and grow[0] < grow[-1]
     for n, eps in ((100, 1.0), (1000, 2.0), (100_000, 5.0)):
         s = default_min_size(n)
@@ -220,8 +235,13 @@ def test_online_false_alarms_on_iid_streams(epsilon):
     # α = 0.05 over the default horizon of 10 windows = the 1 000 points: measured
     # 2-3 %; asserting <= 10 % of 100 streams fails with probability < 1e-3
     rng = np.random.default_rng(7)
-    alarms = [PrivateChangePointDetector(epsilon=epsilon, window=100, random_state=i)
-              .fit(rng.normal(size=1000)).alarm_index_ is not None for i in range(100)]
+    alarms = [
+        PrivateChangePointDetector(epsilon=epsilon, window=100, random_state=i)
+        .fit(rng.normal(size=1000))
+        .alarm_index_
+        is not None
+        for i in range(100)
+    ]
     assert np.mean(alarms) <= 0.10
 
 
@@ -235,8 +255,9 @@ def test_online_detects_a_one_sd_shift_within_about_a_window():
     hits = 0
     for i in range(50):
         x = np.r_[rng.normal(size=500), rng.normal(1, 1, 500)]
-        det = PrivateChangePointDetector(epsilon=10.0, window=100, dependence="none",
-                                         random_state=i).fit(x)
+        det = PrivateChangePointDetector(
+            epsilon=10.0, window=100, dependence="none", random_state=i
+        ).fit(x)
         hits += det.alarm_index_ is not None and 500 <= det.alarm_index_ + 49 <= 600
     assert hits >= 35
     assert det.threshold_ == calibrated_threshold(100, 7.5, "both", 0.05)
@@ -271,8 +292,15 @@ def test_audit_of_the_noisy_test_is_within_its_epsilon():
     # above both true values the Laplace tails differ by exactly e^{|ΔT|/b}
     top = max(t_low, t_high)
     events = {f"T > {v}": (lambda v: lambda o: o > v)(v) for v in (c, top, top + 1)}
-    res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=0,
-                claimed_epsilon=mech.epsilon)
+    res = audit(
+        release,
+        (low, high),
+        events,
+        n_runs=N_RUNS,
+        batch=True,
+        random_state=0,
+        claimed_epsilon=mech.epsilon,
+    )
     assert 0.8 * mech.epsilon <= res.epsilon_lower_bound <= mech.epsilon, str(res)
 
 
@@ -286,8 +314,9 @@ def test_audit_of_the_location_is_within_its_epsilon():
         return mech.select(np.broadcast_to(scores, (runs, 2)), rng, axis=-1)
 
     events = {"decrease": lambda o: o == 0, "increase": lambda o: o == 1}
-    res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=1,
-                claimed_epsilon=eps)
+    res = audit(
+        release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=1, claimed_epsilon=eps
+    )
     assert 0.5 * eps <= res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -298,13 +327,11 @@ def test_audit_of_the_whole_search_is_within_epsilon():
     low, high = move_one_element(np.arange(n, dtype=float)[::-1], 0)
 
     def release(x, rng):
-        cps = binary_segmentation(x, epsilon=eps, min_size=3, max_change_points=1,
-                                  random_state=rng)
+        cps = binary_segmentation(x, epsilon=eps, min_size=3, max_change_points=1, random_state=rng)
         return int(cps[0]) if cps.size else -1
 
     events = {f"k={k}": (lambda v: lambda o: o == v)(k) for k in (-1, 3, 6, 9)}
-    res = audit(release, (low, high), events, n_runs=4000, random_state=2,
-                claimed_epsilon=eps)
+    res = audit(release, (low, high), events, n_runs=4000, random_state=2, claimed_epsilon=eps)
     assert res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -316,14 +343,30 @@ def test_audit_of_the_calibrated_online_alarm_is_within_its_share(epsilon):
     pair = move_one_element(np.arange(60, dtype=float), 19)
 
     def release(x, rng, runs):
-        alarm, _ = online_pncpd_batch(x, window=window, threshold=threshold, epsilon=epsilon,
-                                      direction="decrease", n_runs=runs, random_state=rng,
-                                      alarm_share=share)
+        alarm, _ = online_pncpd_batch(
+            x,
+            window=window,
+            threshold=threshold,
+            epsilon=epsilon,
+            direction="decrease",
+            n_runs=runs,
+            random_state=rng,
+            alarm_share=share,
+        )
         return alarm
 
-    events = {"alarm at 10..19": lambda o: (o >= 10) & (o <= 19),
-              "alarm at 20..29": lambda o: (o >= 20) & (o <= 29),
-              "no alarm": lambda o: o < 0}
-    res = audit(release, pair, events, n_runs=N_RUNS, batch=True, random_state=3,
-                claimed_epsilon=epsilon * share)
+    events = {
+        "alarm at 10..19": lambda o: (o >= 10) & (o <= 19),
+        "alarm at 20..29": lambda o: (o >= 20) & (o <= 29),
+        "no alarm": lambda o: o < 0,
+    }
+    res = audit(
+        release,
+        pair,
+        events,
+        n_runs=N_RUNS,
+        batch=True,
+        random_state=3,
+        claimed_epsilon=epsilon * share,
+    )
     assert res.epsilon_lower_bound <= epsilon * share, str(res)

@@ -41,7 +41,8 @@ def test_single_series_contracts(params, tmp_path):
     memmap = np.load(path, mmap_mode="r")
     np.testing.assert_array_equal(clone(est).fit(memmap).predict(memmap), labels)
     np.testing.assert_array_equal(
-        clone(est).fit(np.asfortranarray(SERIES.reshape(-1, 1))).predict(SERIES), labels)
+        clone(est).fit(np.asfortranarray(SERIES.reshape(-1, 1))).predict(SERIES), labels
+    )
     # integer / float32 dtypes are accepted
     clone(est).fit(np.round(SERIES * 10).astype(int))
     clone(est).fit(SERIES.astype(np.float32))

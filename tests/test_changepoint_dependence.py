@@ -94,17 +94,18 @@ def test_a_random_walk_forced_to_levels_gets_no_test_and_a_warning_that_says_wha
 
 
 def test_a_public_phi_spends_nothing_on_the_dependence():
-    assert [kind for kind, _ in segmentation_plan(1.0, "auto", 1, dependence=0.5,
-                                                  series="level")] == ["test", "location"]
+    assert [
+        kind for kind, _ in segmentation_plan(1.0, "auto", 1, dependence=0.5, series="level")
+    ] == ["test", "location"]
     # "auto" chooses the model from the count, whatever the dependence
-    assert segmentation_plan(1.0, "auto", 1, dependence=0.5, series="auto")[0][0] == (
-        "dependence")
+    assert segmentation_plan(1.0, "auto", 1, dependence=0.5, series="auto")[0][0] == ("dependence")
     plan = segmentation_plan(1.0, "auto", 1, dependence="estimate")
     assert [kind for kind, _ in plan] == ["dependence", "test", "location"]
     assert sum(m.epsilon for _, m in plan) == pytest.approx(1.0)
     x = np.random.default_rng(0).normal(size=300)
-    det = PrivateChangePointDetector(epsilon=2.0, dependence=0.3, series="level",
-                                     random_state=0).fit(x)
+    det = PrivateChangePointDetector(
+        epsilon=2.0, dependence=0.3, series="level", random_state=0
+    ).fit(x)
     assert det.serial_dependence_ == pytest.approx(0.3) and det.noisy_turning_points_ is None
     det = PrivateChangePointDetector(n_change_points=1, random_state=0).fit(x)
     assert det.serial_dependence_ is None  # no test, nothing to calibrate
@@ -127,5 +128,9 @@ def test_an_epsilon_too_large_for_the_count_is_refused_by_name_before_any_charge
     with pytest.raises(ValueError, match="epsilon=500.0 is too large for the turning-point"):
         det.fit(np.zeros(100))
     assert not hasattr(det, "privacy_spent_")
-    assert PrivateChangePointDetector(epsilon=500.0, dependence="none",
-                                      series="level").privacy_cost().epsilon == 500
+    assert (
+        PrivateChangePointDetector(epsilon=500.0, dependence="none", series="level")
+        .privacy_cost()
+        .epsilon
+        == 500
+    )

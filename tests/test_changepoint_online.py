@@ -29,13 +29,13 @@ def reference_noiseless(x, window, threshold, gamma, direction):
     h = window // 2
     g = candidate_range(window, gamma)[0]
     for s in range(len(x) - window + 1):
-        left, right = x[s:s + h], x[s + h:s + window]
+        left, right = x[s : s + h], x[s + h : s + window]
         u = np.mean(left[:, None] > right[None, :]) + 0.5 * np.mean(left[:, None] == right[None, :])
         q = {"decrease": u, "increase": 1 - u, "both": max(u, 1 - u)}[direction]
         if q > threshold:
             if s + window + g > len(x):
                 return s + h, None
-            seg = x[s + g:s + g + window]
+            seg = x[s + g : s + g + window]
             n = window
             k_lo, k_hi = candidate_range(n, gamma)
             best, best_k = -1.0, None
@@ -58,8 +58,9 @@ def test_noiseless_online_equals_reference(direction):
     assert ref_cp is not None
     for chunks in (1, 9, 500):
         # ε = 1e6: noise of a few grid steps (~1e-7), far below the resolution 1/400
-        det = PrivateChangePointDetector(epsilon=1e6, window=40, threshold=0.8,
-                                         gamma=0.1, direction=direction)
+        det = PrivateChangePointDetector(
+            epsilon=1e6, window=40, threshold=0.8, gamma=0.1, direction=direction
+        )
         feed(det, x, chunks)
         assert det.alarm_index_ == ref_alarm and det.change_point_ == ref_cp
 
@@ -71,14 +72,22 @@ def test_a_seed_repeats_a_run_and_every_chunking_detects(seed):
     # repeats a run chunk for chunk; other chunkings draw other noise
     x = paper_stream(seed, k_star=2000, after=600)
     for chunks in (1, 2, 13, 250, 2600):
-        runs = [feed(PrivateChangePointDetector(epsilon=3.0, window=200, threshold=0.8,
-                                                direction="both", random_state=seed),
-                     x, chunks) for _ in range(2)]
+        runs = [
+            feed(
+                PrivateChangePointDetector(
+                    epsilon=3.0, window=200, threshold=0.8, direction="both", random_state=seed
+                ),
+                x,
+                chunks,
+            )
+            for _ in range(2)
+        ]
         a, b = ((d.alarm_index_, d.change_point_, d.direction_, d.n_seen_) for d in runs)
         assert a == b and runs[0].detected_
     # point by point too
-    det = PrivateChangePointDetector(epsilon=3.0, window=200, threshold=0.8,
-                                     direction="both", random_state=seed)
+    det = PrivateChangePointDetector(
+        epsilon=3.0, window=200, threshold=0.8, direction="both", random_state=seed
+    )
     for value in x:
         det.partial_fit([value])
         if det.detected_:
@@ -93,8 +102,16 @@ def test_paper_setting_detection():
     within, false_alarm = [], []
     for seed in range(5):
         x = paper_stream(seed)
-        alarm, k = online_pncpd_batch(x, window=500, threshold=0.8, epsilon=10.0, gamma=0.1,
-                                      direction="decrease", n_runs=200, random_state=seed)
+        alarm, k = online_pncpd_batch(
+            x,
+            window=500,
+            threshold=0.8,
+            epsilon=10.0,
+            gamma=0.1,
+            direction="decrease",
+            n_runs=200,
+            random_state=seed,
+        )
         within.append(np.abs(k - 5000) <= 30)
         false_alarm.append((alarm >= 0) & (alarm < 4750))
     assert np.mean(within) > 0.95
@@ -107,8 +124,9 @@ def test_estimator_paper_setting_a_few_runs():
     # seeds are fixed, so the test is deterministic and was checked to pass.
     x = paper_stream(7)
     for seed in range(10):
-        det = PrivateChangePointDetector(epsilon=10.0, window=500, threshold=0.8,
-                                         direction="decrease", random_state=seed)
+        det = PrivateChangePointDetector(
+            epsilon=10.0, window=500, threshold=0.8, direction="decrease", random_state=seed
+        )
         feed(det, x, 60)
         assert det.detected_ and abs(det.change_point_ - 5000) <= 30
         assert 4750 < det.alarm_index_ <= 5000 + 250
@@ -117,8 +135,9 @@ def test_estimator_paper_setting_a_few_runs():
 def test_privacy_spent_progression_and_accountant():
     x = paper_stream(3, k_star=1000, after=400)
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
-                                     direction="decrease", random_state=0, accountant=acc)
+    det = PrivateChangePointDetector(
+        epsilon=4.0, window=200, threshold=0.8, direction="decrease", random_state=0, accountant=acc
+    )
     det.partial_fit(x[:150])  # window not full: nothing answered
     assert det.privacy_spent_.epsilon == 0.0 and acc.total()[0] == 0.0
     assert not det.detected_ and det.change_point_ is None and det.alarm_index_ is None
@@ -140,9 +159,17 @@ def test_privacy_spent_progression_and_accountant():
     labels = det.predict(x)
     assert labels.sum() == len(x) - det.change_point_
     # fit starts over: the same seed gives the same answer as another fit
-    fits = [PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
-                                       direction="decrease", random_state=0,
-                                       accountant=acc).fit(x) for _ in range(2)]
+    fits = [
+        PrivateChangePointDetector(
+            epsilon=4.0,
+            window=200,
+            threshold=0.8,
+            direction="decrease",
+            random_state=0,
+            accountant=acc,
+        ).fit(x)
+        for _ in range(2)
+    ]
     assert fits[0].change_point_ == fits[1].change_point_
     assert fits[0].n_seen_ == fits[1].n_seen_
 
@@ -150,19 +177,18 @@ def test_privacy_spent_progression_and_accountant():
 def test_alarm_without_enough_points_waits():
     x = paper_stream(4, k_star=600, after=400)
     # ε = 1e6: noise far below the statistic's resolution, i.e. noiseless
-    det = PrivateChangePointDetector(epsilon=1e6, window=200, threshold=0.8,
-                                     direction="decrease")
+    det = PrivateChangePointDetector(epsilon=1e6, window=200, threshold=0.8, direction="decrease")
     det.partial_fit(x[:300])
     i = 300
     while det.alarm_index_ is None:
-        det.partial_fit(x[i:i + 1])
+        det.partial_fit(x[i : i + 1])
         i += 1
     # the alarm fires on the last point of the window centred at alarm_index_,
     # then PNCPD waits for ⌈γn⌉ = 20 more points
     assert i == det.alarm_index_ + 100 and not det.detected_
-    det.partial_fit(x[i:i + 19])
+    det.partial_fit(x[i : i + 19])
     assert not det.detected_ and det.change_point_ is None
-    det.partial_fit(x[i + 19:])
+    det.partial_fit(x[i + 19 :])
     assert det.detected_ and det.n_seen_ == i + 20
 
 
@@ -198,8 +224,12 @@ def test_partial_fit_needs_window_and_clean_chunks():
     with pytest.raises(ValueError, match="NaN"):
         det.partial_fit([1.0, np.nan])
     # the float64-ndarray fast path refuses the same inputs
-    for bad, match in ((np.array([1.0, np.nan]), "NaN"), (np.array([np.inf]), "infinity"),
-                       (np.zeros((4, 2)), "features"), (np.zeros((2, 2, 1)), "dim")):
+    for bad, match in (
+        (np.array([1.0, np.nan]), "NaN"),
+        (np.array([np.inf]), "infinity"),
+        (np.zeros((4, 2)), "features"),
+        (np.zeros((2, 2, 1)), "dim"),
+    ):
         with pytest.raises(ValueError, match=match):
             det.partial_fit(bad)
     with pytest.raises(ValueError, match="features"):
@@ -210,10 +240,12 @@ def test_partial_fit_needs_window_and_clean_chunks():
 def test_online_batch_matches_estimator_noiseless():
     x = paper_stream(8, k_star=800, after=300)
     # ε = 1e6 is noiseless at the statistic's resolution
-    det = PrivateChangePointDetector(epsilon=1e6, window=100, threshold=0.8,
-                                     direction="both").fit(x)
-    alarm, k = online_pncpd_batch(x, window=100, threshold=0.8, epsilon=math.inf,
-                                  direction="both", n_runs=3)
+    det = PrivateChangePointDetector(epsilon=1e6, window=100, threshold=0.8, direction="both").fit(
+        x
+    )
+    alarm, k = online_pncpd_batch(
+        x, window=100, threshold=0.8, epsilon=math.inf, direction="both", n_runs=3
+    )
     assert set(alarm) == {det.alarm_index_} and set(k) == {det.change_point_}
 
 
@@ -222,13 +254,15 @@ def test_online_batch_and_estimator_agree_in_distribution():
     # vs 100 estimator runs; both are ≈ 0.7 here and a gap > 0.2 would need a
     # > 3.5-sigma deviation.
     x = paper_stream(9, k_star=1500, after=500)
-    alarm, k = online_pncpd_batch(x, window=200, threshold=0.8, epsilon=2.0,
-                                  direction="decrease", n_runs=200, random_state=1)
+    alarm, k = online_pncpd_batch(
+        x, window=200, threshold=0.8, epsilon=2.0, direction="decrease", n_runs=200, random_state=1
+    )
     rate_batch = np.mean(np.abs(k - 1500) <= 20)
     hits = 0
     for seed in range(100):
-        det = PrivateChangePointDetector(epsilon=2.0, window=200, threshold=0.8,
-                                         direction="decrease", random_state=seed).fit(x)
+        det = PrivateChangePointDetector(
+            epsilon=2.0, window=200, threshold=0.8, direction="decrease", random_state=seed
+        ).fit(x)
         hits += det.detected_ and abs(det.change_point_ - 1500) <= 20
     assert abs(rate_batch - hits / 100) < 0.2
 
@@ -252,8 +286,9 @@ def test_online_charges_each_stage_before_its_release(monkeypatch):
 
     monkeypatch.setattr(_online.AboveThreshold, "feed", spy_feed)
     monkeypatch.setattr(_online, "pncpd", spy_pncpd)
-    det = PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
-                                     direction="decrease", random_state=0, accountant=acc)
+    det = PrivateChangePointDetector(
+        epsilon=4.0, window=200, threshold=0.8, direction="decrease", random_state=0, accountant=acc
+    )
     feed(det, x, 40)
     assert det.detected_
     assert seen["feed"] and min(seen["feed"]) == pytest.approx(2.0)
@@ -288,7 +323,7 @@ def test_online_statistic_counts_ties_as_halves():
     counts = rng.poisson(2.0, 5000).astype(float)
     whole, _ = sliding_centre_mid_counts(counts, 100)
     head, carry = sliding_centre_mid_counts(counts[:2000], 100)
-    tail, _ = sliding_centre_mid_counts(counts[2000 - 100:], 100, first=carry)
+    tail, _ = sliding_centre_mid_counts(counts[2000 - 100 :], 100, first=carry)
     np.testing.assert_array_equal(np.r_[head, tail[1:]], whole)  # carries over exactly
     assert abs(whole.mean() / (2 * 50 * 50) - 0.5) < 0.01  # stationary: centred on 1/2
 
@@ -322,11 +357,13 @@ def test_calibration_is_deterministic_and_ordered():
     assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000) == t
     # longer streams, longer run lengths and dependent nulls need higher thresholds
     assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=20_000) > t
-    assert (calibrated_threshold(20, 3.0, "both", 0.05, arl0=40_000)
-            > calibrated_threshold(20, 3.0, "both", 0.05, arl0=4000))
+    assert calibrated_threshold(20, 3.0, "both", 0.05, arl0=40_000) > calibrated_threshold(
+        20, 3.0, "both", 0.05, arl0=4000
+    )
     assert calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000, rho=0.5) > t
     assert calibrated_threshold(20, 3.0, "both", 0.05) == calibrated_threshold(
-        20, 3.0, "both", 0.05, arl0=default_arl0(20))
+        20, 3.0, "both", 0.05, arl0=default_arl0(20)
+    )
     assert 0.5 < calibrated_threshold(20, math.inf, "both", 0.05, horizon=2000) <= 1.0
     with pytest.raises(ValueError, match="not both"):
         calibrated_threshold(20, 3.0, "both", 0.05, horizon=2000, arl0=4000)
@@ -365,15 +402,21 @@ def test_default_calibration_is_an_average_run_length():
     det.partial_fit(np.random.default_rng(2).normal(size=50))
     # the default dependence="estimate" calibrates online for AR(1) φ = 0.5
     assert det.threshold_ == calibrated_threshold(20, 3.0, "both", 0.05, arl0=20_000, rho=0.5)
-    given = PrivateChangePointDetector(epsilon=4.0, window=20, arl0=4000,
-                                       dependence="none").partial_fit(np.zeros(5))
+    given = PrivateChangePointDetector(
+        epsilon=4.0, window=20, arl0=4000, dependence="none"
+    ).partial_fit(np.zeros(5))
     assert given.threshold_ == calibrated_threshold(20, 3.0, "both", 0.05, arl0=4000)
     # a flat stream of 50 windows alarms rarely: the default arl0 is 1000 windows
     # (measured 0.06 on 2000 streams simulated directly); asserting <= 0.15 over 60
     # streams fails with probability < 0.005
     rng = np.random.default_rng(3)
-    alarms = [PrivateChangePointDetector(epsilon=4.0, window=20, random_state=i)
-              .fit(rng.normal(size=1000)).alarm_index_ is not None for i in range(60)]
+    alarms = [
+        PrivateChangePointDetector(epsilon=4.0, window=20, random_state=i)
+        .fit(rng.normal(size=1000))
+        .alarm_index_
+        is not None
+        for i in range(60)
+    ]
     assert np.mean(alarms) <= 0.15
 
 
@@ -395,12 +438,12 @@ def test_alarm_at_is_the_row_whose_arrival_raised_the_alarm():
     # the alarming window [c - h, c + h) is complete when its last row arrives
     rng = np.random.default_rng(0)
     stream = np.r_[rng.normal(5, 1, 6000), rng.normal(0, 1, 4000)]
-    det = PrivateChangePointDetector(epsilon=5.0, window=500, direction="decrease",
-                                     random_state=0)
+    det = PrivateChangePointDetector(epsilon=5.0, window=500, direction="decrease", random_state=0)
     for chunk in np.array_split(stream, 100):
         det.partial_fit(chunk)
     assert det.alarm_at_ == det.alarm_index_ + 250 - 1
     assert 6000 <= det.alarm_at_ < det.n_seen_
     quiet = PrivateChangePointDetector(epsilon=5.0, window=500, random_state=0).partial_fit(
-        rng.normal(size=300))  # no window complete: no alarm
+        rng.normal(size=300)
+    )  # no window complete: no alarm
     assert quiet.alarm_at_ is None and quiet.alarm_index_ is None

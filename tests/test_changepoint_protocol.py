@@ -35,8 +35,10 @@ def stream(seed=3):
 X = stream()
 SERIES = np.r_[np.zeros(60), np.ones(40)] + np.random.default_rng(0).normal(0, 0.3, 100)
 # A: the first call answers windows (and charges); B: it does not, a later one does
-CHUNKINGS = {"A": [X[:600], *np.array_split(X[600:], 8)],
-             "B": [X[:150], *np.array_split(X[150:], 25)]}
+CHUNKINGS = {
+    "A": [X[:600], *np.array_split(X[600:], 8)],
+    "B": [X[:150], *np.array_split(X[150:], 25)],
+}
 
 
 # --------------------------------------------------------------------- helpers
@@ -121,21 +123,36 @@ class NotAnAccountant:
 
 
 BAD_PARAMS = [  # (parameters, the parameter the message names)
-    (dict(epsilon=0), "epsilon"), (dict(epsilon=-1.0), "epsilon"),
-    (dict(epsilon=math.inf), "epsilon"), (dict(epsilon=math.nan), "epsilon"),
-    (dict(epsilon=2.0 ** 21), "epsilon"), (dict(gamma=0), "gamma"), (dict(gamma=0.5), "gamma"),
-    (dict(gamma=5), "gamma"), (dict(gamma=math.nan), "gamma"), (dict(direction="up"), "direction"),
-    (dict(random_state=-1), "random_state"), (dict(random_state="seed"), "random_state"),
-    (dict(accountant=NotAnAccountant()), "accountant"), (dict(threshold=0.8), "threshold"),
-    (dict(window=2, threshold=0.8), "window"), (dict(window=7, threshold=0.8), "window"),
-    (dict(window=100.0, threshold=0.8), "window"), (dict(horizon=1000), "horizon"),
+    (dict(epsilon=0), "epsilon"),
+    (dict(epsilon=-1.0), "epsilon"),
+    (dict(epsilon=math.inf), "epsilon"),
+    (dict(epsilon=math.nan), "epsilon"),
+    (dict(epsilon=2.0**21), "epsilon"),
+    (dict(gamma=0), "gamma"),
+    (dict(gamma=0.5), "gamma"),
+    (dict(gamma=5), "gamma"),
+    (dict(gamma=math.nan), "gamma"),
+    (dict(direction="up"), "direction"),
+    (dict(random_state=-1), "random_state"),
+    (dict(random_state="seed"), "random_state"),
+    (dict(accountant=NotAnAccountant()), "accountant"),
+    (dict(threshold=0.8), "threshold"),
+    (dict(window=2, threshold=0.8), "window"),
+    (dict(window=7, threshold=0.8), "window"),
+    (dict(window=100.0, threshold=0.8), "window"),
+    (dict(horizon=1000), "horizon"),
     (dict(window=100, horizon=50), "horizon"),
     (dict(window=100, threshold=0.8, horizon=1000), "horizon"),
-    (dict(alpha=0.0), "alpha"), (dict(alpha=0.7), "alpha"), (dict(alpha=math.nan), "alpha"),
-    (dict(n_change_points=0), "n_change_points"), (dict(n_change_points="two"), "n_change_points"),
+    (dict(alpha=0.0), "alpha"),
+    (dict(alpha=0.7), "alpha"),
+    (dict(alpha=math.nan), "alpha"),
+    (dict(n_change_points=0), "n_change_points"),
+    (dict(n_change_points="two"), "n_change_points"),
     (dict(n_change_points=2.0), "n_change_points"),
-    (dict(max_change_points=0), "max_change_points"), (dict(min_size=0), "min_size"),
-    (dict(window=100, threshold=0.5), "threshold"), (dict(window=100, threshold=1.0), "threshold"),
+    (dict(max_change_points=0), "max_change_points"),
+    (dict(min_size=0), "min_size"),
+    (dict(window=100, threshold=0.5), "threshold"),
+    (dict(window=100, threshold=1.0), "threshold"),
     (dict(window=100, threshold=math.nan), "threshold"),
     (dict(window=100, threshold=0.8, gamma=0.25), "gamma"),
     (dict(window=100, threshold=0.8, gamma=0.3), "gamma"),
@@ -168,8 +185,8 @@ def test_single_parameter_ranges_are_sklearn_errors():
 
 # ------------------------------------------------------------ offline fit
 OFFLINE_FAULTS = [  # (owner, name, charged): the stage and what it has paid by then
-    (_pncpd, "validate_data", 0),         # reading the series
-    (_pncpd, "check_random_state", 0),    # after the budget check, before the charge
+    (_pncpd, "validate_data", 0),  # reading the series
+    (_pncpd, "check_random_state", 0),  # after the budget check, before the charge
     (_binseg.ReportNoisyMax, "select", 1),  # inside the mechanism, once charged
 ]
 # one change point: a single charge of ε (the "auto" search charges by level)
@@ -177,8 +194,7 @@ OFFLINE = dict(epsilon=2.0, n_change_points=1, random_state=1)
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-@pytest.mark.parametrize("owner, name, charged", OFFLINE_FAULTS,
-                         ids=[f[1] for f in OFFLINE_FAULTS])
+@pytest.mark.parametrize("owner, name, charged", OFFLINE_FAULTS, ids=[f[1] for f in OFFLINE_FAULTS])
 def test_offline_fit_is_a_transaction(monkeypatch, exc, owner, name, charged):
     acc = Ledger()
     det = PrivateChangePointDetector(accountant=acc, **OFFLINE)
@@ -214,16 +230,23 @@ def test_failed_refit_keeps_the_earlier_fit(monkeypatch):
 
 def test_offline_privacy_spent_is_the_mechanism_cost():
     acc = Ledger()
-    det = PrivateChangePointDetector(epsilon=1.5, n_change_points=1, random_state=0,
-                                     accountant=acc).fit(SERIES)
+    det = PrivateChangePointDetector(
+        epsilon=1.5, n_change_points=1, random_state=0, accountant=acc
+    ).fit(SERIES)
     cost = segmentation_plan(1.5, 1, 10)[0][1].cost
     assert det.privacy_spent_ == cost == det.privacy_cost()
     assert acc.spent == [(1.5, 0.0)]
 
 
-@pytest.mark.parametrize("x", [SERIES, np.random.default_rng(5).normal(size=400),
-                               np.r_[np.zeros(200), np.ones(200), np.zeros(200)],
-                               np.arange(400.0) / 100 + np.random.default_rng(6).normal(size=400)])
+@pytest.mark.parametrize(
+    "x",
+    [
+        SERIES,
+        np.random.default_rng(5).normal(size=400),
+        np.r_[np.zeros(200), np.ones(200), np.zeros(200)],
+        np.arange(400.0) / 100 + np.random.default_rng(6).normal(size=400),
+    ],
+)
 def test_auto_charges_equal_privacy_spent_and_stay_within_the_cost(x):
     # "auto": 15 % of ε on the turning points, then per level a third of ε_l testing
     # and two thirds locating (a quarter and three quarters on the first), only the
@@ -234,22 +257,25 @@ def test_auto_charges_equal_privacy_spent_and_stay_within_the_cost(x):
     det = PrivateChangePointDetector(epsilon=1.5, random_state=0, accountant=acc).fit(x)
     levels = useful_levels(x.size, 1.5, 10, det.min_size_, 0.05, "both")
     assert levels in (1, 2, 3, 4)  # at most ceil(log2(11)) = 4
-    weights = 0.5 ** np.arange(1, levels + 1) / (1 - 0.5 ** levels)
+    weights = 0.5 ** np.arange(1, levels + 1) / (1 - 0.5**levels)
     tests = [1 / 4] + [1 / 3] * (levels - 1)
     stages = [1.275 * w * f for w, t in zip(weights, tests) for f in (t, 1 - t)]
     keep = 1 - 0.225 / sum(stages[1::2])
     stages = [e * (keep if i % 2 else 1) for i, e in enumerate(stages)]
-    plan = [m.epsilon for _, m in segmentation_plan(
-        1.5, "auto", 10, n=x.size, min_size=det.min_size_, series="auto")]
+    plan = [
+        m.epsilon
+        for _, m in segmentation_plan(
+            1.5, "auto", 10, n=x.size, min_size=det.min_size_, series="auto"
+        )
+    ]
     assert plan == pytest.approx([0.225] + stages + [0.225])
     spent = [e for e, _ in acc.spent]
     if det.series_ == "increments":  # the trend check's ε went back to the levels
         plain = [1.275 * w * f for w, t in zip(weights, tests) for f in (t, 1 - t)]
-        assert spent == pytest.approx(([0.225] + plain)[:len(spent)])
+        assert spent == pytest.approx(([0.225] + plain)[: len(spent)])
     else:  # a prefix of the plan, then the trend check if it was reached
         k = len(spent)
-        assert (spent == pytest.approx(plan[:k])
-                or spent == pytest.approx(plan[:k - 1] + plan[-1:]))
+        assert spent == pytest.approx(plan[:k]) or spent == pytest.approx(plan[: k - 1] + plan[-1:])
     assert all(d == 0 for _, d in acc.spent)
     assert det.privacy_spent_.epsilon == pytest.approx(sum(spent))
     assert det.privacy_spent_.epsilon <= det.privacy_cost().epsilon + 1e-12
@@ -398,8 +424,9 @@ def test_a_failed_call_releases_the_reservation_and_the_next_call_takes_it_up(mo
         with pytest.raises(KeyboardInterrupt):
             det.partial_fit(X[600:700])
     # between the two calls the run holds nothing: 2.5 of 4.5 are free
-    taker = PrivateChangePointDetector(epsilon=2.5, n_change_points=1, random_state=0,
-                                       accountant=acc)
+    taker = PrivateChangePointDetector(
+        epsilon=2.5, n_change_points=1, random_state=0, accountant=acc
+    )
     taker.fit(SERIES)
     before = state(det)
     with pytest.raises(LedgerRefused):  # the rest of the run (ε/2) no longer fits

@@ -28,8 +28,7 @@ def worst_pair(channel, order, n=12, s=3, tries=4000):
     rng = np.random.default_rng(7)
     best, pair = -1.0, None
     for _ in range(tries):
-        x = rng.permutation(n).astype(float) if rng.random() < 0.5 else np.sort(
-            rng.normal(size=n))
+        x = rng.permutation(n).astype(float) if rng.random() < 0.5 else np.sort(rng.normal(size=n))
         y = x.copy()
         y[rng.integers(n)] = rng.normal(scale=n)
         gap = abs(channel_statistic(x, channel, order, s) - channel_statistic(y, channel, order, s))
@@ -56,13 +55,21 @@ def test_audit_of_each_channel_test_is_within_its_epsilon(order):
     for channel in channels(order):
         gap, (low, high) = worst_pair(channel, order)
         mech = LaplaceMechanism(eps, channel.sensitivity, neighbours="replace")
+
         def release(x, rng, runs, channel=channel, mech=mech):
             return mech.randomise(np.full(runs, channel_statistic(x, channel, order, 3)), rng)
 
         top = max(channel_statistic(x, channel, order, 3) for x in (low, high))
         events = {f"T > {v:g}": (lambda v: lambda o: o > v)(v) for v in (top, top + 1)}
-        res = audit(release, (low, high), events, n_runs=N_RUNS, batch=True, random_state=0,
-                    claimed_epsilon=eps)
+        res = audit(
+            release,
+            (low, high),
+            events,
+            n_runs=N_RUNS,
+            batch=True,
+            random_state=0,
+            claimed_epsilon=eps,
+        )
         assert res.epsilon_lower_bound <= eps, str(res)
         assert res.epsilon_lower_bound >= 0.8 * eps * gap / channel.sensitivity, str(res)
 
@@ -70,8 +77,9 @@ def test_audit_of_each_channel_test_is_within_its_epsilon(order):
 def test_the_plan_prices_the_count_for_auto_and_not_for_a_forced_public_model():
     kinds = [k for k, _ in segmentation_plan(1.0, "auto", 3, series="auto", dependence="none")]
     assert kinds[0] == "dependence"
-    kinds = [k for k, _ in segmentation_plan(1.0, "auto", 3, series="increments",
-                                             dependence="none")]
+    kinds = [
+        k for k, _ in segmentation_plan(1.0, "auto", 3, series="increments", dependence="none")
+    ]
     assert "dependence" not in kinds
     for series in ("auto", "level", "increments"):
         det = PrivateChangePointDetector(epsilon=2.0, series=series)
@@ -96,8 +104,10 @@ def test_a_change_of_slope_is_found_as_a_slope():
         rng = np.random.default_rng(seed)
         x = np.cumsum(rng.normal(size=400) + np.where(np.arange(400) >= 200, 1.0, 0.0))
         det = PrivateChangePointDetector(epsilon=5.0, random_state=seed).fit(x)
-        found += any(abs(k - 200) <= 40 and kind == "slope"
-                     for k, kind in zip(det.change_points_, det.change_kinds_))
+        found += any(
+            abs(k - 200) <= 40 and kind == "slope"
+            for k, kind in zip(det.change_points_, det.change_kinds_)
+        )
     assert found >= 6
 
 
@@ -107,8 +117,10 @@ def test_a_change_of_spread_is_found_as_a_spread():
         rng = np.random.default_rng(seed)
         x = rng.normal(size=400) * np.where(np.arange(400) >= 200, 4.0, 1.0)
         det = PrivateChangePointDetector(epsilon=5.0, random_state=seed).fit(x)
-        found += any(abs(k - 200) <= 20 and kind == "spread"
-                     for k, kind in zip(det.change_points_, det.change_kinds_))
+        found += any(
+            abs(k - 200) <= 20 and kind == "spread"
+            for k, kind in zip(det.change_points_, det.change_kinds_)
+        )
     assert found >= 7
 
 
@@ -117,8 +129,9 @@ def test_exact_k_on_increments_locates_a_slope_change():
     x = np.cumsum(rng.normal(size=400) + np.where(np.arange(400) >= 150, 2.0, 0.0))
     cps = binary_segmentation(x, n_change_points=1, series="increments")
     assert abs(int(cps[0]) - 150) <= 5
-    det = PrivateChangePointDetector(epsilon=5.0, n_change_points=1, series="increments",
-                                     random_state=0).fit(x)
+    det = PrivateChangePointDetector(
+        epsilon=5.0, n_change_points=1, series="increments", random_state=0
+    ).fit(x)
     assert det.change_kinds_.tolist() == ["slope"] and abs(det.change_point_ - 150) <= 20
 
 
@@ -135,10 +148,11 @@ def test_sign_sum_variance_is_the_simulated_one():
     # Sheppard's formula is exact for Gaussian AR(1) segments: 4 000 simulated sums per
     # case, the variance's sampling sd is about 2.2 %, the tolerance 10 % (> 4 sd)
     from scipy.signal import lfilter
+
     rng = np.random.default_rng(1)
     for h, phi in ((30, 0.0), (60, 0.5), (100, 0.8)):
         e = rng.normal(size=(4000, 2 * h))
-        e[:, 1:] *= np.sqrt(1 - phi ** 2)
+        e[:, 1:] *= np.sqrt(1 - phi**2)
         y = lfilter([1], [1, -phi], e, axis=1)
         sums = np.sign(y[:, h:] - y[:, :h]).sum(axis=1)
         assert sums.var() == pytest.approx(sign_sum_variance(h, phi), rel=0.10)
@@ -154,8 +168,7 @@ def test_trend_counts_move_by_at_most_two_and_their_release_is_audited():
         y = x.copy()
         y[rng.integers(20)] = rng.normal(scale=5)
         cuts = [int(rng.integers(4, 16))]
-        worst = max(worst, int(np.abs(sign_sums(x, cuts, 1)[0]
-                                      - sign_sums(y, cuts, 1)[0]).sum()))
+        worst = max(worst, int(np.abs(sign_sums(x, cuts, 1)[0] - sign_sums(y, cuts, 1)[0]).sum()))
     assert worst == TREND_SENSITIVITY
     eps = 1.0
     mech = GeometricMechanism(eps, TREND_SENSITIVITY, neighbours="replace")
@@ -169,8 +182,9 @@ def test_trend_counts_move_by_at_most_two_and_their_release_is_audited():
 
     top = int(sign_sums(low, [6], 1)[0][0])
     events = {f"S1 >= {v}": (lambda v: lambda o: o >= v)(v) for v in (top, top + 1)}
-    res = audit(release, (high, low), events, n_runs=N_RUNS, batch=True, random_state=0,
-                claimed_epsilon=eps)
+    res = audit(
+        release, (high, low), events, n_runs=N_RUNS, batch=True, random_state=0, claimed_epsilon=eps
+    )
     assert 0.8 * eps <= res.epsilon_lower_bound <= eps, str(res)
 
 
@@ -181,6 +195,7 @@ def test_a_trend_is_no_change_and_alternating_shifts_keep_their_cuts():
     # measured called a trend in 1 of 50 (at 0.02, more than 3 of 20 has probability
     # < 1e-4)
     from scipy.signal import lfilter
+
     t = np.arange(400)
     quiet = trends = 0
     for seed in range(20):
@@ -188,7 +203,8 @@ def test_a_trend_is_no_change_and_alternating_shifts_keep_their_cuts():
         e = rng.normal(size=400)
         e[1:] *= np.sqrt(0.75)
         det = PrivateChangePointDetector(epsilon=5.0, random_state=seed).fit(
-            0.01 * t + lfilter([1], [1, -0.5], e))
+            0.01 * t + lfilter([1], [1, -0.5], e)
+        )
         quiet += not det.detected_
         x = rng.normal(size=400) + 3 * (((t >= 100) & (t < 200)) | (t >= 300))
         det = PrivateChangePointDetector(epsilon=5.0, random_state=seed).fit(x)

@@ -23,8 +23,9 @@ def test_feature_bounds_are_the_public_table():
     from skdp_anomaly.demos._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES
     from skdp_anomaly.demos import _budget_tour
 
-    np.testing.assert_array_equal(_budget_tour.FEATURE_UPPER,
-                                  BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1])
+    np.testing.assert_array_equal(
+        _budget_tour.FEATURE_UPPER, BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1]
+    )
     lower, upper = _budget_tour.LOG_BOUNDS
     np.testing.assert_array_equal(lower, 0.0)  # every measurement is non-negative
     X = sklearn.datasets.load_breast_cancer().data[:, list(MEAN_FEATURES)]

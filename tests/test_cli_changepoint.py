@@ -37,15 +37,27 @@ def run_cli(capsys, *argv):
 
 def test_offline_prints_change_point_index_value_and_epsilon(series_csv, capsys):
     path, x = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 2,
-                             "--index-column", "time", "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "value",
+        "--epsilon",
+        2,
+        "--index-column",
+        "time",
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x)
     assert det.n_change_points_ >= 1  # N(0,1) -> N(3,1) at row 300
     assert f"change points: {det.n_change_points_}" in out
     for k, direction in zip(det.change_points_, det.directions_):
-        assert (f"change point: data row {k} (0-based) starts a new segment; {k} rows "
-                f"before it; direction: {direction}; time: t{k}") in out
+        assert (
+            f"change point: data row {k} (0-based) starts a new segment; {k} rows "
+            f"before it; direction: {direction}; time: t{k}"
+        ) in out
     assert f"privacy spent: {det.privacy_spent_}" in out and "pure ε-DP" in out
     assert "(budget of a full run: ε=2)" in out
     assert "do not use it for releases" in out
@@ -53,8 +65,20 @@ def test_offline_prints_change_point_index_value_and_epsilon(series_csv, capsys)
 
 def test_offline_exact_number_and_no_change(tmp_path, series_csv, capsys):
     path, x = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 2,
-                             "--n-change-points", 2, "--min-size", 50, "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "value",
+        "--epsilon",
+        2,
+        "--n-change-points",
+        2,
+        "--min-size",
+        50,
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     assert "change points: 2" in out and out.count("change point: data row") == 2
     assert "privacy spent: ε=2 " in out
@@ -68,8 +92,21 @@ def test_offline_exact_number_and_no_change(tmp_path, series_csv, capsys):
 
 def test_online_mode(series_csv, capsys):
     path, x = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 4, "--online",
-                             "--window", 100, "--threshold", 0.8, "--random-state", 1)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "value",
+        "--epsilon",
+        4,
+        "--online",
+        "--window",
+        100,
+        "--threshold",
+        0.8,
+        "--random-state",
+        1,
+    )
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=4.0, window=100, threshold=0.8, random_state=1).fit(x)
     assert det.detected_
@@ -81,8 +118,21 @@ def test_online_no_detection_reports_half_budget(tmp_path, capsys):
     path = tmp_path / "flat.csv"
     x = np.random.default_rng(1).normal(size=400)
     path.write_text("v\n" + "\n".join(str(float(v)) for v in x) + "\n")
-    code, out, _ = run_cli(capsys, path, "--column", "v", "--epsilon", 10, "--online",
-                           "--window", 100, "--threshold", 0.9, "--random-state", 0)
+    code, out, _ = run_cli(
+        capsys,
+        path,
+        "--column",
+        "v",
+        "--epsilon",
+        10,
+        "--online",
+        "--window",
+        100,
+        "--threshold",
+        0.9,
+        "--random-state",
+        0,
+    )
     assert code == 0
     assert "no change detected in 400 rows" in out
     assert "privacy spent: ε=5" in out
@@ -92,16 +142,44 @@ def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv
     path, _ = series_csv  # 500 rows
     # a given --threshold: calibrating one for a 1000-row window takes seconds, and the
     # note does not depend on it
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, "--online",
-                             "--window", 1000, "--threshold", 0.9, "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "value",
+        "--epsilon",
+        1,
+        "--online",
+        "--window",
+        1000,
+        "--threshold",
+        0.9,
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     assert "no change detected in 500 rows" in out and "privacy spent: ε=0 " in out
-    assert ("note: the window (1000 rows) is longer than the stream (500 rows): no window "
-            "was complete, so nothing was tested; use --window 500 or less") in out
+    assert (
+        "note: the window (1000 rows) is longer than the stream (500 rows): no window "
+        "was complete, so nothing was tested; use --window 500 or less"
+    ) in out
     short = path.with_name("short.csv")
     short.write_text("v\n1\n2\n3\n")
-    code, out, err = run_cli(capsys, short, "--column", "v", "--epsilon", 1, "--online",
-                             "--window", 10, "--threshold", 0.9, "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        short,
+        "--column",
+        "v",
+        "--epsilon",
+        1,
+        "--online",
+        "--window",
+        10,
+        "--threshold",
+        0.9,
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     assert "(3 rows): no window was complete" in out and "at least 4 rows" in out
 
@@ -109,8 +187,21 @@ def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv
 def test_online_window_that_filled_has_no_such_note(tmp_path, capsys):
     path = tmp_path / "flat.csv"
     path.write_text("v\n" + "\n".join(map(str, np.random.default_rng(1).normal(size=400))))
-    code, out, err = run_cli(capsys, path, "--column", "v", "--epsilon", 10, "--online",
-                             "--window", 400, "--threshold", 0.9, "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "v",
+        "--epsilon",
+        10,
+        "--online",
+        "--window",
+        400,
+        "--threshold",
+        0.9,
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     assert "no change detected in 400 rows" in out and "longer than the stream" not in out
 
@@ -130,8 +221,21 @@ def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch,
     if terminal:
         monkeypatch.setattr(sys, "stderr", tty)
     path, _ = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 4, "--online",
-                             "--window", 100, "--threshold", 0.8, "--random-state", 1)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "value",
+        "--epsilon",
+        4,
+        "--online",
+        "--window",
+        100,
+        "--threshold",
+        0.8,
+        "--random-state",
+        1,
+    )
     assert code == 0 and out.startswith("method: ONLINEPNCPD")
     # in a pipe or a log the bar's carriage returns ran into the lines after it
     assert "ONLINEPNCPD:" not in err and "row/s" not in err
@@ -143,10 +247,16 @@ def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch,
     [
         ("t,v\n1,2\n", ["--column", "w"], "--column 'w' is not a column"),
         ("t,v\n1,abc\n", ["--column", "v"], "column 'v' is not numeric on line 2"),
-        ("t,v\n1,2\n2,\n", ["--column", "v"], "column 'v' has a missing value (empty or NaN) "
-                                              "on line 3"),
-        ("t,v\n1,nan\n", ["--column", "v"], "column 'v' has a missing value (empty or NaN) "
-                                           "on line 2"),
+        (
+            "t,v\n1,2\n2,\n",
+            ["--column", "v"],
+            "column 'v' has a missing value (empty or NaN) on line 3",
+        ),
+        (
+            "t,v\n1,nan\n",
+            ["--column", "v"],
+            "column 'v' has a missing value (empty or NaN) on line 2",
+        ),
         ("t,v\n1,2\n2,-inf\n", ["--column", "v"], "column 'v' has an infinite value on line 3"),
         ("t,v\n", ["--column", "v"], "no data rows"),
         ("", ["--column", "v"], "empty"),
@@ -158,8 +268,11 @@ def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch,
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--n-change-points", "two"], "--n-change-points"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--threshold", "0.8"], "for --online mode"),
         ("t,v\n1,2\n2,3\n", ["--column", "v", "--window", "10"], "for --online mode"),
-        ("t,v\n1,2\n2,3\n", ["--column", "v", "--online", "--window", "10", "--threshold",
-                             "0.8", "--gamma", "0.3"], "--gamma must be in the range"),
+        (
+            "t,v\n1,2\n2,3\n",
+            ["--column", "v", "--online", "--window", "10", "--threshold", "0.8", "--gamma", "0.3"],
+            "--gamma must be in the range",
+        ),
     ],
 )
 def test_errors_are_one_line_without_data_values(tmp_path, capsys, content, argv, message):
@@ -190,9 +303,22 @@ def test_read_column_with_delimiter_and_index(tmp_path):
 def test_console_script_entry_point(series_csv):
     path, _ = series_csv
     proc = subprocess.run(
-        [sys.executable, "-m", "skdp_anomaly", "changepoint", str(path), "--column", "value",
-         "--epsilon", "1", "--random-state", "3"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "skdp_anomaly",
+            "changepoint",
+            str(path),
+            "--column",
+            "value",
+            "--epsilon",
+            "1",
+            "--random-state",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"change point: data row \d+ \(0-based\)", proc.stdout)
@@ -204,9 +330,14 @@ def data_access(monkeypatch):
     """Record (and stop) any read of the series and any fit."""
     from skdp_anomaly.cli import _changepoint
 
-    return record_calls(monkeypatch, [(_changepoint, "read_column"),
-                                      (PrivateChangePointDetector, "fit"),
-                                      (PrivateChangePointDetector, "partial_fit")])
+    return record_calls(
+        monkeypatch,
+        [
+            (_changepoint, "read_column"),
+            (PrivateChangePointDetector, "fit"),
+            (PrivateChangePointDetector, "partial_fit"),
+        ],
+    )
 
 
 ONLINE = ["--online", "--window", "100", "--threshold", "0.8"]
@@ -234,8 +365,9 @@ BAD_CHANGEPOINT_ARGS = [
 ]
 
 
-@pytest.mark.parametrize("argv, message", BAD_CHANGEPOINT_ARGS,
-                         ids=[" ".join(a) for a, _ in BAD_CHANGEPOINT_ARGS])
+@pytest.mark.parametrize(
+    "argv, message", BAD_CHANGEPOINT_ARGS, ids=[" ".join(a) for a, _ in BAD_CHANGEPOINT_ARGS]
+)
 def test_bad_arguments_stop_before_reading_data(series_csv, capsys, data_access, argv, message):
     path, _ = series_csv
     code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, *argv)
@@ -261,8 +393,23 @@ def test_valid_arguments_reach_the_recorded_reader(series_csv, data_access):
 def test_tab_delimiter_spelled_out(tmp_path):
     path = tmp_path / "tab.csv"
     path.write_text("t\tv\n" + "".join(f"{i}\t{i * (i > 20)}\n" for i in range(40)))
-    assert main(["changepoint", str(path), "--column", "v", "--epsilon", "1",
-                 "--delimiter", "\\t", "--random-state", "0"]) == 0
+    assert (
+        main(
+            [
+                "changepoint",
+                str(path),
+                "--column",
+                "v",
+                "--epsilon",
+                "1",
+                "--delimiter",
+                "\\t",
+                "--random-state",
+                "0",
+            ]
+        )
+        == 0
+    )
 
 
 # ------------------------------------------------- warnings: message only; leaks void ε
@@ -283,8 +430,9 @@ def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
     path, _ = series_csv
     code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
     assert code == 0
-    assert err == ("skdp-anomaly changepoint: warning: --threshold below the range of "
-                   "Theorem 2.6\n")
+    assert err == (
+        "skdp-anomaly changepoint: warning: --threshold below the range of Theorem 2.6\n"
+    )
     assert "privacy spent: ε=" in out and "(budget of a full run: ε=1)" in out
 
 
@@ -330,8 +478,19 @@ def test_online_threshold_is_calibrated_without_threshold(tmp_path, capsys):
     path = tmp_path / "flat.csv"
     x = np.random.default_rng(2).normal(size=1000)
     path.write_text("v\n" + "\n".join(str(float(v)) for v in x) + "\n")
-    code, out, err = run_cli(capsys, path, "--column", "v", "--epsilon", 20, "--online",
-                             "--window", 100, "--random-state", 0)
+    code, out, err = run_cli(
+        capsys,
+        path,
+        "--column",
+        "v",
+        "--epsilon",
+        20,
+        "--online",
+        "--window",
+        100,
+        "--random-state",
+        0,
+    )
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=20.0, window=100, random_state=0).fit(x)
     assert f"threshold: {det.threshold_:.6g} (calibrated)" in out
@@ -342,7 +501,20 @@ def test_online_useless_threshold_is_warned_once(tmp_path, capsys):
     path = tmp_path / "s.csv"
     values = np.r_[np.zeros(300), np.ones(300)] + np.random.default_rng(0).normal(size=600)
     path.write_text("v\n" + "\n".join(f"{v:.6f}" for v in values) + "\n")
-    code = main(["changepoint", str(path), "--column", "v", "--epsilon", "2", "--online",
-                 "--window", "100", "--random-state", "0"])
+    code = main(
+        [
+            "changepoint",
+            str(path),
+            "--column",
+            "v",
+            "--epsilon",
+            "2",
+            "--online",
+            "--window",
+            "100",
+            "--random-state",
+            "0",
+        ]
+    )
     assert code == 0
     assert capsys.readouterr().err.count("the threshold calibrated to") == 1

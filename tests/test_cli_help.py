@@ -16,8 +16,14 @@ def _parsers():
 
 
 def test_all_sub_commands_are_registered():
-    assert set(_parsers()) >= {"skdp-anomaly", "demo", "budget-demo", "resample", "changepoint",
-                              "dpoad"}
+    assert set(_parsers()) >= {
+        "skdp-anomaly",
+        "demo",
+        "budget-demo",
+        "resample",
+        "changepoint",
+        "dpoad",
+    }
 
 
 def test_every_option_has_help():
@@ -37,11 +43,26 @@ def test_help_is_plain_text(name):
     assert not re.search(r":(class|func|meth|mod|attr|obj):", text), text
 
 
-@pytest.mark.parametrize("argv", [
-    ["demo", "--output-dir", "{tmp}", "--epsilons", "1", "--ratios", "0.1", "--repeats", "1",
-     "--folds", "2", "--no-plot"],
-    ["budget-demo", "--no-explain"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            "demo",
+            "--output-dir",
+            "{tmp}",
+            "--epsilons",
+            "1",
+            "--ratios",
+            "0.1",
+            "--repeats",
+            "1",
+            "--folds",
+            "2",
+            "--no-plot",
+        ],
+        ["budget-demo", "--no-explain"],
+    ],
+)
 def test_demos_run_without_diffprivlib(argv, tmp_path, capsys, monkeypatch):
     # diffprivlib 0.6.6 does not import on scikit-learn 1.9: the demos must not need it
     import builtins

@@ -31,9 +31,25 @@ def files(tmp_path):
 
 
 def test_streams_and_prints_labels_privacy_and_test_accuracy(files, capsys):
-    code = main(["online-svc", str(files / "train.csv"), "--target", "label",
-                 "--classes", "normal", "attack", "--epsilon", "2", "--average",
-                 "--random-state", "0", "--quiet", "--test", str(files / "test.csv")])
+    code = main(
+        [
+            "online-svc",
+            str(files / "train.csv"),
+            "--target",
+            "label",
+            "--classes",
+            "normal",
+            "attack",
+            "--epsilon",
+            "2",
+            "--average",
+            "--random-state",
+            "0",
+            "--quiet",
+            "--test",
+            str(files / "test.csv"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "rows streamed: 10000" in out
@@ -48,22 +64,42 @@ def test_streams_and_prints_labels_privacy_and_test_accuracy(files, capsys):
 
 
 def test_no_accuracy_without_a_test_file(files, capsys):
-    assert main(["online-svc", str(files / "train.csv"), "--target", "label", "--classes",
-                 "normal", "attack", "--epsilon", "1", "--random-state", "0", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "online-svc",
+                str(files / "train.csv"),
+                "--target",
+                "label",
+                "--classes",
+                "normal",
+                "attack",
+                "--epsilon",
+                "1",
+                "--random-state",
+                "0",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "accuracy" not in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("extra, match", [
-    (["--epsilon", "0"], "--epsilon"),
-    (["--epsilon", "1", "--batch-size", "0"], "--batch-size"),
-    (["--epsilon", "1", "--data-norm", "-1"], "--data-norm"),
-    # refused by privacy_cost() between parameters or where floating point ends
-    (["--epsilon", "5000"], "--epsilon"),
-    (["--epsilon", "1e-12", "--selection", "exponential"], "--epsilon"),
-    (["--epsilon", "1", "--lambda", "0"], "--lambda"),
-    (["--epsilon", "1", "--lambda", "1e-320"], "--lambda"),
-    (["--epsilon", "1", "--data-norm", "1e308"], "--data-norm"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--epsilon", "0"], "--epsilon"),
+        (["--epsilon", "1", "--batch-size", "0"], "--batch-size"),
+        (["--epsilon", "1", "--data-norm", "-1"], "--data-norm"),
+        # refused by privacy_cost() between parameters or where floating point ends
+        (["--epsilon", "5000"], "--epsilon"),
+        (["--epsilon", "1e-12", "--selection", "exponential"], "--epsilon"),
+        (["--epsilon", "1", "--lambda", "0"], "--lambda"),
+        (["--epsilon", "1", "--lambda", "1e-320"], "--lambda"),
+        (["--epsilon", "1", "--data-norm", "1e308"], "--data-norm"),
+    ],
+)
 def test_bad_options_stop_before_reading(files, capsys, monkeypatch, extra, match):
     from skdp_anomaly.cli import _online_svc
 
@@ -71,27 +107,66 @@ def test_bad_options_stop_before_reading(files, capsys, monkeypatch, extra, matc
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(_online_svc, "read_chunks", never)
-    code = main(["online-svc", str(files / "train.csv"), "--target", "label",
-                 "--classes", "normal", "attack", *extra])
+    code = main(
+        [
+            "online-svc",
+            str(files / "train.csv"),
+            "--target",
+            "label",
+            "--classes",
+            "normal",
+            "attack",
+            *extra,
+        ]
+    )
     assert code == 2 and match in capsys.readouterr().err
 
 
 @pytest.fixture
 def training(monkeypatch):
     """Record (and stop) any fit: the checks must all come before the first one."""
-    return record_calls(monkeypatch, [(PrivateOnlineActiveSVC, "fit"),
-                                      (PrivateOnlineActiveSVC, "partial_fit")])
+    return record_calls(
+        monkeypatch, [(PrivateOnlineActiveSVC, "fit"), (PrivateOnlineActiveSVC, "partial_fit")]
+    )
 
 
 def _run(files, *extra):
-    return main(["online-svc", str(files / "train.csv"), "--target", "label", "--classes",
-                 "normal", "attack", "--epsilon", "1", "--random-state", "0", "--quiet",
-                 *extra])
+    return main(
+        [
+            "online-svc",
+            str(files / "train.csv"),
+            "--target",
+            "label",
+            "--classes",
+            "normal",
+            "attack",
+            "--epsilon",
+            "1",
+            "--random-state",
+            "0",
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def test_label_outside_classes_is_an_error_before_training(files, capsys, training):
-    code = main(["online-svc", str(files / "train.csv"), "--target", "label", "--classes",
-                 "normal", "benign", "--epsilon", "1", "--random-state", "0", "--quiet"])
+    code = main(
+        [
+            "online-svc",
+            str(files / "train.csv"),
+            "--target",
+            "label",
+            "--classes",
+            "normal",
+            "benign",
+            "--epsilon",
+            "1",
+            "--random-state",
+            "0",
+            "--quiet",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 2 and "not one of --classes" in captured.err
     assert "attack" not in captured.err  # the label is data: never printed
@@ -105,15 +180,19 @@ def _rewrite(path, line, cell):
     path.write_text("\n".join(lines) + "\n")
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda p: p.unlink(), "no such file"),
-    (lambda p: _rewrite(p, 1500, "oops"), "column 'a' is not numeric on line 1500"),
-    (lambda p: _rewrite(p, 3, "inf"), "column 'a' has an infinite value on line 3"),
-    (lambda p: p.write_text("a,b\n0.1,0.2\n"), "--target 'label' is not a column"),
-    (lambda p: p.write_text("b,label,a\n0.1,normal,0.2\n"), "the same columns"),
-    (lambda p: p.write_text("a,label,b\n0.1,benign,0.2\n"), "not one of --classes"),
-    (lambda p: p.write_text("a,label,b\n"), "has no data rows"),
-], ids=["missing", "text", "infinite", "no-target", "other-columns", "other-label", "empty"])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: p.unlink(), "no such file"),
+        (lambda p: _rewrite(p, 1500, "oops"), "column 'a' is not numeric on line 1500"),
+        (lambda p: _rewrite(p, 3, "inf"), "column 'a' has an infinite value on line 3"),
+        (lambda p: p.write_text("a,b\n0.1,0.2\n"), "--target 'label' is not a column"),
+        (lambda p: p.write_text("b,label,a\n0.1,normal,0.2\n"), "the same columns"),
+        (lambda p: p.write_text("a,label,b\n0.1,benign,0.2\n"), "not one of --classes"),
+        (lambda p: p.write_text("a,label,b\n"), "has no data rows"),
+    ],
+    ids=["missing", "text", "infinite", "no-target", "other-columns", "other-label", "empty"],
+)
 def test_bad_test_file_stops_before_training(files, capsys, training, damage, message):
     damage(files / "test.csv")
     code = _run(files, "--test", str(files / "test.csv"))
@@ -126,7 +205,9 @@ def test_bad_row_late_in_the_stream_stops_before_training(files, capsys, trainin
     _rewrite(files / "train.csv", 9500, "NaN")  # in the third chunk of 4096 rows
     code = _run(files)
     captured = capsys.readouterr()
-    assert code == 2 and "column 'a' has a missing value (empty or NaN) on line 9500" in captured.err
+    assert (
+        code == 2 and "column 'a' has a missing value (empty or NaN) on line 9500" in captured.err
+    )
     assert training == [] and captured.out == ""
 
 
@@ -148,9 +229,29 @@ def test_a_short_offset_stream_learns_its_intercept(tmp_path, capsys):
     labels = np.where(X[:, 0] > 0.14, "attack", "normal")
     _write(tmp_path / "train.csv", X[:300], labels[:300])
     _write(tmp_path / "test.csv", X[300:], labels[300:])
-    assert main(["online-svc", str(tmp_path / "train.csv"), "--target", "label", "--classes",
-                 "normal", "attack", "--epsilon", "2", "--random-state", "0", "--quiet",
-                 "--selection", "all", "--test", str(tmp_path / "test.csv")]) == 0
+    assert (
+        main(
+            [
+                "online-svc",
+                str(tmp_path / "train.csv"),
+                "--target",
+                "label",
+                "--classes",
+                "normal",
+                "attack",
+                "--epsilon",
+                "2",
+                "--random-state",
+                "0",
+                "--quiet",
+                "--selection",
+                "all",
+                "--test",
+                str(tmp_path / "test.csv"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert float(out.split("accuracy on test.csv: ")[1].split()[0]) > 0.8
     # the stream length was used: one round of 195 labelled and 105 active rows, each
@@ -171,8 +272,21 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, terminal
     tty = _Terminal()
     if terminal:
         monkeypatch.setattr(sys, "stderr", tty)
-    code = main(["online-svc", str(tmp_path / "s.csv"), "--target", "label", "--classes",
-                 "normal", "attack", "--epsilon", "1", "--random-state", "0"])
+    code = main(
+        [
+            "online-svc",
+            str(tmp_path / "s.csv"),
+            "--target",
+            "label",
+            "--classes",
+            "normal",
+            "attack",
+            "--epsilon",
+            "1",
+            "--random-state",
+            "0",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0 and out.startswith("rows streamed: 600;")
     # in a pipe or a log the bar ran into the output: '0row [00:00, ?row/s]online-svc: …'
@@ -180,9 +294,14 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, terminal
     assert ("online-svc: " in tty.getvalue() and "600row" in tty.getvalue()) is terminal
 
 
-@pytest.mark.parametrize("option, expected", [([], "balanced"),
-                                              (["--class-weight", "balanced"], "balanced"),
-                                              (["--class-weight", "none"], None)])
+@pytest.mark.parametrize(
+    "option, expected",
+    [
+        ([], "balanced"),
+        (["--class-weight", "balanced"], "balanced"),
+        (["--class-weight", "none"], None),
+    ],
+)
 def test_class_weight_reaches_the_estimator(files, monkeypatch, option, expected):
     built = []
 

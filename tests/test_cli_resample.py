@@ -12,8 +12,9 @@ from skdp_anomaly.cli import main
 
 @pytest.fixture()
 def csv_in(tmp_path):
-    X, y = make_classification(n_samples=400, n_features=3, n_informative=3, n_redundant=0,
-                               weights=[0.8], random_state=0)
+    X, y = make_classification(
+        n_samples=400, n_features=3, n_informative=3, n_redundant=0, weights=[0.8], random_state=0
+    )
     path = tmp_path / "in.csv"
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
@@ -31,8 +32,23 @@ def _read(path):
 
 def test_resample_writes_original_plus_synthetic(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    code = main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--random-state", "0", "-o", str(out)])
+    code = main(
+        [
+            "resample",
+            str(csv_in),
+            "--target",
+            "label",
+            "--epsilon",
+            "1",
+            "--bounds",
+            "-5",
+            "5",
+            "--random-state",
+            "0",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     header, rows = _read(out)
     _, original = _read(csv_in)
@@ -54,8 +70,21 @@ def test_resample_summary_of_each_synopsis(csv_in, tmp_path, capsys):
     from skdp_anomaly.over_sampling import DPSMOTE
 
     out = tmp_path / "out.csv"
-    base = ["resample", str(csv_in), "--target", "label", "--epsilon", "1", "--bounds", "-5",
-            "5", "--random-state", "0", "-o", str(out)]
+    base = [
+        "resample",
+        str(csv_in),
+        "--target",
+        "label",
+        "--epsilon",
+        "1",
+        "--bounds",
+        "-5",
+        "5",
+        "--random-state",
+        "0",
+        "-o",
+        str(out),
+    ]
     assert main(base + ["--synopsis", "grid", "--granularity", "0.5"]) == 0
     err = capsys.readouterr().err
     assert "synopsis: grid histogram (dense), 2 cells per feature" in err
@@ -76,10 +105,34 @@ def test_resample_reproducible_and_options(csv_in, tmp_path):
     outs = []
     for name in ("o1.csv", "o2.csv"):
         out = tmp_path / name
-        assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "2",
-                     "--bounds", "-5", "5", "--synopsis", "grid", "--granularity", "0.5",
-                     "--connectivity", "1", "--public-counts", "--random-state", "7",
-                     "--quiet", "-o", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "resample",
+                    str(csv_in),
+                    "--target",
+                    "label",
+                    "--epsilon",
+                    "2",
+                    "--bounds",
+                    "-5",
+                    "5",
+                    "--synopsis",
+                    "grid",
+                    "--granularity",
+                    "0.5",
+                    "--connectivity",
+                    "1",
+                    "--public-counts",
+                    "--random-state",
+                    "7",
+                    "--quiet",
+                    "-o",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         outs.append(out.read_text())
     assert outs[0] == outs[1]
     _, rows = _read(tmp_path / "o1.csv")
@@ -91,21 +144,68 @@ def test_resample_bounds_file(csv_in, tmp_path):
     bounds = tmp_path / "bounds.csv"
     bounds.write_text("feature,lower,upper\nc,-4,4\na,-5,5\nb,-6,6\n")
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds-file", str(bounds), "--random-state", "0", "--quiet",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds-file",
+                str(bounds),
+                "--random-state",
+                "0",
+                "--quiet",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     _, rows = _read(out)
     synth = np.array([[float(r[0]), float(r[2]), float(r[3])] for r in rows[400:]])
     assert np.all(np.abs(synth) <= [5, 6, 4])
     bounds.write_text("feature,lower,upper\na,-5,5\n")
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds-file", str(bounds), "-o", str(out)]) == 2
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds-file",
+                str(bounds),
+                "-o",
+                str(out),
+            ]
+        )
+        == 2
+    )
 
 
 def test_resample_without_bounds_warns(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--random-state", "0", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "warning: --bounds/--bounds-file have not been specified" in err
     # the summary must not claim an ε the leak has voided
@@ -121,40 +221,90 @@ def test_resample_errors(csv_in, tmp_path, capsys):
     assert main(base + ["--target", "a"]) == 2  # 'label' becomes a feature: not numeric
     err = capsys.readouterr().err
     assert "column 'label' is not numeric" in err and "pos" not in err  # no data values
-    assert main(["resample", str(tmp_path / "missing.csv"), "--target", "label",
-                 "--epsilon", "1", "-o", str(out)]) == 2
+    assert (
+        main(
+            [
+                "resample",
+                str(tmp_path / "missing.csv"),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "-o",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert main(base + ["--target", "label", "--epsilon", "-1"]) == 2
     assert "--epsilon" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
     bad.write_text("a,label\n1.0,x\nz,y\n")
-    assert main(["resample", str(bad), "--target", "label", "--epsilon", "1",
-                 "-o", str(out)]) == 2
+    assert main(["resample", str(bad), "--target", "label", "--epsilon", "1", "-o", str(out)]) == 2
     assert "column 'a' is not numeric on line 3" in capsys.readouterr().err
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("a,label\n1.0,x,3\n")
-    assert main(["resample", str(ragged), "--target", "label", "--epsilon", "1",
-                 "-o", str(out)]) == 2
+    assert (
+        main(["resample", str(ragged), "--target", "label", "--epsilon", "1", "-o", str(out)]) == 2
+    )
     assert "line 2 has 3 fields" in capsys.readouterr().err
     one = tmp_path / "one.csv"
     one.write_text("a,label\n1.0,x\n2.0,x\n")
-    assert main(["resample", str(one), "--target", "label", "--epsilon", "1",
-                 "--bounds", "0", "3", "-o", str(out)]) == 2
+    assert (
+        main(
+            [
+                "resample",
+                str(one),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "0",
+                "3",
+                "-o",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "more than 1 class" in capsys.readouterr().err
 
 
 def test_resample_output_reads_back_with_pandas(csv_in, tmp_path):
     pd = pytest.importorskip("pandas")
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--random-state", "0", "--quiet", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "-5",
+                "5",
+                "--random-state",
+                "0",
+                "--quiet",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     df = pd.read_csv(out)
     assert list(df.columns) == ["a", "label", "b", "c"]
     assert df[["a", "b", "c"]].dtypes.map(lambda d: d.kind == "f").all()
 
 
 def test_resample_refuses_to_overwrite_input(csv_in, capsys):
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "-o", str(csv_in)]) == 2
+    assert (
+        main(["resample", str(csv_in), "--target", "label", "--epsilon", "1", "-o", str(csv_in)])
+        == 2
+    )
     assert "must differ" in capsys.readouterr().err
     assert csv_in.read_text().startswith("a,label,b,c")
 
@@ -171,30 +321,104 @@ def test_read_table_in_chunks_matches_whole(csv_in):
 
 def test_resample_granularity_auto_and_bad_value(csv_in, tmp_path, capsys):
     out = tmp_path / "auto.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--synopsis", "grid", "--granularity", "auto",
-                 "--random-state", "0", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "-5",
+                "5",
+                "--synopsis",
+                "grid",
+                "--granularity",
+                "auto",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "cells per feature" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # argparse usage error, exit code 2
-        main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-              "--synopsis", "grid", "--granularity", "fine", "-o", str(out)])
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--synopsis",
+                "grid",
+                "--granularity",
+                "fine",
+                "-o",
+                str(out),
+            ]
+        )
     assert "expected a float in (0, 1] or 'auto'" in capsys.readouterr().err
 
 
 def test_summary_prints_no_exact_row_count(csv_in, tmp_path, capsys):
     """The summary is all DP output: the exact number of input rows (400) is not in it."""
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--random-state", "0", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "-5",
+                "5",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "the original rows" in err and "400" not in err
 
 
 def test_public_label_set_option(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-5", "5", "--classes", "neg", "pos", "other",
-                 "--random-state", "0", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "1",
+                "--bounds",
+                "-5",
+                "5",
+                "--classes",
+                "neg",
+                "pos",
+                "other",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "'other'" in err  # its noisy size is released like any other class
 
@@ -206,14 +430,21 @@ def data_access(monkeypatch):
     from skdp_anomaly.cli import _resample
     from skdp_anomaly.over_sampling import DPSMOTE
 
-    return record_calls(monkeypatch, [(_resample, "read_table"), (DPSMOTE, "fit_resample"),
-                                      (DPSMOTE, "fit")])
+    return record_calls(
+        monkeypatch, [(_resample, "read_table"), (DPSMOTE, "fit_resample"), (DPSMOTE, "fit")]
+    )
 
 
 def _resample_argv(csv_in, tmp_path, changes):
     """``resample`` with valid options, then ``changes`` (None drops an option)."""
-    options = {"IN": str(csv_in), "--target": "label", "--epsilon": "1",
-               "--bounds": ["-5", "5"], "-o": str(tmp_path / "out.csv"), "--random-state": "0"}
+    options = {
+        "IN": str(csv_in),
+        "--target": "label",
+        "--epsilon": "1",
+        "--bounds": ["-5", "5"],
+        "-o": str(tmp_path / "out.csv"),
+        "--random-state": "0",
+    }
     for key, value in changes.items():
         if isinstance(value, str):
             value = value.format(tmp=tmp_path, input=csv_in)
@@ -232,8 +463,10 @@ BAD_RESAMPLE_ARGS = [
     ({"--epsilon": "nan"}, "--epsilon"),
     ({"--epsilon": "1e300"}, "--epsilon"),  # noise would vanish in floating point
     ({"--epsilon": "31", "--public-counts": []}, "(the ε rule"),  # the command line's rule
-    ({"--classes": ["neg", "pos", "other"], "--sampling-strategy": "0.5"},
-     "--sampling-strategy can be a float only for a binary target; --classes lists 3"),
+    (
+        {"--classes": ["neg", "pos", "other"], "--sampling-strategy": "0.5"},
+        "--sampling-strategy can be a float only for a binary target; --classes lists 3",
+    ),
     ({"--count-share": "0"}, "--count-share"),
     ({"--count-share": "1"}, "--count-share"),
     ({"--synopsis": "grid", "--granularity": "0"}, "--granularity"),
@@ -244,8 +477,10 @@ BAD_RESAMPLE_ARGS = [
     ({"--spread": "inf"}, "--spread"),
     # an option of the other synopsis is refused, not silently ignored
     ({"--granularity": "0.5"}, "--granularity applies to --synopsis grid only"),
-    ({"--connectivity": "1", "--histogram": "dense"},
-     "--connectivity and --histogram apply to --synopsis grid only"),
+    (
+        {"--connectivity": "1", "--histogram": "dense"},
+        "--connectivity and --histogram apply to --synopsis grid only",
+    ),
     ({"--synopsis": "grid", "--spread": "0.3"}, "--spread applies to --synopsis gaussian only"),
     ({"--sampling-strategy": "most"}, "--sampling-strategy"),
     ({"--random-state": "-1"}, "--random-state"),
@@ -264,10 +499,12 @@ BAD_RESAMPLE_ARGS = [
 ]
 
 
-@pytest.mark.parametrize("changes, message", BAD_RESAMPLE_ARGS,
-                         ids=[str(c) for c, _ in BAD_RESAMPLE_ARGS])
-def test_bad_arguments_stop_before_reading_data(csv_in, tmp_path, capsys, data_access,
-                                                changes, message):
+@pytest.mark.parametrize(
+    "changes, message", BAD_RESAMPLE_ARGS, ids=[str(c) for c, _ in BAD_RESAMPLE_ARGS]
+)
+def test_bad_arguments_stop_before_reading_data(
+    csv_in, tmp_path, capsys, data_access, changes, message
+):
     code = main(_resample_argv(csv_in, tmp_path, changes))
     err = capsys.readouterr().err
     assert data_access == []  # no data row read, no budget spent
@@ -276,30 +513,44 @@ def test_bad_arguments_stop_before_reading_data(csv_in, tmp_path, capsys, data_a
     assert "'epsilon'" not in err and " parameter of DPSMOTE" not in err  # CLI names only
 
 
-@pytest.mark.parametrize("content, message", [
-    ("feature,lower,upper\na,-5,5\n", "no bounds for features ['b', 'c']"),
-    ("name,low,high\n", "expected a header 'feature,lower,upper'"),
-    ("feature,lower,upper\na,-5,5\nb,5,-5\nc,-5,5\n", "lower < upper"),
-    ("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\nd,0,1\n", "unknown columns ['d']"),
-])
-def test_bad_bounds_file_stops_before_reading_data(csv_in, tmp_path, capsys, data_access,
-                                                   content, message):
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("feature,lower,upper\na,-5,5\n", "no bounds for features ['b', 'c']"),
+        ("name,low,high\n", "expected a header 'feature,lower,upper'"),
+        ("feature,lower,upper\na,-5,5\nb,5,-5\nc,-5,5\n", "lower < upper"),
+        ("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\nd,0,1\n", "unknown columns ['d']"),
+    ],
+)
+def test_bad_bounds_file_stops_before_reading_data(
+    csv_in, tmp_path, capsys, data_access, content, message
+):
     bounds = tmp_path / "bounds.csv"
     bounds.write_text(content)
-    code = main(_resample_argv(csv_in, tmp_path, {"--bounds": None,
-                                                  "--bounds-file": str(bounds)}))
+    code = main(_resample_argv(csv_in, tmp_path, {"--bounds": None, "--bounds-file": str(bounds)}))
     err = capsys.readouterr().err
     assert data_access == [] and code == 2
     assert "--bounds-file" in err and message in err and err.count("\n") == 1, err
 
 
 def test_bounds_file_fixes_the_features_so_the_grid_is_checked_before_reading_data(
-        csv_in, tmp_path, capsys, data_access):
+    csv_in, tmp_path, capsys, data_access
+):
     bounds = tmp_path / "bounds.csv"
     bounds.write_text("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\n")
-    code = main(_resample_argv(csv_in, tmp_path, {
-        "--bounds": None, "--bounds-file": str(bounds), "--synopsis": "grid",
-        "--histogram": "dense", "--granularity": "0.001"}))
+    code = main(
+        _resample_argv(
+            csv_in,
+            tmp_path,
+            {
+                "--bounds": None,
+                "--bounds-file": str(bounds),
+                "--synopsis": "grid",
+                "--histogram": "dense",
+                "--granularity": "0.001",
+            },
+        )
+    )
     err = capsys.readouterr().err
     assert data_access == [] and code == 2
     assert "--histogram dense needs 1000**3 cells" in err and err.count("\n") == 1, err
@@ -315,18 +566,55 @@ def test_valid_arguments_reach_the_recorded_reader(csv_in, tmp_path, data_access
 # ---------------------------------------------------- library hints in the CLI's syntax
 def test_noise_warning_names_cli_options(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "0.05",
-                 "--bounds", "-5", "5", "--synopsis", "grid", "--random-state", "0",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "0.05",
+                "--bounds",
+                "-5",
+                "5",
+                "--synopsis",
+                "grid",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "DPSMOTE: the dense grid has 64 cells" in err  # DPSMOTENoiseWarning fired
     assert "--granularity auto or a larger --granularity" in err
     assert "granularity='auto'" not in err
     # the Gaussian synopsis' warning in the same syntax (public sizes, so that it fires:
     # d/(ε n) = 3/(0.05 · 80) = 0.75 > 0.5)
-    assert main(["resample", str(csv_in), "--target", "label", "--epsilon", "0.05",
-                 "--bounds", "-5", "5", "--public-counts", "--random-state", "0",
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "resample",
+                str(csv_in),
+                "--target",
+                "label",
+                "--epsilon",
+                "0.05",
+                "--bounds",
+                "-5",
+                "5",
+                "--public-counts",
+                "--random-state",
+                "0",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "warning: DPSMOTE: the noisy mean of class 'pos' has Laplace noise" in err
     assert "Use a larger --epsilon or fewer features" in err
@@ -341,8 +629,25 @@ def test_estimator_error_names_cli_options(tmp_path, capsys):
         ",".join([*map(str, rng.uniform(size=14)), str(int(i % 5 == 0))]) for i in range(50)
     ]
     path.write_text("\n".join(rows) + "\n")
-    code = main(["resample", str(path), "--target", "y", "--epsilon", "1", "--bounds", "0", "1",
-                 "--synopsis", "grid", "--histogram", "dense", "-o", str(tmp_path / "out.csv")])
+    code = main(
+        [
+            "resample",
+            str(path),
+            "--target",
+            "y",
+            "--epsilon",
+            "1",
+            "--bounds",
+            "0",
+            "1",
+            "--synopsis",
+            "grid",
+            "--histogram",
+            "dense",
+            "-o",
+            str(tmp_path / "out.csv"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "--histogram dense needs 4**14 cells" in err
@@ -351,19 +656,35 @@ def test_estimator_error_names_cli_options(tmp_path, capsys):
 
 
 # ------------------------------------------------------------ missing and non-finite cells
-@pytest.mark.parametrize("cell, message", [
-    ("", "column 'b' has a missing value (empty or NaN) on line 4"),
-    ("nan", "column 'b' has a missing value (empty or NaN) on line 4"),
-    ("NaN", "column 'b' has a missing value (empty or NaN) on line 4"),
-    ("inf", "column 'b' has an infinite value on line 4"),
-    ("-Infinity", "column 'b' has an infinite value on line 4"),
-    ("abc", "column 'b' is not numeric on line 4"),
-])
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ("", "column 'b' has a missing value (empty or NaN) on line 4"),
+        ("nan", "column 'b' has a missing value (empty or NaN) on line 4"),
+        ("NaN", "column 'b' has a missing value (empty or NaN) on line 4"),
+        ("inf", "column 'b' has an infinite value on line 4"),
+        ("-Infinity", "column 'b' has an infinite value on line 4"),
+        ("abc", "column 'b' is not numeric on line 4"),
+    ],
+)
 def test_bad_cell_named_by_column_and_line(tmp_path, capsys, cell, message):
     path = tmp_path / "cells.csv"
     path.write_text(f"a,label,b\n1.25,x,2.5\n3.75,y,4.125\n5.5,x,{cell}\n6.5,y,7.5\n")
-    code = main(["resample", str(path), "--target", "label", "--epsilon", "1",
-                 "--bounds", "0", "9", "-o", str(tmp_path / "out.csv")])
+    code = main(
+        [
+            "resample",
+            str(path),
+            "--target",
+            "label",
+            "--epsilon",
+            "1",
+            "--bounds",
+            "0",
+            "9",
+            "-o",
+            str(tmp_path / "out.csv"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1, err
     for value in ("1.25", "2.5", "3.75", "4.125", "5.5", "6.5", "7.5", "abc"):
@@ -382,8 +703,24 @@ def test_bad_cell_line_counts_across_chunks(tmp_path):
 def test_resample_bounds_in_scientific_notation(csv_in, tmp_path):
     # argparse takes '-1e3' for an option; the command line reads it as the number
     out = tmp_path / "out.csv"
-    code = main(["resample", str(csv_in), "--target", "label", "--epsilon", "1",
-                 "--bounds", "-1e1", "1e1", "--random-state", "0", "--quiet", "-o", str(out)])
+    code = main(
+        [
+            "resample",
+            str(csv_in),
+            "--target",
+            "label",
+            "--epsilon",
+            "1",
+            "--bounds",
+            "-1e1",
+            "1e1",
+            "--random-state",
+            "0",
+            "--quiet",
+            "-o",
+            str(out),
+        ]
+    )
     assert code == 0
     _, rows = _read(out)
     assert len(rows) > 400

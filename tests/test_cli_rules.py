@@ -43,19 +43,25 @@ def csvs(tmp_path):
     u = rng.uniform(0, 1, size=300)  # scores within group-search's [0, --low]
     (tmp_path / "series.csv").write_text("t,v\n" + "".join(f"{i},{v}\n" for i, v in enumerate(u)))
     (tmp_path / "series_semicolon.csv").write_text(
-        "t;v\n" + "".join(f"{i};{v}\n" for i, v in enumerate(u)))
+        "t;v\n" + "".join(f"{i};{v}\n" for i, v in enumerate(u))
+    )
     (tmp_path / "series_tab.csv").write_text(
-        "t\tv\n" + "".join(f"{i}\t{v}\n" for i, v in enumerate(u)))
+        "t\tv\n" + "".join(f"{i}\t{v}\n" for i, v in enumerate(u))
+    )
     x = rng.normal(size=300)
     (tmp_path / "windows.csv").write_text(
-        "w,v\n" + "".join(f"{i // 50},{v}\n" for i, v in enumerate(x)))
+        "w,v\n" + "".join(f"{i // 50},{v}\n" for i, v in enumerate(x))
+    )
     (tmp_path / "windows_semicolon.csv").write_text(
-        "w;v\n" + "".join(f"{i // 50};{v}\n" for i, v in enumerate(x)))
+        "w;v\n" + "".join(f"{i // 50};{v}\n" for i, v in enumerate(x))
+    )
     y = (x > 0).astype(int)
     (tmp_path / "labelled.csv").write_text(
-        "a,b,y\n" + "".join(f"{v / 4},{-v / 4},{c}\n" for v, c in zip(x, y)))
+        "a,b,y\n" + "".join(f"{v / 4},{-v / 4},{c}\n" for v, c in zip(x, y))
+    )
     (tmp_path / "labelled_semicolon.csv").write_text(
-        "a;b;y\n" + "".join(f"{v / 4};{-v / 4};{c}\n" for v, c in zip(x, y)))
+        "a;b;y\n" + "".join(f"{v / 4};{-v / 4};{c}\n" for v, c in zip(x, y))
+    )
     return tmp_path
 
 
@@ -65,21 +71,63 @@ SEEDED = ("changepoint", "group-search", "dpoad", "resample", "online-svc")
 # one command line per command that takes --epsilon; {eps} and the file names are filled in
 COMMANDS = {
     "changepoint": ["changepoint", "{dir}/series.csv", "--column", "v", "--epsilon", "{eps}"],
-    "group-search": ["group-search", "{dir}/series.csv", "--column", "v", "--low", "1",
-                     "--high", "2", "--epsilon", "{eps}"],
-    "dpoad": ["dpoad", "{dir}/windows.csv", "--column", "v", "--window-column", "w", "--bins",
-              "-3:3:7", "--max-count", "50", "--epsilon", "{eps}"],
-    "resample": ["resample", "{dir}/labelled.csv", "--target", "y", "--bounds", "-1", "1",
-                 "-o", "{dir}/out.csv", "--epsilon", "{eps}"],
-    "online-svc": ["online-svc", "{dir}/labelled.csv", "--target", "y", "--classes", "0", "1",
-                   "--quiet", "--epsilon", "{eps}"],
+    "group-search": [
+        "group-search",
+        "{dir}/series.csv",
+        "--column",
+        "v",
+        "--low",
+        "1",
+        "--high",
+        "2",
+        "--epsilon",
+        "{eps}",
+    ],
+    "dpoad": [
+        "dpoad",
+        "{dir}/windows.csv",
+        "--column",
+        "v",
+        "--window-column",
+        "w",
+        "--bins",
+        "-3:3:7",
+        "--max-count",
+        "50",
+        "--epsilon",
+        "{eps}",
+    ],
+    "resample": [
+        "resample",
+        "{dir}/labelled.csv",
+        "--target",
+        "y",
+        "--bounds",
+        "-1",
+        "1",
+        "-o",
+        "{dir}/out.csv",
+        "--epsilon",
+        "{eps}",
+    ],
+    "online-svc": [
+        "online-svc",
+        "{dir}/labelled.csv",
+        "--target",
+        "y",
+        "--classes",
+        "0",
+        "1",
+        "--quiet",
+        "--epsilon",
+        "{eps}",
+    ],
     "demo": ["demo", "--output-dir", "{dir}/demo", "--no-plot", "--epsilons", "1", "{eps}"],
 }
 
 
 def _argv(name, directory, eps):
-    return [a.replace("{dir}", str(directory)).replace("{eps}", str(eps))
-            for a in COMMANDS[name]]
+    return [a.replace("{dir}", str(directory)).replace("{eps}", str(eps)) for a in COMMANDS[name]]
 
 
 # ---------------------------------------------------------------------- the ε rule
@@ -108,18 +156,32 @@ def test_commands_without_epsilon_do_not_state_it():
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-@pytest.mark.parametrize("eps, why", [(31, "above 30"), (1e9, "above 30"),
-                                      (1e-7, "below 1e-06"), (0, "positive finite"),
-                                      ("nan", "positive finite")])
+@pytest.mark.parametrize(
+    "eps, why",
+    [
+        (31, "above 30"),
+        (1e9, "above 30"),
+        (1e-7, "below 1e-06"),
+        (0, "positive finite"),
+        ("nan", "positive finite"),
+    ],
+)
 def test_epsilon_outside_the_rule_is_refused_with_the_rule_and_the_limit(
-        csvs, capsys, monkeypatch, name, eps, why):
+    csvs, capsys, monkeypatch, name, eps, why
+):
     # nothing is read, fitted or charged: every reader and fit would raise
     from skdp_anomaly.cli import _changepoint, _dpoad, _online_svc, _resample, _showcase
 
-    seen = record_calls(monkeypatch, [(_changepoint, "read_column"),
-                                      (_dpoad, "read_windows"), (_resample, "read_header"),
-                                      (_online_svc, "read_chunks"),
-                                      (_showcase, "run_showcase")])
+    seen = record_calls(
+        monkeypatch,
+        [
+            (_changepoint, "read_column"),
+            (_dpoad, "read_windows"),
+            (_resample, "read_header"),
+            (_online_svc, "read_chunks"),
+            (_showcase, "run_showcase"),
+        ],
+    )
     code, out, err = _run(capsys, _argv(name, csvs, eps))
     option = "--epsilons" if name == "demo" else "--epsilon"
     assert code == 2 and out == "" and seen == []
@@ -136,8 +198,9 @@ def test_the_ceiling_itself_is_honoured(csvs, capsys, name):
 
 
 # ------------------------------------------------------------------------ --alpha
-@pytest.mark.parametrize("name, new", [("online-svc", "--lambda"),
-                                       ("group-search", "--posterior-threshold")])
+@pytest.mark.parametrize(
+    "name, new", [("online-svc", "--lambda"), ("group-search", "--posterior-threshold")]
+)
 def test_an_old_alpha_is_an_error_naming_the_new_option(csvs, capsys, name, new):
     code, out, err = _run(capsys, [*_argv(name, csvs, 1), "--alpha", "0.3"])
     assert code == 2 and out == ""
@@ -199,7 +262,7 @@ def test_one_range_serves_every_count_and_several_pair_in_order():
 def test_the_command_gives_the_same_output_for_both_spellings(csvs, capsys):
     base = [*_argv("dpoad", csvs, 1), "--random-state", "0"]
     i = base.index("--bins")
-    count = [*base[:i], "--bins", "6", "--range", "-3:3", *base[i + 2:]]
+    count = [*base[:i], "--bins", "6", "--range", "-3:3", *base[i + 2 :]]
     code, out_count, err = _run(capsys, count)
     assert code == 0, err
     code, out_edges, err = _run(capsys, base)  # --bins -3:3:7
@@ -207,20 +270,23 @@ def test_the_command_gives_the_same_output_for_both_spellings(csvs, capsys):
     assert out_count == out_edges and "over 6 cells" in out_count
 
 
-@pytest.mark.parametrize("bins, ranges, message", [
-    (["20"], None, "--bins 20 is a number of bins and needs their range: add --range"),
-    (["20"], None, "The range must be public"),
-    (["0"], ["0:1"], "a number of bins is an integer >= 1"),
-    (["-3"], ["0:1"], "a number of bins is an integer >= 1"),
-    (["2.5"], ["0:1"], "a number of bins is an integer >= 1"),
-    (["20"], ["5:5"], "LOW and HIGH must be finite with LOW < HIGH"),
-    (["20"], ["5:-5"], "LOW and HIGH must be finite with LOW < HIGH"),
-    (["20"], ["0:inf"], "LOW and HIGH must be finite with LOW < HIGH"),
-    (["20"], ["0:1:2"], "expected LOW:HIGH"),
-    (["20"], ["a:b"], "expected LOW:HIGH"),
-    (["0:1:3"], ["0:1"], "--range is for a --bins given as a number of bins"),
-    (["2", "3", "4"], ["0:1", "0:2"], "--range is given 2 times for 3 --bins"),
-])
+@pytest.mark.parametrize(
+    "bins, ranges, message",
+    [
+        (["20"], None, "--bins 20 is a number of bins and needs their range: add --range"),
+        (["20"], None, "The range must be public"),
+        (["0"], ["0:1"], "a number of bins is an integer >= 1"),
+        (["-3"], ["0:1"], "a number of bins is an integer >= 1"),
+        (["2.5"], ["0:1"], "a number of bins is an integer >= 1"),
+        (["20"], ["5:5"], "LOW and HIGH must be finite with LOW < HIGH"),
+        (["20"], ["5:-5"], "LOW and HIGH must be finite with LOW < HIGH"),
+        (["20"], ["0:inf"], "LOW and HIGH must be finite with LOW < HIGH"),
+        (["20"], ["0:1:2"], "expected LOW:HIGH"),
+        (["20"], ["a:b"], "expected LOW:HIGH"),
+        (["0:1:3"], ["0:1"], "--range is for a --bins given as a number of bins"),
+        (["2", "3", "4"], ["0:1", "0:2"], "--range is given 2 times for 3 --bins"),
+    ],
+)
 def test_bad_counts_and_ranges_are_refused(bins, ranges, message):
     with pytest.raises(ValueError) as info:
         resolve_bins(bins, ranges)
@@ -255,23 +321,69 @@ def test_bins_help_explains_the_count_and_the_public_range():
 # -------------------------------------------------------------------- --delimiter
 HINT_CASES = {
     "changepoint": ["changepoint", "{dir}/{file}", "--column", "v", "--epsilon", "1"],
-    "group-search": ["group-search", "{dir}/{file}", "--column", "v", "--low", "1", "--high",
-                     "2", "--epsilon", "1"],
-    "dpoad": ["dpoad", "{dir}/{file}", "--column", "v", "--window-column", "w", "--bins",
-              "6", "--range", "-3:3", "--epsilon", "1"],
-    "resample": ["resample", "{dir}/{file}", "--target", "y", "--bounds", "-1", "1", "-o",
-                 "{dir}/out.csv", "--epsilon", "1"],
-    "online-svc": ["online-svc", "{dir}/{file}", "--target", "y", "--classes", "0", "1",
-                   "--epsilon", "1", "--quiet"],
+    "group-search": [
+        "group-search",
+        "{dir}/{file}",
+        "--column",
+        "v",
+        "--low",
+        "1",
+        "--high",
+        "2",
+        "--epsilon",
+        "1",
+    ],
+    "dpoad": [
+        "dpoad",
+        "{dir}/{file}",
+        "--column",
+        "v",
+        "--window-column",
+        "w",
+        "--bins",
+        "6",
+        "--range",
+        "-3:3",
+        "--epsilon",
+        "1",
+    ],
+    "resample": [
+        "resample",
+        "{dir}/{file}",
+        "--target",
+        "y",
+        "--bounds",
+        "-1",
+        "1",
+        "-o",
+        "{dir}/out.csv",
+        "--epsilon",
+        "1",
+    ],
+    "online-svc": [
+        "online-svc",
+        "{dir}/{file}",
+        "--target",
+        "y",
+        "--classes",
+        "0",
+        "1",
+        "--epsilon",
+        "1",
+        "--quiet",
+    ],
 }
-SEMICOLON = {"changepoint": "series_semicolon.csv", "group-search": "series_semicolon.csv",
-             "dpoad": "windows_semicolon.csv", "resample": "labelled_semicolon.csv",
-             "online-svc": "labelled_semicolon.csv"}
+SEMICOLON = {
+    "changepoint": "series_semicolon.csv",
+    "group-search": "series_semicolon.csv",
+    "dpoad": "windows_semicolon.csv",
+    "resample": "labelled_semicolon.csv",
+    "online-svc": "labelled_semicolon.csv",
+}
 
 
 def _hint_argv(name, directory, file):
-    return [a.replace("{dir}", str(directory)).replace("{file}", file)
-            for a in HINT_CASES[name]]
+    return [a.replace("{dir}", str(directory)).replace("{file}", file) for a in HINT_CASES[name]]
 
 
 @pytest.mark.parametrize("name", sorted(HINT_CASES))
@@ -280,8 +392,10 @@ def test_a_semicolon_header_hints_at_the_delimiter(csvs, capsys, name):
     assert code == 2 and out == ""
     assert "the header holds ';': pass --delimiter ';'" in err
     # and the hint works
-    code, _, err = _run(capsys, [*_hint_argv(name, csvs, SEMICOLON[name]), "--delimiter", ";",
-                                 "--random-state", "0"])
+    code, _, err = _run(
+        capsys,
+        [*_hint_argv(name, csvs, SEMICOLON[name]), "--delimiter", ";", "--random-state", "0"],
+    )
     assert code == 0, err
 
 
@@ -291,8 +405,9 @@ def test_a_tab_header_hints_at_tab(csvs, capsys):
 
 
 def test_a_wrong_delimiter_hints_back_at_the_comma(csvs, capsys):
-    code, _, err = _run(capsys, [*_hint_argv("changepoint", csvs, "series.csv"),
-                                 "--delimiter", ";"])
+    code, _, err = _run(
+        capsys, [*_hint_argv("changepoint", csvs, "series.csv"), "--delimiter", ";"]
+    )
     assert code == 2 and "the header holds ',': pass --delimiter ','" in err
 
 

@@ -53,16 +53,26 @@ CHUNKINGS = {
 
 
 def _pair(**params):
-    params = {"epsilon": 1.0, "max_count": 500, "learning_windows": 2, "gamma": 0.05,
-              "random_state": 5, **params}
+    params = {
+        "epsilon": 1.0,
+        "max_count": 500,
+        "learning_windows": 2,
+        "gamma": 0.05,
+        "random_state": 5,
+        **params,
+    }
     return DPOAD(BINS, **params), DPOAD(BINS, **params)
 
 
 def _same_state(a, b) -> bool:
     """Every attribute equal by value, through the owner, the analyst and the messages."""
-    kinds = tuple({type(obj) for obj in reachable(a).values()
-                   if type(obj).__module__.startswith("skdp_anomaly.dpoad.")
-                   and hasattr(obj, "__dict__")})
+    kinds = tuple(
+        {
+            type(obj)
+            for obj in reachable(a).values()
+            if type(obj).__module__.startswith("skdp_anomaly.dpoad.") and hasattr(obj, "__dict__")
+        }
+    )
     return same(state(a), state(b), objects=kinds)
 
 
@@ -80,7 +90,8 @@ def test_a_dask_stream_releases_what_the_numpy_stream_releases(mechanism, chunki
         memory.partial_fit(pd.DataFrame(w, columns=COLUMNS) if chunking == "frame" else w)
         lazy.partial_fit(CHUNKINGS[chunking](w))
     assert [r.values.tolist() for r in lazy.releases_] == [
-        r.values.tolist() for r in memory.releases_]
+        r.values.tolist() for r in memory.releases_
+    ]
     _same_fitted_state(memory, lazy)
     assert memory.anomalies_.shape == (5, 15)
     if mechanism == "record":  # the burst is seen (a release that depends on the data)
@@ -107,8 +118,11 @@ def test_one_feature_windows_as_1d_arrays_and_series():
     lazy = DPOAD(bins, max_count=500, random_state=2)
     for i, w in enumerate(WINDOWS[:4]):
         memory.partial_fit(w[:, 0])
-        column = (da.from_array(w[:, 0], chunks=97) if i % 2 else
-                  dd.from_pandas(pd.Series(w[:, 0], name="x"), npartitions=2))
+        column = (
+            da.from_array(w[:, 0], chunks=97)
+            if i % 2
+            else dd.from_pandas(pd.Series(w[:, 0], name="x"), npartitions=2)
+        )
         lazy.partial_fit(column)
     _same_fitted_state(memory, lazy)
 
@@ -156,7 +170,8 @@ def test_bad_dask_windows_give_the_numpy_error_before_any_charge(fault):
     assert _error(lazy, dd.from_pandas(bad, npartitions=2)) == expected
     if fault != "strings":  # an array of strings is refused by its dtype on dask
         assert _error(lazy, da.from_array(bad.to_numpy(), chunks=100)) == _error(
-            memory, bad.to_numpy())
+            memory, bad.to_numpy()
+        )
     assert ledgers[1].spent == ledgers[0].spent and len(ledgers[0].spent) == 1
     assert _same_state(lazy, before)
 

@@ -45,8 +45,9 @@ def _both(X, y, chunks, **params):
     params = {"epsilon": 1.0, "bounds": (-2, 2), "random_state": 7, **params}
     a, b = DPSMOTE(**params), DPSMOTE(**params)
     X_mem, y_mem = a.fit_resample(X, y)
-    X_lazy, y_lazy = b.fit_resample(da.from_array(X, chunks=(chunks, X.shape[1])),
-                                    da.from_array(y, chunks=chunks))
+    X_lazy, y_lazy = b.fit_resample(
+        da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=chunks)
+    )
     assert isinstance(X_lazy, da.Array) and isinstance(y_lazy, da.Array)
     X_dask, y_dask = da.compute(X_lazy, y_lazy)
     return (a, X_mem, y_mem), (b, X_dask, y_dask)
@@ -90,11 +91,11 @@ def test_dataframe_in_dataframe_out(client):
     X, y = _data(n=5_003, seed=3)
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
     target = pd.Series(y, name="fraud")
-    X_mem, y_mem = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0).fit_resample(frame,
-                                                                                     target)
+    X_mem, y_mem = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0).fit_resample(frame, target)
     est = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0)
-    X_lazy, y_lazy = est.fit_resample(dd.from_pandas(frame, npartitions=3),
-                                      dd.from_pandas(target, npartitions=3))
+    X_lazy, y_lazy = est.fit_resample(
+        dd.from_pandas(frame, npartitions=3), dd.from_pandas(target, npartitions=3)
+    )
     assert isinstance(X_lazy, dd.DataFrame) and isinstance(y_lazy, dd.Series)
     X_out, y_out = X_lazy.compute(), y_lazy.compute()
     assert list(X_out.columns) == ["a", "b", "c", "d"] and y_out.name == "fraud"
@@ -113,9 +114,11 @@ def test_dataframe_from_small_parquet_files(client, tmp_path):
         frame.iloc[part].to_parquet(tmp_path / f"part{i}.parquet")
     lazy = dd.read_parquet(str(tmp_path))
     X_lazy, y_lazy = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0).fit_resample(
-        lazy[["a", "b", "c", "d"]], lazy["fraud"])
+        lazy[["a", "b", "c", "d"]], lazy["fraud"]
+    )
     X_mem, y_mem = DPSMOTE(epsilon=1.0, bounds=(-2, 2), random_state=0).fit_resample(
-        frame[["a", "b", "c", "d"]], frame["fraud"])
+        frame[["a", "b", "c", "d"]], frame["fraud"]
+    )
     np.testing.assert_array_equal(X_lazy.compute().to_numpy(), X_mem.to_numpy())
     np.testing.assert_array_equal(y_lazy.compute().to_numpy(), y_mem.to_numpy())
 
@@ -125,8 +128,9 @@ def test_data_bounds_warn_and_match_memory(client):
     with pytest.warns(PrivacyLeakWarning):
         a = DPSMOTE(epsilon=1.0, random_state=0).fit(X, y)
     with pytest.warns(PrivacyLeakWarning):
-        b = DPSMOTE(epsilon=1.0, random_state=0).fit(da.from_array(X, chunks=1_000),
-                                                     da.from_array(y, chunks=1_000))
+        b = DPSMOTE(epsilon=1.0, random_state=0).fit(
+            da.from_array(X, chunks=1_000), da.from_array(y, chunks=1_000)
+        )
     np.testing.assert_array_equal(a.bounds_[0], b.bounds_[0])
     np.testing.assert_array_equal(a.bounds_[1], b.bounds_[1])
 
@@ -141,13 +145,16 @@ def _lazy(X, y, chunks=1_000):
     return da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=chunks)
 
 
-@pytest.mark.parametrize("bad, match", [
-    ("nan", "NaN or infinity"),
-    ("inf", "NaN or infinity"),
-    ("one_class", "more than 1 class"),
-    ("unknown_label", "not in the 'classes' parameter"),
-    ("continuous", "Unknown label type"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("nan", "NaN or infinity"),
+        ("inf", "NaN or infinity"),
+        ("one_class", "more than 1 class"),
+        ("unknown_label", "not in the 'classes' parameter"),
+        ("continuous", "Unknown label type"),
+    ],
+)
 def test_bad_input_is_refused_before_any_release(client, bad, match):
     X, y = _data(n=3_001, seed=5)
     params = {}
@@ -190,8 +197,7 @@ def test_accountant_charged_as_in_memory(client):
     X, y = _data(n=3_001, seed=7)
     in_memory, lazy = Ledger(), Ledger()
     DPSMOTE(epsilon=1.0, bounds=(-2, 2), accountant=in_memory, random_state=0).fit_resample(X, y)
-    DPSMOTE(epsilon=1.0, bounds=(-2, 2), accountant=lazy, random_state=0).fit_resample(
-        *_lazy(X, y))
+    DPSMOTE(epsilon=1.0, bounds=(-2, 2), accountant=lazy, random_state=0).fit_resample(*_lazy(X, y))
     assert lazy.spent == in_memory.spent and len(lazy.spent) == 2
 
 
@@ -210,10 +216,13 @@ def test_the_original_rows_stay_lazy(client):
 # -- the stages compute and write through the data layer, the estimator releases ---------
 # (privacy protocol): the blockwise statistics, then the rows drawn on the workers
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-@pytest.mark.parametrize("module, function, n_charged", [("_statistics", "class_statistics", 0),
-                                                         ("_synthesis", "append_drawn_rows", 2)])
-def test_a_failed_dask_call_leaves_the_sampler_as_it_was(client, monkeypatch, module, function,
-                                                        n_charged, exc):
+@pytest.mark.parametrize(
+    "module, function, n_charged",
+    [("_statistics", "class_statistics", 0), ("_synthesis", "append_drawn_rows", 2)],
+)
+def test_a_failed_dask_call_leaves_the_sampler_as_it_was(
+    client, monkeypatch, module, function, n_charged, exc
+):
     import importlib
 
     from sklearn.exceptions import NotFittedError
@@ -260,7 +269,6 @@ def test_the_estimator_sets_what_the_dask_module_computes(client):
             if inspect.isfunction(obj):
                 assert "est" not in inspect.signature(obj).parameters
     X, y = _data(n=2_001, seed=10)
-    stats = _statistics.class_statistics(
-        *_lazy(X, y), _dask_box(-2, 2, X.shape[1]), None)
+    stats = _statistics.class_statistics(*_lazy(X, y), _dask_box(-2, 2, X.shape[1]), None)
     assert stats.labels.tolist() == [0, 1] and stats.n_non_finite == 0
     assert stats.sizes.tolist() == np.bincount(y).tolist()

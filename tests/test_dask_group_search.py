@@ -130,22 +130,26 @@ def test_dataframe_series_and_score_func(client):
     rows = np.random.default_rng(0).uniform(0, 1, (4_000, 3)) / math.sqrt(3)
     rows[17] = 2.0
     X = da.from_array(rows, chunks=(1_000, 2))
-    est = _search(score_func=lambda Z: np.linalg.norm(Z, axis=1), halting="budget",
-                  epsilon=4.0).fit(X)
+    est = _search(
+        score_func=lambda Z: np.linalg.norm(Z, axis=1), halting="budget", epsilon=4.0
+    ).fit(X)
     assert est.n_features_in_ == 3 and est.posterior_.shape == (4_000,)
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("kw, x, match", [
-    ({}, np.array([[0.1], [-0.2], [2.0], [0.3]]), ">= 0"),
-    ({}, np.array([[0.1], [np.nan], [2.0], [0.3]]), "finite"),
-    ({}, np.array([[0.1], [np.inf], [2.0], [0.3]]), "finite"),
-    ({}, np.ones((4, 2)), "score_func"),
-    ({}, np.array([[2.0]]), "minimum of 2"),
-    ({"score_func": lambda Z: Z[:-1, 0]}, np.ones((4, 2)), "score_func"),
-    ({"score_func": lambda Z: Z[:, 0] - 2.0}, np.ones((4, 2)), ">= 0"),
-    ({"low": 2.0}, np.array([[0.1], [2.0]]), "'low' parameter must be < high"),
-])
+@pytest.mark.parametrize(
+    "kw, x, match",
+    [
+        ({}, np.array([[0.1], [-0.2], [2.0], [0.3]]), ">= 0"),
+        ({}, np.array([[0.1], [np.nan], [2.0], [0.3]]), "finite"),
+        ({}, np.array([[0.1], [np.inf], [2.0], [0.3]]), "finite"),
+        ({}, np.ones((4, 2)), "score_func"),
+        ({}, np.array([[2.0]]), "minimum of 2"),
+        ({"score_func": lambda Z: Z[:-1, 0]}, np.ones((4, 2)), "score_func"),
+        ({"score_func": lambda Z: Z[:, 0] - 2.0}, np.ones((4, 2)), ">= 0"),
+        ({"low": 2.0}, np.array([[0.1], [2.0]]), "'low' parameter must be < high"),
+    ],
+)
 def test_bad_dask_input_raises(client, kw, x, match):
     X = da.from_array(x, chunks=(2, x.shape[1]))
     with pytest.raises(ValueError, match=match):
@@ -221,7 +225,9 @@ DASK_STAGES = {
 
 
 DASK_FAULTS = [(stage, RuntimeError) for stage in DASK_STAGES] + [
-    ("split on the workers", KeyboardInterrupt), ("blockwise maxima", KeyboardInterrupt)]
+    ("split on the workers", KeyboardInterrupt),
+    ("blockwise maxima", KeyboardInterrupt),
+]
 _DASK_BUDGET = dict(query_epsilon=0.5, halting="budget", epsilon=1.5)  # three queries
 
 
@@ -233,10 +239,12 @@ def dask_scores_and_reference(client):
     return X, reference.posterior_.compute(), reference.candidates_
 
 
-@pytest.mark.parametrize("stage, exc", DASK_FAULTS,
-                         ids=[f"{s}-{e.__name__}" for s, e in DASK_FAULTS])
+@pytest.mark.parametrize(
+    "stage, exc", DASK_FAULTS, ids=[f"{s}-{e.__name__}" for s, e in DASK_FAULTS]
+)
 def test_a_failed_dask_search_is_rolled_back_and_keeps_the_queries_charged(
-        dask_scores_and_reference, monkeypatch, stage, exc):
+    dask_scores_and_reference, monkeypatch, stage, exc
+):
     X, posterior, candidates = dask_scores_and_reference
     where, attribute, n, made = DASK_STAGES[stage]
     ledger = Ledger()
@@ -250,7 +258,8 @@ def test_a_failed_dask_search_is_rolled_back_and_keeps_the_queries_charged(
         check_is_fitted(est)
     params = set(est.get_params(deep=False))
     assert {k for k in vars(est) if k not in params} <= (
-        {"privacy_spent_", "_charges"} if made else set())
+        {"privacy_spent_", "_charges"} if made else set()
+    )
     if made:
         assert est.privacy_spent_.epsilon == pytest.approx(0.5 * made)
     # a retry is the uninterrupted search, charged its own three queries
@@ -323,8 +332,10 @@ def test_two_items_in_chunks_of_one(client):
     assert est.fit_predict(X).compute().tolist() == [-1, -1]
     # the per-query ε is derived from n as in memory
     mem = NoisyGroupSearch(epsilon=30.0, low=1.0, high=2.5, random_state=0).fit(X.compute())
-    assert (est.query_epsilon_, est.n_queries_planned_) == (mem.query_epsilon_,
-                                                            mem.n_queries_planned_)
+    assert (est.query_epsilon_, est.n_queries_planned_) == (
+        mem.query_epsilon_,
+        mem.n_queries_planned_,
+    )
 
 
 @pytest.mark.parametrize("chunks", [1, 2, 3, 7, (1, 5, 1, 3, 2)])
@@ -337,5 +348,5 @@ def test_candidates_are_the_k_largest_whatever_the_chunks(chunks, k):
         belief.f = f_dask.persist()
         posterior, top, _ = belief.result(k)
     assert top.dtype == np.int64
-    np.testing.assert_array_equal(top, np.argsort(-f)[:min(k, f.size)])  # largest first
+    np.testing.assert_array_equal(top, np.argsort(-f)[: min(k, f.size)])  # largest first
     np.testing.assert_allclose(posterior.compute(), f / f.sum())

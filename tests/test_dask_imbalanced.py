@@ -51,8 +51,7 @@ def threads_and_small_blocks(monkeypatch):
 
 
 def _raw(n=N, seed=0):
-    X, y = make_classification(n, len(COLUMNS), n_informative=4, weights=[0.9],
-                               random_state=seed)
+    X, y = make_classification(n, len(COLUMNS), n_informative=4, weights=[0.9], random_state=seed)
     return 10 * X + 50, np.array(["legit", "fraud"])[y]  # raw features; string labels
 
 
@@ -73,8 +72,9 @@ def _parquet(X, y, tmp_path):
 
 
 def _make(strategy, **params):
-    return DPImbalancedClassifier(**{"epsilon": 2.0, "bounds": BOUNDS, "strategy": strategy,
-                                     "random_state": 5, **params})
+    return DPImbalancedClassifier(
+        **{"epsilon": 2.0, "bounds": BOUNDS, "strategy": strategy, "random_state": 5, **params}
+    )
 
 
 def _final_classifier(clf):
@@ -92,8 +92,9 @@ def _same_model(memory, lazy):
         assert np.array_equal(getattr(mem, name), getattr(laz, name)), name  # bit for bit
     if memory.strategy_ == "threshold":
         final = (memory.model_.named_steps["classifier"], lazy.model_.named_steps["classifier"])
-        np.testing.assert_array_equal(final[0].noisy_prediction_sums_,
-                                      final[1].noisy_prediction_sums_)
+        np.testing.assert_array_equal(
+            final[0].noisy_prediction_sums_, final[1].noisy_prediction_sums_
+        )
         np.testing.assert_array_equal(final[0].class_prior_, final[1].class_prior_)
     else:
         smote = (memory.model_.named_steps["dpsmote"], lazy.model_.named_steps["dpsmote"])
@@ -170,13 +171,16 @@ def test_the_client_receives_statistics_never_the_rows(monkeypatch, strategy):
     assert b"dask" not in pickle.dumps(lazy)
 
 
-@pytest.mark.parametrize("fault, match", [
-    ("nan in X", "Input X contains NaN"),
-    ("lengths", "inconsistent numbers of samples"),
-    ("one class", "at least 2 classes"),
-    ("string column", "numeric"),
-    ("bounds length", "'bounds' parameter has 3 values"),
-])
+@pytest.mark.parametrize(
+    "fault, match",
+    [
+        ("nan in X", "Input X contains NaN"),
+        ("lengths", "inconsistent numbers of samples"),
+        ("one class", "at least 2 classes"),
+        ("string column", "numeric"),
+        ("bounds length", "'bounds' parameter has 3 values"),
+    ],
+)
 def test_bad_dask_input_is_refused_before_any_charge(fault, match):
     X, y, params = pd.DataFrame(X_RAW[:600], columns=COLUMNS), Y_RAW[:600].copy(), {}
     if fault == "nan in X":
@@ -196,8 +200,7 @@ def test_bad_dask_input_is_refused_before_any_charge(fault, match):
         with pytest.raises(ValueError, match=match):
             memory.fit(X, y)
         with pytest.raises(ValueError, match=match):
-            lazy.fit(dd.from_pandas(X, npartitions=2), dd.from_pandas(pd.Series(y),
-                                                                      npartitions=3))
+            lazy.fit(dd.from_pandas(X, npartitions=2), dd.from_pandas(pd.Series(y), npartitions=3))
         assert ledgers[0].spent == ledgers[1].spent == []
         assert not hasattr(lazy, "model_")
 
@@ -216,8 +219,7 @@ def test_the_threshold_step_alone_counts_the_classes_in_one_reduction():
 
     def make():
         inner = PrivateLogisticRegression(epsilon=1.0, data_norm=300.0, random_state=1)
-        return NoisyPriorThresholdClassifier(inner, epsilon=0.5, classes=[0, 1, 2],
-                                             random_state=2)
+        return NoisyPriorThresholdClassifier(inner, epsilon=0.5, classes=[0, 1, 2], random_state=2)
 
     memory = make().fit(X_RAW, y)
     rows, labels = _uneven_array(X_RAW, y)
@@ -230,5 +232,6 @@ def test_the_threshold_step_alone_counts_the_classes_in_one_reduction():
     np.testing.assert_array_equal(predicted.compute(), memory.predict(X_RAW))
     assert lazy.predict_proba(rows).compute().shape == (N, 3)
     _same_scores(lazy.decision_function(rows).compute(), memory.decision_function(X_RAW))
-    assert np.array_equal(lazy.decision_function(rows).compute().argmax(axis=1),
-                          memory.predict(X_RAW))
+    assert np.array_equal(
+        lazy.decision_function(rows).compute().argmax(axis=1), memory.predict(X_RAW)
+    )

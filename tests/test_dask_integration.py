@@ -61,9 +61,21 @@ def _stream(n=6000, d=3, seed=0):
 
 
 def _fitted_state(est):
-    return {name: getattr(est, name) for name in (
-        "coef_", "intercept_", "classes_", "n_labels_requested_", "n_updates_", "n_seen_",
-        "privacy_spent_", "data_norm_", "slab_", "n_features_in_")}
+    return {
+        name: getattr(est, name)
+        for name in (
+            "coef_",
+            "intercept_",
+            "classes_",
+            "n_labels_requested_",
+            "n_updates_",
+            "n_seen_",
+            "privacy_spent_",
+            "data_norm_",
+            "slab_",
+            "n_features_in_",
+        )
+    }
 
 
 def _assert_same_state(a, b):
@@ -76,46 +88,53 @@ def _assert_same_state(a, b):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("params", [
-    dict(selection="bernoulli", update="flmb"),
-    dict(selection="exponential", update="flsw", average=True),
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(selection="bernoulli", update="flmb"),
+        dict(selection="exponential", update="flsw", average=True),
+    ],
+)
 def test_incremental_svc_equals_partial_fit_on_the_same_blocks(client, params):
     X, y = _stream()
     chunk = 1000
-    est = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0, pickle_open_batch=True,
-                                 **params)
+    est = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0, pickle_open_batch=True, **params)
     # shuffle_blocks=False: Incremental's default visits the blocks in random order,
     # which is a different stream
     inc = wrappers.Incremental(est, shuffle_blocks=False).fit(
-        da.from_array(X, chunks=(chunk, 3)), da.from_array(y, chunks=chunk), classes=[0, 1])
+        da.from_array(X, chunks=(chunk, 3)), da.from_array(y, chunks=chunk), classes=[0, 1]
+    )
     assert not hasattr(est, "coef_")  # Incremental fits a clone
 
-    local = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0, pickle_open_batch=True,
-                                   **params)
+    local = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0, pickle_open_batch=True, **params)
     for start in range(0, len(X), chunk):
-        local.partial_fit(X[start:start + chunk], y[start:start + chunk], classes=[0, 1])
+        local.partial_fit(X[start : start + chunk], y[start : start + chunk], classes=[0, 1])
     _assert_same_state(inc.estimator_, local)
     assert 0 < inc.estimator_.n_labels_requested_ < len(X)
     assert inc.estimator_.privacy_spent_ == est.privacy_cost()
     # each call draws from a generator of its own (none is kept between calls), so a
     # seed repeats the run for the same blocks; another chunking draws other noise
-    np.testing.assert_array_equal(inc.predict(da.from_array(X[:500], chunks=(250, 3))).compute(),
-                                  local.predict(X[:500]))
+    np.testing.assert_array_equal(
+        inc.predict(da.from_array(X[:500], chunks=(250, 3))).compute(), local.predict(X[:500])
+    )
 
 
 def test_incremental_partial_fit_continues_the_stream_and_charges_a_copy(client):
     X, y = _stream(n=4000, seed=1)
     ledger = Ledger()
-    est = PrivateOnlineActiveSVC(epsilon=1.0, random_state=3, accountant=ledger,
-                                 pickle_open_batch=True)
+    est = PrivateOnlineActiveSVC(
+        epsilon=1.0, random_state=3, accountant=ledger, pickle_open_batch=True
+    )
     inc = wrappers.Incremental(est, shuffle_blocks=False)
     for half in (slice(0, 2000), slice(2000, 4000)):
-        inc.partial_fit(da.from_array(X[half], chunks=(500, 3)),
-                        da.from_array(y[half], chunks=500), classes=[0, 1])
+        inc.partial_fit(
+            da.from_array(X[half], chunks=(500, 3)),
+            da.from_array(y[half], chunks=500),
+            classes=[0, 1],
+        )
     local = clone(est).set_params(accountant=None)
     for start in range(0, 4000, 500):
-        local.partial_fit(X[start:start + 500], y[start:start + 500], classes=[0, 1])
+        local.partial_fit(X[start : start + 500], y[start : start + 500], classes=[0, 1])
     _assert_same_state(inc.estimator_, local)
     # Incremental clones the estimator, and clone deep-copies the accountant: the copy
     # is charged once for the run, the user's ledger never
@@ -127,17 +146,18 @@ def test_incremental_partial_fit_continues_the_stream_and_charges_a_copy(client)
 # -- GridSearchCV on the cluster --------------------------------------------------
 @pytest.fixture(scope="module")
 def imbalanced():
-    X, y = make_classification(n_samples=400, n_features=4, n_informative=3, n_redundant=0,
-                               weights=[0.85], random_state=0)
+    X, y = make_classification(
+        n_samples=400, n_features=4, n_informative=3, n_redundant=0, weights=[0.85], random_state=0
+    )
     return np.clip(X, -4, 4), y
 
 
 def _smote_search(**smote):
     smote = {"bounds": (-4, 4), "random_state": 0, **smote}
-    pipe = imblearn_pipeline.Pipeline([("smote", DPSMOTE(**smote)),
-                                       ("clf", LogisticRegression())])
-    return GridSearchCV(pipe, {"smote__epsilon": [0.5, 1.0, 2.0]},
-                        cv=KFold(3, shuffle=True, random_state=0))
+    pipe = imblearn_pipeline.Pipeline([("smote", DPSMOTE(**smote)), ("clf", LogisticRegression())])
+    return GridSearchCV(
+        pipe, {"smote__epsilon": [0.5, 1.0, 2.0]}, cv=KFold(3, shuffle=True, random_state=0)
+    )
 
 
 def _fit_both(client, search, X, y):
@@ -184,19 +204,24 @@ def test_grid_search_with_diffprivlib_on_the_cluster(client, imbalanced):
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
     X, y = imbalanced
-    pipe = imblearn_pipeline.Pipeline([
-        ("smote", DPSMOTE(epsilon=1.0, bounds=(-4, 4), random_state=0)),
-        ("clf", DPLogisticRegression(epsilon=1.0, data_norm=8.0, random_state=0)),
-    ])
-    search = GridSearchCV(pipe, {"clf__epsilon": [0.5, 2.0]},
-                          cv=KFold(3, shuffle=True, random_state=0))
+    pipe = imblearn_pipeline.Pipeline(
+        [
+            ("smote", DPSMOTE(epsilon=1.0, bounds=(-4, 4), random_state=0)),
+            ("clf", DPLogisticRegression(epsilon=1.0, data_norm=8.0, random_state=0)),
+        ]
+    )
+    search = GridSearchCV(
+        pipe, {"clf__epsilon": [0.5, 2.0]}, cv=KFold(3, shuffle=True, random_state=0)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # diffprivlib's solver deprecations
         local, remote = _fit_both(client, search, X, y)
     _assert_same_results(local, remote)
-    assert (check_privacy_budget(local, on_leak="ignore")
-            == check_privacy_budget(remote, on_leak="ignore")
-            == check_privacy_budget(search, on_leak="ignore"))
+    assert (
+        check_privacy_budget(local, on_leak="ignore")
+        == check_privacy_budget(remote, on_leak="ignore")
+        == check_privacy_budget(search, on_leak="ignore")
+    )
 
 
 def test_search_shares_no_accountant_or_generator_with_the_user(client, imbalanced):
@@ -223,23 +248,26 @@ def test_clones_of_a_generator_draw_the_same_noise():
     # ... which also means that every fit of a search draws the same noise stream, as
     # with an int seed. Fixed generators are for tests; random_state=None draws fresh
     # OS entropy in every fit, in whichever process it runs.
-    X, y = make_classification(n_samples=300, n_features=3, n_informative=3, n_redundant=0,
-                               weights=[0.8], random_state=1)
+    X, y = make_classification(
+        n_samples=300, n_features=3, n_informative=3, n_redundant=0, weights=[0.8], random_state=1
+    )
     X = np.clip(X, -4, 4)
     with_rng = DPSMOTE(bounds=(-4, 4), random_state=np.random.default_rng(0))
     a, b = clone(with_rng), clone(with_rng)
     assert a.random_state is not b.random_state
     np.testing.assert_array_equal(a.fit_resample(X, y)[0], b.fit_resample(X, y)[0])
     fresh = DPSMOTE(bounds=(-4, 4))
-    assert not np.array_equal(clone(fresh).fit_resample(X, y)[0],
-                              clone(fresh).fit_resample(X, y)[0])
+    assert not np.array_equal(
+        clone(fresh).fit_resample(X, y)[0], clone(fresh).fit_resample(X, y)[0]
+    )
 
 
 # -- pickling -------------------------------------------------------------------
 def _fitted_estimators():
     rng = np.random.default_rng(0)
-    X, y = make_classification(n_samples=300, n_features=3, n_informative=3, n_redundant=0,
-                               weights=[0.8], random_state=0)
+    X, y = make_classification(
+        n_samples=300, n_features=3, n_informative=3, n_redundant=0, weights=[0.8], random_state=0
+    )
     X = np.clip(X, -4, 4)
     series = np.r_[rng.normal(0, 1, 300), rng.normal(2, 1, 200)]
     scores = rng.uniform(0, 1, (500, 1))
@@ -251,15 +279,23 @@ def _fitted_estimators():
         return [
             (DPSMOTE(bounds=(-4, 4), random_state=0), lambda e: e.fit_resample(X, y)),
             (PrivateChangePointDetector(epsilon=2.0, random_state=0), lambda e: e.fit(series)),
-            (PrivateChangePointDetector(epsilon=4.0, window=100, threshold=0.8,
-                                        random_state=0), lambda e: e.partial_fit(series[:250])),
-            (PrivateOnlineActiveSVC(random_state=0, pickle_open_batch=True),
-             lambda e: e.partial_fit(svc_X, svc_y, classes=[0, 1])),
-            (NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.0, random_state=0),
-             lambda e: e.fit(scores)),
+            (
+                PrivateChangePointDetector(epsilon=4.0, window=100, threshold=0.8, random_state=0),
+                lambda e: e.partial_fit(series[:250]),
+            ),
+            (
+                PrivateOnlineActiveSVC(random_state=0, pickle_open_batch=True),
+                lambda e: e.partial_fit(svc_X, svc_y, classes=[0, 1]),
+            ),
+            (
+                NoisyGroupSearch(epsilon=1.0, low=1.0, high=2.0, random_state=0),
+                lambda e: e.fit(scores),
+            ),
             (DPOAD(np.linspace(0, 1, 9), max_count=50, random_state=0), lambda e: e.fit(window)),
-            (NoisyPriorThresholdClassifier(LogisticRegression(), random_state=0),
-             lambda e: e.fit(X, y)),
+            (
+                NoisyPriorThresholdClassifier(LogisticRegression(), random_state=0),
+                lambda e: e.fit(X, y),
+            ),
         ]
 
 
@@ -313,15 +349,31 @@ def test_every_estimator_pickles_unfitted_and_fitted(index):
 
 
 # -- the change-point detector stays in memory ------------------------------------
-@pytest.mark.parametrize("call, where", [
-    (lambda x: PrivateChangePointDetector(random_state=0).fit(x), r"PrivateChangePointDetector\.fit"),
-    (lambda x: PrivateChangePointDetector(random_state=0).fit_predict(x),
-     r"PrivateChangePointDetector\.fit"),
-    (lambda x: PrivateChangePointDetector(window=100, threshold=0.8).partial_fit(x),
-     r"PrivateChangePointDetector\.partial_fit"),
-    (lambda x: PrivateChangePointDetector(epsilon=5.0, random_state=0).fit(
-        np.arange(1000.0)).predict(x), r"PrivateChangePointDetector\.predict"),
-])
+@pytest.mark.parametrize(
+    "call, where",
+    [
+        (
+            lambda x: PrivateChangePointDetector(random_state=0).fit(x),
+            r"PrivateChangePointDetector\.fit",
+        ),
+        (
+            lambda x: PrivateChangePointDetector(random_state=0).fit_predict(x),
+            r"PrivateChangePointDetector\.fit",
+        ),
+        (
+            lambda x: PrivateChangePointDetector(window=100, threshold=0.8).partial_fit(x),
+            r"PrivateChangePointDetector\.partial_fit",
+        ),
+        (
+            lambda x: (
+                PrivateChangePointDetector(epsilon=5.0, random_state=0)
+                .fit(np.arange(1000.0))
+                .predict(x)
+            ),
+            r"PrivateChangePointDetector\.predict",
+        ),
+    ],
+)
 @pytest.mark.parametrize("kind", ["array", "series"])
 def test_change_point_detector_refuses_dask_collections(call, where, kind):
     x = np.r_[np.zeros(500), np.ones(500)]
@@ -346,9 +398,11 @@ def test_change_point_helpers_refuse_dask_collections():
     from skdp_anomaly.changepoint._statistic import mann_whitney_statistic
 
     x = da.from_array(np.arange(100.0), chunks=10)
-    for call, name in [(lambda: drift_transform(x), "drift_transform"),
-                       (lambda: mann_whitney_statistic(x), "mann_whitney_statistic"),
-                       (lambda: pncpd_batch(x, epsilon=1.0, n_runs=2), "pncpd_batch")]:
+    for call, name in [
+        (lambda: drift_transform(x), "drift_transform"),
+        (lambda: mann_whitney_statistic(x), "mann_whitney_statistic"),
+        (lambda: pncpd_batch(x, epsilon=1.0, n_runs=2), "pncpd_batch"),
+    ]:
         with pytest.raises(TypeError, match=f"{name} does not accept a dask collection"):
             call()
 
@@ -370,12 +424,27 @@ def test_online_detector_runs_over_dask_blocks_in_order():
 
 # -- the extra stays optional ---------------------------------------------------------
 def test_importing_the_package_does_not_import_dask():
-    modules = ["skdp_anomaly"] + [f"skdp_anomaly.{m}" for m in (
-        "over_sampling", "changepoint", "group_search", "active_learning", "dpoad",
-        "imbalanced", "budget", "auditing", "privacy", "cli")]
-    code = (f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} "
-            "& {'dask', 'distributed', 'dask_ml'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    modules = ["skdp_anomaly"] + [
+        f"skdp_anomaly.{m}"
+        for m in (
+            "over_sampling",
+            "changepoint",
+            "group_search",
+            "active_learning",
+            "dpoad",
+            "imbalanced",
+            "budget",
+            "auditing",
+            "privacy",
+            "cli",
+        )
+    ]
+    code = (
+        f"import importlib, sys\nfor m in {modules!r}: importlib.import_module(m)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'dask', 'distributed', 'dask_ml'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

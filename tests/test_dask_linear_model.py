@@ -49,8 +49,16 @@ def small_blocks(monkeypatch):
 
 
 def _data(n=5000, n_classes=2, seed=0):
-    X, y = make_classification(n, 4, n_informative=3, n_redundant=0, n_classes=n_classes,
-                               n_clusters_per_class=1, class_sep=1.0, random_state=seed)
+    X, y = make_classification(
+        n,
+        4,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        class_sep=1.0,
+        random_state=seed,
+    )
     return X * 0.4, y
 
 
@@ -67,8 +75,10 @@ def _uneven(n):
 # how numpy (X, y) become dask collections
 CHUNKINGS = {
     "one chunk": lambda X, y: (da.from_array(X, chunks=-1), da.from_array(y, chunks=-1)),
-    "uneven": lambda X, y: (da.from_array(X, chunks=(_uneven(len(X)), 4)),
-                            da.from_array(y, chunks=700)),
+    "uneven": lambda X, y: (
+        da.from_array(X, chunks=(_uneven(len(X)), 4)),
+        da.from_array(y, chunks=700),
+    ),
     "columns split, numpy y": lambda X, y: (da.from_array(X, chunks=(900, 2)), y),
     "frame, unknown divisions": lambda X, y: _frame(X, y),
 }
@@ -81,8 +91,9 @@ def _frame(X, y, labels=None):
 
 
 def _make(**params):
-    return PrivateLogisticRegression(**{"epsilon": 2.0, "data_norm": 2.0, "random_state": 3,
-                                        **params})
+    return PrivateLogisticRegression(
+        **{"epsilon": 2.0, "data_norm": 2.0, "random_state": 3, **params}
+    )
 
 
 def _same_fit(memory, lazy):
@@ -160,8 +171,16 @@ def _error(est, X, y):
     return str(info.value)
 
 
-FAULTS = ["nan in X", "inf in X", "nan in y", "lengths", "one class", "continuous y",
-          "unknown label", "string column"]
+FAULTS = [
+    "nan in X",
+    "inf in X",
+    "nan in y",
+    "lengths",
+    "one class",
+    "continuous y",
+    "unknown label",
+    "string column",
+]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -190,8 +209,9 @@ def test_bad_dask_input_gives_the_numpy_error_before_any_charge(fault):
     frame = dd.from_pandas(X, npartitions=2)
     assert _error(lazy, frame, dd.from_pandas(pd.Series(y), npartitions=3)) == expected
     if fault != "string column":  # an array of strings is refused by its dtype on dask
-        assert _error(lazy, da.from_array(X.to_numpy(), chunks=250),
-                      da.from_array(y, chunks=170)) == _error(memory, X.to_numpy(), y)
+        assert _error(
+            lazy, da.from_array(X.to_numpy(), chunks=250), da.from_array(y, chunks=170)
+        ) == _error(memory, X.to_numpy(), y)
     assert ledgers[0].spent == ledgers[1].spent == []
     assert not hasattr(lazy, "coef_")
 
@@ -236,8 +256,9 @@ def test_scoring_dask_rows_is_lazy_and_equals_numpy(n_classes):
             np.testing.assert_allclose(computed, expected, rtol=1e-13, atol=1e-15)
     frame_est = _make().fit(pd.DataFrame(X, columns=COLUMNS), y)
     frame, _ = _frame(X, y)
-    np.testing.assert_array_equal(frame_est.predict(frame).compute(),
-                                  frame_est.predict(pd.DataFrame(X, columns=COLUMNS)))
+    np.testing.assert_array_equal(
+        frame_est.predict(frame).compute(), frame_est.predict(pd.DataFrame(X, columns=COLUMNS))
+    )
     with pytest.raises(ValueError, match="X has 2 features"):
         est.predict(rows[:, :2])
 

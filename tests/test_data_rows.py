@@ -76,15 +76,23 @@ def test_dask_reductions_equal_numpy_exactly(chunking):
     got = bincount(rows, _cells, 12, edges)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, expected)
-    np.testing.assert_array_equal(block_sum(rows, _signs, shape=(2, 3)),
-                                  block_sum(numpy_rows(X), _signs, shape=(2, 3)))
+    np.testing.assert_array_equal(
+        block_sum(rows, _signs, shape=(2, 3)), block_sum(numpy_rows(X), _signs, shape=(2, 3))
+    )
 
 
 def _ill_conditioned(block, labels):
     """Block sums that cancel: huge, tiny and opposite terms (exact sums need every bit)."""
     first = block[:, 0]
-    return np.array([first.sum() * 1e16, first.sum(), -first.sum() * 1e16 + 1.0,
-                     (labels * first).sum() * 2.0 ** -60, float(len(block)) * 2.0 ** 970])
+    return np.array(
+        [
+            first.sum() * 1e16,
+            first.sum(),
+            -first.sum() * 1e16 + 1.0,
+            (labels * first).sum() * 2.0**-60,
+            float(len(block)) * 2.0**970,
+        ]
+    )
 
 
 def test_float_statistics_are_added_on_the_workers_to_the_numpy_floats():
@@ -93,15 +101,16 @@ def test_float_statistics_are_added_on_the_workers_to_the_numpy_floats():
     rng = np.random.default_rng(1)
     values = rng.standard_normal((n, 1)) * 10.0 ** rng.integers(-20, 20, (n, 1))
     labels = rng.choice([-1.0, 1.0], n)
-    expected = block_fsums(labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5,
-                           magnitude=True)
-    partials = block_partials(labelled_rows(numpy_rows(values), labels), _ill_conditioned,
-                              size=5)
+    expected = block_fsums(
+        labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5, magnitude=True
+    )
+    partials = block_partials(labelled_rows(numpy_rows(values), labels), _ill_conditioned, size=5)
     np.testing.assert_array_equal(expected.total, fsum_blocks(partials))
     np.testing.assert_array_equal(expected.magnitude, fsum_blocks(np.abs(partials)))
     assert expected.n_blocks == 41
-    dask_data = labelled_rows(read_rows(da.from_array(values, chunks=(300_007, 1))),
-                              da.from_array(labels, chunks=300_007))
+    dask_data = labelled_rows(
+        read_rows(da.from_array(values, chunks=(300_007, 1))), da.from_array(labels, chunks=300_007)
+    )
     got = block_fsums(dask_data, _ill_conditioned, size=5, magnitude=True)
     # bit for bit, the sum of huge terms near overflow included
     assert got.total.tobytes() == expected.total.tobytes()
@@ -158,8 +167,10 @@ def test_block_sum_refuses_a_float_statistic():
 
 def test_rows_show_no_data():
     text = repr(read_rows(CHUNKINGS["even"]())) + repr(numpy_rows(X))
-    assert text == ("Rows(n_samples=1003, n_features=3, dask, 5 blocks)"
-                    "Rows(n_samples=1003, n_features=3, numpy)")
+    assert text == (
+        "Rows(n_samples=1003, n_features=3, dask, 5 blocks)"
+        "Rows(n_samples=1003, n_features=3, numpy)"
+    )
 
 
 # ------------------------------------------------------------------ validation
@@ -168,7 +179,7 @@ def _numpy_error(values, *, fitted_with=None, frame=False):
     est = _Est()
     if fitted_with is not None:
         validate_data(est, fitted_with, reset=True)
-    data = pd.DataFrame(values, columns=list("abc")[:values.shape[1]]) if frame else values
+    data = pd.DataFrame(values, columns=list("abc")[: values.shape[1]]) if frame else values
     try:
         check_numeric(data, "_Est")
         validate_data(est, data, reset=fitted_with is None, dtype=np.float64)
@@ -217,9 +228,11 @@ def test_non_numeric_columns_give_the_in_memory_message():
     assert _dask_error(dd.from_pandas(frame, npartitions=2)) == expected
     # an array or a Series is refused by its dtype: converting it on the workers could
     # fail with a message that quotes a value
-    for collection in (da.from_array(X.astype(object), chunks=100),
-                       da.from_array(X.astype(str), chunks=100),
-                       dd.from_pandas(pd.Series(["1.5", "x"]), npartitions=1)):
+    for collection in (
+        da.from_array(X.astype(object), chunks=100),
+        da.from_array(X.astype(str), chunks=100),
+        dd.from_pandas(pd.Series(["1.5", "x"]), npartitions=1),
+    ):
         with pytest.raises(ValueError, match="_Est supports numeric features only.*dtype"):
             read_rows(collection, _Est(), column_if_1d=True)
 
@@ -260,16 +273,17 @@ def test_too_few_rows_and_non_dask_input():
 
 
 def test_the_package_does_not_import_dask_without_dask_input():
-    code = ("import sys, numpy as np\n"
-            "import skdp_anomaly, skdp_anomaly._data.rows as b\n"
-            "from skdp_anomaly import DPOAD\n"
-            "from skdp_anomaly.dpoad import window_histogram\n"
-            "det = DPOAD(np.linspace(0, 1, 5), max_count=50, random_state=0)\n"
-            "det.partial_fit(np.random.default_rng(0).uniform(0, 1, 40))\n"
-            "window_histogram([0.1, 0.9], [0, 0.5, 1])\n"
-            "b.bincount(b.numpy_rows(np.zeros((3, 1))), lambda x: np.zeros(3, int), 2)\n"
-            "loaded = sorted(m for m in sys.modules if m == 'dask' or m.startswith('dask.'))\n"
-            "assert not loaded, loaded\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    code = (
+        "import sys, numpy as np\n"
+        "import skdp_anomaly, skdp_anomaly._data.rows as b\n"
+        "from skdp_anomaly import DPOAD\n"
+        "from skdp_anomaly.dpoad import window_histogram\n"
+        "det = DPOAD(np.linspace(0, 1, 5), max_count=50, random_state=0)\n"
+        "det.partial_fit(np.random.default_rng(0).uniform(0, 1, 40))\n"
+        "window_histogram([0.1, 0.9], [0, 0.5, 1])\n"
+        "b.bincount(b.numpy_rows(np.zeros((3, 1))), lambda x: np.zeros(3, int), 2)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'dask' or m.startswith('dask.'))\n"
+        "assert not loaded, loaded\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -129,16 +129,20 @@ def _check(visits, mechanism_callers, data_callers):
     returns = {m: n - 1 for m, n in counts.items() if n - 1 > MAX_RETURNS}
     assert not returns, f"returned to more than {MAX_RETURNS} times: {returns}; {short}"
     assert mechanism_callers == {f"{PACKAGE}._release"}, mechanism_callers
-    assert data_callers and data_callers <= {f"{PACKAGE}._dpsmote", f"{PACKAGE}._statistics",
-                                             f"{PACKAGE}._synthesis"}, data_callers
+    assert data_callers and data_callers <= {
+        f"{PACKAGE}._dpsmote",
+        f"{PACKAGE}._statistics",
+        f"{PACKAGE}._synthesis",
+    }, data_callers
 
 
 def _check_stage_order(visits):
     """Statistics before the releases, the releases before the synthesis."""
     visits = [m.rsplit(".", 1)[-1] for m in visits]
     first = {m: visits.index(m) for m in ("_statistics", "_synthesis")}
-    assert first["_statistics"] < visits.index("_release", first["_statistics"]) \
-        < first["_synthesis"], " > ".join(visits)
+    assert (
+        first["_statistics"] < visits.index("_release", first["_statistics"]) < first["_synthesis"]
+    ), " > ".join(visits)
 
 
 def _data(n=4_000, seed=0):
@@ -149,8 +153,9 @@ def _data(n=4_000, seed=0):
     return X, y
 
 
-@pytest.mark.parametrize("params", [{}, {"classes": [0, 1, 2, 3]}, {"bounds": None},
-                                    {"class_counts": "public"}])
+@pytest.mark.parametrize(
+    "params", [{}, {"classes": [0, 1, 2, 3]}, {"bounds": None}, {"class_counts": "public"}]
+)
 def test_walk_of_numpy_input(params):
     X, y = _data()
     params = {"epsilon": 1.0, "bounds": (-2, 2), "random_state": 0, **params}
@@ -179,9 +184,17 @@ def test_walk_of_dask_input(params):
 
 
 # granularity=1e-7: 10**21 cells, beyond int64 codes (and one class without a positive cell)
-@pytest.mark.parametrize("params", [{}, {"histogram": "sparse"}, {"granularity": "auto"},
-                                    {"classes": [0, 1, 2, 3]}, {"bounds": None},
-                                    {"granularity": 1e-7}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"histogram": "sparse"},
+        {"granularity": "auto"},
+        {"classes": [0, 1, 2, 3]},
+        {"bounds": None},
+        {"granularity": 1e-7},
+    ],
+)
 def test_walk_of_the_grid_synopsis(params):
     X, y = _data()
     params = {"epsilon": 1.0, "bounds": (-2, 2), "random_state": 0, "synopsis": "grid", **params}
@@ -199,8 +212,11 @@ def test_the_walk_is_measured_where_it_bounces():
     with pytest.raises(AssertionError, match="returned to more than 2 times"):
         _check(visits, {f"{PACKAGE}._release"}, {f"{PACKAGE}._statistics"})
     with pytest.raises(AssertionError, match="6 modules entered"):
-        _check([f"{PACKAGE}._{i}" for i in range(6)], {f"{PACKAGE}._release"},
-               {f"{PACKAGE}._statistics"})
+        _check(
+            [f"{PACKAGE}._{i}" for i in range(6)],
+            {f"{PACKAGE}._release"},
+            {f"{PACKAGE}._statistics"},
+        )
 
 
 # -- dask is imported by the data layer only -------------------------------------------
@@ -215,10 +231,15 @@ def _in_data_layer(path: pathlib.Path) -> bool:
 def test_only_the_data_layer_imports_dask():
     sources = sorted(_ROOT.rglob("*.py"))
     assert len(sources) > 50  # the package's modules were found
-    offenders = [str(p.relative_to(_ROOT)) for p in sources
-                 if not _in_data_layer(p) and _IMPORTS_DASK.search(p.read_text(encoding="utf-8"))]
+    offenders = [
+        str(p.relative_to(_ROOT))
+        for p in sources
+        if not _in_data_layer(p) and _IMPORTS_DASK.search(p.read_text(encoding="utf-8"))
+    ]
     assert offenders == []
     # the pattern finds what it is meant to find
-    assert all(_IMPORTS_DASK.search(s) for s in ("import dask\n", "    from dask.array import x",
-                                                 "dask = import_dask('x')"))
+    assert all(
+        _IMPORTS_DASK.search(s)
+        for s in ("import dask\n", "    from dask.array import x", "dask = import_dask('x')")
+    )
     assert not _IMPORTS_DASK.search(">>> import dask.array as da\n")

@@ -97,16 +97,16 @@ def _steps(visits: list[str], max_period: int = 8) -> list[str]:
     while i < len(names):
         best = (1, 1)  # (period, repeats)
         for period in range(1, max_period + 1):
-            cycle, repeats = names[i:i + period], 1
+            cycle, repeats = names[i : i + period], 1
             if len(cycle) < period:
                 break
-            while names[i + repeats * period:i + (repeats + 1) * period] == cycle:
+            while names[i + repeats * period : i + (repeats + 1) * period] == cycle:
                 repeats += 1
             if repeats >= 3 and period * repeats > best[0] * best[1]:
                 best = (period, repeats)
         period, repeats = best
         if repeats > 1:
-            out.append(f"({' > '.join(names[i:i + period])})×{repeats}")
+            out.append(f"({' > '.join(names[i : i + period])})×{repeats}")
         else:
             out.append(names[i])
         i += period * repeats
@@ -215,217 +215,271 @@ CASES = {
     # imbalanced (counted: imbalanced only; its BoundsScaler, PrivateLogisticRegression
     # and DPSMOTE are not)
     "DPImbalancedClassifier.fit": Case(
-        IMBALANCED, lambda: DPImbalancedClassifier(bounds=(-2, 2), random_state=0), _fit),
+        IMBALANCED, lambda: DPImbalancedClassifier(bounds=(-2, 2), random_state=0), _fit
+    ),
     "DPImbalancedClassifier.fit-oversample": Case(
-        IMBALANCED, lambda: DPImbalancedClassifier(bounds=(-2, 2), strategy="oversample",
-                                                   random_state=0), _fit),
+        IMBALANCED,
+        lambda: DPImbalancedClassifier(bounds=(-2, 2), strategy="oversample", random_state=0),
+        _fit,
+    ),
     "NoisyPriorThresholdClassifier.fit": Case(
-        IMBALANCED, lambda: NoisyPriorThresholdClassifier(
-            PrivateLogisticRegression(data_norm=4.0, random_state=0), random_state=0), _fit),
+        IMBALANCED,
+        lambda: NoisyPriorThresholdClassifier(
+            PrivateLogisticRegression(data_norm=4.0, random_state=0), random_state=0
+        ),
+        _fit,
+    ),
     # linear_model
     "PrivateLogisticRegression.fit": Case(
         "skdp_anomaly.linear_model",
-        lambda: PrivateLogisticRegression(data_norm=4.0, random_state=0), _fit),
+        lambda: PrivateLogisticRegression(data_norm=4.0, random_state=0),
+        _fit,
+    ),
     # outlier
     "PrivateHBOS.fit": Case(
-        "skdp_anomaly.outlier", lambda: PrivateHBOS(bounds=(-2, 2), random_state=0),
-        lambda est: est.fit(_classes()[0])),
+        "skdp_anomaly.outlier",
+        lambda: PrivateHBOS(bounds=(-2, 2), random_state=0),
+        lambda est: est.fit(_classes()[0]),
+    ),
     "PrivateHBOS.fit-contamination": Case(
         "skdp_anomaly.outlier",
         lambda: PrivateHBOS(bounds=(-2, 2), contamination=0.1, random_state=0),
-        lambda est: est.fit(_classes()[0])),
+        lambda est: est.fit(_classes()[0]),
+    ),
     # changepoint: offline, then online (fit with window=, and partial_fit)
     "PrivateChangePointDetector.fit-offline": Case(
-        CHANGEPOINT, lambda: PrivateChangePointDetector(epsilon=4.0, random_state=0),
-        lambda est: est.fit(_series())),
+        CHANGEPOINT,
+        lambda: PrivateChangePointDetector(epsilon=4.0, random_state=0),
+        lambda est: est.fit(_series()),
+    ),
     "PrivateChangePointDetector.fit-offline-k": Case(
-        CHANGEPOINT, lambda: PrivateChangePointDetector(epsilon=4.0, n_change_points=1,
-                                                        random_state=0),
-        lambda est: est.fit(_series())),
+        CHANGEPOINT,
+        lambda: PrivateChangePointDetector(epsilon=4.0, n_change_points=1, random_state=0),
+        lambda est: est.fit(_series()),
+    ),
     "PrivateChangePointDetector.fit-online": Case(
-        CHANGEPOINT, lambda: PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
-                                                        random_state=0),
-        lambda est: est.fit(_stream())),
+        CHANGEPOINT,
+        lambda: PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8, random_state=0),
+        lambda est: est.fit(_stream()),
+    ),
     "PrivateChangePointDetector.partial_fit": Case(
-        CHANGEPOINT, lambda: PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8,
-                                                        random_state=0),
-        lambda est: est.partial_fit(_stream())),
+        CHANGEPOINT,
+        lambda: PrivateChangePointDetector(epsilon=4.0, window=200, threshold=0.8, random_state=0),
+        lambda est: est.partial_fit(_stream()),
+    ),
     "PrivateChangePointDetector.partial_fit-arl0": Case(
-        CHANGEPOINT, lambda: PrivateChangePointDetector(epsilon=4.0, window=200,
-                                                        random_state=0),
-        lambda est: est.partial_fit(_stream())),
+        CHANGEPOINT,
+        lambda: PrivateChangePointDetector(epsilon=4.0, window=200, random_state=0),
+        lambda est: est.partial_fit(_stream()),
+    ),
     # active_learning
     "PrivateOnlineActiveSVC.fit": Case(
-        ACTIVE, lambda: PrivateOnlineActiveSVC(random_state=0),
-        lambda est: est.fit(*_signs())),
+        ACTIVE, lambda: PrivateOnlineActiveSVC(random_state=0), lambda est: est.fit(*_signs())
+    ),
     "PrivateOnlineActiveSVC.partial_fit-first": Case(
-        ACTIVE, lambda: PrivateOnlineActiveSVC(random_state=0), _svc_first_half),
+        ACTIVE, lambda: PrivateOnlineActiveSVC(random_state=0), _svc_first_half
+    ),
     "PrivateOnlineActiveSVC.partial_fit-second": Case(
-        ACTIVE, lambda: PrivateOnlineActiveSVC(random_state=0), _svc_second_half,
-        before=_svc_first_half),
+        ACTIVE,
+        lambda: PrivateOnlineActiveSVC(random_state=0),
+        _svc_second_half,
+        before=_svc_first_half,
+    ),
     # group_search: the defaults (a total ε), and the paper's per-query mode
     "NoisyGroupSearch.fit": Case(
-        GROUP_SEARCH, lambda: NoisyGroupSearch(random_state=0),
-        lambda est: est.fit(_scores())),
+        GROUP_SEARCH, lambda: NoisyGroupSearch(random_state=0), lambda est: est.fit(_scores())
+    ),
     "NoisyGroupSearch.fit-query_epsilon": Case(
-        GROUP_SEARCH, lambda: NoisyGroupSearch(epsilon=300.0, query_epsilon=1.0, low=1.0,
-                                               high=1.8, random_state=0),
-        lambda est: est.fit(_scores())),
+        GROUP_SEARCH,
+        lambda: NoisyGroupSearch(
+            epsilon=300.0, query_epsilon=1.0, low=1.0, high=1.8, random_state=0
+        ),
+        lambda est: est.fit(_scores()),
+    ),
     # dpoad: the first window (learning), a window after the learning ones, and the
     # paper's mechanism with the KSE detector
     "DPOAD.partial_fit-first": Case(
-        DPOAD_, lambda: DPOAD(BINS, max_count=300, random_state=0),
-        lambda est: est.partial_fit(_window(0))),
+        DPOAD_,
+        lambda: DPOAD(BINS, max_count=300, random_state=0),
+        lambda est: est.partial_fit(_window(0)),
+    ),
     "DPOAD.partial_fit-fourth": Case(
-        DPOAD_, lambda: DPOAD(BINS, max_count=300, random_state=0),
-        lambda est: est.partial_fit(_window(3)), before=_three_windows),
+        DPOAD_,
+        lambda: DPOAD(BINS, max_count=300, random_state=0),
+        lambda est: est.partial_fit(_window(3)),
+        before=_three_windows,
+    ),
     "DPOAD.partial_fit-kse": Case(
-        DPOAD_, lambda: DPOAD(BINS, epsilon=10.0, mechanism="dpoad", detector="kse",
-                              max_count=50, random_state=0),
-        lambda est: est.partial_fit(_window(1))),
+        DPOAD_,
+        lambda: DPOAD(
+            BINS, epsilon=10.0, mechanism="dpoad", detector="kse", max_count=50, random_state=0
+        ),
+        lambda est: est.partial_fit(_window(1)),
+    ),
     # preprocessing
     "BoundsScaler.fit": Case(
-        "skdp_anomaly.preprocessing", lambda: BoundsScaler(bounds=(-2, 2)),
-        lambda est: est.fit(_classes()[0])),
+        "skdp_anomaly.preprocessing",
+        lambda: BoundsScaler(bounds=(-2, 2)),
+        lambda est: est.fit(_classes()[0]),
+    ),
     # model_selection (counted: model_selection only; its candidates' fits are not)
     "PrivateGridSearchCV.fit": Case(
-        SEARCH, lambda: PrivateGridSearchCV(
-            PrivateLogisticRegression(data_norm=4.0, random_state=0), {"C": [0.1, 1.0]},
-            epsilon=2.0, random_state=0), _fit),
+        SEARCH,
+        lambda: PrivateGridSearchCV(
+            PrivateLogisticRegression(data_norm=4.0, random_state=0),
+            {"C": [0.1, 1.0]},
+            epsilon=2.0,
+            random_state=0,
+        ),
+        _fit,
+    ),
     "PrivateGridSearchCV.fit-total_epsilon": Case(
-        SEARCH, lambda: PrivateGridSearchCV(
-            PrivateLogisticRegression(data_norm=4.0, random_state=0), {"C": [0.1, 1.0]},
-            total_epsilon=2.0, force_search=True, random_state=0), _fit),
+        SEARCH,
+        lambda: PrivateGridSearchCV(
+            PrivateLogisticRegression(data_norm=4.0, random_state=0),
+            {"C": [0.1, 1.0]},
+            total_epsilon=2.0,
+            force_search=True,
+            random_state=0,
+        ),
+        _fit,
+    ),
 }
 
 #: the walks measured beyond the limits (see the module docstring), the visits cut to
 #: REASON_WIDTH characters; ``python tests/test_data_walk_estimators.py`` prints them whole
 REASON_WIDTH = 300
 MEASURED = {
-    'DPImbalancedClassifier.fit': (
-        '4 modules / 26 returns (_threshold): (_classifier > _threshold)×3 > _classifier '
-        '> _predicted_prior > (_threshold > _classifier)×4 > (_predicted_prior > '
-        '_threshold)×3 > _classifier > _threshold > _classifier > _threshold > '
-        '_classifier > _predicted_prior > (_threshold > _classifier)×4 > '
-        '(_predicted_prior > _threshold)×3 > _classifier > … (62 visits)'
+    "DPImbalancedClassifier.fit": (
+        "4 modules / 26 returns (_threshold): (_classifier > _threshold)×3 > _classifier "
+        "> _predicted_prior > (_threshold > _classifier)×4 > (_predicted_prior > "
+        "_threshold)×3 > _classifier > _threshold > _classifier > _threshold > "
+        "_classifier > _predicted_prior > (_threshold > _classifier)×4 > "
+        "(_predicted_prior > _threshold)×3 > _classifier > … (62 visits)"
     ),
-    'DPImbalancedClassifier.fit-oversample': (
-        '2 modules / 13 returns (_classifier): (_classifier > _threshold)×13 > '
-        '_classifier'
+    "DPImbalancedClassifier.fit-oversample": (
+        "2 modules / 13 returns (_classifier): (_classifier > _threshold)×13 > _classifier"
     ),
-    'PrivateLogisticRegression.fit': (
-        '3 modules / 7 returns (_objective): _logistic > _objective > _logistic > '
-        '_objective > _losses > _objective > _logistic > (_objective > _losses)×4 > '
-        '_objective'
+    "PrivateLogisticRegression.fit": (
+        "3 modules / 7 returns (_objective): _logistic > _objective > _logistic > "
+        "_objective > _losses > _objective > _logistic > (_objective > _losses)×4 > "
+        "_objective"
     ),
-    'PrivateHBOS.fit-contamination': (
-        '2 modules / 3 returns (_hbos): (_hbos > _histograms)×3 > _hbos'
+    "PrivateHBOS.fit-contamination": (
+        "2 modules / 3 returns (_hbos): (_hbos > _histograms)×3 > _hbos"
     ),
-    'PrivateChangePointDetector.fit-offline': (
-        '8 modules / 15 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > '
-        '_noise_warnings > _binseg > _noise_warnings > _binseg > _dependence > _models > '
-        '_dependence > _models > _binseg > _models > _binseg > _models > _statistic > '
-        '_binseg > _models > _statistic > _binseg > _models > (_binseg > _models > '
-        '_statistic)×4 > _binseg > … (45 visits)'
+    "PrivateChangePointDetector.fit-offline": (
+        "8 modules / 15 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > "
+        "_noise_warnings > _binseg > _noise_warnings > _binseg > _dependence > _models > "
+        "_dependence > _models > _binseg > _models > _binseg > _models > _statistic > "
+        "_binseg > _models > _statistic > _binseg > _models > (_binseg > _models > "
+        "_statistic)×4 > _binseg > … (45 visits)"
     ),
-    'PrivateChangePointDetector.fit-offline-k': (
-        '6 modules / 9 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > '
-        '_noise_warnings > _binseg > _noise_warnings > _binseg > _models > _binseg > '
-        '_models > _binseg > _statistic > _binseg > _pncpd > _binseg > _pncpd'
+    "PrivateChangePointDetector.fit-offline-k": (
+        "6 modules / 9 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > "
+        "_noise_warnings > _binseg > _noise_warnings > _binseg > _models > _binseg > "
+        "_models > _binseg > _statistic > _binseg > _pncpd > _binseg > _pncpd"
     ),
-    'PrivateChangePointDetector.fit-online': (
-        '6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > '
-        '_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > '
-        '_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > '
-        '_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > '
-        '_online'
+    "PrivateChangePointDetector.fit-online": (
+        "6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
+        "_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > "
+        "_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > "
+        "_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
+        "_online"
     ),
-    'PrivateChangePointDetector.partial_fit': (
-        '6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > '
-        '_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > '
-        '_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > '
-        '_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > '
-        '_online'
+    "PrivateChangePointDetector.partial_fit": (
+        "6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
+        "_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > "
+        "_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > "
+        "_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
+        "_online"
     ),
-    'PrivateChangePointDetector.partial_fit-arl0': (
-        '8 modules / 12 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > '
-        '_noise_warnings > _core > _pncpd > _binseg > _online_calibration > _pncpd > '
-        '_online > _core > _pncpd > _binseg > _online_calibration > _pncpd > _binseg > '
-        '_pncpd > _online > _core > _pncpd > _core > _pncpd > _online > _statistic > '
-        '_online > _core > … (38 visits)'
+    "PrivateChangePointDetector.partial_fit-arl0": (
+        "8 modules / 12 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
+        "_noise_warnings > _core > _pncpd > _binseg > _online_calibration > _pncpd > "
+        "_online > _core > _pncpd > _binseg > _online_calibration > _pncpd > _binseg > "
+        "_pncpd > _online > _core > _pncpd > _core > _pncpd > _online > _statistic > "
+        "_online > _core > … (38 visits)"
     ),
-    'PrivateOnlineActiveSVC.fit': (
-        '8 modules / 25 returns (_stream): _online_svc > _params > _stream > _params > '
-        '_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > '
-        '_params > _online_svc > _params > _selection > _run_state > _online_svc > '
-        '_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > '
-        '_ftrl > _stream > _params > … (93 visits)'
+    "PrivateOnlineActiveSVC.fit": (
+        "8 modules / 25 returns (_stream): _online_svc > _params > _stream > _params > "
+        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
+        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
+        "_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > "
+        "_ftrl > _stream > _params > … (93 visits)"
     ),
-    'PrivateOnlineActiveSVC.partial_fit-first': (
-        '8 modules / 23 returns (_stream): _online_svc > _params > _stream > _params > '
-        '_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > '
-        '_params > _online_svc > _params > _selection > _run_state > _online_svc > '
-        '_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > '
-        '_ftrl > _stream > _params > … (78 visits)'
+    "PrivateOnlineActiveSVC.partial_fit-first": (
+        "8 modules / 23 returns (_stream): _online_svc > _params > _stream > _params > "
+        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
+        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
+        "_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > "
+        "_ftrl > _stream > _params > … (78 visits)"
     ),
-    'PrivateOnlineActiveSVC.partial_fit-second': (
-        '8 modules / 16 returns (_stream): _online_svc > _params > _stream > _params > '
-        '_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > '
-        '_params > _online_svc > _params > _selection > _run_state > _online_svc > '
-        '_run_state > _online_svc > _run_state > _warnings > _run_state > _online_svc > '
-        '_stream > _run_state > … (60 visits)'
+    "PrivateOnlineActiveSVC.partial_fit-second": (
+        "8 modules / 16 returns (_stream): _online_svc > _params > _stream > _params > "
+        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
+        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
+        "_run_state > _online_svc > _run_state > _warnings > _run_state > _online_svc > "
+        "_stream > _run_state > … (60 visits)"
     ),
-    'NoisyGroupSearch.fit': (
-        '4 modules / 417 returns (_sensors): _noisy_group_search > (_plan > _sensors)×402 '
-        '> _plan > _noisy_group_search > _sensors > (_posterior > _noisy_group_search > '
-        '_posterior > _noisy_group_search > _posterior > _sensors > '
-        '_noisy_group_search)×15 > _posterior > _noisy_group_search > _posterior > '
-        '_noisy_group_search'
+    "NoisyGroupSearch.fit": (
+        "4 modules / 417 returns (_sensors): _noisy_group_search > (_plan > _sensors)×402 "
+        "> _plan > _noisy_group_search > _sensors > (_posterior > _noisy_group_search > "
+        "_posterior > _noisy_group_search > _posterior > _sensors > "
+        "_noisy_group_search)×15 > _posterior > _noisy_group_search > _posterior > "
+        "_noisy_group_search"
     ),
-    'NoisyGroupSearch.fit-query_epsilon': (
-        '4 modules / 100 returns (_noisy_group_search): _noisy_group_search > _plan > '
-        '_sensors > _plan > _sensors > _plan > _noisy_group_search > _sensors > '
-        '(_posterior > _noisy_group_search > _posterior > _noisy_group_search > '
-        '_posterior > _sensors > _noisy_group_search)×32 > (_posterior > '
-        '_noisy_group_search)×3'
+    "NoisyGroupSearch.fit-query_epsilon": (
+        "4 modules / 100 returns (_noisy_group_search): _noisy_group_search > _plan > "
+        "_sensors > _plan > _sensors > _plan > _noisy_group_search > _sensors > "
+        "(_posterior > _noisy_group_search > _posterior > _noisy_group_search > "
+        "_posterior > _sensors > _noisy_group_search)×32 > (_posterior > "
+        "_noisy_group_search)×3"
     ),
-    'DPOAD.partial_fit-first': (
-        '6 modules / 8 returns (_owner): _estimator > _owner > _analyst > (_owner > '
-        '_estimator)×3 > _owner > _sampling > _owner > _analyst > _messages > _estimator '
-        '> _owner > _estimator > _owner > _messages > _analyst > _baseline > _messages > '
-        '_owner > _estimator'
+    "DPOAD.partial_fit-first": (
+        "6 modules / 8 returns (_owner): _estimator > _owner > _analyst > (_owner > "
+        "_estimator)×3 > _owner > _sampling > _owner > _analyst > _messages > _estimator "
+        "> _owner > _estimator > _owner > _messages > _analyst > _baseline > _messages > "
+        "_owner > _estimator"
     ),
-    'DPOAD.partial_fit-fourth': (
-        '6 modules / 186 returns (_baseline): _estimator > _owner > _estimator > _owner > '
-        '_messages > _analyst > (_baseline > _proportions)×186 > _baseline > _messages > '
-        '_owner > _estimator'
+    "DPOAD.partial_fit-fourth": (
+        "6 modules / 186 returns (_baseline): _estimator > _owner > _estimator > _owner > "
+        "_messages > _analyst > (_baseline > _proportions)×186 > _baseline > _messages > "
+        "_owner > _estimator"
     ),
-    'DPOAD.partial_fit-kse': (
-        '6 modules / 9 returns (_owner): _estimator > _owner > _analyst > _owner > '
-        '_sampling > _messages > (_estimator > _owner)×3 > _sampling > _owner > _sampling '
-        '> _messages > _sampling > _messages > _owner > _analyst > _messages > _estimator '
-        '> _owner > _estimator > _owner > _sampling > _messages > _analyst > _kse > '
-        '_analyst > _messages > … (33 visits)'
+    "DPOAD.partial_fit-kse": (
+        "6 modules / 9 returns (_owner): _estimator > _owner > _analyst > _owner > "
+        "_sampling > _messages > (_estimator > _owner)×3 > _sampling > _owner > _sampling "
+        "> _messages > _sampling > _messages > _owner > _analyst > _messages > _estimator "
+        "> _owner > _estimator > _owner > _sampling > _messages > _analyst > _kse > "
+        "_analyst > _messages > … (33 visits)"
     ),
-    'PrivateGridSearchCV.fit': (
-        '4 modules / 20 returns (_search): _search > _scoring > _search > _label_set > '
-        '(_search > _scoring)×3 > _search > _repetitions > (_search > _label_set)×6 > '
-        '(_search > _scoring)×7 > _search > _label_set > _search'
+    "PrivateGridSearchCV.fit": (
+        "4 modules / 20 returns (_search): _search > _scoring > _search > _label_set > "
+        "(_search > _scoring)×3 > _search > _repetitions > (_search > _label_set)×6 > "
+        "(_search > _scoring)×7 > _search > _label_set > _search"
     ),
-    'PrivateGridSearchCV.fit-total_epsilon': (
-        '5 modules / 38 returns (_search): _search > _scoring > _search > _allocation > '
-        '_search > _label_set > _search > _scoring > _search > _allocation > _search > '
-        '_scoring > _search > _allocation > _search > _allocation > _search > _scoring > '
-        '_search > _repetitions > (_search > _label_set)×13 > (_search > _scoring)×14 > '
-        '_search > … (77 visits)'
+    "PrivateGridSearchCV.fit-total_epsilon": (
+        "5 modules / 38 returns (_search): _search > _scoring > _search > _allocation > "
+        "_search > _label_set > _search > _scoring > _search > _allocation > _search > "
+        "_scoring > _search > _allocation > _search > _allocation > _search > _scoring > "
+        "_search > _repetitions > (_search > _label_set)×13 > (_search > _scoring)×14 > "
+        "_search > … (77 visits)"
     ),
 }
 
 
 def _params():
-    return [pytest.param(name, id=name,
-                         marks=pytest.mark.xfail(strict=True, reason=f"measured: {MEASURED[name]}"))
-            if name in MEASURED else pytest.param(name, id=name) for name in CASES]
+    return [
+        pytest.param(
+            name,
+            id=name,
+            marks=pytest.mark.xfail(strict=True, reason=f"measured: {MEASURED[name]}"),
+        )
+        if name in MEASURED
+        else pytest.param(name, id=name)
+        for name in CASES
+    ]
 
 
 def measure(name: str) -> list[str]:

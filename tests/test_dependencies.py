@@ -23,8 +23,9 @@ def _sklearn_version():
 
 def _python(code: str) -> str:
     """What ``code`` prints, run in a fresh interpreter (nothing imported before it)."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_sklearn_in_the_supported_range():
@@ -34,18 +35,22 @@ def test_sklearn_in_the_supported_range():
 
 
 def test_importing_the_package_does_not_import_diffprivlib():
-    code = ("import sys, skdp_anomaly.cli, skdp_anomaly.budget; from skdp_anomaly import *; "
-            "print(any(m == 'diffprivlib' or m.startswith('diffprivlib.') for m in sys.modules))")
+    code = (
+        "import sys, skdp_anomaly.cli, skdp_anomaly.budget; from skdp_anomaly import *; "
+        "print(any(m == 'diffprivlib' or m.startswith('diffprivlib.') for m in sys.modules))"
+    )
     out = _python(code)
     assert out == "False"
 
 
 def test_importing_the_package_does_not_import_numba_until_a_compiled_loop_runs():
-    code = ("import sys, numpy as np, skdp_anomaly.cli; from skdp_anomaly import *; "
-            "before = 'numba' in sys.modules; "
-            "from skdp_anomaly.dpoad._kse import kse_scores; "
-            "kse_scores(np.arange(40.0)); "
-            "print(before, 'numba' in sys.modules)")
+    code = (
+        "import sys, numpy as np, skdp_anomaly.cli; from skdp_anomaly import *; "
+        "before = 'numba' in sys.modules; "
+        "from skdp_anomaly.dpoad._kse import kse_scores; "
+        "kse_scores(np.arange(40.0)); "
+        "print(before, 'numba' in sys.modules)"
+    )
     out = _python(code)
     assert out == "False True"
 
@@ -54,9 +59,11 @@ def test_importing_the_package_does_not_import_the_extras_plotting_or_progress_b
     # matplotlib (the demo extra), statsmodels (docs) and tqdm (the CLI's progress bars) are
     # imported by the code paths that use them; pandas and scipy.stats are not checked:
     # sklearn.base imports them itself (pandas on some scikit-learn versions)
-    code = ("import sys, skdp_anomaly.cli; from skdp_anomaly import *; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} "
-            "& {'matplotlib', 'statsmodels', 'tqdm'}))")
+    code = (
+        "import sys, skdp_anomaly.cli; from skdp_anomaly import *; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'matplotlib', 'statsmodels', 'tqdm'}))"
+    )
     out = _python(code)
     assert out == "[]"
 
@@ -64,11 +71,13 @@ def test_importing_the_package_does_not_import_the_extras_plotting_or_progress_b
 def test_public_names_are_imported_at_their_first_use():
     # `import skdp_anomaly` loads no scikit-learn, scipy or imbalanced-learn (PEP 562
     # exports); the private logistic regression needs no imbalanced-learn either
-    code = ("import sys; import skdp_anomaly; "
-            "heavy = lambda: sorted({m.split('.')[0] for m in sys.modules} "
-            "& {'sklearn', 'scipy', 'imblearn'}); "
-            "print(heavy()); from skdp_anomaly import PrivateLogisticRegression; print(heavy()); "
-            "from skdp_anomaly import DPSMOTE; print(heavy())")
+    code = (
+        "import sys; import skdp_anomaly; "
+        "heavy = lambda: sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'sklearn', 'scipy', 'imblearn'}); "
+        "print(heavy()); from skdp_anomaly import PrivateLogisticRegression; print(heavy()); "
+        "from skdp_anomaly import DPSMOTE; print(heavy())"
+    )
     out = _python(code).splitlines()
     assert out == ["[]", "['scipy', 'sklearn']", "['imblearn', 'scipy', 'sklearn']"]
 
@@ -88,8 +97,10 @@ def test_warn_skips_the_frames_of_the_imblearn_that_is_imported():
     # _warn finds imbalanced-learn's folder with importlib's find_spec instead of importing
     # it (the package still imports it: DPSMOTE and BudgetedPipeline subclass its classes);
     # the folder must be the one imblearn is imported from
-    code = ("import os, skdp_anomaly._warn as w, imblearn; "
-            "print(os.path.dirname(os.path.abspath(imblearn.__file__)) + os.sep in w._INTERNAL)")
+    code = (
+        "import os, skdp_anomaly._warn as w, imblearn; "
+        "print(os.path.dirname(os.path.abspath(imblearn.__file__)) + os.sep in w._INTERNAL)"
+    )
     out = _python(code)
     assert out == "True"
 
@@ -141,8 +152,9 @@ def test_diffprivlib_accountant_is_charged_and_refuses_before_release():
 
     from skdp_anomaly import DPSMOTE
 
-    X, y = make_classification(n_samples=300, n_features=2, n_informative=2, n_redundant=0,
-                               weights=[0.8], random_state=0)
+    X, y = make_classification(
+        n_samples=300, n_features=2, n_informative=2, n_redundant=0, weights=[0.8], random_state=0
+    )
     acc = BudgetAccountant(epsilon=3.0)
     DPSMOTE(epsilon=1.0, bounds=(-5, 5), random_state=0, accountant=acc).fit_resample(X, y)
     assert acc.total()[0] == pytest.approx(2.0)  # replace-one ledger: 2ε
@@ -158,8 +170,9 @@ def test_no_accountant_means_diffprivlibs_default_is_untouched():
 
     from skdp_anomaly import DPSMOTE
 
-    X, y = make_classification(n_samples=300, n_features=2, n_informative=2, n_redundant=0,
-                               weights=[0.8], random_state=0)
+    X, y = make_classification(
+        n_samples=300, n_features=2, n_informative=2, n_redundant=0, weights=[0.8], random_state=0
+    )
     before = BudgetAccountant.load_default(None).total()
     DPSMOTE(epsilon=1.0, bounds=(-5, 5), random_state=0).fit_resample(X, y)
     assert BudgetAccountant.load_default(None).total() == before
@@ -171,6 +184,6 @@ def test_ci_runs_the_readme_test_command_verbatim():
     root = Path(__file__).resolve().parents[1]
     readme = (root / "README.md").read_text()
     ci = (root / ".ci" / "run").read_text()
-    command = next(line for line in ci.splitlines() if "pip install \".[test]\"" in line)
+    command = next(line for line in ci.splitlines() if 'pip install ".[test]"' in line)
     assert "pytest" in command
     assert f"\n{command.strip()}\n" in readme

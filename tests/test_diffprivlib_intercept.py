@@ -54,8 +54,9 @@ def _log_density(dataset, theta, regularise_intercept):
 
 def _log_ratio(theta, regularise_intercept):
     A, B = _pair()
-    return (_log_density(A, theta, regularise_intercept)
-            - _log_density(B, theta, regularise_intercept))
+    return _log_density(A, theta, regularise_intercept) - _log_density(
+        B, theta, regularise_intercept
+    )
 
 
 @pytest.mark.parametrize("intercept", [10.0, 20.0, 40.0, 80.0])
@@ -82,10 +83,10 @@ def test_regularised_intercept_keeps_the_ratio_bounded(intercept):
 def test_the_validator_reports_the_intercept_as_a_leak():
     from diffprivlib.models import LogisticRegression
 
-    report = check_privacy_budget(LogisticRegression(epsilon=1.0, data_norm=1.0),
-                                  on_leak="ignore")
+    report = check_privacy_budget(LogisticRegression(epsilon=1.0, data_norm=1.0), on_leak="ignore")
     assert any(UNREGULARISED_INTERCEPT in leak for leak in report.leaks)
     assert "PrivateLogisticRegression" in UNREGULARISED_INTERCEPT
-    fixed = check_privacy_budget(LogisticRegression(epsilon=1.0, data_norm=1.0,
-                                                    fit_intercept=False), on_leak="ignore")
+    fixed = check_privacy_budget(
+        LogisticRegression(epsilon=1.0, data_norm=1.0, fit_intercept=False), on_leak="ignore"
+    )
     assert not any(UNREGULARISED_INTERCEPT in leak for leak in fixed.leaks)

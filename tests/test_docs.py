@@ -41,7 +41,7 @@ EXCLUDED_CHECKS = {
     "SA01": "See Also: cross-references live in the user guide pages",
     "EX01": "Examples: required of the top-level API only (test_top_level_api_has_examples)",
     "RT01": "Returns: properties document their value in the summary; "
-            "fit-like methods return self (scikit-learn convention)",
+    "fit-like methods return self (scikit-learn convention)",
     "RT02": "the scikit-learn convention names single returns (`self : object`)",
     "RT03": "`self` returned by fit-like methods needs no description",
     "PR08": "descriptions may start with a symbol or code (`ε per window`, ``None``)",
@@ -208,7 +208,8 @@ def _errors(path: str, kind: str) -> list:
         # a record's fields are its constructor's parameters: Attributes documents them
         fields = _documented_attributes(obj)
         errors = [
-            (code, msg) for code, msg in errors
+            (code, msg)
+            for code, msg in errors
             if not (code == "PR01" and set(re.findall(r"'(\w+)'", msg)) <= fields)
         ]
     return errors
@@ -218,8 +219,16 @@ def _errors(path: str, kind: str) -> list:
 # renders the type of a parameter as is, so ``shape (n_windows_, n_bins)`` breaks
 # the build ("Unknown target name"). Outside backquotes, such a word is refused.
 _RST_REFERENCE = re.compile(r"(?<![`\w])([A-Za-z]\w*_)(?![\w`])")
-_TYPED_SECTIONS = ("Parameters", "Other Parameters", "Attributes", "Returns", "Yields",
-                   "Receives", "Raises", "Warns")
+_TYPED_SECTIONS = (
+    "Parameters",
+    "Other Parameters",
+    "Attributes",
+    "Returns",
+    "Yields",
+    "Receives",
+    "Raises",
+    "Warns",
+)
 
 
 def _type_references(path: str) -> list:

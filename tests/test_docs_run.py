@@ -39,11 +39,12 @@ def test_not_run_blocks_give_a_reason():
         for block in _blocks(page):
             first = block.lstrip("\n").splitlines()[0]
             if first.startswith(NOT_RUN):
-                assert first[len(NOT_RUN):].strip(), f"{page.name}: '{first}' gives no reason"
+                assert first[len(NOT_RUN) :].strip(), f"{page.name}: '{first}' gives no reason"
 
 
-@pytest.mark.parametrize("page", ALL_PAGES,
-                         ids=[str(p.relative_to(DOCS).with_suffix("")) for p in ALL_PAGES])
+@pytest.mark.parametrize(
+    "page", ALL_PAGES, ids=[str(p.relative_to(DOCS).with_suffix("")) for p in ALL_PAGES]
+)
 def test_docs_page_runs(page, tmp_path):
     blocks = _runnable(_blocks(page))
     if not blocks:
@@ -54,11 +55,18 @@ def test_docs_page_runs(page, tmp_path):
     path = tmp_path / f"{page.stem}_docs.py"
     path.write_text(script, encoding="utf-8")
     env = dict(os.environ, MPLBACKEND="Agg")
-    proc = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, (
         f"{page.name} failed (exit {proc.returncode})\n--- stderr ---\n{proc.stderr}"
-        f"\n--- stdout (tail) ---\n{proc.stdout[-2000:]}")
+        f"\n--- stdout (tail) ---\n{proc.stdout[-2000:]}"
+    )
 
 
 # a page's first example runs on the main install: pandas, diffprivlib, dask, matplotlib and
@@ -87,9 +95,15 @@ def test_first_example_runs_without_the_extras(page, tmp_path):
         pytest.skip(f"{page.name}: no runnable block, or the page is about an extra")
     path = tmp_path / f"{page.stem}_first.py"
     path.write_text(_MAIN_INSTALL + blocks[0], encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(path)], cwd=tmp_path,
-                          env=dict(os.environ, MPLBACKEND="Agg"), capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        env=dict(os.environ, MPLBACKEND="Agg"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, (
         f"{page.name}'s first example needs more than the main install (exit "
-        f"{proc.returncode})\n--- stderr ---\n{proc.stderr[-3000:]}")
+        f"{proc.returncode})\n--- stderr ---\n{proc.stderr[-3000:]}"
+    )

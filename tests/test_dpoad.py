@@ -85,8 +85,10 @@ def test_brute_kse_agrees_with_scipy_ks_2samp():
     # the reference itself, against scipy's two-sample statistic
     x = np.array([0, 1, 1, 2, 5, 5, 5, 9, 30], dtype=float)
     d = np.abs(x[:, None] - x[None, :])
-    scipy_scores = [np.mean([stats.ks_2samp(d[a], d[b]).statistic for b in range(x.size)])
-                    for a in range(x.size)]
+    scipy_scores = [
+        np.mean([stats.ks_2samp(d[a], d[b]).statistic for b in range(x.size)])
+        for a in range(x.size)
+    ]
     np.testing.assert_allclose(brute_kse(x), scipy_scores, rtol=0, atol=1e-12)
 
 
@@ -129,8 +131,9 @@ def test_prediction_fit_gives_the_spec_value():
     assert p.k == math.ceil(float(prediction_k(100_000, 0.05, rho_fit(100_000))))
 
 
-@pytest.mark.parametrize("gamma, m", [(0.05, 100_000), (0.05, 5_000), (0.1, 2_000),
-                                      (0.3, 200), (0.5, 50)])
+@pytest.mark.parametrize(
+    "gamma, m", [(0.05, 100_000), (0.05, 5_000), (0.1, 2_000), (0.3, 200), (0.5, 50)]
+)
 def test_prediction_argmin_beats_the_fit_and_is_a_minimum(gamma, m):
     fit = sampling_parameters(gamma, "prediction", m=m, rho="fit")
     best = sampling_parameters(gamma, "prediction", m=m)
@@ -150,13 +153,15 @@ def test_prediction_argmin_is_strictly_smaller_than_the_fit_at_the_spec_point():
     assert best.k < fit.k
 
 
-@pytest.mark.parametrize("gamma, epsilon, learning_windows, m", [(0.05, 10.0, 10, 1_000),
-                                                                 (0.1, 20.0, 4, 1_000)])
+@pytest.mark.parametrize(
+    "gamma, epsilon, learning_windows, m", [(0.05, 10.0, 10, 1_000), (0.1, 20.0, 4, 1_000)]
+)
 def test_prediction_m_is_raised_to_the_theorem_IV_2_bound(gamma, epsilon, learning_windows, m):
     # the fit's ρ(m) is explicit, so the smallest admissible m' is found by a scan
     assert m < prediction_m_bound(rho_fit(m), epsilon, learning_windows)  # m is too small
-    p = sampling_parameters(gamma, "prediction", m=m, epsilon=epsilon,
-                            learning_windows=learning_windows, rho="fit")
+    p = sampling_parameters(
+        gamma, "prediction", m=m, epsilon=epsilon, learning_windows=learning_windows, rho="fit"
+    )
     candidates = np.arange(m, 10 * m + 200_000)
     ok = candidates >= prediction_m_bound(rho_fit(candidates), epsilon, learning_windows)
     expected_m = int(candidates[np.argmax(ok)])
@@ -164,11 +169,13 @@ def test_prediction_m_is_raised_to_the_theorem_IV_2_bound(gamma, epsilon, learni
     assert p.rho == pytest.approx(float(rho_fit(expected_m)), rel=1e-12)
     assert p.k == math.ceil(float(prediction_k(expected_m, gamma, rho_fit(expected_m))) - 1e-9)
     # argmin ρ: the raised m meets the bound at its own ρ, and m - 1 would not
-    q = sampling_parameters(gamma, "prediction", m=m, epsilon=epsilon,
-                            learning_windows=learning_windows)
+    q = sampling_parameters(
+        gamma, "prediction", m=m, epsilon=epsilon, learning_windows=learning_windows
+    )
     assert q.m > m and q.m >= prediction_m_bound(q.rho, epsilon, learning_windows)
-    smaller = sampling_parameters(gamma, "prediction", m=q.m - 1, epsilon=epsilon,
-                                  learning_windows=learning_windows)
+    smaller = sampling_parameters(
+        gamma, "prediction", m=q.m - 1, epsilon=epsilon, learning_windows=learning_windows
+    )
     assert smaller.m == q.m  # m - 1 is raised back to the same m'
 
 
@@ -179,8 +186,16 @@ def test_prediction_m_is_kept_when_above_the_bound():
 
 
 def test_estimator_records_the_raised_m():
-    det = DPOAD(BINS, epsilon=10.0, mechanism="dpoad", detector="kse", max_count=50,
-                learning_windows=10, sensitivity_samples=1_000, random_state=0)
+    det = DPOAD(
+        BINS,
+        epsilon=10.0,
+        mechanism="dpoad",
+        detector="kse",
+        max_count=50,
+        learning_windows=10,
+        sensitivity_samples=1_000,
+        random_state=0,
+    )
     windows = [window_with_counts(np.full(N_BINS, 10))] * 11
     for X in windows:
         det.partial_fit(X)
@@ -197,8 +212,7 @@ def test_k_greater_than_m_is_a_value_error():
     assert math.ceil(float(prediction_k(100, 0.05, np.geomspace(1e-6, 0.05, 1000)).min())) > 100
     # after raising m to the bound, the message names the value the user gave
     with pytest.raises(ValueError, match=r"sensitivity_samples=500 \(raised"):
-        sampling_parameters(0.05, "prediction", m=500, epsilon=8.0, learning_windows=5,
-                            rho="fit")
+        sampling_parameters(0.05, "prediction", m=500, epsilon=8.0, learning_windows=5, rho="fit")
     det = DPOAD(BINS, mechanism="dpoad", max_count=10, sensitivity_samples=100, random_state=0)
     with pytest.raises(ValueError, match="sensitivity_samples"):
         det.fit(window_with_counts(np.ones(N_BINS, int)))
@@ -206,15 +220,20 @@ def test_k_greater_than_m_is_a_value_error():
         check_is_fitted(det)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"gamma": 0.0}, "gamma"), ({"gamma": 1.0}, "gamma"), ({"gamma": -0.1}, "gamma"),
-    ({"gamma": 0.05, "phase": "testing"}, "phase"),
-    ({"gamma": 0.05, "phase": "prediction", "rho": "best"}, "rho"),
-    ({"gamma": 0.05, "phase": "prediction", "m": 0}, "'m'"),
-    ({"gamma": 0.05, "phase": "prediction", "epsilon": 0.0}, "epsilon"),
-    ({"gamma": 0.05, "phase": "prediction", "epsilon": -1.0}, "epsilon"),
-    ({"gamma": 0.05, "phase": "prediction", "learning_windows": 0}, "learning_windows"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"gamma": 0.0}, "gamma"),
+        ({"gamma": 1.0}, "gamma"),
+        ({"gamma": -0.1}, "gamma"),
+        ({"gamma": 0.05, "phase": "testing"}, "phase"),
+        ({"gamma": 0.05, "phase": "prediction", "rho": "best"}, "rho"),
+        ({"gamma": 0.05, "phase": "prediction", "m": 0}, "'m'"),
+        ({"gamma": 0.05, "phase": "prediction", "epsilon": 0.0}, "epsilon"),
+        ({"gamma": 0.05, "phase": "prediction", "epsilon": -1.0}, "epsilon"),
+        ({"gamma": 0.05, "phase": "prediction", "learning_windows": 0}, "learning_windows"),
+    ],
+)
 def test_sampling_parameters_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         sampling_parameters(**kwargs)
@@ -228,8 +247,9 @@ def test_kse_matches_brute_force_on_integers(values):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False),
-                min_size=1, max_size=25))
+@given(
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False), min_size=1, max_size=25)
+)
 def test_kse_matches_brute_force_on_reals(values):
     np.testing.assert_allclose(kse_scores(values), brute_kse(values), rtol=0, atol=1e-12)
 
@@ -251,8 +271,11 @@ def test_kse_integer_paths_agree(monkeypatch):
     # on-the-fly compiled loop (forced by a zero table budget) and the
     # real-valued path (a shift by 0.5 leaves every distance unchanged)
     rng = np.random.default_rng(1)
-    pools = [rng.poisson(20, 300), rng.integers(0, 400, 120),
-             np.r_[rng.poisson(5, 200), [90, 95, 400]]]
+    pools = [
+        rng.poisson(20, 300),
+        rng.integers(0, 400, 120),
+        np.r_[rng.poisson(5, 200), [90, 95, 400]],
+    ]
     tabulated = [kse_scores(x) for x in pools]
     shifted = [kse_scores(x + 0.5) for x in pools]
     monkeypatch.setattr(_kse, "_MAX_CDF_ENTRIES", 0)
@@ -306,8 +329,9 @@ def test_detect_anomalies_pools_windows_normalises_and_thresholds(threshold):
 
 def test_analyst_detector_is_detect_anomalies_on_its_pseudo_counts():
     rng = np.random.default_rng(4)
-    det = DPOAD(BINS, epsilon=1.0, max_count=300, mechanism="record", detector="kse",
-                random_state=0)
+    det = DPOAD(
+        BINS, epsilon=1.0, max_count=300, mechanism="record", detector="kse", random_state=0
+    )
     for i in range(6):
         counts = rng.poisson(40, N_BINS)
         if i == 4:
@@ -330,11 +354,20 @@ def test_flags_are_scores_strictly_above_the_threshold():
 
 
 # ================================================ 3. roles and boundary
-@pytest.mark.parametrize("message", [
-    np.arange(N_BINS), {"values": [1, 2, 3]}, [1, 2, 3], "WindowRelease", None,
-    AnalystReport(0, np.zeros(3, bool), np.zeros(3), SensitivityFeedback([[0, 0], [1, 1]],
-                                                                         [0.0], [1.0])),
-], ids=["counts array", "dict", "list", "str", "None", "report"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        np.arange(N_BINS),
+        {"values": [1, 2, 3]},
+        [1, 2, 3],
+        "WindowRelease",
+        None,
+        AnalystReport(
+            0, np.zeros(3, bool), np.zeros(3), SensitivityFeedback([[0, 0], [1, 1]], [0.0], [1.0])
+        ),
+    ],
+    ids=["counts array", "dict", "list", "str", "None", "report"],
+)
 def test_analyst_receives_only_window_releases(message):
     analyst = Analyst(max_count=10)
     with pytest.raises(TypeError, match="WindowRelease"):
@@ -359,14 +392,16 @@ def test_owner_receives_only_reports():
 
 def sample_messages():
     sampling = SamplingParameters("prediction", 100_000, 95693, 3.8e-4)
-    feedback = SensitivityFeedback([[0.0, 0.0], [0.5, 0.25], [1.0, 1.0]], [0.0, 0.1, 0.7],
-                                   [0.5, 0.4, 0.1])
+    feedback = SensitivityFeedback(
+        [[0.0, 0.0], [0.5, 0.25], [1.0, 1.0]], [0.0, 0.1, 0.7], [0.5, 0.4, 0.1]
+    )
     return [
         sampling,
         SamplingParameters("learning", 1305, 1305, 0.004182869932698051),
         WindowRelease(3, [0, 5, -2, 41], "count", 20.0, 20.0, "global", None, 20),
-        WindowRelease(1, [0.1, -0.35, 1.7], "disentangled", 0.3 / 1.5, 0.3, "prediction",
-                      sampling, 500),
+        WindowRelease(
+            1, [0.1, -0.35, 1.7], "disentangled", 0.3 / 1.5, 0.3, "prediction", sampling, 500
+        ),
         feedback,
         AnalystReport(2, [False, True, False], [0.0, 1.0, 1 / 3], feedback),
     ]
@@ -419,8 +454,14 @@ def stream(n_windows=6, seed=5):
 @pytest.mark.parametrize("detector", ["baseline", "kse"])
 @pytest.mark.parametrize("mechanism", ["dpoad", "painfree", "laplace", "record"])
 def test_a_run_over_json_only_equals_the_estimator(mechanism, detector):
-    params = {"epsilon": 1.0, "gamma": 0.05, "mechanism": mechanism, "max_count": 200,
-                  "learning_windows": 2, "sensitivity_samples": 20_000}
+    params = {
+        "epsilon": 1.0,
+        "gamma": 0.05,
+        "mechanism": mechanism,
+        "max_count": 200,
+        "learning_windows": 2,
+        "sensitivity_samples": 20_000,
+    }
     windows = stream()
     owner = DataOwner(BINS, random_state=7, **params)
     # the analyst's side of the estimator's parameters (it learns over the same windows)
@@ -445,8 +486,9 @@ def test_a_run_over_json_only_equals_the_estimator(mechanism, detector):
 def _numeric_leaves(obj, seen=None):
     """Every array and number reachable from ``obj`` (attributes, items, dataclass fields)."""
     seen = set() if seen is None else seen
-    if id(obj) in seen or isinstance(obj, (type, np.random.Generator,
-                                           np.random.BitGenerator, np.random.SeedSequence)):
+    if id(obj) in seen or isinstance(
+        obj, (type, np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    ):
         return
     seen.add(id(obj))
     if isinstance(obj, np.ndarray):
@@ -497,8 +539,15 @@ def test_nothing_reachable_holds_true_counts_or_records(mechanism, detector):
     counts = distinctive_counts(5)
     rng = np.random.default_rng(6)
     windows = [window_with_counts(c, rng=rng) for c in counts]
-    det = DPOAD(BINS, epsilon=1.0, mechanism=mechanism, detector=detector, max_count=max_count,
-                sensitivity_samples=20_000, random_state=0)
+    det = DPOAD(
+        BINS,
+        epsilon=1.0,
+        mechanism=mechanism,
+        detector=detector,
+        max_count=max_count,
+        sensitivity_samples=20_000,
+        random_state=0,
+    )
     for X in windows:
         det.partial_fit(X)
     # the fixture works: the walk reaches the releases and would see a planted vector
@@ -567,8 +616,9 @@ def run(mechanism, n_windows=4, **kwargs):
     return det
 
 
-@pytest.mark.parametrize("mechanism, sensitivity, phase", [("laplace", 100.0, "global"),
-                                                           ("record", 1.0, "record")])
+@pytest.mark.parametrize(
+    "mechanism, sensitivity, phase", [("laplace", 100.0, "global"), ("record", 1.0, "record")]
+)
 def test_pure_mechanisms_use_a_fixed_sensitivity(mechanism, sensitivity, phase):
     det = run(mechanism, epsilon=0.5)
     for release in det.releases_:
@@ -578,17 +628,19 @@ def test_pure_mechanisms_use_a_fixed_sensitivity(mechanism, sensitivity, phase):
     assert det.sampling_parameters_ is None
 
 
-@pytest.mark.parametrize("mechanism, max_count, epsilon", [("laplace", 20, 1.0),
-                                                           ("record", 20, 1.0),
-                                                           ("laplace", 50, 2.0)])
+@pytest.mark.parametrize(
+    "mechanism, max_count, epsilon",
+    [("laplace", 20, 1.0), ("record", 20, 1.0), ("laplace", 50, 2.0)],
+)
 def test_count_noise_has_the_stated_scale(mechanism, max_count, epsilon):
     # 20 000 cells of one release: two-sided geometric noise with α = exp(-ε/Δ) has
     # variance 2α/(1-α)²; the sample variance is within 15 % of it except with
     # probability < 1e-6 (relative sd ≈ sqrt((κ-1)/n) ≈ 1.6 %, κ ≈ 6)
     bins = np.linspace(0, 1, 20_001)
     counts = np.random.default_rng(9).integers(0, max_count + 1, 20_000)
-    owner = DataOwner(bins, epsilon=epsilon, mechanism=mechanism, max_count=max_count,
-                      random_state=1)
+    owner = DataOwner(
+        bins, epsilon=epsilon, mechanism=mechanism, max_count=max_count, random_state=1
+    )
     release = owner.release(window_with_counts(counts, bins=bins))
     delta = max_count if mechanism == "laplace" else 1
     alpha = math.exp(-epsilon / delta)
@@ -629,8 +681,12 @@ def test_painfree_sensitivity_is_the_kth_of_m_uniform_draws_floored_at_1():
     p = sampling_parameters(0.9)
     assert (p.m, p.k) == (2, 2)
     X = window_with_counts(np.full(N_BINS, 5))
-    deltas = np.array([r.sensitivity for r in first_releases(
-        n, X, 3, gamma=0.9, mechanism="painfree", max_count=max_count)])
+    deltas = np.array(
+        [
+            r.sensitivity
+            for r in first_releases(n, X, 3, gamma=0.9, mechanism="painfree", max_count=max_count)
+        ]
+    )
     assert deltas.min() >= 1 and deltas.max() <= max_count
     cdf = order_statistic_cdf(np.arange(1, max_count + 2) / (max_count + 1), p.m, p.k)
     pmf = np.diff(np.r_[0.0, cdf])
@@ -661,13 +717,18 @@ def test_painfree_floor_at_1():
 @pytest.mark.parametrize("detector", ["kse", "baseline"])  # the paper's feedback, the default's
 def test_dpoad_phases_and_sensitivity_floor(detector):
     max_count = 100
-    det = run("dpoad", n_windows=6, learning_windows=2, max_count=max_count, epsilon=2.0,
-              detector=detector)
+    det = run(
+        "dpoad",
+        n_windows=6,
+        learning_windows=2,
+        max_count=max_count,
+        epsilon=2.0,
+        detector=detector,
+    )
     assert [r.phase for r in det.releases_] == ["learning"] * 2 + ["prediction"] * 4
     assert [r.space for r in det.releases_] == ["count"] * 2 + ["disentangled"] * 4
     learning = sampling_parameters(0.05)
-    prediction = sampling_parameters(0.05, "prediction", m=20_000, epsilon=2.0,
-                                     learning_windows=2)
+    prediction = sampling_parameters(0.05, "prediction", m=20_000, epsilon=2.0, learning_windows=2)
     assert det.sampling_parameters_ == [learning] * 2 + [prediction] * 4
     for release in det.releases_:
         # the float-safe grid adds at most a relative 2^-20 to the scale Δ/ε
@@ -685,8 +746,15 @@ def prediction_owner(support, probabilities, *, max_count=100, gamma=0.05, m=100
 
     ``seed`` is its random_state: an int, or a generator shared by several owners.
     """
-    owner = DataOwner(BINS, epsilon=1.0, gamma=gamma, mechanism="dpoad", max_count=max_count,
-                      sensitivity_samples=m, random_state=seed)
+    owner = DataOwner(
+        BINS,
+        epsilon=1.0,
+        gamma=gamma,
+        mechanism="dpoad",
+        max_count=max_count,
+        sensitivity_samples=m,
+        random_state=seed,
+    )
     X = window_with_counts(np.full(N_BINS, 10))
     owner.release(X)  # the learning window
     feedback = SensitivityFeedback([[0.0, 0.0], [1.0, 1.0]], support, probabilities)
@@ -694,8 +762,9 @@ def prediction_owner(support, probabilities, *, max_count=100, gamma=0.05, m=100
     return owner, X
 
 
-@pytest.mark.parametrize("probabilities, expected", [([0.5, 0.46, 0.04], 0.2),
-                                                     ([0.5, 0.45, 0.05], 0.5)])
+@pytest.mark.parametrize(
+    "probabilities, expected", [([0.5, 0.46, 0.04], 0.2), ([0.5, 0.45, 0.05], 0.5)]
+)
 def test_dpoad_sensitivity_is_the_kth_of_m_learnt_draws(probabilities, expected):
     # m = 10^5, k = 95693: the number of draws <= 0.2 is Binomial(10^5, p) with
     # p = 0.96 (>= k except with probability < 1e-6) or p = 0.95 (< k except < 1e-6)
@@ -728,8 +797,10 @@ def test_dpoad_sensitivity_distribution_for_small_m():
     assert observed.sum() == n
     keep = n * pmf > 5
     expected = n * pmf[keep]
-    assert stats.chisquare(observed[keep], expected * observed[keep].sum() / expected.sum()
-                           ).pvalue > 1e-4
+    assert (
+        stats.chisquare(observed[keep], expected * observed[keep].sum() / expected.sum()).pvalue
+        > 1e-4
+    )
 
 
 def test_dpoad_sensitivity_floor_is_g1_minus_g0():
@@ -739,9 +810,15 @@ def test_dpoad_sensitivity_floor_is_g1_minus_g0():
     assert release.noise_scale == pytest.approx(1 / 40)
 
 
-@pytest.mark.parametrize("mechanism, notion", [("laplace", "pure ε-DP"), ("record", "pure ε-DP"),
-                                               ("painfree", "(ε, γ)-random DP"),
-                                               ("dpoad", "(ε, γ)-random DP")])
+@pytest.mark.parametrize(
+    "mechanism, notion",
+    [
+        ("laplace", "pure ε-DP"),
+        ("record", "pure ε-DP"),
+        ("painfree", "(ε, γ)-random DP"),
+        ("dpoad", "(ε, γ)-random DP"),
+    ],
+)
 def test_privacy_cost_per_window(mechanism, notion):
     det = DPOAD(BINS, epsilon=0.7, gamma=0.02, mechanism=mechanism, max_count=10)
     cost = det.privacy_cost()
@@ -761,8 +838,14 @@ def test_privacy_spent_composes_sequentially(mechanism):
     assert spent.neighbours == "add_remove"
     assert spent == compose_sequential([det.privacy_cost()] * 5)
     # one learning window: dpoad's prediction phase starts at window 2, where 2 γ < 1
-    det3 = run(mechanism, n_windows=3, epsilon=0.5, gamma=0.3, learning_windows=1,
-               count_model="multinomial")
+    det3 = run(
+        mechanism,
+        n_windows=3,
+        epsilon=0.5,
+        gamma=0.3,
+        learning_windows=1,
+        count_model="multinomial",
+    )
     assert det3.privacy_spent_.gamma == pytest.approx(0.9 if random_dp else 0.0)
     # the composition caps γ at min(1, 5 × 0.3); a stream never gets there: its fourth
     # window at γ = 0.3 is refused, naming gamma, and the stream stays at three
@@ -803,28 +886,30 @@ def _window():
     return window_with_counts(np.full(N_BINS, 3))
 
 
-@pytest.mark.parametrize("params, X, name", [
-    ({}, np.array([]), "X"),
-    ({}, np.zeros((0, 1)), "X"),
-    ({}, np.r_[0.1, np.nan], "X"),
-    ({}, np.r_[0.1, np.inf], "X"),
-    ({}, np.full((4, 2), 0.5), "features"),
-    ({"gamma": 0.0}, None, "gamma"),
-    ({"gamma": 1.0}, None, "gamma"),
-    ({"gamma": 0.0, "mechanism": "laplace"}, None, "gamma"),  # validated though unused
-    ({"epsilon": 0.0}, None, "epsilon"),
-    ({"epsilon": -1.0}, None, "epsilon"),
-    ({"max_count": 0}, None, "max_count"),
-    ({"mechanism": "gaussian"}, None, "mechanism"),
-    ({"bins": [0.0, 2.0, 1.0]}, None, "bins"),
-    ({"bins": [0.0]}, None, "bins"),
-    ({"bins": [0.0, np.nan]}, None, "bins"),
-    ({"bins": [np.linspace(0, 1, 3), [1.0, 0.0]]}, None, "bins"),
-    ({"threshold": 1.0}, None, "threshold"),
-    ({"learning_windows": 0}, None, "learning_windows"),
-])
-def test_bad_input_is_a_value_error_naming_the_parameter_and_leaves_dpoad_unfitted(
-        params, X, name):
+@pytest.mark.parametrize(
+    "params, X, name",
+    [
+        ({}, np.array([]), "X"),
+        ({}, np.zeros((0, 1)), "X"),
+        ({}, np.r_[0.1, np.nan], "X"),
+        ({}, np.r_[0.1, np.inf], "X"),
+        ({}, np.full((4, 2), 0.5), "features"),
+        ({"gamma": 0.0}, None, "gamma"),
+        ({"gamma": 1.0}, None, "gamma"),
+        ({"gamma": 0.0, "mechanism": "laplace"}, None, "gamma"),  # validated though unused
+        ({"epsilon": 0.0}, None, "epsilon"),
+        ({"epsilon": -1.0}, None, "epsilon"),
+        ({"max_count": 0}, None, "max_count"),
+        ({"mechanism": "gaussian"}, None, "mechanism"),
+        ({"bins": [0.0, 2.0, 1.0]}, None, "bins"),
+        ({"bins": [0.0]}, None, "bins"),
+        ({"bins": [0.0, np.nan]}, None, "bins"),
+        ({"bins": [np.linspace(0, 1, 3), [1.0, 0.0]]}, None, "bins"),
+        ({"threshold": 1.0}, None, "threshold"),
+        ({"learning_windows": 0}, None, "learning_windows"),
+    ],
+)
+def test_bad_input_is_a_value_error_naming_the_parameter_and_leaves_dpoad_unfitted(params, X, name):
     kwargs = {"bins": BINS, "max_count": 10, "random_state": 0}
     kwargs.update(params)
     det = DPOAD(**kwargs)
@@ -834,11 +919,18 @@ def test_bad_input_is_a_value_error_naming_the_parameter_and_leaves_dpoad_unfitt
         check_is_fitted(det)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"gamma": 0.0}, "gamma"), ({"gamma": 1.5}, "gamma"), ({"epsilon": 0.0}, "epsilon"),
-    ({"max_count": 0}, "max_count"), ({"mechanism": "gaussian"}, "mechanism"),
-    ({"bins": [1.0, 1.0]}, "bins"), ({"learning_windows": 0}, "learning_windows"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"gamma": 0.0}, "gamma"),
+        ({"gamma": 1.5}, "gamma"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"max_count": 0}, "max_count"),
+        ({"mechanism": "gaussian"}, "mechanism"),
+        ({"bins": [1.0, 1.0]}, "bins"),
+        ({"learning_windows": 0}, "learning_windows"),
+    ],
+)
 def test_data_owner_bad_parameters(kwargs, name):
     params = {"bins": BINS, "max_count": 10}
     params.update(kwargs)
@@ -905,8 +997,7 @@ def test_max_count_none_warns_and_uses_the_window_size():
 
 def test_fit_resets_and_is_reproducible():
     windows = stream(4)
-    det = DPOAD(BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000,
-                random_state=3)
+    det = DPOAD(BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000, random_state=3)
     for X in windows:
         det.partial_fit(X)
     first_owner = det.owner_
@@ -914,8 +1005,9 @@ def test_fit_resets_and_is_reproducible():
     assert det.n_windows_ == 1 and len(det.releases_) == 1 and det.anomalies_.shape[0] == 1
     assert det.owner_ is not first_owner and det.owner_.n_released == 1
     assert det.releases_[0].phase == "learning"
-    fresh = DPOAD(BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000,
-                  random_state=3)
+    fresh = DPOAD(
+        BINS, mechanism="dpoad", max_count=200, sensitivity_samples=20_000, random_state=3
+    )
     fresh.fit(windows[0])
     assert fresh.releases_ == det.releases_ and fresh.reports_ == det.reports_
     assert det.privacy_spent_.epsilon == 1.0
@@ -925,12 +1017,18 @@ def test_multi_feature_bins_flatten_like_histogramdd():
     rng = np.random.default_rng(10)
     bins = [np.array([0.0, 0.5, 1.0]), np.array([-2.0, 0.0, 1.0, 4.0]), np.linspace(0, 1, 5)]
     X = np.column_stack([rng.uniform(0, 1, 500), rng.uniform(-2, 4, 500), rng.uniform(0, 1, 500)])
-    X[:5] = [[1.0, 4.0, 1.0], [0.0, -2.0, 0.0], [0.5, 0.0, 0.25], [1.0, 1.0, 0.5],
-             [0.5, 4.0, 0.75]]  # edges, right edges included in the last cell
+    X[:5] = [
+        [1.0, 4.0, 1.0],
+        [0.0, -2.0, 0.0],
+        [0.5, 0.0, 0.25],
+        [1.0, 1.0, 0.5],
+        [0.5, 4.0, 0.75],
+    ]  # edges, right edges included in the last cell
     expected = np.histogramdd(X, bins=bins)[0].ravel().astype(np.int64)
     np.testing.assert_array_equal(window_histogram(X, bins), expected)
-    np.testing.assert_array_equal(window_histogram(X[:, :1].ravel(), bins[0]),
-                                  np.histogram(X[:, 0], bins[0])[0])
+    np.testing.assert_array_equal(
+        window_histogram(X[:, :1].ravel(), bins[0]), np.histogram(X[:, 0], bins[0])[0]
+    )
     det = DPOAD(bins, mechanism="record", max_count=100, random_state=0)
     for _ in range(3):
         det.partial_fit(X)
@@ -943,8 +1041,14 @@ def test_multi_feature_bins_flatten_like_histogramdd():
 @pytest.mark.parametrize("detector", ["baseline", "kse"])
 def test_a_burst_is_flagged_at_its_iteration(detector):
     rng = np.random.default_rng(11)
-    det = DPOAD(np.linspace(0, 1, 21), epsilon=1.0, max_count=500, mechanism="record",
-                detector=detector, random_state=0)
+    det = DPOAD(
+        np.linspace(0, 1, 21),
+        epsilon=1.0,
+        max_count=500,
+        mechanism="record",
+        detector=detector,
+        random_state=0,
+    )
     for i in range(6):
         window = rng.uniform(0, 1, 1000)
         if i == 4:
@@ -1003,7 +1107,8 @@ def test_sklearn_contracts_on_single_feature_windows():
     assert det.fit(X) is det and det.partial_fit(np.asfortranarray(X)) is det
     assert det.n_features_in_ == 1
     assert {k for k in vars(det) if not k.startswith("_")} - public_before == {
-        k for k in vars(det) if k.endswith("_") and not k.startswith("_")}
+        k for k in vars(det) if k.endswith("_") and not k.startswith("_")
+    }
     after = det.get_params()
     assert params.keys() == after.keys()
     assert all(after[k] is params[k] for k in params)  # parameters untouched

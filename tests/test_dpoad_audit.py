@@ -59,8 +59,9 @@ LEARNT_SENSITIVITY = {"kse": 0.25, "baseline": 0.32}
 def fresh_owner(mechanism, rng, *, max_count, gamma=0.05, report=None):
     """An owner whose next release is the one audited (a first window, or the first
     prediction window after its learning window and the analyst's feedback)."""
-    owner = DataOwner(BINS, epsilon=EPS, gamma=gamma, mechanism=mechanism,
-                      max_count=max_count, random_state=rng)
+    owner = DataOwner(
+        BINS, epsilon=EPS, gamma=gamma, mechanism=mechanism, max_count=max_count, random_state=rng
+    )
     if report is not None:
         owner.release(window(10))
         owner.receive(report)
@@ -72,10 +73,11 @@ def owner_releases(mechanism, *, max_count, gamma=0.05, report=None):
 
     Each release is made by a copy of one fresh owner (see the module docstring).
     """
+
     def mech(X, rng, n):
         owner = fresh_owner(mechanism, rng, max_count=max_count, gamma=gamma, report=report)
-        return np.array([copy.copy(owner).release(X).values[CELL] for _ in range(n)],
-                        dtype=float)
+        return np.array([copy.copy(owner).release(X).values[CELL] for _ in range(n)], dtype=float)
+
     return mech
 
 
@@ -85,16 +87,30 @@ def tail_events(thresholds):
 
 def test_laplace_is_tight_at_max_count():
     # Δ = max_count = 5: the cell moves by Δ, geometric noise of scale Δ/ε, loss exactly ε
-    res = audit(owner_releases("laplace", max_count=5), (window(0), window(5)),
-                tail_events([5, 7]), n_runs=N_RUNS, batch=True, claimed_epsilon=EPS,
-                random_state=0, name="laplace, 0 vs max_count")
+    res = audit(
+        owner_releases("laplace", max_count=5),
+        (window(0), window(5)),
+        tail_events([5, 7]),
+        n_runs=N_RUNS,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=0,
+        name="laplace, 0 vs max_count",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
 def test_record_is_tight_for_one_record():
-    res = audit(owner_releases("record", max_count=50), (window(10), window(11)),
-                tail_events([11, 12]), n_runs=N_RUNS, batch=True, claimed_epsilon=EPS,
-                random_state=1, name="record, k vs k + 1")
+    res = audit(
+        owner_releases("record", max_count=50),
+        (window(10), window(11)),
+        tail_events([11, 12]),
+        n_runs=N_RUNS,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=1,
+        name="record, k vs k + 1",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -102,9 +118,16 @@ def test_painfree_benign_pair_stays_within_epsilon():
     # γ = 0.05: k = m = 1305, so Δ is the maximum of 1305 uniform draws on {0..5},
     # i.e. 5 except with probability (5/6)^1305; c = 5 <= Δ is the worst benign
     # pair, and tight
-    res = audit(owner_releases("painfree", max_count=5), (window(0), window(5)),
-                tail_events([5, 7]), n_runs=N_RUNS, batch=True, claimed_epsilon=EPS,
-                random_state=2, name="painfree, 0 vs 5")
+    res = audit(
+        owner_releases("painfree", max_count=5),
+        (window(0), window(5)),
+        tail_events([5, 7]),
+        n_runs=N_RUNS,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=2,
+        name="painfree, 0 vs 5",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -120,8 +143,10 @@ def learnt(request):
 def test_the_learnt_sensitivity_is_the_one_the_audits_assume(learnt):
     report, delta = learnt
     rng = np.random.default_rng(3)
-    releases = [fresh_owner("dpoad", rng, max_count=100, report=report).release(window(0))
-                for _ in range(50)]
+    releases = [
+        fresh_owner("dpoad", rng, max_count=100, report=report).release(window(0))
+        for _ in range(50)
+    ]
     assert {r.phase for r in releases} == {"prediction"}
     assert {r.sensitivity for r in releases} == {delta}
 
@@ -130,9 +155,16 @@ def test_dpoad_benign_pair_stays_within_epsilon(learnt):
     # c = 100 Δ: g(c) = Δ, the worst benign pair, and tight
     report, delta = learnt
     c = round(100 * delta)
-    res = audit(owner_releases("dpoad", max_count=100, report=report),
-                (window(0), window(c)), tail_events([delta, 2 * delta]), n_runs=N_RUNS,
-                batch=True, claimed_epsilon=EPS, random_state=4, name=f"dpoad, 0 vs {c}")
+    res = audit(
+        owner_releases("dpoad", max_count=100, report=report),
+        (window(0), window(c)),
+        tail_events([delta, 2 * delta]),
+        n_runs=N_RUNS,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=4,
+        name=f"dpoad, 0 vs {c}",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -140,9 +172,16 @@ def test_dpoad_anomalous_pair_fails_plain_epsilon_dp(learnt):
     # the documented (ε, γ)-random DP: a high-count cell above the learnt Δ is
     # protected only at ε · g(c) / Δ (4ε, 3.125ε), and the audit must see far more than ε
     report, delta = learnt
-    res = audit(owner_releases("dpoad", max_count=100, report=report),
-                (window(0), window(100)), tail_events([0.5, 1.0]), n_runs=N_RUNS,
-                batch=True, claimed_epsilon=EPS, random_state=5, name="dpoad, 0 vs 100")
+    res = audit(
+        owner_releases("dpoad", max_count=100, report=report),
+        (window(0), window(100)),
+        tail_events([0.5, 1.0]),
+        n_runs=N_RUNS,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=5,
+        name="dpoad, 0 vs 100",
+    )
     assert res.epsilon_lower_bound > 2.5 * EPS, res.to_markdown()
     assert res.epsilon_lower_bound <= EPS / delta + 1e-9, res.to_markdown()
 
@@ -150,8 +189,9 @@ def test_dpoad_anomalous_pair_fails_plain_epsilon_dp(learnt):
 # ------------------------------------------------ how often is ε-DP lost?
 def sampled_sensitivities(mechanism, n, *, max_count, gamma, report=None, seed=0):
     """Δ of n independent releases: copies of one owner drawing from one seeded generator."""
-    owner = fresh_owner(mechanism, np.random.default_rng(seed), max_count=max_count,
-                        gamma=gamma, report=report)
+    owner = fresh_owner(
+        mechanism, np.random.default_rng(seed), max_count=max_count, gamma=gamma, report=report
+    )
     X = window(3)
     return np.array([copy.copy(owner).release(X).sensitivity for _ in range(n)])
 
@@ -180,8 +220,7 @@ def test_dpoad_fails_epsilon_dp_for_at_most_a_gamma_fraction_of_learnt_pairs(lea
     # <= γ + 0.01 (sd <= 0.0025 at 10 000 pairs, false failure below 1e-4)
     report, _ = learnt
     n = 10_000
-    deltas = sampled_sensitivities("dpoad", n, max_count=100, gamma=0.05, report=report,
-                                   seed=8)
+    deltas = sampled_sensitivities("dpoad", n, max_count=100, gamma=0.05, report=report, seed=8)
     feedback = report.feedback
     g = np.random.default_rng(9).choice(feedback.support, size=n, p=feedback.probabilities)
     fraction = np.mean(g > deltas)

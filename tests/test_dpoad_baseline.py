@@ -44,11 +44,13 @@ def _brute_log_tail(x, mu, noise, upper):
     return logsumexp(stats.poisson.logpmf(c, mu) + log_pz)
 
 
-CASES = [(lattice, scale, mu, x)
-         for lattice in (True, False)
-         for scale in (0.05, 1.0, 7.0)
-         for mu in (1e-6, 0.3, 25.0, 400.0)
-         for x in (-6.0, 0.0, 1.0, 4.5, 30.0, 70.0, 480.0)]
+CASES = [
+    (lattice, scale, mu, x)
+    for lattice in (True, False)
+    for scale in (0.05, 1.0, 7.0)
+    for mu in (1e-6, 0.3, 25.0, 400.0)
+    for x in (-6.0, 0.0, 1.0, 4.5, 30.0, 70.0, 480.0)
+]
 
 
 @pytest.mark.parametrize("lattice, scale, mu, x", CASES)
@@ -71,10 +73,12 @@ def test_far_tails_stay_accurate_where_the_tilted_cdf_underflows():
     for x in (5300.0, 5400.0):
         expected = _brute_log_tail(x, 5000.0, noise, upper=True)
         assert math.log(float(noisy_poisson_sf(x, 5000.0, noise))) == pytest.approx(
-            expected, rel=1e-6)
+            expected, rel=1e-6
+        )
     expected = _brute_log_tail(4700.0, 5000.0, noise, upper=False)
     assert math.log(float(noisy_poisson_cdf(4700.0, 5000.0, noise))) == pytest.approx(
-        expected, rel=1e-6)
+        expected, rel=1e-6
+    )
 
 
 def test_noise_moments():
@@ -95,7 +99,8 @@ def test_rate_bounds_miss_at_most_their_share(mu, n_windows):
     n, miss = 100_000, 0.02
     noise = ReleaseNoise.of_scale(1.0, lattice=True)
     totals = rng.poisson(n_windows * mu, n) + sum(
-        GeometricMechanism(1.0).noise(n, rng) for _ in range(n_windows))
+        GeometricMechanism(1.0).noise(n, rng) for _ in range(n_windows)
+    )
     if n_windows == 1:
         lower, upper = exact_rate_bounds(totals, noise, miss)
     else:
@@ -143,8 +148,12 @@ SOURCES = {
     "mixture": (np.arange(41.0), _mixture),
     "uniform": (np.linspace(0, 1, 21), lambda rng, n: rng.uniform(0, 1, n)),
     # Poisson cell counts (a random window size), records at the bin centres
-    "poisson": (np.arange(31.0), lambda rng, n: np.repeat(
-        np.arange(30) + 0.5, rng.poisson(np.linspace(1, 60, 30) * n / 915))),
+    "poisson": (
+        np.arange(31.0),
+        lambda rng, n: np.repeat(
+            np.arange(30) + 0.5, rng.poisson(np.linspace(1, 60, 30) * n / 915)
+        ),
+    ),
 }
 
 
@@ -162,12 +171,16 @@ def _null_rate(source, *, n_streams, n_windows=3, **params):
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
-@pytest.mark.parametrize("params", [
-    {},
-    {"epsilon": 0.2},
-    {"learning_windows": 3},
-    {"mechanism": "dpoad", "epsilon": 5.0, "gamma": 0.1},
-], ids=["defaults", "eps0.2", "3 learning windows", "dpoad prediction phase"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"epsilon": 0.2},
+        {"learning_windows": 3},
+        {"mechanism": "dpoad", "epsilon": 5.0, "gamma": 0.1},
+    ],
+    ids=["defaults", "eps0.2", "3 learning windows", "dpoad prediction phase"],
+)
 def test_windows_without_an_anomaly_are_flagged_at_most_alpha(source, params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPOADNoiseWarning)
@@ -183,7 +196,7 @@ def test_bursts_are_flagged_in_their_bin():
         rng = np.random.default_rng(s)
         det = DPOAD(bins, max_count=1000, random_state=s)
         cell = int(rng.integers(0, 40))
-        for w in range(4):                          # windows 0-2 teach the baseline
+        for w in range(4):  # windows 0-2 teach the baseline
             X = draw(rng, 1000)
             if w == 3:
                 X[:150] = cell + 0.5
@@ -207,8 +220,9 @@ def test_the_learning_windows_are_not_tested_and_the_attributes_follow():
     np.testing.assert_allclose(det.anomaly_scores_[2], 1 - det.p_values_[2])
     # the expected count is the learnt share of the window's own noisy total
     learnt = np.maximum(np.sum([r.values for r in det.releases_[:2]], axis=0), 0)
-    np.testing.assert_allclose(det.expected_counts_,
-                               learnt / learnt.sum() * det.releases_[2].values.sum())
+    np.testing.assert_allclose(
+        det.expected_counts_, learnt / learnt.sum() * det.releases_[2].values.sum()
+    )
     assert 0 < det.detectable_excess_ < 100
     assert 0.3 < det.dispersion_ < 3  # i.i.d. records: about 1
 
@@ -216,8 +230,7 @@ def test_the_learning_windows_are_not_tested_and_the_attributes_follow():
 def test_the_poisson_count_model_keeps_the_learnt_rates():
     bins, draw = SOURCES["uniform"]
     rng = np.random.default_rng(0)
-    det = DPOAD(bins, max_count=1000, count_model="poisson", learning_windows=2,
-                random_state=0)
+    det = DPOAD(bins, max_count=1000, count_model="poisson", learning_windows=2, random_state=0)
     for _ in range(3):
         det.partial_fit(draw(rng, 1000))
     # the deconvolved expected count is the learning windows' mean noisy count
@@ -251,9 +264,15 @@ def test_the_analyst_reads_only_the_releases():
 def test_a_report_round_trips_with_and_without_the_baseline_fields():
     feedback = benign_feedback(np.array([0.0, 2.5, 40.0]), 100)
     plain = AnalystReport(0, [False, True, False], [0.0, 1.0, 0.0], feedback)
-    full = AnalystReport(1, [False, True, False], [0.1, 0.99, 0.0], feedback,
-                         p_values=[0.9, 0.01, 1.0], expected_counts=[0.0, 2.5, 40.0],
-                         detectable_excess=12.5)
+    full = AnalystReport(
+        1,
+        [False, True, False],
+        [0.1, 0.99, 0.0],
+        feedback,
+        p_values=[0.9, 0.01, 1.0],
+        expected_counts=[0.0, 2.5, 40.0],
+        detectable_excess=12.5,
+    )
     for report in (plain, full):
         assert from_json(to_json(report)) == report
     assert plain != full
@@ -263,24 +282,26 @@ def test_the_benign_feedback_is_the_poisson_mixture():
     feedback = benign_feedback(np.array([0.0, 5.0, 5.0, 50.0]), 200)
     support = np.rint(feedback.support * 200)
     assert np.all(np.diff(support) > 0) and support[0] == 0
-    expected = (stats.poisson.pmf(support, 1e-9) + 2 * stats.poisson.pmf(support, 5.0)
-                + stats.poisson.pmf(support, 50.0)) / 4
+    expected = (
+        stats.poisson.pmf(support, 1e-9)
+        + 2 * stats.poisson.pmf(support, 5.0)
+        + stats.poisson.pmf(support, 50.0)
+    ) / 4
     np.testing.assert_allclose(feedback.probabilities, expected / expected.sum(), atol=1e-12)
 
 
 def test_dpoad_prediction_samples_its_delta_from_the_baseline_feedback():
     bins, draw = SOURCES["mixture"]
     rng = np.random.default_rng(4)
-    det = DPOAD(bins, mechanism="dpoad", gamma=0.1, epsilon=2.0, max_count=1000,
-                random_state=0)
+    det = DPOAD(bins, mechanism="dpoad", gamma=0.1, epsilon=2.0, max_count=1000, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPOADNoiseWarning)
         for _ in range(6):
             det.partial_fit(draw(rng, 1000))
     feedback = det.reports_[2].feedback  # sent with the last learning window
-    np.testing.assert_array_equal(feedback.probabilities,
-                                  benign_feedback(det.analyst_.baseline.expected,
-                                                  1000).probabilities)
+    np.testing.assert_array_equal(
+        feedback.probabilities, benign_feedback(det.analyst_.baseline.expected, 1000).probabilities
+    )
     cdf = np.cumsum(feedback.probabilities)
     prediction = [r for r in det.releases_ if r.phase == "prediction"]
     assert len(prediction) == 3
@@ -310,8 +331,9 @@ def test_a_noise_that_hides_every_anomaly_is_reported():
 
 
 def test_the_owner_refuses_the_window_whose_gamma_reaches_1():
-    owner = DataOwner(np.linspace(0, 1, 5), mechanism="painfree", gamma=0.3, max_count=50,
-                      random_state=0)
+    owner = DataOwner(
+        np.linspace(0, 1, 5), mechanism="painfree", gamma=0.3, max_count=50, random_state=0
+    )
     for _ in range(3):
         owner.release(np.full(10, 0.5))
     with pytest.raises(ValueError, match="'gamma'.*window 4.*1.2"):
@@ -332,17 +354,18 @@ def test_baseline_parameters_are_validated():
         Analyst(learning_windows=1)
     with pytest.raises(ValueError, match="learning_windows >= 2"):
         DPOAD(np.linspace(0, 1, 5), learning_windows=1, max_count=5).privacy_cost()
-    Analyst(learning_windows=1, detector="kse")     # learns no baseline
+    Analyst(learning_windows=1, detector="kse")  # learns no baseline
     Analyst(learning_windows=1, count_model="multinomial")
-    baseline = PoissonBaseline.learn(np.array([[3.0, 40.0]]),
-                                     [ReleaseNoise.of_scale(1.0, True)], 0.05)
+    baseline = PoissonBaseline.learn(
+        np.array([[3.0, 40.0]]), [ReleaseNoise.of_scale(1.0, True)], 0.05
+    )
     assert baseline.miss == 0.05 / 4
     assert np.all(baseline.lower <= baseline.expected) and np.all(
-        baseline.expected <= baseline.upper)
+        baseline.expected <= baseline.upper
+    )
 
 
-@pytest.mark.parametrize("scale, lattice", [(1.0, True), (0.05, True), (20.0, True),
-                                            (3.0, False)])
+@pytest.mark.parametrize("scale, lattice", [(1.0, True), (0.05, True), (20.0, True), (3.0, False)])
 def test_p_values_equal_the_two_tailed_definition(scale, lattice):
     # p_values evaluates only the tail on x's side of the interval's middle
     rng = np.random.default_rng(int(scale * 10))
@@ -350,12 +373,17 @@ def test_p_values_equal_the_two_tailed_definition(scale, lattice):
     mu = rng.choice([0.01, 0.5, 3.0, 25.0, 300.0], 5000)
     learn = rng.poisson(mu) + np.round(rng.laplace(0, scale, mu.size))
     baseline = PoissonBaseline.learn(learn[None, :], [noise], 0.05)
-    x = (rng.poisson(mu) + np.round(rng.laplace(0, scale, mu.size))
-         + rng.integers(-30, 30, mu.size) * (rng.random(mu.size) < 0.3))
-    tails = np.minimum(noisy_poisson_sf(x, baseline.upper, noise),
-                       noisy_poisson_cdf(x, baseline.lower, noise))
-    np.testing.assert_allclose(baseline.p_values(x, noise),
-                               np.minimum(2 * tails + baseline.miss, 1.0), rtol=1e-12)
+    x = (
+        rng.poisson(mu)
+        + np.round(rng.laplace(0, scale, mu.size))
+        + rng.integers(-30, 30, mu.size) * (rng.random(mu.size) < 0.3)
+    )
+    tails = np.minimum(
+        noisy_poisson_sf(x, baseline.upper, noise), noisy_poisson_cdf(x, baseline.lower, noise)
+    )
+    np.testing.assert_allclose(
+        baseline.p_values(x, noise), np.minimum(2 * tails + baseline.miss, 1.0), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("params", [{"gamma": 0.5}, {"gamma": 0.05, "learning_windows": 19}])
@@ -368,16 +396,30 @@ def test_a_dpoad_stream_that_cannot_reach_its_prediction_phase_is_refused_up_fro
     DataOwner(np.linspace(0, 1, 5), mechanism="painfree", max_count=50, **params)
 
 
-@pytest.mark.parametrize("edges", [np.linspace(0, 1, 21), np.arange(10_001.0),
-                                   np.linspace(-3.3, 7.1, 137), np.array([0.0, 1.0, 3.0, 7.0]),
-                                   np.array([0.0, 1.0])], ids=lambda e: f"{e.size} edges")
+@pytest.mark.parametrize(
+    "edges",
+    [
+        np.linspace(0, 1, 21),
+        np.arange(10_001.0),
+        np.linspace(-3.3, 7.1, 137),
+        np.array([0.0, 1.0, 3.0, 7.0]),
+        np.array([0.0, 1.0]),
+    ],
+    ids=lambda e: f"{e.size} edges",
+)
 def test_equal_width_bins_are_found_by_arithmetic_exactly_as_by_search(edges):
     from skdp_anomaly.dpoad._owner import _bin_index
 
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 20_000), edges,
-                        np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf),
-                        [1e308, -1e308]])
+    x = np.concatenate(
+        [
+            rng.uniform(edges[0] - 1, edges[-1] + 1, 20_000),
+            edges,
+            np.nextafter(edges, -np.inf),
+            np.nextafter(edges, np.inf),
+            [1e308, -1e308],
+        ]
+    )
     searched = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
     np.testing.assert_array_equal(_bin_index(edges, x), searched)
 

@@ -28,7 +28,7 @@ def _shares(rng):
 
 
 def _counts(rng, p, *, volume_sd=0.0, dispersion=1.0, n=1000):
-    size = int(round(n * math.exp(volume_sd * rng.standard_normal() - volume_sd ** 2 / 2)))
+    size = int(round(n * math.exp(volume_sd * rng.standard_normal() - volume_sd**2 / 2)))
     if dispersion > 1:
         # Dirichlet-multinomial: variance = dispersion x multinomial at this size
         concentration = (size - dispersion) / (dispersion - 1)
@@ -81,21 +81,27 @@ def test_tails_equal_the_direct_convolution(scale, lattice):
     # dispersion 1 is the Poisson closed form the "poisson" count model uses, up to the
     # bound on the noise's tail beyond 1e-10, which errs on the large side
     sf1, cdf1 = noisy_count_tails(x, mu, np.ones(mu.size), noise)
-    for got, want in ((sf1, noisy_poisson_sf(x, mu, noise)),
-                      (cdf1, noisy_poisson_cdf(x, mu, noise))):
+    for got, want in (
+        (sf1, noisy_poisson_sf(x, mu, noise)),
+        (cdf1, noisy_poisson_cdf(x, mu, noise)),
+    ):
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
         assert np.all(got >= want * (1 - 1e-8))
 
 
-@pytest.mark.parametrize("kwargs", [{"volume_sd": 0.5}, {"dispersion": 5.0}],
-                         ids=["volume log-sd 0.5", "5x over-dispersed"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"volume_sd": 0.5}, {"dispersion": 5.0}],
+    ids=["volume log-sd 0.5", "5x over-dispersed"],
+)
 def test_defaults_hold_alpha_where_the_poisson_baseline_does_not(kwargs):
     new, old = [], []
     for seed in range(20):
         windows = _stream(7000 + seed, **kwargs)
         new += _run(windows).anomalous_windows_[3:].tolist()
-        old += _run(windows, count_model="poisson",
-                    learning_windows=1).anomalous_windows_[3:].tolist()
+        old += (
+            _run(windows, count_model="poisson", learning_windows=1).anomalous_windows_[3:].tolist()
+        )
     n = len(new)
     # with a true rate of 0.05, P(observed > 0.05 + 2.6 sd) < 0.5 %; measured over many
     # more streams (docs/benchmarks/dpoad.md) the rate is below 0.03 in both cases
@@ -106,8 +112,7 @@ def test_defaults_hold_alpha_where_the_poisson_baseline_does_not(kwargs):
 
 def test_the_dispersion_is_learnt_with_the_noise_subtracted():
     iid = [_run(_stream(8000 + s, n_windows=3)).dispersion_ for s in range(10)]
-    dm5 = [_run(_stream(8100 + s, n_windows=3, dispersion=5.0)).dispersion_
-           for s in range(10)]
+    dm5 = [_run(_stream(8100 + s, n_windows=3, dispersion=5.0)).dispersion_ for s in range(10)]
     # about 60 degrees of freedom each: the medians of 10 lie well within these
     assert 0.7 < np.median(iid) < 1.4
     assert 3.5 < np.median(dm5) < 7.0

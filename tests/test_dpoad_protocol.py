@@ -31,13 +31,19 @@ from skdp_anomaly.privacy import (
 )
 
 
-
 BINS = np.linspace(0.0, 1.0, 17)
 EPS = 0.5
 # one learning window, so that the stages below fall in the first windows; the
 # protocol does not depend on the count model
-PARAMS = {"bins": BINS, "epsilon": EPS, "max_count": 200, "sensitivity_samples": 20_000,
-          "learning_windows": 1, "count_model": "multinomial", "random_state": 0}
+PARAMS = {
+    "bins": BINS,
+    "epsilon": EPS,
+    "max_count": 200,
+    "sensitivity_samples": 20_000,
+    "learning_windows": 1,
+    "count_model": "multinomial",
+    "random_state": 0,
+}
 # one window under replace-one neighbours (the accountant's relation): 2 ε
 LEDGER_ENTRY = (2 * EPS, 0.0)
 
@@ -89,12 +95,13 @@ BAD_PARAMETERS = [
 ]
 
 
-@pytest.mark.parametrize("bad, error, name", BAD_PARAMETERS,  # ids without addresses
-                         ids=[f"{i}-{'-'.join(sorted(b))}" for i, (b, _, _) in
-                              enumerate(BAD_PARAMETERS)])
+@pytest.mark.parametrize(
+    "bad, error, name",
+    BAD_PARAMETERS,  # ids without addresses
+    ids=[f"{i}-{'-'.join(sorted(b))}" for i, (b, _, _) in enumerate(BAD_PARAMETERS)],
+)
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
-def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, error, name,
-                                                                         method):
+def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, error, name, method):
     with pytest.raises(ValueError) as from_cost:
         DPOAD(**{**PARAMS, **bad}).privacy_cost()
     assert type(from_cost.value) is raised_type(error) and name in str(from_cost.value)
@@ -147,7 +154,8 @@ def test_each_window_is_charged_right_before_its_release(mechanism, monkeypatch)
     assert det.privacy_spent_ == compose_sequential(charged)
     assert det.privacy_spent_ == compose_sequential([det.privacy_cost()] * len(WINDOWS))
     assert det.privacy_spent_.gamma == pytest.approx(
-        0.2 if mechanism in ("dpoad", "painfree") else 0.0)
+        0.2 if mechanism in ("dpoad", "painfree") else 0.0
+    )
 
 
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
@@ -162,8 +170,10 @@ def test_a_refused_first_window_charges_nothing_and_leaves_dpoad_unfitted(method
 
 
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
-@pytest.mark.parametrize("bad", [["a", "b"] * 20, np.array(["0.1", "0.2"] * 20),
-                                 np.array([0.5, "secret"] * 20, dtype=object)])
+@pytest.mark.parametrize(
+    "bad",
+    [["a", "b"] * 20, np.array(["0.1", "0.2"] * 20), np.array([0.5, "secret"] * 20, dtype=object)],
+)
 def test_string_input_is_refused_by_name_before_the_charge(bad, method):
     ledger = Ledger()
     det = DPOAD(**PARAMS, accountant=ledger)
@@ -298,10 +308,12 @@ CALLS = {
 # the analyst is built for a new stream only; DPOAD's prediction phase starts at window 1;
 # the baseline is learnt from a stream's first window (learning_windows=1), then tested
 _FIRST_WINDOW = ("fit", "refit", "first partial_fit")
-_APPLIES = {"after the budget check": _FIRST_WINDOW,
-            "prediction noise": ("later partial_fit",),
-            "analyst learning": _FIRST_WINDOW,
-            "analyst testing": ("later partial_fit",)}
+_APPLIES = {
+    "after the budget check": _FIRST_WINDOW,
+    "prediction noise": ("later partial_fit",),
+    "analyst learning": _FIRST_WINDOW,
+    "analyst testing": ("later partial_fit",),
+}
 
 
 def _stream(mechanism, n_windows, ledger=None, detector="baseline"):
@@ -311,14 +323,12 @@ def _stream(mechanism, n_windows, ledger=None, detector="baseline"):
     return det
 
 
-FAULTS = [(stage, call) for stage in STAGES for call in CALLS
-          if call in _APPLIES.get(stage, CALLS)]
+FAULTS = [(stage, call) for stage in STAGES for call in CALLS if call in _APPLIES.get(stage, CALLS)]
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
 @pytest.mark.parametrize("stage, call", FAULTS, ids=[f"{s}-{c}" for s, c in FAULTS])
-def test_a_failed_window_is_rolled_back_whole_and_keeps_its_charge(stage, call, exc,
-                                                                   monkeypatch):
+def test_a_failed_window_is_rolled_back_whole_and_keeps_its_charge(stage, call, exc, monkeypatch):
     mechanism, detector, where, attribute, made = STAGES[stage]
     method, window, n_before = CALLS[call]
     ledger = Ledger()
@@ -333,11 +343,14 @@ def test_a_failed_window_is_rolled_back_whole_and_keeps_its_charge(stage, call, 
     assert ledger.spent == [LEDGER_ENTRY] * (n_before + made)
     after = state(det)
     kept = {"privacy_spent_", "_charges"} if made else set()
-    assert _same({k: v for k, v in after.items() if k not in kept},
-                 {k: v for k, v in before.items() if k not in kept})
+    assert _same(
+        {k: v for k, v in after.items() if k not in kept},
+        {k: v for k, v in before.items() if k not in kept},
+    )
     if made:
         assert det.privacy_spent_ == DPOAD(**PARAMS, mechanism=mechanism).privacy_cost().scale(
-            n_before + made)
+            n_before + made
+        )
     if n_before:
         check_is_fitted(det)
         _check_consistent(det)

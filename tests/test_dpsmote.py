@@ -47,8 +47,9 @@ from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(n_samples=1200, n_features=4, n_informative=3, n_redundant=0,
-                               weights=[0.85], random_state=0)
+    X, y = make_classification(
+        n_samples=1200, n_features=4, n_informative=3, n_redundant=0, weights=[0.85], random_state=0
+    )
     return X, y
 
 
@@ -70,8 +71,9 @@ def _fit(X, y, **kw):
 # -- output and fitted attributes ------------------------------------------------
 
 
-@pytest.mark.parametrize("synopsis, histogram",
-                         [("gaussian", "auto"), ("grid", "dense"), ("grid", "sparse")])
+@pytest.mark.parametrize(
+    "synopsis, histogram", [("gaussian", "auto"), ("grid", "dense"), ("grid", "sparse")]
+)
 def test_output_is_original_rows_plus_synthetic(data, synopsis, histogram):
     X, y = data
     est, X_res, y_res = _fit(X, y, synopsis=synopsis, histogram=histogram)
@@ -79,9 +81,9 @@ def test_output_is_original_rows_plus_synthetic(data, synopsis, histogram):
     assert X_res.shape == (len(X) + n_new, X.shape[1])
     np.testing.assert_array_equal(X_res[: len(X)], X)
     np.testing.assert_array_equal(y_res[: len(y)], y)
-    assert np.all(y_res[len(y):] == 1)
+    assert np.all(y_res[len(y) :] == 1)
     lo, hi = est.bounds_
-    assert np.all(X_res[len(X):] >= lo) and np.all(X_res[len(X):] <= hi)
+    assert np.all(X_res[len(X) :] >= lo) and np.all(X_res[len(X) :] <= hi)
     assert est.synopsis_ == synopsis
     assert set(getattr(est, _synopsis_attr(synopsis))) == {1}
     if synopsis == "grid":
@@ -120,9 +122,16 @@ def test_public_counts_use_imblearn_semantics(data):
 
 @pytest.mark.parametrize(
     "strategy",
-    ["auto", "minority", "not minority", "not majority", "all",
-     {0: 500, 1: 400, 2: 300}, {2: 500},
-     lambda y: {c: 2 * n for c, n in Counter(y.tolist()).items()}],
+    [
+        "auto",
+        "minority",
+        "not minority",
+        "not majority",
+        "all",
+        {0: 500, 1: 400, 2: 300},
+        {2: 500},
+        lambda y: {c: 2 * n for c, n in Counter(y.tolist()).items()},
+    ],
 )
 def test_n_synthetic_matches_imblearn_on_exact_counts(strategy):
     y = np.repeat([0, 1, 2], [300, 120, 40])
@@ -149,8 +158,15 @@ def test_n_synthetic_float_and_clamping():
 
 @pytest.mark.parametrize("synopsis", SYNOPSES)
 def test_multiclass_and_string_labels(synopsis):
-    X, y = make_classification(n_samples=900, n_features=3, n_informative=3, n_redundant=0,
-                               n_classes=3, weights=[0.7, 0.2], random_state=1)
+    X, y = make_classification(
+        n_samples=900,
+        n_features=3,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=3,
+        weights=[0.7, 0.2],
+        random_state=1,
+    )
     labels = np.array(["a", "b", "c"])[y]
     est, _, y_res = _fit(X, labels, sampling_strategy="not majority", synopsis=synopsis)
     assert set(getattr(est, _synopsis_attr(synopsis))) == set(est.sampling_strategy_) == {"b", "c"}
@@ -176,8 +192,14 @@ def test_privacy_cost_spent_and_accountant(data):
 def test_no_synthetic_rows_spends_count_budget_only(data, synopsis):
     X, y = data
     acc = Ledger()
-    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, sampling_strategy={0: 0},
-                  synopsis=synopsis, accountant=acc)
+    est = DPSMOTE(
+        epsilon=1.0,
+        bounds=(-6, 6),
+        random_state=0,
+        sampling_strategy={0: 0},
+        synopsis=synopsis,
+        accountant=acc,
+    )
     with pytest.warns(UserWarning, match="no synthetic rows"):
         X_res, _ = est.fit_resample(X, y)
     assert len(X_res) == len(X) and getattr(est, _synopsis_attr(synopsis)) == {}
@@ -209,8 +231,7 @@ def test_refused_refit_keeps_the_earlier_fit(data, synopsis):
     earlier fit left it (nothing of the refused fit was computed or charged)."""
     X, y = data
     acc = Ledger(epsilon=3.0)
-    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
-                  synopsis=synopsis)
+    est = DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc, synopsis=synopsis)
     est.fit_resample(X, y)  # 2 under the accountant's replace-one ledger
     assert acc.total()[0] == pytest.approx(2.0)
     before = {k: v for k, v in vars(est).items() if k.endswith("_")}
@@ -236,9 +257,11 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, syno
 
     monkeypatch.setattr(_release.GeometricMechanism, "noise", spy)
     if synopsis == "grid":
-        monkeypatch.setattr(_release, "release_dense",
-                            lambda true, eps, rng, n_runs=None: (
-                                charged_before_draw.append(acc.total()[0]) or true))
+        monkeypatch.setattr(
+            _release,
+            "release_dense",
+            lambda true, eps, rng, n_runs=None: charged_before_draw.append(acc.total()[0]) or true,
+        )
     else:
         original_means = _release.release_means
 
@@ -247,8 +270,9 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, syno
             return original_means(sums, sizes, eps, rng)
 
         monkeypatch.setattr(_release, "release_means", means)
-    DPSMOTE(epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc,
-            synopsis=synopsis).fit_resample(X, y)
+    DPSMOTE(
+        epsilon=1.0, bounds=(-6, 6), random_state=0, accountant=acc, synopsis=synopsis
+    ).fit_resample(X, y)
     # class sizes: 2·0.1 charged before their noise; synopsis: 2·0.9 more before its release
     assert charged_before_draw == [pytest.approx(0.2), pytest.approx(2.0)]
 
@@ -260,8 +284,14 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, syno
 def test_classes_parameter_handles_an_absent_class_like_any_other(data, synopsis):
     X, y = data
     # seed 2: the absent class's noisy count is below 0, so all 5 rows are synthesised
-    kw = dict(epsilon=1.0, bounds=(-6, 6), classes=[0, 1, 2], random_state=2,
-              sampling_strategy={2: 5}, synopsis=synopsis)
+    kw = dict(
+        epsilon=1.0,
+        bounds=(-6, 6),
+        classes=[0, 1, 2],
+        random_state=2,
+        sampling_strategy={2: 5},
+        synopsis=synopsis,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DPSMOTENoiseWarning)
         est, X_res, y_res = _fit(X, y, **kw)
@@ -295,12 +325,15 @@ def test_classes_parameter_keys_do_not_depend_on_which_labels_occur(data):
     assert len(set(keys)) == 1
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(classes=[0]), "at least 2"),
-    (dict(classes=[0, 0, 1]), "repeated"),
-    (dict(classes=[0, 1], sampling_strategy={7: 10}), "not in the 'classes'"),
-    (dict(classes=[0, 1, 2], sampling_strategy=0.5), "binary"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(classes=[0]), "at least 2"),
+        (dict(classes=[0, 0, 1]), "repeated"),
+        (dict(classes=[0, 1], sampling_strategy={7: 10}), "not in the 'classes'"),
+        (dict(classes=[0, 1, 2], sampling_strategy=0.5), "binary"),
+    ],
+)
 def test_classes_parameter_errors_come_from_parameters_only(data, kw, match):
     X, y = data
     acc = Ledger()
@@ -321,16 +354,22 @@ def test_label_outside_classes_is_refused_without_naming_it(data):
 def test_label_set_assumption_is_stated():
     assert "classes=None" in DPSMOTE().privacy_assumptions()[0]
     assert DPSMOTE(classes=["a", "b"]).privacy_assumptions() == ()
-    assert any("public" in a for a in DPSMOTE(classes=[0, 1],
-                                              class_counts="public").privacy_assumptions())
+    assert any(
+        "public" in a for a in DPSMOTE(classes=[0, 1], class_counts="public").privacy_assumptions()
+    )
 
 
 @pytest.mark.parametrize("synopsis", SYNOPSES)
 def test_string_labels_with_classes(data, synopsis):
     X, y = data
     labels = np.array(["neg", "pos"])[y]
-    est, X_res, y_res = _fit(X, labels, classes=["neg", "pos", "unseen"],
-                             sampling_strategy={"pos": int(np.sum(y == 0))}, synopsis=synopsis)
+    est, X_res, y_res = _fit(
+        X,
+        labels,
+        classes=["neg", "pos", "unseen"],
+        sampling_strategy={"pos": int(np.sum(y == 0))},
+        synopsis=synopsis,
+    )
     assert set(est.noisy_class_counts_) == {"neg", "pos", "unseen"}
     assert set(np.unique(y_res)) == {"neg", "pos"}
     assert set(getattr(est, _synopsis_attr(synopsis))) == {"pos"}
@@ -353,12 +392,16 @@ def _spy_rng(monkeypatch, name, key, seen):
     monkeypatch.setattr(module, name, spy)
 
 
-@pytest.mark.parametrize("synopsis, release, sample", [
-    ("grid", "release_dense", "sample_synthetic"),
-    ("gaussian", "release_means", "chunk_seeds"),
-])
-def test_noise_and_synthetic_rows_use_separate_streams(data, monkeypatch, synopsis, release,
-                                                       sample):
+@pytest.mark.parametrize(
+    "synopsis, release, sample",
+    [
+        ("grid", "release_dense", "sample_synthetic"),
+        ("gaussian", "release_means", "chunk_seeds"),
+    ],
+)
+def test_noise_and_synthetic_rows_use_separate_streams(
+    data, monkeypatch, synopsis, release, sample
+):
     """The generator that draws the noise never draws a released uniform."""
     X, y = data
     seen = {}
@@ -407,7 +450,7 @@ def test_out_of_bounds_rows_are_clipped(data, synopsis):
     X[y == 1] *= 100.0  # far outside the bounds
     grid_only = {"histogram": "dense"} if synopsis == "grid" else {}
     est, X_res, _ = _fit(X, y, bounds=(-1, 1), synopsis=synopsis, **grid_only)
-    synth = X_res[len(X):]
+    synth = X_res[len(X) :]
     assert len(synth) > 0 and np.all(np.abs(synth) <= 1)
     if synopsis == "gaussian":
         # the mean of the clipped rows: each coordinate is the mean sign of the class
@@ -481,8 +524,9 @@ def test_bad_data(data, synopsis):
     assert "secret" not in str(info.value)  # no data values in errors
     assert "Categorical data is out of scope" in str(info.value)
     with pytest.raises(ValueError, match="histogram='dense'"):
-        DPSMOTE(bounds=(-6, 6), histogram="dense", granularity=0.005,
-                synopsis="grid").fit_resample(X, y)
+        DPSMOTE(bounds=(-6, 6), histogram="dense", granularity=0.005, synopsis="grid").fit_resample(
+            X, y
+        )
 
 
 def test_bad_pandas_column(data):
@@ -508,7 +552,9 @@ def test_grid_coordinates_clip_and_close_last_cell():
     np.testing.assert_allclose(grid.centres([[0], [3]]).ravel(), [0.5, 3.5])
 
 
-@pytest.mark.parametrize("d, ell, n_cells", [(1, 2, 4), (3, 2, 4), (5, 3, 2), (30, 2, 4), (4, 0, 4)])
+@pytest.mark.parametrize(
+    "d, ell, n_cells", [(1, 2, 4), (3, 2, 4), (5, 3, 2), (30, 2, 4), (4, 0, 4)]
+)
 def test_ball_offsets(d, ell, n_cells):
     dense, support, delta = ball_offsets(d, ell, n_cells)
     assert len(dense) == n_ball_offsets(d, ell, n_cells)
@@ -555,7 +601,7 @@ def test_phase2_one_uniform_per_coordinate():
     grid = Grid(np.zeros(2), np.full(2, 2.0), 2)
     hist = np.array([[5, 0], [0, 5]])
     z = sample_synthetic(grid, hist, 5000, 2, np.random.default_rng(1))
-    mixed = (z[:, 0] != z[:, 1])
+    mixed = z[:, 0] != z[:, 1]
     assert mixed.mean() > 0.3
     assert np.all((z >= 0.5) & (z <= 1.5))
     assert np.mean(z[:, 0] > z[:, 1]) > 0.15  # off-diagonal both ways
@@ -613,8 +659,9 @@ def test_void_keys_lookup_matches_int_codes():
     # the sampler also runs on the void path
     grid = _void_grid(*args)
     order = np.argsort(cell_keys(grid, cells))
-    z = sample_synthetic(grid, SparseHistogram(cells[order], counts[order], 1), 500, 2,
-                         np.random.default_rng(0))
+    z = sample_synthetic(
+        grid, SparseHistogram(cells[order], counts[order], 1), 500, 2, np.random.default_rng(0)
+    )
     assert z.shape == (500, 3) and np.all((z > 0) & (z < 1))
 
 
@@ -658,7 +705,9 @@ def test_sparse_release_distribution_matches_dense(threshold):
         if k >= 1:
             p = geometric_tail(eps, k)
         else:
-            p = 1 - geometric_tail(eps, 1 - k) * 1.0  # P(Z >= k) = 1 - P(Z <= k-1) = 1 - P(Z >= 1-k)
+            p = (
+                1 - geometric_tail(eps, 1 - k) * 1.0
+            )  # P(Z >= k) = 1 - P(Z <= k-1) = 1 - P(Z >= 1-k)
         f = passed[:, cell[0], cell[1]].mean()
         assert abs(f - p) < 6 * np.sqrt(p * (1 - p) / runs) + 1e-9, (cell, f, p)
     # empty cells: expected count of released empty cells is 14 * P(Z >= θ)
@@ -672,6 +721,7 @@ def test_choose_threshold_rule():
     # θ is the smallest integer with spurious mass <= 0.1 * class size
     for m, eps, n in [(4**30, 0.9, 1e5), (4**8, 0.9, 300), (10, 1.0, 1e6)]:
         theta = choose_threshold(m, eps, n)
+
         def mass(t, m=m, eps=eps):
             a = np.exp(-eps)
             return m * geometric_tail(eps, t) * (t + a / (1 - a))
@@ -698,14 +748,20 @@ def test_release_synopsis_batch(data):
     batch = release_synopsis_batch(est, X, y, 500, histogram_class=1, random_state=0)
     assert batch.noisy_class_counts.shape == (500, 2) and batch.noisy_counts.shape == (500, 256)
     assert batch.stacked().shape == (500, 2 + 2 + 256)
-    np.testing.assert_array_equal(batch.n_synthetic[:, 1],
-                                  np.maximum(batch.noisy_class_counts.max(1)
-                                             - np.maximum(batch.noisy_class_counts[:, 1], 0), 0)
-                                  * (batch.noisy_class_counts.argmax(1) == 0))
+    np.testing.assert_array_equal(
+        batch.n_synthetic[:, 1],
+        np.maximum(
+            batch.noisy_class_counts.max(1) - np.maximum(batch.noisy_class_counts[:, 1], 0), 0
+        )
+        * (batch.noisy_class_counts.argmax(1) == 0),
+    )
     assert not hasattr(est, "sampling_strategy_")  # estimator untouched
-    pub = release_synopsis_batch(clone(est).set_params(class_counts="public"), X, y, 10,
-                                  histogram_class=1)
-    assert pub.noisy_class_counts is None and np.all(pub.n_synthetic[:, 1] == np.ptp(np.bincount(y)))
+    pub = release_synopsis_batch(
+        clone(est).set_params(class_counts="public"), X, y, 10, histogram_class=1
+    )
+    assert pub.noisy_class_counts is None and np.all(
+        pub.n_synthetic[:, 1] == np.ptp(np.bincount(y))
+    )
 
 
 # -- pipelines -------------------------------------------------------------------
@@ -719,14 +775,20 @@ def test_pipeline_with_diffprivlib_and_grid_search():
 
     X, y = make_classification(n_samples=600, n_features=4, weights=[0.85], random_state=0)
     X = np.clip(X, -4, 4)
-    pipe = Pipeline([
-        ("dpsmote", DPSMOTE(bounds=(-4, 4), random_state=0)),
-        ("clf", LogisticRegression(epsilon=1.0, data_norm=8.0, random_state=0)),
-    ])
+    pipe = Pipeline(
+        [
+            ("dpsmote", DPSMOTE(bounds=(-4, 4), random_state=0)),
+            ("clf", LogisticRegression(epsilon=1.0, data_norm=8.0, random_state=0)),
+        ]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = GridSearchCV(pipe, {"dpsmote__epsilon": [0.5, 2.0], "clf__epsilon": [1.0, 5.0]},
-                              cv=2, scoring="roc_auc")
+        search = GridSearchCV(
+            pipe,
+            {"dpsmote__epsilon": [0.5, 2.0], "clf__epsilon": [1.0, 5.0]},
+            cv=2,
+            scoring="roc_auc",
+        )
         search.fit(X, y)
     assert set(search.best_params_) == {"dpsmote__epsilon", "clf__epsilon"}
     assert search.best_estimator_.named_steps["dpsmote"].privacy_spent_.epsilon in (0.5, 2.0)
@@ -743,8 +805,9 @@ def test_many_features_single_cell_uses_sparse():
     assert est.histogram_ == "sparse"
     np.testing.assert_allclose(X_res[60:], 0.5)  # the only cell centre
     with pytest.raises(ValueError, match="at most 32 features"):
-        DPSMOTE(bounds=(0, 1), granularity=1.0, histogram="dense",
-                synopsis="grid").fit_resample(X, y)
+        DPSMOTE(bounds=(0, 1), granularity=1.0, histogram="dense", synopsis="grid").fit_resample(
+            X, y
+        )
 
 
 def test_distinct_empty_cells_rejection_path_is_uniform():
@@ -767,8 +830,12 @@ def test_sparse_spurious_values_follow_conditional_noise():
     grid = Grid(np.zeros(6), np.ones(6), 4)  # 4096 empty cells
     eps, theta = 1.0, 2
     rng = np.random.default_rng(3)
-    vals = np.concatenate([release_sparse(grid, np.zeros((0, 6), np.int16), eps, theta, rng).counts
-                           for _ in range(300)])
+    vals = np.concatenate(
+        [
+            release_sparse(grid, np.zeros((0, 6), np.int16), eps, theta, rng).counts
+            for _ in range(300)
+        ]
+    )
     a = np.exp(-eps)
     expect_n = 300 * 4096 * geometric_tail(eps, theta)
     assert abs(len(vals) - expect_n) < 6 * np.sqrt(expect_n)  # false failure < 1e-8
@@ -787,7 +854,7 @@ def test_d30_int64_codes_path():
     hist = est.noisy_counts_[1]
     # all 400 minority rows share cell (2,…,2): it survives θ (≈ 30 at ε_h = 1.8)
     assert any((c == 2).all() for c in hist.cells)
-    synth = X_res[len(X):]
+    synth = X_res[len(X) :]
     assert len(synth) == est.sampling_strategy_[1] and np.all(np.abs(synth) <= 4)
 
 
@@ -811,15 +878,15 @@ def test_expected_positive_noise_matches_distribution():
 
 def test_choose_n_cells_rule():
     eps_h = 0.9  # ε = 1 with count_share 0.1
-    assert choose_n_cells(200, eps_h, 8) == 2       # Pima-like: ν = 0.5
+    assert choose_n_cells(200, eps_h, 8) == 2  # Pima-like: ν = 0.5
     assert choose_n_cells(214, eps_h, 8) == 2
-    assert choose_n_cells(50_000, eps_h, 8) == 4    # many rows: the paper's ν = 0.25
-    assert choose_n_cells(10**9, eps_h, 8) == 4     # never finer than the paper's grid
-    assert choose_n_cells(100, eps_h, 8) == 2       # noise-dominated, but never 1 cell
-    assert choose_n_cells(10**5, eps_h, 30) == 2    # d = 30: the coarsest grid
+    assert choose_n_cells(50_000, eps_h, 8) == 4  # many rows: the paper's ν = 0.25
+    assert choose_n_cells(10**9, eps_h, 8) == 4  # never finer than the paper's grid
+    assert choose_n_cells(100, eps_h, 8) == 2  # noise-dominated, but never 1 cell
+    assert choose_n_cells(10**5, eps_h, 30) == 2  # d = 30: the coarsest grid
     assert choose_n_cells(0, eps_h, 2) == choose_n_cells(-5, eps_h, 2) == 2
     assert choose_n_cells(10**6, 50.0, 20, max_total_cells=2**27) == 2  # 3**20 > 2**27
-    assert choose_n_cells(10**6, 0.9, 30, max_total_cells=2**27) == 1   # 2**30 > 2**27
+    assert choose_n_cells(10**6, 0.9, 30, max_total_cells=2**27) == 1  # 2**30 > 2**27
     assert choose_n_cells(10, 0.9, 8, min_n_cells=1) == 1
     with pytest.raises(ValueError, match="n_features"):
         choose_n_cells(10, 1.0, 0)
@@ -870,8 +937,9 @@ def test_auto_granularity_fit_attributes_and_public_counts():
     assert est.privacy_spent_.epsilon == 1.0  # the choice is post-processing: no extra ε
     # class_counts="public": the exact (public) size drives the choice, all ε on the cells
     X, y = _pima_like(n_min=3_000, n_maj=6_000)
-    pub = DPSMOTE(bounds=(-1, 1), granularity="auto", class_counts="public", random_state=0,
-                  synopsis="grid")
+    pub = DPSMOTE(
+        bounds=(-1, 1), granularity="auto", class_counts="public", random_state=0, synopsis="grid"
+    )
     pub.fit_resample(X, y)
     assert pub.n_cells_ == choose_n_cells(3_000, 1.0, 8) == 3
     fixed = DPSMOTE(bounds=(-1, 1), granularity=0.5, random_state=0, synopsis="grid")
@@ -925,7 +993,7 @@ def test_release_synopsis_batch_auto_granularity():
     pad = np.iinfo(np.int64).min
     for m in (2, 3):
         rows = batch.noisy_counts[batch.n_cells == m]
-        assert np.all(rows[:, m * m:] == pad) and np.all(rows[:, :m * m] > pad)
+        assert np.all(rows[:, m * m :] == pad) and np.all(rows[:, : m * m] > pad)
     stacked = batch.stacked()
     assert stacked.shape == (4000, 2 + 2 + 16 + 1)
     np.testing.assert_array_equal(stacked[:, -1], batch.n_cells)
@@ -935,24 +1003,29 @@ def test_warnings_point_at_the_callers_line_through_a_pipeline():
     from imblearn.pipeline import Pipeline
     from sklearn.linear_model import LogisticRegression
 
-    X, y = make_classification(n_samples=300, n_features=8, n_informative=4,
-                               weights=[0.95], random_state=0)
-    pipe = Pipeline([("s", DPSMOTE(epsilon=0.5, bounds=(-6, 6), random_state=0)),
-                     ("clf", LogisticRegression())])
+    X, y = make_classification(
+        n_samples=300, n_features=8, n_informative=4, weights=[0.95], random_state=0
+    )
+    pipe = Pipeline(
+        [("s", DPSMOTE(epsilon=0.5, bounds=(-6, 6), random_state=0)), ("clf", LogisticRegression())]
+    )
     with pytest.warns(DPSMOTENoiseWarning) as record:
         pipe.fit(X, y)
     assert {w.filename for w in record} == {__file__}
 
 
-@pytest.mark.parametrize("y", [
-    np.array([3, 1, 3, 7, 1], dtype=np.int64),
-    np.array([-2, 5, -2, 0], dtype=np.int8),
-    np.array([9, 9, 4], dtype=np.uint16),
-    np.array([0, 70_000, 3]),            # a span too wide for the table: np.unique
-    np.array(["b", "a", "b"]),
-    np.array([0.5, 1.5, 0.5]),
-    np.array([True, False, True]),
-])
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, 1, 3, 7, 1], dtype=np.int64),
+        np.array([-2, 5, -2, 0], dtype=np.int8),
+        np.array([9, 9, 4], dtype=np.uint16),
+        np.array([0, 70_000, 3]),  # a span too wide for the table: np.unique
+        np.array(["b", "a", "b"]),
+        np.array([0.5, 1.5, 0.5]),
+        np.array([True, False, True]),
+    ],
+)
 def test_label_encoding_equals_numpy_unique(y):
     from skdp_anomaly.over_sampling._setting import unique_codes as _unique_codes
 

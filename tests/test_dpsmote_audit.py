@@ -32,7 +32,10 @@ N_MAJ, N_MIN = 40, 12
 def _neighbours():
     """D (12 minority rows in cell (0, 0)) and D' = D plus one more there."""
     X_maj = np.full((N_MAJ, 2), 0.9)
-    base = (np.r_[X_maj, np.full((N_MIN, 2), 0.1)], np.r_[np.zeros(N_MAJ, int), np.ones(N_MIN, int)])
+    base = (
+        np.r_[X_maj, np.full((N_MIN, 2), 0.1)],
+        np.r_[np.zeros(N_MAJ, int), np.ones(N_MIN, int)],
+    )
     plus = (np.r_[base[0], [[0.1, 0.1]]], np.r_[base[1], [1]])
     return base, plus
 
@@ -40,14 +43,15 @@ def _neighbours():
 def _batch_mechanism(estimator):
     def mech(data, rng, n):
         X, y = data
-        return release_synopsis_batch(estimator, X, y, n, histogram_class=1,
-                                      random_state=rng).stacked()
+        return release_synopsis_batch(
+            estimator, X, y, n, histogram_class=1, random_state=rng
+        ).stacked()
+
     return mech
 
 
 def test_audit_synopsis_private_counts():
-    est = DPSMOTE(epsilon=EPS, bounds=(0, 1), granularity=0.5,
-                  synopsis="grid")  # 2x2 grid, 4 cells
+    est = DPSMOTE(epsilon=EPS, bounds=(0, 1), granularity=0.5, synopsis="grid")  # 2x2 grid, 4 cells
     # stacked columns: noisy sizes (2), n_synthetic (2), histogram of class 1 (4 cells)
     size1, nsyn1, cell0 = 1, 3, 4
     events = {
@@ -56,8 +60,16 @@ def test_audit_synopsis_private_counts():
         "both": lambda o: (o[:, size1] >= N_MIN + 1) & (o[:, cell0] >= N_MIN + 1),
         "n_synthetic <= n0-n1-1": lambda o: o[:, nsyn1] <= N_MAJ - N_MIN - 1,
     }
-    res = audit(_batch_mechanism(est), _neighbours(), events, n_runs=30_000, batch=True,
-                claimed_epsilon=EPS, random_state=0, name="DPSMOTE synopsis")
+    res = audit(
+        _batch_mechanism(est),
+        _neighbours(),
+        events,
+        n_runs=30_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=0,
+        name="DPSMOTE synopsis",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     # the joint event has likelihood ratio exactly e^ε: the split ε_c + ε_h is tight
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
@@ -65,12 +77,20 @@ def test_audit_synopsis_private_counts():
 
 
 def test_audit_synopsis_public_counts_histogram_only():
-    est = DPSMOTE(epsilon=EPS, bounds=(0, 1), granularity=0.5, synopsis="grid",
-                  class_counts="public")
+    est = DPSMOTE(
+        epsilon=EPS, bounds=(0, 1), granularity=0.5, synopsis="grid", class_counts="public"
+    )
     # columns: n_synthetic (2), histogram (4); the count is public so the
     # neighbours share the class sizes' *public* status, only the histogram is audited
-    res = audit(_batch_mechanism(est), _neighbours(), {"cell0 >= n1+1": lambda o: o[:, 2] >= N_MIN + 1},
-                n_runs=30_000, batch=True, claimed_epsilon=EPS, random_state=1)
+    res = audit(
+        _batch_mechanism(est),
+        _neighbours(),
+        {"cell0 >= n1+1": lambda o: o[:, 2] >= N_MIN + 1},
+        n_runs=30_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=1,
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -80,8 +100,11 @@ def test_audit_fit_number_of_synthetic_rows():
     # input is enough to catch exact counts (which give a bound ~5 > ε).
     def mech(data, rng):
         X, y = data
-        est = DPSMOTE(epsilon=EPS, bounds=(0, 1),  # the default (Gaussian) synopsis
-                      random_state=int(rng.integers(2**31)))
+        est = DPSMOTE(
+            epsilon=EPS,
+            bounds=(0, 1),  # the default (Gaussian) synopsis
+            random_state=int(rng.integers(2**31)),
+        )
         X_res, _ = est.fit_resample(X, y)
         return len(X_res) - len(X)
 
@@ -96,13 +119,20 @@ def test_audit_detects_exact_counts_leak():
     # number of synthetic rows; the audit must see far more than ε.
     def mech(data, rng):
         X, y = data
-        est = DPSMOTE(epsilon=EPS, bounds=(0, 1), class_counts="public",
-                      random_state=int(rng.integers(2**31)))
+        est = DPSMOTE(
+            epsilon=EPS, bounds=(0, 1), class_counts="public", random_state=int(rng.integers(2**31))
+        )
         X_res, _ = est.fit_resample(X, y)
         return len(X_res) - len(X)
 
-    res = audit(mech, _neighbours(), {"n_new == n0-n1": lambda o: o == N_MAJ - N_MIN},
-                n_runs=300, claimed_epsilon=EPS, random_state=3)
+    res = audit(
+        mech,
+        _neighbours(),
+        {"n_new == n0-n1": lambda o: o == N_MAJ - N_MIN},
+        n_runs=300,
+        claimed_epsilon=EPS,
+        random_state=3,
+    )
     assert res.epsilon_lower_bound > 3 * EPS
 
 
@@ -113,7 +143,9 @@ def test_audit_sparse_release(empty_in_base):
     # probability P(Z >= 1) vs P(Z >= 0), ratio e^ε; this exercises the
     # binomial count and uniform placement of spurious cells.
     grid = Grid(np.zeros(2), np.ones(2), 4)
-    base = np.array([[0, 0]] * 5 + ([] if empty_in_base else [[3, 3]]), dtype=np.int16).reshape(-1, 2)
+    base = np.array([[0, 0]] * 5 + ([] if empty_in_base else [[3, 3]]), dtype=np.int16).reshape(
+        -1, 2
+    )
     plus = np.r_[base, [[3, 3]]].astype(np.int16)
     target = 3 * 4 + 3  # key of cell (3, 3)
 
@@ -124,10 +156,13 @@ def test_audit_sparse_release(empty_in_base):
         return h.counts[hit[0]] if hit.size else 0
 
     need = 1 if empty_in_base else 2
-    events = {f"cell(3,3) >= {need}": lambda o: o >= need,
-              f"cell(3,3) >= {need + 1}": lambda o: o >= need + 1}
-    res = audit(mech, (base, plus), events, n_runs=6000, claimed_epsilon=EPS,
-                random_state=4 + empty_in_base)
+    events = {
+        f"cell(3,3) >= {need}": lambda o: o >= need,
+        f"cell(3,3) >= {need + 1}": lambda o: o >= need + 1,
+    }
+    res = audit(
+        mech, (base, plus), events, n_runs=6000, claimed_epsilon=EPS, random_state=4 + empty_in_base
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.6 * EPS, res.to_markdown()
 
@@ -147,8 +182,16 @@ def test_audit_synopsis_auto_granularity():
         "both": lambda o: (o[:, size1] >= N_MIN + 1) & (o[:, cell0] >= N_MIN + 1),
         "n_cells == 4 & cell0 >= n1+1": lambda o: (o[:, n_cells] == 4) & (o[:, cell0] >= N_MIN + 1),
     }
-    res = audit(_batch_mechanism(est), _neighbours(), events, n_runs=30_000, batch=True,
-                claimed_epsilon=EPS, random_state=5, name="DPSMOTE synopsis, auto grid")
+    res = audit(
+        _batch_mechanism(est),
+        _neighbours(),
+        events,
+        n_runs=30_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=5,
+        name="DPSMOTE synopsis, auto grid",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()  # still tight: no over-noising
 
@@ -159,15 +202,21 @@ def test_audit_fit_auto_granularity_end_to_end():
     # the number of synthetic rows (both visible to any user of the output).
     def mech(data, rng):
         X, y = data
-        est = DPSMOTE(epsilon=EPS, bounds=(0, 1), granularity="auto", synopsis="grid",
-                      random_state=int(rng.integers(2**31)))
+        est = DPSMOTE(
+            epsilon=EPS,
+            bounds=(0, 1),
+            granularity="auto",
+            synopsis="grid",
+            random_state=int(rng.integers(2**31)),
+        )
         X_res, _ = est.fit_resample(X, y)
         return 1000 * est.n_cells_ + (len(X_res) - len(X))
 
     events = {
         "n_cells == 4": lambda o: o // 1000 == 4,
-        "n_cells == 4 & n_new <= n0-n1-1": lambda o: (o // 1000 == 4)
-        & (o % 1000 <= N_MAJ - N_MIN - 1),
+        "n_cells == 4 & n_new <= n0-n1-1": lambda o: (
+            (o // 1000 == 4) & (o % 1000 <= N_MAJ - N_MIN - 1)
+        ),
     }
     res = audit(mech, _neighbours(), events, n_runs=600, claimed_epsilon=EPS, random_state=6)
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
@@ -196,16 +245,29 @@ def test_audit_replace_one_neighbours_cost_twice_epsilon():
 
     def mech(data, rng, n):
         X, y = data
-        return release_synopsis_batch(est, X, y, n, histogram_class=[1, 2],
-                                       random_state=rng).stacked()
+        return release_synopsis_batch(
+            est, X, y, n, histogram_class=[1, 2], random_state=rng
+        ).stacked()
 
     events = {
-        "all four move (tight)": lambda o: ((o[:, size_b] <= 11) & (o[:, size_c] >= 13)
-                                            & (o[:, hist_b_a] <= 5) & (o[:, hist_c_c] >= 7)),
+        "all four move (tight)": lambda o: (
+            (o[:, size_b] <= 11)
+            & (o[:, size_c] >= 13)
+            & (o[:, hist_b_a] <= 5)
+            & (o[:, hist_c_c] >= 7)
+        ),
         "histograms only": lambda o: (o[:, hist_b_a] <= 5) & (o[:, hist_c_c] >= 7),
     }
-    res = audit(mech, _replace_neighbours(), events, n_runs=30_000, batch=True,
-                claimed_epsilon=2 * EPS, random_state=3, name="DPSMOTE replace-one")
+    res = audit(
+        mech,
+        _replace_neighbours(),
+        events,
+        n_runs=30_000,
+        batch=True,
+        claimed_epsilon=2 * EPS,
+        random_state=3,
+        name="DPSMOTE replace-one",
+    )
     assert res.epsilon_lower_bound <= 2 * EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * 2 * EPS, res.to_markdown()
     assert res.epsilon_lower_bound > EPS  # so the add/remove figure does not hold here
@@ -224,6 +286,7 @@ def test_audit_replace_one_neighbours_cost_twice_epsilon():
 # the events below the clipping of the mean to [-1, 1] does not change the
 # event, so "sum_k >= 1" is exactly "S̃_k >= 1".
 
+
 def _gaussian_neighbours(d, n_maj=40, n_min=12):
     """D: n_min class-1 rows at the centre; D' = D plus one class-1 row at the corner +1."""
     X = np.r_[np.full((n_maj, d), -0.5), np.zeros((n_min, d))]
@@ -234,9 +297,11 @@ def _gaussian_neighbours(d, n_maj=40, n_min=12):
 def _gaussian_mechanism(estimator, mean_class=1):
     def mech(data, rng, n):
         X, y = data
-        sizes, means = release_gaussian_batch(estimator, X, y, n, mean_class=mean_class,
-                                               random_state=rng)
+        sizes, means = release_gaussian_batch(
+            estimator, X, y, n, mean_class=mean_class, random_state=rng
+        )
         return means if sizes is None else np.column_stack([sizes, means])
+
     return mech
 
 
@@ -253,7 +318,8 @@ def _gaussian_corner_events(d, n_min=12):
         "every sum_k >= 1": lambda o: np.all(_noisy_sums(o, size1, means) >= 1, axis=1),
         "mean_0 >= 0.05": lambda o: o[:, means[0]] >= 0.05,
         "size1 >= n1+1 & every sum_k >= 1 (tight)": lambda o: (
-            (o[:, size1] >= n_min + 1) & np.all(_noisy_sums(o, size1, means) >= 1, axis=1)),
+            (o[:, size1] >= n_min + 1) & np.all(_noisy_sums(o, size1, means) >= 1, axis=1)
+        ),
     }
 
 
@@ -264,9 +330,16 @@ def test_audit_gaussian_release_corner_row():
     d = 2
     est = DPSMOTE(epsilon=EPS, bounds=(-1, 1))
     assert est.synopsis == "gaussian"  # the default is what is audited
-    res = audit(_gaussian_mechanism(est), _gaussian_neighbours(d), _gaussian_corner_events(d),
-                n_runs=100_000, batch=True, claimed_epsilon=EPS, random_state=7,
-                name="DPSMOTE Gaussian synopsis")
+    res = audit(
+        _gaussian_mechanism(est),
+        _gaussian_neighbours(d),
+        _gaussian_corner_events(d),
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=7,
+        name="DPSMOTE Gaussian synopsis",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
     assert "tight" in res.best_event
@@ -277,8 +350,15 @@ def test_audit_gaussian_release_d3_stays_below_epsilon():
     # over all coordinates is still bounded by ε (and is the best of these events).
     d = 3
     est = DPSMOTE(epsilon=EPS, bounds=(-1, 1))
-    res = audit(_gaussian_mechanism(est), _gaussian_neighbours(d), _gaussian_corner_events(d),
-                n_runs=100_000, batch=True, claimed_epsilon=EPS, random_state=8)
+    res = audit(
+        _gaussian_mechanism(est),
+        _gaussian_neighbours(d),
+        _gaussian_corner_events(d),
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=8,
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.7 * EPS, res.to_markdown()  # ≈ 0.9 ε expected
 
@@ -295,9 +375,16 @@ def test_audit_gaussian_sum_release_alone():
         "every mean_k >= 1/61 (tight)": lambda o: np.all(o >= 1 / 61, axis=1),
         "every mean_k >= 0.05": lambda o: np.all(o >= 0.05, axis=1),
     }
-    res = audit(_gaussian_mechanism(est), _gaussian_neighbours(d, n_maj=100, n_min=n_min),
-                events, n_runs=100_000, batch=True, claimed_epsilon=EPS, random_state=9,
-                name="DPSMOTE Gaussian sums, public sizes")
+    res = audit(
+        _gaussian_mechanism(est),
+        _gaussian_neighbours(d, n_maj=100, n_min=n_min),
+        events,
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=9,
+        name="DPSMOTE Gaussian sums, public sizes",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
 
@@ -309,12 +396,22 @@ def test_audit_detects_a_gaussian_sensitivity_bug(monkeypatch):
     from skdp_anomaly.over_sampling import _release
     from skdp_anomaly.privacy import LaplaceMechanism
 
-    monkeypatch.setattr(_release, "LaplaceMechanism",
-                        lambda epsilon, sensitivity, **kw: LaplaceMechanism(epsilon, 1.0, **kw))
+    monkeypatch.setattr(
+        _release,
+        "LaplaceMechanism",
+        lambda epsilon, sensitivity, **kw: LaplaceMechanism(epsilon, 1.0, **kw),
+    )
     d = 2
     est = DPSMOTE(epsilon=EPS, bounds=(-1, 1))
-    res = audit(_gaussian_mechanism(est), _gaussian_neighbours(d), _gaussian_corner_events(d),
-                n_runs=100_000, batch=True, claimed_epsilon=EPS, random_state=7)
+    res = audit(
+        _gaussian_mechanism(est),
+        _gaussian_neighbours(d),
+        _gaussian_corner_events(d),
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=7,
+    )
     assert res.epsilon_lower_bound > 1.5 * EPS, res.to_markdown()
 
 
@@ -338,10 +435,12 @@ def test_audit_gaussian_fit_end_to_end():
         "mean_0 >= 0.05": lambda o: o[:, 1] >= 0.05,
         "every mean_k >= 0.05": lambda o: np.all(o[:, 1:] >= 0.05, axis=1),
         "n_new <= n0-n1-1 & every mean_k >= 0.05": lambda o: (
-            (o[:, 0] <= N_MAJ - N_MIN - 1) & np.all(o[:, 1:] >= 0.05, axis=1)),
+            (o[:, 0] <= N_MAJ - N_MIN - 1) & np.all(o[:, 1:] >= 0.05, axis=1)
+        ),
     }
-    res = audit(mech, _gaussian_neighbours(d), events, n_runs=1000, claimed_epsilon=EPS,
-                random_state=10)
+    res = audit(
+        mech, _gaussian_neighbours(d), events, n_runs=1000, claimed_epsilon=EPS, random_state=10
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -368,17 +467,29 @@ def test_audit_gaussian_replace_one_neighbours_cost_twice_epsilon():
 
     def tight(o):
         s1, s2 = both_sums(o)
-        return ((o[:, size1] <= 11) & (o[:, size2] >= 13)
-                & np.all(s1 <= 0, axis=1) & np.all(s2 <= -1, axis=1))
+        return (
+            (o[:, size1] <= 11)
+            & (o[:, size2] >= 13)
+            & np.all(s1 <= 0, axis=1)
+            & np.all(s2 <= -1, axis=1)
+        )
 
     events = {
         "all four move (tight)": tight,
-        "sums only": lambda o: np.all(both_sums(o)[0] <= 0, axis=1)
-        & np.all(both_sums(o)[1] <= -1, axis=1),
+        "sums only": lambda o: (
+            np.all(both_sums(o)[0] <= 0, axis=1) & np.all(both_sums(o)[1] <= -1, axis=1)
+        ),
     }
-    res = audit(_gaussian_mechanism(est, mean_class=[1, 2]), _gaussian_replace_neighbours(d),
-                events, n_runs=200_000, batch=True, claimed_epsilon=2 * EPS, random_state=11,
-                name="DPSMOTE Gaussian replace-one")
+    res = audit(
+        _gaussian_mechanism(est, mean_class=[1, 2]),
+        _gaussian_replace_neighbours(d),
+        events,
+        n_runs=200_000,
+        batch=True,
+        claimed_epsilon=2 * EPS,
+        random_state=11,
+        name="DPSMOTE Gaussian replace-one",
+    )
     assert res.epsilon_lower_bound <= 2 * EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * 2 * EPS, res.to_markdown()
     assert res.epsilon_lower_bound > EPS  # the add/remove figure does not hold here

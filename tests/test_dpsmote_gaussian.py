@@ -76,12 +76,12 @@ def test_noisy_mean_is_inside_the_bounds_even_when_noise_dominates():
         for mean in est.noisy_means_.values():
             assert np.all(mean >= lower) and np.all(mean <= upper)
             outside += np.sum((mean == lower) | (mean == upper))
-        assert np.all(X_res[len(X):] >= lower) and np.all(X_res[len(X):] <= upper)
+        assert np.all(X_res[len(X) :] >= lower) and np.all(X_res[len(X) :] <= upper)
     assert outside > 0  # clipping did happen, so the check above could fail
 
 
 def test_release_means_divides_the_noisy_sum_by_the_dp_size():
-    unit = 2 ** 32  # the sums are fixed-point integers in units of 2^-32
+    unit = 2**32  # the sums are fixed-point integers in units of 2^-32
     sums = np.array([[6 * unit, -3 * unit]])
     got = release_means(sums, np.array([3]), 1e9, np.random.default_rng(0))  # no noise left
     np.testing.assert_allclose(got, [[1.0, -1.0]], atol=1e-6)  # 2 → clipped to 1; -1
@@ -91,12 +91,17 @@ def test_release_means_divides_the_noisy_sum_by_the_dp_size():
     # 2b² = 32. The sample variance over 2·10⁵ draws has standard error
     # √((24b⁴ − 4b⁴)/n) ≈ 0.16, so rtol 5 % (1.6) is 10 standard errors: false failure
     # < 1e-10 per coordinate. The scale 1/ε (sensitivity 1) would give 8 and fail.
-    noisy = release_means(np.zeros((200_000, 2), np.int64), np.ones(200_000) * 1e6, 0.5,
-                          np.random.default_rng(1)) * 1e6
+    noisy = (
+        release_means(
+            np.zeros((200_000, 2), np.int64), np.ones(200_000) * 1e6, 0.5, np.random.default_rng(1)
+        )
+        * 1e6
+    )
     np.testing.assert_allclose(noisy.var(axis=0), 32.0, rtol=0.05)
     # float-safe: every noisy sum is a multiple of 2^-32, whatever the true sum
-    sums = release_means(np.full((1000, 2), 12345, np.int64), np.ones(1000), 0.5,
-                         np.random.default_rng(2))
+    sums = release_means(
+        np.full((1000, 2), 12345, np.int64), np.ones(1000), 0.5, np.random.default_rng(2)
+    )
     steps = sums * unit
     assert np.array_equal(steps, np.rint(steps))
 
@@ -124,8 +129,9 @@ def test_mean_uses_the_noisy_size_not_the_true_one(monkeypatch):
 def test_synthetic_rows_depend_on_the_released_mean_only(monkeypatch):
     # Two datasets with the same (public) class sizes but different minority rows give
     # identical synthetic rows once the released mean is the same.
-    monkeypatch.setattr(_release, "release_means",
-                        lambda sums, sizes, eps, rng: np.full(sums.shape, 0.25))
+    monkeypatch.setattr(
+        _release, "release_means", lambda sums, sizes, eps, rng: np.full(sums.shape, 0.25)
+    )
     rng = np.random.default_rng(2)
     outs = []
     for spread_of_data in (0.1, 3.0):
@@ -133,7 +139,7 @@ def test_synthetic_rows_depend_on_the_released_mean_only(monkeypatch):
         y = np.r_[np.zeros(300, int), np.ones(40, int)]
         est = DPSMOTE(bounds=(-4, 4), class_counts="public", random_state=5)
         X_res, _ = est.fit_resample(X, y)
-        outs.append(X_res[len(X):])
+        outs.append(X_res[len(X) :])
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_allclose(est.noisy_means_[1], 1.0)  # 0.25 of the half-range 4
 
@@ -144,7 +150,7 @@ def test_rows_are_clipped_to_the_bounds():
     lower, upper = np.array([-4, -2, 0.0]), np.array([4, 2, 1.0])
     est = DPSMOTE(epsilon=5.0, bounds=(lower, upper), spread=3.0, random_state=0)
     X_res, _ = est.fit_resample(X, y)
-    synth = X_res[len(X):]
+    synth = X_res[len(X) :]
     assert len(synth) == est.sampling_strategy_[1] > 400
     assert np.all(synth >= lower) and np.all(synth <= upper)
     # P(|μ + 3Z| ≤ 1) < 0.27 per coordinate: far more than 10 % of the rows sit on a
@@ -168,7 +174,7 @@ def test_spread_is_the_std_in_half_ranges(spread):
     X, y = np.r_[X_maj, X_min], np.r_[np.zeros(3400, int), np.ones(400, int)]
     est = DPSMOTE(epsilon=20.0, bounds=(lower, upper), spread=spread, random_state=0)
     X_res, _ = est.fit_resample(X, y)
-    synth = X_res[len(X):]
+    synth = X_res[len(X) :]
     assert len(synth) > 2900
     np.testing.assert_allclose(synth.std(axis=0), spread * half, rtol=0.08)
     # and centred on the released mean (6 SE: spread·half/√n)
@@ -193,8 +199,13 @@ def test_features_whose_bounds_coincide():
     np.testing.assert_array_equal(U, [[0.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
     np.testing.assert_array_equal(unit_sum(np.array([[1.0, 7.0], [2.0, -5.0]]), box), [1.0, 0.0])
     np.testing.assert_array_equal(box.from_unit(np.array([0.5, 0.9])), [1.5, 3.0])
-    Z = fill_gaussian(np.array([0.0, 0.7]), 0.5, box,
-                      chunk_seeds(np.random.default_rng(0), 500), np.empty((500, 2)))
+    Z = fill_gaussian(
+        np.array([0.0, 0.7]),
+        0.5,
+        box,
+        chunk_seeds(np.random.default_rng(0), 500),
+        np.empty((500, 2)),
+    )
     assert np.all(Z[:, 1] == 3.0) and np.all((Z[:, 0] >= 0) & (Z[:, 0] <= 2))
     # DPSMOTE itself refuses such bounds (a zero-width feature has no cells either),
     # and bounds=None gives a constant feature a range of width 1
@@ -284,8 +295,9 @@ def test_synopsis_grid_parameters_do_not_change_the_gaussian_release():
     X, y = _two_classes(n_maj=400, n_min=80)
     a = DPSMOTE(bounds=(-4, 4), random_state=4).fit_resample(X, y)[0]
     with pytest.warns(UserWarning, match="ignored with synopsis='gaussian'"):
-        b = DPSMOTE(bounds=(-4, 4), random_state=4, granularity="auto", connectivity=0,
-                    histogram="sparse").fit_resample(X, y)[0]
+        b = DPSMOTE(
+            bounds=(-4, 4), random_state=4, granularity="auto", connectivity=0, histogram="sparse"
+        ).fit_resample(X, y)[0]
     np.testing.assert_array_equal(a, b)
 
 
@@ -302,8 +314,9 @@ def test_release_gaussian_batch():
     # per-release sd is < 0.01, so 0.01 is > 20 standard errors of the average)
     np.testing.assert_allclose(means.mean(axis=0), X[y == 1].mean(axis=0) / 4, atol=0.01)
     assert not hasattr(est, "noisy_means_")  # estimator untouched
-    sizes, both = release_gaussian_batch(clone(est).set_params(class_counts="public"), X, y,
-                                          10, mean_class=[0, 1], random_state=1)
+    sizes, both = release_gaussian_batch(
+        clone(est).set_params(class_counts="public"), X, y, 10, mean_class=[0, 1], random_state=1
+    )
     assert sizes is None and both.shape == (10, 6)
     with pytest.raises(ValueError, match="mean_class 7"):
         release_gaussian_batch(est, X, y, 5, mean_class=7)
@@ -311,19 +324,23 @@ def test_release_gaussian_batch():
         release_gaussian_batch(object(), X, y, 5, mean_class=1)
 
 
-@pytest.mark.parametrize("synopsis, params", [
-    ("gaussian", {"granularity": "auto"}),
-    ("gaussian", {"connectivity": 1, "histogram": "sparse"}),
-    ("grid", {"spread": 0.3}),
-])
+@pytest.mark.parametrize(
+    "synopsis, params",
+    [
+        ("gaussian", {"granularity": "auto"}),
+        ("gaussian", {"connectivity": 1, "histogram": "sparse"}),
+        ("grid", {"spread": 0.3}),
+    ],
+)
 def test_parameters_of_the_other_synopsis_warn_that_they_are_ignored(synopsis, params):
     X = np.random.default_rng(0).uniform(-1, 1, (200, 3))
     y = np.r_[np.zeros(170, int), np.ones(30, int)]
     sampler = DPSMOTE(epsilon=5.0, bounds=(-1, 1), synopsis=synopsis, random_state=0, **params)
     with pytest.warns(UserWarning, match="ignored with synopsis") as record:
         sampler.fit_resample(X, y)
-    assert all(name in str(w.message) for w in record if "ignored" in str(w.message)
-               for name in params)
+    assert all(
+        name in str(w.message) for w in record if "ignored" in str(w.message) for name in params
+    )
 
 
 def test_default_parameters_do_not_warn_about_the_other_synopsis():

@@ -35,15 +35,28 @@ from skdp_anomaly.over_sampling import _dpsmote, _release, _statistics, _synthes
 from skdp_anomaly.over_sampling._release import sum_mechanism
 from skdp_anomaly.privacy import GeometricMechanism, PrivacyCost, compose_sequential
 
-PARAMS = {"epsilon", "sampling_strategy", "bounds", "synopsis", "spread", "granularity",
-          "connectivity", "class_counts", "count_share", "histogram", "classes",
-          "random_state", "accountant"}
+PARAMS = {
+    "epsilon",
+    "sampling_strategy",
+    "bounds",
+    "synopsis",
+    "spread",
+    "granularity",
+    "connectivity",
+    "class_counts",
+    "count_share",
+    "histogram",
+    "classes",
+    "random_state",
+    "accountant",
+}
 
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(n_samples=300, n_features=3, n_informative=3, n_redundant=0,
-                               weights=[0.8], random_state=0)
+    X, y = make_classification(
+        n_samples=300, n_features=3, n_informative=3, n_redundant=0, weights=[0.8], random_state=0
+    )
     return X, y
 
 
@@ -56,16 +69,34 @@ def _quiet():
 
 # -- privacy_cost() refuses what fit refuses ---------------------------------------------
 SINGLE = [  # one parameter out of its range: sklearn's InvalidParameterError
-    {"epsilon": 0}, {"epsilon": -1.0}, {"epsilon": np.nan}, {"epsilon": np.inf},
-    {"epsilon": 1000.0}, {"epsilon": "1"},
-    {"sampling_strategy": "most"}, {"sampling_strategy": 1.5}, {"sampling_strategy": 0.0},
-    {"bounds": "wide"}, {"synopsis": "kde"},
-    {"spread": 0}, {"spread": np.inf}, {"spread": np.nan}, {"spread": "wide"},
-    {"granularity": 0}, {"granularity": 1.5}, {"granularity": "fine"},
-    {"connectivity": -1}, {"connectivity": 1.5},
-    {"class_counts": "exact"}, {"count_share": 0.0}, {"count_share": 1.0},
-    {"histogram": "hash"}, {"classes": 5},
-    {"random_state": -1}, {"random_state": "seed"}, {"accountant": "ledger"},
+    {"epsilon": 0},
+    {"epsilon": -1.0},
+    {"epsilon": np.nan},
+    {"epsilon": np.inf},
+    {"epsilon": 1000.0},
+    {"epsilon": "1"},
+    {"sampling_strategy": "most"},
+    {"sampling_strategy": 1.5},
+    {"sampling_strategy": 0.0},
+    {"bounds": "wide"},
+    {"synopsis": "kde"},
+    {"spread": 0},
+    {"spread": np.inf},
+    {"spread": np.nan},
+    {"spread": "wide"},
+    {"granularity": 0},
+    {"granularity": 1.5},
+    {"granularity": "fine"},
+    {"connectivity": -1},
+    {"connectivity": 1.5},
+    {"class_counts": "exact"},
+    {"count_share": 0.0},
+    {"count_share": 1.0},
+    {"histogram": "hash"},
+    {"classes": 5},
+    {"random_state": -1},
+    {"random_state": "seed"},
+    {"accountant": "ledger"},
 ]
 CROSS = [  # parameters that contradict each other: a ValueError naming the parameter
     ({"epsilon": 40.0}, "'epsilon'"),
@@ -84,8 +115,15 @@ CROSS = [  # parameters that contradict each other: a ValueError naming the para
     ({"bounds": ("low", "high")}, "bounds"),
     # per-feature bounds fix d: the grid that d needs is checked before any data
     ({"bounds": ([0] * 14, [1] * 14), "synopsis": "grid", "histogram": "dense"}, "histogram"),
-    ({"bounds": ([0] * 40, [1] * 40), "synopsis": "grid", "histogram": "dense",
-      "granularity": 1.0}, "histogram"),
+    (
+        {
+            "bounds": ([0] * 40, [1] * 40),
+            "synopsis": "grid",
+            "histogram": "dense",
+            "granularity": 1.0,
+        },
+        "histogram",
+    ),
     ({"bounds": ([0] * 60, [1] * 60), "synopsis": "grid", "connectivity": 6}, "connectivity"),
 ]
 
@@ -110,8 +148,7 @@ def test_single_bad_parameter_is_refused_alike_by_privacy_cost_and_fit(data, par
 
 
 @pytest.mark.parametrize("params, name", CROSS, ids=[repr(p) for p, _ in CROSS])
-def test_contradicting_parameters_are_refused_alike_by_privacy_cost_and_fit(data, params,
-                                                                          name):
+def test_contradicting_parameters_are_refused_alike_by_privacy_cost_and_fit(data, params, name):
     params = {"bounds": (-6, 6), **params}
     ledger = Ledger()
     est = DPSMOTE(accountant=ledger, **params)
@@ -154,19 +191,30 @@ def test_privacy_leaks_name_data_derived_bounds():
 def test_privacy_spent_is_the_composition_of_the_charged_costs(data, synopsis, counts):
     X, y = data
     ledger = Ledger()
-    est = DPSMOTE(epsilon=0.7, bounds=(-6, 6), synopsis=synopsis, class_counts=counts,
-                  random_state=0, accountant=ledger)
+    est = DPSMOTE(
+        epsilon=0.7,
+        bounds=(-6, 6),
+        synopsis=synopsis,
+        class_counts=counts,
+        random_state=0,
+        accountant=ledger,
+    )
     est.fit_resample(X, y)
-    sizes = [] if counts == "public" else [
-        GeometricMechanism(0.7 * 0.1, neighbours="add_remove").cost]
+    sizes = (
+        [] if counts == "public" else [GeometricMechanism(0.7 * 0.1, neighbours="add_remove").cost]
+    )
     eps_hist = 0.7 if counts == "public" else 0.7 * 0.9
-    synopsis_cost = (sum_mechanism(eps_hist, X.shape[1]).cost if synopsis == "gaussian"
-                     else GeometricMechanism(eps_hist, neighbours="add_remove").cost)
+    synopsis_cost = (
+        sum_mechanism(eps_hist, X.shape[1]).cost
+        if synopsis == "gaussian"
+        else GeometricMechanism(eps_hist, neighbours="add_remove").cost
+    )
     expected = compose_sequential(sizes + [synopsis_cost])
     assert est.privacy_spent_ == expected
     assert est.privacy_spent_.epsilon == pytest.approx(est.privacy_cost().epsilon)
     assert [e for e, _ in ledger.spent] == pytest.approx(
-        [c.under("replace").epsilon for c in sizes + [synopsis_cost]])
+        [c.under("replace").epsilon for c in sizes + [synopsis_cost]]
+    )
 
 
 def test_privacy_spent_without_synthetic_rows(data):
@@ -175,8 +223,14 @@ def test_privacy_spent_without_synthetic_rows(data):
     with pytest.warns(UserWarning, match="no synthetic rows"):
         est.fit_resample(X, y)
     assert est.privacy_spent_ == PrivacyCost.pure(0.1, neighbours="add_remove")
-    public = DPSMOTE(bounds=(-6, 6), sampling_strategy={0: 0}, class_counts="public",
-                     classes=[0, 1], random_state=0, accountant=Ledger())
+    public = DPSMOTE(
+        bounds=(-6, 6),
+        sampling_strategy={0: 0},
+        class_counts="public",
+        classes=[0, 1],
+        random_state=0,
+        accountant=Ledger(),
+    )
     with pytest.warns(UserWarning, match="no synthetic rows"):
         public.fit_resample(X, y)
     assert public.privacy_spent_.epsilon == 0 and public.accountant.spent == []
@@ -186,6 +240,7 @@ def test_privacy_spent_without_synthetic_rows(data):
 def _raise(exc):
     def boom(*args, **kwargs):
         raise exc("injected")
+
     return boom
 
 
@@ -211,17 +266,22 @@ def _state(est) -> dict:
 
 def _costs(synopsis, d):
     sizes = GeometricMechanism(0.1, neighbours="add_remove").cost
-    synopsis_cost = (sum_mechanism(0.9, d).cost if synopsis == "gaussian"
-                     else GeometricMechanism(0.9, neighbours="add_remove").cost)
+    synopsis_cost = (
+        sum_mechanism(0.9, d).cost
+        if synopsis == "gaussian"
+        else GeometricMechanism(0.9, neighbours="add_remove").cost
+    )
     return [sizes, synopsis_cost]
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
 @pytest.mark.parametrize("fitted", [False, True], ids=["fresh", "refit"])
-@pytest.mark.parametrize("stage, synopsis, target, n_charged", STAGES,
-                         ids=[f"{s[1]}: {s[0]}" for s in STAGES])
-def test_a_failed_call_leaves_the_sampler_as_it_was(data, monkeypatch, stage, synopsis,
-                                                    target, n_charged, fitted, exc):
+@pytest.mark.parametrize(
+    "stage, synopsis, target, n_charged", STAGES, ids=[f"{s[1]}: {s[0]}" for s in STAGES]
+)
+def test_a_failed_call_leaves_the_sampler_as_it_was(
+    data, monkeypatch, stage, synopsis, target, n_charged, fitted, exc
+):
     X, y = data
     ledger = Ledger()
     est = DPSMOTE(bounds=(-6, 6), synopsis=synopsis, random_state=0, accountant=ledger)
@@ -243,18 +303,21 @@ def test_a_failed_call_leaves_the_sampler_as_it_was(data, monkeypatch, stage, sy
             check_is_fitted(est)
     if n_charged or fitted:
         assert est.privacy_spent_.epsilon == pytest.approx(
-            spent_before + sum(c.epsilon for c in made))
+            spent_before + sum(c.epsilon for c in made)
+        )
     else:
         assert not hasattr(est, "privacy_spent_")
     assert [e for e, _ in ledger.spent[charged_before:]] == pytest.approx(
-        [c.under("replace").epsilon for c in made])
+        [c.under("replace").epsilon for c in made]
+    )
     # the retry succeeds, releases what an untouched sampler releases, and pays in full
     X_res, _ = est.fit_resample(X, y)
     np.testing.assert_array_equal(X_res, expected_X)
     check_is_fitted(est)
     assert est.privacy_spent_ == compose_sequential(_costs(synopsis, X.shape[1]))
     assert ledger.total()[0] == pytest.approx(
-        2 * (spent_before + sum(c.epsilon for c in made) + 1.0))
+        2 * (spent_before + sum(c.epsilon for c in made) + 1.0)
+    )
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
@@ -295,8 +358,9 @@ def test_gaussian_batch_of_one_run_is_the_fits_release(data):
     est.fit_resample(X, y)
     sampler = DPSMOTE(bounds=(-6, 6))
     before = dict(vars(sampler))
-    sizes, means = release_gaussian_batch(sampler, X, y, 1, mean_class=1,
-                                          random_state=_noise_stream(3))
+    sizes, means = release_gaussian_batch(
+        sampler, X, y, 1, mean_class=1, random_state=_noise_stream(3)
+    )
     assert sizes[0].tolist() == [est.noisy_class_counts_[0], est.noisy_class_counts_[1]]
     np.testing.assert_array_equal(means[0] * 6.0, est.noisy_means_[1])  # unit box of ±6
     assert vars(sampler) == before  # nothing set on the estimator
@@ -309,8 +373,9 @@ def test_grid_batch_of_one_run_is_the_fits_release(data, counts):
     est = DPSMOTE(random_state=4, **kw)
     est.fit_resample(X, y)
     sampler = DPSMOTE(**kw)
-    batch = release_synopsis_batch(sampler, X, y, 1, histogram_class=1,
-                                   random_state=_noise_stream(4))
+    batch = release_synopsis_batch(
+        sampler, X, y, 1, histogram_class=1, random_state=_noise_stream(4)
+    )
     if counts == "private":
         assert batch.noisy_class_counts[0].tolist() == list(est.noisy_class_counts_.values())
     assert batch.n_synthetic[0].tolist() == [0, est.sampling_strategy_[1]]
@@ -344,7 +409,12 @@ def test_the_cli_calls_public_methods_of_the_sampler_only():
     from skdp_anomaly.cli import _resample
 
     tree = ast.parse(inspect.getsource(_resample))
-    private = [node.attr for node in ast.walk(tree)
-               if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-               and node.value.id == "sampler" and node.attr.startswith("_")]
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sampler"
+        and node.attr.startswith("_")
+    ]
     assert private == []

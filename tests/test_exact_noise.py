@@ -16,12 +16,7 @@ import pytest
 from scipy.stats import chisquare
 
 from skdp_anomaly.privacy import GeometricMechanism, RandomizedResponse
-from skdp_anomaly.privacy._exact import (
-    _digit,
-    bernoulli_logistic,
-    geometric,
-    two_sided_geometric,
-)
+from skdp_anomaly.privacy._exact import _digit, bernoulli_logistic, geometric, two_sided_geometric
 
 
 class ScriptedBytes:
@@ -41,7 +36,7 @@ def _decimal_digits(p: Decimal, n: int) -> list[int]:
     return [int(p * 256 ** (m + 1)) % 256 for m in range(n)]
 
 
-@pytest.mark.parametrize("x", [30.0, 7.25, 1.0, 0.8, 0.5, 0.1, 2.0 ** -20, 2.0 ** -49, 123.456])
+@pytest.mark.parametrize("x", [30.0, 7.25, 1.0, 0.8, 0.5, 0.1, 2.0**-20, 2.0**-49, 123.456])
 def test_each_probability_is_expanded_exactly(x):
     with localcontext() as ctx:
         ctx.prec = 120
@@ -90,7 +85,7 @@ def test_the_geometric_law_holds_at_high_rates(rate):
     # every draw is 0 but with probability 2e5·e**-30 ≈ 2e-8.
     g = geometric(rate, 200_000, np.random.default_rng(11))
     q = np.exp(-rate)
-    pmf = np.array([1 - q, (1 - q) * q, (1 - q) * q * q, q ** 3])
+    pmf = np.array([1 - q, (1 - q) * q, (1 - q) * q * q, q**3])
     observed = np.array([np.sum(g == 0), np.sum(g == 1), np.sum(g == 2), np.sum(g >= 3)])
     expected = pmf * g.size
     keep = np.cumsum(expected[::-1])[::-1] >= 5  # merge the tail cells too small to test

@@ -32,8 +32,10 @@ def _skip_unless_importable(modules) -> None:
         try:
             importlib.import_module(module if module != "diffprivlib" else "diffprivlib.models")
         except ImportError as exc:
-            pytest.skip(f"needs {module}, which does not import here ({type(exc).__name__}: "
-                        f"{exc}); pip install 'skdp-anomaly[docs]'")
+            pytest.skip(
+                f"needs {module}, which does not import here ({type(exc).__name__}: "
+                f"{exc}); pip install 'skdp-anomaly[docs]'"
+            )
 
 
 # .ci/run sets this for its first job: its documentation job, later in the same run,
@@ -47,13 +49,14 @@ def test_example_prints_and_draws(path):
     # what the gallery shows of an example: printed output and a figure
     source = path.read_text()
     assert re.search(r"^\s*print\(", source, re.M), path.name
-    assert re.search(r"\b(plt|pyplot)\.(subplots|figure|subplot)\(|\bplot_\w+\(", source), \
-        path.name
+    assert re.search(r"\b(plt|pyplot)\.(subplots|figure|subplot)\(|\bplot_\w+\(", source), path.name
 
 
 @pytest.mark.slow  # the documentation job runs every example again, in the gallery build
-@pytest.mark.skipif(_RUN_BY_THE_DOCS_BUILD, reason="the documentation build of this CI run "
-                    "executes every example (abort_on_example_error)")
+@pytest.mark.skipif(
+    _RUN_BY_THE_DOCS_BUILD,
+    reason="the documentation build of this CI run executes every example (abort_on_example_error)",
+)
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, monkeypatch, capsys):
     matplotlib = pytest.importorskip("matplotlib")

@@ -80,8 +80,11 @@ def test_exact_search_when_the_candidate_is_far_off(monkeypatch):
     expected = laplace_reachable(points, 37.25, 1.0)
     assert expected.any() and not expected.all()
     for start in (1, 2**52, 2**53 - 1):  # below, inside and above the outputs' uniforms
-        monkeypatch.setattr(_float_attack, "_candidate_k",
-                            lambda noise, scale, k=start: np.full(noise.shape, k, np.int64))
+        monkeypatch.setattr(
+            _float_attack,
+            "_candidate_k",
+            lambda noise, scale, k=start: np.full(noise.shape, k, np.int64),
+        )
         np.testing.assert_array_equal(laplace_reachable(points, 37.25, 1.0), expected)
 
 
@@ -118,8 +121,13 @@ def test_grid_reachable():
 @pytest.mark.parametrize("x, x_prime, n_runs", [(37.25, 38.25, 100_000), (0.0, 1.0, 10_000)])
 def test_textbook_laplace_breaks_its_claim(x, x_prime, n_runs):
     result = floating_point_audit(
-        _naive_release(1.0), (x, x_prime), lambda y, v: laplace_reachable(y, v, 1.0),
-        n_runs=n_runs, random_state=2012, claimed_epsilon=1.0)
+        _naive_release(1.0),
+        (x, x_prime),
+        lambda y, v: laplace_reachable(y, v, 1.0),
+        n_runs=n_runs,
+        random_state=2012,
+        claimed_epsilon=1.0,
+    )
     assert result.epsilon_lower_bound > 5
 
 
@@ -128,17 +136,26 @@ def test_textbook_laplace_breaks_its_claim_on_a_class_sum():
     records = np.random.default_rng(2012).uniform(size=(41, 4))
     sums = (records[:40].sum(axis=0), records.sum(axis=0))
     result = floating_point_audit(
-        _naive_release(4.0), sums, lambda y, v: laplace_reachable(y, v, 4.0),
-        n_runs=10_000, random_state=2012, claimed_epsilon=1.0)
+        _naive_release(4.0),
+        sums,
+        lambda y, v: laplace_reachable(y, v, 4.0),
+        n_runs=10_000,
+        random_state=2012,
+        claimed_epsilon=1.0,
+    )
     assert result.epsilon_lower_bound > 5
 
 
 def test_float_safe_laplace_keeps_its_claim():
     mech = LaplaceMechanism(1.0, 1.0, neighbours="add_remove")
     result = floating_point_audit(
-        lambda x, rng, n: mech.randomise(np.full(n, x), rng), (37.25, 38.25),
+        lambda x, rng, n: mech.randomise(np.full(n, x), rng),
+        (37.25, 38.25),
         lambda y, v: grid_reachable(y, mech.granularity),
         tail={"out >= 38.25": lambda out: out >= 38.25},  # tight for the shift by Δ
-        n_runs=100_000, random_state=2012, claimed_epsilon=1.0)
+        n_runs=100_000,
+        random_state=2012,
+        claimed_epsilon=1.0,
+    )
     assert all(row["count_a"] == row["count_b"] == 0 for row in result.rows[:2])
     assert 0.8 <= result.epsilon_lower_bound <= 1.0

@@ -34,8 +34,11 @@ pytestmark = pytest.mark.slow
 
 EPS = 1.0
 N_RUNS = 10_000
-SUMS, DPOAD, SENSOR = "DPSMOTE class sums (d=4)", "DPOAD prediction release", \
-    "NoisyGroupSearch MaxSensor"
+SUMS, DPOAD, SENSOR = (
+    "DPSMOTE class sums (d=4)",
+    "DPOAD prediction release",
+    "NoisyGroupSearch MaxSensor",
+)
 SVC = "PrivateOnlineActiveSVC window sums (d=2)"
 ALL = [SUMS, DPOAD, SENSOR, SVC]
 # The sums' tail event needs all d = 4 coordinates in their upper tail: probability
@@ -70,8 +73,9 @@ def test_the_removed_textbook_release_breaks_its_claim(scenarios, name):
 
 @pytest.mark.parametrize("name", ALL)
 def test_the_current_release_keeps_its_claim_and_is_tight(scenarios, name):
-    result = run_release_attack(scenarios[name], "after", AFTER_RUNS[name],
-                                random_state=SEEDS[name])
+    result = run_release_attack(
+        scenarios[name], "after", AFTER_RUNS[name], random_state=SEEDS[name]
+    )
     # every output is on the grid model's support, from either input: nothing to tell apart
     assert all(row["count_a"] == row["count_b"] == 0 for row in _unreachable_counts(result))
     assert result.extras["unreachable_from_b"] == result.extras["unreachable_from_a"] == 0
@@ -79,10 +83,16 @@ def test_the_current_release_keeps_its_claim_and_is_tight(scenarios, name):
 
 
 # DPOAD: cell 5 moves by the Δ = 0.37 that the owner of this fixed run draws
-@pytest.mark.parametrize("name, moved, by", [
-    (SUMS, [0, 1, 2, 3], 1.0), (DPOAD, [5], 0.37), (SENSOR, [1], 1.0),
-    # the flipped row x = (1, 1)/√2 leaves S₊, joins S₋, and n₊ (weight M = 1) drops
-    (SVC, [0, 1, 2, 3, 4], [-0.5 ** 0.5] * 2 + [0.5 ** 0.5] * 2 + [-1.0])])
+@pytest.mark.parametrize(
+    "name, moved, by",
+    [
+        (SUMS, [0, 1, 2, 3], 1.0),
+        (DPOAD, [5], 0.37),
+        (SENSOR, [1], 1.0),
+        # the flipped row x = (1, 1)/√2 leaves S₊, joins S₋, and n₊ (weight M = 1) drops
+        (SVC, [0, 1, 2, 3, 4], [-(0.5**0.5)] * 2 + [0.5**0.5] * 2 + [-1.0]),
+    ],
+)
 def test_the_neighbours_differ_where_the_relation_says(scenarios, name, moved, by):
     """Tail events are tight only if the pair moves by the whole Δ: check the statistics."""
     scenario = scenarios[name]
@@ -102,10 +112,14 @@ def test_the_reference_replays_the_old_code_draw_for_draw():
 
 def test_textbook_laplace_lives_only_in_the_audit_reference():
     """No code of the package calls ``.laplace(...)``: the attack's reference is in the tests."""
+
     def calls_laplace(path):
-        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                   and node.func.attr == "laplace"
-                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+        return any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "laplace"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
 
     root = Path(skdp_anomaly.__file__).parent
     assert {p.relative_to(root).as_posix() for p in root.rglob("*.py") if calls_laplace(p)} == set()

@@ -62,8 +62,9 @@ def _assert_same_state(after, before):
 # Measured over 300 seeds: 0.87, 0.86, 0.70; for a re-drawn stream the
 # false-failure rates of the thresholds below are about 7 %, 10 % and 10 %
 # (Binomial(50, p) below the threshold); with these fixed seeds: 0.
-@pytest.mark.parametrize("oracle, threshold", [("direct", 0.8), ("binarized", 0.8),
-                                               ("randomized_response", 0.6)])
+@pytest.mark.parametrize(
+    "oracle, threshold", [("direct", 0.8), ("binarized", 0.8), ("randomized_response", 0.6)]
+)
 def test_finds_the_anomaly(oracle, threshold):
     hits = []
     for seed in range(50):
@@ -113,8 +114,10 @@ def test_halting_bz():
 
 
 # (0.3, 0.1): 3 · 0.1 is 0.30000000000000004 > 0.3 in floats, so only 2 queries fit
-@pytest.mark.parametrize("total, per_query, expected", [
-    (7.0, 1.0, 7), (2.5, 0.5, 5), (0.3, 0.1, 2), (1.0, 1.0, 1), (1.0, 0.1, 10)])
+@pytest.mark.parametrize(
+    "total, per_query, expected",
+    [(7.0, 1.0, 7), (2.5, 0.5, 5), (0.3, 0.1, 2), (1.0, 1.0, 1), (1.0, 0.1, 10)],
+)
 def test_halting_budget(total, per_query, expected):
     X, _ = _scores(seed=7)
     est = _search(halting="budget", epsilon=total, query_epsilon=per_query).fit(X)
@@ -161,8 +164,16 @@ def test_privacy_spent(oracle):
     assert spent.neighbours == "replace"
 
 
-@pytest.mark.parametrize("params", [{}, {"epsilon": 3.2}, {"epsilon": 3.2, "query_epsilon": 0.5},
-                                    {"epsilon": 0.3, "query_epsilon": 0.1}, {"epsilon": 1e-6}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"epsilon": 3.2},
+        {"epsilon": 3.2, "query_epsilon": 0.5},
+        {"epsilon": 0.3, "query_epsilon": 0.1},
+        {"epsilon": 1e-6},
+    ],
+)
 def test_privacy_cost_is_epsilon(params):
     # epsilon is the most a fit spends, as in every estimator of the package
     cost = NoisyGroupSearch(**params).privacy_cost()
@@ -175,7 +186,8 @@ def test_privacy_cost_is_epsilon(params):
         est.fit(X)
     assert est.privacy_spent_.epsilon <= cost.epsilon
     assert est.privacy_spent_ == NoisyGroupSearch(epsilon=1.0)._query_cost(
-        est.query_epsilon_).scale(est.n_queries_)
+        est.query_epsilon_
+    ).scale(est.n_queries_)
 
 
 def test_accountant_charged_per_query():
@@ -295,20 +307,23 @@ class ConstantSensor:
         return self._answer
 
 
-@pytest.mark.parametrize("response, answer", [
-    ("maxima", "ab"),
-    ("maxima", (1.0, 2.0, 3.0)),
-    ("maxima", (1.0,)),
-    ("maxima", (np.nan, 1.0)),
-    ("maxima", (1.0, np.inf)),
-    ("maxima", None),
-    ("maxima", 3.0),
-    ("bit", "1"),
-    ("bit", np.nan),
-    ("bit", 0.5),
-    ("bit", 2),
-    ("bit", (1.0, 2.0)),
-])
+@pytest.mark.parametrize(
+    "response, answer",
+    [
+        ("maxima", "ab"),
+        ("maxima", (1.0, 2.0, 3.0)),
+        ("maxima", (1.0,)),
+        ("maxima", (np.nan, 1.0)),
+        ("maxima", (1.0, np.inf)),
+        ("maxima", None),
+        ("maxima", 3.0),
+        ("bit", "1"),
+        ("bit", np.nan),
+        ("bit", 0.5),
+        ("bit", 2),
+        ("bit", (1.0, 2.0)),
+    ],
+)
 def test_malformed_sensor_answer_raises(response, answer):
     est = _search(oracle=ConstantSensor(response, answer))
     with pytest.raises(ValueError):
@@ -326,8 +341,9 @@ def test_user_sensor_is_checked_against_query_epsilon_before_any_charge():
     ids = np.arange(100).reshape(-1, 1)
     sensor = RecordingMaxSensor(X[:, 0], epsilon=2.0)
     ledger = Ledger()
-    est = _search(oracle=sensor, query_epsilon=1.0, accountant=ledger, halting="budget",
-                  epsilon=3.0)
+    est = _search(
+        oracle=sensor, query_epsilon=1.0, accountant=ledger, halting="budget", epsilon=3.0
+    )
     with pytest.raises(ValueError, match="query_epsilon=1.0 per query"):
         est.fit(ids)
     # a sensor is calibrated to one query's ε: without query_epsilon there is none to check
@@ -399,19 +415,22 @@ def test_too_few_items_for_anomalies_raises():
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("kw, X", [
-    ({}, np.array([[0.1], [-0.2], [2.0]])),                     # negative score
-    ({}, np.array([[0.1], [np.nan], [2.0]])),                   # NaN score
-    ({}, np.array([[0.1], [np.inf], [2.0]])),                   # infinite score
-    ({"low": 2.0, "high": 2.0}, np.array([[0.1], [2.0]])),      # low >= high
-    ({"low": 2.5, "high": 2.0}, np.array([[0.1], [2.0]])),
-    ({"epsilon": 0.0}, np.array([[0.1], [2.0]])),               # epsilon <= 0
-    ({"epsilon": -1.0}, np.array([[0.1], [2.0]])),
-    ({}, np.array([[2.0]])),                                     # n < 2
-    ({"epsilon": 0.5}, np.array([[0.1], [2.0]])),               # total below one query
-    ({"query_epsilon": 0.0}, np.array([[0.1], [2.0]])),
-    ({}, np.array([[0.1, 0.2], [2.0, 0.1], [0.3, 0.3]])),       # several columns
-])
+@pytest.mark.parametrize(
+    "kw, X",
+    [
+        ({}, np.array([[0.1], [-0.2], [2.0]])),  # negative score
+        ({}, np.array([[0.1], [np.nan], [2.0]])),  # NaN score
+        ({}, np.array([[0.1], [np.inf], [2.0]])),  # infinite score
+        ({"low": 2.0, "high": 2.0}, np.array([[0.1], [2.0]])),  # low >= high
+        ({"low": 2.5, "high": 2.0}, np.array([[0.1], [2.0]])),
+        ({"epsilon": 0.0}, np.array([[0.1], [2.0]])),  # epsilon <= 0
+        ({"epsilon": -1.0}, np.array([[0.1], [2.0]])),
+        ({}, np.array([[2.0]])),  # n < 2
+        ({"epsilon": 0.5}, np.array([[0.1], [2.0]])),  # total below one query
+        ({"query_epsilon": 0.0}, np.array([[0.1], [2.0]])),
+        ({}, np.array([[0.1, 0.2], [2.0, 0.1], [0.3, 0.3]])),  # several columns
+    ],
+)
 def test_bad_input_raises_value_error(kw, X):
     with pytest.raises(ValueError):
         _search(**kw).fit(X)
@@ -422,8 +441,11 @@ def test_bad_input_messages():
         _search(low=2.0, high=1.0).fit(np.array([[0.1], [2.0]]))
     with pytest.raises(ValueError, match=">= 0"):
         _search().fit(np.array([[0.1], [-0.2]]))
-    with pytest.raises(ValueError, match=r"'query_epsilon' parameter.*at most epsilon.*"
-                                         r"query_epsilon=1.0 > epsilon=0.5"):
+    with pytest.raises(
+        ValueError,
+        match=r"'query_epsilon' parameter.*at most epsilon.*"
+        r"query_epsilon=1.0 > epsilon=0.5",
+    ):
         _search(epsilon=0.5).fit(np.array([[0.1], [2.0]]))
     with pytest.raises(ValueError, match="score_func"):
         _search().fit(np.ones((4, 3)))
@@ -438,32 +460,39 @@ def test_query_epsilon_above_30_is_refused_before_any_query(oracle, epsilon):
     # exact bit); past ≈745 it is 0 and the update was a math domain error
     X, _ = _scores(n=64, seed=13)
     ledger = Ledger()
-    with pytest.raises(InvalidParameterError,
-                       match=r"'query_epsilon' parameter.*\[1e-06, 30.0\]"):
+    with pytest.raises(InvalidParameterError, match=r"'query_epsilon' parameter.*\[1e-06, 30.0\]"):
         _search(query_epsilon=epsilon, oracle=oracle, accountant=ledger).fit(X)
     with pytest.raises(InvalidParameterError, match=r"\[1e-06, 30.0\]"):
         _search(query_epsilon=epsilon, oracle=oracle).privacy_cost()
     assert ledger.spent == []
     assert _search(query_epsilon=30.0, oracle=oracle).fit(X).n_queries_ >= 1
     # the derived per-query ε never exceeds 30 either, whatever the total
-    est = NoisyGroupSearch(epsilon=2.0 ** 20, oracle=oracle, random_state=0).fit(X)
-    assert est.query_epsilon_ <= 30.0 and est.privacy_spent_.epsilon <= 2.0 ** 20
+    est = NoisyGroupSearch(epsilon=2.0**20, oracle=oracle, random_state=0).fit(X)
+    assert est.query_epsilon_ <= 30.0 and est.privacy_spent_.epsilon <= 2.0**20
 
 
 def test_a_total_epsilon_beyond_2_to_20_or_infinite_is_refused():
-    for epsilon in (2.0 ** 20 * 1.5, math.inf):
+    for epsilon in (2.0**20 * 1.5, math.inf):
         with pytest.raises(InvalidParameterError, match=r"'epsilon' parameter.*1048576"):
             NoisyGroupSearch(epsilon=epsilon).privacy_cost()
 
 
-@pytest.mark.parametrize("X", [[["a"], ["b"], ["c"]], np.array([["1.5"], ["2"], ["0.1"]]),
-                               np.array([[0.5], ["secret"], [2.0]], dtype=object)])
+@pytest.mark.parametrize(
+    "X",
+    [
+        [["a"], ["b"], ["c"]],
+        np.array([["1.5"], ["2"], ["0.1"]]),
+        np.array([[0.5], ["secret"], [2.0]], dtype=object),
+    ],
+)
 def test_string_input_is_refused_by_name_before_any_query(X):
     ledger = Ledger()
     est = _search(accountant=ledger)
-    with pytest.raises(ValueError, match="NoisyGroupSearch supports numeric features only; "
-                                         "X (has non-numeric values|is an array of strings)"
-                       ) as info:
+    with pytest.raises(
+        ValueError,
+        match="NoisyGroupSearch supports numeric features only; "
+        "X (has non-numeric values|is an array of strings)",
+    ) as info:
         est.fit(X)
     assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
     assert ledger.spent == [] and state(est) == {}
@@ -472,11 +501,12 @@ def test_string_input_is_refused_by_name_before_any_query(X):
 def test_score_func_multi_column():
     rng = np.random.default_rng(0)
     n = 1000
-    X = rng.uniform(0, 1, (n, 3)) / math.sqrt(3)   # row norms in [0, 1)
-    X[17] = [1.2, 1.2, 1.2]                          # norm 2.08 >= high
-    norms = lambda Z: np.linalg.norm(Z, axis=1)    # noqa: E731
-    hits = sum(17 in _search(score_func=norms, random_state=s).fit(X).candidates_
-               for s in range(10))
+    X = rng.uniform(0, 1, (n, 3)) / math.sqrt(3)  # row norms in [0, 1)
+    X[17] = [1.2, 1.2, 1.2]  # norm 2.08 >= high
+    norms = lambda Z: np.linalg.norm(Z, axis=1)  # noqa: E731
+    hits = sum(
+        17 in _search(score_func=norms, random_state=s).fit(X).candidates_ for s in range(10)
+    )
     assert hits >= 5  # measured 7/10; p ≈ 0.87 gives a false-failure rate < 1 %
     est = _search(score_func=norms).fit(X)
     assert est.n_features_in_ == 3
@@ -545,8 +575,9 @@ def test_the_derived_query_epsilon_follows_the_rule():
             est = NoisyGroupSearch(epsilon=total, halting="budget", random_state=0).fit(X)
         k0 = math.ceil(noiseless_queries(1000, min(best, total / 15), 0.05))
         assert est.query_epsilon_ == pytest.approx(min(best, total / k0), rel=1e-12)
-        assert est.n_queries_planned_ == min(10_000, math.floor(total / est.query_epsilon_
-                                                                  * (1 + 1e-12)))
+        assert est.n_queries_planned_ == min(
+            10_000, math.floor(total / est.query_epsilon_ * (1 + 1e-12))
+        )
         assert est.n_queries_ == est.n_queries_planned_ >= k0
         assert est.privacy_spent_.epsilon <= total == est.privacy_cost().epsilon
     # a large total buys slack at e*; a small one affords K0 queries at a smaller ε
@@ -555,8 +586,11 @@ def test_the_derived_query_epsilon_follows_the_rule():
 
 def test_a_total_too_small_for_proposition3_warns_and_a_large_one_does_not():
     X, _ = _scores(n=300, seed=21)
-    with pytest.warns(GroupSearchBudgetWarning, match=r"plans 14 queries over 300 items.*"
-                      r"Proposition 3.*epsilon=10.0 \(the total.*epsilon=\d+"):
+    with pytest.warns(
+        GroupSearchBudgetWarning,
+        match=r"plans 14 queries over 300 items.*"
+        r"Proposition 3.*epsilon=10.0 \(the total.*epsilon=\d+",
+    ):
         NoisyGroupSearch(random_state=0).fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error", GroupSearchBudgetWarning)

@@ -91,17 +91,35 @@ def test_audit_max_sensor_tight_and_its_binarized_bit():
             draws[key] = _max_answers(scores, rng, n)
         return draws[key]
 
-    res = audit(answers, _neighbours(changed=5), MAX_EVENTS, n_runs=100_000, batch=True,
-                claimed_epsilon=EPS, random_state=0, name="MaxSensor, one query")
+    res = audit(
+        answers,
+        _neighbours(changed=5),
+        MAX_EVENTS,
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=0,
+        name="MaxSensor, one query",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
     assert res.best_event.startswith("Ybar")
     # (b) the bit 1(Y > Ȳ) of the binarized oracle is post-processing of (Y, Ȳ): <= ε
     # (its exact loss here is log(P(W>=1)/P(W>=2)) ≈ 0.71ε for W = Z' - Z)
-    events = {"Y > Ybar": lambda o: o[:, _Y] > o[:, _YBAR],
-              "Y <= Ybar": lambda o: o[:, _Y] <= o[:, _YBAR]}
-    res = audit(answers, _neighbours(changed=5), events, n_runs=100_000, batch=True,
-                claimed_epsilon=EPS, random_state=0, name="binarized bit")
+    events = {
+        "Y > Ybar": lambda o: o[:, _Y] > o[:, _YBAR],
+        "Y <= Ybar": lambda o: o[:, _Y] <= o[:, _YBAR],
+    }
+    res = audit(
+        answers,
+        _neighbours(changed=5),
+        events,
+        n_runs=100_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=0,
+        name="binarized bit",
+    )
     assert len(draws) == 2  # the same draws
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.5 * EPS, res.to_markdown()
@@ -109,8 +127,15 @@ def test_audit_max_sensor_tight_and_its_binarized_bit():
 
 def test_audit_max_sensor_change_beside_the_anomaly():
     # the changed item (2) shares Q with the anomaly: neither maximum moves, loss 0
-    res = audit(_max_answers, _neighbours(changed=2), MAX_EVENTS, n_runs=50_000, batch=True,
-                claimed_epsilon=EPS, random_state=1)
+    res = audit(
+        _max_answers,
+        _neighbours(changed=2),
+        MAX_EVENTS,
+        n_runs=50_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=1,
+    )
     assert res.epsilon_lower_bound <= 0.1 * EPS, res.to_markdown()
 
 
@@ -119,8 +144,16 @@ def test_audit_randomized_response_sensor_anomaly_restricted():
     # anomaly is, which both datasets share: its loss is 0. The searcher still
     # charges ε (Proposition 1, for plain neighbours) as an upper bound.
     events = {"bit": lambda o: o, "not bit": lambda o: ~o}
-    res = audit(_rr_answers, _neighbours(changed=5), events, n_runs=50_000, batch=True,
-                claimed_epsilon=EPS, random_state=3, name="RR sensor")
+    res = audit(
+        _rr_answers,
+        _neighbours(changed=5),
+        events,
+        n_runs=50_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=3,
+        name="RR sensor",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound <= 0.05, res.to_markdown()
 
@@ -132,8 +165,16 @@ def test_audit_randomized_response_sensor_anomaly_moved():
     moved = np.zeros(N)
     moved[6] = ANOMALY
     events = {"bit": lambda o: o, "not bit": lambda o: ~o}
-    res = audit(_rr_answers, (base, moved), events, n_runs=50_000, batch=True,
-                claimed_epsilon=EPS, random_state=4, name="RR sensor, anomaly moved")
+    res = audit(
+        _rr_answers,
+        (base, moved),
+        events,
+        n_runs=50_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=4,
+        name="RR sensor, anomaly moved",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -151,13 +192,21 @@ def _e2e_neighbours():
 
 def _e2e_mechanism(oracle):
     def mech(X, rng):
-        est = NoisyGroupSearch(epsilon=QUERIES * EPS, query_epsilon=EPS, low=LOW, high=HIGH,
-                               oracle=oracle, halting="budget", n_candidates=4,
-                               random_state=int(rng.integers(2**31)))
+        est = NoisyGroupSearch(
+            epsilon=QUERIES * EPS,
+            query_epsilon=EPS,
+            low=LOW,
+            high=HIGH,
+            oracle=oracle,
+            halting="budget",
+            n_candidates=4,
+            random_state=int(rng.integers(2**31)),
+        )
         est.fit(X)
         assert est.n_queries_ == QUERIES
         bits = int(np.sum(2 ** est.candidates_.astype(np.int64)))
         return int(np.argmax(est.posterior_)) * 2**N_E2E + bits  # (argmax, candidate set)
+
     return mech
 
 
@@ -172,8 +221,9 @@ E2E_EVENTS = {
 
 def _derived_mechanism(X, rng):
     # the total-ε mode: the search derives its per-query ε from epsilon and n = 16
-    est = NoisyGroupSearch(epsilon=TOTAL, low=LOW, high=HIGH, halting="budget",
-                           random_state=int(rng.integers(2**31)))
+    est = NoisyGroupSearch(
+        epsilon=TOTAL, low=LOW, high=HIGH, halting="budget", random_state=int(rng.integers(2**31))
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GroupSearchBudgetWarning)  # a short plan, on purpose
         est.fit(X)
@@ -185,8 +235,15 @@ def _derived_mechanism(X, rng):
 def test_audit_end_to_end_total_epsilon():
     # epsilon is the whole search's ε: the candidates and the argmax are
     # post-processing of answers whose ε sum to at most TOTAL
-    res = audit(_derived_mechanism, _e2e_neighbours(), E2E_EVENTS, n_runs=1500,
-                claimed_epsilon=TOTAL, random_state=7, name="search, total ε")
+    res = audit(
+        _derived_mechanism,
+        _e2e_neighbours(),
+        E2E_EVENTS,
+        n_runs=1500,
+        claimed_epsilon=TOTAL,
+        random_state=7,
+        name="search, total ε",
+    )
     assert res.epsilon_lower_bound <= TOTAL, res.to_markdown()
 
 
@@ -194,8 +251,15 @@ def test_audit_end_to_end_total_epsilon():
 def test_audit_end_to_end_short_search(oracle):
     # three queries on 16 items: candidates and the posterior's argmax are
     # post-processing of three ε answers, so the loss is <= 3ε (Proposition 2)
-    res = audit(_e2e_mechanism(oracle), _e2e_neighbours(), E2E_EVENTS, n_runs=1500,
-                claimed_epsilon=QUERIES * EPS, random_state=5, name=f"search ({oracle})")
+    res = audit(
+        _e2e_mechanism(oracle),
+        _e2e_neighbours(),
+        E2E_EVENTS,
+        n_runs=1500,
+        claimed_epsilon=QUERIES * EPS,
+        random_state=5,
+        name=f"search ({oracle})",
+    )
     assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()
 
 
@@ -206,9 +270,15 @@ def test_audit_end_to_end_short_search(oracle):
 # cost <= 3ε. One answer moves the log-odds by <= 1.6 here, so three answers cannot
 # reach the default 0.99; null_threshold=0.7 lets the event fire (172 of 200 runs).
 def _null_mechanism(X, rng):
-    est = NoisyGroupSearch(epsilon=QUERIES * EPS, query_epsilon=EPS, low=LOW, high=HIGH,
-                           halting="budget", null_threshold=0.7,
-                           random_state=int(rng.integers(2**31)))
+    est = NoisyGroupSearch(
+        epsilon=QUERIES * EPS,
+        query_epsilon=EPS,
+        low=LOW,
+        high=HIGH,
+        halting="budget",
+        null_threshold=0.7,
+        random_state=int(rng.integers(2**31)),
+    )
     est.fit(X)
     bits = int(np.sum(2 ** est.candidates_.astype(np.int64)))
     return int(est.halted_by_ == "no_anomaly") * 2**N_E2E + bits
@@ -225,6 +295,13 @@ def test_audit_no_anomaly_answer():
     base = np.zeros((N_E2E, 1))
     other = base.copy()
     other[CHANGED] = LOW
-    res = audit(_null_mechanism, (base, other), NULL_EVENTS, n_runs=1500,
-                claimed_epsilon=QUERIES * EPS, random_state=6, name="search, no anomaly")
+    res = audit(
+        _null_mechanism,
+        (base, other),
+        NULL_EVENTS,
+        n_runs=1500,
+        claimed_epsilon=QUERIES * EPS,
+        random_state=6,
+        name="search, no anomaly",
+    )
     assert res.epsilon_lower_bound <= QUERIES * EPS, res.to_markdown()

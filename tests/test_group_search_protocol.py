@@ -25,10 +25,15 @@ from skdp_anomaly.group_search import _noisy_group_search, _posterior
 from skdp_anomaly.privacy import LaplaceMechanism, RandomizedResponse
 
 
-
 EPS = 0.5
-PARAMS = {"epsilon": 3.0, "query_epsilon": EPS, "low": 1.0, "high": 1.8, "halting": "budget",
-          "random_state": 0}  # exactly 6 queries
+PARAMS = {
+    "epsilon": 3.0,
+    "query_epsilon": EPS,
+    "low": 1.0,
+    "high": 1.8,
+    "halting": "budget",
+    "random_state": 0,
+}  # exactly 6 queries
 
 
 def _scores(n=400, seed=0):
@@ -55,10 +60,10 @@ class Sensor:
 # ------------------------------------------------------------------ parameters
 BAD_PARAMETERS = [
     ({"epsilon": 0.0}, InvalidParameterError, "epsilon"),
-    ({"epsilon": 2.0 ** 21}, InvalidParameterError, "epsilon"),
+    ({"epsilon": 2.0**21}, InvalidParameterError, "epsilon"),
     ({"query_epsilon": 0.0}, InvalidParameterError, "'query_epsilon' parameter"),
     ({"query_epsilon": 31.0}, InvalidParameterError, "'query_epsilon' parameter"),
-    ({"epsilon": 0.4}, ValueError, "'query_epsilon' parameter"),      # above the total
+    ({"epsilon": 0.4}, ValueError, "'query_epsilon' parameter"),  # above the total
     ({"low": 2.0, "high": 2.0}, ValueError, "'low' parameter"),
     ({"low": -1.0}, InvalidParameterError, "low"),
     ({"halting": "never"}, InvalidParameterError, "halting"),
@@ -78,9 +83,11 @@ BAD_PARAMETERS = [
 ]
 
 
-@pytest.mark.parametrize("bad, error, name", BAD_PARAMETERS,
-                         ids=[f"{i}-{'-'.join(sorted(b))}" for i, (b, _, _) in
-                              enumerate(BAD_PARAMETERS)])
+@pytest.mark.parametrize(
+    "bad, error, name",
+    BAD_PARAMETERS,
+    ids=[f"{i}-{'-'.join(sorted(b))}" for i, (b, _, _) in enumerate(BAD_PARAMETERS)],
+)
 def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, error, name):
     with pytest.raises(ValueError) as from_cost:
         NoisyGroupSearch(**{**PARAMS, **bad}).privacy_cost()
@@ -96,19 +103,24 @@ def test_a_bad_parameter_raises_the_same_error_from_privacy_cost_and_fit(bad, er
 
 
 # ------------------------------------------------------------------ the reserved plan
-@pytest.mark.parametrize("params, plan", [
-    ({"epsilon": 3.0}, 3.0),                                        # the total
-    ({"halting": "posterior", "epsilon": 3.0}, 3.0),                # caps posterior halting
-    ({"halting": "posterior", "epsilon": 20.0, "max_queries": 40}, 20.0),
-])
+@pytest.mark.parametrize(
+    "params, plan",
+    [
+        ({"epsilon": 3.0}, 3.0),  # the total
+        ({"halting": "posterior", "epsilon": 3.0}, 3.0),  # caps posterior halting
+        ({"halting": "posterior", "epsilon": 20.0, "max_queries": 40}, 20.0),
+    ],
+)
 def test_the_plan_is_reserved_before_the_data_and_the_spend_is_the_queries_charged(
-        params, plan, monkeypatch):
+    params, plan, monkeypatch
+):
     est = NoisyGroupSearch(**{**PARAMS, **params})
     assert est.privacy_cost().epsilon == pytest.approx(plan)
     read = []
     validate = _noisy_group_search.validate_data
-    monkeypatch.setattr(_noisy_group_search, "validate_data",
-                        lambda *a, **k: read.append(1) or validate(*a, **k))
+    monkeypatch.setattr(
+        _noisy_group_search, "validate_data", lambda *a, **k: read.append(1) or validate(*a, **k)
+    )
     with pytest.raises(LedgerRefused):  # a ledger one query short of the plan
         est.set_params(accountant=Ledger(epsilon=plan - EPS / 2)).fit(X)
     assert read == [] and state(est) == {}
@@ -120,8 +132,9 @@ def test_the_plan_is_reserved_before_the_data_and_the_spend_is_the_queries_charg
     # what the fit reserved and did not spend is given back: another search can use it
     left = plan - ledger.total()[0]
     if left >= EPS:
-        other = NoisyGroupSearch(**{**PARAMS, "halting": "budget", "epsilon": left,
-                                    "accountant": ledger}).fit(X)
+        other = NoisyGroupSearch(
+            **{**PARAMS, "halting": "budget", "epsilon": left, "accountant": ledger}
+        ).fit(X)
         assert ledger.total()[0] == pytest.approx(plan - left + other.n_queries_ * EPS)
 
 
@@ -143,8 +156,17 @@ def test_groups_are_charged_once_per_query_index_before_each_answer(monkeypatch)
     monkeypatch.setattr(MaxSensor, "query", recorded)
     x = _scores(3000, seed=1)
     ledger = EventLedger()
-    est = NoisyGroupSearch(**{**PARAMS, "halting": "posterior", "alpha": 0.9, "epsilon": 100.0,
-                              "max_queries": 12, "n_anomalies": 2, "accountant": ledger}).fit(x)
+    est = NoisyGroupSearch(
+        **{
+            **PARAMS,
+            "halting": "posterior",
+            "alpha": 0.9,
+            "epsilon": 100.0,
+            "max_queries": 12,
+            "n_anomalies": 2,
+            "accountant": ledger,
+        }
+    ).fit(x)
     per_group: dict = {}
     charges = 0
     for event in events:  # the k-th answer of any group comes after the k-th charge
@@ -190,8 +212,9 @@ STAGES = {
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
 @pytest.mark.parametrize("refit", [False, True], ids=["fit", "refit"])
 @pytest.mark.parametrize("stage", STAGES)
-def test_a_failed_search_is_rolled_back_and_keeps_the_queries_charged(stage, refit, exc,
-                                                                      monkeypatch):
+def test_a_failed_search_is_rolled_back_and_keeps_the_queries_charged(
+    stage, refit, exc, monkeypatch
+):
     oracle, where, attribute, n, made = STAGES[stage]
     ledger = Ledger()
 
@@ -217,8 +240,10 @@ def test_a_failed_search_is_rolled_back_and_keeps_the_queries_charged(stage, ref
     assert ledger.spent[charged_before:] == [(EPS, 0.0)] * made
     kept = {"privacy_spent_", "_charges"} if made else set()
     after = state(est)
-    assert same({k: v for k, v in after.items() if k not in kept},
-                 {k: v for k, v in before.items() if k not in kept})
+    assert same(
+        {k: v for k, v in after.items() if k not in kept},
+        {k: v for k, v in before.items() if k not in kept},
+    )
     if made:
         assert est.privacy_spent_.epsilon == pytest.approx(EPS * (charged_before + made))
         assert est.privacy_spent_.notion == "anomaly-restricted ε-DP"

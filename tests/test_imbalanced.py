@@ -42,8 +42,9 @@ from skdp_anomaly.exceptions import PrivacyLeakWarning
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = make_classification(n_samples=2000, n_features=5, n_informative=3, n_redundant=0,
-                               weights=[0.9], random_state=0)
+    X, y = make_classification(
+        n_samples=2000, n_features=5, n_informative=3, n_redundant=0, weights=[0.9], random_state=0
+    )
     return X, y
 
 
@@ -73,8 +74,10 @@ def test_prior_is_noisy_at_small_epsilon(data):
     # = (1-a)/(1+a) ≈ 0.025 per class; all 10 seeds exact for class 1: 1e-16)
     X, y = data
     truth = np.bincount(y)
-    exact = sum(int(_clf(epsilon=0.05, random_state=s).fit(X, y).noisy_class_counts_[1]
-                    == truth[1]) for s in range(10))
+    exact = sum(
+        int(_clf(epsilon=0.05, random_state=s).fit(X, y).noisy_class_counts_[1] == truth[1])
+        for s in range(10)
+    )
     assert exact < 10
 
 
@@ -95,8 +98,14 @@ def test_predict_is_argmax_of_proba_over_prior(data):
 
 
 def test_multiclass_prior_division():
-    X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, n_classes=3,
-                               weights=[0.7, 0.2], random_state=1)
+    X, y = make_classification(
+        n_samples=1500,
+        n_features=6,
+        n_informative=4,
+        n_classes=3,
+        weights=[0.7, 0.2],
+        random_state=1,
+    )
     clf = _clf(epsilon=2.0).fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clf.predict(X), np.argmax(proba / clf.class_prior_, axis=1))
@@ -109,7 +118,8 @@ def test_ranking_is_that_of_the_wrapped_estimator(data):
     plain = LogisticRegression().fit(X, y)
     np.testing.assert_array_equal(clf.predict_proba(X), plain.predict_proba(X))
     assert roc_auc_score(y, clf.predict_proba(X)[:, 1]) == roc_auc_score(
-        y, plain.predict_proba(X)[:, 1])
+        y, plain.predict_proba(X)[:, 1]
+    )
 
 
 def test_string_labels_and_classes_parameter(data):
@@ -130,8 +140,9 @@ def test_classes_parameter_fixes_the_label_set_whatever_y_holds(data):
     X, y = data
     y3 = np.where(X[:, 0] > 1.5, 2, y)  # a third class, present in one training set only
     assert (y3 == 2).any()
-    fits = [_clf(classes=[0, 1, 2]).fit(X[keep], y3[keep])
-            for keep in (np.ones(len(y3), bool), y3 != 2)]
+    fits = [
+        _clf(classes=[0, 1, 2]).fit(X[keep], y3[keep]) for keep in (np.ones(len(y3), bool), y3 != 2)
+    ]
     for clf in fits:
         np.testing.assert_array_equal(clf.classes_, [0, 1, 2])
         assert clf.predict_proba(X).shape == (len(X), 3)
@@ -154,11 +165,14 @@ def test_wrapped_classifier_with_classes_is_fitted_with_the_public_set(data):
         NoisyPriorThresholdClassifier(tree.set_params(classes=[0, 1]), classes=[0, 1, 2]).fit(X, y)
 
 
-@pytest.mark.parametrize("classes, match", [
-    (["a"], "at least 2"),
-    ([0, 0, 1], "distinct"),
-    ([[0, 1]], "1-D"),
-])
+@pytest.mark.parametrize(
+    "classes, match",
+    [
+        (["a"], "at least 2"),
+        ([0, 0, 1], "distinct"),
+        ([[0, 1]], "1-D"),
+    ],
+)
 def test_classes_parameter_errors_come_before_the_data(data, classes, match):
     X, y = data
     X_nan = X.copy()
@@ -184,13 +198,16 @@ def test_label_outside_classes_is_refused_without_naming_it(data):
     assert acc.total()[0] == 0
 
 
-@pytest.mark.parametrize("kw, fit_args, match", [
-    ({}, "one class", "at least 2 classes"),
-    ({}, "nan", "NaN"),
-    ({"epsilon": 0}, None, "epsilon"),
-    ({"epsilon": -1.0}, None, "epsilon"),
-    ({"epsilon": 31.0}, None, "epsilon"),  # exact geometric noise refuses ε/Δ > 30
-])
+@pytest.mark.parametrize(
+    "kw, fit_args, match",
+    [
+        ({}, "one class", "at least 2 classes"),
+        ({}, "nan", "NaN"),
+        ({"epsilon": 0}, None, "epsilon"),
+        ({"epsilon": -1.0}, None, "epsilon"),
+        ({"epsilon": 31.0}, None, "epsilon"),  # exact geometric noise refuses ε/Δ > 30
+    ],
+)
 def test_bad_input(data, kw, fit_args, match):
     X, y = data
     if fit_args == "one class":
@@ -255,15 +272,18 @@ def test_refused_budget_leaves_it_unfitted(data):
 def test_privacy_cost_adds_the_wrapped_diffprivlib_model():
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
-    clf = NoisyPriorThresholdClassifier(DPLogisticRegression(epsilon=1.0, data_norm=1.5, fit_intercept=False),
-                                        epsilon=0.1)
+    clf = NoisyPriorThresholdClassifier(
+        DPLogisticRegression(epsilon=1.0, data_norm=1.5, fit_intercept=False), epsilon=0.1
+    )
     cost = clf.privacy_cost()
     # add/remove ε = 0.1 counts 0.2 under replace-one neighbours, diffprivlib's relation
     assert cost.epsilon == pytest.approx(2 * 0.1 + 1.0) and cost.neighbours == "replace"
     report = check_privacy_budget(clf, 1.2)
     rows = [(s.path, s.estimator, s.epsilon, s.leak) for s in report.steps]
-    assert rows == [("", "NoisyPriorThresholdClassifier", pytest.approx(0.2), False),
-                    ("estimator", "LogisticRegression", pytest.approx(1.0), False)]
+    assert rows == [
+        ("", "NoisyPriorThresholdClassifier", pytest.approx(0.2), False),
+        ("estimator", "LogisticRegression", pytest.approx(1.0), False),
+    ]
     assert report.epsilon == pytest.approx(1.2) and report.leaks == []
     assert any("class sizes" in note for note in report.cost.notes)
     with pytest.raises(Exception, match="budget"):
@@ -292,13 +312,21 @@ def test_audit_of_the_class_size_release():
     plus = (np.r_[X, [[1.0, 1.0]]], np.r_[y, [1]])
 
     def mech(data, rng):
-        clf = NoisyPriorThresholdClassifier(DummyClassifier(strategy="prior"), epsilon=eps,
-                                            random_state=int(rng.integers(2**31)))
+        clf = NoisyPriorThresholdClassifier(
+            DummyClassifier(strategy="prior"), epsilon=eps, random_state=int(rng.integers(2**31))
+        )
         return clf.fit(*data).noisy_class_counts_[1]
 
     events = {"size1 >= n1+1": lambda o: o >= n1 + 1, "size1 >= n1+2": lambda o: o >= n1 + 2}
-    res = audit(mech, ((X, y), plus), events, n_runs=4000, claimed_epsilon=eps,
-                random_state=0, name="NoisyPriorThresholdClassifier class sizes")
+    res = audit(
+        mech,
+        ((X, y), plus),
+        events,
+        n_runs=4000,
+        claimed_epsilon=eps,
+        random_state=0,
+        name="NoisyPriorThresholdClassifier class sizes",
+    )
     assert res.epsilon_lower_bound <= eps, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * eps, res.to_markdown()
 
@@ -339,12 +367,14 @@ def test_predicted_prior_floors_at_the_noise_scale_and_handles_three_classes():
     y = np.r_[np.zeros(50, int), np.ones(3, int)]
     # ε = 0.01: noise of scale ≈ 100 on a sum of 1.5; the prior is never below 25/53
     for seed in range(20):
-        clf = PredictedPriorThresholdClassifier(_FirstFeature(), epsilon=0.01,
-                                                random_state=seed).fit(X, y)
+        clf = PredictedPriorThresholdClassifier(
+            _FirstFeature(), epsilon=0.01, random_state=seed
+        ).fit(X, y)
         assert 25 / 53 - 1e-12 <= clf.class_prior_[1] <= 28 / 53 + 1e-12
     X3, y3 = make_classification(600, n_classes=3, n_informative=3, random_state=0)
-    clf = PredictedPriorThresholdClassifier(LogisticRegression(), epsilon=5.0, classes=[0, 1, 2],
-                                            random_state=0).fit(X3, y3)
+    clf = PredictedPriorThresholdClassifier(
+        LogisticRegression(), epsilon=5.0, classes=[0, 1, 2], random_state=0
+    ).fit(X3, y3)
     assert clf.class_prior_.shape == (3,) and clf.class_prior_.sum() == pytest.approx(1.0)
     np.testing.assert_allclose(clf.class_prior_, [1 / 3] * 3, atol=0.03)
 
@@ -361,13 +391,21 @@ def test_audit_of_the_mean_prediction_release():
     swapped = (np.r_[X[1:], [[1.0]]], np.r_[y[1:], [0]])
 
     def mech(data, rng):
-        clf = PredictedPriorThresholdClassifier(_FirstFeature(), epsilon=eps,
-                                                random_state=int(rng.integers(2**31)))
+        clf = PredictedPriorThresholdClassifier(
+            _FirstFeature(), epsilon=eps, random_state=int(rng.integers(2**31))
+        )
         return clf.fit(*data).noisy_prediction_sums_[1]
 
     events = {"s1 >= n1+1": lambda o: o >= n1 + 1, "s1 >= n1+2": lambda o: o >= n1 + 2}
-    res = audit(mech, ((X, y), swapped), events, n_runs=4000, claimed_epsilon=eps,
-                random_state=0, name="PredictedPriorThresholdClassifier mean predictions")
+    res = audit(
+        mech,
+        ((X, y), swapped),
+        events,
+        n_runs=4000,
+        claimed_epsilon=eps,
+        random_state=0,
+        name="PredictedPriorThresholdClassifier mean predictions",
+    )
     assert res.epsilon_lower_bound <= eps, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * eps, res.to_markdown()
 
@@ -381,8 +419,9 @@ BOX8 = ([-1.0] * 8, [1.0] * 8)  # d = 8
 @pytest.fixture(scope="module")
 def raw():
     """Imbalanced data on a raw scale: features in about [0, 100], 10 % minority, d = 5."""
-    X, y = make_classification(n_samples=2000, n_features=5, n_informative=3, n_redundant=0,
-                               weights=[0.9], random_state=0)
+    X, y = make_classification(
+        n_samples=2000, n_features=5, n_informative=3, n_redundant=0, weights=[0.9], random_state=0
+    )
     return np.clip(12.5 * X + 50, 0, 100), y
 
 
@@ -455,18 +494,29 @@ def test_check_privacy_budget_is_exactly_epsilon(strategy, epsilon):
     assert priced == [pytest.approx(f * epsilon) for f in shares]
 
 
-@pytest.mark.parametrize("epsilon, n_features, n_samples, expected", [
-    (1.0, 8, 2000, "threshold"), (0.25, 30, 600, "oversample"), (0.5, 30, 600, "threshold"),
-    (1.0, 10, 79, "oversample"), (1.0, 10, 80, "threshold"),   # ε·n/d = 8: threshold
-    (0.0319, 8, 2000, "oversample"), (0.032, 8, 2000, "threshold"),
-    (0.25, 36, 1000, "oversample"), (0.5, 36, 1000, "threshold"),
-    (0.5, 50, 600, "oversample"), (0.5, 51, 600, "threshold"),   # at most 50 features
-    (1.0, 1617, 3076, "threshold"),
-])
+@pytest.mark.parametrize(
+    "epsilon, n_features, n_samples, expected",
+    [
+        (1.0, 8, 2000, "threshold"),
+        (0.25, 30, 600, "oversample"),
+        (0.5, 30, 600, "threshold"),
+        (1.0, 10, 79, "oversample"),
+        (1.0, 10, 80, "threshold"),  # ε·n/d = 8: threshold
+        (0.0319, 8, 2000, "oversample"),
+        (0.032, 8, 2000, "threshold"),
+        (0.25, 36, 1000, "oversample"),
+        (0.5, 36, 1000, "threshold"),
+        (0.5, 50, 600, "oversample"),
+        (0.5, 51, 600, "threshold"),  # at most 50 features
+        (1.0, 1617, 3076, "threshold"),
+    ],
+)
 def test_resolve_strategy_is_the_eps_n_over_d_rule(epsilon, n_features, n_samples, expected):
     assert resolve_imbalanced_strategy(epsilon, n_features, n_samples) == expected
-    assert resolve_imbalanced_strategy(np.float64(epsilon), np.int64(n_features),
-                                       np.int64(n_samples)) == expected
+    assert (
+        resolve_imbalanced_strategy(np.float64(epsilon), np.int64(n_features), np.int64(n_samples))
+        == expected
+    )
 
 
 def test_resolve_strategy_reads_the_module_constant(monkeypatch):
@@ -475,11 +525,18 @@ def test_resolve_strategy_reads_the_module_constant(monkeypatch):
     assert resolve_imbalanced_strategy(1.0, 8, 2000) == "oversample"  # 250 < 1000
 
 
-@pytest.mark.parametrize("args, match", [
-    ((1.0, 0, 10), "n_features"), ((1.0, 2.5, 10), "n_features"), ((1.0, True, 10), "n_features"),
-    ((1.0, 8, 0), "n_samples"), ((1.0, 8, 10.0), "n_samples"),
-    ((0.0, 8, 10), "epsilon"), ((float("inf"), 8, 10), "epsilon"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((1.0, 0, 10), "n_features"),
+        ((1.0, 2.5, 10), "n_features"),
+        ((1.0, True, 10), "n_features"),
+        ((1.0, 8, 0), "n_samples"),
+        ((1.0, 8, 10.0), "n_samples"),
+        ((0.0, 8, 10), "epsilon"),
+        ((float("inf"), 8, 10), "epsilon"),
+    ],
+)
 def test_resolve_strategy_errors(args, match):
     with pytest.raises(ValueError, match=match):
         resolve_imbalanced_strategy(*args)
@@ -503,25 +560,30 @@ def test_strategy_is_resolved_at_fit_from_epsilon_and_d(raw):
         auto = DPImbalancedClassifier(epsilon=epsilon, bounds=(0, 100), random_state=0)
         assert auto.fit(X, y).strategy_ == resolve_imbalanced_strategy(epsilon, 5, 2000)
         for forced in ("oversample", "threshold"):
-            clf = DPImbalancedClassifier(epsilon=epsilon, bounds=(0, 100), strategy=forced,
-                                         random_state=0).fit(X, y)
+            clf = DPImbalancedClassifier(
+                epsilon=epsilon, bounds=(0, 100), strategy=forced, random_state=0
+            ).fit(X, y)
             assert clf.strategy_ == forced
-            steps = {"oversample": ["scaler", "dpsmote", "classifier"],
-                     "threshold": ["scaler", "classifier"]}[forced]
+            steps = {
+                "oversample": ["scaler", "dpsmote", "classifier"],
+                "threshold": ["scaler", "classifier"],
+            }[forced]
             assert list(clf.model_.named_steps) == steps
 
 
 def test_the_shares_and_the_box_the_private_steps_are_given(raw):
     X, y = raw
-    over = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), strategy="oversample",
-                                  random_state=0).fit(X, y)
+    over = DPImbalancedClassifier(
+        epsilon=2.0, bounds=(0, 100), strategy="oversample", random_state=0
+    ).fit(X, y)
     sampler, inner = over.model_.named_steps["dpsmote"], over.model_.named_steps["classifier"]
     assert isinstance(sampler, DPSMOTE) and sampler.epsilon == pytest.approx(0.25 * 2.0)
     assert sampler.bounds == (-1.0, 1.0) and PIPELINE_SPLIT == 0.25
     assert isinstance(inner, PrivateLogisticRegression) and inner.epsilon == pytest.approx(1.0)
     assert inner.data_norm == pytest.approx(np.sqrt(5))  # the norm of the box [-1, 1]^5
-    thr = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), strategy="threshold",
-                                 random_state=0).fit(X, y)
+    thr = DPImbalancedClassifier(
+        epsilon=2.0, bounds=(0, 100), strategy="threshold", random_state=0
+    ).fit(X, y)
     prior = thr.model_.named_steps["classifier"]
     assert isinstance(prior, PredictedPriorThresholdClassifier) and PRIOR_SHARE == 0.15
     assert prior.epsilon == pytest.approx(0.3) and prior.estimator_.epsilon == pytest.approx(1.7)
@@ -558,8 +620,9 @@ def test_clone_and_refit(raw):
 def test_accountant_is_charged_the_whole_cost_once(raw):
     X, y = raw
     acc = Ledger()
-    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), accountant=acc,
-                                 random_state=0).fit(X, y)
+    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), accountant=acc, random_state=0).fit(
+        X, y
+    )
     assert acc.total()[0] == pytest.approx(2.0)
     assert clf.privacy_spent_.epsilon == pytest.approx(2.0)
     refused = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), accountant=Ledger(1.0))
@@ -579,25 +642,36 @@ def test_none_bounds_are_read_from_the_data_with_a_leak_warning(raw):
     assert clf.bounds is None and clf.bounds_[1].shape == (5,)
 
 
-@pytest.mark.parametrize("kw, fit_X, match", [
-    (dict(epsilon=0.0), None, "'epsilon' parameter"),
-    (dict(epsilon=-1.0), None, "'epsilon' parameter"),
-    (dict(bounds=(1, 1)), None, "lower must be < upper"),
-    (dict(bounds=(100, 0)), None, "lower must be < upper"),
-    (dict(bounds=(np.nan, 100)), None, "bounds: lower bound must be finite"),
-    (dict(bounds=(0, 1, 2)), None, "'bounds' parameter must be a \\(lower, upper\\) pair"),
-    (dict(bounds=([0] * 3, [100] * 3)), "fit", "'bounds' parameter has 3 values"),
-    (dict(strategy="smote"), None, "'strategy' parameter"),
-    (dict(classifier=LogisticRegression()), None, "'classifier' parameter.*'epsilon'"),
-    # one range, [1e-6, 30], named by the class the user built
-    (dict(epsilon=50.0), None, "'epsilon' parameter of DPImbalancedClassifier must be a "
-                               "float in the range \\[1e-06, 30.0\\]"),
-    # the mean predictions at 0.15 ε = 6e-7 are below every mechanism's floor of 1e-6;
-    # the message names no internal step
-    (dict(epsilon=4e-6), None, "'epsilon' parameter of DPImbalancedClassifier \\(4e-06\\) "
-                               "is too small for strategy='auto'"),
-    (dict(), "nan", "NaN"),
-])
+@pytest.mark.parametrize(
+    "kw, fit_X, match",
+    [
+        (dict(epsilon=0.0), None, "'epsilon' parameter"),
+        (dict(epsilon=-1.0), None, "'epsilon' parameter"),
+        (dict(bounds=(1, 1)), None, "lower must be < upper"),
+        (dict(bounds=(100, 0)), None, "lower must be < upper"),
+        (dict(bounds=(np.nan, 100)), None, "bounds: lower bound must be finite"),
+        (dict(bounds=(0, 1, 2)), None, "'bounds' parameter must be a \\(lower, upper\\) pair"),
+        (dict(bounds=([0] * 3, [100] * 3)), "fit", "'bounds' parameter has 3 values"),
+        (dict(strategy="smote"), None, "'strategy' parameter"),
+        (dict(classifier=LogisticRegression()), None, "'classifier' parameter.*'epsilon'"),
+        # one range, [1e-6, 30], named by the class the user built
+        (
+            dict(epsilon=50.0),
+            None,
+            "'epsilon' parameter of DPImbalancedClassifier must be a "
+            "float in the range \\[1e-06, 30.0\\]",
+        ),
+        # the mean predictions at 0.15 ε = 6e-7 are below every mechanism's floor of 1e-6;
+        # the message names no internal step
+        (
+            dict(epsilon=4e-6),
+            None,
+            "'epsilon' parameter of DPImbalancedClassifier \\(4e-06\\) "
+            "is too small for strategy='auto'",
+        ),
+        (dict(), "nan", "NaN"),
+    ],
+)
 def test_bad_input_is_refused_by_name_before_any_charge(raw, kw, fit_X, match):
     X, y = raw
     if fit_X == "nan":
@@ -619,9 +693,13 @@ def test_diffprivlib_classifier_is_given_its_proven_share(raw):
     from diffprivlib.models import LogisticRegression as DPLogisticRegression
 
     X, y = raw
-    clf = DPImbalancedClassifier(DPLogisticRegression(fit_intercept=False), epsilon=2.0,
-                                 bounds=([0] * 5, [100] * 5), strategy="oversample",
-                                 random_state=0)
+    clf = DPImbalancedClassifier(
+        DPLogisticRegression(fit_intercept=False),
+        epsilon=2.0,
+        bounds=([0] * 5, [100] * 5),
+        strategy="oversample",
+        random_state=0,
+    )
     inner = clf.privacy_children()[0][1].named_steps["classifier"]
     assert inner.data_norm == pytest.approx(np.sqrt(5))
     assert inner.C == pytest.approx(dead_zone_free_C(1.0, np.sqrt(5)))
@@ -644,17 +722,21 @@ def test_dead_zone_free_C_keeps_half_of_epsilon_for_the_noise():
             assert np.log1p(R * R * C / 4) <= eps / 2 + 1e-12
             if C < 1:  # the largest C that keeps both terms within ε/2
                 assert max(2 * np.log1p(R * C / 4), np.log1p(R * R * C / 4)) == pytest.approx(
-                    eps / 2)
+                    eps / 2
+                )
 
 
 def test_diffprivlib_logistic_regression_is_priced_at_what_its_noise_proves():
-    from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
-                                                   diffprivlib_logistic_settings)
+    from skdp_anomaly.privacy._diffprivlib import (
+        diffprivlib_logistic_epsilon,
+        diffprivlib_logistic_settings,
+    )
 
     # R = √37, C = 1, ε = 2: diffprivlib's noise gets 2 − 2 log(1 + R/4) = 0.152, the
     # Jacobian term is log(1 + 37/4) = 2.327 (an exact density ratio of 2.30 was measured)
     assert diffprivlib_logistic_epsilon(2.0, 6.0, 1.0) == pytest.approx(
-        2.0 - 2 * np.log1p(np.sqrt(37) / 4) + np.log1p(37 / 4))
+        2.0 - 2 * np.log1p(np.sqrt(37) / 4) + np.log1p(37 / 4)
+    )
     # small rows: diffprivlib over-charges, and the price is its own ε
     assert diffprivlib_logistic_epsilon(2.0, 1.0, 1.0, fit_intercept=False) == 2.0
     # three classes: three one-vs-rest fits at ε/3, each priced
@@ -674,8 +756,9 @@ def test_diffprivlib_logistic_regression_with_its_intercept_is_refused():
 
     with pytest.raises(ValueError, match="'classifier' parameter.*fit_intercept=True"):
         DPImbalancedClassifier(DPLogisticRegression(), epsilon=2.0, bounds=BOX8).privacy_cost()
-    report = check_privacy_budget(DPLogisticRegression(epsilon=2.0, data_norm=6.0),
-                                  on_leak="ignore")
+    report = check_privacy_budget(
+        DPLogisticRegression(epsilon=2.0, data_norm=6.0), on_leak="ignore"
+    )
     assert not report.is_private and any("fit_intercept=False" in x for x in report.leaks)
 
 
@@ -688,8 +771,9 @@ def _frame_with_string_labels(n=600, seed=0):
 
 def test_classes_fixes_the_label_set_and_drops_the_assumption():
     X, y = _frame_with_string_labels()
-    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), classes=["normal", "fraud"],
-                                 random_state=0)
+    clf = DPImbalancedClassifier(
+        epsilon=2.0, bounds=(0, 100), classes=["normal", "fraud"], random_state=0
+    )
     assert clf.privacy_assumptions() == ()
     assert check_privacy_budget(clf, 2.0).is_private
     for strategy in ("threshold", "oversample"):
@@ -705,8 +789,9 @@ def test_classes_fixes_the_label_set_and_drops_the_assumption():
 def test_a_label_outside_classes_is_refused_by_name_before_any_charge():
     X, y = _frame_with_string_labels()
     ledger = Ledger()
-    clf = DPImbalancedClassifier(epsilon=2.0, bounds=(0, 100), classes=["normal", "other"],
-                                 accountant=ledger, random_state=0)
+    clf = DPImbalancedClassifier(
+        epsilon=2.0, bounds=(0, 100), classes=["normal", "other"], accountant=ledger, random_state=0
+    )
     with pytest.raises(ValueError, match="'classes' parameter"):
         clf.fit(X, y)
     assert ledger.spent == []
@@ -722,9 +807,13 @@ def test_the_private_search_tunes_it_and_spends_exactly_its_total(total):
     X, y = _frame_with_string_labels()
     search = PrivateGridSearchCV(
         DPImbalancedClassifier(bounds=(0, 100), random_state=0),
-        {"strategy": ["threshold", "oversample"]}, total_epsilon=total,
-        scoring="balanced_accuracy", classes=["normal", "fraud"], force_search=True,
-        random_state=0)
+        {"strategy": ["threshold", "oversample"]},
+        total_epsilon=total,
+        scoring="balanced_accuracy",
+        classes=["normal", "fraud"],
+        force_search=True,
+        random_state=0,
+    )
     report = check_privacy_budget(search, total)
     assert report.is_private and report.cost.epsilon == pytest.approx(total)
     search.fit(X, y)
@@ -739,13 +828,22 @@ def test_the_private_search_tunes_it_and_spends_exactly_its_total(total):
 def test_the_search_tunes_the_classifiers_C_and_says_how_when_it_cannot():
     X, y = _frame_with_string_labels()
     grid = {"strategy": ["threshold", "oversample"], "classifier__C": [0.1, 1.0, 10.0]}
-    with pytest.raises(ValueError, match=r"'classifier' parameter is None: give it an "
-                                         r"estimator \(e.g. classifier=PrivateLogistic"):
-        PrivateGridSearchCV(DPImbalancedClassifier(bounds=(0, 100)), grid,
-                            total_epsilon=2.0).fit(X, y)
+    with pytest.raises(
+        ValueError,
+        match=r"'classifier' parameter is None: give it an "
+        r"estimator \(e.g. classifier=PrivateLogistic",
+    ):
+        PrivateGridSearchCV(DPImbalancedClassifier(bounds=(0, 100)), grid, total_epsilon=2.0).fit(
+            X, y
+        )
     search = PrivateGridSearchCV(
         DPImbalancedClassifier(PrivateLogisticRegression(), bounds=(0, 100), random_state=0),
-        grid, total_epsilon=2.0, scoring="recall", pos_label="fraud", force_search=True,
-        random_state=0).fit(X, y)
+        grid,
+        total_epsilon=2.0,
+        scoring="recall",
+        pos_label="fraud",
+        force_search=True,
+        random_state=0,
+    ).fit(X, y)
     assert search.privacy_spent_.epsilon == pytest.approx(2.0)
     assert search.best_params_["classifier__C"] in ("auto", 0.1, 1.0, 10.0)

@@ -63,15 +63,26 @@ from skdp_anomaly.linear_model._objective import (
 from skdp_anomaly.privacy import PrivacyCost
 from skdp_anomaly.exceptions import PrivacyLeakWarning
 
-_RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
-           np.random.RandomState)
+_RANDOM = (
+    np.random.Generator,
+    np.random.BitGenerator,
+    np.random.SeedSequence,
+    np.random.RandomState,
+)
 KAPPA = 0.25  # the default intercept_scaling
 
 
 def _data(n=300, d=4, n_classes=2, seed=0, scale=0.25):
-    X, y = make_classification(n, d, n_informative=min(d, 3), n_redundant=0,
-                               n_classes=n_classes, n_clusters_per_class=1,
-                               class_sep=1.5, random_state=seed)
+    X, y = make_classification(
+        n,
+        d,
+        n_informative=min(d, 3),
+        n_redundant=0,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        class_sep=1.5,
+        random_state=seed,
+    )
     return X * scale, y
 
 
@@ -122,10 +133,18 @@ def test_epsilon_30_is_the_largest_accepted():
 
 
 BAD_DATA = [
-    ("nan", np.where(np.arange(X2.size).reshape(X2.shape) == 5, np.nan, X2), Y2,
-     "Input X contains NaN"),
-    ("inf", np.where(np.arange(X2.size).reshape(X2.shape) == 7, np.inf, X2), Y2,
-     "Input X contains infinity"),
+    (
+        "nan",
+        np.where(np.arange(X2.size).reshape(X2.shape) == 5, np.nan, X2),
+        Y2,
+        "Input X contains NaN",
+    ),
+    (
+        "inf",
+        np.where(np.arange(X2.size).reshape(X2.shape) == 7, np.inf, X2),
+        Y2,
+        "Input X contains infinity",
+    ),
     ("3d", X2[:, :, None], Y2, "dim 3"),
     ("no rows", X2[:0], Y2[:0], "0 sample"),
     ("no features", X2[:, :0], Y2, "0 feature"),
@@ -162,19 +181,24 @@ def test_sparse_X_refused_before_any_charge():
     assert est.__sklearn_tags__().input_tags.sparse is False
 
 
-@pytest.mark.parametrize("X", [
-    np.array([["3.14159", "secret-cell"]] * 20, dtype=object),
-    np.array([["2.71828", "1.5"]] * 20),  # numeric-looking strings are strings too
-    "frame",
-], ids=["object", "str", "frame"])
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.array([["3.14159", "secret-cell"]] * 20, dtype=object),
+        np.array([["2.71828", "1.5"]] * 20),  # numeric-looking strings are strings too
+        "frame",
+    ],
+    ids=["object", "str", "frame"],
+)
 def test_string_X_refused_without_quoting_the_data(X):
     if isinstance(X, str):
         pd = pytest.importorskip("pandas")
         X = pd.DataFrame({"height": np.arange(20.0), "name": ["secret-cell"] * 20})
     ledger = Ledger()
     est = _make(accountant=ledger)
-    with pytest.raises(ValueError, match="PrivateLogisticRegression supports numeric features "
-                                         "only") as info:
+    with pytest.raises(
+        ValueError, match="PrivateLogisticRegression supports numeric features only"
+    ) as info:
         est.fit(X, [0, 1] * 10)
     message = str(info.value)
     for value in ("3.14159", "secret-cell", "2.71828", "1.5"):
@@ -199,9 +223,11 @@ def test_string_X_at_predict_refused_without_quoting_the_data():
     assert "secret-cell" not in str(info.value)
 
 
-@pytest.mark.parametrize("params", [dict(data_norm=1e200), dict(data_norm=1e-200),
-                                    dict(C=1e306), dict(intercept_scaling=1e200)],
-                         ids=["data_norm-huge", "data_norm-tiny", "C-huge", "kappa-huge"])
+@pytest.mark.parametrize(
+    "params",
+    [dict(data_norm=1e200), dict(data_norm=1e-200), dict(C=1e306), dict(intercept_scaling=1e200)],
+    ids=["data_norm-huge", "data_norm-tiny", "C-huge", "kappa-huge"],
+)
 def test_extreme_parameters_fit_or_are_refused_by_name(params):
     ledger = Ledger()
     est = _make(accountant=ledger, **params)
@@ -275,8 +301,7 @@ def test_accountant_refusal_leaves_nothing_fitted():
 
 
 def test_budget_validator_prices_it_inside_a_pipeline():
-    pipe = Pipeline([("tanh", FunctionTransformer(np.tanh)),
-                     ("clf", _make(epsilon=2.0))])
+    pipe = Pipeline([("tanh", FunctionTransformer(np.tanh)), ("clf", _make(epsilon=2.0))])
     report = check_privacy_budget(pipe, 2.0)
     assert report.epsilon == 2.0 and report.delta == 0
     assert report.leaks == []
@@ -318,7 +343,7 @@ def test_auto_C_is_default_C_when_no_floor_applies(X, y):
     assert est.C_ == pytest.approx(C, rel=1e-12)
     # in the proof's units: 0.1 ε² √(10/p) (binary), 0.1 ε² √(10/(K p)) / K (softmax)
     p = d + 1
-    c = 0.1 * eps ** 2 * (math.sqrt(10 / p) if K == 2 else math.sqrt(10 / (K * p)) / K)
+    c = 0.1 * eps**2 * (math.sqrt(10 / p) if K == 2 else math.sqrt(10 / (K * p)) / K)
     assert C * r2 == pytest.approx(c, rel=1e-12)
 
 
@@ -369,6 +394,7 @@ def test_regulariser_floor_makes_C_smaller(X, y, eps, C):
 # ----------------------------------------------------------------------------- the accounting
 def _exact_log_ratio(z_a, y_a, z_b, y_b, rest_Z, rest_y, u, eps_noise, lam):
     """log f_A(u) - log f_B(u) of the ideal binary mechanism (density ν(b(u))·det ∇b(u))."""
+
     def parts(z, y):
         Z = np.vstack([rest_Z, z])
         ypm = np.where(np.r_[rest_y, y] == 1, 1.0, -1.0)
@@ -378,6 +404,7 @@ def _exact_log_ratio(z_a, y_a, z_b, y_b, rest_Z, rest_y, u, eps_noise, lam):
         hess = (Z.T * w) @ Z + len(Z) * lam * np.eye(len(u))
         b = -grad - len(Z) * lam * u
         return -eps_noise / 2 * np.linalg.norm(b) + np.linalg.slogdet(hess)[1]
+
     return parts(z_a, y_a) - parts(z_b, y_b)
 
 
@@ -400,8 +427,9 @@ def test_logistic_privacy_loss_bounds_the_exact_ratio(eps_noise, c):
     worst = -np.inf
     for m in np.linspace(-6, 6, 121):
         u = np.array([m, -40.0, 0.0])
-        ratio = _exact_log_ratio(np.array([1.0, 0.0, 0.0]), 1, z_b, 1, rest_Z, rest_y, u,
-                                 eps_noise, lam)
+        ratio = _exact_log_ratio(
+            np.array([1.0, 0.0, 0.0]), 1, z_b, 1, rest_Z, rest_y, u, eps_noise, lam
+        )
         assert ratio <= bound + 1e-9
         worst = max(worst, ratio)
     assert worst >= 0.5 * bound  # the pair is a hard one: the check is not vacuous
@@ -412,8 +440,17 @@ def test_logistic_privacy_loss_bounds_the_exact_ratio(eps_noise, c):
         rest *= rng.uniform(0, 1, size=(n - 1, 1)) / np.linalg.norm(rest, axis=1, keepdims=True)
         z_a, z_b = (v / max(1.0, np.linalg.norm(v)) for v in rng.normal(size=(2, 3)))
         u = rng.normal(size=3) * 10 ** rng.uniform(-1, 2)
-        ratio = _exact_log_ratio(z_a, rng.integers(2), z_b, rng.integers(2), rest,
-                                 rng.integers(2, size=n - 1), u, eps_noise, lam)
+        ratio = _exact_log_ratio(
+            z_a,
+            rng.integers(2),
+            z_b,
+            rng.integers(2),
+            rest,
+            rng.integers(2, size=n - 1),
+            u,
+            eps_noise,
+            lam,
+        )
         assert abs(ratio) <= bound + 1e-9
 
 
@@ -434,7 +471,7 @@ def _steps(values, grid):
     """``values / grid`` as integers, asserting they are integers up to the scaling's rounding."""
     scaled = np.asarray(values, dtype=np.float64) / grid
     steps = np.rint(scaled)
-    assert np.all(np.abs(scaled - steps) <= 8 * 2.0 ** -53 * np.abs(steps) + 1e-300)
+    assert np.all(np.abs(scaled - steps) <= 8 * 2.0**-53 * np.abs(steps) + 1e-300)
     return steps
 
 
@@ -448,10 +485,9 @@ def test_release_is_a_public_function_of_integers_on_the_grid(X, y, fit_intercep
     est = _make(epsilon=eps, C=C, data_norm=data_norm, fit_intercept=fit_intercept).fit(X, y)
     clip_norm = data_norm / 2
     r_aug = _r_aug(clip_norm, fit_intercept)
-    asked = (default_C(eps, d, K, row_bound=r_aug, fit_intercept=fit_intercept)
-             if C == "auto" else C)
+    asked = default_C(eps, d, K, row_bound=r_aug, fit_intercept=fit_intercept) if C == "auto" else C
     p = d + int(fit_intercept)
-    plan = plan_fit(eps, n, p, K, 1.0 / (asked * n * r_aug ** 2))
+    plan = plan_fit(eps, n, p, K, 1.0 / (asked * n * r_aug**2))
     g = plan.grid
     assert math.frexp(g)[0] == 0.5  # a power of two
     coef_steps = _steps(est.coef_ * r_aug, g)
@@ -511,8 +547,11 @@ def test_unmet_certificate_raises_keeps_the_charge_fits_nothing(monkeypatch, obj
 
 def test_unmet_target_raises(monkeypatch):
     solve = _objective.solve_certified
-    monkeypatch.setattr(_objective, "solve_certified",
-                        lambda obj, x0, target, max_iter: solve(obj, x0, 0.0, max_iter))
+    monkeypatch.setattr(
+        _objective,
+        "solve_certified",
+        lambda obj, x0, target, max_iter: solve(obj, x0, 0.0, max_iter),
+    )
     ledger = Ledger()
     with pytest.raises(CertificateError):
         _make(accountant=ledger).fit(X2, Y2)
@@ -524,8 +563,15 @@ def test_unmet_target_raises(monkeypatch):
 def test_certificate_is_met_at_large_epsilon_and_weak_regularisation(C, seed):
     # separable data, solutions of norm ~1e7-1e8: plain doubles could not resolve the
     # gradient (seed 0), and undamped steps cycled (seeds 2, 4 at C=1e5 and 3e5)
-    X, y = make_classification(300, 100, n_informative=3, n_redundant=0,
-                               n_clusters_per_class=1, class_sep=3.0, random_state=0)
+    X, y = make_classification(
+        300,
+        100,
+        n_informative=3,
+        n_redundant=0,
+        n_clusters_per_class=1,
+        class_sep=3.0,
+        random_state=0,
+    )
     est = PrivateLogisticRegression(epsilon=30.0, C=C, data_norm=5.0, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -534,7 +580,7 @@ def test_certificate_is_met_at_large_epsilon_and_weak_regularisation(C, seed):
 
 
 # ----------------------------------------------------------------------------- exact gradients
-_CTX = dict(prec=80, Emax=10 ** 9, Emin=-10 ** 9)
+_CTX = dict(prec=80, Emax=10**9, Emin=-(10**9))
 
 
 def _dec(x) -> Decimal:
@@ -551,8 +597,7 @@ def _frac(x) -> Fraction:
 
 def _point(hi, lo) -> np.ndarray:
     """The solver's double-double point ``hi + lo``, exactly (an object array of Fractions)."""
-    return np.array([Fraction(float(h)) + Fraction(float(v)) for h, v in zip(hi, lo)],
-                    dtype=object)
+    return np.array([Fraction(float(h)) + Fraction(float(v)) for h, v in zip(hi, lo)], dtype=object)
 
 
 def _exact_dot(z, u) -> Fraction:
@@ -586,8 +631,13 @@ def _exact_softmax_grad(obj, w):
     with localcontext() as ctx:
         for k, v in _CTX.items():
             setattr(ctx, k, v)
-        grad = [[_dec(obj.lam) * _frac_dec(_frac(W[k, j])) + _dec(obj.lin[k * W.shape[1] + j])
-                 for j in range(W.shape[1])] for k in range(K)]
+        grad = [
+            [
+                _dec(obj.lam) * _frac_dec(_frac(W[k, j])) + _dec(obj.lin[k * W.shape[1] + j])
+                for j in range(W.shape[1])
+            ]
+            for k in range(K)
+        ]
         for z, yi in zip(Z, obj.y):
             scores = [_frac_dec(_exact_dot(z, W[k])) for k in range(K)]
             top = max(scores)
@@ -627,7 +677,7 @@ def _cancelling_point(Z, rng, size, rows):
     # make rows orthogonal to u (up to rounding): margins O(u·size) instead of O(size)
     for i in range(rows):
         z = Z[i] - (Z[i] @ u) / (u @ u) * u
-        Z[i] = z / max(1.0, np.linalg.norm(z) / (1 - 2.0 ** -40))
+        Z[i] = z / max(1.0, np.linalg.norm(z) / (1 - 2.0**-40))
     return u
 
 
@@ -636,13 +686,12 @@ def test_logistic_certified_grad_within_its_bound_of_the_exact_gradient(size):
     Z, y, lam, lin, rng = _small_problem(2, seed=11)
     u = _cancelling_point(Z, rng, size, rows=25)
     obj = _Logistic(Z, np.where(y == 1, 1.0, -1.0), lam, lin)
-    lo = u * rng.uniform(-1, 1, size=u.size) * 2.0 ** -54  # a double-double low part
+    lo = u * rng.uniform(-1, 1, size=u.size) * 2.0**-54  # a double-double low part
     grad, bound = obj.certified_grad(u, lo)
     err = _distance(grad, _exact_logistic_grad(obj, _point(u, lo)))
     assert err <= Decimal(bound)
     # the a priori budget the plan's grid is sized from covers it (plan_fit uses 2×)
-    assert bound <= 2 * _error_budget(Z.shape[1], 2, np.linalg.norm(u), lam,
-                                      np.linalg.norm(lin))
+    assert bound <= 2 * _error_budget(Z.shape[1], 2, np.linalg.norm(u), lam, np.linalg.norm(lin))
     # the bound is not vacuous: at ‖u‖ = 1e6 the margins still cost ~1e-10 at most
     assert bound < 1e-9
 
@@ -658,10 +707,10 @@ def test_softmax_certified_grad_within_its_bound_of_the_exact_gradient(size):
     u = W[0] - W[1]
     for i in range(20):
         z = Z[i] - (Z[i] @ u) / (u @ u) * u
-        Z[i] = z / max(1.0, np.linalg.norm(z) / (1 - 2.0 ** -40))
+        Z[i] = z / max(1.0, np.linalg.norm(z) / (1 - 2.0**-40))
     obj = _Softmax(Z, y, K, lam, lin)
     w = W.ravel()
-    lo = w * rng.uniform(-1, 1, size=w.size) * 2.0 ** -54  # a double-double low part
+    lo = w * rng.uniform(-1, 1, size=w.size) * 2.0**-54  # a double-double low part
     grad, bound = obj.certified_grad(w, lo)
     err = _distance(grad, _exact_softmax_grad(obj, _point(w, lo)))
     assert err <= Decimal(bound)
@@ -669,8 +718,9 @@ def test_softmax_certified_grad_within_its_bound_of_the_exact_gradient(size):
     assert bound < 1e-9
 
 
-@pytest.mark.parametrize("X, y", [(X2[:60], Y2[:60]), (X3[:60], Y3[:60])],
-                         ids=["binary", "multinomial"])
+@pytest.mark.parametrize(
+    "X, y", [(X2[:60], Y2[:60]), (X3[:60], Y3[:60])], ids=["binary", "multinomial"]
+)
 def test_solver_output_meets_the_target_in_exact_arithmetic(monkeypatch, X, y):
     seen = {}
     solve = _objective.solve_certified
@@ -696,8 +746,9 @@ def test_certified_column_sums_bound_against_the_exact_sum():
     big = rng.normal(size=n) * 10.0 ** rng.integers(-8, 9, size=n)
     cancelling = np.r_[big[: n // 2], -big[: n // 2], rng.normal(size=n - 2 * (n // 2))]
     cancelling[: n // 2] += rng.normal(size=n // 2) * 1e-9
-    terms = np.column_stack([rng.normal(size=n), cancelling, np.full(n, 0.1),
-                             rng.permutation(cancelling)])
+    terms = np.column_stack(
+        [rng.normal(size=n), cancelling, np.full(n, 0.1), rng.permutation(cancelling)]
+    )
     sums, bound = certified_column_sums(terms)
     for j in range(terms.shape[1]):
         column = terms[:, j]
@@ -708,7 +759,7 @@ def test_certified_column_sums_bound_against_the_exact_sum():
 
 
 def _gamma(k):
-    u = Fraction(1, 2 ** 53)
+    u = Fraction(1, 2**53)
     return k * u / (1 - k * u)
 
 
@@ -725,7 +776,7 @@ def test_dot2_rows_within_its_bound_of_the_exact_dot_product():
     rng = np.random.default_rng(8)
     Z, u = _ill_conditioned_rows(rng, 60, 7)
     result = dot2_rows(Z, u)
-    p, unit = Z.shape[1], Fraction(1, 2 ** 53)
+    p, unit = Z.shape[1], Fraction(1, 2**53)
     naive_wrong = 0
     for row, got, naive in zip(Z, result, Z @ u):
         exact = _exact_dot(row, u)
@@ -744,14 +795,15 @@ def test_dot2_scores_minus_top_within_its_bound():
     W[1] = W[0] * (1 + 1e-12)  # near ties: differences that cancel
     top = np.argmax(Z @ W.T, axis=1)
     D = dot2_scores_minus_top(Z, W, W[top])
-    unit = Fraction(1, 2 ** 53)
+    unit = Fraction(1, 2**53)
     for i in range(n):
         assert D[i, top[i]] == 0.0
         for k in range(K):
             exact = _exact_dot(Z[i], W[k]) - _exact_dot(Z[i], W[top[i]])
-            magnitude = sum(abs(Fraction(float(z))) * (abs(Fraction(float(a)))
-                                                       + abs(Fraction(float(b))))
-                            for z, a, b in zip(Z[i], W[k], W[top[i]]))
+            magnitude = sum(
+                abs(Fraction(float(z))) * (abs(Fraction(float(a))) + abs(Fraction(float(b))))
+                for z, a, b in zip(Z[i], W[k], W[top[i]])
+            )
             bound = unit * abs(exact) + _gamma(2 * p) ** 2 * magnitude
             assert abs(Fraction(float(D[i, k])) - exact) <= bound
 
@@ -794,8 +846,16 @@ def test_no_fitted_attribute_holds_a_generator(random_state):
 
 # ----------------------------------------------------------------------------- behaviour
 def _easy(n_classes, seed=0):
-    X, y = make_classification(6000, 5, n_informative=3, n_redundant=0, n_classes=n_classes,
-                               n_clusters_per_class=1, class_sep=1.0, random_state=seed)
+    X, y = make_classification(
+        6000,
+        5,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        class_sep=1.0,
+        random_state=seed,
+    )
     X = X / 4.0  # rows mostly inside data_norm = 2 (0.025 % projected)
     return X[:4000], y[:4000], X[4000:], y[4000:]
 
@@ -816,8 +876,9 @@ def test_large_epsilon_agrees_with_sklearn(n_classes):
     # / 0.042; the error scales with ‖b‖ ~ Gamma(dim), so 0.1 fails with
     # probability below 1e-9
     Z, r_aug = design_matrix(Xtr, 2.0, True, KAPPA)
-    ref = LogisticRegression(C=est.C_, fit_intercept=False, tol=1e-12,
-                             max_iter=10_000).fit(Z * r_aug, ytr)
+    ref = LogisticRegression(C=est.C_, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(
+        Z * r_aug, ytr
+    )
     ours = np.c_[est.coef_, est.intercept_]
     theirs = np.c_[ref.coef_[:, :-1], ref.coef_[:, -1] * KAPPA * 2.0]
     if n_classes > 2:

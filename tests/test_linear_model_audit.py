@@ -110,9 +110,14 @@ class Neighbours:
     def estimator(self, random_state) -> PrivateLogisticRegression:
         # clip_norm = data_norm: the audited rows sit on the projection radius (the
         # default, data_norm / 2, would only rescale them; R is all the proof reads)
-        return PrivateLogisticRegression(epsilon=EPS, data_norm=DATA_NORM, clip_norm=DATA_NORM,
-                                         C=self.C, fit_intercept=self.fit_intercept,
-                                         random_state=random_state)
+        return PrivateLogisticRegression(
+            epsilon=EPS,
+            data_norm=DATA_NORM,
+            clip_norm=DATA_NORM,
+            C=self.C,
+            fit_intercept=self.fit_intercept,
+            random_state=random_state,
+        )
 
     def release(self, dataset, rng) -> np.ndarray:
         """One fit: ``coef_`` (row-major) then ``intercept_`` (if fitted)."""
@@ -141,10 +146,16 @@ class Neighbours:
     def plan(self) -> objective.Plan:
         """``plan_fit`` of the public inputs only (ε, n, d, K, C, data_norm, κ)."""
         n, d = self.datasets[0][0].shape
-        C = (default_C(EPS, d, self.n_classes, row_bound=self.design[2],
-                       fit_intercept=self.fit_intercept) if self.C == "auto" else float(self.C))
-        return objective.plan_fit(EPS, n, d + self.fit_intercept, self.n_classes,
-                                  1.0 / (C * n * self.design[2] ** 2))
+        C = (
+            default_C(
+                EPS, d, self.n_classes, row_bound=self.design[2], fit_intercept=self.fit_intercept
+            )
+            if self.C == "auto"
+            else float(self.C)
+        )
+        return objective.plan_fit(
+            EPS, n, d + self.fit_intercept, self.n_classes, 1.0 / (C * n * self.design[2] ** 2)
+        )
 
     @property
     def intercept_unit(self) -> float:
@@ -167,8 +178,9 @@ class Neighbours:
         W = U.reshape(len(U), self.n_models, -1)
         if not self.fit_intercept:
             return W.reshape(len(U), -1) / self.design[2]
-        return np.c_[W[:, :, :-1].reshape(len(U), -1) / self.design[2],
-                     W[:, :, -1] * self.intercept_unit]
+        return np.c_[
+            W[:, :, :-1].reshape(len(U), -1) / self.design[2], W[:, :, -1] * self.intercept_unit
+        ]
 
     # -------------------------------------------------------- the ideal mechanism
     @cached_property
@@ -176,8 +188,10 @@ class Neighbours:
         """The ideal mechanism (exact minimiser, no grid) on each dataset."""
         Za, Zb, _ = self.design
         (_, ya), (_, yb) = self.datasets
-        return (IdealObjectivePerturbation(Za, ya, self.plan),
-                IdealObjectivePerturbation(Zb, yb, self.plan))
+        return (
+            IdealObjectivePerturbation(Za, ya, self.plan),
+            IdealObjectivePerturbation(Zb, yb, self.plan),
+        )
 
     def log_ratio(self, outputs) -> np.ndarray:
         """ℓ: log density of the ideal output on dataset A minus on B, at released outputs."""
@@ -287,15 +301,18 @@ def thresholds(limits):
     events = {}
     for t, above in limits:
         name = f"coef {'>' if above else '<'} {t:g}"
-        events[name] = (lambda t, above: lambda out: (out[:, 0] > t) if above
-                        else (out[:, 0] < t))(t, above)
+        events[name] = (lambda t, above: lambda out: (out[:, 0] > t) if above else (out[:, 0] < t))(
+            t, above
+        )
     return events
 
 
 def level_sets(pair, tau):
     """The Neyman–Pearson events ``ℓ > τ`` (favours A) and ``ℓ < -τ`` (favours B)."""
-    return {f"ℓ > {tau:g}": lambda out: pair.log_ratio(out) > tau,
-            f"ℓ < -{tau:g}": lambda out: pair.log_ratio(out) < -tau}
+    return {
+        f"ℓ > {tau:g}": lambda out: pair.log_ratio(out) > tau,
+        f"ℓ < -{tau:g}": lambda out: pair.log_ratio(out) < -tau,
+    }
 
 
 def absolute_above(column, limit, label):
@@ -316,39 +333,53 @@ def quadrature(pair, events, n_radii=300, n_angles=600):
     """2-D probabilities of ``events`` by quadrature of ν (error < 1e-3 at the defaults)."""
     nodes = pair.ideal[0].noise_nodes(n_radii, n_angles)
     releases = [pair.released(ideal.minimiser(nodes)) for ideal in pair.ideal]
-    return {name: tuple(float(np.mean(event(out))) for out in releases)
-            for name, event in events.items()}
+    return {
+        name: tuple(float(np.mean(event(out))) for out in releases)
+        for name, event in events.items()
+    }
 
 
 def simulation(pair, events, n_draws, seed):
     """Probabilities of ``events`` from ``n_draws`` runs of the ideal mechanism per dataset."""
     rng = np.random.default_rng(seed)
-    releases = [pair.released(ideal.minimiser(ideal.noise_draws(n_draws, rng)))
-                for ideal in pair.ideal]
-    return {name: tuple(float(np.mean(event(out))) for out in releases)
-            for name, event in events.items()}
+    releases = [
+        pair.released(ideal.minimiser(ideal.noise_draws(n_draws, rng))) for ideal in pair.ideal
+    ]
+    return {
+        name: tuple(float(np.mean(event(out))) for out in releases)
+        for name, event in events.items()
+    }
 
 
 # ---------------------------------------------------------------------------- scenarios
 LABEL_FLIP_1D = Neighbours(
     "(a) 1-D, no intercept, C=1: label flip",
     "replace one record: (x=R, y=1) -> (x=R, y=0); 19 rows at x=0",
-    (padded(1.0, 1), padded(1.0, 0)), C=1.0, fit_intercept=False)
+    (padded(1.0, 1), padded(1.0, 0)),
+    C=1.0,
+    fit_intercept=False,
+)
 MIRROR_2D = Neighbours(
     "(b) intercept, C=100 (floor): (R,0) -> (-R,0)",
     "replace one record: (x=R, y=1) -> (x=-R, y=1); 19 rows at x=0",
-    (padded(1.0, 1), padded(-1.0, 1)), C=100.0)
+    (padded(1.0, 1), padded(-1.0, 1)),
+    C=100.0,
+)
 SOFTMAX_3 = Neighbours(
     "(c) softmax K=3, intercept, C=auto: label 0 -> 1",
     "replace one record: (x=R, y=0) -> (x=R, y=1); 19 rows at x=0, labels 0,1,2,...",
-    (padded(1.0, 0, n_classes=3), padded(1.0, 1, n_classes=3)), C="auto")
+    (padded(1.0, 0, n_classes=3), padded(1.0, 1, n_classes=3)),
+    C="auto",
+)
 
 LIMITS_AUDIT_1D = [(0.42, True), (-0.42, False)]
 # the ±4 tails move by a factor ≥ 3 when the noise scale is halved or doubled
 LIMITS_CALIBRATION_1D = LIMITS_AUDIT_1D + [(0.0, True), (4.0, True), (-4.0, False)]
 CALIBRATION_2D = {**absolute_above(0, 10.0, "coef"), **absolute_above(1, 5.0, "intercept")}
-CALIBRATION_SOFTMAX = {**absolute_above(0, 0.1, "coef[0]"),
-                       **absolute_above(4, 0.03, "intercept[1]")}
+CALIBRATION_SOFTMAX = {
+    **absolute_above(0, 0.1, "coef[0]"),
+    **absolute_above(4, 0.03, "intercept[1]"),
+}
 
 
 def run_audit(pair, events, n_runs, seed):
@@ -360,8 +391,15 @@ def run_audit(pair, events, n_runs, seed):
         outputs[side].append(out)
         return out
 
-    result = audit(mechanism, (0, 1), events, n_runs=n_runs, claimed_epsilon=EPS,
-                   random_state=seed, name=pair.name)
+    result = audit(
+        mechanism,
+        (0, 1),
+        events,
+        n_runs=n_runs,
+        claimed_epsilon=EPS,
+        random_state=seed,
+        name=pair.name,
+    )
     return result, [np.array(outputs[side]) for side in (0, 1)]
 
 
@@ -423,13 +461,13 @@ def test_plans_follow_the_documented_accounting():
     assert N_ROWS * plan.lam == pytest.approx(1.0, rel=1e-12)
     assert plan.eps_noise == pytest.approx(_noise_for(eps_o, 1.0), rel=1e-6)
     plan, r_aug = MIRROR_2D.plan, MIRROR_2D.design[2]  # the floor: ε' = ε_o/2
-    assert r_aug == pytest.approx(math.sqrt(1 + KAPPA ** 2), rel=1e-15)
+    assert r_aug == pytest.approx(math.sqrt(1 + KAPPA**2), rel=1e-15)
     assert plan.eps_noise == pytest.approx(eps_o / 2, rel=1e-9)
     # the largest c whose joint loss at ε' = ε_o/2 is ε_o
     c_floor = optimize.brentq(lambda c: _joint_loss(eps_o / 2, c) - eps_o, 1e-9, 1e3)
     assert plan.lam == pytest.approx(1.0 / (N_ROWS * c_floor), rel=1e-6)
     plan = SOFTMAX_3.plan  # c = 0.1 ε² √(10/(K p)) / K; ε' = ε_o - (K-1) log(1 + c/K)
-    c = 0.1 * EPS ** 2 * math.sqrt(10 / 6) / 3
+    c = 0.1 * EPS**2 * math.sqrt(10 / 6) / 3
     assert plan.lam == pytest.approx(1.0 / (N_ROWS * c), rel=1e-12)
     assert plan.eps_noise == pytest.approx(eps_o - 2 * math.log1p(c / 3), rel=1e-12)
     assert plan.sensitivity == pytest.approx(2 * math.sqrt(2)) and plan.dim == 6
@@ -479,8 +517,9 @@ def test_audit_1d_label_flip_matches_the_exact_law():
     pair = LABEL_FLIP_1D
     result, outputs = run_audit(pair, thresholds(LIMITS_AUDIT_1D), n_runs=1500, seed=101)
     table = f"{result}\n{result.to_markdown()}"
-    assert not frequency_misfits(outputs, thresholds(LIMITS_CALIBRATION_1D),
-                                 exact_1d(pair, LIMITS_CALIBRATION_1D))
+    assert not frequency_misfits(
+        outputs, thresholds(LIMITS_CALIBRATION_1D), exact_1d(pair, LIMITS_CALIBRATION_1D)
+    )
     assert result.epsilon_lower_bound <= EPS, table
     assert result.epsilon_lower_bound >= 0.05, table
     # no intercept, data_norm = 1: coef_ = g·m exactly, the same grid for both datasets
@@ -490,6 +529,8 @@ def test_audit_1d_label_flip_matches_the_exact_law():
 
 # ---------------------------------------------------------------------------- (b) 2-D exact
 TAU_2D = 0.15  # ℓ > 0.15: 0.426 / 0.328 (loss 0.26); the most power at 1200 fits
+
+
 # 1200 fits per dataset. False failures: frequencies ≤ 8 x 1e-5 (+ quadrature error < 1e-3,
 # far inside the intervals); bound > ε: 4e-54.
 def test_audit_2d_mirrored_row_matches_the_exact_law():
@@ -507,6 +548,8 @@ def test_audit_2d_mirrored_row_matches_the_exact_law():
 
 # ---------------------------------------------------------------------------- (c) softmax
 TAU_SOFTMAX = 0.1  # ℓ > 0.1: 0.366 / 0.292 (simulated, loss 0.23)
+
+
 # 500 fits per dataset (no power for a bound > 0 at this size: the bench has 2·10⁴); the
 # reference is 5·10⁴ simulated ideal fits per dataset. False failures: frequencies
 # ≤ 8 x 1e-5; bound > ε: 4e-27.
@@ -530,6 +573,7 @@ def scaled_noise(factor):
 
     def perturbation(rng, plan):
         return original(rng, dataclasses.replace(plan, eps_noise=factor * plan.eps_noise))
+
     return perturbation
 
 
@@ -548,24 +592,30 @@ def test_frequency_check_detects_a_noise_scale_off_by_two(monkeypatch, factor):
     pair = LABEL_FLIP_1D
     monkeypatch.setattr(objective, "perturbation", scaled_noise(factor))
     _, outputs = run_audit(pair, thresholds(LIMITS_AUDIT_1D), n_runs=300, seed=107)
-    assert frequency_misfits(outputs, thresholds(LIMITS_CALIBRATION_1D),
-                             exact_1d(pair, LIMITS_CALIBRATION_1D))
+    assert frequency_misfits(
+        outputs, thresholds(LIMITS_CALIBRATION_1D), exact_1d(pair, LIMITS_CALIBRATION_1D)
+    )
 
 
 # b rounded to a grid of step h, the raw minimiser released: inverting it under A lands on
 # the grid (to 1e-3 h) in every run, under B in ~0.2 % of runs. 200 fits per dataset:
 # bound expected 3.8; false failure (bound ≤ 2ε): < 1e-15.
-GRID_H = 2.0 ** -8
-GRID_PAIR = Neighbours("(d) raw minimiser of a noise on a grid",
-                       "replace one record: (x=R, y=1) -> (x=0.7R, y=0)",
-                       (padded(1.0, 1), padded(0.7, 0)), C=1.0, fit_intercept=False)
+GRID_H = 2.0**-8
+GRID_PAIR = Neighbours(
+    "(d) raw minimiser of a noise on a grid",
+    "replace one record: (x=R, y=1) -> (x=0.7R, y=0)",
+    (padded(1.0, 1), padded(0.7, 0)),
+    C=1.0,
+    fit_intercept=False,
+)
 
 
 def test_audit_detects_a_raw_minimiser_of_grid_noise(monkeypatch):
     pair = GRID_PAIR
     original = objective.perturbation
-    monkeypatch.setattr(objective, "perturbation",
-                        lambda rng, plan: GRID_H * np.rint(original(rng, plan) / GRID_H))
+    monkeypatch.setattr(
+        objective, "perturbation", lambda rng, plan: GRID_H * np.rint(original(rng, plan) / GRID_H)
+    )
     monkeypatch.setattr(objective, "smooth_release", lambda u, plan, rng: u[0] + u[1])
 
     def inverted_on_grid(out):
@@ -583,14 +633,21 @@ def test_audit_detects_a_raw_minimiser_of_grid_noise(monkeypatch):
 def test_floating_point_attack_finds_nothing(pair, monkeypatch):
     calls = []  # the grid comes from plan_fit: its inputs are the same on both datasets
     plan_fit = logistic_module.plan_fit
-    monkeypatch.setattr(logistic_module, "plan_fit",
-                        lambda *args: calls.append(args) or plan_fit(*args))
+    monkeypatch.setattr(
+        logistic_module, "plan_fit", lambda *args: calls.append(args) or plan_fit(*args)
+    )
 
     def release(side, rng, n):
         return np.array([pair.release(pair.datasets[side], rng) for _ in range(n)])
 
-    result = floating_point_audit(release, (0, 1), lambda out, side: on_release_grid(pair, out),
-                                  n_runs=150, random_state=106, claimed_epsilon=EPS)
+    result = floating_point_audit(
+        release,
+        (0, 1),
+        lambda out, side: on_release_grid(pair, out),
+        n_runs=150,
+        random_state=106,
+        claimed_epsilon=EPS,
+    )
     assert result.epsilon_lower_bound == 0.0, result.to_markdown()
     assert all(row["count_a"] == row["count_b"] == 0 for row in result.rows)
     assert len(set(calls)) == 1 and plan_fit(*calls[0]) == pair.plan

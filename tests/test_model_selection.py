@@ -44,8 +44,12 @@ from skdp_anomaly.model_selection._repetitions import (
 
 SELECTIONS = ("repeated", "holdout-noisy-max", "cv-noisy-max")
 GRID = {"epsilon": [0.5, 1.0, 2.0]}  # Σ ε_c = 3.5, the dearest 2.0
-_RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
-           np.random.RandomState)
+_RANDOM = (
+    np.random.Generator,
+    np.random.BitGenerator,
+    np.random.SeedSequence,
+    np.random.RandomState,
+)
 
 
 def svc(epsilon=1.0, random_state=0):
@@ -54,8 +58,7 @@ def svc(epsilon=1.0, random_state=0):
 
 def search(selection="repeated", refit=True, *, grid=GRID, epsilon=4.0, **kw):
     kw.setdefault("random_state", 0)
-    return PrivateGridSearchCV(svc(), grid, epsilon=epsilon, selection=selection,
-                               refit=refit, **kw)
+    return PrivateGridSearchCV(svc(), grid, epsilon=epsilon, selection=selection, refit=refit, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +90,10 @@ def _expected(selection, refit, members=4):
 
 
 def _not_fitted(est):
-    return not any(hasattr(est, a) for a in ("best_estimator_", "best_params_",
-                                              "privacy_spent_", "cv_results_"))
+    return not any(
+        hasattr(est, a)
+        for a in ("best_estimator_", "best_params_", "privacy_spent_", "cv_results_")
+    )
 
 
 # -- cost ----------------------------------------------------------------------------
@@ -113,8 +118,9 @@ def test_cost_is_the_documented_formula_and_is_what_fit_spends(selection, refit,
 @pytest.mark.parametrize("cv, members", [(None, 4), (3, 2), (KFold(4), 3)])
 def test_cv_noisy_max_pays_each_training_part(cv, members, data):
     est = search("cv-noisy-max", refit=False, cv=cv)
-    assert check_privacy_budget(est).epsilon == pytest.approx(_expected("cv-noisy-max", False,
-                                                                        members))
+    assert check_privacy_budget(est).epsilon == pytest.approx(
+        _expected("cv-noisy-max", False, members)
+    )
     assert est.fit(*data).n_splits_ == members + 1
 
 
@@ -159,8 +165,11 @@ def test_index_based_folds_leak_under_add_remove(selection):
 
 def test_epsilon_below_one_run_is_refused_for_repeated_only():
     est = search(epsilon=1.5)  # the dearest candidate costs 2
-    for call in (est.privacy_cost, lambda: check_privacy_budget(est),
-                 lambda: est.fit(Untouchable(), np.zeros(10))):
+    for call in (
+        est.privacy_cost,
+        lambda: check_privacy_budget(est),
+        lambda: est.fit(Untouchable(), np.zeros(10)),
+    ):
         with pytest.raises(ValueError, match="'epsilon'"):
             call()
     assert _not_fitted(est)
@@ -169,10 +178,19 @@ def test_epsilon_below_one_run_is_refused_for_repeated_only():
     assert search(epsilon=2.0, refit=False).privacy_cost().epsilon == pytest.approx(4.0)  # η=0
 
 
-@pytest.mark.parametrize("name, value", [
-    ("epsilon", 0), ("epsilon", -1.0), ("epsilon", 30.5), ("epsilon", math.nan),
-    ("selection", "best"), ("n_runs", 0.5), ("n_runs", "many"), ("cv", "five"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("epsilon", 0),
+        ("epsilon", -1.0),
+        ("epsilon", 30.5),
+        ("epsilon", math.nan),
+        ("selection", "best"),
+        ("n_runs", 0.5),
+        ("n_runs", "many"),
+        ("cv", "five"),
+    ],
+)
 def test_invalid_parameter_is_named(name, value):
     kw = {"epsilon": 4.0, name: value}
     est = PrivateGridSearchCV(svc(), GRID, **kw)
@@ -275,8 +293,7 @@ def _fail_at_charge(monkeypatch, n):
 
 
 @pytest.mark.parametrize("selection", SELECTIONS)
-def test_failure_after_the_choice_is_charged_keeps_the_charge_only(selection, data,
-                                                                   monkeypatch):
+def test_failure_after_the_choice_is_charged_keeps_the_charge_only(selection, data, monkeypatch):
     ledger = Ledger()
     est = search(selection, accountant=ledger)
     _fail_at_charge(monkeypatch, 1)
@@ -307,16 +324,28 @@ def test_fitted_attributes_release_the_choice_only(selection, data):
     grid = [{"epsilon": [0.5, 1.0]}, {"epsilon": [1.0], "update": ["flmb"]}]
     est = search(selection, grid=grid).fit(*data)
     assert set(est.cv_results_) == {"params", "param_epsilon", "param_update"}
-    assert est.cv_results_["params"] == [{"epsilon": 0.5}, {"epsilon": 1.0},
-                                         {"epsilon": 1.0, "update": "flmb"}]
+    assert est.cv_results_["params"] == [
+        {"epsilon": 0.5},
+        {"epsilon": 1.0},
+        {"epsilon": 1.0, "update": "flmb"},
+    ]
     assert est.cv_results_["param_update"].mask.tolist() == [True, True, False]
     assert est.best_params_ == est.cv_results_["params"][est.best_index_]
     assert hasattr(est, "best_score_") == (selection == "repeated")
     assert est.n_splits_ == 5 and est.multimetric_ is False and est.n_features_in_ == 4
     public = {k for k in vars(est) if k.endswith("_") and not k.startswith("_")}
-    assert public == {"best_estimator_", "best_index_", "best_params_", "cv_results_",
-                      "n_splits_", "n_features_in_", "multimetric_", "privacy_spent_",
-                      "searched_", *(["best_score_"] if selection == "repeated" else [])}
+    assert public == {
+        "best_estimator_",
+        "best_index_",
+        "best_params_",
+        "cv_results_",
+        "n_splits_",
+        "n_features_in_",
+        "multimetric_",
+        "privacy_spent_",
+        "searched_",
+        *(["best_score_"] if selection == "repeated" else []),
+    }
     assert est.searched_ is True
 
 
@@ -382,15 +411,21 @@ def _rare_class_problem(label_of_the_training_record):
 
 @pytest.mark.parametrize("refit", [False, True])
 @pytest.mark.parametrize("selection", ["repeated", "holdout-noisy-max"])
-def test_neighbours_that_differ_in_a_training_label_release_the_same_label_set(selection,
-                                                                              refit):
+def test_neighbours_that_differ_in_a_training_label_release_the_same_label_set(selection, refit):
     # replacing the only training record of class 2 used to drop it from classes_ with
     # certainty; now every candidate fit is given the label set of y
     for label in (2, 0):
         X, y, split = _rare_class_problem(label)
         lr = PrivateLogisticRegression(epsilon=1.0, data_norm=2.0, random_state=0)
-        est = PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=2.0, cv=split,
-                                  selection=selection, refit=refit, random_state=0).fit(X, y)
+        est = PrivateGridSearchCV(
+            lr,
+            {"C": [0.1, 1.0]},
+            epsilon=2.0,
+            cv=split,
+            selection=selection,
+            refit=refit,
+            random_state=0,
+        ).fit(X, y)
         np.testing.assert_array_equal(est.best_estimator_.classes_, [0, 1, 2])
         assert est.best_estimator_.coef_.shape == (3, 3)
 
@@ -410,8 +445,15 @@ def test_every_candidate_fit_gets_the_label_set(monkeypatch):
 
     monkeypatch.setattr(PrivateLogisticRegression, "fit", recording_fit)
     lr = PrivateLogisticRegression(epsilon=1.0, data_norm=2.0)
-    PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=1.0, cv=KFold(3),
-                        selection="cv-noisy-max", refit=False, random_state=1).fit(X, y)
+    PrivateGridSearchCV(
+        lr,
+        {"C": [0.1, 1.0]},
+        epsilon=1.0,
+        cv=KFold(3),
+        selection="cv-noisy-max",
+        refit=False,
+        random_state=1,
+    ).fit(X, y)
     assert len(seen) == 6 and all(given == [0, 1, 2] for _, given in seen)
     assert any(labels != [0, 1, 2] for labels, _ in seen)  # a part missed class 2
 
@@ -419,11 +461,13 @@ def test_every_candidate_fit_gets_the_label_set(monkeypatch):
 def test_the_label_set_can_be_given_and_is_checked(data):
     X, y = data
     lr = PrivateLogisticRegression(epsilon=1.0, data_norm=4.0)
-    est = PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1, 7],
-                              refit=False, random_state=0).fit(X, y)
+    est = PrivateGridSearchCV(
+        lr, {"C": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1, 7], refit=False, random_state=0
+    ).fit(X, y)
     np.testing.assert_array_equal(est.classes_, [0, 1, 7])
-    assert not any("read from y" in a for a in
-                   check_privacy_budget(est).assumptions if a.startswith("(root)"))
+    assert not any(
+        "read from y" in a for a in check_privacy_budget(est).assumptions if a.startswith("(root)")
+    )
     with pytest.raises(ValueError, match="not in the 'classes' parameter"):
         PrivateGridSearchCV(lr, {"C": [0.1]}, epsilon=1.0, classes=[0, 7]).fit(X, y)
     clash = PrivateLogisticRegression(epsilon=1.0, data_norm=4.0, classes=[0, 1, 2])
@@ -439,8 +483,9 @@ def test_tags_follow_the_candidate():
 
 @pytest.mark.parametrize("selection", SELECTIONS)
 def test_no_generator_is_kept(selection, data):
-    est = PrivateGridSearchCV(svc(random_state=None), GRID, epsilon=4.0, selection=selection,
-                              random_state=None).fit(*data)
+    est = PrivateGridSearchCV(
+        svc(random_state=None), GRID, epsilon=4.0, selection=selection, random_state=None
+    ).fit(*data)
     kept = [type(o).__name__ for o in reachable(est).values() if isinstance(o, _RANDOM)]
     assert kept == []
     assert b"numpy.random" not in pickle.dumps(est)
@@ -464,8 +509,15 @@ DISTRIBUTIONS = {"epsilon": uniform(0.5, 1.5), "intercept_share": [0.2, 0.3]}
 
 @pytest.mark.parametrize("selection", SELECTIONS)
 def test_randomized_search_samples_the_candidates_it_priced(selection, data):
-    est = PrivateRandomizedSearchCV(svc(), DISTRIBUTIONS, n_iter=4, epsilon=4.0,
-                                    selection=selection, refit=False, random_state=3)
+    est = PrivateRandomizedSearchCV(
+        svc(),
+        DISTRIBUTIONS,
+        n_iter=4,
+        epsilon=4.0,
+        selection=selection,
+        refit=False,
+        random_state=3,
+    )
     sampled = list(ParameterSampler(DISTRIBUTIONS, 4, random_state=3))
     eps = [p["epsilon"] for p in sampled]
     fits = {"repeated": max(eps), "holdout-noisy-max": sum(eps), "cv-noisy-max": 4 * sum(eps)}
@@ -478,8 +530,15 @@ def test_randomized_search_samples_the_candidates_it_priced(selection, data):
 @pytest.mark.parametrize("selection, fits", [("repeated", 2.0), ("holdout-noisy-max", 4 * 2.0)])
 def test_randomized_search_without_int_seed_charges_n_iter_dearest(selection, fits, data):
     # uniform(0.5, 1.5) reaches ε = 2: n_iter × 2 for the fits of a noisy max
-    est = PrivateRandomizedSearchCV(svc(), DISTRIBUTIONS, n_iter=4, epsilon=4.0,
-                                    selection=selection, refit=False, random_state=None)
+    est = PrivateRandomizedSearchCV(
+        svc(),
+        DISTRIBUTIONS,
+        n_iter=4,
+        epsilon=4.0,
+        selection=selection,
+        refit=False,
+        random_state=None,
+    )
     assert check_privacy_budget(est).epsilon == pytest.approx(fits + 4.0)
     est.fit(*data)
     assert len(est.cv_results_["params"]) == 4
@@ -507,10 +566,20 @@ def test_search_finds_the_candidate_that_sees_the_informative_feature(selection)
     kw = {"epsilon": 16.0, "n_runs": 40} if selection == "repeated" else {"epsilon": 1.0}
     found = 0
     for seed in range(10):
-        pipe = Pipeline([("cols", FunctionTransformer(_columns, kw_args={"cols": [1]})),
-                         ("clf", svc(epsilon=4.0, random_state=seed))])
-        est = PrivateGridSearchCV(pipe, {"cols__kw_args": [{"cols": [1]}, {"cols": [0, 1]}]},
-                                  selection=selection, refit=False, random_state=seed, **kw)
+        pipe = Pipeline(
+            [
+                ("cols", FunctionTransformer(_columns, kw_args={"cols": [1]})),
+                ("clf", svc(epsilon=4.0, random_state=seed)),
+            ]
+        )
+        est = PrivateGridSearchCV(
+            pipe,
+            {"cols__kw_args": [{"cols": [1]}, {"cols": [0, 1]}]},
+            selection=selection,
+            refit=False,
+            random_state=seed,
+            **kw,
+        )
         found += est.fit(X, y).best_index_ == 1
     assert found >= 9
 
@@ -552,7 +621,7 @@ def _chisquare_pvalue(draws, eta, gamma):
     expected = n * tnb_pmf(k, eta, gamma)
     last = int(np.flatnonzero(expected >= 5)[-1])  # k = last + 1 is the last own bin
     observed = np.bincount(np.minimum(draws, last + 2), minlength=last + 3)[1:]
-    expected = np.r_[expected[:last + 1], n - expected[:last + 1].sum()]
+    expected = np.r_[expected[: last + 1], n - expected[: last + 1].sum()]
     return chisquare(observed, expected).pvalue
 
 
@@ -579,15 +648,18 @@ def test_sample_tnb_with_gamma_one_is_one_run():
     assert {sample_tnb(eta, 1.0, rng) for eta in ETAS} == {1}
 
 
-@pytest.mark.parametrize("call", [
-    lambda: tnb_pmf([1], -1.0, 0.5),
-    lambda: tnb_pmf([1], math.nan, 0.5),
-    lambda: tnb_mean(0.5, 0.0),
-    lambda: tnb_mean(0.5, 1.5),
-    lambda: sample_tnb(-2.0, 0.5, np.random.default_rng(0)),
-    lambda: sample_tnb(1.0, 0.0, np.random.default_rng(0)),
-    lambda: tnb_gamma_for_mean(1.0, 0.5),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tnb_pmf([1], -1.0, 0.5),
+        lambda: tnb_pmf([1], math.nan, 0.5),
+        lambda: tnb_mean(0.5, 0.0),
+        lambda: tnb_mean(0.5, 1.5),
+        lambda: sample_tnb(-2.0, 0.5, np.random.default_rng(0)),
+        lambda: sample_tnb(1.0, 0.0, np.random.default_rng(0)),
+        lambda: tnb_gamma_for_mean(1.0, 0.5),
+    ],
+)
 def test_invalid_eta_gamma_or_mean(call):
     with pytest.raises(ValueError, match="eta|gamma|mean"):
         call()
@@ -600,18 +672,26 @@ def _clip(X):
 
 def _pipeline_search(refit=True):
     pipe = Pipeline([("clip", FunctionTransformer(_clip)), ("clf", svc())])
-    return PrivateGridSearchCV(pipe, {"clf__epsilon": [0.5, 1.0]}, epsilon=2.0,
-                               selection="holdout-noisy-max", refit=refit, random_state=0)
+    return PrivateGridSearchCV(
+        pipe,
+        {"clf__epsilon": [0.5, 1.0]},
+        epsilon=2.0,
+        selection="holdout-noisy-max",
+        refit=refit,
+        random_state=0,
+    )
 
 
 def test_pipeline_candidate_is_priced_step_by_step(data):
     est = _pipeline_search()
     report = check_privacy_budget(est, budget=4.5)
     rows = {r.path: (r.estimator, r.epsilon) for r in report.steps}
-    assert rows == {"estimator__clip": ("FunctionTransformer", 0.0),
-                    "estimator__clf": ("PrivateOnlineActiveSVC", 1.5),
-                    "selection": ("selection", 2.0),
-                    "best_estimator_": ("refit", 1.0)}
+    assert rows == {
+        "estimator__clip": ("FunctionTransformer", 0.0),
+        "estimator__clf": ("PrivateOnlineActiveSVC", 1.5),
+        "selection": ("selection", 2.0),
+        "best_estimator_": ("refit", 1.0),
+    }
     assert any("FunctionTransformer" in a for a in report.assumptions)
     assert est.fit(*data).privacy_spent_.epsilon == pytest.approx(4.5)
     with pytest.raises(PrivacyBudgetError, match="exceeded"):
@@ -626,14 +706,18 @@ def test_budgeted_pipeline_refuses_a_search_over_its_budget(data):
     outer = BudgetedPipeline([("search", inner)], budget=3.5).fit(*data)
     assert outer.privacy_report_.epsilon == pytest.approx(3.5)
     assert [r.path for r in outer.privacy_report_.steps] == [
-        "search__estimator__clip", "search__estimator__clf", "search__selection"]
+        "search__estimator__clip",
+        "search__estimator__clf",
+        "search__selection",
+    ]
 
 
 # -- total ε, scores, n_jobs -----------------------------------------------------------
 def lr_search(**kw):
     kw.setdefault("random_state", 0)
-    return PrivateGridSearchCV(PrivateLogisticRegression(data_norm=1.0, random_state=0),
-                               {"C": [0.1, 1.0]}, **kw)
+    return PrivateGridSearchCV(
+        PrivateLogisticRegression(data_norm=1.0, random_state=0), {"C": [0.1, 1.0]}, **kw
+    )
 
 
 @pytest.mark.parametrize("selection", SELECTIONS)
@@ -648,8 +732,11 @@ def test_total_epsilon_is_what_the_report_states_and_fit_spends(selection, refit
     params = est.cv_results_["params"]
     assert [p["C"] for p in params] == ["auto", 0.1, 1.0]
     assert len({p["epsilon"] for p in params}) == 1
-    run = {"repeated": 2.0 / (3 + refit), "holdout-noisy-max": 2.0 / (3 + 1 + refit),
-           "cv-noisy-max": 2.0 / (4 * 3 + 1 + refit)}[selection]
+    run = {
+        "repeated": 2.0 / (3 + refit),
+        "holdout-noisy-max": 2.0 / (3 + 1 + refit),
+        "cv-noisy-max": 2.0 / (4 * 3 + 1 + refit),
+    }[selection]
     assert params[0]["epsilon"] == pytest.approx(run)
 
 
@@ -680,18 +767,22 @@ def test_the_rule_reads_public_sizes_only():
     assert not search_pays(10**7, 100, 1, 2, 1.0)  # a small validation part: noisy scores
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({}, "exactly one of the 'epsilon'"),
-    ({"epsilon": 1.0, "total_epsilon": 2.0}, "exactly one of the 'epsilon'"),
-    ({"total_epsilon": 2.0, "grid": {"epsilon": [0.5, 1.0]}}, "remove 'epsilon'"),
-    ({"total_epsilon": 2.0, "scoring": "roc_auc"}, "'scoring' parameter must be one of"),
-    ({"epsilon": 2.0, "scoring": "recall", "pos_label": 3, "classes": [0, 1]}, "'pos_label'"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({}, "exactly one of the 'epsilon'"),
+        ({"epsilon": 1.0, "total_epsilon": 2.0}, "exactly one of the 'epsilon'"),
+        ({"total_epsilon": 2.0, "grid": {"epsilon": [0.5, 1.0]}}, "remove 'epsilon'"),
+        ({"total_epsilon": 2.0, "scoring": "roc_auc"}, "'scoring' parameter must be one of"),
+        ({"epsilon": 2.0, "scoring": "recall", "pos_label": 3, "classes": [0, 1]}, "'pos_label'"),
+    ],
+)
 def test_invalid_budget_or_score_is_refused_before_any_charge(kw, match, data):
     ledger = Ledger()
     grid = kw.pop("grid", {"C": [0.1, 1.0]})
-    est = PrivateGridSearchCV(PrivateLogisticRegression(data_norm=1.0), grid,
-                              accountant=ledger, **kw)
+    est = PrivateGridSearchCV(
+        PrivateLogisticRegression(data_norm=1.0), grid, accountant=ledger, **kw
+    )
     with pytest.raises(ValueError, match=match):
         est.fit(*data)
     assert ledger.spent == [] and _not_fitted(est)
@@ -751,10 +842,20 @@ def test_balanced_accuracy_tunes_what_accuracy_gets_backwards():
     cv = [(np.arange(500), np.arange(500, 2500))]
 
     def choose(scoring):
-        return PrivateGridSearchCV(
-            DeclaredCostClassifier(epsilon=1.0), {"label": [0, -1]}, epsilon=20.0,
-            selection="holdout-noisy-max", scoring=scoring, cv=cv, refit=False,
-            random_state=1).fit(X, y).best_params_["label"]
+        return (
+            PrivateGridSearchCV(
+                DeclaredCostClassifier(epsilon=1.0),
+                {"label": [0, -1]},
+                epsilon=20.0,
+                selection="holdout-noisy-max",
+                scoring=scoring,
+                cv=cv,
+                refit=False,
+                random_state=1,
+            )
+            .fit(X, y)
+            .best_params_["label"]
+        )
 
     assert choose("accuracy") == 0
     assert choose("balanced_accuracy") == -1
@@ -763,11 +864,15 @@ def test_balanced_accuracy_tunes_what_accuracy_gets_backwards():
 
 @pytest.mark.parametrize("selection", SELECTIONS)
 def test_n_jobs_gives_the_same_search(selection, data):
-    kw = {"epsilon": 2.0, "selection": selection, "refit": False,
-          "scoring": "balanced_accuracy", "n_runs": 4}
+    kw = {
+        "epsilon": 2.0,
+        "selection": selection,
+        "refit": False,
+        "scoring": "balanced_accuracy",
+        "n_runs": 4,
+    }
     one = lr_search(n_jobs=1, **kw).fit(*data)
     two = lr_search(n_jobs=2, **kw).fit(*data)
     assert one.best_index_ == two.best_index_
     assert getattr(one, "best_score_", None) == getattr(two, "best_score_", None)
-    np.testing.assert_array_equal(one.decision_function(data[0]),
-                                  two.decision_function(data[0]))
+    np.testing.assert_array_equal(one.decision_function(data[0]), two.decision_function(data[0]))

@@ -86,13 +86,13 @@ SCENARIOS = selection_scenarios(EPS_RUN, EPS_MAX, N_RUNS)
 # Floor false-failure rates over seeds (10⁶ simulated audits at the exact probabilities):
 # η=1 < 1e-6, η=0 < 1e-6, holdout 1e-5, KFold 1e-5, overlapping 2e-5.
 AUDITS = [
-    (SCENARIOS[0], 800, 11, 0.2),   # repeated η=1: measured 0.40ε
+    (SCENARIOS[0], 800, 11, 0.2),  # repeated η=1: measured 0.40ε
     (SCENARIOS[1], 800, 12, 0.25),  # repeated η=0: measured 0.49ε
     (SCENARIOS[2], 300, 13, None),  # near tie, "candidate 1 chosen": exact 0.2ε, measured 0.05ε
     (SCENARIOS[3], 300, 14, None),  # free candidates (ε_run = epsilon/3): measured 0.37ε
     (SCENARIOS[4], 1200, 15, 0.35),  # holdout-noisy-max: measured 0.62ε
-    (SCENARIOS[5], 600, 16, 0.2),   # cv-noisy-max, KFold(2): measured 0.63ε
-    (SCENARIOS[6], 600, 17, 0.2),   # cv-noisy-max, Δ=2: measured 0.54ε
+    (SCENARIOS[5], 600, 16, 0.2),  # cv-noisy-max, KFold(2): measured 0.63ε
+    (SCENARIOS[6], 600, 17, 0.2),  # cv-noisy-max, Δ=2: measured 0.54ε
 ]
 FREQUENCY_LEVEL = 5e-6  # each side of the two-sided interval of a frequency check
 
@@ -163,17 +163,26 @@ def test_audit_selection(scenario, n_runs, seed, floor):
 
 
 @pytest.mark.parametrize("selection", ["repeated", "holdout-noisy-max", "cv-noisy-max"])
-@pytest.mark.parametrize("split", [
-    (np.arange(4), np.r_[4, 4, 5, 6]),  # a record listed twice in the validation part
-    (np.r_[0, 0, 1, 2], np.arange(4, 8)),  # ... in the training part
-    (np.arange(5), np.arange(4, 8)),  # in both parts
-])
+@pytest.mark.parametrize(
+    "split",
+    [
+        (np.arange(4), np.r_[4, 4, 5, 6]),  # a record listed twice in the validation part
+        (np.r_[0, 0, 1, 2], np.arange(4, 8)),  # ... in the training part
+        (np.arange(5), np.arange(4, 8)),  # in both parts
+    ],
+)
 def test_splits_that_repeat_a_record_are_refused(selection, split):
     # with 8 copies of one validation record, "repeated" measured a lower bound of 4.29 > 3
     # before such splits were refused (the count moved by 8, its noise sized for 1)
     X, y = np.zeros((8, 1)), np.r_[np.zeros(4, np.int64), np.ones(4, np.int64)]
-    search = PrivateGridSearchCV(DeclaredCostClassifier(epsilon=1.0), {"label": [0, 1]},
-                                 epsilon=2.0, selection=selection, cv=[split], refit=False)
+    search = PrivateGridSearchCV(
+        DeclaredCostClassifier(epsilon=1.0),
+        {"label": [0, 1]},
+        epsilon=2.0,
+        selection=selection,
+        cv=[split],
+        refit=False,
+    )
     with pytest.raises(ValueError, match="'cv' parameter"):
         search.fit(X, y)
     assert not hasattr(search, "privacy_spent_")
@@ -209,10 +218,13 @@ class SeededNoisyCount(PrivacyCostMixin, ClassifierMixin, BaseEstimator):
         return np.ones(len(X), dtype=np.int64)
 
 
-@pytest.mark.parametrize("candidate_seed", [
-    None,
-    0,
-])
+@pytest.mark.parametrize(
+    "candidate_seed",
+    [
+        None,
+        0,
+    ],
+)
 def test_audit_released_model_does_not_carry_its_seed(candidate_seed):
     # Pair: 12 rows, 5 vs 6 labelled 1 (one record relabelled). Output: the count an
     # attacker recovers from best_estimator_ (refit on all rows) by redrawing its noise
@@ -224,9 +236,14 @@ def test_audit_released_model_does_not_carry_its_seed(candidate_seed):
     y_b = y_a.copy()
     y_b[5] = 1
     X = np.zeros((12, 1))
-    search = PrivateGridSearchCV(SeededNoisyCount(0.5, candidate_seed), {"epsilon": [0.5]},
-                                 epsilon=1.0, n_runs=2, cv=[(np.arange(8), np.arange(8, 12))],
-                                 refit=True)
+    search = PrivateGridSearchCV(
+        SeededNoisyCount(0.5, candidate_seed),
+        {"epsilon": [0.5]},
+        epsilon=1.0,
+        n_runs=2,
+        cv=[(np.arange(8), np.arange(8, 12))],
+        refit=True,
+    )
     claim = check_privacy_budget(search, on_leak="raise").cost.epsilon
     assert claim == pytest.approx(2.0)
 
@@ -236,13 +253,21 @@ def test_audit_released_model_does_not_carry_its_seed(candidate_seed):
         for i in range(n):
             model = est.fit(X, y).best_estimator_
             redrawn = GeometricMechanism(model.epsilon).noise(
-                1, check_random_state(model.random_state))
+                1, check_random_state(model.random_state)
+            )
             out[i] = model.noisy_count_ - int(redrawn[0])
         return out
 
-    result = audit(recovered_counts, (y_a, y_b), {"recovers 5": lambda o: o == 5},
-                   n_runs=100, batch=True, claimed_epsilon=claim, random_state=19,
-                   name="seed kept in best_estimator_")
+    result = audit(
+        recovered_counts,
+        (y_a, y_b),
+        {"recovers 5": lambda o: o == 5},
+        n_runs=100,
+        batch=True,
+        claimed_epsilon=claim,
+        random_state=19,
+        name="seed kept in best_estimator_",
+    )
     assert result.epsilon_lower_bound <= claim, result.to_markdown()
 
 
@@ -262,8 +287,9 @@ def test_released_score_is_a_count_over_the_public_test_size():
             assert est.best_score_ == count / m
             scores.add(est.best_score_)
     assert len(scores) > 3
-    out = selection_outputs(SCENARIOS[4].search, SCENARIOS[4].X, SCENARIOS[4].neighbours[0],
-                            np.random.default_rng(0), 5)
+    out = selection_outputs(
+        SCENARIOS[4].search, SCENARIOS[4].X, SCENARIOS[4].neighbours[0], np.random.default_rng(0), 5
+    )
     assert np.all(out[:, 1] == NO_SCORE)  # noisy-max releases the index only
     assert set(out[:, 0].tolist()) <= {0, 1}
 
@@ -283,12 +309,21 @@ def test_audit_score_selection(scenario):
     sized for sensitivity 1 instead of the largest weight (the bug this
     guards against) gives a bound above the claim.
     """
+
     def mechanism(y, rng, n):
         return index_outputs(scenario.search, scenario.X, y, rng, n)
 
-    result = audit(mechanism, scenario.neighbours, scenario.events, n_runs=150, batch=True,
-                   claimed_epsilon=scenario.claimed_epsilon, random_state=3, alpha=0.05,
-                   name=scenario.name)
+    result = audit(
+        mechanism,
+        scenario.neighbours,
+        scenario.events,
+        n_runs=150,
+        batch=True,
+        claimed_epsilon=scenario.claimed_epsilon,
+        random_state=3,
+        alpha=0.05,
+        name=scenario.name,
+    )
     assert result.epsilon_lower_bound <= scenario.claimed_epsilon, result.to_markdown()
     # the pair is seen: the candidate that predicts the feature wins more often on y_a
     rates = next(row for row in result.rows if row["event"] == "picks 1")
@@ -311,6 +346,14 @@ def test_score_audit_can_fail_when_the_noise_ignores_the_weights(monkeypatch):
     def mechanism(y, rng, n):
         return index_outputs(scenario.search, scenario.X, y, rng, n)
 
-    result = audit(mechanism, scenario.neighbours, scenario.events, n_runs=150, batch=True,
-                   claimed_epsilon=scenario.claimed_epsilon, random_state=3, alpha=0.05)
+    result = audit(
+        mechanism,
+        scenario.neighbours,
+        scenario.events,
+        n_runs=150,
+        batch=True,
+        claimed_epsilon=scenario.claimed_epsilon,
+        random_state=3,
+        alpha=0.05,
+    )
     assert result.epsilon_lower_bound > scenario.claimed_epsilon, result.to_markdown()

@@ -31,8 +31,12 @@ from skdp_anomaly import (
     PrivateRandomizedSearchCV,
 )
 
-_RANDOM = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
-           np.random.RandomState)
+_RANDOM = (
+    np.random.Generator,
+    np.random.BitGenerator,
+    np.random.SeedSequence,
+    np.random.RandomState,
+)
 
 
 def _two_classes(n=400, d=3, seed=0):
@@ -84,8 +88,7 @@ def _online_svc(**params):
 
 def _dpoad(mechanism):
     rng = np.random.default_rng(5)
-    det = DPOAD(np.linspace(0, 1, 11), mechanism=mechanism, max_count=100,
-                sensitivity_samples=2000)
+    det = DPOAD(np.linspace(0, 1, 11), mechanism=mechanism, max_count=100, sensitivity_samples=2000)
     windows = rng.uniform(0, 1, (3, 100))
     for window in windows:
         det.partial_fit(window)
@@ -94,14 +97,14 @@ def _dpoad(mechanism):
 
 def _noisy_prior():
     X, y = _two_classes(seed=6)
-    return NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=1.0,
-                                         classes=[0, 1]).fit(X, y), X
+    return NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=1.0, classes=[0, 1]).fit(
+        X, y
+    ), X
 
 
 def _imbalanced(strategy):
     X, y = _two_classes(seed=11)
-    return DPImbalancedClassifier(epsilon=1.0, bounds=(-8, 8),
-                                  strategy=strategy).fit(X, y), X
+    return DPImbalancedClassifier(epsilon=1.0, bounds=(-8, 8), strategy=strategy).fit(X, y), X
 
 
 def _private_search(cls, **kw):
@@ -113,8 +116,9 @@ def _private_search(cls, **kw):
 def _total_search(force):
     X, y = _two_classes(seed=9)
     lr = PrivateLogisticRegression(data_norm=8.0)
-    return PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, total_epsilon=2.0,
-                               force_search=force).fit(X, y), X
+    return PrivateGridSearchCV(lr, {"C": [0.1, 1.0]}, total_epsilon=2.0, force_search=force).fit(
+        X, y
+    ), X
 
 
 def _hbos(chunks):
@@ -139,20 +143,22 @@ FITTED = {
     "PrivateOnlineActiveSVC (mid-stream)": _online_svc_mid_stream,
     "PrivateOnlineActiveSVC (fit, ftrl)": _online_svc,
     "PrivateOnlineActiveSVC (fit, flmb)": lambda: _online_svc(update="flmb", batch_size=7),
-    **{f"DPOAD ({m})": (lambda m=m: _dpoad(m)) for m in ("record", "laplace", "painfree",
-                                                         "dpoad")},
+    **{f"DPOAD ({m})": (lambda m=m: _dpoad(m)) for m in ("record", "laplace", "painfree", "dpoad")},
     "NoisyPriorThresholdClassifier": _noisy_prior,
     "DPImbalancedClassifier (threshold)": lambda: _imbalanced("threshold"),
     "DPImbalancedClassifier (oversample)": lambda: _imbalanced("oversample"),
     "PrivateLogisticRegression": lambda: _logistic(),
     "PrivateHBOS": lambda: _hbos(1),
     "PrivateHBOS (partial_fit, 3 chunks)": lambda: _hbos(3),
-    "PrivateGridSearchCV": lambda: _private_search(PrivateGridSearchCV,
-                                                   param_grid={"epsilon": [0.5, 1.0]}),
+    "PrivateGridSearchCV": lambda: _private_search(
+        PrivateGridSearchCV, param_grid={"epsilon": [0.5, 1.0]}
+    ),
     "PrivateGridSearchCV (refit=False)": lambda: _private_search(
-        PrivateGridSearchCV, param_grid={"epsilon": [0.5, 1.0]}, refit=False),
+        PrivateGridSearchCV, param_grid={"epsilon": [0.5, 1.0]}, refit=False
+    ),
     "PrivateRandomizedSearchCV": lambda: _private_search(
-        PrivateRandomizedSearchCV, param_distributions={"epsilon": [0.5, 1.0]}, n_iter=2),
+        PrivateRandomizedSearchCV, param_distributions={"epsilon": [0.5, 1.0]}, n_iter=2
+    ),
     "PrivateGridSearchCV (total_epsilon, searched)": lambda: _total_search(True),
     "PrivateGridSearchCV (total_epsilon, no search)": lambda: _total_search(False),
 }
@@ -198,8 +204,11 @@ def _row_patterns(rows) -> list:
     rows = np.asarray(rows, dtype=np.float64)
     rows = rows.reshape(-1, 1) if rows.ndim == 1 else rows.reshape(-1, rows.shape[-1])
     random = ~np.all(rows * 64 == np.rint(rows * 64), axis=1)
-    return [np.ascontiguousarray(r).tobytes() for scale in (1.0, np.sqrt(0.5))
-            for r in rows[random] * scale]
+    return [
+        np.ascontiguousarray(r).tobytes()
+        for scale in (1.0, np.sqrt(0.5))
+        for r in rows[random] * scale
+    ]
 
 
 def _rows_in(blob: bytes, patterns) -> int:
@@ -214,8 +223,9 @@ def test_fitted_estimator_holds_no_training_row(name):
     assert _rows_in(pickle.dumps(est), patterns) == 0, f"the pickle of {name} holds rows"
     if "mid-stream" in name:
         return  # a stream in progress holds its open window in memory (not in the pickle)
-    arrays = b"".join(np.ascontiguousarray(a).tobytes() for a in reachable_arrays(est)
-                      if a.dtype == np.float64)
+    arrays = b"".join(
+        np.ascontiguousarray(a).tobytes() for a in reachable_arrays(est) if a.dtype == np.float64
+    )
     assert _rows_in(arrays, patterns) == 0, f"{name} keeps training rows"
 
 

@@ -86,8 +86,8 @@ def feed(est, X, y=None, chunk=None, classes=(-1, 1), **kw):
     """partial_fit over ``X`` in chunks of ``chunk`` rows (one call if None)."""
     chunk = chunk or len(X)
     for start in range(0, len(X), chunk):
-        part = None if y is None else y[start:start + chunk]
-        est.partial_fit(X[start:start + chunk], part, classes=classes, **kw)
+        part = None if y is None else y[start : start + chunk]
+        est.partial_fit(X[start : start + chunk], part, classes=classes, **kw)
     return est
 
 
@@ -98,8 +98,7 @@ def test_labels_read_only_for_selected_rows(selection, update):
     n = 4000
     X, y = disc_stream(n, seed=1)
     labels = RecordingLabels(y)
-    est = paper_svc(epsilon=1.0, selection=selection, update=update,
-                    random_state=0)
+    est = paper_svc(epsilon=1.0, selection=selection, update=update, random_state=0)
     est.partial_fit(X, labels, classes=[-1, 1])
     read = labels.read
     assert len(read) == len(set(read)) == est.n_labels_requested_
@@ -118,8 +117,8 @@ def test_labels_read_for_selected_rows_across_calls():
     est = paper_svc(epsilon=1.0, random_state=3)
     total = 0
     for start in range(0, 3000, 500):
-        labels = RecordingLabels(y[start:start + 500])
-        est.partial_fit(X[start:start + 500], labels, classes=[-1, 1])
+        labels = RecordingLabels(y[start : start + 500])
+        est.partial_fit(X[start : start + 500], labels, classes=[-1, 1])
         assert len(labels.read) == len(set(labels.read))
         assert all(0 <= i < 500 for i in labels.read)
         total += len(labels.read)
@@ -162,8 +161,7 @@ def test_oracle_asked_only_for_selected_rows_once(selection, update):
 
 def test_oracle_y_and_sequence_give_the_same_coef():
     X, y = disc_stream(5000, seed=6)
-    kw = dict(epsilon=2.0, selection="exponential", update="flmb", average=True,
-              random_state=7)
+    kw = dict(epsilon=2.0, selection="exponential", update="flmb", average=True, random_state=7)
     runs = [paper_svc(**kw) for _ in range(3)]
     oracle = RecordingOracle(X, y)
     for start in range(0, 5000, 1234):
@@ -200,8 +198,12 @@ def test_partial_batch_carries_over_passive(update):
     n, B = 1003, 5
     X, y = disc_stream(n, seed=10)
     for chunk in (None, 7, 1):
-        est = feed(paper_svc(selection="all", update=update, batch_size=B,
-                             random_state=0), X, y, chunk=chunk)
+        est = feed(
+            paper_svc(selection="all", update=update, batch_size=B, random_state=0),
+            X,
+            y,
+            chunk=chunk,
+        )
         assert (est.n_seen_, est.n_labels_requested_, est.n_updates_) == (n, n, n // B)
 
 
@@ -211,8 +213,12 @@ def test_oracle_batches_are_complete_across_calls(selection):
     # when the calls cut the stream into chunks of 7
     X, y = disc_stream(2000, seed=11)
     oracle = RecordingOracle(X, y)
-    est = feed(paper_svc(selection=selection, batch_size=5, random_state=1),
-               X, chunk=7, label_oracle=oracle)
+    est = feed(
+        paper_svc(selection=selection, batch_size=5, random_state=1),
+        X,
+        chunk=7,
+        label_oracle=oracle,
+    )
     assert est.n_updates_ == len(oracle.calls) > 0
     assert all(len(call) == 5 for call in oracle.calls)
     assert oracle.asked == sorted(oracle.asked)  # stream order
@@ -221,8 +227,12 @@ def test_oracle_batches_are_complete_across_calls(selection):
 def test_flsw_windows_span_calls_with_oracle():
     X, y = disc_stream(1000, seed=12)
     oracle = RecordingOracle(X, y)
-    est = feed(paper_svc(selection="all", update="flsw", batch_size=5,
-                         random_state=1), X, chunk=7, label_oracle=oracle)
+    est = feed(
+        paper_svc(selection="all", update="flsw", batch_size=5, random_state=1),
+        X,
+        chunk=7,
+        label_oracle=oracle,
+    )
     # window k holds rows 5k..5k+4 whatever the chunking
     assert oracle.calls == [list(range(5 * k, 5 * k + 5)) for k in range(200)]
     assert est.n_updates_ == 200
@@ -241,8 +251,7 @@ def _allowed_combinations():
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 2.0, 7.5])
 @pytest.mark.parametrize("selection,update,schedule", list(_allowed_combinations()))
 def test_privacy_cost_is_epsilon(selection, update, schedule, epsilon):
-    est = paper_svc(epsilon=epsilon, selection=selection, update=update,
-                    slab_schedule=schedule)
+    est = paper_svc(epsilon=epsilon, selection=selection, update=update, slab_schedule=schedule)
     cost = est.privacy_cost()
     assert cost.epsilon == epsilon
     assert cost.delta == 0
@@ -276,8 +285,7 @@ def test_calibrated_slab():
     assert ExponentialSelection(1.0, b * (1 - 1e-9), 1.0).cost.epsilon > 1.0
     # b scales with M, and the default slab of the estimator is this one
     assert calibrated_slab(1.0, 3.0) == pytest.approx(3 * b, rel=1e-9)
-    est = paper_svc(epsilon=2.0, selection="exponential", data_norm=3.0,
-                    random_state=0)
+    est = paper_svc(epsilon=2.0, selection="exponential", data_norm=3.0, random_state=0)
     est.fit(*disc_stream(50, seed=0), classes=[-1, 1])
     assert est.slab_ == pytest.approx(3 * b, rel=1e-9)
 
@@ -312,7 +320,7 @@ def test_accountant_charged_once_per_run_before_any_label_is_read():
     est.partial_fit(X[:500], first, classes=[-1, 1])
     assert first.charged_at_first_read == [(2.0, 0.0)]
     for start in (500, 1000, 1500):  # the same run: no new charge
-        est.partial_fit(X[start:start + 500], y[start:start + 500])
+        est.partial_fit(X[start : start + 500], y[start : start + 500])
     assert ledger.spent == [(2.0, 0.0)]
     est.fit(X, y, classes=[-1, 1])  # fit restarts the run
     assert ledger.spent == [(2.0, 0.0), (2.0, 0.0)]
@@ -363,8 +371,7 @@ class SpendOnlyAccountant:
 def test_spend_only_accountant_refusal_leaves_estimator_unfitted(method):
     X, y = disc_stream(200, seed=15)
     ledger = Ledger(epsilon=1.0)
-    est = paper_svc(epsilon=2.0, accountant=SpendOnlyAccountant(ledger),
-                    random_state=0)
+    est = paper_svc(epsilon=2.0, accountant=SpendOnlyAccountant(ledger), random_state=0)
     with pytest.raises(LedgerRefused):
         getattr(est, method)(X, y, classes=[-1, 1])
     try:
@@ -379,8 +386,9 @@ def test_spend_only_accountant_refusal_leaves_estimator_unfitted(method):
 
 def test_accountant_charged_the_true_cost_of_a_fixed_exponential_slab():
     ledger = Ledger()
-    est = paper_svc(epsilon=2.0, selection="exponential", slab=0.2,
-                    accountant=ledger, random_state=0)
+    est = paper_svc(
+        epsilon=2.0, selection="exponential", slab=0.2, accountant=ledger, random_state=0
+    )
     est.fit(*disc_stream(100, seed=0), classes=[-1, 1])
     ((eps, delta),) = ledger.spent
     assert eps == pytest.approx(2.1711, abs=1e-4) and delta == 0
@@ -411,8 +419,7 @@ def test_epsilon_too_large_for_floating_point_is_refused_or_warned(selection, ep
 def test_learns_a_separable_stream(selection, update):
     n = 50_000
     X, y = disc_stream(n, seed=0)
-    est = paper_svc(epsilon=2.0, selection=selection, update=update,
-                    average=True, random_state=0)
+    est = paper_svc(epsilon=2.0, selection=selection, update=update, average=True, random_state=0)
     feed(est, X, y, chunk=10_000)
     X_test, y_test = disc_stream(5000, seed=1)
     assert est.score(X_test, y_test) > 0.9
@@ -514,8 +521,7 @@ def test_y_with_a_label_outside_classes():
 def test_y_and_oracle_both_or_neither():
     X, y = disc_stream(20, seed=0)
     with pytest.raises(ValueError, match="either y or label_oracle"):
-        paper_svc().partial_fit(X, y, classes=[-1, 1],
-                                label_oracle=lambda rows: y[:len(rows)])
+        paper_svc().partial_fit(X, y, classes=[-1, 1], label_oracle=lambda rows: y[: len(rows)])
     with pytest.raises(ValueError, match="requires y"):
         paper_svc().partial_fit(X, classes=[-1, 1])
 
@@ -563,8 +569,7 @@ def test_rows_beyond_data_norm_are_projected(data_norm):
     huge[250], unit[250] = 1e9 * direction, direction
     runs = []
     for stream in (huge, unit):
-        est = paper_svc(data_norm=data_norm, selection="all", batch_size=1,
-                        random_state=3)
+        est = paper_svc(data_norm=data_norm, selection="all", batch_size=1, random_state=3)
         est.partial_fit(stream[:200], y[:200], classes=[-1, 1])
         est.partial_fit(stream[200:], y[200:])
         assert est.data_norm_ == pytest.approx(1.0)
@@ -611,8 +616,15 @@ def test_unfitted_predict_raises():
 # ------------------------------------------------------ sklearn protocol
 def test_clone_and_get_params():
     ledger = Ledger()
-    est = paper_svc(epsilon=3.0, selection="exponential", update="flsw",
-                    batch_size=7, average=10, random_state=5, accountant=ledger)
+    est = paper_svc(
+        epsilon=3.0,
+        selection="exponential",
+        update="flsw",
+        batch_size=7,
+        average=10,
+        random_state=5,
+        accountant=ledger,
+    )
     params = est.get_params()
     assert params["epsilon"] == 3.0 and params["batch_size"] == 7 and params["average"] == 10
     est.fit(*disc_stream(200, seed=0), classes=[-1, 1])
@@ -649,23 +661,28 @@ def test_pickle_between_batches_goes_on_as_the_original():
         copy.partial_fit(X[part], y[part])
         np.testing.assert_array_equal(copy.coef_, est.coef_)
     assert (copy.n_seen_, copy.n_labels_requested_, copy.n_updates_) == (
-        est.n_seen_, est.n_labels_requested_, est.n_updates_)
+        est.n_seen_,
+        est.n_labels_requested_,
+        est.n_updates_,
+    )
 
 
 def test_same_seed_same_run_different_seed_different_run():
     X, y = disc_stream(2000, seed=25)
-    a, b, c = (paper_svc(random_state=s).fit(X, y, classes=[-1, 1])
-               for s in (1, 1, 2))
+    a, b, c = (paper_svc(random_state=s).fit(X, y, classes=[-1, 1]) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert not np.array_equal(a.coef_, c.coef_)
     assert np.all(np.isfinite(a.coef_))
 
 
-@pytest.mark.parametrize("X, y, match", [
-    (np.array([[0.1, np.nan]] * 10), np.zeros(10), "NaN"),
-    (np.zeros(10), np.zeros(10), "2-D X"),
-    (np.zeros((10, 2)), np.zeros(9), "labels"),
-])
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (np.array([[0.1, np.nan]] * 10), np.zeros(10), "NaN"),
+        (np.zeros(10), np.zeros(10), "2-D X"),
+        (np.zeros((10, 2)), np.zeros(9), "labels"),
+    ],
+)
 def test_bad_input_of_the_first_call_charges_nothing(X, y, match):
     # every input is checked before the run's ε is charged: a refused fit spends nothing
     ledger = Ledger(epsilon=10.0)
@@ -702,7 +719,7 @@ def test_pickle_open_batch_carries_the_run_and_is_read_at_pickling():
         run.partial_fit(X[1003:2000], y[1003:2000])
     np.testing.assert_array_equal(moved.coef_, est.coef_)
     for row in range(2000, 2100):  # one row at a time until a selected row waits
-        est.partial_fit(X[row:row + 1], y[row:row + 1])
+        est.partial_fit(X[row : row + 1], y[row : row + 1])
         if est._state.buf.any():
             break
     est.set_params(pickle_open_batch=False)  # before publishing it: no row in the pickle

@@ -48,8 +48,16 @@ def test_audit_selection_mechanism(kind):
     def selection_bits(distance, rng, n):
         return rng.random(n) < probability(np.full(n, distance))
 
-    res = audit(selection_bits, (0.0, 1.0), SELECTION_EVENTS, n_runs=1_000_000, batch=True,
-                claimed_epsilon=EPS_S, random_state=0, name=f"{kind} selection")
+    res = audit(
+        selection_bits,
+        (0.0, 1.0),
+        SELECTION_EVENTS,
+        n_runs=1_000_000,
+        batch=True,
+        claimed_epsilon=EPS_S,
+        random_state=0,
+        name=f"{kind} selection",
+    )
     assert mech.cost.epsilon == EPS_S
     assert 0.8 * EPS_S <= res.epsilon_lower_bound <= EPS_S, res.to_markdown()
 
@@ -66,9 +74,14 @@ def _estimator_selection_bits(n, slab=None, selection="bernoulli"):
 
     def mechanism(where, rng, n_runs):
         assert n_runs == n
-        est = paper_svc(epsilon=2 * EPS_S, selection=selection, slab=slab,
-                        update="flsw", batch_size=n + 1,
-                        random_state=int(rng.integers(2**32)))
+        est = paper_svc(
+            epsilon=2 * EPS_S,
+            selection=selection,
+            slab=slab,
+            update="flsw",
+            batch_size=n + 1,
+            random_state=int(rng.integers(2**32)),
+        )
         X0 = rng.uniform(-0.7, 0.7, size=(n + 1, 2))
         est.partial_fit(X0, np.where(X0[:, 0] > 0, 1, -1), classes=[-1, 1])
         assert est.n_updates_ == 1
@@ -98,27 +111,38 @@ class _Recorder:
         return 1
 
 
-@pytest.mark.parametrize("selection,slab,low,high", [
-    # Bernoulli (Lemma 1), slab 0.2·M: measured 0.991
-    ("bernoulli", None, 0.8 * EPS_S, EPS_S),
-    # exponential with the calibrated slab 0.2385·M: both outcomes have ratio
-    # e^ε_s, the "not selected" one only after the calibration. Measured 0.991
-    ("exponential", None, 0.8 * EPS_S, EPS_S),
-    # the paper's slab 0.2·M: "not selected" has ratio e^1.1711 > e^ε_s, so
-    # Lemma 2 understates the cost; privacy_cost() reports 1.1711. Measured 1.158
-    ("exponential", 0.2, EPS_S, PAPER_SLAB_COST),
-])
+@pytest.mark.parametrize(
+    "selection,slab,low,high",
+    [
+        # Bernoulli (Lemma 1), slab 0.2·M: measured 0.991
+        ("bernoulli", None, 0.8 * EPS_S, EPS_S),
+        # exponential with the calibrated slab 0.2385·M: both outcomes have ratio
+        # e^ε_s, the "not selected" one only after the calibration. Measured 0.991
+        ("exponential", None, 0.8 * EPS_S, EPS_S),
+        # the paper's slab 0.2·M: "not selected" has ratio e^1.1711 > e^ε_s, so
+        # Lemma 2 understates the cost; privacy_cost() reports 1.1711. Measured 1.158
+        ("exponential", 0.2, EPS_S, PAPER_SLAB_COST),
+    ],
+)
 def test_audit_selection_through_the_estimator(selection, slab, low, high):
     # Pair: (a row at distance 0 from the released w) vs (a row at distance M),
     # both of norm M = 1. Events: the row's label is read / is not read.
     n = 200_000
     # the selection's share of privacy_cost(): total minus ε_g = 1
-    claimed = paper_svc(epsilon=2 * EPS_S, selection=selection,
-                        slab=slab).privacy_cost().epsilon - EPS_S
+    claimed = (
+        paper_svc(epsilon=2 * EPS_S, selection=selection, slab=slab).privacy_cost().epsilon - EPS_S
+    )
     assert claimed == pytest.approx(high)
-    res = audit(_estimator_selection_bits(n, slab, selection), ("distance 0", "distance M"),
-                SELECTION_EVENTS, n_runs=n, batch=True, random_state=1,
-                claimed_epsilon=claimed, name=f"{selection} selection, slab={slab}")
+    res = audit(
+        _estimator_selection_bits(n, slab, selection),
+        ("distance 0", "distance M"),
+        SELECTION_EVENTS,
+        n_runs=n,
+        batch=True,
+        random_state=1,
+        claimed_epsilon=claimed,
+        name=f"{selection} selection, slab={slab}",
+    )
     assert low < res.epsilon_lower_bound <= high, res.to_markdown()
     if slab == 0.2:
         assert res.best_event.startswith("not selected")
@@ -131,8 +155,14 @@ RUNS_UPDATE = 6_000
 
 def _one_update(x, rng):
     """coef_ after fit on the one-row stream [(x, +1)]: one noisy step, nothing else."""
-    est = paper_svc(epsilon=EPS, selection="all", batch_size=1, data_norm=1.0,
-                    eta0=1.0, random_state=int(rng.integers(2**32)))
+    est = paper_svc(
+        epsilon=EPS,
+        selection="all",
+        batch_size=1,
+        data_norm=1.0,
+        eta0=1.0,
+        random_state=int(rng.integers(2**32)),
+    )
     return est.fit(np.array([[x]]), np.array([1]), classes=[-1, 1]).coef_[0, 0]
 
 
@@ -150,8 +180,15 @@ def test_audit_one_noisy_update():
     # parameter validation is skipped only to afford 12 000 fits; the same
     # parameters are validated by the behaviour tests
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(_one_update, (1.0, -1.0), events, n_runs=RUNS_UPDATE,
-                    claimed_epsilon=EPS, random_state=2, name="one noisy update")
+        res = audit(
+            _one_update,
+            (1.0, -1.0),
+            events,
+            n_runs=RUNS_UPDATE,
+            claimed_epsilon=EPS,
+            random_state=2,
+            name="one noisy update",
+        )
     assert paper_svc(epsilon=EPS, selection="all").privacy_cost().epsilon == EPS
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()  # tight: no over-noising
@@ -171,9 +208,15 @@ def test_audit_short_stream_end_to_end():
     replaced[0] = -1.0
 
     def mechanism(x, rng):
-        est = paper_svc(epsilon=EPS, selection="bernoulli", update="flmb",
-                        batch_size=1, data_norm=1.0, eta0=1.0,
-                        random_state=int(rng.integers(2**32)))
+        est = paper_svc(
+            epsilon=EPS,
+            selection="bernoulli",
+            update="flmb",
+            batch_size=1,
+            data_norm=1.0,
+            eta0=1.0,
+            random_state=int(rng.integers(2**32)),
+        )
         est.fit(x[:, None], np.ones(n_rows, int), classes=[-1, 1])
         return np.array([est.coef_[0, 0], est.n_updates_, est.n_labels_requested_])
 
@@ -181,6 +224,13 @@ def test_audit_short_stream_end_to_end():
     events.update({f"coef < {c}": (lambda o, c=c: o[:, 0] < c) for c in (-0.3, -0.6)})
     events.update({f"updates >= {k}": (lambda o, k=k: o[:, 1] >= k) for k in (8, 12)})
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(mechanism, (base, replaced), events, n_runs=3000, claimed_epsilon=EPS,
-                    random_state=3, name="short stream")
+        res = audit(
+            mechanism,
+            (base, replaced),
+            events,
+            n_runs=3000,
+            claimed_epsilon=EPS,
+            random_state=3,
+            name="short stream",
+        )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()

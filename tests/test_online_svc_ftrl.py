@@ -40,8 +40,9 @@ class RecordingOracle:
 
 
 # ------------------------------------------------------------------ windows
-@pytest.mark.parametrize("d, eps, expected", [(1, 100.0, 5), (30, 2.0, 240), (50, 0.5, 1600),
-                                              (7, 3.0, 38)])
+@pytest.mark.parametrize(
+    "d, eps, expected", [(1, 100.0, 5), (30, 2.0, 240), (50, 0.5, 1600), (7, 3.0, 38)]
+)
 def test_gradient_window_rule(d, eps, expected):
     assert _ftrl.gradient_window(d, eps) == expected == max(5, math.ceil(16 * d / eps))
 
@@ -52,11 +53,25 @@ def test_windows_without_a_horizon_double_past_the_rule_up_to_its_cap():
     # the rounds whose windows are shorter than the rule's (107 rows) read every label
     full = math.ceil(math.log2(107 / first))
     cap = _ftrl.MAX_WINDOW_RULES * 107
-    assert w.tolist() == [first, cap, math.ceil(first * 0.3 / 0.7), math.ceil(cap * 0.3 / 0.7),
-                          1, full, 0]
+    assert w.tolist() == [
+        first,
+        cap,
+        math.ceil(first * 0.3 / 0.7),
+        math.ceil(cap * 0.3 / 0.7),
+        1,
+        full,
+        0,
+    ]
     assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.0, None).tolist() == [first, cap, 0, 0, 1, full, 0]
-    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None,
-                              batch_size=9).tolist() == [9, 9, 4, 4, 0, 1, 0]
+    assert _ftrl.ftrl_windows(10, 2.0, 1.5, 0.3, None, batch_size=9).tolist() == [
+        9,
+        9,
+        4,
+        4,
+        0,
+        1,
+        0,
+    ]
     assert first << (full - 1) < 107 <= first << full
     # round r's windows: first·2^r, capped at 16 rule windows (the kernel's own function)
     ints = np.zeros(kernel.N_INTS, np.int64)
@@ -64,7 +79,7 @@ def test_windows_without_a_horizon_double_past_the_rule_up_to_its_cap():
     for r in range(12):
         ints[kernel.ROUND], ints[kernel.PHASE] = r, kernel.PHASE_GRADIENT
         lengths.append(int(kernel.window_length(ints, w)))
-    assert lengths == [min(cap, first * 2 ** r) for r in range(12)]
+    assert lengths == [min(cap, first * 2**r) for r in range(12)]
     assert lengths[-1] == cap > lengths[6]
 
 
@@ -82,10 +97,17 @@ def test_a_known_length_doubles_its_windows_to_the_end(horizon):
     w = _ftrl.ftrl_windows(30, 2.0, 1.5, 0.3, horizon)
     rounds = _ftrl.known_length_rounds(0.7 * horizon, 240)
     assert rounds == math.floor(math.log2(0.7 * horizon / 240 + 1)) >= 2
-    first = math.floor(0.7 * horizon / (2 ** rounds - 1))
+    first = math.floor(0.7 * horizon / (2**rounds - 1))
     assert first << (rounds - 1) <= _ftrl.MAX_WINDOW_RULES * 240  # not capped
-    assert w.tolist() == [first, first << (rounds - 1), math.ceil(first * 3 / 7),
-                          math.ceil((first << (rounds - 1)) * 3 / 7), 1, 1, 0]
+    assert w.tolist() == [
+        first,
+        first << (rounds - 1),
+        math.ceil(first * 3 / 7),
+        math.ceil((first << (rounds - 1)) * 3 / 7),
+        1,
+        1,
+        0,
+    ]
     assert first >= 240  # the first window is at least the rule's
     # the kernel's windows: first·2^r, the last round ends within a few rows of the end
     ints = np.zeros(kernel.N_INTS, np.int64)
@@ -94,7 +116,7 @@ def test_a_known_length_doubles_its_windows_to_the_end(horizon):
         for phase in (kernel.PHASE_GRADIENT, kernel.PHASE_THRESHOLD):
             ints[kernel.ROUND], ints[kernel.PHASE] = r, phase
             total += int(kernel.window_length(ints, w))
-    assert horizon - 2 ** rounds <= total <= horizon + rounds
+    assert horizon - 2**rounds <= total <= horizon + rounds
     # the later rounds are the tree's leaves, and a tail short of the end one more
     assert _ftrl.tree_levels(w, horizon) == (rounds - 1 + (total < horizon)).bit_length()
 
@@ -115,7 +137,8 @@ def test_fit_reads_every_label_of_the_first_window_then_selects():
     X, y = offset_blobs(3000, seed=1)
     oracle = RecordingOracle(X, y)
     est = PrivateOnlineActiveSVC(epsilon=2.0, random_state=0).fit(
-        X, classes=[0, 1], label_oracle=oracle)
+        X, classes=[0, 1], label_oracle=oracle
+    )
     windows = est._state.windows
     # the first call asks for the first window whole (no hyperplane yet); every
     # later window for its selected rows only
@@ -131,10 +154,11 @@ def test_every_row_lies_in_one_window():
     # selection="all": the windows' released rows add up to the stream, and the
     # gradient windows' rows are the FTRL's row count
     X, y = offset_blobs(2500, seed=2)
-    est = PrivateOnlineActiveSVC(epsilon=1.0, selection="all", n_rows_hint=2500,
-                                 intercept_share=0.3, random_state=0)  # threshold windows
+    est = PrivateOnlineActiveSVC(
+        epsilon=1.0, selection="all", n_rows_hint=2500, intercept_share=0.3, random_state=0
+    )  # threshold windows
     for start in range(0, 2500, 333):
-        est.partial_fit(X[start:start + 333], y[start:start + 333], classes=[0, 1])
+        est.partial_fit(X[start : start + 333], y[start : start + 333], classes=[0, 1])
     # walk the public schedule (the kernel's own window lengths) over 2500 rows; the
     # stream of known length releases its last, partial window too: a tail shorter
     # than a later round's gradient window refines the cut (a threshold release)
@@ -212,20 +236,22 @@ def test_paper_updates_learn_an_intercept_as_a_constant_feature():
     rows = est._project(X)
     assert rows.shape[1] == X.shape[1] + 1
     assert np.all(np.linalg.norm(rows, axis=1) <= est.data_norm_ * (1 + 1e-12))
-    assert np.allclose(rows @ est._state.average,
-                       X @ est.coef_[0] + est.intercept_[0] if np.all(
-                           np.linalg.norm(X, axis=1) <= 1) else 0)
+    assert np.allclose(
+        rows @ est._state.average,
+        X @ est.coef_[0] + est.intercept_[0] if np.all(np.linalg.norm(X, axis=1) <= 1) else 0,
+    )
 
 
 # -------------------------------------------------------------- tree noise
 def test_binary_tree_prefix_sums_are_exact_without_noise(monkeypatch):
     mech = LaplaceMechanism(1.0, 2.0, neighbours="replace", coordinates=3)
-    monkeypatch.setattr(LaplaceMechanism, "noise_steps",
-                        lambda self, size, rng: np.zeros(size, np.int64))
+    monkeypatch.setattr(
+        LaplaceMechanism, "noise_steps", lambda self, size, rng: np.zeros(size, np.int64)
+    )
     tree = _ftrl._BinaryTree(levels=5, n_features=3)
     leaves = np.random.default_rng(0).integers(-50, 50, size=(31, 3))
     for t in range(31):
-        assert np.array_equal(tree.add(leaves[t], mech, None), leaves[:t + 1].sum(axis=0))
+        assert np.array_equal(tree.add(leaves[t], mech, None), leaves[: t + 1].sum(axis=0))
     with pytest.raises(RuntimeError):
         tree.add(leaves[0], mech, None)  # leaf 32 needs a sixth level
 
@@ -236,7 +262,7 @@ def test_each_leaf_is_in_at_most_levels_noisy_nodes():
     count = np.zeros(leaves + 1, int)
     for t in range(1, leaves + 1):
         level = (t & -t).bit_length() - 1
-        count[t - 2 ** level + 1:t + 1] += 1
+        count[t - 2**level + 1 : t + 1] += 1
     assert count[1:].max() <= levels
 
 
@@ -282,15 +308,22 @@ def test_epsilon_too_large_for_the_threshold_releases_is_refused():
     # without threshold windows (the balanced default, or no intercept) there is no
     # histogram to protect
     assert PrivateOnlineActiveSVC(epsilon=100.0, selection="all").privacy_cost().epsilon == 100.0
-    assert PrivateOnlineActiveSVC(epsilon=100.0, selection="all", class_weight=None,
-                                  fit_intercept=False).privacy_cost().epsilon == 100.0
+    assert (
+        PrivateOnlineActiveSVC(
+            epsilon=100.0, selection="all", class_weight=None, fit_intercept=False
+        )
+        .privacy_cost()
+        .epsilon
+        == 100.0
+    )
 
 
 def test_defaults_cost_epsilon_and_say_so():
     cost = PrivateOnlineActiveSVC(epsilon=2.0).privacy_cost()
     assert cost.epsilon == 2.0
-    assert any("labelled windows" in note and "class prior" in note
-               for note in cost.notes), cost.notes
+    assert any("labelled windows" in note and "class prior" in note for note in cost.notes), (
+        cost.notes
+    )
 
 
 def test_public_defaults_depend_on_the_update():
@@ -332,22 +365,36 @@ def test_audit_gradient_release_is_tight():
     # weighted count by c = M, the whole L1 sensitivity 2M√d + c = 3. Each
     # coordinate's tail ratio is e^(ε/3); the event "all three beyond the
     # first input's values" has ratio e^ε (fixed in advance). Measured: 0.95.
-    mech = LaplaceMechanism(EPS, _ftrl.gradient_sensitivity(1, 1.0), neighbours="replace",
-                            coordinates=_ftrl.released_size(1))
+    mech = LaplaceMechanism(
+        EPS,
+        _ftrl.gradient_sensitivity(1, 1.0),
+        neighbours="replace",
+        coordinates=_ftrl.released_size(1),
+    )
 
     def mechanism(label, rng, n):
         out = np.empty((n, 3))
         for k in range(n):
             state = _ftrl.FtrlState(1, 0)  # one release per run (the first adds up)
-            state.release_gradient(np.array([[1.0]]), np.array([label]), np.zeros(1), 0.0, 1.0,
-                                   mech, True, rng)
+            state.release_gradient(
+                np.array([[1.0]]), np.array([label]), np.zeros(1), 0.0, 1.0, mech, True, rng
+            )
             out[k] = state.first * mech.granularity
         return out
 
-    events = {"S+ >= 1, S- <= 0, count >= 1":
-              lambda o: (o[:, 0] >= 1) & (o[:, 1] <= 0) & (o[:, 2] >= 1)}
-    res = audit(mechanism, (1.0, -1.0), events, n_runs=12_000, batch=True,
-                claimed_epsilon=EPS, random_state=2, name="ftrl gradient release")
+    events = {
+        "S+ >= 1, S- <= 0, count >= 1": lambda o: (o[:, 0] >= 1) & (o[:, 1] <= 0) & (o[:, 2] >= 1)
+    }
+    res = audit(
+        mechanism,
+        (1.0, -1.0),
+        events,
+        n_runs=12_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=2,
+        name="ftrl gradient release",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
 
@@ -371,16 +418,29 @@ def test_audit_centroid_release_is_tight():
     # receives, sensitivity 2M√d + c = 3 as the gradient release's; the event
     # "all three beyond the first input's values" has ratio e^ε. Measured (fixed
     # seeds, deterministic): 0.83.
-    mech = LaplaceMechanism(EPS, _ftrl.gradient_sensitivity(1, 1.0), neighbours="replace",
-                            coordinates=_ftrl.released_size(1))
+    mech = LaplaceMechanism(
+        EPS,
+        _ftrl.gradient_sensitivity(1, 1.0),
+        neighbours="replace",
+        coordinates=_ftrl.released_size(1),
+    )
 
     def mechanism(label, rng, n):
         return _released_vector(1.0, label, mech, rng, n)
 
-    events = {"S+ >= 1, S- <= 0, count >= 1":
-              lambda o: (o[:, 0] >= 1) & (o[:, 1] <= 0) & (o[:, 2] >= 1)}
-    res = audit(mechanism, (1.0, -1.0), events, n_runs=12_000, batch=True,
-                claimed_epsilon=EPS, random_state=2, name="ftrl centroid release")
+    events = {
+        "S+ >= 1, S- <= 0, count >= 1": lambda o: (o[:, 0] >= 1) & (o[:, 1] <= 0) & (o[:, 2] >= 1)
+    }
+    res = audit(
+        mechanism,
+        (1.0, -1.0),
+        events,
+        n_runs=12_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=2,
+        name="ftrl centroid release",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * EPS, res.to_markdown()
 
@@ -393,15 +453,27 @@ def test_audit_class_prior_release_is_tight():
     # count as the pool keeps it; the event "count >= 1" has tail ratio e^(ε/3)
     # (fixed in advance). Measured at 40 000 runs per input: 0.31 (claimed 1/3).
     claimed = EPS / _ftrl.gradient_sensitivity(1, 1.0) * _ftrl.count_weight(1, 1.0)
-    mech = LaplaceMechanism(EPS, _ftrl.gradient_sensitivity(1, 1.0), neighbours="replace",
-                            coordinates=_ftrl.released_size(1))
+    mech = LaplaceMechanism(
+        EPS,
+        _ftrl.gradient_sensitivity(1, 1.0),
+        neighbours="replace",
+        coordinates=_ftrl.released_size(1),
+    )
 
     def mechanism(label, rng, n):
         return _released_vector(0.0, label, mech, rng, n)[:, 2]
 
     events = {"count >= 1": lambda o: o >= 1, "count <= 0": lambda o: o <= 0}
-    res = audit(mechanism, (1.0, -1.0), events, n_runs=40_000, batch=True,
-                claimed_epsilon=claimed, random_state=4, name="ftrl class prior")
+    res = audit(
+        mechanism,
+        (1.0, -1.0),
+        events,
+        n_runs=40_000,
+        batch=True,
+        claimed_epsilon=claimed,
+        random_state=4,
+        name="ftrl class prior",
+    )
     assert res.epsilon_lower_bound <= claimed, res.to_markdown()
     assert res.epsilon_lower_bound >= 0.8 * claimed, res.to_markdown()
 
@@ -419,16 +491,27 @@ def test_audit_class_prior_through_the_estimator():
     claimed = EPS / _ftrl.gradient_sensitivity(1, 1.0)
 
     def mechanism(label, rng):
-        est = PrivateOnlineActiveSVC(epsilon=EPS, selection="all",
-                                     random_state=int(rng.integers(2**32)))
+        est = PrivateOnlineActiveSVC(
+            epsilon=EPS, selection="all", random_state=int(rng.integers(2**32))
+        )
         est.fit(np.r_[0.0, rest][:, None], np.r_[label, labels], classes=[-1, 1])
         return est.class_prior_[1]
 
-    events = {f"prior {op} {c}": (lambda o, c=c, op=op: o > c if op == ">" else o < c)
-              for c in (0.45, 0.55, 0.65) for op in (">", "<")}
+    events = {
+        f"prior {op} {c}": (lambda o, c=c, op=op: o > c if op == ">" else o < c)
+        for c in (0.45, 0.55, 0.65)
+        for op in (">", "<")
+    }
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(mechanism, (1, -1), events, n_runs=4000, claimed_epsilon=claimed,
-                    random_state=5, name="class prior end to end")
+        res = audit(
+            mechanism,
+            (1, -1),
+            events,
+            n_runs=4000,
+            claimed_epsilon=claimed,
+            random_state=5,
+            name="class prior end to end",
+        )
     assert 0.03 < res.epsilon_lower_bound <= claimed, res.to_markdown()
 
 
@@ -449,15 +532,27 @@ def test_audit_first_window_through_the_estimator(selection):
     labels = np.r_[1, np.where(rest > 0, 1, -1)]
 
     def mechanism(x, rng):
-        est = PrivateOnlineActiveSVC(epsilon=EPS, selection=selection, fit_intercept=False,
-                                     alpha=16.0, random_state=int(rng.integers(2**32)))
+        est = PrivateOnlineActiveSVC(
+            epsilon=EPS,
+            selection=selection,
+            fit_intercept=False,
+            alpha=16.0,
+            random_state=int(rng.integers(2**32)),
+        )
         return est.fit(np.r_[x, rest][:, None], labels, classes=[-1, 1]).coef_[0, 0]
 
     events = {f"coef < {c}/32": (lambda o, c=c: o < c / 32) for c in (0.5, 0.75)}
     events.update({f"coef > {c}/32": (lambda o, c=c: o > c / 32) for c in (1.25, 1.5)})
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(mechanism, (1.0, -1.0), events, n_runs=3000, claimed_epsilon=EPS,
-                    random_state=2, name=f"ftrl first window, {selection}")
+        res = audit(
+            mechanism,
+            (1.0, -1.0),
+            events,
+            n_runs=3000,
+            claimed_epsilon=EPS,
+            random_state=2,
+            name=f"ftrl first window, {selection}",
+        )
     assert 0.03 < res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -474,16 +569,27 @@ def test_audit_threshold_release_end_to_end():
     replaced[5] = -0.9
 
     def mechanism(x, rng):
-        est = PrivateOnlineActiveSVC(epsilon=EPS, selection="all", batch_size=5,
-                                     random_state=int(rng.integers(2**32)))
+        est = PrivateOnlineActiveSVC(
+            epsilon=EPS, selection="all", batch_size=5, random_state=int(rng.integers(2**32))
+        )
         est.fit(x[:, None], labels, classes=[-1, 1])
         return est.intercept_[0] / max(abs(est.coef_[0, 0]), 1e-300)
 
-    events = {f"cut {op} {c}": (lambda o, c=c, op=op: o > c if op == ">" else o < c)
-              for c in (-0.5, 0.0, 0.5) for op in (">", "<")}
+    events = {
+        f"cut {op} {c}": (lambda o, c=c, op=op: o > c if op == ">" else o < c)
+        for c in (-0.5, 0.0, 0.5)
+        for op in (">", "<")
+    }
     with config_context(skip_parameter_validation=True, assume_finite=True):
-        res = audit(mechanism, (base, replaced), events, n_runs=4000, claimed_epsilon=EPS,
-                    random_state=3, name="ftrl threshold release")
+        res = audit(
+            mechanism,
+            (base, replaced),
+            events,
+            n_runs=4000,
+            claimed_epsilon=EPS,
+            random_state=3,
+            name="ftrl threshold release",
+        )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -493,8 +599,15 @@ def test_threshold_counts_are_divided_by_the_selection_probability(monkeypatch):
     monkeypatch.setattr(GeometricMechanism, "noise", lambda self, size, rng: np.zeros(size, int))
     state = _ftrl.FtrlState(1, 0)
     rows = np.array([[-0.9], [-0.1], [0.1], [0.9]])
-    state.release_threshold(rows, np.array([-1.0, -1.0, 1.0, 1.0]), np.ones(1), 1.0, mech, None,
-                            selection=lambda d: np.where(d <= 0.2, 0.5, 0.25))
+    state.release_threshold(
+        rows,
+        np.array([-1.0, -1.0, 1.0, 1.0]),
+        np.ones(1),
+        1.0,
+        mech,
+        None,
+        selection=lambda d: np.where(d <= 0.2, 0.5, 0.25),
+    )
     negative, positive = state.histograms.sum(axis=0)  # both epochs pooled
     assert negative.sum() == 1 / 0.25 + 1 / 0.5 and positive.sum() == 1 / 0.5 + 1 / 0.25
     assert state.threshold == 0.0
@@ -507,8 +620,9 @@ def test_histograms_span_the_public_reach():
     mech = GeometricMechanism(1.0, 2.0, neighbours="replace")
     rows = np.array([[-0.3], [-0.2], [0.2], [0.3]])
     with np.errstate(all="raise"):
-        state.release_threshold(rows, np.array([-1.0, -1.0, 1.0, 1.0]), np.ones(1), 0.5,
-                                mech, np.random.default_rng(0))
+        state.release_threshold(
+            rows, np.array([-1.0, -1.0, 1.0, 1.0]), np.ones(1), 0.5, mech, np.random.default_rng(0)
+        )
     assert -0.5 <= state.threshold <= 0.5
 
 
@@ -516,8 +630,9 @@ def test_a_tail_too_short_for_a_round_refines_the_cut_only():
     # selection="all", batch_size=100: rounds of 100 + 43 rows; 300 rows leave a
     # tail of 14 rows after two rounds, released as a threshold window
     X, y = offset_blobs(300, seed=13)
-    est = PrivateOnlineActiveSVC(epsilon=2.0, selection="all", batch_size=100,
-                                 intercept_share=0.3, random_state=0).fit(X, y)
+    est = PrivateOnlineActiveSVC(
+        epsilon=2.0, selection="all", batch_size=100, intercept_share=0.3, random_state=0
+    ).fit(X, y)
     assert est._state.windows.tolist() == [100, 100, 43, 43, 0, 1, 0]
     assert est.n_updates_ == 2  # no third gradient release for the tail
     assert est._state.n_released == 5  # 2 gradient + 2 threshold windows + the tail

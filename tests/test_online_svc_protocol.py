@@ -37,7 +37,6 @@ from skdp_anomaly.privacy import (
 )
 
 
-
 CLASSES = [-1, 1]
 
 
@@ -106,8 +105,9 @@ def fail_on_call(monkeypatch, owner, name, exc, at=1, after=False):
 
 
 def make(ledger=None, **kw):
-    return paper_svc(**{"epsilon": 2.0, "batch_size": 5, "random_state": 0,
-                        "accountant": ledger, **kw})
+    return paper_svc(
+        **{"epsilon": 2.0, "batch_size": 5, "random_state": 0, "accountant": ledger, **kw}
+    )
 
 
 def state_of(est):
@@ -176,8 +176,9 @@ BAD_PARAMETERS = [
 
 
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
-@pytest.mark.parametrize("params, name, error", BAD_PARAMETERS,
-                         ids=[repr(p) for p, _, _ in BAD_PARAMETERS])
+@pytest.mark.parametrize(
+    "params, name, error", BAD_PARAMETERS, ids=[repr(p) for p, _, _ in BAD_PARAMETERS]
+)
 def test_bad_parameter_refused_by_privacy_cost_as_by_fit(params, name, error, method):
     with pytest.raises(ValueError) as from_cost:
         make(**params).privacy_cost()
@@ -194,14 +195,21 @@ def test_bad_parameter_refused_by_privacy_cost_as_by_fit(params, name, error, me
 
 
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
-@pytest.mark.parametrize("bad", [[["a", "b"]] * 50, np.array([["0.1", "0.2"]] * 50),
-                                 np.array([[0.5, "secret"]] * 50, dtype=object)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [["a", "b"]] * 50,
+        np.array([["0.1", "0.2"]] * 50),
+        np.array([[0.5, "secret"]] * 50, dtype=object),
+    ],
+)
 def test_string_input_is_refused_by_name_before_the_charge(bad, method):
     ledger = Ledger()
     est = make(ledger)
     labels = Labels(Y[:50])
-    with pytest.raises(ValueError, match="PrivateOnlineActiveSVC supports numeric features "
-                                         "only; X ") as info:
+    with pytest.raises(
+        ValueError, match="PrivateOnlineActiveSVC supports numeric features only; X "
+    ) as info:
         getattr(est, method)(bad, labels, classes=CLASSES)
     # numpy's own message quotes a cell: no data value may reach an exception
     assert "secret" not in str(info.value) and "could not convert" not in str(info.value)
@@ -257,10 +265,13 @@ CHARGED = {"after the charge", *AFTER_ROWS}
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-@pytest.mark.parametrize("method, stage, earlier", [
-    *[("fit", s, e) for s in BEFORE_ROWS + AFTER_ROWS for e in (False, True)],
-    *[("partial_fit", s, False) for s in BEFORE_ROWS],  # the first call, before any row
-])
+@pytest.mark.parametrize(
+    "method, stage, earlier",
+    [
+        *[("fit", s, e) for s in BEFORE_ROWS + AFTER_ROWS for e in (False, True)],
+        *[("partial_fit", s, False) for s in BEFORE_ROWS],  # the first call, before any row
+    ],
+)
 def test_failed_fit_rolls_back_and_keeps_the_charge(method, stage, exc, earlier, monkeypatch):
     ledger, oracle = Ledger(), Oracle()
     est = make(ledger)
@@ -299,12 +310,17 @@ def test_refused_budget_charges_nothing_and_reads_nothing(method):
     assert ledger.spent == [] and oracle.calls == 0 and state_of(est) == {}
 
 
-@pytest.mark.parametrize("kw, epsilon", [
-    ({}, 2.0),
-    ({"selection": "all"}, 2.0),
-    ({"selection": "exponential", "slab": 0.2},
-     ExponentialSelection(1.0, 0.2, 1.0).cost.epsilon + 1.0),
-])
+@pytest.mark.parametrize(
+    "kw, epsilon",
+    [
+        ({}, 2.0),
+        ({"selection": "all"}, 2.0),
+        (
+            {"selection": "exponential", "slab": 0.2},
+            ExponentialSelection(1.0, 0.2, 1.0).cost.epsilon + 1.0,
+        ),
+    ],
+)
 def test_privacy_spent_is_the_charge_made(kw, epsilon):
     ledger = Ledger()
     est = make(ledger, **kw).fit(X[:400], Y[:400], classes=CLASSES)
@@ -319,8 +335,9 @@ def test_privacy_spent_is_the_charge_made(kw, epsilon):
 @pytest.mark.parametrize("stage", AFTER_ROWS)
 @pytest.mark.parametrize("which", ["first call", "later call"])
 @pytest.mark.parametrize("then", ["retry", "other rows"])
-def test_interrupted_stream_commits_and_never_uses_a_row_twice(stage, exc, which, then,
-                                                               monkeypatch):
+def test_interrupted_stream_commits_and_never_uses_a_row_twice(
+    stage, exc, which, then, monkeypatch
+):
     ledger, oracle = Ledger(), Oracle()
     est = make(ledger)
     start = 0 if which == "first call" else 400
@@ -380,8 +397,9 @@ def test_a_call_that_fails_before_using_anything_is_rolled_back_exactly():
 
 @pytest.mark.parametrize("stage", ["validation", "after the budget check", "call_rng"])
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-def test_later_call_failing_before_any_row_is_rolled_back_and_retried_exactly(stage, exc,
-                                                                              monkeypatch):
+def test_later_call_failing_before_any_row_is_rolled_back_and_retried_exactly(
+    stage, exc, monkeypatch
+):
     runs = [make().partial_fit(X[:500], Y[:500], classes=CLASSES) for _ in range(2)]
     est, reference = runs
     before = copy.deepcopy(state_of(est))
@@ -473,5 +491,3 @@ def test_a_pickled_interrupted_stream_holds_no_row_and_does_not_resume():
         copy_.partial_fit(X[400:1000], label_oracle=Oracle())
     est.partial_fit(X[400:1000], label_oracle=Oracle())
     assert est.n_seen_ == 1000
-
-

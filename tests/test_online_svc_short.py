@@ -32,7 +32,7 @@ def blobs(n, d=6, prior=0.5, seed=0, shift=0.5):
 def stream(est, X, y, chunk=None):
     chunk = chunk or len(y)
     for start in range(0, len(y), chunk):
-        est.partial_fit(X[start:start + chunk], y[start:start + chunk], classes=[0, 1])
+        est.partial_fit(X[start : start + chunk], y[start : start + chunk], classes=[0, 1])
     return est
 
 
@@ -89,10 +89,12 @@ def test_windows_depend_on_public_quantities_only():
     X, y = blobs(700, seed=5)
     X2, y2 = blobs(700, seed=16, prior=0.2)
     for chunk in (None, 25):
-        one = stream(PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=0),
-                     X, y, chunk)
-        other = stream(PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=1),
-                       X2, y2, chunk)
+        one = stream(
+            PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=0), X, y, chunk
+        )
+        other = stream(
+            PrivateOnlineActiveSVC(epsilon=1.0, selection="all", random_state=1), X2, y2, chunk
+        )
         assert one._state.n_released == other._state.n_released
         assert one._state.ftrl.n_rows == other._state.ftrl.n_rows
         assert one._state.windows.tolist() == other._state.windows.tolist()
@@ -115,11 +117,11 @@ def test_a_first_call_plans_the_first_round_and_a_call_end_closes_a_half_window(
 def test_predict_warns_while_nothing_was_released():
     X, y = blobs(20, d=30, seed=6)  # the first window is 4·30/1 = 120 rows
     with pytest.warns(NoSelectionWarning, match="first labelled window is 120 rows.*n_rows_hint"):
-        est = PrivateOnlineActiveSVC(epsilon=1.0, random_state=0).partial_fit(X, y,
-                                                                             classes=[0, 1])
+        est = PrivateOnlineActiveSVC(epsilon=1.0, random_state=0).partial_fit(X, y, classes=[0, 1])
     assert est.n_updates_ == 0
-    with pytest.warns(NothingReleasedWarning, match="n_updates_ == 0; its first labelled "
-                                                    "window is 120 rows"):
+    with pytest.warns(
+        NothingReleasedWarning, match="n_updates_ == 0; its first labelled window is 120 rows"
+    ):
         est.predict(X)
     with pytest.warns(NothingReleasedWarning):
         est.decision_function(X)
@@ -153,8 +155,9 @@ def test_balanced_class_weight_finds_the_rare_class():
     recall = {None: [], "balanced": []}
     for seed in range(5):
         for weight, recalls in recall.items():
-            est = PrivateOnlineActiveSVC(epsilon=2.0, class_weight=weight,
-                                         random_state=seed).fit(X, y)
+            est = PrivateOnlineActiveSVC(epsilon=2.0, class_weight=weight, random_state=seed).fit(
+                X, y
+            )
             recalls.append(recall_score(yt, est.predict(Xt)))
     balanced, none = np.array(recall["balanced"]), np.array(recall[None])
     assert np.all(balanced >= none), recall
@@ -175,8 +178,9 @@ def test_balanced_class_weight_holds_from_the_first_window():
     for seed in range(5):
         X, y = blobs(200, prior=0.15, seed=60 + seed)
         for weight, values in scores.items():
-            est = PrivateOnlineActiveSVC(epsilon=2.0, class_weight=weight, batch_size=200,
-                                         random_state=seed)
+            est = PrivateOnlineActiveSVC(
+                epsilon=2.0, class_weight=weight, batch_size=200, random_state=seed
+            )
             est.partial_fit(X + 0.12, y, classes=[0, 1])
             assert est.n_updates_ == 1
             values.append(balanced_accuracy_score(yt, est.predict(Xt + 0.12)))
@@ -212,8 +216,9 @@ def test_the_class_prior_is_released_and_holds_no_count():
     assert abs(est.class_prior_[1] - y.mean()) < 0.03
     assert not np.isclose(est.class_prior_[1] * 5000, y.sum())
     # selection="all" and the paper's updates: the same release (or none)
-    assert not hasattr(PrivateOnlineActiveSVC(update="flmb", random_state=0).fit(X, y),
-                       "class_prior_")
+    assert not hasattr(
+        PrivateOnlineActiveSVC(update="flmb", random_state=0).fit(X, y), "class_prior_"
+    )
 
 
 def test_the_balanced_cut_is_the_corrected_midpoint_of_the_centroids():
@@ -270,7 +275,8 @@ def test_rows_inside_the_ball_do_not_warn_and_chunks_warn_per_call():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est = PrivateOnlineActiveSVC(epsilon=1.0, random_state=0).partial_fit(
-            X[:100], y[:100], classes=[0, 1])
+            X[:100], y[:100], classes=[0, 1]
+        )
     with pytest.warns(UserWarning, match="rows of this call"):
         est.partial_fit(X[100:] * 10, y[100:])
     # data_norm=None reads M from the data (its own leak warning): no row lies outside

@@ -64,8 +64,9 @@ def test_values_outside_the_bounds_count_in_the_edge_bins():
     det = hbos().fit(X)
     inside, outside = det.score_samples([[5.0, -5.0, 0, 0], [1e9, -1e9, 0, 0]])
     assert inside == outside
-    index = bin_index(np.array([[-7.0], [-5.0], [4.999], [5.0], [9.0]]), np.array([-5.0]),
-                      np.array([5.0]), 10)
+    index = bin_index(
+        np.array([[-7.0], [-5.0], [4.999], [5.0], [9.0]]), np.array([-5.0]), np.array([5.0]), 10
+    )
     assert index.ravel().tolist() == [0, 0, 9, 9, 9]
 
 
@@ -73,16 +74,19 @@ def test_scores_follow_the_frequency_polygon_of_the_released_densities():
     # two features on [0, 4] with 4 bins: centres 0.5, 1.5, 2.5, 3.5
     table = np.log(np.array([[0.5, 1.0, 2.0, 0.5], [1.0, 1.0, 1.0, 1.0]]))
     lower, upper = np.zeros(2), np.full(2, 4.0)
-    rows = np.array([[0.5, 2.0], [1.5, 2.0], [1.0, 2.0], [2.25, 2.0], [0.1, 2.0],
-                     [-3.0, 2.0], [3.9, 9.0]])
+    rows = np.array(
+        [[0.5, 2.0], [1.5, 2.0], [1.0, 2.0], [2.25, 2.0], [0.1, 2.0], [-3.0, 2.0], [3.9, 9.0]]
+    )
     expected_density = np.array([0.5, 1.0, 0.75, 1.75, 0.5, 0.5, 0.5])
     # the second feature is uniform (log density 0): the mean halves the first's log
-    np.testing.assert_allclose(polygon_scores(rows, table, lower, upper),
-                               np.log(expected_density) / 2, rtol=1e-12)
+    np.testing.assert_allclose(
+        polygon_scores(rows, table, lower, upper), np.log(expected_density) / 2, rtol=1e-12
+    )
     # the fitted detector scores by it, block by block alike
     det = hbos().fit(X)
     np.testing.assert_array_equal(
-        det.score_samples(X), polygon_scores(X, det.log_density_, *det.bounds_))
+        det.score_samples(X), polygon_scores(X, det.log_density_, *det.bounds_)
+    )
 
 
 def test_n_bins_reads_the_noisy_row_count():
@@ -101,7 +105,8 @@ def test_n_bins_rule_grows_with_epsilon_only_as_far_as_the_rows_fill():
         assert bins == sorted(bins)  # more ε, never fewer bins
         assert bins[-1] == round(BINS_SCALE * n ** (1 / 3))  # the rows' limit
     assert [hbos_n_bins(n, 1.0, 10) for n in (150, 1000, 6000)] == sorted(
-        hbos_n_bins(n, 1.0, 10) for n in (150, 1000, 6000))
+        hbos_n_bins(n, 1.0, 10) for n in (150, 1000, 6000)
+    )
 
 
 def test_the_candidate_thresholds_span_every_score_the_table_can_give():
@@ -114,16 +119,19 @@ def test_the_candidate_thresholds_span_every_score_the_table_can_give():
 
 
 # ---------------------------------------------------------------- bad input, nothing charged
-@pytest.mark.parametrize("params, error, name", [
-    ({"epsilon": 0}, InvalidParameterError, "epsilon"),
-    ({"epsilon": -1.0}, InvalidParameterError, "epsilon"),
-    ({"epsilon": 31.0}, InvalidParameterError, "epsilon"),
-    ({"bounds": (1, -1)}, ValueError, "bounds"),
-    ({"bounds": 3.0}, ValueError, "bounds"),
-    ({"bounds": ([0, 0, 0], [1, 1, 1])}, ValueError, "bounds"),  # 3 bounds, 4 features
-    ({"n_bins": 1}, InvalidParameterError, "n_bins"),
-    ({"contamination": 0.7}, InvalidParameterError, "contamination"),
-])
+@pytest.mark.parametrize(
+    "params, error, name",
+    [
+        ({"epsilon": 0}, InvalidParameterError, "epsilon"),
+        ({"epsilon": -1.0}, InvalidParameterError, "epsilon"),
+        ({"epsilon": 31.0}, InvalidParameterError, "epsilon"),
+        ({"bounds": (1, -1)}, ValueError, "bounds"),
+        ({"bounds": 3.0}, ValueError, "bounds"),
+        ({"bounds": ([0, 0, 0], [1, 1, 1])}, ValueError, "bounds"),  # 3 bounds, 4 features
+        ({"n_bins": 1}, InvalidParameterError, "n_bins"),
+        ({"contamination": 0.7}, InvalidParameterError, "contamination"),
+    ],
+)
 def test_bad_parameters_are_refused_naming_them_before_any_charge(params, error, name):
     ledger = Ledger()
     det = hbos(accountant=ledger, **params)
@@ -134,12 +142,15 @@ def test_bad_parameters_are_refused_naming_them_before_any_charge(params, error,
         check_is_fitted(det)
 
 
-@pytest.mark.parametrize("bad, match", [
-    (np.where(np.arange(12).reshape(3, 4) == 5, np.nan, 1.0), "NaN"),
-    (np.where(np.arange(12).reshape(3, 4) == 5, np.inf, 1.0), "infinity"),
-    (np.array([1.2345, 2.5, 3.75]), "Reshape your data"),
-    ([["a", "b"], ["c", "d"]], "numeric"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.where(np.arange(12).reshape(3, 4) == 5, np.nan, 1.0), "NaN"),
+        (np.where(np.arange(12).reshape(3, 4) == 5, np.inf, 1.0), "infinity"),
+        (np.array([1.2345, 2.5, 3.75]), "Reshape your data"),
+        ([["a", "b"], ["c", "d"]], "numeric"),
+    ],
+)
 def test_bad_X_is_refused_without_quoting_it_before_any_charge(bad, match):
     ledger = Ledger()
     with pytest.raises(ValueError, match=match) as info:
@@ -161,8 +172,10 @@ def test_counts_are_noisy_and_nothing_else_of_the_data_is_kept():
     true = feature_counts(bin_index(np.clip(X, -5, 5), *det.bounds_, det.n_bins_), det.n_bins_)
     assert det.noisy_counts_.shape == true.shape
     assert np.count_nonzero(det.noisy_counts_ != true) > true.size // 2
-    assert not any(isinstance(o, (np.random.Generator, np.random.BitGenerator,
-                                  np.random.SeedSequence)) for o in reachable(det).values())
+    assert not any(
+        isinstance(o, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
+        for o in reachable(det).values()
+    )
     blob = pickle.dumps(det)
     assert b"numpy.random" not in blob
     again = pickle.loads(blob)
@@ -202,8 +215,12 @@ def test_a_failure_after_the_charge_rolls_back_and_keeps_the_charge(monkeypatch)
 def test_the_true_row_count_is_not_kept():
     det = hbos(contamination=0.1, random_state=1).fit(X)
     assert det.noisy_n_samples_ != len(X)
-    kept = [v for o in reachable(det).values() for v in _children(o)
-            if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    kept = [
+        v
+        for o in reachable(det).values()
+        for v in _children(o)
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    ]
     assert kept and len(X) not in kept
 
 
@@ -259,7 +276,7 @@ def test_partial_fit_with_a_fraction_pools_the_chunks_quantiles():
 
 def _ar1(n, d, phi, rng):
     """Rows in time order, each feature an AR(1) series of lag-1 correlation ``phi``."""
-    shocks = rng.normal(size=(n, d)) * np.sqrt(1.0 - phi ** 2)
+    shocks = rng.normal(size=(n, d)) * np.sqrt(1.0 - phi**2)
     rows = np.empty((n, d))
     rows[0] = rng.normal(size=d)
     for t in range(1, n):
@@ -338,14 +355,16 @@ def test_dask_rows_release_what_numpy_rows_release(dask_array, contamination):
     # the counts (and the quantile's counts) are exact integer sums over blocks
     in_memory = hbos(contamination=contamination, random_state=4).fit(X)
     blocked = hbos(contamination=contamination, random_state=4).fit(
-        dask_array.from_array(X, chunks=(700, 4)))
+        dask_array.from_array(X, chunks=(700, 4))
+    )
     np.testing.assert_array_equal(blocked.noisy_counts_, in_memory.noisy_counts_)
     assert blocked.offset_ == in_memory.offset_
     lazy = blocked.score_samples(dask_array.from_array(X, chunks=(1000, 4)))
     assert hasattr(lazy, "compute")
     np.testing.assert_array_equal(lazy.compute(), in_memory.score_samples(X))
-    np.testing.assert_array_equal(np.asarray(blocked.predict(dask_array.from_array(X))),
-                                  in_memory.predict(X))
+    np.testing.assert_array_equal(
+        np.asarray(blocked.predict(dask_array.from_array(X))), in_memory.predict(X)
+    )
 
 
 def test_dask_input_needs_bounds_and_is_checked_before_any_charge(dask_array):

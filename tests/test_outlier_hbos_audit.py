@@ -48,9 +48,12 @@ TRUE_PRIME = feature_counts(bin_index(D_PRIME, LOWER, UPPER, N_BINS), N_BINS)
 def tail_events(shifts):
     """Every changed cell's noisy count >= its count with the row, plus ``shift``."""
     target = TRUE_PRIME[np.arange(2), CELLS]
-    return {f"all changed cells >= count + {s}":
-            (lambda out, s=s: np.all(out[:, np.arange(2), CELLS] >= target + s, axis=1))
-            for s in shifts}
+    return {
+        f"all changed cells >= count + {s}": (
+            lambda out, s=s: np.all(out[:, np.arange(2), CELLS] >= target + s, axis=1)
+        )
+        for s in shifts
+    }
 
 
 def histogram_release(X, rng, n):
@@ -60,8 +63,16 @@ def histogram_release(X, rng, n):
 
 
 def test_the_histogram_release_is_tight_at_epsilon():
-    res = audit(histogram_release, (D_PRIME, D), tail_events([0, 1]), n_runs=200_000,
-                batch=True, claimed_epsilon=EPS, random_state=0, name="PrivateHBOS histograms")
+    res = audit(
+        histogram_release,
+        (D_PRIME, D),
+        tail_events([0, 1]),
+        n_runs=200_000,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=0,
+        name="PrivateHBOS histograms",
+    )
     assert 0.8 * EPS <= res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -74,10 +85,20 @@ def test_the_row_count_release_is_tight_at_its_share():
     def row_count(X, rng, n):
         return len(X) + mechanism.noise(n, rng)
 
-    events = {f"noisy count >= {len(D_PRIME) + s}": (lambda out, s=s: out >= len(D_PRIME) + s)
-              for s in (0, 1)}
-    res = audit(row_count, (D_PRIME, D), events, n_runs=200_000, batch=True,
-                claimed_epsilon=eps_n, random_state=3, name="PrivateHBOS row count")
+    events = {
+        f"noisy count >= {len(D_PRIME) + s}": (lambda out, s=s: out >= len(D_PRIME) + s)
+        for s in (0, 1)
+    }
+    res = audit(
+        row_count,
+        (D_PRIME, D),
+        events,
+        n_runs=200_000,
+        batch=True,
+        claimed_epsilon=eps_n,
+        random_state=3,
+        name="PrivateHBOS row count",
+    )
     assert 0.8 * eps_n <= res.epsilon_lower_bound <= eps_n, res.to_markdown()
 
 
@@ -86,18 +107,28 @@ def test_the_fitted_estimator_releases_within_epsilon():
     def fit_release(X, rng, n):
         out = []
         for _ in range(n):
-            det = PrivateHBOS(epsilon=EPS, bounds=(-1, 1), n_bins=N_BINS, contamination=0.2,
-                              random_state=rng).fit(X)
+            det = PrivateHBOS(
+                epsilon=EPS, bounds=(-1, 1), n_bins=N_BINS, contamination=0.2, random_state=rng
+            ).fit(X)
             out.append(np.r_[det.noisy_counts_.ravel(), det.noisy_n_samples_, det.offset_])
         return np.array(out)
 
     target = TRUE_PRIME[np.arange(2), CELLS]
     changed = np.ravel_multi_index((np.arange(2), CELLS), TRUE_PRIME.shape)
-    events = {"all changed cells >= count + 0":
-              lambda out: np.all(out[:, changed] >= target, axis=1),
-              "noisy row count >= 31": lambda out: out[:, -2] >= len(D_PRIME)}
-    res = audit(fit_release, (D_PRIME, D), events, n_runs=1500, batch=True,
-                claimed_epsilon=EPS, random_state=1, name="PrivateHBOS fit")
+    events = {
+        "all changed cells >= count + 0": lambda out: np.all(out[:, changed] >= target, axis=1),
+        "noisy row count >= 31": lambda out: out[:, -2] >= len(D_PRIME),
+    }
+    res = audit(
+        fit_release,
+        (D_PRIME, D),
+        events,
+        n_runs=1500,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=1,
+        name="PrivateHBOS fit",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -111,10 +142,20 @@ def test_the_automatic_bins_release_within_epsilon():
             out.append((det.n_bins_, det.noisy_n_samples_))
         return np.array(out)
 
-    events = {"n_bins_ >= 4": lambda out: out[:, 0] >= 4,
-              "noisy row count >= 31": lambda out: out[:, 1] >= len(D_PRIME)}
-    res = audit(fit_release, (D_PRIME, D), events, n_runs=1500, batch=True,
-                claimed_epsilon=EPS, random_state=4, name="PrivateHBOS automatic bins")
+    events = {
+        "n_bins_ >= 4": lambda out: out[:, 0] >= 4,
+        "noisy row count >= 31": lambda out: out[:, 1] >= len(D_PRIME),
+    }
+    res = audit(
+        fit_release,
+        (D_PRIME, D),
+        events,
+        n_runs=1500,
+        batch=True,
+        claimed_epsilon=EPS,
+        random_state=4,
+        name="PrivateHBOS automatic bins",
+    )
     assert res.epsilon_lower_bound <= EPS, res.to_markdown()
 
 
@@ -134,6 +175,14 @@ def test_the_quantile_release_stays_within_its_share():
     # q n = 4 rows: with D the best thresholds lie between the 4th and 5th scores, with the
     # added row between the 3rd and 4th (3/39 ≈ 0.077)
     events = {f"offset <= {t:g}": (lambda out, t=t: out <= t) for t in (3 / 39, 2 / 39)}
-    res = audit(quantile, (lowest, scores), events, n_runs=30_000, batch=True,
-                claimed_epsilon=eps_q, random_state=2, name="PrivateHBOS quantile")
+    res = audit(
+        quantile,
+        (lowest, scores),
+        events,
+        n_runs=30_000,
+        batch=True,
+        claimed_epsilon=eps_q,
+        random_state=2,
+        name="PrivateHBOS quantile",
+    )
     assert res.epsilon_lower_bound <= eps_q, res.to_markdown()

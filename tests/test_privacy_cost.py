@@ -17,12 +17,19 @@ small = st.floats(min_value=0, max_value=1.0, allow_nan=False)
 
 
 def costs(neighbours=st.sampled_from(NEIGHBOURS)):
-    return st.builds(PrivacyCost, eps, delta=small, gamma=small,
-                     anomaly_restricted=st.booleans(), neighbours=neighbours)
+    return st.builds(
+        PrivacyCost,
+        eps,
+        delta=small,
+        gamma=small,
+        anomaly_restricted=st.booleans(),
+        neighbours=neighbours,
+    )
 
 
 same_relation = st.sampled_from(NEIGHBOURS).flatmap(
-    lambda rel: st.lists(costs(st.just(rel)), min_size=1, max_size=6))
+    lambda rel: st.lists(costs(st.just(rel)), min_size=1, max_size=6)
+)
 
 
 @given(same_relation)
@@ -44,8 +51,11 @@ def test_parallel_is_the_max_and_never_exceeds_sequential(parts):
     assert par.delta <= seq.delta + 1e-12
 
 
-@given(st.sampled_from(NEIGHBOURS).flatmap(
-    lambda rel: st.tuples(costs(st.just(rel)), costs(st.just(rel)), costs(st.just(rel)))))
+@given(
+    st.sampled_from(NEIGHBOURS).flatmap(
+        lambda rel: st.tuples(costs(st.just(rel)), costs(st.just(rel)), costs(st.just(rel)))
+    )
+)
 def test_sequential_is_associative_and_commutative(abc):
     a, b, c = abc
     assert ((a + b) + c).epsilon == pytest.approx((a + (b + c)).epsilon)
@@ -109,8 +119,10 @@ def test_replace_does_not_convert_to_add_remove():
 
 
 def test_relaxed_notions_have_no_group_privacy_conversion():
-    for cost in (PrivacyCost.random_dp(1.0, 0.05, neighbours="add_remove"),
-                 PrivacyCost.anomaly_restricted_dp(1.0, neighbours="add_remove")):
+    for cost in (
+        PrivacyCost.random_dp(1.0, 0.05, neighbours="add_remove"),
+        PrivacyCost.anomaly_restricted_dp(1.0, neighbours="add_remove"),
+    ):
         with pytest.raises(ValueError, match="no group-privacy conversion"):
             cost.under("replace")
 

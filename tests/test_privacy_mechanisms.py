@@ -63,19 +63,19 @@ def test_laplace_output_is_on_its_grid_whatever_the_input(value):
     # double, so the support does not depend on the input (Mironov 2012)
     mech = LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
     g = mech.granularity
-    assert math.frexp(g)[0] == 0.5 and g <= 2.0 ** -20
+    assert math.frexp(g)[0] == 0.5 and g <= 2.0**-20
     out = mech.randomise(np.full(10_000, value), np.random.default_rng(0))
     steps = out / g
-    assert np.array_equal(steps, np.rint(steps)) and np.all(np.abs(steps) < 2.0 ** 53)
+    assert np.array_equal(steps, np.rint(steps)) and np.all(np.abs(steps) < 2.0**53)
 
 
 def test_laplace_rounding_is_counted_in_the_sensitivity():
     mech = LaplaceMechanism(epsilon=1.0, sensitivity=3.0, coordinates=3)
     assert mech.steps == math.floor(3.0 / mech.granularity) + 3
     assert mech.scale == pytest.approx(mech.steps * mech.granularity)
-    assert mech.scale <= 3.0 * (1 + 2.0 ** -20)
+    assert mech.scale <= 3.0 * (1 + 2.0**-20)
     # a granularity given by the caller must be a power of two
-    assert LaplaceMechanism(1.0, 4.0, granularity=2.0 ** -32).steps == 4 * 2 ** 32 + 1
+    assert LaplaceMechanism(1.0, 4.0, granularity=2.0**-32).steps == 4 * 2**32 + 1
     with pytest.raises(ValueError, match="power of two"):
         LaplaceMechanism(1.0, 1.0, granularity=0.3)
     with pytest.raises(ValueError, match="coordinates"):
@@ -83,7 +83,7 @@ def test_laplace_rounding_is_counted_in_the_sensitivity():
 
 
 def test_laplace_randomise_steps_adds_integer_noise_to_integers():
-    mech = LaplaceMechanism(epsilon=1.0, sensitivity=2.0, granularity=2.0 ** -32, coordinates=2)
+    mech = LaplaceMechanism(epsilon=1.0, sensitivity=2.0, granularity=2.0**-32, coordinates=2)
     out = mech.randomise_steps(np.array([5, -7], np.int64), np.random.default_rng(0))
     assert out.dtype == np.int64
     with pytest.raises(TypeError, match="integer"):
@@ -129,8 +129,9 @@ def test_above_threshold_scales_and_chunked_feeding():
 
 def test_above_threshold_keeps_no_generator():
     at = AboveThreshold(2.0, epsilon=1.0, rng=np.random.default_rng(5))
-    assert not any(isinstance(v, (np.random.Generator, np.random.BitGenerator))
-                   for v in vars(at).values())
+    assert not any(
+        isinstance(v, (np.random.Generator, np.random.BitGenerator)) for v in vars(at).values()
+    )
     assert isinstance(at._noisy_threshold, int)  # in grid steps
 
 
@@ -165,7 +166,9 @@ def test_exponential_selection_cost_covers_the_not_selected_outcome():
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
-@pytest.mark.parametrize("cls", [GeometricMechanism, LaplaceMechanism, RandomizedResponse, ReportNoisyMax])
+@pytest.mark.parametrize(
+    "cls", [GeometricMechanism, LaplaceMechanism, RandomizedResponse, ReportNoisyMax]
+)
 def test_bad_epsilon_names_the_parameter(cls, bad):
     with pytest.raises(ValueError, match=r"epsilon must be a float in the range \(0, inf\)"):
         cls(epsilon=bad)
@@ -215,12 +218,15 @@ def test_check_bounds():
 # -- relation and range of the cost (issue 7, items 1 and 9) -------------------------
 
 
-@pytest.mark.parametrize("make", [
-    lambda **kw: GeometricMechanism(1.0, **kw),
-    lambda **kw: LaplaceMechanism(1.0, **kw),
-    lambda **kw: ReportNoisyMax(1.0, **kw),
-    lambda **kw: AboveThreshold(threshold=0.0, epsilon=1.0, rng=np.random.default_rng(0), **kw),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: GeometricMechanism(1.0, **kw),
+        lambda **kw: LaplaceMechanism(1.0, **kw),
+        lambda **kw: ReportNoisyMax(1.0, **kw),
+        lambda **kw: AboveThreshold(threshold=0.0, epsilon=1.0, rng=np.random.default_rng(0), **kw),
+    ],
+)
 def test_cost_is_stated_only_with_its_relation(make):
     with pytest.raises(ValueError, match="neighbours="):
         make().cost

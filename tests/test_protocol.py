@@ -44,22 +44,36 @@ _WINDOW = _RNG.uniform(0, 1, 200)
 
 # name -> (make(**params), fit(estimator)); every estimator with valid data
 ESTIMATORS = {
-    "DPSMOTE": (lambda **kw: DPSMOTE(**{"bounds": (-4, 4), "classes": [0, 1], **kw}),
-                lambda est: est.fit_resample(_X2, _Y2)),
-    "PrivateChangePointDetector": (lambda **kw: PrivateChangePointDetector(**kw),
-                                   lambda est: est.fit(_SERIES)),
-    "NoisyGroupSearch": (lambda **kw: NoisyGroupSearch(**{"low": 1.0, "high": 2.5, **kw}),
-                         lambda est: est.fit(_SCORES)),
-    "PrivateOnlineActiveSVC": (lambda **kw: PrivateOnlineActiveSVC(**kw),
-                               lambda est: est.fit(_X2 / 8, _Y2, classes=[0, 1])),
-    "DPOAD": (lambda **kw: DPOAD(**{"bins": np.linspace(0, 1, 6), "max_count": 200,
-                                    "mechanism": "record", **kw}),
-              lambda est: est.fit(_WINDOW)),
-    "PrivateLogisticRegression": (lambda **kw: PrivateLogisticRegression(**{"data_norm": 6.0,
-                                                                           **kw}),
-                                  lambda est: est.fit(_X2, _Y2)),
-    "PrivateHBOS": (lambda **kw: PrivateHBOS(**{"bounds": (-4, 4), "contamination": 0.1, **kw}),
-                    lambda est: est.fit(_X2)),
+    "DPSMOTE": (
+        lambda **kw: DPSMOTE(**{"bounds": (-4, 4), "classes": [0, 1], **kw}),
+        lambda est: est.fit_resample(_X2, _Y2),
+    ),
+    "PrivateChangePointDetector": (
+        lambda **kw: PrivateChangePointDetector(**kw),
+        lambda est: est.fit(_SERIES),
+    ),
+    "NoisyGroupSearch": (
+        lambda **kw: NoisyGroupSearch(**{"low": 1.0, "high": 2.5, **kw}),
+        lambda est: est.fit(_SCORES),
+    ),
+    "PrivateOnlineActiveSVC": (
+        lambda **kw: PrivateOnlineActiveSVC(**kw),
+        lambda est: est.fit(_X2 / 8, _Y2, classes=[0, 1]),
+    ),
+    "DPOAD": (
+        lambda **kw: DPOAD(
+            **{"bins": np.linspace(0, 1, 6), "max_count": 200, "mechanism": "record", **kw}
+        ),
+        lambda est: est.fit(_WINDOW),
+    ),
+    "PrivateLogisticRegression": (
+        lambda **kw: PrivateLogisticRegression(**{"data_norm": 6.0, **kw}),
+        lambda est: est.fit(_X2, _Y2),
+    ),
+    "PrivateHBOS": (
+        lambda **kw: PrivateHBOS(**{"bounds": (-4, 4), "contamination": 0.1, **kw}),
+        lambda est: est.fit(_X2),
+    ),
 }
 
 # bad settings every estimator must refuse in privacy_cost() as fit does
@@ -125,7 +139,8 @@ def _fail_after_each_charge(monkeypatch, exc):
 @pytest.mark.parametrize("exc", [_Interrupt, KeyboardInterrupt, RuntimeError])
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_failure_right_after_the_first_charge_rolls_back_and_keeps_the_charge(
-        name, exc, monkeypatch):
+    name, exc, monkeypatch
+):
     make, fit = ESTIMATORS[name]
     ledger = Ledger()
     est = make(accountant=ledger, random_state=0)
@@ -178,8 +193,9 @@ def test_threads_sharing_an_accountant_never_overspend():
 
     def one_fit():
         try:
-            DPSMOTE(epsilon=1.0, bounds=(-4, 4), classes=[0, 1],
-                    accountant=ledger).fit_resample(_X2, _Y2)
+            DPSMOTE(epsilon=1.0, bounds=(-4, 4), classes=[0, 1], accountant=ledger).fit_resample(
+                _X2, _Y2
+            )
             outcomes.append("fitted")
         except LedgerRefused:
             outcomes.append("refused")
@@ -213,7 +229,7 @@ def _imports(name, path):
         elif isinstance(node, ast.ImportFrom):
             base = package.split(".")
             if node.level:
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -225,8 +241,10 @@ def _imports(name, path):
 
 def test_no_module_imports_form_a_cycle():
     modules = dict(_modules())
-    graph = {name: {m for m in _imports(name, path) if m in modules and m != name}
-             for name, path in modules.items()}
+    graph = {
+        name: {m for m in _imports(name, path) if m in modules and m != name}
+        for name, path in modules.items()
+    }
     # a package's __init__ re-exports its modules; a module importing a name from
     # its own or another package goes through that __init__: count the edges to
     # the modules that define things, not to the re-exporting packages
@@ -240,7 +258,7 @@ def test_no_module_imports_form_a_cycle():
             if nxt in packages:
                 continue
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, stack + [nxt])
         state[node] = "done"
@@ -252,8 +270,11 @@ def test_no_module_imports_form_a_cycle():
 
 
 def test_no_package_file_exceeds_800_lines():
-    long = {str(p.relative_to(PACKAGE)): n for _, p in _modules()
-            if (n := len(p.read_text().splitlines())) > 800}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for _, p in _modules()
+        if (n := len(p.read_text().splitlines())) > 800
+    }
     assert long == {}
 
 
@@ -261,10 +282,15 @@ def test_the_cli_calls_no_private_method_of_an_estimator():
     calls = []
     for path in sorted((PACKAGE / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr.startswith("_") and not node.func.attr.startswith("__")
-                    and not (isinstance(node.func.value, ast.Name)
-                             and node.func.value.id in ("self", "cls"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr.startswith("_")
+                and not node.func.attr.startswith("__")
+                and not (
+                    isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")
+                )
+            ):
                 calls.append(f"{path.name}:{node.lineno} .{node.func.attr}()")
     assert calls == []
 
@@ -281,16 +307,18 @@ def test_user_facing_text_names_papers_not_seeds_or_issues():
                 if pattern.search(line):
                     hits.append(f"{path.relative_to(PACKAGE.parent)}:{i}")
     readme = (PACKAGE.parent / "README.md").read_text()
-    hits += [f"README.md:{i}" for i, line in enumerate(readme.splitlines(), 1)
-             if pattern.search(line)]
+    hits += [
+        f"README.md:{i}" for i, line in enumerate(readme.splitlines(), 1) if pattern.search(line)
+    ]
     assert hits == []
 
 
 # -- the CLI refuses what privacy_cost() refuses, before reading data ----------------
 def _cli_cases(tmp_path):
     labelled = tmp_path / "labelled.csv"
-    labelled.write_text("a,b,y\n" + "".join(f"{i % 7 / 10},{i % 3 / 10},{i % 2}\n"
-                                             for i in range(40)))
+    labelled.write_text(
+        "a,b,y\n" + "".join(f"{i % 7 / 10},{i % 3 / 10},{i % 2}\n" for i in range(40))
+    )
     series = tmp_path / "series.csv"
     series.write_text("t,v\n" + "".join(f"{i},{i % 5}\n" for i in range(60)))
     out = tmp_path / "out.csv"
@@ -299,13 +327,24 @@ def _cli_cases(tmp_path):
         "changepoint": ["changepoint", series, "--column", "v"],
         "online-svc": ["online-svc", labelled, "--target", "y", "--classes", "0", "1"],
         "group-search": ["group-search", series, "--column", "v", "--low", "5", "--high", "9"],
-        "dpoad": ["dpoad", series, "--column", "v", "--window-column", "t", "--bins",
-                  "0:5:6", "--max-count", "10"],
+        "dpoad": [
+            "dpoad",
+            series,
+            "--column",
+            "v",
+            "--window-column",
+            "t",
+            "--bins",
+            "0:5:6",
+            "--max-count",
+            "10",
+        ],
     }
 
 
-@pytest.mark.parametrize("command", ["resample", "changepoint", "online-svc", "group-search",
-                                     "dpoad"])
+@pytest.mark.parametrize(
+    "command", ["resample", "changepoint", "online-svc", "group-search", "dpoad"]
+)
 @pytest.mark.parametrize("epsilon", ["0", "-1"])
 def test_cli_refuses_a_bad_epsilon_naming_the_option(command, epsilon, tmp_path, capsys):
     from skdp_anomaly.cli import main
@@ -317,8 +356,9 @@ def test_cli_refuses_a_bad_epsilon_naming_the_option(command, epsilon, tmp_path,
     assert "--epsilon" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("name", ["DPSMOTE", "PrivateOnlineActiveSVC", "PrivateLogisticRegression",
-                                  "PrivateHBOS"])
+@pytest.mark.parametrize(
+    "name", ["DPSMOTE", "PrivateOnlineActiveSVC", "PrivateLogisticRegression", "PrivateHBOS"]
+)
 def test_one_dimensional_X_is_refused_without_quoting_it_before_any_charge(name):
     # sklearn's own message ("Expected 2D array, got 1D array instead: array=[...]")
     # quotes the data; an exception message is not a DP output

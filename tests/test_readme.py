@@ -36,8 +36,11 @@ def printed_as_commented(out: list, code: str) -> None:
         at += 1
 
 
-@pytest.mark.parametrize("code", SNIPPETS, ids=["classifier", "dpsmote", "changepoint",
-                                                "online_svc", "group_search", "audit"])
+@pytest.mark.parametrize(
+    "code",
+    SNIPPETS,
+    ids=["classifier", "dpsmote", "changepoint", "online_svc", "group_search", "audit"],
+)
 def test_snippet_runs(code, capsys):
     if "diffprivlib" in code and not AVAILABLE:
         pytest.skip(REASON)

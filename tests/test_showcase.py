@@ -24,10 +24,14 @@ from skdp_anomaly.demos import _breast_cancer, _showcase, _showcase_pipelines
 
 # the demo's pieces, as the showcase and the command line use them
 demos = SimpleNamespace(
-    run_showcase=_showcase.run_showcase, build_pipelines=_showcase_pipelines.build_pipelines,
-    public_scaler=_breast_cancer.public_scaler, load_imbalanced=_breast_cancer.load_imbalanced,
+    run_showcase=_showcase.run_showcase,
+    build_pipelines=_showcase_pipelines.build_pipelines,
+    public_scaler=_breast_cancer.public_scaler,
+    load_imbalanced=_breast_cancer.load_imbalanced,
     BREAST_CANCER_BOUNDS=_breast_cancer.BREAST_CANCER_BOUNDS,
-    MEAN_FEATURES=_breast_cancer.MEAN_FEATURES, NUCLEUS_RADIUS_MAX=_breast_cancer.NUCLEUS_RADIUS_MAX)
+    MEAN_FEATURES=_breast_cancer.MEAN_FEATURES,
+    NUCLEUS_RADIUS_MAX=_breast_cancer.NUCLEUS_RADIUS_MAX,
+)
 from skdp_anomaly.cli import _showcase as cli_showcase
 from skdp_anomaly.demos import _showcase_pipelines as pipelines
 
@@ -72,8 +76,9 @@ def test_metrics_json_written(tiny_run):
 
 def test_grid_synopsis_run_counts_cells(tmp_path):
     buf = io.StringIO()
-    demos.run_showcase(tmp_path, plot=False, file=buf, synopsis="grid",
-                          **{**TINY, "epsilons": (1.0,)})
+    demos.run_showcase(
+        tmp_path, plot=False, file=buf, synopsis="grid", **{**TINY, "epsilons": (1.0,)}
+    )
     fits = json.loads((tmp_path / "metrics.json").read_text())["dpsmote_fits"]
     assert fits["synopsis"] == "grid" and fits["fits"] == 2
     assert 0 <= fits["uniform"] <= fits["fits"]
@@ -86,11 +91,13 @@ def test_grid_synopsis_run_counts_cells(tmp_path):
 
 
 def test_dpsmote_step_synopsis():
-    step = demos.build_pipelines(1.0, n_minority_train=20,
-                                    random_state=0)["dpsmote"].named_steps["resample"]
+    step = demos.build_pipelines(1.0, n_minority_train=20, random_state=0)["dpsmote"].named_steps[
+        "resample"
+    ]
     assert step.synopsis == "gaussian"
-    grid = demos.build_pipelines(1.0, n_minority_train=20, random_state=0,
-                                    synopsis="grid")["dpsmote"].named_steps["resample"]
+    grid = demos.build_pipelines(1.0, n_minority_train=20, random_state=0, synopsis="grid")[
+        "dpsmote"
+    ].named_steps["resample"]
     assert grid.synopsis == "grid" and grid.granularity == "auto"
     with pytest.raises(ValueError, match="synopsis"):
         demos.build_pipelines(1.0, n_minority_train=20, synopsis="kde")
@@ -179,14 +186,22 @@ def test_bad_arguments(tmp_path, kwargs, match):
 
 def test_ratio_too_small_is_clear_error(tmp_path):
     with pytest.raises(ValueError, match="ratio"):
-        demos.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.005,), n_repeats=1,
-                              n_folds=2, plot=False, file=io.StringIO())
+        demos.run_showcase(
+            tmp_path,
+            epsilons=(1.0,),
+            ratios=(0.005,),
+            n_repeats=1,
+            n_folds=2,
+            plot=False,
+            file=io.StringIO(),
+        )
 
 
 def test_plot_written_when_matplotlib_available(tmp_path):
     pytest.importorskip("matplotlib")
-    result = demos.run_showcase(tmp_path, epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1,
-                                   n_folds=2, file=io.StringIO())
+    result = demos.run_showcase(
+        tmp_path, epsilons=(1.0, 4.0), ratios=(0.1,), n_repeats=1, n_folds=2, file=io.StringIO()
+    )
     png = tmp_path / "dpsmote_demo.png"
     assert result["paths"]["plot"] == str(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -195,8 +210,9 @@ def test_plot_written_when_matplotlib_available(tmp_path):
 def test_missing_matplotlib_skips_plot_with_hint(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import now raises ImportError
     buf = io.StringIO()
-    result = demos.run_showcase(tmp_path, epsilons=(1.0,), ratios=(0.1,), n_repeats=1,
-                                   n_folds=2, file=buf)
+    result = demos.run_showcase(
+        tmp_path, epsilons=(1.0,), ratios=(0.1,), n_repeats=1, n_folds=2, file=buf
+    )
     assert "plot" not in result["paths"]
     assert not (tmp_path / "dpsmote_demo.png").exists()
     assert 'pip install "skdp-anomaly[demo]"' in buf.getvalue()
@@ -206,8 +222,22 @@ def test_cli_pieces(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
     cli_showcase.add_parser(sub)
-    args = parser.parse_args(["demo", "--output-dir", str(tmp_path), "--epsilons", "2",
-                              "--ratios", "0.1", "--repeats", "1", "--folds", "2", "--no-plot"])
+    args = parser.parse_args(
+        [
+            "demo",
+            "--output-dir",
+            str(tmp_path),
+            "--epsilons",
+            "2",
+            "--ratios",
+            "0.1",
+            "--repeats",
+            "1",
+            "--folds",
+            "2",
+            "--no-plot",
+        ]
+    )
     assert args.synopsis == "gaussian"
     assert args.func(args) == 0
     assert (tmp_path / "metrics.json").exists()
@@ -238,8 +268,9 @@ def test_bounds_follow_from_the_definitions():
     np.testing.assert_array_equal(worst, mean)  # mean of the three largest: same range
     np.testing.assert_array_equal(se[:, 1], mean[:, 1] / 2)  # standard error of [0, B]: <= B/2
     radius = demos.NUCLEUS_RADIUS_MAX
-    np.testing.assert_allclose(mean[:4, 1], [radius, 127.5, 2 * math.pi * radius,
-                                             math.pi * radius**2])
+    np.testing.assert_allclose(
+        mean[:4, 1], [radius, 127.5, 2 * math.pi * radius, math.pi * radius**2]
+    )
     np.testing.assert_array_equal(mean[[4, 7, 8, 9], 1], 1.0)  # dimensionless ratios
     np.testing.assert_array_equal(mean[[5, 6], 1], [3.0, 2.0])  # under the shape assumption
 
@@ -258,8 +289,9 @@ def test_bounds_are_not_read_off_the_data():
 
 def test_the_package_does_not_import_the_demos():
     code = "import sys, skdp_anomaly, skdp_anomaly.cli; print('skdp_anomaly.demos' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "False"
 
 
@@ -277,10 +309,13 @@ def test_demo_warnings_print_message_only(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == "skdp-anomaly demo: warning: the demo noticed something\n"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--output-dir", "{file}"], "--output-dir"),
-    (["--output-dir", "{file}/sub"], "--output-dir"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--output-dir", "{file}"], "--output-dir"),
+        (["--output-dir", "{file}/sub"], "--output-dir"),
+    ],
+)
 def test_demo_checks_output_dir_before_running(tmp_path, capsys, monkeypatch, argv, message):
     from skdp_anomaly.cli import main
 

@@ -38,8 +38,12 @@ def _estimators() -> list:
 
 _DRAWS = {"noise", "noise_steps", "randomise", "randomise_steps", "select", "feed"}
 #: public methods that call the transaction themselves, and why
-_OWN = {(PrivateOnlineActiveSVC, "partial_fit"):
-        "a call that fails after rows reached the label oracle commits, then re-raises"}
+_OWN = {
+    (
+        PrivateOnlineActiveSVC,
+        "partial_fit",
+    ): "a call that fails after rows reached the label oracle commits, then re-raises"
+}
 
 
 def _public_methods(cls):
@@ -67,7 +71,11 @@ def test_public_method_carries_the_steps_docstring_and_signature():
     assert DPSMOTE.fit_resample.__doc__ == DPSMOTE._private_fit_resample.__doc__
     assert str(inspect.signature(DPSMOTE.fit_resample)) == "(self, X, y, **params)"
     assert list(inspect.signature(PrivateOnlineActiveSVC().fit).parameters) == [
-        "X", "y", "classes", "label_oracle"]
+        "X",
+        "y",
+        "classes",
+        "label_oracle",
+    ]
     assert not hasattr(DPSMOTE(), "partial_fit")
 
 
@@ -78,8 +86,7 @@ def _frames_to_first_draw(call) -> list:
     def profile(frame, event, arg):
         if found or event != "call":
             return
-        if (frame.f_code.co_filename == _mechanisms.__file__
-                and frame.f_code.co_name in _DRAWS):
+        if frame.f_code.co_filename == _mechanisms.__file__ and frame.f_code.co_name in _DRAWS:
             stack, f = [], frame.f_back
             while f.f_code.co_name != "<lambda>":  # the test's call of the public method
                 stack.append(f.f_code.co_name)
@@ -94,12 +101,21 @@ def _frames_to_first_draw(call) -> list:
     return found[0]
 
 
-@pytest.mark.parametrize("name, make, most", [
-    ("DPSMOTE.fit_resample", lambda X, y: DPSMOTE(epsilon=2, bounds=(0, 1), random_state=0)
-     .fit_resample(X, y), 5),
-    ("PrivateHBOS.fit", lambda X, y: PrivateHBOS(epsilon=2, bounds=(0, 1), random_state=0)
-     .fit(X), 4),
-])
+@pytest.mark.parametrize(
+    "name, make, most",
+    [
+        (
+            "DPSMOTE.fit_resample",
+            lambda X, y: DPSMOTE(epsilon=2, bounds=(0, 1), random_state=0).fit_resample(X, y),
+            5,
+        ),
+        (
+            "PrivateHBOS.fit",
+            lambda X, y: PrivateHBOS(epsilon=2, bounds=(0, 1), random_state=0).fit(X),
+            4,
+        ),
+    ],
+)
 def test_few_frames_from_the_public_method_to_the_first_noise_draw(name, make, most):
     rng = np.random.default_rng(0)
     X, y = rng.random((200, 3)), (rng.random(200) < 0.2).astype(int)

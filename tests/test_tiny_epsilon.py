@@ -45,13 +45,17 @@ from skdp_anomaly.privacy._exact import geometric, two_sided_geometric
 
 
 # -------------------------------------------------------------------- mechanisms
-@pytest.mark.parametrize("build", [
-    lambda: LaplaceMechanism(1e-14, 1.0),
-    lambda: GeometricMechanism(1e-20),
-    lambda: ReportNoisyMax(1e-20),
-    lambda: AboveThreshold(threshold=0.0, epsilon=1e-14),
-    lambda: LaplaceMechanism(1e-6, 1.0, coordinates=10_000),  # a wide release at 1e-6
-], ids=["laplace", "geometric", "report-noisy-max", "above-threshold", "wide-laplace"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: LaplaceMechanism(1e-14, 1.0),
+        lambda: GeometricMechanism(1e-20),
+        lambda: ReportNoisyMax(1e-20),
+        lambda: AboveThreshold(threshold=0.0, epsilon=1e-14),
+        lambda: LaplaceMechanism(1e-6, 1.0, coordinates=10_000),  # a wide release at 1e-6
+    ],
+    ids=["laplace", "geometric", "report-noisy-max", "above-threshold", "wide-laplace"],
+)
 def test_a_rate_the_sampler_cannot_honour_is_refused_at_construction(build):
     with pytest.raises(ValueError, match="below 8.882e-16 = 2\\*\\*-50"):
         build()
@@ -64,10 +68,10 @@ def test_the_sampler_refuses_below_the_floor_and_draws_at_it():
     z = two_sided_geometric(MIN_INTEGER_RATE, 100_000, rng)
     # the draws stay far inside int64 (no saturation), and the noise never cancels:
     # P(Z = 0) = tanh(rate/2) ≈ 4e-16, so a single 0 in 1e5 draws has probability 4e-11
-    assert np.abs(z).max() < 2.0 ** 60 and np.count_nonzero(z == 0) == 0
+    assert np.abs(z).max() < 2.0**60 and np.count_nonzero(z == 0) == 0
 
 
-@pytest.mark.parametrize("rate", [2.0, 0.3, 2.0 ** -20, 1e-9, 2.0 ** -45])
+@pytest.mark.parametrize("rate", [2.0, 0.3, 2.0**-20, 1e-9, 2.0**-45])
 def test_the_geometric_law_holds_at_every_rate(rate):
     # 20 bins equiprobable under the exact law P(G >= k) = e^{-rate·k}; chi-square at
     # p < 1e-6 (false failure 1e-6 per rate for a correct sampler, over seeds)
@@ -84,7 +88,7 @@ def test_the_geometric_law_holds_at_every_rate(rate):
 def test_two_sided_noise_is_symmetric_with_the_stated_variance():
     # Var Z = 2e^{-r}/(1-e^{-r})²; at 2e5 draws the sample variance of this heavy-tailed
     # law is within 3 % with probability > 1 - 1e-6 (fourth moment, Chebyshev on logs)
-    rate = 2.0 ** -30
+    rate = 2.0**-30
     z = two_sided_geometric(rate, 200_000, np.random.default_rng(8)).astype(np.float64)
     var = 2 * math.exp(-rate) / (-math.expm1(-rate)) ** 2
     assert abs(z.var() / var - 1) < 0.03
@@ -95,16 +99,20 @@ def test_two_sided_noise_is_symmetric_with_the_stated_variance():
 def _old_sampler(rate, size, rng):
     """The code before the fix: numpy's inversion sampler, saturating at tiny rates."""
     p = -math.expm1(-rate)
-    return (rng.geometric(p, size=size).astype(np.int64)
-            - rng.geometric(p, size=size).astype(np.int64))
+    return rng.geometric(p, size=size).astype(np.int64) - rng.geometric(p, size=size).astype(
+        np.int64
+    )
 
 
 def _counts(sampler, rate):
     return lambda x, rng, n: x + sampler(rate, n, rng)
 
 
-EVENTS = {"the input itself": lambda out: out == 0, "one above": lambda out: out == 1,
-          "at least one": lambda out: out >= 1}
+EVENTS = {
+    "the input itself": lambda out: out == 0,
+    "one above": lambda out: out == 1,
+    "at least one": lambda out: out >= 1,
+}
 
 
 def test_the_boundary_audit_stays_within_epsilon_and_has_teeth():
@@ -112,12 +120,25 @@ def test_the_boundary_audit_stays_within_epsilon_and_has_teeth():
     # control replays numpy's sampler at 1e-20, which released the input in 86 % of runs
     # (false failure: the Clopper–Pearson bound holds with probability 0.95 by
     # construction; for the fixed seed the computed bound is what is asserted)
-    at_floor = audit(_counts(two_sided_geometric, MIN_INTEGER_RATE), (0, 1), EVENTS,
-                     n_runs=100_000, batch=True, random_state=1,
-                     claimed_epsilon=MIN_INTEGER_RATE)
+    at_floor = audit(
+        _counts(two_sided_geometric, MIN_INTEGER_RATE),
+        (0, 1),
+        EVENTS,
+        n_runs=100_000,
+        batch=True,
+        random_state=1,
+        claimed_epsilon=MIN_INTEGER_RATE,
+    )
     assert at_floor.epsilon_lower_bound <= MIN_INTEGER_RATE
-    old = audit(_counts(_old_sampler, 1e-20), (0, 1), EVENTS, n_runs=20_000, batch=True,
-                random_state=1, claimed_epsilon=1e-20)
+    old = audit(
+        _counts(_old_sampler, 1e-20),
+        (0, 1),
+        EVENTS,
+        n_runs=20_000,
+        batch=True,
+        random_state=1,
+        claimed_epsilon=1e-20,
+    )
     assert old.epsilon_lower_bound > 5
 
 
@@ -129,38 +150,54 @@ def _data():
 
 
 ESTIMATORS = {
-    "DPSMOTE": (lambda e, a: DPSMOTE(epsilon=e, bounds=(-1, 1), accountant=a),
-                lambda est, X, y: est.fit_resample(X, y)),
+    "DPSMOTE": (
+        lambda e, a: DPSMOTE(epsilon=e, bounds=(-1, 1), accountant=a),
+        lambda est, X, y: est.fit_resample(X, y),
+    ),
     "PrivateChangePointDetector": (
         lambda e, a: PrivateChangePointDetector(epsilon=e, accountant=a),
-        lambda est, X, y: est.fit(X[:, 0])),
-    "NoisyGroupSearch": (lambda e, a: NoisyGroupSearch(epsilon=e, low=1.0, high=2.0,
-                                                       accountant=a),
-                         lambda est, X, y: est.fit(np.abs(X[:, :1]))),
-    "PrivateOnlineActiveSVC": (lambda e, a: PrivateOnlineActiveSVC(epsilon=e, accountant=a),
-                               lambda est, X, y: est.partial_fit(X, y, classes=[0, 1])),
+        lambda est, X, y: est.fit(X[:, 0]),
+    ),
+    "NoisyGroupSearch": (
+        lambda e, a: NoisyGroupSearch(epsilon=e, low=1.0, high=2.0, accountant=a),
+        lambda est, X, y: est.fit(np.abs(X[:, :1])),
+    ),
+    "PrivateOnlineActiveSVC": (
+        lambda e, a: PrivateOnlineActiveSVC(epsilon=e, accountant=a),
+        lambda est, X, y: est.partial_fit(X, y, classes=[0, 1]),
+    ),
     "PrivateLogisticRegression": (
         lambda e, a: PrivateLogisticRegression(epsilon=e, data_norm=2.0, accountant=a),
-        lambda est, X, y: est.fit(X, y)),
+        lambda est, X, y: est.fit(X, y),
+    ),
     "NoisyPriorThresholdClassifier": (
-        lambda e, a: NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=e,
-                                                   accountant=a),
-        lambda est, X, y: est.fit(X, y)),
+        lambda e, a: NoisyPriorThresholdClassifier(LogisticRegression(), epsilon=e, accountant=a),
+        lambda est, X, y: est.fit(X, y),
+    ),
     "DPImbalancedClassifier": (
         lambda e, a: DPImbalancedClassifier(epsilon=e, bounds=(-1, 1), accountant=a),
-        lambda est, X, y: est.fit(X, y)),
-    "DPOAD": (lambda e, a: DPOAD(np.linspace(-1, 1, 11), epsilon=e, max_count=100,
-                                 accountant=a),
-              lambda est, X, y: est.partial_fit(X[:, 0])),
+        lambda est, X, y: est.fit(X, y),
+    ),
+    "DPOAD": (
+        lambda e, a: DPOAD(np.linspace(-1, 1, 11), epsilon=e, max_count=100, accountant=a),
+        lambda est, X, y: est.partial_fit(X[:, 0]),
+    ),
     "PrivateGridSearchCV": (
-        lambda e, a: PrivateGridSearchCV(PrivateLogisticRegression(data_norm=2.0),
-                                         {"C": [0.1, 1.0]}, epsilon=e, accountant=a),
-        lambda est, X, y: est.fit(X, y)),
+        lambda e, a: PrivateGridSearchCV(
+            PrivateLogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]}, epsilon=e, accountant=a
+        ),
+        lambda est, X, y: est.fit(X, y),
+    ),
     "PrivateRandomizedSearchCV": (
-        lambda e, a: PrivateRandomizedSearchCV(PrivateLogisticRegression(data_norm=2.0),
-                                               {"C": [0.1, 1.0]}, n_iter=2, epsilon=e,
-                                               accountant=a),
-        lambda est, X, y: est.fit(X, y)),
+        lambda e, a: PrivateRandomizedSearchCV(
+            PrivateLogisticRegression(data_norm=2.0),
+            {"C": [0.1, 1.0]},
+            n_iter=2,
+            epsilon=e,
+            accountant=a,
+        ),
+        lambda est, X, y: est.fit(X, y),
+    ),
 }
 
 
@@ -179,8 +216,12 @@ def test_every_estimator_refuses_a_tiny_epsilon_before_any_charge(name, epsilon)
 @pytest.mark.parametrize("epsilon", [1e-20, MIN_EPSILON / 2])
 def test_a_search_refuses_a_tiny_total_epsilon_before_any_charge(epsilon):
     ledger = Ledger()
-    est = PrivateGridSearchCV(PrivateLogisticRegression(data_norm=2.0), {"C": [0.1, 1.0]},
-                              total_epsilon=epsilon, accountant=ledger)
+    est = PrivateGridSearchCV(
+        PrivateLogisticRegression(data_norm=2.0),
+        {"C": [0.1, 1.0]},
+        total_epsilon=epsilon,
+        accountant=ledger,
+    )
     with pytest.raises(InvalidParameterError, match="'total_epsilon' parameter.*1e-06"):
         est.fit(*_data())
     assert ledger.spent == []

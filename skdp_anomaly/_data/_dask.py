@@ -24,5 +24,5 @@ def import_dask(what: str):
         import dask
         import dask.array  # noqa: F401
     except ImportError as exc:  # pragma: no cover - dask present wherever a collection is
-        raise ImportError(f"{what} needs dask: pip install \"skdp-anomaly[dask]\"") from exc
+        raise ImportError(f'{what} needs dask: pip install "skdp-anomaly[dask]"') from exc
     return dask

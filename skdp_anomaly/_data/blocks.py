@@ -14,8 +14,14 @@ import numpy as np
 from ._dask import import_dask, is_dask_collection
 from ..privacy._validation import non_numeric_columns
 
-__all__ = ["LabelledBlocks", "append_drawn_rows", "column_extremes", "read_labelled_blocks",
-           "row_block_results", "typical_block_rows"]
+__all__ = [
+    "LabelledBlocks",
+    "append_drawn_rows",
+    "column_extremes",
+    "read_labelled_blocks",
+    "row_block_results",
+    "typical_block_rows",
+]
 
 
 class LabelledBlocks(NamedTuple):
@@ -59,16 +65,21 @@ def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlock
     if ya.ndim == 2 and ya.shape[1] == 1:
         ya = ya[:, 0]
     if ya.ndim != 1:
-        raise ValueError(f"y must be 1-D on dask input (got shape {ya.shape}); one-hot targets "
-                         "are supported in memory only.")
+        raise ValueError(
+            f"y must be 1-D on dask input (got shape {ya.shape}); one-hot targets "
+            "are supported in memory only."
+        )
     if np.isnan(Xa.shape[0]) or np.isnan(ya.shape[0]):
         Xa, ya = Xa.compute_chunk_sizes(), ya.compute_chunk_sizes()
     if Xa.shape[0] != ya.shape[0]:
-        raise ValueError("Found input variables with inconsistent numbers of samples: "
-                         f"[{Xa.shape[0]}, {ya.shape[0]}]")
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{Xa.shape[0]}, {ya.shape[0]}]"
+        )
     if Xa.shape[0] < 1 or Xa.shape[1] < 1:
-        raise ValueError(f"Found array with shape {Xa.shape}: {owner} needs at least one row "
-                         "and one feature.")
+        raise ValueError(
+            f"Found array with shape {Xa.shape}: {owner} needs at least one row and one feature."
+        )
     if Xa.dtype != np.float32:
         Xa = Xa.astype(np.float64)
     Xa = Xa.rechunk({1: -1})
@@ -104,8 +115,10 @@ def row_block_results(func: Callable, X, y, *args) -> list:
     if not is_dask_collection(X):
         return [func(X, y, *args)]
     dask = import_dask("reading a dask collection")
-    tasks = [dask.delayed(func, pure=True)(xb, yb, *args)
-             for xb, yb in zip(X.to_delayed().ravel(), y.to_delayed().ravel())]
+    tasks = [
+        dask.delayed(func, pure=True)(xb, yb, *args)
+        for xb, yb in zip(X.to_delayed().ravel(), y.to_delayed().ravel())
+    ]
     return list(dask.compute(*tasks))
 
 
@@ -142,8 +155,8 @@ def append_drawn_rows(X, y, draws, frame: tuple | None = None):
         X_res[:n], y_res[:n] = X, y
         start = n
         for fill, args, rows, label in draws:
-            fill(*args, X_res[start:start + rows])
-            y_res[start:start + rows] = label
+            fill(*args, X_res[start : start + rows])
+            y_res[start : start + rows] = label
             start += rows
         return X_res, y_res
     dask = import_dask("writing a dask collection")
@@ -196,6 +209,8 @@ def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype
     if n_columns is None:
         layout = {"drop_axis": 1} if X.ndim == 2 else {}
     else:
-        layout = {"chunks": (X.chunks[0], (int(n_columns),)),
-                  **({} if X.ndim == 2 else {"new_axis": 1})}
+        layout = {
+            "chunks": (X.chunks[0], (int(n_columns),)),
+            **({} if X.ndim == 2 else {"new_axis": 1}),
+        }
     return X.map_blocks(func, *args, dtype=dtype, **layout)

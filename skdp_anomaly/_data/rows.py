@@ -21,13 +21,26 @@ from sklearn.utils.validation import check_array, validate_data
 from ._dask import import_dask, is_dask_collection
 from ..privacy._validation import NON_NUMERIC, check_numeric
 
-__all__ = ["BlockSums", "LabelledRows", "Rows", "bincount", "block_fsums", "block_partials",
-           "block_sum", "fsum_blocks", "is_dask_collection", "label_counts", "labelled_rows",
-           "numpy_rows", "read_labels", "read_rows"]
+__all__ = [
+    "BlockSums",
+    "LabelledRows",
+    "Rows",
+    "bincount",
+    "block_fsums",
+    "block_partials",
+    "block_sum",
+    "fsum_blocks",
+    "is_dask_collection",
+    "label_counts",
+    "labelled_rows",
+    "numpy_rows",
+    "read_labels",
+    "read_rows",
+]
 
 #: Rows per block of an in-memory array: a reduction's temporaries stay in cache
 #: instead of growing with the array.
-NUMPY_BLOCK_ROWS = 2 ** 16
+NUMPY_BLOCK_ROWS = 2**16
 
 
 class Rows:
@@ -75,7 +88,7 @@ class Rows:
                 yield self.data
                 return
             for start in range(0, self.n_samples, NUMPY_BLOCK_ROWS):
-                yield self.data[start:start + NUMPY_BLOCK_ROWS]
+                yield self.data[start : start + NUMPY_BLOCK_ROWS]
             return
         for i in range(self.n_blocks):
             yield np.asarray(self.data.blocks[i].compute())
@@ -111,8 +124,14 @@ def numpy_rows(X: np.ndarray) -> Rows:
 
 
 # ------------------------------------------------------------------ validation
-def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int = 1,
-              column_if_1d: bool = False) -> Rows:
+def read_rows(
+    X,
+    estimator=None,
+    *,
+    reset: bool = True,
+    ensure_min_samples: int = 1,
+    column_if_1d: bool = False,
+) -> Rows:
     """Validate a dask array, DataFrame or Series as rows, with scikit-learn's errors.
 
     The schema is checked by ``validate_data`` on a zero-row stand-in (same
@@ -161,9 +180,11 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
     ValueError: Input X contains NaN.
     """
     if not is_dask_collection(X):
-        raise TypeError(f"read_rows takes a dask array, DataFrame or Series; got "
-                        f"{type(X).__name__}: validate an in-memory array with the "
-                        "estimator's validate_data and wrap it with numpy_rows.")
+        raise TypeError(
+            f"read_rows takes a dask array, DataFrame or Series; got "
+            f"{type(X).__name__}: validate an in-memory array with the "
+            "estimator's validate_data and wrap it with numpy_rows."
+        )
     import_dask("reading a dask collection")
     owner = type(estimator).__name__ if estimator is not None else "read_rows"
     data, witness = _lazy_array(X, column_if_1d, owner)
@@ -171,18 +192,30 @@ def read_rows(X, estimator=None, *, reset: bool = True, ensure_min_samples: int 
     if estimator is None:
         check_array(witness, dtype=np.float64, ensure_min_samples=0, ensure_all_finite=False)
     else:
-        validate_data(estimator, witness, reset=reset, dtype=np.float64, ensure_min_samples=0,
-                      ensure_all_finite=False)
+        validate_data(
+            estimator,
+            witness,
+            reset=reset,
+            dtype=np.float64,
+            ensure_min_samples=0,
+            ensure_all_finite=False,
+        )
     data = data.astype(np.float64).rechunk({1: -1})
-    n_samples, n_nan, n_inf = (int(v) for v in block_sum(Rows(data, 0), _finite_counts,
-                                                         shape=(3,)))
+    n_samples, n_nan, n_inf = (int(v) for v in block_sum(Rows(data, 0), _finite_counts, shape=(3,)))
     if n_nan or n_inf:
         # scikit-learn's own message, raised on a stand-in that holds no data value
-        check_array(np.array([[np.nan if n_nan else np.inf]]), estimator=estimator,
-                    input_name="X", dtype=np.float64)
+        check_array(
+            np.array([[np.nan if n_nan else np.inf]]),
+            estimator=estimator,
+            input_name="X",
+            dtype=np.float64,
+        )
     if n_samples < ensure_min_samples:
-        check_array(np.zeros((n_samples, data.shape[1])), estimator=estimator,
-                    ensure_min_samples=ensure_min_samples)
+        check_array(
+            np.zeros((n_samples, data.shape[1])),
+            estimator=estimator,
+            ensure_min_samples=ensure_min_samples,
+        )
     return Rows(data, n_samples)
 
 
@@ -194,9 +227,13 @@ def _lazy_array(X, column_if_1d: bool, owner: str):
     meta = getattr(X, "_meta", None)
     for name, dtype in _dtypes(X):
         if getattr(dtype, "kind", "O") not in "biufc":
-            raise ValueError(NON_NUMERIC.format(
-                owner=owner, what=f"{name} has dtype {dtype} on dask",
-                hint="Cast it to a numeric dtype before passing it."))
+            raise ValueError(
+                NON_NUMERIC.format(
+                    owner=owner,
+                    what=f"{name} has dtype {dtype} on dask",
+                    hint="Cast it to a numeric dtype before passing it.",
+                )
+            )
     if hasattr(X, "to_dask_array"):  # a dask DataFrame or Series
         if X.ndim == 1:
             # as an in-memory Series: an array without a name (refused as 1-D unless
@@ -225,8 +262,10 @@ def _frame_block(frame) -> np.ndarray:
 
 
 def _finite_counts(block: np.ndarray) -> np.ndarray:
-    return np.array([block.shape[0], np.count_nonzero(np.isnan(block)),
-                     np.count_nonzero(np.isinf(block))], dtype=np.int64)
+    return np.array(
+        [block.shape[0], np.count_nonzero(np.isnan(block)), np.count_nonzero(np.isinf(block))],
+        dtype=np.int64,
+    )
 
 
 # ------------------------------------------------------------------ reductions
@@ -273,16 +312,24 @@ def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
         return total
     size = math.prod(shape)
     data = rows.data
-    per_block = data.map_blocks(_block_statistic, func, args, shape, dtype=np.int64,
-                                chunks=((1,) * data.numblocks[0], (size,)))
+    per_block = data.map_blocks(
+        _block_statistic,
+        func,
+        args,
+        shape,
+        dtype=np.int64,
+        chunks=((1,) * data.numblocks[0], (size,)),
+    )
     return np.asarray(per_block.sum(axis=0, dtype=np.int64).compute()).reshape(shape)
 
 
 def _integer_statistic(block, func, args, shape) -> np.ndarray:
     value = np.asarray(func(block, *args))
     if value.dtype.kind not in "biu":
-        raise TypeError(f"block_sum adds integer statistics exactly; {func.__name__} "
-                        f"returned dtype {value.dtype}.")
+        raise TypeError(
+            f"block_sum adds integer statistics exactly; {func.__name__} "
+            f"returned dtype {value.dtype}."
+        )
     return value.astype(np.int64, copy=False).reshape(shape)
 
 
@@ -367,8 +414,14 @@ class LabelledRows:
         return f"LabelledRows({self.rows!r})"
 
 
-def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
-                  label_map: Callable | None = None, *, persist: bool = False) -> LabelledRows:
+def labelled_rows(
+    rows: Rows,
+    labels,
+    row_map: Callable | None = None,
+    label_map: Callable | None = None,
+    *,
+    persist: bool = False,
+) -> LabelledRows:
     """``rows`` and ``labels`` in aligned blocks, mapped row by row.
 
     Parameters
@@ -396,8 +449,11 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
     """
     n = rows.n_samples
     if labels is None:  # rows alone: a placeholder label per row
-        labels = (import_dask("reading dask rows").array.zeros(n, dtype=np.int8)
-                  if rows.is_dask else np.zeros(n, dtype=np.int8))
+        labels = (
+            import_dask("reading dask rows").array.zeros(n, dtype=np.int8)
+            if rows.is_dask
+            else np.zeros(n, dtype=np.int8)
+        )
     if not rows.is_dask:
         data, labels = rows.data, np.asarray(labels)
         if row_map is not None:  # block by block: the map's temporaries stay small
@@ -418,13 +474,13 @@ def labelled_rows(rows: Rows, labels, row_map: Callable | None = None,
         labels = da.from_array(np.asarray(labels), chunks=(data.chunks[0],))
     elif any(math.isnan(c) for c in labels.chunks[0]):
         labels = labels.compute_chunk_sizes()
-    aligned = ((NUMPY_BLOCK_ROWS,) * (n // NUMPY_BLOCK_ROWS)
-               + ((n % NUMPY_BLOCK_ROWS,) if n % NUMPY_BLOCK_ROWS else ()) or (0,))
+    aligned = (NUMPY_BLOCK_ROWS,) * (n // NUMPY_BLOCK_ROWS) + (
+        (n % NUMPY_BLOCK_ROWS,) if n % NUMPY_BLOCK_ROWS else ()
+    ) or (0,)
     data, labels = data.rechunk({0: aligned, 1: -1}), labels.rechunk((aligned,))
     if row_map is not None:
         width = row_map(np.zeros((0, data.shape[1]))).shape[1]
-        data = data.map_blocks(_fortran_map, row_map, dtype=np.float64,
-                               chunks=(aligned, (width,)))
+        data = data.map_blocks(_fortran_map, row_map, dtype=np.float64, chunks=(aligned, (width,)))
     if label_map is not None:
         labels = labels.map_blocks(label_map, dtype=label_map(labels._meta[:0]).dtype)
     if persist and _on_a_cluster():
@@ -495,9 +551,19 @@ def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.n
 def _dask_partials(data: LabelledRows, func: Callable, args: tuple, size: int):
     """The lazy ``(n_blocks, size)`` dask array of the blocks' statistics."""
     da = import_dask("reading dask rows").array
-    return da.blockwise(_dask_partial, "ij", data.rows.data, "ij", data.labels, "i",
-                        dtype=np.float64, adjust_chunks={"i": 1, "j": size},
-                        statistic=func, args=args, size=size)
+    return da.blockwise(
+        _dask_partial,
+        "ij",
+        data.rows.data,
+        "ij",
+        data.labels,
+        "i",
+        dtype=np.float64,
+        adjust_chunks={"i": 1, "j": size},
+        statistic=func,
+        args=args,
+        size=size,
+    )
 
 
 def _block_partial(block, labels, func, args, size) -> np.ndarray:
@@ -524,8 +590,9 @@ class BlockSums(NamedTuple):
 SPLIT_EVERY = 8
 
 
-def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
-                magnitude: bool = False) -> BlockSums:
+def block_fsums(
+    data: LabelledRows, func: Callable, *args, size: int, magnitude: bool = False
+) -> BlockSums:
     """The per-block statistics of :func:`block_partials`, added by ``math.fsum``.
 
     The same floats for numpy and dask. On dask the workers add the partials
@@ -563,13 +630,18 @@ def block_fsums(data: LabelledRows, func: Callable, *args, size: int,
     size = int(size)
     if not data.is_dask:
         partials = block_partials(data, func, *args, size=size)
-        return BlockSums(fsum_blocks(partials),
-                         fsum_blocks(np.abs(partials)) if magnitude else None, data.n_blocks)
+        return BlockSums(
+            fsum_blocks(partials),
+            fsum_blocks(np.abs(partials)) if magnitude else None,
+            data.n_blocks,
+        )
     dask = import_dask("reading dask rows")
     level = list(_dask_partials(data, func, args, size).to_delayed().ravel())
     while True:  # at least one node: a leaf becomes expansions on a worker
-        level = [dask.delayed(_merge_expansions)(magnitude, *level[i:i + SPLIT_EVERY])
-                 for i in range(0, len(level), SPLIT_EVERY)]
+        level = [
+            dask.delayed(_merge_expansions)(magnitude, *level[i : i + SPLIT_EVERY])
+            for i in range(0, len(level), SPLIT_EVERY)
+        ]
         if len(level) == 1:
             break
     root = [np.array([math.fsum(e) for e in entries]) for entries in level[0].compute()]
@@ -628,8 +700,9 @@ def label_counts(labels) -> tuple[np.ndarray, np.ndarray]:
     values = np.concatenate([v for v, _ in parts])
     counts = np.concatenate([c for _, c in parts])
     distinct, where = np.unique(values, return_inverse=True)
-    return distinct, np.bincount(where.ravel(), weights=counts,
-                                 minlength=distinct.size).astype(np.int64)
+    return distinct, np.bincount(where.ravel(), weights=counts, minlength=distinct.size).astype(
+        np.int64
+    )
 
 
 def _block_counts(block):
@@ -644,16 +717,11 @@ def read_labels(y, n_samples: int, estimator=None) -> tuple:
     """
     import warnings
 
-    from sklearn.utils.validation import (
-        _assert_all_finite,
-        check_consistent_length,
-        column_or_1d,
-    )
+    from sklearn.utils.validation import _assert_all_finite, check_consistent_length, column_or_1d
 
     if hasattr(y, "to_dask_array"):
         with warnings.catch_warnings():  # strings become objects, as in memory
-            warnings.filterwarnings("ignore", "Dask currently has limited support",
-                                    UserWarning)
+            warnings.filterwarnings("ignore", "Dask currently has limited support", UserWarning)
             y = y.to_dask_array()
     elif not is_dask_collection(y):
         y = np.asarray(y)
@@ -661,8 +729,10 @@ def read_labels(y, n_samples: int, estimator=None) -> tuple:
     if y.ndim == 2:
         y = y[:, 0]
     values, counts = label_counts(y)
-    check_consistent_length(np.broadcast_to(0, (n_samples,)),
-                            np.broadcast_to(0, (int(counts.sum()),)))
-    _assert_all_finite(values, input_name="y",
-                       estimator_name=type(estimator).__name__ if estimator else None)
+    check_consistent_length(
+        np.broadcast_to(0, (n_samples,)), np.broadcast_to(0, (int(counts.sum()),))
+    )
+    _assert_all_finite(
+        values, input_name="y", estimator_name=type(estimator).__name__ if estimator else None
+    )
     return y, values, counts

@@ -14,19 +14,27 @@ import numpy as np
 
 from ._dask import import_dask
 
-__all__ = ["blockwise_statistic", "constant_vector", "flag_items", "ordered_prefix_split",
-           "read_values", "reweighted", "top_indices_and_total", "zeros_like"]
+__all__ = [
+    "blockwise_statistic",
+    "constant_vector",
+    "flag_items",
+    "ordered_prefix_split",
+    "read_values",
+    "reweighted",
+    "top_indices_and_total",
+    "zeros_like",
+]
 
 
 def _modules(owner: str = "a dask collection"):
     dask = import_dask(owner)
     import dask.array as da
+
     return dask, da
 
 
 # ------------------------------------------------------------------ input
-def read_values(X, row_map: Callable | None, *, owner: str, invalid: str,
-                min_items: int = 1):
+def read_values(X, row_map: Callable | None, *, owner: str, invalid: str, min_items: int = 1):
     """One value per row of a dask ``X``, checked in one blockwise pass and persisted.
 
     Parameters
@@ -59,38 +67,47 @@ def read_values(X, row_map: Callable | None, *, owner: str, invalid: str,
             _check_numeric([X.dtype], "Series")
         X = X.to_dask_array()
     if not isinstance(X, da.Array):
-        raise TypeError(f"{owner} takes a dask array, DataFrame or Series on the "
-                        f"dask path, got {type(X).__name__}.")
+        raise TypeError(
+            f"{owner} takes a dask array, DataFrame or Series on the "
+            f"dask path, got {type(X).__name__}."
+        )
     _check_numeric([X.dtype], "array")
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D dask array of shape (n_samples, n_features), got "
-                         f"{X.ndim} dimensions.")
+        raise ValueError(
+            f"Expected a 2-D dask array of shape (n_samples, n_features), got {X.ndim} dimensions."
+        )
     n_features = int(X.shape[1])
     if row_map is None and n_features != 1:
-        raise ValueError(f"X has {n_features} columns: pass one column of anomaly scores, "
-                         "or a score_func that maps rows to scores.")
+        raise ValueError(
+            f"X has {n_features} columns: pass one column of anomaly scores, "
+            "or a score_func that maps rows to scores."
+        )
     X = X.astype(np.float64)
     if row_map is None:
         values = X[:, 0]
     else:
-        values = X.rechunk({1: -1}).map_blocks(_apply_row_map, row_map, drop_axis=1,
-                                               dtype=np.float64)
+        values = X.rechunk({1: -1}).map_blocks(
+            _apply_row_map, row_map, drop_axis=1, dtype=np.float64
+        )
     values = values.persist()
     n_blocks = values.numblocks[0]
     # one pass: each block's length (n and the chunk sizes) and its count of invalid values
-    checks = da.map_blocks(_check_block, values, new_axis=[1], dtype=np.int64,
-                           chunks=((1,) * n_blocks, (2,))).compute()
+    checks = da.map_blocks(
+        _check_block, values, new_axis=[1], dtype=np.int64, chunks=((1,) * n_blocks, (2,))
+    ).compute()
     lengths, bad = checks[:, 0], checks[:, 1]
     if bad.any():
         raise ValueError(invalid)
     n = int(lengths.sum())
     if n < min_items:
-        raise ValueError(f"Found array with {n} sample(s) while a minimum of {min_items} is "
-                         f"required by {owner}.")
-    values = da.Array(values.dask, values.name, (tuple(int(v) for v in lengths),),
-                      meta=values._meta)
+        raise ValueError(
+            f"Found array with {n} sample(s) while a minimum of {min_items} is required by {owner}."
+        )
+    values = da.Array(
+        values.dask, values.name, (tuple(int(v) for v in lengths),), meta=values._meta
+    )
     return values, n_features, names
 
 
@@ -101,16 +118,17 @@ def _check_numeric(dtypes, what):
         except TypeError:  # a pandas extension dtype (strings, categories)
             numeric = False
         if not numeric:
-            raise ValueError(f"dask {what} must hold numbers (anomaly scores), got dtype "
-                             f"{dtype}.")
+            raise ValueError(f"dask {what} must hold numbers (anomaly scores), got dtype {dtype}.")
 
 
 def _apply_row_map(block, row_map):
     values = np.asarray(row_map(block), dtype=np.float64).reshape(-1)
     if values.shape != (block.shape[0],):
-        raise ValueError(f"score_func returned shape {values.shape} on a block of "
-                         f"{block.shape[0]} rows; expected one score per row, "
-                         f"({block.shape[0]},).")
+        raise ValueError(
+            f"score_func returned shape {values.shape} on a block of "
+            f"{block.shape[0]} rows; expected one score per row, "
+            f"({block.shape[0]},)."
+        )
     return values
 
 
@@ -123,8 +141,16 @@ def _check_block(values):
 def blockwise_statistic(func: Callable, width: int, values, mask) -> tuple:
     """Per block ``func(values, mask)`` (``width`` maxima), then the maximum over blocks."""
     _, da = _modules()
-    per_block = da.map_blocks(_statistic_block, values, mask, func, width, new_axis=[1],
-                              chunks=((1,) * values.numblocks[0], (width,)), dtype=np.float64)
+    per_block = da.map_blocks(
+        _statistic_block,
+        values,
+        mask,
+        func,
+        width,
+        new_axis=[1],
+        chunks=((1,) * values.numblocks[0], (width,)),
+        dtype=np.float64,
+    )
     return tuple(float(v) for v in per_block.max(axis=0).compute())
 
 
@@ -140,8 +166,10 @@ def top_indices_and_total(f, k: int, largest: Callable):
     """
     dask, _ = _modules()
     offsets = np.cumsum((0,) + f.chunks[0][:-1])
-    parts = [dask.delayed(_block_top)(block, k, int(offset), largest)
-             for block, offset in zip(f.to_delayed().ravel(), offsets)]
+    parts = [
+        dask.delayed(_block_top)(block, k, int(offset), largest)
+        for block, offset in zip(f.to_delayed().ravel(), offsets)
+    ]
     return dask.compute(dask.delayed(_merge_top)(parts, k, largest), f.sum())
 
 
@@ -208,13 +236,20 @@ def ordered_prefix_split(f, entropy: tuple, n_buckets: int, prefix_rule: Callabl
     token = dask.base.tokenize(f.name, entropy)
     call = functools.partial(_call, dask.delayed, token)
     bucket = f.map_blocks(_draw_buckets, entropy, n_buckets, dtype=np.uint16).persist()
-    stats = da.map_blocks(_bucket_stats, bucket, f, n_buckets, new_axis=[1, 2],
-                          chunks=((1,) * bucket.numblocks[0], (2,), (n_buckets,)),
-                          dtype=np.float64).sum(axis=0)
+    stats = da.map_blocks(
+        _bucket_stats,
+        bucket,
+        f,
+        n_buckets,
+        new_axis=[1, 2],
+        chunks=((1,) * bucket.numblocks[0], (2,), (n_buckets,)),
+        dtype=np.float64,
+    ).sum(axis=0)
     crossing = call("crossing", _crossing_bucket, stats.to_delayed().ravel()[0])
-    members = [call(f"members-{i}", _crossing_members, b, w, crossing, entropy, i)
-               for i, (b, w) in enumerate(zip(bucket.to_delayed().ravel(),
-                                              f.to_delayed().ravel()))]
+    members = [
+        call(f"members-{i}", _crossing_members, b, w, crossing, entropy, i)
+        for i, (b, w) in enumerate(zip(bucket.to_delayed().ravel(), f.to_delayed().ravel()))
+    ]
     cut = call("cut", _cut, crossing, members, prefix_rule)
     top_entry = call("max", _first_value, f.max().to_delayed().ravel()[0])
     mask = da.map_blocks(_in_q, bucket, cut, entropy, dtype=bool)
@@ -238,8 +273,9 @@ def _block_rng(entropy, block: int, role: int) -> np.random.Generator:
 
 
 def _draw_buckets(f, entropy, n_buckets, block_id=None):
-    return _block_rng(entropy, block_id[0], 0).integers(0, n_buckets, size=f.shape[0],
-                                                        dtype=np.uint16)
+    return _block_rng(entropy, block_id[0], 0).integers(
+        0, n_buckets, size=f.shape[0], dtype=np.uint16
+    )
 
 
 def _bucket_stats(bucket, f, n_buckets):

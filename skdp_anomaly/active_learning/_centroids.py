@@ -31,8 +31,9 @@ class CentroidPool:
         """Pool one window's release ``(S₊, S₋, c·n̂₊)`` (noise variance ``variance``)."""
         self._accumulate(self, noisy, n_rows, variance, count_weight)
 
-    def set_tree(self, prefix: np.ndarray, n_rows: int, variance: float,
-                 count_weight: float) -> None:
+    def set_tree(
+        self, prefix: np.ndarray, n_rows: int, variance: float, count_weight: float
+    ) -> None:
         """The tree's noisy prefix sum of its windows so far, pooled as one window."""
         self.tree = CentroidPool(self.sums.shape[1])
         self._accumulate(self.tree, prefix, n_rows, variance, count_weight)
@@ -43,9 +44,9 @@ class CentroidPool:
         positive = float(noisy[-1]) / count_weight
         counts = np.array([n_rows - positive, positive])
         weights = np.maximum(counts, 0.0) / variance
-        pool.sums += weights[:, None] * np.stack([noisy[d:2 * d], noisy[:d]])
+        pool.sums += weights[:, None] * np.stack([noisy[d : 2 * d], noisy[:d]])
         pool.counts += weights * counts
-        pool.variances += weights ** 2 * variance
+        pool.variances += weights**2 * variance
         pool.prior_counts += counts
         pool.rows += n_rows
 
@@ -72,7 +73,7 @@ class CentroidPool:
         sums, counts, variances = self._pooled()
         if not np.all(counts > 0):
             return None
-        return sums / counts[:, None], variances / counts ** 2
+        return sums / counts[:, None], variances / counts**2
 
     def iterate(self, lam: float, fit_intercept: bool):
         """``(w, threshold)``: ``w = (μ̂₊ − μ̂₋)/(2λ)`` in the ball of radius ``1/√λ``,

@@ -64,8 +64,13 @@ def first_window(n_features: int, epsilon: float) -> int:
     return max(MIN_WINDOW, math.ceil(FIRST_ROWS_PER_FEATURE * n_features / epsilon))
 
 
-def active_windows(n_features: int, epsilon: float, horizon: int | None,
-                   batch_size: int | None = None, first_call: int | None = None) -> np.ndarray:
+def active_windows(
+    n_features: int,
+    epsilon: float,
+    horizon: int | None,
+    batch_size: int | None = None,
+    first_call: int | None = None,
+) -> np.ndarray:
     """Window lengths with active windows (``kernel.ACTIVE = 1``), from public quantities.
 
     A known ``horizon`` is one round (capped); otherwise rounds double from
@@ -88,13 +93,20 @@ def active_windows(n_features: int, epsilon: float, horizon: int | None,
         return np.array([first, cap, second, active(cap), 1, 0, 1], dtype=np.int64)
     labelled = math.ceil((1.0 - ACTIVE_SHARE) * horizon)
     if labelled <= cap:  # one round: the active window ends with the stream
-        return np.array([labelled, labelled, horizon - labelled, horizon - labelled, 0, 0, 1],
-                        dtype=np.int64)
+        return np.array(
+            [labelled, labelled, horizon - labelled, horizon - labelled, 0, 0, 1], dtype=np.int64
+        )
     return np.array([cap, cap, active(cap), active(cap), 0, 0, 1], dtype=np.int64)
 
 
-def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_share: float,
-                 horizon: int | None, batch_size: int | None = None) -> np.ndarray:
+def ftrl_windows(
+    n_features: int,
+    eps_first: float,
+    eps_later: float,
+    intercept_share: float,
+    horizon: int | None,
+    batch_size: int | None = None,
+) -> np.ndarray:
     """Window lengths with threshold windows (``kernel.ACTIVE = 0``), doubling.
 
     ``intercept_share``: a round's share in its threshold window (0: no intercept).
@@ -113,16 +125,19 @@ def ftrl_windows(n_features: int, eps_first: float, eps_later: float, intercept_
         # the rounds before the windows reach the rule's length take every row
         full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
         last = MAX_WINDOW_RULES * later
-        return np.array([first, last, threshold(first), threshold(last), 1, full, 0],
-                        dtype=np.int64)
+        return np.array(
+            [first, last, threshold(first), threshold(last), 1, full, 0], dtype=np.int64
+        )
     usable = (1.0 - share) * horizon
     rule = gradient_window(n_features, eps_first)
     rounds = known_length_rounds(usable, rule)
     if rounds == 1:  # the first round takes the whole stream
         cap = max(1, math.floor(usable))
-        return np.array([cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1,
-                         0], dtype=np.int64)
-    first = math.floor(usable / (2 ** rounds - 1))
+        return np.array(
+            [cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1, 0],
+            dtype=np.int64,
+        )
+    first = math.floor(usable / (2**rounds - 1))
     last = min(first << (rounds - 1), max(first, MAX_WINDOW_RULES * rule))
     return np.array([first, last, threshold(first), threshold(last), 1, 1, 0], dtype=np.int64)
 
@@ -233,8 +248,9 @@ class FtrlState:
             state.tree = self.tree.without_sums()
         return state
 
-    def release_gradient(self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism,
-                         first: bool, rng) -> None:
+    def release_gradient(
+        self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism, first: bool, rng
+    ) -> None:
         """Release ``(Σ₊ x·a, Σ₋ x·a, c·n₊)``, ``a`` the active hinge.
 
         L1 sensitivity under replace-one: :func:`gradient_sensitivity`.
@@ -244,7 +260,7 @@ class FtrlState:
         positive = signs > 0
         sums = np.empty(released_size(d))
         sums[:d] = rows[active & positive].sum(axis=0)
-        sums[d:2 * d] = rows[active & ~positive].sum(axis=0)
+        sums[d : 2 * d] = rows[active & ~positive].sum(axis=0)
         sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
         leaf = to_steps(sums, mech.granularity)
         if first:  # a window of the leading rounds, at the whole ε
@@ -255,8 +271,9 @@ class FtrlState:
             self.later = self.later + leaf + mech.noise_steps(leaf.shape[0], rng)
         self.n_rows += rows.shape[0]
 
-    def release_centroids(self, rows, signs, data_norm: float, mech: LaplaceMechanism,
-                          in_tree: bool, rng) -> None:
+    def release_centroids(
+        self, rows, signs, data_norm: float, mech: LaplaceMechanism, in_tree: bool, rng
+    ) -> None:
         """Release ``(Σ₊ x, Σ₋ x, c·n₊)`` (:func:`gradient_sensitivity`), and pool it.
 
         Into :class:`CentroidPool`, or with ``in_tree`` into the tree (prefix pooled).
@@ -265,16 +282,20 @@ class FtrlState:
         positive = signs > 0
         sums = np.empty(released_size(d))
         sums[:d] = rows[positive].sum(axis=0)
-        sums[d:2 * d] = rows[~positive].sum(axis=0)
+        sums[d : 2 * d] = rows[~positive].sum(axis=0)
         sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
         leaf = to_steps(sums, mech.granularity)
-        variance = 2.0 * mech.scale ** 2
+        variance = 2.0 * mech.scale**2
         if in_tree:
             prefix = self.tree.add(leaf, mech, rng)
             self.tree_rows += rows.shape[0]
             nodes = self.tree.leaves.bit_count()  # the prefix sums this many nodes
-            self.pool.set_tree(prefix * mech.granularity, self.tree_rows, nodes * variance,
-                               count_weight(d, data_norm))
+            self.pool.set_tree(
+                prefix * mech.granularity,
+                self.tree_rows,
+                nodes * variance,
+                count_weight(d, data_norm),
+            )
         else:
             noisy = (leaf + mech.noise_steps(leaf.shape[0], rng)) * mech.granularity
             self.pool.add(noisy, rows.shape[0], variance, count_weight(d, data_norm))
@@ -289,13 +310,21 @@ class FtrlState:
         d = (total.shape[0] - 1) // 2
         n = max(self.n_rows, 2)
         n_pos = min(max(total[-1] / count_weight(d, data_norm), 1.0), n - 1.0)
-        w = (total[:d] / n_pos - total[d:2 * d] / (n - n_pos)) / (2.0 * lam)
+        w = (total[:d] / n_pos - total[d : 2 * d] / (n - n_pos)) / (2.0 * lam)
         norm, radius = float(np.linalg.norm(w)), 1.0 / math.sqrt(lam)
         return w * (radius / norm) if norm > radius else w
 
-    def release_threshold(self, rows, signs, w, reach: float,
-                          mech: GeometricMechanism, rng, selection=None,
-                          balanced: bool = False) -> None:
+    def release_threshold(
+        self,
+        rows,
+        signs,
+        w,
+        reach: float,
+        mech: GeometricMechanism,
+        rng,
+        selection=None,
+        balanced: bool = False,
+    ) -> None:
         """Release the per-class histograms of ``w·x/‖w‖`` on ``[-R, R]``, and cut.
 
         ``selection(d)``: probability a row at distance ``d`` was selected (None:
@@ -332,8 +361,9 @@ def best_cut(negative, positive, edges, balanced: bool = False) -> float:
     """
     if balanced:
         return (_median(negative, edges) + _median(positive, edges)) / 2.0
-    correct = (np.concatenate([[0], np.cumsum(negative)])
-               + np.concatenate([np.cumsum(positive[::-1])[::-1], [0]]))
+    correct = np.concatenate([[0], np.cumsum(negative)]) + np.concatenate(
+        [np.cumsum(positive[::-1])[::-1], [0]]
+    )
     support = np.flatnonzero(negative + positive > 0)
     if support.size >= 2:  # edges between the first and the last bin with data
         inside = np.arange(support[0] + 1, support[-1] + 1)

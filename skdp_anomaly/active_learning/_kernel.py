@@ -22,8 +22,20 @@ SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
 UPDATE_FLMB, UPDATE_FLSW, UPDATE_FTRL = 0, 1, 2
 
 # positions in the int64 state array (numba freezes module constants)
-(ROW, BUF_N, WINDOW_SEEN, N_UPDATES, NOISE_POS, N_LABELS, STATUS, PENDING, BAD_ROW,
- LABELLED, PHASE, ROUND) = range(12)
+(
+    ROW,
+    BUF_N,
+    WINDOW_SEEN,
+    N_UPDATES,
+    NOISE_POS,
+    N_LABELS,
+    STATUS,
+    PENDING,
+    BAD_ROW,
+    LABELLED,
+    PHASE,
+    ROUND,
+) = range(12)
 N_INTS = 12
 # positions in the float64 parameter array (BIAS: the current intercept)
 P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
@@ -36,7 +48,7 @@ N_WINDOWS = 7
 # ftrl phases
 PHASE_GRADIENT, PHASE_THRESHOLD = 0, 1
 # |gradient / grid| is clamped here before rounding (as privacy._grid.to_steps)
-MAX_STEPS = float(2 ** 52)
+MAX_STEPS = float(2**52)
 # why the kernel returned (ints[STATUS])
 DONE, NEED_LABELS, NEED_NOISE, BAD_LABEL, NEED_RELEASE = range(5)
 
@@ -104,8 +116,26 @@ def clear_rows(buf, buf_idx, signs, first, last):
 
 
 @njit(cache=True)
-def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs, noise, ints,
-               floats, select_mode, update_mode, batch_size, shrinking, windows):
+def run_stream(
+    X,
+    uniforms,
+    y,
+    use_y,
+    w,
+    average,
+    avg_start,
+    buf,
+    buf_idx,
+    signs,
+    noise,
+    ints,
+    floats,
+    select_mode,
+    update_mode,
+    batch_size,
+    shrinking,
+    windows,
+):
     """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
 
     ``buf[:BUF_N]``: pending selected rows, ``signs[:LABELLED]`` their labels (±1);
@@ -133,8 +163,7 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
                 return
             B = ints[BUF_N]
             t = ints[N_UPDATES] + 1
-            wnorm = _update(w, buf, signs, B, noise[ints[NOISE_POS]], grid, alpha, eta / t,
-                            radius)
+            wnorm = _update(w, buf, signs, B, noise[ints[NOISE_POS]], grid, alpha, eta / t, radius)
             ints[NOISE_POS] += 1
             ints[N_UPDATES] = t
             clear_rows(buf, buf_idx, signs, 0, B)  # the batch is used: nothing of it stays
@@ -152,9 +181,13 @@ def run_stream(X, uniforms, y, use_y, w, average, avg_start, buf, buf_idx, signs
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and (
+        if select_mode == SELECT_ALL or (
+            update_mode == UPDATE_FTRL
+            and (
                 ints[ROUND] < windows[FULL_ROUNDS]
-                or (windows[ACTIVE] == 1 and ints[PHASE] == PHASE_GRADIENT))):
+                or (windows[ACTIVE] == 1 and ints[PHASE] == PHASE_GRADIENT)
+            )
+        ):
             chosen = True
         else:
             dist = 0.0

@@ -8,12 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    assert_all_finite,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d, validate_data
 
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS
@@ -31,8 +26,9 @@ __all__ = ["PrivateOnlineActiveSVC"]
 
 
 @fill_doc
-class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, PrivacyCostMixin,
-                             ClassifierMixin, BaseEstimator):
+class PrivateOnlineActiveSVC(
+    DiagnosticsMixin, ParamsMixin, StreamMixin, PrivacyCostMixin, ClassifierMixin, BaseEstimator
+):
     """Differentially private online active learning of a linear SVM.
 
     Rows arrive in stream order. A private selection step (Bernoulli or
@@ -214,12 +210,29 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         "pickle_open_batch": ["boolean"],
     }
 
-    def __init__(self, *, epsilon=1.0, selection="bernoulli", update="ftrl", batch_size=None,
-                 fit_intercept=True, class_weight="balanced", intercept_share=None,
-                 noise="independent", n_rows_hint=None,
-                 data_norm=1.0, selection_share=None, slab=None, slab_schedule="fixed",
-                 eta0=None, alpha=None, average=False, pickle_open_batch=False,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        selection="bernoulli",
+        update="ftrl",
+        batch_size=None,
+        fit_intercept=True,
+        class_weight="balanced",
+        intercept_share=None,
+        noise="independent",
+        n_rows_hint=None,
+        data_norm=1.0,
+        selection_share=None,
+        slab=None,
+        slab_schedule="fixed",
+        eta0=None,
+        alpha=None,
+        average=False,
+        pickle_open_batch=False,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.selection = selection
         self.update = update
@@ -254,18 +267,29 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         >>> round(fixed.privacy_cost().epsilon, 4)   # Lemma 2 corrected: 1.171 + 1
         2.1711
         """
-        prior = ("; each release holds the window's positive count, the class prior, at a "
-                 "share M/(2M√d + M) of its ε" if self.update == "ftrl" else "")
+        prior = (
+            "; each release holds the window's positive count, the class prior, at a "
+            "share M/(2M√d + M) of its ε"
+            if self.update == "ftrl"
+            else ""
+        )
         if self.selection == "all":
-            return PrivacyCost.pure(float(self.epsilon), "every label read; ε on the noisy "
-                                    f"{self.update.upper()} releases{prior}", neighbours="replace")
+            return PrivacyCost.pure(
+                float(self.epsilon),
+                f"every label read; ε on the noisy {self.update.upper()} releases{prior}",
+                neighbours="replace",
+            )
         eps_s, eps_g = self._split()
         mech = selection_mechanism(self.selection, eps_s, self._slab_fraction(eps_s), 1.0)
         spent_s = mech.cost.epsilon
         # ε_s + ε_g need not round back to ε: state ε itself when the split is exact
         total = float(self.epsilon) if spent_s <= eps_s else spent_s + eps_g
-        first = ("; the labelled windows (with threshold windows: the leading rounds) read "
-                 "every label and spend all of ε on one release" if self.update == "ftrl" else "")
+        first = (
+            "; the labelled windows (with threshold windows: the leading rounds) read "
+            "every label and spend all of ε on one release"
+            if self.update == "ftrl"
+            else ""
+        )
         return PrivacyCost.pure(
             total,
             f"{self.selection} selection ε_s={spent_s:.4g} + noisy {self.update.upper()} "
@@ -276,8 +300,10 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
 
     def privacy_assumptions(self) -> tuple:
         """What :meth:`~.PrivacyCostMixin.privacy_cost` takes as public: the two class labels."""
-        return ("PrivateOnlineActiveSVC: the two class labels are public (passed as classes, "
-                "or read from y by fit when classes is None)",)
+        return (
+            "PrivateOnlineActiveSVC: the two class labels are public (passed as classes, "
+            "or read from y by fit when classes is None)",
+        )
 
     # ---------------------------------------------------------------- fit
     def _reservation(self, method: str) -> None:
@@ -334,8 +360,9 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         -------
         self
         """
-        interruption = self._transaction("partial_fit", self._partial_fit, X, y, classes,
-                                         label_oracle)
+        interruption = self._transaction(
+            "partial_fit", self._partial_fit, X, y, classes, label_oracle
+        )
         if interruption is not None:  # committed: the stream stands where it stopped
             raise interruption
         self._warn_no_selection()
@@ -364,7 +391,8 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
                 f"The 'n_rows_hint' parameter of {type(self).__name__} is the stream length "
                 f"that noise='tree' was charged for ({horizon} rows); this call would bring the "
                 f"stream to {n_rows} rows. Start a new run (fit, or partial_fit on a clone) "
-                "with a larger n_rows_hint.")
+                "with a larger n_rows_hint."
+            )
 
     def _begin_run(self, cost, X, y, classes, label_oracle, whole_stream=False):
         """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels.
@@ -387,12 +415,14 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
             raise ValueError(
                 f"The 'n_rows_hint' parameter of {type(self).__name__} must give the stream "
                 "length with noise='tree' (the tree's depth, hence its noise, depends on it); "
-                "got None. Pass n_rows_hint, or call fit on the whole stream.")
+                "got None. Pass n_rows_hint, or call fit on the whole stream."
+            )
         if self.noise == "tree" and X.shape[0] > horizon:
             self._check_horizon(X.shape[0])
         # refuses a bad data_norm before the charge
-        _, setup = self._update_setup(data_norm, self._kernel_features(X.shape[1]), horizon,
-                                      X.shape[0])
+        _, setup = self._update_setup(
+            data_norm, self._kernel_features(X.shape[1]), horizon, X.shape[0]
+        )
         self._charge(cost)  # the whole run's ε, before any row is used
         self._start(classes, data_norm, X.shape[1], horizon, setup)
         self._state.source = "y" if y is not None else "label_oracle"
@@ -401,34 +431,45 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
     def _continue_run(self, X, y, classes, label_oracle):
         """The checked ``X`` and labels of a later call of the run."""
         if classes is not None and not np.array_equal(
-                np.unique(np.asarray(classes)), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first "
-                             f"call, {self.classes_.tolist()!r}.")
+            np.unique(np.asarray(classes)), self.classes_
+        ):
+            raise ValueError(
+                f"classes={classes!r} differs from the classes of the first "
+                f"call, {self.classes_.tolist()!r}."
+            )
         for param, before, now in self._state.changed_params(self._run_params()):
             raise ValueError(
                 f"The '{param}' parameter of {type(self).__name__} changed during the run "
                 f"({before!r}, now {now!r}): the run was charged for the mechanisms of its "
-                "first call. Call fit (or partial_fit on a clone) to start a new run.")
+                "first call. Call fit (or partial_fit on a clone) to start a new run."
+            )
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         source = "y" if y is not None else "label_oracle"
         if source != self._state.source:
-            raise ValueError(f"this run takes its labels from {self._state.source}; pass the "
-                             f"same source on every call (got {source}), or call fit to restart.")
+            raise ValueError(
+                f"this run takes its labels from {self._state.source}; pass the "
+                f"same source on every call (got {source}), or call fit to restart."
+            )
         check_y_length(y, X)
         self._warn_rows_outside(X, self.data_norm_)
         return X, Labels(y, label_oracle, self.classes_)
 
     def _run_params(self) -> dict:
         params = self.get_params(deep=False)
-        return {k: v for k, v in params.items()
-                if k not in ("random_state", "accountant", "pickle_open_batch")}
+        return {
+            k: v
+            for k, v in params.items()
+            if k not in ("random_state", "accountant", "pickle_open_batch")
+        }
 
     @staticmethod
     def _check_classes(classes):
         if classes is None:
-            raise ValueError("classes must be given on the first call to partial_fit (the two "
-                             "labels of the binary task).")
+            raise ValueError(
+                "classes must be given on the first call to partial_fit (the two "
+                "labels of the binary task)."
+            )
         classes = np.unique(np.asarray(classes))
         if classes.size != 2:
             n = classes.size
@@ -456,9 +497,13 @@ class PrivateOnlineActiveSVC(DiagnosticsMixin, ParamsMixin, StreamMixin, Privacy
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
         n_kernel = self._kernel_features(n_features)
         if self.update == "ftrl":
-            self._state = RunState(n_kernel, int(setup.windows.max()), self._run_params(),
-                                   windows=setup.windows,
-                                   ftrl=FtrlState(n_kernel, setup.levels))
+            self._state = RunState(
+                n_kernel,
+                int(setup.windows.max()),
+                self._run_params(),
+                windows=setup.windows,
+                ftrl=FtrlState(n_kernel, setup.levels),
+            )
         else:
             self._state = RunState(n_kernel, self._paper_batch_size(), self._run_params())
         self._state.horizon = horizon

@@ -29,8 +29,7 @@ def fingerprint(rows: np.ndarray) -> bytes:
 class RunState(StreamState):
     """The private state of a run: the iterate and the label buffer (no generator)."""
 
-    def __init__(self, n_features: int, batch_size: int, params: dict, windows=None,
-                 ftrl=None):
+    def __init__(self, n_features: int, batch_size: int, params: dict, windows=None, ftrl=None):
         self.batch_size = int(batch_size)  # the most rows a batch or window can hold
         self.w = np.zeros(n_features)
         self.average = np.zeros(n_features)  # the released coef_ (running mean if averaging)
@@ -64,8 +63,11 @@ class RunState(StreamState):
 
     def changed_params(self, params: dict) -> list:
         """``(name, at the start of the run, now)`` for each parameter changed since."""
-        return [(name, self.params[name], value) for name, value in params.items()
-                if value != self.params[name]]
+        return [
+            (name, self.params[name], value)
+            for name, value in params.items()
+            if value != self.params[name]
+        ]
 
     # -- interruptions ---------------------------------------------------------
     def record_interruption(self, X: np.ndarray) -> int:
@@ -120,14 +122,20 @@ class RunState(StreamState):
         """A pickle leaves out the open batch, the fingerprint and the tree's true sums."""
         n_rows = int(self.ints[kernel.BUF_N])
         sums = self.ftrl is not None and self.ftrl.holds_sums()
-        replacements = {"buf": np.zeros_like(self.buf), "buf_idx": np.zeros_like(self.buf_idx),
-                        "signs": np.zeros_like(self.signs), "interruption": None,
-                        "noise": np.zeros((0, self.w.shape[0]))}
+        replacements = {
+            "buf": np.zeros_like(self.buf),
+            "buf_idx": np.zeros_like(self.buf_idx),
+            "signs": np.zeros_like(self.signs),
+            "interruption": None,
+            "noise": np.zeros((0, self.w.shape[0])),
+        }
         if self.ftrl is not None:
             replacements["ftrl"] = self.ftrl.without_sums()
-        what = [f"{n_rows} rows of its open batch" if n_rows else "",
-                "the true sums of its noise tree's open nodes" if sums else "",
-                "the fingerprint of an interrupted call's rows" if self.interruption else ""]
+        what = [
+            f"{n_rows} rows of its open batch" if n_rows else "",
+            "the true sums of its noise tree's open nodes" if sums else "",
+            "the fingerprint of an interrupted call's rows" if self.interruption else "",
+        ]
         return replacements, ", ".join(filter(None, what))
 
     def drop_unlabelled(self, flmb: bool) -> None:
@@ -147,14 +155,17 @@ class RunState(StreamState):
 def check_label_source(y, label_oracle):
     """``y`` as the stream loop reads it, once exactly one label source is given."""
     if y is None and label_oracle is None:
-        raise ValueError("PrivateOnlineActiveSVC requires y to be passed, but the target y "
-                         "is None and no label_oracle was given.")
+        raise ValueError(
+            "PrivateOnlineActiveSVC requires y to be passed, but the target y "
+            "is None and no label_oracle was given."
+        )
     if y is not None and label_oracle is not None:
-        raise ValueError("Pass either y or label_oracle, not both (the labels of the "
-                         "selected rows come from one of them).")
+        raise ValueError(
+            "Pass either y or label_oracle, not both (the labels of the "
+            "selected rows come from one of them)."
+        )
     if label_oracle is not None and not callable(label_oracle):
-        raise ValueError("label_oracle must be callable, got "
-                         f"{type(label_oracle).__name__}.")
+        raise ValueError(f"label_oracle must be callable, got {type(label_oracle).__name__}.")
     if isinstance(y, np.ndarray) and y.ndim == 2:
         return column_or_1d(y, warn=True)
     if y is not None and not (hasattr(y, "__getitem__") and hasattr(y, "__len__")):
@@ -190,12 +201,14 @@ class Labels:
             values = self._read(state.buf_idx[first:last])
         else:
             values = self._ask(state.buf[first:last])
-        kernel.record_labels(state.signs, ints, first,
-                             np.where(values == self.classes[1], 1.0, -1.0))
+        kernel.record_labels(
+            state.signs, ints, first, np.where(values == self.classes[1], 1.0, -1.0)
+        )
 
     def refuse(self):
-        raise ValueError("a label of a selected row is not one of classes "
-                         f"{self.classes.tolist()!r}.")
+        raise ValueError(
+            f"a label of a selected row is not one of classes {self.classes.tolist()!r}."
+        )
 
     def _read(self, rows):
         if isinstance(self.y, np.ndarray):
@@ -209,8 +222,10 @@ class Labels:
     def _ask(self, X_rows):
         values = np.asarray(self.oracle(X_rows.copy()))
         if values.shape != (X_rows.shape[0],):
-            raise ValueError(f"label_oracle returned {values.shape} labels for "
-                             f"{X_rows.shape[0]} rows; it must return one label per row.")
+            raise ValueError(
+                f"label_oracle returned {values.shape} labels for "
+                f"{X_rows.shape[0]} rows; it must return one label per row."
+            )
         return self._check(values)
 
     def _check(self, values):

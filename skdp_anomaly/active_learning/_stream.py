@@ -22,11 +22,19 @@ from ._ftrl import (
     tree_levels,
 )
 
-__all__ = ["FTRL_SELECTION_SHARE", "PAPER_ALPHA", "PAPER_BATCH_SIZE", "PAPER_SELECTION_SHARE",
-           "StreamMixin"]
+__all__ = [
+    "FTRL_SELECTION_SHARE",
+    "PAPER_ALPHA",
+    "PAPER_BATCH_SIZE",
+    "PAPER_SELECTION_SHARE",
+    "StreamMixin",
+]
 
-_SELECT = {"bernoulli": kernel.SELECT_BERNOULLI, "exponential": kernel.SELECT_EXPONENTIAL,
-           "all": kernel.SELECT_ALL}
+_SELECT = {
+    "bernoulli": kernel.SELECT_BERNOULLI,
+    "exponential": kernel.SELECT_EXPONENTIAL,
+    "all": kernel.SELECT_ALL,
+}
 _UPDATE = {"flmb": kernel.UPDATE_FLMB, "flsw": kernel.UPDATE_FLSW, "ftrl": kernel.UPDATE_FTRL}
 #: The paper's defaults for its updates: ``λ`` (§5) and the selection's share of ε.
 PAPER_ALPHA, PAPER_SELECTION_SHARE, PAPER_BATCH_SIZE = 0.01, 0.5, 5
@@ -51,7 +59,6 @@ class _FtrlSetup:
     threshold: GeometricMechanism | None  # the threshold histograms (later rounds)
     first_threshold: GeometricMechanism | None  # those of the leading rounds, at ε
     reach: float  # the histograms' range [-R, R]
-
 
 
 class StreamMixin:
@@ -84,31 +91,39 @@ class StreamMixin:
         return out
 
     # -------------------------------------------------------- the stream
-    def _ftrl_setup(self, data_norm: float, n_features: int, horizon,
-                    first_call=None) -> _FtrlSetup:
+    def _ftrl_setup(
+        self, data_norm: float, n_features: int, horizon, first_call=None
+    ) -> _FtrlSetup:
         """ftrl's windows and mechanisms: functions of public parameters only."""
         _, eps_g = self._split()
         sensitivity = gradient_sensitivity(n_features, data_norm)
         coordinates = released_size(n_features)
         share = self._threshold_share()
         if share:
-            windows = ftrl_windows(n_features, float(self.epsilon), eps_g, share, horizon,
-                                   self.batch_size)
+            windows = ftrl_windows(
+                n_features, float(self.epsilon), eps_g, share, horizon, self.batch_size
+            )
         else:  # labelled and active windows, the cut from the class centroids
-            windows = active_windows(n_features, float(self.epsilon), horizon, self.batch_size,
-                                     first_call)
+            windows = active_windows(
+                n_features, float(self.epsilon), horizon, self.batch_size, first_call
+            )
         reach = projection_reach(n_features, data_norm)
-        levels = tree_levels(windows, horizon) if (
-            self.noise == "tree" and horizon is not None) else 0
+        levels = (
+            tree_levels(windows, horizon) if (self.noise == "tree" and horizon is not None) else 0
+        )
         return _FtrlSetup(
-            windows, levels,
-            LaplaceMechanism(float(self.epsilon), sensitivity, neighbours="replace",
-                             coordinates=coordinates),
-            LaplaceMechanism(eps_g / max(levels, 1), sensitivity, neighbours="replace",
-                             coordinates=coordinates),
+            windows,
+            levels,
+            LaplaceMechanism(
+                float(self.epsilon), sensitivity, neighbours="replace", coordinates=coordinates
+            ),
+            LaplaceMechanism(
+                eps_g / max(levels, 1), sensitivity, neighbours="replace", coordinates=coordinates
+            ),
             GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None,
             GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None,
-            reach)
+            reach,
+        )
 
     def _update_setup(self, data_norm: float, n_features: int, horizon=None, first_call=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
@@ -122,8 +137,9 @@ class StreamMixin:
                 mech = self._ftrl_setup(data_norm, n_features, horizon, first_call)
                 grid = mech.later.granularity
             else:
-                mech = LaplaceMechanism(eps_g, sensitivity, neighbours="replace",
-                                        coordinates=n_features)
+                mech = LaplaceMechanism(
+                    eps_g, sensitivity, neighbours="replace", coordinates=n_features
+                )
                 grid = mech.granularity
             floats = self._kernel_floats(data_norm, self._slab_fraction(eps_s) * data_norm)
             floats[kernel.GRID] = grid
@@ -131,13 +147,15 @@ class StreamMixin:
         except (ArithmeticError, ValueError):
             usable = False
         if not usable:
-            value = "None, read from the data," if self.data_norm is None else (
-                f"{self.data_norm!r}")
+            value = (
+                "None, read from the data," if self.data_norm is None else (f"{self.data_norm!r}")
+            )
             raise ValueError(
                 f"The 'data_norm' parameter of {type(self).__name__} must keep the update "
                 f"noise (L1 sensitivity 2·M·√{n_features} at ε_g={eps_g:.3g}, on a grid) and "
                 "the selection rate within floating point. Got data_norm="
-                f"{value} with {n_features} feature(s); rescale the data.")
+                f"{value} with {n_features} feature(s); rescale the data."
+            )
         return floats, mech
 
     def _kernel_floats(self, data_norm: float, slab: float) -> np.ndarray:
@@ -202,27 +220,48 @@ class StreamMixin:
             uniforms = np.zeros(n)
             uniforms[start:] = (
                 bernoulli_logistic(self._split()[0], n - start, sel_rng)
-                if self.selection == "bernoulli" else sel_rng.random(n - start))
+                if self.selection == "bernoulli"
+                else sel_rng.random(n - start)
+            )
         y, use_y = labels.kernel_view(self.classes_)
         floats, mech = self._update_setup(self.data_norm_, X.shape[1], state.horizon)
         floats[kernel.BIAS] = state.bias
         if use_y:
             floats[kernel.NEG], floats[kernel.POS] = self.classes_
         avg_start = 1 if self.average is True else int(self.average or 0)
-        modes = (_SELECT[self.selection], _UPDATE[self.update], self._paper_batch_size(),
-                 self.slab_schedule == "shrinking", state.windows)
+        modes = (
+            _SELECT[self.selection],
+            _UPDATE[self.update],
+            self._paper_batch_size(),
+            self.slab_schedule == "shrinking",
+            state.windows,
+        )
         while True:
-            kernel.run_stream(X, uniforms, y, use_y, state.w, state.average, avg_start,
-                              state.buf, state.buf_idx, state.signs, state.noise, ints,
-                              floats, *modes)
+            kernel.run_stream(
+                X,
+                uniforms,
+                y,
+                use_y,
+                state.w,
+                state.average,
+                avg_start,
+                state.buf,
+                state.buf_idx,
+                state.signs,
+                state.noise,
+                ints,
+                floats,
+                *modes,
+            )
             status = ints[kernel.STATUS]
             if status == kernel.DONE:
                 break
             if status == kernel.NEED_RELEASE:
                 self._release_window(mech, floats, avg_start, noise_rng)
             elif status == kernel.NEED_NOISE:
-                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]),
-                                               noise_rng).astype(np.float64)
+                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]), noise_rng).astype(
+                    np.float64
+                )
                 ints[kernel.NOISE_POS] = 0
             elif status == kernel.NEED_LABELS:
                 labels.fill(state)
@@ -231,10 +270,14 @@ class StreamMixin:
         if labels.y is not None:  # pending rows of this call: read their labels from this y
             labels.fill(state)
         if (self._stream_ends(X.shape[0] - start) or self._call_closes_window()) and ints[
-                kernel.BUF_N] > 0:
+            kernel.BUF_N
+        ] > 0:
             labels.fill(state)  # the last window of a stream of known length is released
-            if (ints[kernel.ROUND] > 0 and state.windows[kernel.THRESHOLD] > 0
-                    and not state.windows[kernel.ACTIVE]):
+            if (
+                ints[kernel.ROUND] > 0
+                and state.windows[kernel.THRESHOLD] > 0
+                and not state.windows[kernel.ACTIVE]
+            ):
                 # a tail too short for a round refines the cut (a new direction: stale cut)
                 ints[kernel.PHASE] = kernel.PHASE_THRESHOLD
             self._release_window(mech, floats, avg_start, noise_rng)
@@ -262,40 +305,60 @@ class StreamMixin:
     def _stream_ends(self, n_new: int) -> bool:
         """ftrl, and this call's rows complete a stream of known length."""
         horizon = self._state.horizon
-        return (self.update == "ftrl" and horizon is not None
-                and self.n_seen_ + n_new >= horizon)
+        return self.update == "ftrl" and horizon is not None and self.n_seen_ + n_new >= horizon
 
     def _release_window(self, setup: _FtrlSetup, floats, avg_start: int, rng) -> None:
         """Release the buffered ftrl window (its rows are labelled) and move on."""
         state = self._state
         ints, ftrl = state.ints, state.ftrl
-        rows, signs = state.buf[:ints[kernel.BUF_N]], state.signs[:ints[kernel.BUF_N]]
+        rows, signs = state.buf[: ints[kernel.BUF_N]], state.signs[: ints[kernel.BUF_N]]
         # the leading rounds took every row: one release at the whole ε
         first = bool(ints[kernel.ROUND] < state.windows[kernel.FULL_ROUNDS])
         if state.windows[kernel.ACTIVE]:
             # a labelled window took every row: one release at the whole ε (in the
             # tree, every window but the first is a leaf at ε_g / L)
             whole = ints[kernel.PHASE] == kernel.PHASE_GRADIENT and (
-                ftrl.tree is None or ints[kernel.ROUND] == 0)
-            ftrl.release_centroids(rows, signs, self.data_norm_,
-                                   setup.first if whole else setup.later,
-                                   ftrl.tree is not None and not whole, rng)
-            w, ftrl.threshold = ftrl.pool.iterate(self._alpha(self.data_norm_),
-                                                  bool(self.fit_intercept))
+                ftrl.tree is None or ints[kernel.ROUND] == 0
+            )
+            ftrl.release_centroids(
+                rows,
+                signs,
+                self.data_norm_,
+                setup.first if whole else setup.later,
+                ftrl.tree is not None and not whole,
+                rng,
+            )
+            w, ftrl.threshold = ftrl.pool.iterate(
+                self._alpha(self.data_norm_), bool(self.fit_intercept)
+            )
             state.w[:] = w
             ints[kernel.N_UPDATES] += 1
         elif ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
-            ftrl.release_gradient(rows, signs, state.w, state.bias, self.data_norm_,
-                                  setup.first if first else setup.later, first, rng)
-            state.w[:] = ftrl.iterate(setup.later.granularity, self._alpha(self.data_norm_),
-                                      self.data_norm_)
+            ftrl.release_gradient(
+                rows,
+                signs,
+                state.w,
+                state.bias,
+                self.data_norm_,
+                setup.first if first else setup.later,
+                first,
+                rng,
+            )
+            state.w[:] = ftrl.iterate(
+                setup.later.granularity, self._alpha(self.data_norm_), self.data_norm_
+            )
             ints[kernel.N_UPDATES] += 1
         else:
-            ftrl.release_threshold(rows, signs, state.w, setup.reach,
-                                   setup.first_threshold if first else setup.threshold, rng,
-                                   None if self.selection == "all" or first
-                                   else self._selection_probability(floats),
-                                   balanced=self.class_weight == "balanced")
+            ftrl.release_threshold(
+                rows,
+                signs,
+                state.w,
+                setup.reach,
+                setup.first_threshold if first else setup.threshold,
+                rng,
+                None if self.selection == "all" or first else self._selection_probability(floats),
+                balanced=self.class_weight == "balanced",
+            )
         state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
         floats[kernel.BIAS] = state.bias
         state.n_released += 1
@@ -327,4 +390,3 @@ class StreamMixin:
         if self.update == "ftrl":  # post-processing of the released positive counts
             self.class_prior_ = self._state.ftrl.pool.class_prior()
         self.privacy_spent_ = self._spent()
-

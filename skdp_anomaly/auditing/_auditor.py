@@ -252,13 +252,26 @@ def audit(
         eps_ab = _log_ratio(lo_a, hi_b, delta)
         eps_ba = _log_ratio(lo_b, hi_a, delta)
         rows.append(
-            dict(event=ev_name, count_a=k_a, count_b=k_b, p_a=k_a / n_runs, p_b=k_b / n_runs,
-                 eps_ab=eps_ab, eps_ba=eps_ba)
+            dict(
+                event=ev_name,
+                count_a=k_a,
+                count_b=k_b,
+                p_a=k_a / n_runs,
+                p_b=k_b / n_runs,
+                eps_ab=eps_ab,
+                eps_ba=eps_ba,
+            )
         )
         for eps, direction in ((eps_ab, "A>B"), (eps_ba, "B>A")):
             if eps > best:
                 best, best_event = eps, f"{ev_name} ({direction})"
     return AuditResult(
-        epsilon_lower_bound=best, best_event=best_event, rows=rows, n_runs=int(n_runs),
-        alpha=alpha, delta=delta, claimed_epsilon=claimed_epsilon, name=name,
+        epsilon_lower_bound=best,
+        best_event=best_event,
+        rows=rows,
+        n_runs=int(n_runs),
+        alpha=alpha,
+        delta=delta,
+        claimed_epsilon=claimed_epsilon,
+        name=name,
     )

@@ -194,8 +194,8 @@ def _attack_events(inputs: Sequence[Any], reachable: Callable, tail: Mapping | N
         if not callable(tail_event):
             raise TypeError(f"tail event {name!r} is not callable.")
         for side, event in unreachable.items():
-            events[f"unreachable from {side} or {name}"] = (
-                lambda out, e=event, t=tail_event: e(out) | np.asarray(t(out), bool)
+            events[f"unreachable from {side} or {name}"] = lambda out, e=event, t=tail_event: (
+                e(out) | np.asarray(t(out), bool)
             )
     return events
 
@@ -263,7 +263,13 @@ def floating_point_audit(
     if not (0 < confidence < 1):
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
     return audit(
-        release, tuple(inputs), _attack_events(inputs, reachable, tail), n_runs=n_runs,
-        alpha=1 - confidence, batch=True, claimed_epsilon=claimed_epsilon,
-        random_state=random_state, name="floating-point attack",
+        release,
+        tuple(inputs),
+        _attack_events(inputs, reachable, tail),
+        n_runs=n_runs,
+        alpha=1 - confidence,
+        batch=True,
+        claimed_epsilon=claimed_epsilon,
+        random_state=random_state,
+        name="floating-point attack",
     )

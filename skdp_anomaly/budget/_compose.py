@@ -46,5 +46,3 @@ def _join(path: str, name: str) -> str:
 
 def _total(rows, neighbours: str) -> PrivacyCost:
     return compose_sequential([r.cost for r in rows if not r.leak], neighbours=neighbours)
-
-

@@ -54,8 +54,7 @@ _ADVICE = (
 # How each splitter assigns folds (exact classes: a subclass may assign differently).
 _BY_POSITION = (KFold, RepeatedKFold, ShuffleSplit, TimeSeriesSplit, LeaveOneOut, LeavePOut)
 _BY_GROUP = (GroupKFold, GroupShuffleSplit, LeaveOneGroupOut, LeavePGroupsOut)
-_BY_LABEL = (StratifiedKFold, RepeatedStratifiedKFold, StratifiedShuffleSplit,
-             StratifiedGroupKFold)
+_BY_LABEL = (StratifiedKFold, RepeatedStratifiedKFold, StratifiedShuffleSplit, StratifiedGroupKFold)
 _K_MINUS_ONE = (KFold, StratifiedKFold, GroupKFold, StratifiedGroupKFold)
 _N_SPLITS = (ShuffleSplit, GroupShuffleSplit, StratifiedShuffleSplit, TimeSeriesSplit)
 _DATA_SIZED = (LeaveOneOut, LeavePOut, LeaveOneGroupOut, LeavePGroupsOut)
@@ -110,10 +109,13 @@ def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> 
         return _int_cv(cv, estimator, neighbours)
     if not hasattr(cv, "split"):
         if iter(cv) is cv:  # a one-shot iterator: counting would consume the user's splits
-            return FoldCount(math.inf, (
-                "cv is a one-shot iterator of splits, which cannot be inspected without "
-                "consuming it: unbounded cost (pass a list of (train, test) pairs)"
-            ))
+            return FoldCount(
+                math.inf,
+                (
+                    "cv is a one-shot iterator of splits, which cannot be inspected without "
+                    "consuming it: unbounded cost (pass a list of (train, test) pairs)"
+                ),
+            )
         cv = check_cv(cv)
     splits = getattr(cv, "cv", None)  # check_cv's wrapper of an explicit list of splits
     if isinstance(splits, list):
@@ -129,13 +131,17 @@ def _int_cv(cv, estimator, neighbours) -> FoldCount:
     if k < 2:
         raise ValueError(f"The 'cv' parameter must be an int >= 2, got {cv!r}.")
     if estimator is not None and is_classifier(estimator):
-        name = (f"cv={k} with a classifier (scikit-learn's check_cv builds "
-                f"StratifiedKFold(n_splits={k}) for binary or multiclass y)")
-        return _judge((k - 1, f"each record is in {k - 1} training folds"), name, "label",
-                      neighbours)
+        name = (
+            f"cv={k} with a classifier (scikit-learn's check_cv builds "
+            f"StratifiedKFold(n_splits={k}) for binary or multiclass y)"
+        )
+        return _judge(
+            (k - 1, f"each record is in {k - 1} training folds"), name, "label", neighbours
+        )
     name = f"cv={k} (KFold(n_splits={k}) from check_cv)"
-    return _judge((k - 1, f"each record is in {k - 1} training folds"), name, "position",
-                  neighbours)
+    return _judge(
+        (k - 1, f"each record is in {k - 1} training folds"), name, "position", neighbours
+    )
 
 
 def _describe(cv) -> str:
@@ -185,8 +191,11 @@ def _explicit_count(splits) -> tuple[float, str]:
 def _assignment(cv) -> str:
     """What a record's fold is a function of: 'label', 'group', 'position', 'key' or 'unknown'."""
     kind = type(cv)
-    for assignment, classes in (("label", _BY_LABEL), ("group", _BY_GROUP),
-                                ("position", _BY_POSITION)):
+    for assignment, classes in (
+        ("label", _BY_LABEL),
+        ("group", _BY_GROUP),
+        ("position", _BY_POSITION),
+    ):
         if kind in classes:
             return assignment
     return "key" if kind is PredefinedSplit else "unknown"
@@ -197,41 +206,63 @@ def _judge(count: tuple, name: str, assignment: str, neighbours: str) -> FoldCou
     memberships, how = count
     figure = f"{name}: {how}"
     if assignment == "key":
-        return FoldCount(memberships, (
-            f"{figure}; proven under either relation: each record's fold is its own "
-            "public key (test_fold), whatever the other records"
-        ))
+        return FoldCount(
+            memberships,
+            (
+                f"{figure}; proven under either relation: each record's fold is its own "
+                "public key (test_fold), whatever the other records"
+            ),
+        )
     if assignment == "label":
-        return FoldCount(memberships, figure, (
-            f"{name} assigns folds from the labels: changing one record's label moves "
-            "other records between folds, so neighbouring datasets get training sets that "
-            f"differ in more than that record and the count ({_fmt(memberships)}) is not a "
-            f"bound. {_ADVICE}"
-        ))
+        return FoldCount(
+            memberships,
+            figure,
+            (
+                f"{name} assigns folds from the labels: changing one record's label moves "
+                "other records between folds, so neighbouring datasets get training sets that "
+                f"differ in more than that record and the count ({_fmt(memberships)}) is not a "
+                f"bound. {_ADVICE}"
+            ),
+        )
     if assignment == "unknown":
-        return FoldCount(memberships, figure, (
-            f"{name}: the validator cannot tell whether a record's fold depends on the other "
-            f"records, so the count ({_fmt(memberships)}) is not proven. {_ADVICE}"
-        ))
+        return FoldCount(
+            memberships,
+            figure,
+            (
+                f"{name}: the validator cannot tell whether a record's fold depends on the other "
+                f"records, so the count ({_fmt(memberships)}) is not proven. {_ADVICE}"
+            ),
+        )
     # position or group: proven with n fixed, not when n (or a group size) changes
     if neighbours == "add_remove":
-        return FoldCount(memberships, figure, (
-            f"{name} assigns folds by position among the n records"
-            + (" and by the sizes and ranks of the groups" if assignment == "group" else "")
-            + ": a record added or removed moves other records between folds, so the count "
-            f"({_fmt(memberships)}) is not a bound under add/remove neighbours. Use "
-            "PredefinedSplit with a fold stored in each record (a public key), or price under "
-            "neighbours='replace' (n public)."
-        ))
+        return FoldCount(
+            memberships,
+            figure,
+            (
+                f"{name} assigns folds by position among the n records"
+                + (" and by the sizes and ranks of the groups" if assignment == "group" else "")
+                + ": a record added or removed moves other records between folds, so the count "
+                f"({_fmt(memberships)}) is not a bound under add/remove neighbours. Use "
+                "PredefinedSplit with a fold stored in each record (a public key), or price under "
+                "neighbours='replace' (n public)."
+            ),
+        )
     if assignment == "group":
-        return FoldCount(memberships, (
-            f"{figure}; proven under replace-one neighbours: the folds depend on n, the seed "
-            "and the groups, which a replaced record keeps"
-        ), assumption=f"{name}: {GROUPS_PUBLIC}")
-    return FoldCount(memberships, (
-        f"{figure}; proven under replace-one neighbours: the folds depend only on n and the "
-        "seed, and a replaced record keeps its position"
-    ))
+        return FoldCount(
+            memberships,
+            (
+                f"{figure}; proven under replace-one neighbours: the folds depend on n, the seed "
+                "and the groups, which a replaced record keeps"
+            ),
+            assumption=f"{name}: {GROUPS_PUBLIC}",
+        )
+    return FoldCount(
+        memberships,
+        (
+            f"{figure}; proven under replace-one neighbours: the folds depend only on n and the "
+            "seed, and a replaced record keeps its position"
+        ),
+    )
 
 
 def _fmt(x: float) -> str:

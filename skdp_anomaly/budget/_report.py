@@ -22,9 +22,9 @@ __all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"
 # the header line of a report, per relation
 _HEADER_RELATION = {
     "replace": "replace-one-record neighbours (datasets of equal size n that differ in one "
-               "record; n is public)",
+    "record; n is public)",
     "add_remove": "add/remove-one-record neighbours (datasets that differ by one record "
-                  "added or removed; n is protected)",
+    "added or removed; n is protected)",
 }
 
 
@@ -151,8 +151,9 @@ class PrivacyReport:
             self._check_relation(row.cost, f"step {row.path or '(root)'!r}")
         if self.budget is not None:
             self._check_relation(self.budget, "the budget")
-        cost = compose_sequential([s.cost for s in self.steps if not s.leak],
-                                  neighbours=self.neighbours)
+        cost = compose_sequential(
+            [s.cost for s in self.steps if not s.leak], neighbours=self.neighbours
+        )
         object.__setattr__(self, "cost", cost)
 
     def _check_relation(self, cost: PrivacyCost, what: str) -> None:
@@ -247,14 +248,20 @@ class PrivacyReport:
         """Closing lines: leaks, then what the total rests on; a clean verdict only without both."""
         listed = [f"- {a}" for a in self.assumptions]
         if self.leaks:
-            out = [f"NOT differentially private: {len(self.leaks)} leak(s), not covered by "
-                   "the total above:", *(f"- {leak}" for leak in self.leaks)]
+            out = [
+                f"NOT differentially private: {len(self.leaks)} leak(s), not covered by "
+                "the total above:",
+                *(f"- {leak}" for leak in self.leaks),
+            ]
             if listed:
                 out += ["The total also rests on these assumptions (not verified):", *listed]
             return out
         if listed:
-            return [f"No leaks found; the total, {self.cost}, holds only if these "
-                    "assumptions hold (the package cannot verify them):", *listed]
+            return [
+                f"No leaks found; the total, {self.cost}, holds only if these "
+                "assumptions hold (the package cannot verify them):",
+                *listed,
+            ]
         return [f"No leaks found: the estimator satisfies {self.cost}."]
 
     def __str__(self) -> str:

@@ -94,8 +94,9 @@ def check_instance(obj, where: str) -> None:
 # -- the neighbouring relation ----------------------------------------------
 def _conversion_note(before: PrivacyCost, after: PrivacyCost) -> str:
     if before.delta:
-        change = (f"ε={before.epsilon:g}, δ={before.delta:.3g} → ε={after.epsilon:g}, "
-                  f"δ={after.delta:.3g}")
+        change = (
+            f"ε={before.epsilon:g}, δ={before.delta:.3g} → ε={after.epsilon:g}, δ={after.delta:.3g}"
+        )
     else:
         change = f"ε={before.epsilon:g} → {after.epsilon:g}"
     return f"add/remove {change} under replace-one (group privacy)"
@@ -133,8 +134,11 @@ def _restate(price: StepPrice, neighbours: str, path: str, cls: str) -> StepPric
             price.assumptions,
         )
     # the conversion is said on the row; the cost keeps only the step's own notes
-    return replace(price, cost=replace(converted, notes=cost.notes),
-                   note=f"{price.note}; {_conversion_note(cost, converted)}")
+    return replace(
+        price,
+        cost=replace(converted, notes=cost.notes),
+        note=f"{price.note}; {_conversion_note(cost, converted)}",
+    )
 
 
 # -- diffprivlib ------------------------------------------------------------
@@ -190,11 +194,15 @@ def label_set_assumption(estimator, path: str) -> tuple:
     cls = type(estimator).__name__
     params = estimator.get_params(deep=False)
     if "classes" not in params:
-        return (f"{_where(path)}: diffprivlib {cls}: {LABELS_PUBLIC} "
-                f"({cls} has no `classes` parameter)",)
+        return (
+            f"{_where(path)}: diffprivlib {cls}: {LABELS_PUBLIC} "
+            f"({cls} has no `classes` parameter)",
+        )
     if params["classes"] is None:
-        return (f"{_where(path)}: diffprivlib {cls}(classes=None): {LABELS_PUBLIC}; "
-                "pass classes=[...] to fix it in advance",)
+        return (
+            f"{_where(path)}: diffprivlib {cls}(classes=None): {LABELS_PUBLIC}; "
+            "pass classes=[...] to fix it in advance",
+        )
     return ()
 
 
@@ -236,13 +244,19 @@ def _price_diffprivlib_logistic(estimator, params, epsilon):
     """diffprivlib's LogisticRegression at the ε its noise provably gives (see privacy)."""
     classes = getattr(estimator, "classes_", None)
     n_classes = len(classes) if classes is not None else 2
-    proven = diffprivlib_logistic_epsilon(epsilon, float(params["data_norm"]),
-                                          float(params.get("C", 1.0)),
-                                          bool(params.get("fit_intercept", True)), n_classes)
+    proven = diffprivlib_logistic_epsilon(
+        epsilon,
+        float(params["data_norm"]),
+        float(params.get("C", 1.0)),
+        bool(params.get("fit_intercept", True)),
+        n_classes,
+    )
     note = ""
     if proven > epsilon:
-        note = (f"its noise proves ε={proven:.4g}, not {epsilon:g}: its Jacobian charge "
-                "grows with data_norm, the proof's with data_norm² (Chaudhuri et al. 2011)")
+        note = (
+            f"its noise proves ε={proven:.4g}, not {epsilon:g}: its Jacobian charge "
+            "grows with data_norm, the proof's with data_norm² (Chaudhuri et al. 2011)"
+        )
         if classes is None:
             note += "; priced for two classes (K one-vs-rest fits at ε/K once fitted)"
     return PrivacyCost(proven, neighbours=_DIFFPRIVLIB_NEIGHBOURS), note
@@ -294,11 +308,15 @@ def _function_transformer(est, neighbours):
     if not given:
         return "free", "identity"
     subject = " and ".join(f"`{n}`" for n in given) + (" both map" if len(given) == 2 else " maps")
-    text = (f"{subject} each record on its own (not checked: a function of the whole X, such "
-            "as X − X.mean(0), learns from the data)")
+    text = (
+        f"{subject} each record on its own (not checked: a function of the whole X, such "
+        "as X − X.mean(0), learns from the data)"
+    )
     if len(given) == 2 and est.check_inverse:
-        text += ("; `inverse_func` inverts `func` on every record (check_inverse=True warns at "
-                 "fit when it does not on a sample of the records)")
+        text += (
+            "; `inverse_func` inverts `func` on every record (check_inverse=True warns at "
+            "fit when it does not on a sample of the records)"
+        )
     return "assume", text
 
 
@@ -345,10 +363,14 @@ def _random_projection(est, neighbours):
     if not isinstance(est.n_components, str):
         return "free", "random matrix from parameters and n_features only"
     if neighbours == "replace":
-        return "free", ("n_components='auto' derives the dimension from n_samples, public "
-                        "under replace-one neighbours")
-    return "learns", ("n_components='auto' derives the dimension from n_samples, which "
-                      "add/remove neighbours protect")
+        return "free", (
+            "n_components='auto' derives the dimension from n_samples, public "
+            "under replace-one neighbours"
+        )
+    return "learns", (
+        "n_components='auto' derives the dimension from n_samples, which "
+        "add/remove neighbours protect"
+    )
 
 
 def _rbf_sampler(est, neighbours):
@@ -384,10 +406,18 @@ def _apply_rule(rule, estimator, path: str, cls: str, neighbours: str) -> StepPr
     if verdict == "free":
         return StepPrice(_zero(neighbours), text, "free")
     if verdict == "assume":
-        return StepPrice(_zero(neighbours), "0 if the assumption listed below the table holds",
-                         "free", assumptions=(f"{_where(path)}: {cls}: {text}",))
-    return StepPrice(PrivacyCost.infinite(neighbours=neighbours), text, "learner",
-                     (_learner_leak(path, cls, text),))
+        return StepPrice(
+            _zero(neighbours),
+            "0 if the assumption listed below the table holds",
+            "free",
+            assumptions=(f"{_where(path)}: {cls}: {text}",),
+        )
+    return StepPrice(
+        PrivacyCost.infinite(neighbours=neighbours),
+        text,
+        "learner",
+        (_learner_leak(path, cls, text),),
+    )
 
 
 def _declared_stateless(estimator) -> bool:

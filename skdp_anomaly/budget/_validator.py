@@ -34,8 +34,9 @@ _MAX_PROBES = 5000
 
 
 # -- input validation ---------------------------------------------------------
-def validate_budget(budget, name: str = "budget", *,
-                    neighbours: str = "replace") -> PrivacyCost | None:
+def validate_budget(
+    budget, name: str = "budget", *, neighbours: str = "replace"
+) -> PrivacyCost | None:
     """Return ``budget`` as a :class:`~skdp_anomaly.PrivacyCost` under ``neighbours`` (or None).
 
     Accepted: None; a positive finite real ε (pure ε-DP budget); a
@@ -118,9 +119,7 @@ def _check_on_leak(on_leak, budget) -> str:
 
 def _check_estimator(estimator) -> None:
     if estimator is None or isinstance(estimator, str):
-        raise TypeError(
-            f"check_privacy_budget needs an estimator instance, got {estimator!r}."
-        )
+        raise TypeError(f"check_privacy_budget needs an estimator instance, got {estimator!r}.")
     check_instance(estimator, "check_privacy_budget needs an estimator instance")
     if not (hasattr(estimator, "fit") or hasattr(estimator, "get_params")):
         # an array or a number passed by mistake is a usage error, not a leak to report
@@ -295,14 +294,21 @@ def private_search_plan(search, path: str = "", neighbours: str = "replace"):
         listed = selection["candidates"]
 
         def candidates(s, p, nb):
-            return _exact_plan(s, listed, p, f"{len(listed)} candidates: the estimator's own "
-                               "setting, then the grid's (or the sampled) ones, each at the ε "
-                               "total_epsilon gives it", nb)
+            return _exact_plan(
+                s,
+                listed,
+                p,
+                f"{len(listed)} candidates: the estimator's own "
+                "setting, then the grid's (or the sampled) ones, each at the ε "
+                "total_epsilon gives it",
+                nb,
+            )
     elif selection.get("distributions") is not None:
 
         def candidates(s, p, nb):
-            return _worst_case_plan(s, selection["distributions"], p, nb,
-                                    n_iter=selection["n_candidates"])
+            return _worst_case_plan(
+                s, selection["distributions"], p, nb, n_iter=selection["n_candidates"]
+            )
     else:
         candidates = _grid_plan if hasattr(search, "param_grid") else _randomized_plan
     return plan_private_search(search, path, neighbours, candidates, selection)
@@ -321,8 +327,7 @@ class _Plan:
         self.assumptions = [a for w in walkers for a in w.assumptions]
 
 
-def _price_candidate(estimator, params: dict, path: str, neighbours: str,
-                     classes=None) -> _Walker:
+def _price_candidate(estimator, params: dict, path: str, neighbours: str, classes=None) -> _Walker:
     est = clone(estimator)
     est.set_params(**params)
     if classes is not None:  # the search's public label set, as its fits give it
@@ -337,8 +342,7 @@ def _price_candidate(estimator, params: dict, path: str, neighbours: str,
 
 def _exact_plan(search, candidates, path, note, neighbours) -> _Plan:
     classes = getattr(search, "classes", None)
-    walkers = [_price_candidate(search.estimator, p, path, neighbours, classes)
-               for p in candidates]
+    walkers = [_price_candidate(search.estimator, p, path, neighbours, classes) for p in candidates]
     return _Plan(
         [(w.rows, 1) for w in walkers],
         [_total(w.rows, neighbours) for w in walkers],
@@ -350,8 +354,9 @@ def _exact_plan(search, candidates, path, note, neighbours) -> _Plan:
 
 def _grid_plan(search, path, neighbours) -> _Plan:
     candidates = list(ParameterGrid(search.param_grid))
-    return _exact_plan(search, candidates, path, f"param_grid: {len(candidates)} candidates",
-                       neighbours)
+    return _exact_plan(
+        search, candidates, path, f"param_grid: {len(candidates)} candidates", neighbours
+    )
 
 
 def _randomized_plan(search, path, neighbours) -> _Plan:
@@ -410,8 +415,9 @@ def _worst_case_plan(search, dists, path, neighbours, n_iter=None) -> _Plan:
         for idx in product_indices([len(v) for v in values]):
             params = {k: values[i][j] for i, (k, j) in enumerate(zip(keys, idx))}
             try:
-                indexed[idx] = _price_candidate(search.estimator, params, path, neighbours,
-                                                getattr(search, "classes", None))
+                indexed[idx] = _price_candidate(
+                    search.estimator, params, path, neighbours, getattr(search, "classes", None)
+                )
             except (ValueError, TypeError):
                 # an open end of a support (ε=0 of expon) is never drawn: skip it
                 if not any(j < e for j, e in zip(idx, n_ends)):
@@ -565,8 +571,9 @@ def check_privacy_budget(
     budget_cost = validate_budget(budget, neighbours=neighbours)
     on_leak = _check_on_leak(on_leak, budget_cost)
     name = " + ".join(type(e).__name__ for _, e in named)
-    report = PrivacyReport(name, walker.rows, walker.leaks, budget_cost, walker.notes,
-                           walker.assumptions, neighbours)
+    report = PrivacyReport(
+        name, walker.rows, walker.leaks, budget_cost, walker.notes, walker.assumptions, neighbours
+    )
     _enforce(report, on_leak)
     return report
 
@@ -577,8 +584,10 @@ def _named_estimators(estimator) -> list:
         _check_estimator(estimator)
         return [("", estimator)]
     if not estimator:
-        raise TypeError("check_privacy_budget needs an estimator instance or a non-empty "
-                        "list of them, got an empty list.")
+        raise TypeError(
+            "check_privacy_budget needs an estimator instance or a non-empty "
+            "list of them, got an empty list."
+        )
     named, counts = [], {}
     for item in estimator:
         name, est = item if isinstance(item, tuple) else (type(item).__name__.lower(), item)

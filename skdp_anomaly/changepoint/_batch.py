@@ -53,8 +53,16 @@ def _select_many(scores, n_runs, n, gamma, epsilon, rng):
     return out
 
 
-def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
-                random_state=None, return_direction=False):
+def pncpd_batch(
+    X,
+    *,
+    epsilon,
+    gamma=0.1,
+    direction="both",
+    n_runs=None,
+    random_state=None,
+    return_direction=False,
+):
     """Many independent runs of PNCPD (Algorithm 3), vectorised.
 
     Parameters
@@ -114,8 +122,18 @@ def pncpd_batch(X, *, epsilon, gamma=0.1, direction="both", n_runs=None,
     return (k, names == "increase") if return_direction else k
 
 
-def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="both",
-                       n_runs, random_state=None, alarm_share=0.5):
+def online_pncpd_batch(
+    x,
+    *,
+    window,
+    threshold,
+    epsilon,
+    gamma=0.1,
+    direction="both",
+    n_runs,
+    random_state=None,
+    alarm_share=0.5,
+):
     """Many independent runs of ONLINEPNCPD (Algorithm 4) on one finite stream.
 
     The window statistics are computed once; each run draws its own noisy
@@ -182,8 +200,12 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
         above = np.flatnonzero(q > threshold)
         hit[:] = above[0] if above.size else -1
     else:
-        proto = AboveThreshold(threshold=float(threshold), epsilon=epsilon * alarm_share,
-                               sensitivity=2.0 / window, rng=rng)
+        proto = AboveThreshold(
+            threshold=float(threshold),
+            epsilon=epsilon * alarm_share,
+            sensitivity=2.0 / window,
+            rng=rng,
+        )
         q_steps, t_steps = proto.to_steps(q), proto.threshold_steps
         step = max(1, _CELLS // q.size)
         for a in range(0, n_runs, step):
@@ -199,9 +221,8 @@ def online_pncpd_batch(x, *, window, threshold, epsilon, gamma=0.1, direction="b
     done = (hit >= 0) & (hit + window + g <= x.size)
     for s in np.unique(hit[done]):
         runs = np.flatnonzero(done & (hit == s))
-        seg = x[s + g:s + g + window]
+        seg = x[s + g : s + g + window]
         ks, scores = pncpd_scores(seg, gamma, direction)
         idx = _select_many(scores, runs.size, window, gamma, epsilon * (1 - alarm_share), rng)
         change[runs] = s + g + pncpd_decode(idx, ks, direction)[0]
     return alarm, change
-

@@ -56,19 +56,30 @@ from ._models import SERIES, SeriesModel, channels, choose_model, public_model
 from ._statistic import doubled_counts
 from ._trend import TREND_SENSITIVITY, TREND_SHARE, is_trend, sign_sums
 
-__all__ = ["EXACT_MAX", "binary_segmentation", "check_segmentation", "critical_value", "default_min_size",
-           "n_levels", "noisy_test_statistic", "segment_scores", "segmentation_plan",
-           "useful_levels"]
+__all__ = [
+    "EXACT_MAX",
+    "binary_segmentation",
+    "check_segmentation",
+    "critical_value",
+    "default_min_size",
+    "n_levels",
+    "noisy_test_statistic",
+    "segment_scores",
+    "segmentation_plan",
+    "useful_levels",
+]
 
 #: Longest segment whose null law is simulated at its own length.
 EXACT_MAX = 1000
-_CAL_SEED = 20_221_031          # fixed: the calibration is public and deterministic
-_CELLS = 4_000_000              # permutation matrix entries per block
+_CAL_SEED = 20_221_031  # fixed: the calibration is public and deterministic
+_CELLS = 4_000_000  # permutation matrix entries per block
 
-_NOTES = {"dependence": "binary segmentation: serial dependence (turning points, geometric, Δ=2)",
-          "test": "binary segmentation: noisy rank test (Laplace, Δ=1)",
-          "location": "binary segmentation: location (report-noisy-max, Δ=1)",
-          "trend": "binary segmentation: trend check (sign counts, geometric, Δ=2)"}
+_NOTES = {
+    "dependence": "binary segmentation: serial dependence (turning points, geometric, Δ=2)",
+    "test": "binary segmentation: noisy rank test (Laplace, Δ=1)",
+    "location": "binary segmentation: location (report-noisy-max, Δ=1)",
+    "trend": "binary segmentation: trend check (sign counts, geometric, Δ=2)",
+}
 
 #: Share of ε spent on the turning-point count (``series="auto"`` or
 #: ``dependence="estimate"``).
@@ -102,8 +113,9 @@ def level_weights(n_level: int) -> np.ndarray:
     return w / w.sum()
 
 
-def useful_levels(n: int, epsilon: float, max_change_points: int, min_size: int,
-                  alpha: float, direction: str) -> int:
+def useful_levels(
+    n: int, epsilon: float, max_change_points: int, min_size: int, alpha: float, direction: str
+) -> int:
     """Levels worth their ε (public: ``n``, ε, ``α``, ``min_size``).
 
     Level ``l`` tests segments of about ``m = n / 2^(l-1)`` points at
@@ -129,8 +141,10 @@ def _plan(epsilon: float, levels: int) -> list:
     for level, w in enumerate(level_weights(levels)):
         eps = float(epsilon * w)
         share = FIRST_TEST_SHARE if level == 0 else TEST_SHARE
-        plan += [("test", LaplaceMechanism(eps * share, 1.0, neighbours="replace")),
-                 ("location", ReportNoisyMax(eps * (1 - share), 1.0, neighbours="replace"))]
+        plan += [
+            ("test", LaplaceMechanism(eps * share, 1.0, neighbours="replace")),
+            ("location", ReportNoisyMax(eps * (1 - share), 1.0, neighbours="replace")),
+        ]
     return plan
 
 
@@ -145,7 +159,9 @@ def _to_total(plan: list, epsilon: float) -> list:
     up = float(np.nextafter(last, np.inf))
     if math.fsum(others + [up]) <= epsilon:
         last = up
-    return plan[:at] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))] + plan[at + 1:]
+    return (
+        plan[:at] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))] + plan[at + 1 :]
+    )
 
 
 def _levels_after_model(epsilon: float, levels: int, trend: bool) -> list:
@@ -156,17 +172,25 @@ def _levels_after_model(epsilon: float, levels: int, trend: bool) -> list:
         return plan
     check = epsilon * TREND_SHARE / (1 - DEPENDENCE_SHARE)
     keep = 1 - check / math.fsum(m.epsilon for kind, m in plan if kind == "location")
-    plan = [(kind, m if kind == "test" else ReportNoisyMax(m.epsilon * keep, 1.0,
-                                                            neighbours="replace"))
-            for kind, m in plan]
-    return plan + [("trend", GeometricMechanism(check, TREND_SENSITIVITY,
-                                                neighbours="replace"))]
+    plan = [
+        (kind, m if kind == "test" else ReportNoisyMax(m.epsilon * keep, 1.0, neighbours="replace"))
+        for kind, m in plan
+    ]
+    return plan + [("trend", GeometricMechanism(check, TREND_SENSITIVITY, neighbours="replace"))]
 
 
-def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *,
-                      n: int | None = None, min_size: int | None = None, alpha: float = 0.05,
-                      direction: str = "both", dependence="none",
-                      series: str = "level") -> list:
+def segmentation_plan(
+    epsilon: float,
+    n_change_points,
+    max_change_points: int,
+    *,
+    n: int | None = None,
+    min_size: int | None = None,
+    alpha: float = 0.05,
+    direction: str = "both",
+    dependence="none",
+    series: str = "level",
+) -> list:
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
     ``kind``: ``"dependence"`` (geometric, turning points, ``Δ = 2``),
@@ -183,8 +207,9 @@ def segmentation_plan(epsilon: float, n_change_points, max_change_points: int, *
             levels = useful_levels(n, epsilon, max_change_points, min_size, alpha, direction)
         if not _releases_count(series, dependence):
             return _plan(epsilon, levels)
-        count = GeometricMechanism(epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY,
-                                   neighbours="replace")
+        count = GeometricMechanism(
+            epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY, neighbours="replace"
+        )
         rest = _levels_after_model(epsilon * (1 - DEPENDENCE_SHARE), levels, series == "auto")
         return _to_total([("dependence", count)] + rest, epsilon)
     k = int(n_change_points)
@@ -250,8 +275,9 @@ def _test_scores(s2: np.ndarray, ks: np.ndarray, m: int) -> np.ndarray:
     return (s2 - ks * (m - ks)) / (2.0 * np.maximum(ks, m - ks))
 
 
-def noisy_test_statistic(y: np.ndarray, min_size: int, direction: str,
-                   order: np.ndarray | None = None) -> float:
+def noisy_test_statistic(
+    y: np.ndarray, min_size: int, direction: str, order: np.ndarray | None = None
+) -> float:
     """``T``: the largest directed ``B(k)`` over the splits ``min_size..m-min_size``
     (the statistic of the noisy test; ``Δ = 1`` under replace-one neighbours)."""
     m = y.shape[-1]
@@ -273,8 +299,9 @@ def _alpha_budget(alpha: float) -> int:
     return min(50_000, max(2000, math.ceil(20.0 / alpha)))
 
 
-def _channel_ranks(rows: int, m: int, rho: float, spread: bool,
-                   rng: np.random.Generator) -> np.ndarray:
+def _channel_ranks(
+    rows: int, m: int, rho: float, spread: bool, rng: np.random.Generator
+) -> np.ndarray:
     """Null channel series as ranks: a stationary Gaussian AR(1) ``z`` of ``m`` values
     (``rho = 0``: a uniform permutation), or ``|Δz|`` of one of ``m + 1`` (spread)."""
     if not spread:
@@ -291,16 +318,16 @@ def _channel_ranks(rows: int, m: int, rho: float, spread: bool,
 
 
 @lru_cache(maxsize=512)
-def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
-                     rho: float = 0.0, spread: bool = False) -> np.ndarray:
+def _null_statistics(
+    m: int, min_size: int, direction: str, n_sim: int, rho: float = 0.0, spread: bool = False
+) -> np.ndarray:
     """Sorted simulated ``T`` of a channel of ``m`` values (public): ranks of an AR(1)
     with lag-1 correlation ``rho`` (0: exchangeable), or of its ``|Δz|`` (``spread``)."""
     if m > EXACT_MAX:
         s = max(1, round(min_size * EXACT_MAX / m))
         base = _null_statistics(EXACT_MAX, s, direction, n_sim, rho, spread)
         return base * math.sqrt((m + 1) / (EXACT_MAX + 1))
-    seed = ([_CAL_SEED, m, min_size] + ([round(rho * 100)] if rho else [])
-            + ([1] if spread else []))
+    seed = [_CAL_SEED, m, min_size] + ([round(rho * 100)] if rho else []) + ([1] if spread else [])
     rng = np.random.default_rng(seed)
     ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
     idx2 = 2 * np.arange(m, dtype=np.int64)
@@ -317,8 +344,15 @@ def _null_statistics(m: int, min_size: int, direction: str, n_sim: int,
 
 
 @lru_cache(maxsize=2048)
-def critical_value(m: int, min_size: int, direction: str, alpha: float,
-                   noise_scale: float, rho: float = 0.0, spread: bool = False) -> float:
+def critical_value(
+    m: int,
+    min_size: int,
+    direction: str,
+    alpha: float,
+    noise_scale: float,
+    rho: float = 0.0,
+    spread: bool = False,
+) -> float:
     """``c`` with ``P(T + L > c) <= α`` under "no change" (module docstring);
     ``noise_scale``: Laplace scale of ``L`` (0: ``ε = inf``); ``rho``: AR(1) null."""
     n_sim = _alpha_budget(alpha)
@@ -350,11 +384,16 @@ def check_segmentation(n, n_change_points, max_change_points, min_size, alpha, d
         raise ValueError(f"min_size must be an int >= 1, got {min_size!r}.")
     need = 2 if n_change_points == "auto" else int(n_change_points) + 1
     if n < need * min_size:
-        what = ("one change point" if n_change_points == "auto"
-                else f"n_change_points={n_change_points}")
-        raise ValueError(f"the series has {n} samples: {what} with segments of at least "
-                         f"min_size={min_size} needs at least {need * min_size}; use a longer "
-                         "series or a smaller min_size.")
+        what = (
+            "one change point"
+            if n_change_points == "auto"
+            else f"n_change_points={n_change_points}"
+        )
+        raise ValueError(
+            f"the series has {n} samples: {what} with segments of at least "
+            f"min_size={min_size} needs at least {need * min_size}; use a longer "
+            "series or a smaller min_size."
+        )
     return min_size
 
 
@@ -363,8 +402,9 @@ def _decode(index: int, ks: np.ndarray, direction: str):
     return int(ks[index % ks.size]), names
 
 
-def check_dependence_epsilon(epsilon: float, n_change_points, dependence,
-                             series: str = "level") -> None:
+def check_dependence_epsilon(
+    epsilon: float, n_change_points, dependence, series: str = "level"
+) -> None:
     """Refuse, by name and before any charge, an ε whose share would make the
     turning-point count's geometric noise almost always zero (rate above 30)."""
     if not _releases_count(series, dependence) or n_change_points != "auto":
@@ -376,7 +416,8 @@ def check_dependence_epsilon(epsilon: float, n_change_points, dependence,
             f"series={series!r} (dependence={dependence!r}): its share of "
             f"epsilon ({DEPENDENCE_SHARE:g}) would make the noise of the turning-point "
             f"count almost always zero; use epsilon <= {largest:g}, or "
-            "series='level' or 'increments' with dependence='none' or a float.")
+            "series='level' or 'increments' with dependence='none' or a float."
+        )
 
 
 def public_rho(dependence) -> float:
@@ -431,10 +472,14 @@ def _channel_mechanisms(test, locate, model: SeriesModel):
         if test is None:
             out.append((channel, share, None, None))
             continue
-        out.append((channel, share,
-                    LaplaceMechanism(test.epsilon * share, channel.sensitivity,
-                                     neighbours="replace"),
-                    ReportNoisyMax(locate.epsilon, channel.sensitivity, neighbours="replace")))
+        out.append(
+            (
+                channel,
+                share,
+                LaplaceMechanism(test.epsilon * share, channel.sensitivity, neighbours="replace"),
+                ReportNoisyMax(locate.epsilon, channel.sensitivity, neighbours="replace"),
+            )
+        )
     return out
 
 
@@ -451,18 +496,17 @@ def _segment_candidates(x, a, b, mechanisms, model, min_size, alpha, direction, 
         ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
         s2 = doubled_counts(values)[ks]
         t = float(_directed(_test_scores(s2, ks, m), way).max())
-        c = critical_value(m, min_size, way, alpha * share, _scale(test), model.rho,
-                           channel.spread)
+        c = critical_value(m, min_size, way, alpha * share, _scale(test), model.rho, channel.spread)
         noisy = t if test is None else float(test.randomise(t, rng))
         if noisy > c:
             scores = _directed(_scores(s2, ks, m, min_size), way)
-            passed.append(((noisy - c) / max(_scale(test), 1.0), channel.kind, way, ks, scores,
-                           locate))
+            passed.append(
+                ((noisy - c) / max(_scale(test), 1.0), channel.kind, way, ks, scores, locate)
+            )
     return passed
 
 
-def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, dependence,
-          report):
+def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, dependence, report):
     model, plan = _model(x, plan, series, dependence, rng, charge, report)
     report.update(rho=model.rho, series=model.name)
     if math.isinf(model.rho):
@@ -481,29 +525,34 @@ def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, depe
         # Bonferroni over the level's segments and channels: P(any false split) <= α
         level_alpha = alpha / len(active)
         for a, b in active:
-            candidates = _segment_candidates(x, a, b, mechanisms, model, min_size,
-                                             level_alpha, direction, rng)
+            candidates = _segment_candidates(
+                x, a, b, mechanisms, model, min_size, level_alpha, direction, rng
+            )
             if candidates:
                 passed.append((a, b, max(candidates, key=lambda c: c[0])))
         if not passed:
             break
         passed.sort(key=lambda p: -p[2][0])
-        passed = passed[:max_cp - len(found)]
+        passed = passed[: max_cp - len(found)]
         charge(stage_cost("location", locate))
         active = []
         for a, b, (_, kind, way, ks, scores, mechanism) in passed:
-            index = int(np.argmax(scores)) if mechanism is None else mechanism.select(scores,
-                                                                                         rng)
+            index = int(np.argmax(scores)) if mechanism is None else mechanism.select(scores, rng)
             k, name = _decode(index, ks, way)
             found.append((a + k, name, kind))
             active += [(a, a + k), (a + k, b)]
     check = [m for kind, m in plan if kind == "trend"]
-    if check and found and len({(name, kind) for _, name, kind in found}) == 1 \
-            and found[0][2] == "level":
+    if (
+        check
+        and found
+        and len({(name, kind) for _, name, kind in found}) == 1
+        and found[0][2] == "level"
+    ):
         # every change a level change the same way: a staircase, or a trend?
         charge(stage_cost("trend", check[0]))
-        if _trend_check(x, sorted(k for k, *_ in found), found[0][1], check[0], min_size,
-                        model.rho, rng):
+        if _trend_check(
+            x, sorted(k for k, *_ in found), found[0][1], check[0], min_size, model.rho, rng
+        ):
             report.update(series="trend")
             return []
     return found
@@ -523,12 +572,16 @@ def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
     kind = channels(order)[0].kind
     if order:
         x = np.diff(x, n=order)
-        plan = [(name, None if m is None else ReportNoisyMax(m.epsilon, order + 1,
-                                                              neighbours="replace"))
-                for name, m in plan]
+        plan = [
+            (
+                name,
+                None if m is None else ReportNoisyMax(m.epsilon, order + 1, neighbours="replace"),
+            )
+            for name, m in plan
+        ]
     segments, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
     for round_, (_, locate) in enumerate(plan):
-        remaining = len(plan) - round_ - 1      # cuts still needed after this one
+        remaining = len(plan) - round_ - 1  # cuts still needed after this one
         total = sum(int(_capacity(b - a, min_size)) for a, b in segments)
         cand_seg, cand_k, cand_score, cand_inc = [], [], [], []
         for j, (a, b) in enumerate(segments):
@@ -536,8 +589,12 @@ def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
             if m < 2 * min_size:
                 continue
             ks, e, _ = ranker(a, b)
-            room = (_capacity(ks, min_size) + _capacity(m - ks, min_size)
-                    + total - _capacity(m, min_size))
+            room = (
+                _capacity(ks, min_size)
+                + _capacity(m - ks, min_size)
+                + total
+                - _capacity(m, min_size)
+            )
             ok = room >= remaining
             ks, e = ks[ok], e[ok]
             for sign, name in ((1.0, "decrease"), (-1.0, "increase")):
@@ -553,15 +610,26 @@ def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
         index = int(np.argmax(scores)) if locate is None else locate.select(scores, rng)
         j, k = int(np.concatenate(cand_seg)[index]), int(np.concatenate(cand_k)[index])
         a, b = segments[j]
-        found.append((a + k, "increase" if np.concatenate(cand_inc)[index] else "decrease",
-                      kind))
-        segments[j:j + 1] = [(a, a + k), (a + k, b)]
+        found.append((a + k, "increase" if np.concatenate(cand_inc)[index] else "decrease", kind))
+        segments[j : j + 1] = [(a, a + k), (a + k, b)]
     return found
 
 
-def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_change_points: int,
-                     min_size: int, alpha: float, direction: str, rng, charge=None,
-                     dependence="none", series: str = "level", report: dict | None = None):
+def run_segmentation(
+    x: np.ndarray,
+    *,
+    epsilon: float,
+    n_change_points,
+    max_change_points: int,
+    min_size: int,
+    alpha: float,
+    direction: str,
+    rng,
+    charge=None,
+    dependence="none",
+    series: str = "level",
+    report: dict | None = None,
+):
     """The private (or, for ``ε = inf``, exact) search; ``[(index, direction, kind)]``
 
     ``charge(cost)`` is called right before each stage's releases;
@@ -572,27 +640,56 @@ def run_segmentation(x: np.ndarray, *, epsilon: float, n_change_points, max_chan
     charge = charge if charge is not None else (lambda cost: None)
     report = {} if report is None else report
     if math.isinf(epsilon):
-        plan = segmentation_plan(1.0, n_change_points, max_change_points,
-                                 dependence=dependence, series=series)
+        plan = segmentation_plan(
+            1.0, n_change_points, max_change_points, dependence=dependence, series=series
+        )
         plan = [(kind, None) for kind, _ in plan]
-        charge = (lambda cost: None)
+        charge = lambda cost: None
     else:
-        plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=x.size,
-                                 min_size=min_size, alpha=alpha, direction=direction,
-                                 dependence=dependence, series=series)
+        plan = segmentation_plan(
+            epsilon,
+            n_change_points,
+            max_change_points,
+            n=x.size,
+            min_size=min_size,
+            alpha=alpha,
+            direction=direction,
+            dependence=dependence,
+            series=series,
+        )
     if n_change_points == "auto":
-        found = _auto(x, plan, min_size, alpha, direction, max_change_points, rng, charge,
-                      series, dependence, report)
+        found = _auto(
+            x,
+            plan,
+            min_size,
+            alpha,
+            direction,
+            max_change_points,
+            rng,
+            charge,
+            series,
+            dependence,
+            report,
+        )
     else:
         order = public_model(series, 0.0).order
         found = _exact_k(x, plan, min_size, direction, rng, charge, order)
     return sorted(found)
 
 
-def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 10,
-                        min_size: int | None = None, alpha: float = 0.05,
-                        direction: str = "both", dependence="estimate", series: str = "auto",
-                        epsilon: float = np.inf, random_state=None) -> np.ndarray:
+def binary_segmentation(
+    x,
+    *,
+    n_change_points="auto",
+    max_change_points: int = 10,
+    min_size: int | None = None,
+    alpha: float = 0.05,
+    direction: str = "both",
+    dependence="estimate",
+    series: str = "auto",
+    epsilon: float = np.inf,
+    random_state=None,
+) -> np.ndarray:
     """Change points by (private) binary segmentation with the rank statistic.
 
     The offline search of :class:`~skdp_anomaly.PrivateChangePointDetector`.
@@ -648,22 +745,37 @@ def binary_segmentation(x, *, n_change_points="auto", max_change_points: int = 1
         raise ValueError("x must be a 1-D series of finite values.")
     if not (isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and epsilon > 0):
         raise ValueError(f"epsilon must be a float in the range (0, inf], got {epsilon!r}.")
-    if n_change_points != "auto" and not (isinstance(n_change_points, (int, np.integer))
-                                          and n_change_points >= 1):
-        raise ValueError(f"n_change_points must be 'auto' or an int >= 1, got "
-                         f"{n_change_points!r}.")
-    min_size = check_segmentation(x.size, n_change_points, max_change_points, min_size, alpha,
-                           direction)
-    if not (dependence in ("estimate", "none") or (
-            isinstance(dependence, (int, float)) and not isinstance(dependence, bool)
-            and 0 <= dependence <= MAX_RHO)):
-        raise ValueError(f"dependence must be 'estimate', 'none' or a float in [0, {MAX_RHO}], "
-                         f"got {dependence!r}.")
+    if n_change_points != "auto" and not (
+        isinstance(n_change_points, (int, np.integer)) and n_change_points >= 1
+    ):
+        raise ValueError(f"n_change_points must be 'auto' or an int >= 1, got {n_change_points!r}.")
+    min_size = check_segmentation(
+        x.size, n_change_points, max_change_points, min_size, alpha, direction
+    )
+    if not (
+        dependence in ("estimate", "none")
+        or (
+            isinstance(dependence, (int, float))
+            and not isinstance(dependence, bool)
+            and 0 <= dependence <= MAX_RHO
+        )
+    ):
+        raise ValueError(
+            f"dependence must be 'estimate', 'none' or a float in [0, {MAX_RHO}], "
+            f"got {dependence!r}."
+        )
     if series not in SERIES:
         raise ValueError(f"series must be one of {SERIES}, got {series!r}.")
-    found = run_segmentation(x, epsilon=float(epsilon), n_change_points=n_change_points,
-                             max_change_points=int(max_change_points), min_size=min_size,
-                             alpha=float(alpha), direction=direction,
-                             rng=check_random_state(random_state), dependence=dependence,
-                             series=series)
+    found = run_segmentation(
+        x,
+        epsilon=float(epsilon),
+        n_change_points=n_change_points,
+        max_change_points=int(max_change_points),
+        min_size=min_size,
+        alpha=float(alpha),
+        direction=direction,
+        rng=check_random_state(random_state),
+        dependence=dependence,
+        series=series,
+    )
     return np.array([k for k, *_ in found], dtype=np.int64)

@@ -18,8 +18,15 @@ import numpy as np
 from ..privacy import ReportNoisyMax
 from ._statistic import mann_whitney_counts
 
-__all__ = ["candidate_range", "pncpd_sensitivity", "pncpd_mechanism", "pncpd_scores",
-           "pncpd_decode", "pncpd_noise_scale", "DIRECTIONS"]
+__all__ = [
+    "candidate_range",
+    "pncpd_sensitivity",
+    "pncpd_mechanism",
+    "pncpd_scores",
+    "pncpd_decode",
+    "pncpd_noise_scale",
+    "DIRECTIONS",
+]
 
 DIRECTIONS = ("both", "increase", "decrease")
 

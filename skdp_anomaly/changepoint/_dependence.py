@@ -32,9 +32,18 @@ from scipy.signal import lfilter
 
 from ..privacy import GeometricMechanism
 
-__all__ = ["MAX_RHO", "RHO_STEP", "TURNING_POINT_SENSITIVITY", "ar1_ranks",
-           "dependence_bound", "p_lower_bound", "rank_long_run_factor", "rho_from_turning_rate",
-           "turning_points", "turning_rate"]
+__all__ = [
+    "MAX_RHO",
+    "RHO_STEP",
+    "TURNING_POINT_SENSITIVITY",
+    "ar1_ranks",
+    "dependence_bound",
+    "p_lower_bound",
+    "rank_long_run_factor",
+    "rho_from_turning_rate",
+    "turning_points",
+    "turning_rate",
+]
 
 #: Replacing one value moves the turning-point count by at most 2 (module docstring).
 TURNING_POINT_SENSITIVITY = 2
@@ -86,7 +95,7 @@ def rank_long_run_factor(phi: float, lags: int = 10_000) -> float:
     if phi <= 0:
         return 1.0
     h = np.arange(1, lags + 1)
-    return float(1.0 + 2.0 * np.sum(6.0 / math.pi * np.arcsin(phi ** h / 2.0)))
+    return float(1.0 + 2.0 * np.sum(6.0 / math.pi * np.arcsin(phi**h / 2.0)))
 
 
 def _count_variance(n: int) -> float:
@@ -94,8 +103,9 @@ def _count_variance(n: int) -> float:
     return max(16.0 * n - 29.0, 1.0) / 90.0
 
 
-def p_lower_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None,
-                  z: float | None = None) -> float:
+def p_lower_bound(
+    noisy_count: int, n: int, mechanism: GeometricMechanism | None, z: float | None = None
+) -> float:
     """The noisy turning-point rate lowered by ``z`` standard deviations of its
     sampling error (the i.i.d. variance ``(16n - 29)/90``) and of the noise
     (``mechanism`` None: the exact count of the non-private reference)."""
@@ -109,8 +119,13 @@ def p_lower_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None
     return noisy_count / triples - z * sd
 
 
-def dependence_bound(noisy_count: int, n: int, mechanism: GeometricMechanism | None,
-                     z: float | None = None, floor: float | None = None) -> float:
+def dependence_bound(
+    noisy_count: int,
+    n: int,
+    mechanism: GeometricMechanism | None,
+    z: float | None = None,
+    floor: float | None = None,
+) -> float:
     """``φ⁺``: an upper confidence bound on the AR(1) ``φ`` from the noisy turning points.
 
     Post-processing of the released count (``n`` is public): the rate

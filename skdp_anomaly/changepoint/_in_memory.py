@@ -17,14 +17,20 @@ __all__ = ["BYTES_PER_ROW", "reject_dask_collection"]
 BYTES_PER_ROW = 32
 
 _ADVICE = {
-    "fit": ("call .compute() on the series (or on a window of it that fits in memory) and "
-            "pass the NumPy array"),
-    "partial_fit": ("feed its blocks in order as NumPy arrays, e.g. "
-                    "`for block in x.blocks: det.partial_fit(block.compute())`: the online "
-                    "mode keeps only the last `window` samples between calls"),
-    "predict": ("labels depend on positions only, so compute them lazily as "
-                "`(dask.array.arange(len(x)) >= det.change_point_).astype(int)`, or pass "
-                "the computed series"),
+    "fit": (
+        "call .compute() on the series (or on a window of it that fits in memory) and "
+        "pass the NumPy array"
+    ),
+    "partial_fit": (
+        "feed its blocks in order as NumPy arrays, e.g. "
+        "`for block in x.blocks: det.partial_fit(block.compute())`: the online "
+        "mode keeps only the last `window` samples between calls"
+    ),
+    "predict": (
+        "labels depend on positions only, so compute them lazily as "
+        "`(dask.array.arange(len(x)) >= det.change_point_).astype(int)`, or pass "
+        "the computed series"
+    ),
     "function": "call .compute() on it (or on a window of it that fits in memory) first",
 }
 
@@ -32,9 +38,11 @@ _ADVICE = {
 def limit_text() -> str:
     """The in-memory limit as one sentence, for messages and docs."""
     total = (BYTES_PER_ROW + 8) * 10**8 / 1e9
-    return (f"an offline fit holds the float64 series (8 bytes per sample) plus about "
-            f"{BYTES_PER_ROW} bytes per sample of working memory, so 10^8 samples need "
-            f"~{total:.0f} GB")
+    return (
+        f"an offline fit holds the float64 series (8 bytes per sample) plus about "
+        f"{BYTES_PER_ROW} bytes per sample of working memory, so 10^8 samples need "
+        f"~{total:.0f} GB"
+    )
 
 
 def reject_dask_collection(X, where: str, *, advice: str = "function") -> None:

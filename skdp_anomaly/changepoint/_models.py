@@ -26,8 +26,15 @@ import numpy as np
 
 from ._dependence import MAX_RHO, RHO_FLOOR, RHO_STEP, p_lower_bound, rho_from_turning_rate
 
-__all__ = ["LEVEL_MAX_RHO", "SERIES", "Channel", "SeriesModel", "channels", "choose_model",
-           "public_model"]
+__all__ = [
+    "LEVEL_MAX_RHO",
+    "SERIES",
+    "Channel",
+    "SeriesModel",
+    "channels",
+    "choose_model",
+    "public_model",
+]
 
 SERIES = ("auto", "level", "increments")
 
@@ -65,8 +72,10 @@ class Channel:
 
 def channels(order: int) -> tuple[Channel, Channel]:
     """The level (or slope) channel and the spread channel of a model of ``order``."""
-    return (Channel("slope" if order else "level", order + 1, False),
-            Channel("spread", order + 2, True))
+    return (
+        Channel("slope" if order else "level", order + 1, False),
+        Channel("spread", order + 2, True),
+    )
 
 
 def _round_up(rho: float) -> float:
@@ -74,8 +83,14 @@ def _round_up(rho: float) -> float:
     return math.inf if rho > MAX_RHO + 1e-9 else round(rho, 2)
 
 
-def choose_model(series: str, noisy_count: int, n: int, mechanism, floor: float | None = None,
-                 z: float | None = None) -> SeriesModel:
+def choose_model(
+    series: str,
+    noisy_count: int,
+    n: int,
+    mechanism,
+    floor: float | None = None,
+    z: float | None = None,
+) -> SeriesModel:
     """The model and its null from the released turning-point count (post-processing).
 
     The rate (lag 1, which lost least on simulated nulls and alternatives),
@@ -96,5 +111,8 @@ def choose_model(series: str, noisy_count: int, n: int, mechanism, floor: float 
 
 def public_model(series: str, rho: float) -> SeriesModel:
     """The model of a forced ``series`` with a public ``rho`` (no release)."""
-    return SeriesModel("increments", 1, rho) if series == "increments" else SeriesModel(
-        "level", 0, rho)
+    return (
+        SeriesModel("increments", 1, rho)
+        if series == "increments"
+        else SeriesModel("level", 0, rho)
+    )

@@ -18,8 +18,9 @@ __all__ = ["ChangePointNoiseWarning"]
 _MAX_USEFUL_SCALE = 0.25
 
 
-def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
-                             total_epsilon: float) -> None:
+def _warn_if_noise_dominates(
+    n: int, gamma: float, epsilon: float, what: str, total_epsilon: float
+) -> None:
     """Warn when Algorithm 3 (PNCPD) on ``n`` points at ``epsilon`` is close to a uniform
     guess (``n`` is public under replace-one neighbours)."""
     scale = 2.0 * pncpd_sensitivity(n, gamma) / epsilon  # the nominal 2Δ/ε of Algorithm 3
@@ -36,9 +37,17 @@ def _warn_if_noise_dominates(n: int, gamma: float, epsilon: float, what: str,
     )
 
 
-def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
-                     max_change_points: int, alpha: float, direction: str,
-                     dependence, series: str = "level") -> None:
+def _check_decidable(
+    n: int,
+    min_size: int,
+    epsilon: float,
+    n_change_points,
+    max_change_points: int,
+    alpha: float,
+    direction: str,
+    dependence,
+    series: str = "level",
+) -> None:
     """Refuse, or warn, when even the largest possible change cannot be told from the noise.
 
     A perfect middle step scores about ``n/4`` (test) and ``n/8`` (location).
@@ -46,15 +55,24 @@ def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
     any charge) when it clears it at most as often as a false alarm. ``k``
     change points: warn when the location noise scale exceeds ``n/16``.
     """
-    plan = segmentation_plan(epsilon, n_change_points, max_change_points, n=n,
-                             min_size=min_size, alpha=alpha, direction=direction,
-                             dependence=dependence, series=series)
+    plan = segmentation_plan(
+        epsilon,
+        n_change_points,
+        max_change_points,
+        n=n,
+        min_size=min_size,
+        alpha=alpha,
+        direction=direction,
+        dependence=dependence,
+        series=series,
+    )
     kind, mechanism = next(stage for stage in plan if stage[0] != "dependence")
     best = n / 4.0 if kind == "test" else n / 8.0
     if kind == "test":
         share = 1 - SPREAD_SHARE  # the level channel's share of the test
-        limit = critical_value(n, min_size, direction, alpha * share, mechanism.scale / share,
-                               public_rho(dependence))
+        limit = critical_value(
+            n, min_size, direction, alpha * share, mechanism.scale / share, public_rho(dependence)
+        )
         if best > limit:
             return
         b = mechanism.scale / share
@@ -66,31 +84,45 @@ def _check_decidable(n: int, min_size: int, epsilon: float, n_change_points,
                 f"{epsilon:g} and alpha={alpha:g} even the largest possible change (score "
                 f"{best:g}) clears the private test's critical value {limit:.3g} no more "
                 "often than a false alarm does, so no change could be found. Use a longer "
-                "series or a larger epsilon; nothing was charged.")
-        reason = (f"the private test's critical value {limit:.3g} is above {best:g}, the "
-                  "largest score any change can reach, so 'no change' is the likely answer "
-                  "whatever the data")
+                "series or a larger epsilon; nothing was charged."
+            )
+        reason = (
+            f"the private test's critical value {limit:.3g} is above {best:g}, the "
+            "largest score any change can reach, so 'no change' is the likely answer "
+            "whatever the data"
+        )
     else:
         if mechanism.scale <= best / 2:
             return
-        reason = (f"the report-noisy-max noise has Laplace scale {mechanism.scale:.3g}, above "
-                  f"half the largest score any change can reach ({best:g}), so the change "
-                  "points are close to uniform guesses")
-    warn(f"PrivateChangePointDetector: the series has {n} samples; with epsilon={epsilon:g}, "
-         f"{reason}. Use a longer series or a larger epsilon.", ChangePointNoiseWarning)
+        reason = (
+            f"the report-noisy-max noise has Laplace scale {mechanism.scale:.3g}, above "
+            f"half the largest score any change can reach ({best:g}), so the change "
+            "points are close to uniform guesses"
+        )
+    warn(
+        f"PrivateChangePointDetector: the series has {n} samples; with epsilon={epsilon:g}, "
+        f"{reason}. Use a longer series or a larger epsilon.",
+        ChangePointNoiseWarning,
+    )
 
 
 def warn_too_persistent(noisy_turning_points: int, n: int, series: str) -> None:
     """No test was made: the noisy turning points bound the dependence above
     :data:`~._dependence.MAX_RHO` (post-processing of a DP output)."""
     tested = "series" if series == "level" else "series' increments"
-    advice = ("For a random-walk-like or trending series, test its increments: "
-              "series='increments' (or 'auto')." if series == "level" else
-              "Use a larger epsilon, or give a public bound as dependence.")
+    advice = (
+        "For a random-walk-like or trending series, test its increments: "
+        "series='increments' (or 'auto')."
+        if series == "level"
+        else "Use a larger epsilon, or give a public bound as dependence."
+    )
     # post-processing of the noisy turning-point count: no raw statistic in it
-    warn(f"PrivateChangePointDetector: the noisy count of turning points "
-         f"({noisy_turning_points} of {n - 2} triples) is too low for a calibrated "
-         f"test: the {tested} may be too persistent (lag-1 dependence above {MAX_RHO} in "
-         "the AR(1) model) for a change to be told from its wandering, or the noise too "
-         "large at this length and epsilon; no test was made and no change is reported. "
-         f"{advice}", ChangePointNoiseWarning)
+    warn(
+        f"PrivateChangePointDetector: the noisy count of turning points "
+        f"({noisy_turning_points} of {n - 2} triples) is too low for a calibrated "
+        f"test: the {tested} may be too persistent (lag-1 dependence above {MAX_RHO} in "
+        "the AR(1) model) for a change to be told from its wandering, or the noise too "
+        "large at this length and epsilon; no test was made and no change is reported. "
+        f"{advice}",
+        ChangePointNoiseWarning,
+    )

@@ -28,8 +28,14 @@ from ..privacy._stream_state import StreamState
 from ._core import candidate_range, pncpd, pncpd_mechanism
 from ._statistic import sliding_centre_mid_counts
 
-__all__ = ["ABOVE_THRESHOLD_STAGE", "CALIBRATED_ALARM_SHARE", "PNCPD_STAGE", "THESIS_ALARM_SHARE",
-           "OnlinePNCPD", "stage_costs"]
+__all__ = [
+    "ABOVE_THRESHOLD_STAGE",
+    "CALIBRATED_ALARM_SHARE",
+    "PNCPD_STAGE",
+    "THESIS_ALARM_SHARE",
+    "OnlinePNCPD",
+    "stage_costs",
+]
 
 #: The notes naming the two charges of a run (how the estimator tells which were made).
 ABOVE_THRESHOLD_STAGE = "ONLINEPNCPD stage 1 of 2: AboveThreshold"
@@ -44,8 +50,9 @@ THESIS_ALARM_SHARE = 0.5
 CALIBRATED_ALARM_SHARE = 0.75
 
 
-def stage_costs(window: int, gamma: float, epsilon: float,
-                alarm_share: float = THESIS_ALARM_SHARE) -> tuple[PrivacyCost, PrivacyCost]:
+def stage_costs(
+    window: int, gamma: float, epsilon: float, alarm_share: float = THESIS_ALARM_SHARE
+) -> tuple[PrivacyCost, PrivacyCost]:
     """The two charges of a run, named by their notes: AboveThreshold's answers
     (``alarm_share·ε``, whatever their number), then PNCPD's selection (the
     rest), both under replace-one neighbours."""
@@ -56,6 +63,7 @@ def stage_costs(window: int, gamma: float, epsilon: float,
         above = PrivacyCost.pure(epsilon * alarm_share, neighbours="replace")
         selection = pncpd_mechanism(window, gamma, epsilon * (1 - alarm_share)).cost
     return above.with_notes(ABOVE_THRESHOLD_STAGE), selection.with_notes(PNCPD_STAGE)
+
 
 # points per vectorised block: bounds the work wasted after an alarm inside a huge chunk
 _BLOCK = 65_536
@@ -79,9 +87,17 @@ class OnlinePNCPD(StreamState):
     the detection it holds the last window, its count and AboveThreshold's secret
     noisy threshold; a pickle leaves them out."""
 
-    def __init__(self, *, window: int, threshold: float, epsilon: float, gamma: float,
-                 direction: str, rng: np.random.Generator,
-                 alarm_share: float = THESIS_ALARM_SHARE):
+    def __init__(
+        self,
+        *,
+        window: int,
+        threshold: float,
+        epsilon: float,
+        gamma: float,
+        direction: str,
+        rng: np.random.Generator,
+        alarm_share: float = THESIS_ALARM_SHARE,
+    ):
         self.window, self.h = int(window), int(window) // 2
         self.epsilon, self.gamma, self.direction = float(epsilon), float(gamma), direction
         self.alarm_share = float(alarm_share)
@@ -91,23 +107,28 @@ class OnlinePNCPD(StreamState):
         if math.isinf(epsilon):
             self._above = _NoiselessThreshold(threshold)
         else:
-            self._above = AboveThreshold(threshold=float(threshold),
-                                         epsilon=epsilon * self.alarm_share,
-                                         sensitivity=2.0 / self.window, rng=rng,
-                                         neighbours="replace")
-        self.n_seen = 0                 # points consumed
-        self.n_queries = 0              # windows answered by AboveThreshold
-        self.alarm_index = None         # centre c of the alarming window
+            self._above = AboveThreshold(
+                threshold=float(threshold),
+                epsilon=epsilon * self.alarm_share,
+                sensitivity=2.0 / self.window,
+                rng=rng,
+                neighbours="replace",
+            )
+        self.n_seen = 0  # points consumed
+        self.n_queries = 0  # windows answered by AboveThreshold
+        self.alarm_index = None  # centre c of the alarming window
         self.change_point = None
         self.detected_direction = None
-        self._tail = np.empty(0)        # last <= n points before the alarm, or the
-        self._last_count = None         # PNCPD window being filled after it
+        self._tail = np.empty(0)  # last <= n points before the alarm, or the
+        self._last_count = None  # PNCPD window being filled after it
 
     def _without_data(self) -> tuple[dict, str]:
         if self.detected:
             return {}, ""
-        return ({"_tail": np.empty(0), "_last_count": None, "_above": None},
-                "its last window of points and its noisy threshold")
+        return (
+            {"_tail": np.empty(0), "_last_count": None, "_above": None},
+            "its last window of points and its noisy threshold",
+        )
 
     @property
     def detected(self) -> bool:
@@ -139,43 +160,44 @@ class OnlinePNCPD(StreamState):
                 pos = self._fill(x, pos, pncpd_rng, charge)
 
     def _scan(self, x: np.ndarray, pos: int, rng, charge) -> int:
-        part = x[pos:pos + _BLOCK]
+        part = x[pos : pos + _BLOCK]
         buf = np.concatenate([self._tail, part])
         if buf.size < self.window:
             self._tail, self.n_seen = buf, self.n_seen + part.size
             return pos + part.size
         counts, last = sliding_centre_mid_counts(buf, self.window, first=self._last_count)
         if self._last_count is not None:
-            counts = counts[1:]         # that window was answered before
+            counts = counts[1:]  # that window was answered before
         if counts.size and self.n_queries == 0 and self._last_count is None:
             charge(self.stage_costs[0])  # AboveThreshold's answers start here
         hit = self._above.feed(self._queries(counts), rng) if counts.size else None
         if hit is None:
             self.n_queries += counts.size
             self._last_count = last
-            self._tail = buf[-self.window:].copy()
+            self._tail = buf[-self.window :].copy()
             self.n_seen += part.size
             return pos + part.size
         # alarm on the window starting at stream position `hit`
         self.n_queries = hit + 1
         self.alarm_index = hit + self.h
-        window_end = hit + self.window              # exclusive, absolute
-        used = window_end - self.n_seen             # points of `part` consumed
+        window_end = hit + self.window  # exclusive, absolute
+        used = window_end - self.n_seen  # points of `part` consumed
         buf_start = self.n_seen - (buf.size - part.size)
-        self._tail = buf[hit - buf_start:hit - buf_start + self.window].copy()
+        self._tail = buf[hit - buf_start : hit - buf_start + self.window].copy()
         self.n_seen = window_end
         return pos + used
 
     def _fill(self, x: np.ndarray, pos: int, rng, charge) -> int:
         need = self.window + self.shift - self._tail.size
-        part = x[pos:pos + need]
+        part = x[pos : pos + need]
         self._tail = np.concatenate([self._tail, part])
         self.n_seen += part.size
         if self._tail.size == self.window + self.shift:
-            seg = self._tail[self.shift:]
+            seg = self._tail[self.shift :]
             charge(self.stage_costs[1])
-            k, name = pncpd(seg, self.epsilon * (1 - self.alarm_share), self.gamma,
-                            self.direction, rng)
+            k, name = pncpd(
+                seg, self.epsilon * (1 - self.alarm_share), self.gamma, self.direction, rng
+            )
             start = self.alarm_index - self.h + self.shift
             self.change_point, self.detected_direction = start + k, name
             # halted: drop the raw samples and the noisy threshold for good

@@ -84,7 +84,7 @@ def _centre_counts_into(ranks, h, out, first, last):
                 left[v] += 1
                 v += v & -v
         for j in range(h, 2 * h):
-            c = 0                       # left values below x[j]
+            c = 0  # left values below x[j]
             v = x[j] + 1
             while v > 0:
                 c += left[v]
@@ -97,7 +97,7 @@ def _centre_counts_into(ranks, h, out, first, last):
         out[r, 0] = m
         for s in range(q - 1):
             leave, mid, join = x[s], x[s + h], x[s + 2 * h]
-            c = 0                       # leave exits the left half: right values below it
+            c = 0  # leave exits the left half: right values below it
             v = leave
             while v > 0:
                 c += right[v]
@@ -107,7 +107,7 @@ def _centre_counts_into(ranks, h, out, first, last):
             while v <= length:
                 left[v] -= 1
                 v += v & -v
-            v = mid + 1                 # mid moves from the right half to the left
+            v = mid + 1  # mid moves from the right half to the left
             while v <= length:
                 right[v] -= 1
                 v += v & -v
@@ -127,7 +127,7 @@ def _centre_counts_into(ranks, h, out, first, last):
             while v <= length:
                 left[v] += 1
                 v += v & -v
-            c = 0                       # join enters the right half
+            c = 0  # join enters the right half
             v = join + 1
             while v > 0:
                 c += left[v]
@@ -192,7 +192,7 @@ def null_ranks(n_rows: int, length: int, rho: float, rng: np.random.Generator) -
     those of a stationary Gaussian AR(1) with lag-1 correlation ``rho``."""
     if rho == 0.0:
         out = np.empty((n_rows, length), dtype=np.int32)
-        seeds = rng.integers(0, 2 ** 63, size=n_rows, dtype=np.int64)
+        seeds = rng.integers(0, 2**63, size=n_rows, dtype=np.int64)
         _by_rows(_shuffle_rows_into, n_rows, seeds, out)
         return out
     return ar1_ranks(n_rows, length, rho, rng).astype(np.int32)
@@ -219,14 +219,19 @@ def _laplace_steps(rate: float, shape, rng: np.random.Generator) -> np.ndarray:
 def _progress(total_points: int, n_blocks: int):
     from tqdm.auto import tqdm
 
-    return tqdm(total=n_blocks, unit="block", leave=False,
-                desc="calibrating the online threshold (once per setting)",
-                disable=None if total_points >= _PROGRESS_POINTS else True)
+    return tqdm(
+        total=n_blocks,
+        unit="block",
+        leave=False,
+        desc="calibrating the online threshold (once per setting)",
+        disable=None if total_points >= _PROGRESS_POINTS else True,
+    )
 
 
 @lru_cache(maxsize=64)
-def _block_maxima(window: int, length: int, direction: str, epsilon: float,
-                  rho: float) -> np.ndarray:
+def _block_maxima(
+    window: int, length: int, direction: str, epsilon: float, rho: float
+) -> np.ndarray:
     """Sorted largest noisy query (grid steps) of each of ``_N_BLOCKS`` null blocks."""
     rho_code = int(round(rho * 1_000_000))
     rank_rng = np.random.default_rng([_CAL_SEED, window, length, rho_code])
@@ -253,8 +258,9 @@ def _block_maxima(window: int, length: int, direction: str, epsilon: float,
 
 def _prototype(window: int, epsilon: float) -> AboveThreshold:
     """An AboveThreshold with the run's grid and noise rates (its own noisy threshold unused)."""
-    return AboveThreshold(threshold=0.5, epsilon=epsilon, sensitivity=2.0 / window,
-                          rng=np.random.default_rng(0))
+    return AboveThreshold(
+        threshold=0.5, epsilon=epsilon, sensitivity=2.0 / window, rng=np.random.default_rng(0)
+    )
 
 
 class _BlockTail:
@@ -288,8 +294,9 @@ class _BlockTail:
         if math.isinf(self.noise_rate):
             return np.where(excess > 0, 0.0, 1.0)
         p = math.exp(-self.noise_rate)
-        return np.where(excess > 0, self.n_queries * np.exp(-self.noise_rate * excess) / (1 + p),
-                        1.0)
+        return np.where(
+            excess > 0, self.n_queries * np.exp(-self.noise_rate * excess) / (1 + p), 1.0
+        )
 
     def _model(self, t):
         """The chord's exponential tail beyond the anchor (valid for ``t >= anchor``)."""
@@ -306,8 +313,9 @@ class _BlockTail:
         ``(g[-1], inf)``: exact right ends below the anchor (``s`` is constant
         between simulated values), left ends of the decreasing tail above it."""
         a, b = grid[:-1], grid[1:]
-        inside = np.where(b <= self.anchor, self.upper(self.count(np.minimum(b, self.anchor))),
-                          self._model(a))
+        inside = np.where(
+            b <= self.anchor, self.upper(self.count(np.minimum(b, self.anchor))), self._model(a)
+        )
         last = min(float(self._model(grid[-1])), float(self.noise_bound(grid[-1])))
         return np.concatenate([[1.0], np.minimum(inside, self.noise_bound(a)), [last]])
 
@@ -329,8 +337,11 @@ def _laplace_sf(k, rate: float) -> np.ndarray:
     (computed on the side where it is small, for relative precision)."""
     k = np.floor(np.asarray(k, dtype=np.float64))
     q = 1.0 + math.exp(-rate)
-    return np.where(k >= 0, np.exp(-rate * (np.maximum(k, -1.0) + 1.0)) / q,
-                    1.0 - np.exp(rate * np.minimum(k, 0.0)) / q)
+    return np.where(
+        k >= 0,
+        np.exp(-rate * (np.maximum(k, -1.0) + 1.0)) / q,
+        1.0 - np.exp(rate * np.minimum(k, 0.0)) / q,
+    )
 
 
 def _integrate(threshold: int, tail: _BlockTail, rho_rate: float, value, reach: float) -> float:
@@ -371,9 +382,16 @@ def _check_target(window, horizon, arl0, rho):
 
 
 @lru_cache(maxsize=256)
-def calibrated_threshold(window: int, epsilon: float, direction: str, alpha: float, *,
-                         horizon: int | None = None, arl0: int | None = None,
-                         rho: float = 0.0) -> float:
+def calibrated_threshold(
+    window: int,
+    epsilon: float,
+    direction: str,
+    alpha: float,
+    *,
+    horizon: int | None = None,
+    arl0: int | None = None,
+    rho: float = 0.0,
+) -> float:
     """AboveThreshold's ``T`` for a false-alarm level on a stream without change.
 
     ``epsilon`` is AboveThreshold's share (``np.inf``: no noise, alarm iff
@@ -411,6 +429,7 @@ def calibrated_threshold(window: int, epsilon: float, direction: str, alpha: flo
 
         goal = -float(alpha)
     else:
+
         def value(s):
             return window + per_block * (1.0 - s) / np.maximum(s, 1e-300)
 
@@ -426,5 +445,6 @@ def calibrated_threshold(window: int, epsilon: float, direction: str, alpha: flo
 
         def ok(t):
             return _integrate(t, tail, rho_rate, value, reach) >= goal
+
     t_steps = _smallest_threshold(ok, int(maxima[0] - reach) - 2, int(tail.top) + 2)
     return float(t_steps * proto.granularity)

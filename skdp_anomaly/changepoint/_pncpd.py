@@ -15,16 +15,9 @@ from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin, compose_sequential
 from ..privacy._mechanisms import MAX_GRID_EPSILON
 from ..privacy._rng import call_rng, check_random_state
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric
-from ._core import (
-    DIRECTIONS,
-    candidate_range,
-    pncpd_noise_scale,
-)
+from ._core import DIRECTIONS, candidate_range, pncpd_noise_scale
 from ._in_memory import reject_dask_collection
 from ._binseg import (
     check_dependence_epsilon,
@@ -34,8 +27,13 @@ from ._binseg import (
     segmentation_plan,
     stage_cost,
 )
-from ._online import (CALIBRATED_ALARM_SHARE, THESIS_ALARM_SHARE, OnlinePNCPD, stage_costs,
-                      stream_chunk)
+from ._online import (
+    CALIBRATED_ALARM_SHARE,
+    THESIS_ALARM_SHARE,
+    OnlinePNCPD,
+    stage_costs,
+    stream_chunk,
+)
 from ._dependence import MAX_RHO
 from ._models import SERIES
 from ._noise_warnings import (
@@ -49,6 +47,7 @@ from ._online_calibration import calibrated_threshold, default_arl0
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
 
 _ONLINE_NOTE = "ONLINEPNCPD: AboveThreshold + PNCPD"
+
 
 @fill_doc
 class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
@@ -256,8 +255,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         "alpha": [Interval(Real, 0.001, 0.5, closed="both")],
         "gamma": [Interval(Real, 0, 0.5, closed="neither")],
         "direction": [StrOptions(set(DIRECTIONS))],
-        "dependence": [StrOptions({"estimate", "none"}),
-                       Interval(Real, 0, MAX_RHO, closed="both")],
+        "dependence": [StrOptions({"estimate", "none"}), Interval(Real, 0, MAX_RHO, closed="both")],
         "series": [StrOptions(set(SERIES))],
         "window": [Interval(Integral, 4, None, closed="left"), None],
         # Theorem 2.6's [T_L, T_U] lies inside (1/2, a] ⊆ (1/2, 1]: the queries are
@@ -267,10 +265,25 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         "arl0": [Interval(Integral, 8, None, closed="left"), None],
     }
 
-    def __init__(self, *, epsilon=1.0, n_change_points="auto", max_change_points=10,
-                 min_size=None, alpha=0.05, gamma=0.1, direction="both",
-                 dependence="estimate", series="auto", window=None,
-                 threshold=None, horizon=None, arl0=None, random_state=None, accountant=None):
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        n_change_points="auto",
+        max_change_points=10,
+        min_size=None,
+        alpha=0.05,
+        gamma=0.1,
+        direction="both",
+        dependence="estimate",
+        series="auto",
+        window=None,
+        threshold=None,
+        horizon=None,
+        arl0=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.n_change_points = n_change_points
         self.max_change_points = max_change_points
@@ -289,9 +302,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ------------------------------------------------------------ protocol
     def _offline_stages(self) -> list[PrivacyCost]:
-        return [stage_cost(kind, mechanism) for kind, mechanism in
-                segmentation_plan(self.epsilon, self.n_change_points, self.max_change_points,
-                                  dependence=self.dependence, series=self.series)]
+        return [
+            stage_cost(kind, mechanism)
+            for kind, mechanism in segmentation_plan(
+                self.epsilon,
+                self.n_change_points,
+                self.max_change_points,
+                dependence=self.dependence,
+                series=self.series,
+            )
+        ]
 
     def _privacy_cost(self) -> PrivacyCost:
         """The ε of one fit (offline) or one full online run, from valid parameters.
@@ -309,8 +329,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     # ---------------------------------------------------------- validation
     def _check_series(self, X, *, reset: bool) -> np.ndarray:
         check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
-        X = validate_data(self, X, reset=False, ensure_2d=False, dtype=np.float64,
-                          ensure_min_samples=1)
+        X = validate_data(
+            self, X, reset=False, ensure_2d=False, dtype=np.float64, ensure_min_samples=1
+        )
         if X.ndim == 2:
             if X.shape[1] != 1:
                 raise ValueError(
@@ -334,30 +355,40 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
                         f"or {name}=None."
                     )
             if self.n_change_points != "auto" and self.n_change_points > 10_000:
-                raise ValueError(f"n_change_points must be at most 10000, got "
-                                 f"{self.n_change_points!r}.")
-            check_dependence_epsilon(self.epsilon, self.n_change_points, self.dependence,
-                                     self.series)
+                raise ValueError(
+                    f"n_change_points must be at most 10000, got {self.n_change_points!r}."
+                )
+            check_dependence_epsilon(
+                self.epsilon, self.n_change_points, self.dependence, self.series
+            )
             return
         if self.window % 2:
             raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
         if not self.gamma < 0.25:
-            raise ValueError(f"gamma must be in the range (0, 0.25) in online mode "
-                             f"(Theorem 2.6), got {self.gamma!r}.")
+            raise ValueError(
+                f"gamma must be in the range (0, 0.25) in online mode "
+                f"(Theorem 2.6), got {self.gamma!r}."
+            )
         for name in ("horizon", "arl0"):
             if getattr(self, name) is not None and self.threshold is not None:
-                raise ValueError(f"{name}={getattr(self, name)!r} calibrates the threshold; it "
-                                 "is not used with a given threshold: set threshold=None.")
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r} calibrates the threshold; it "
+                    "is not used with a given threshold: set threshold=None."
+                )
         if self.horizon is not None and self.arl0 is not None:
-            raise ValueError(f"horizon={self.horizon!r} and arl0={self.arl0!r} are two ways to "
-                             "calibrate the threshold: give one of them (or neither, for the "
-                             "default arl0).")
+            raise ValueError(
+                f"horizon={self.horizon!r} and arl0={self.arl0!r} are two ways to "
+                "calibrate the threshold: give one of them (or neither, for the "
+                "default arl0)."
+            )
         if self.horizon is not None and self.horizon < self.window:
-            raise ValueError(f"horizon must be at least window={self.window}, got "
-                             f"{self.horizon!r}.")
+            raise ValueError(
+                f"horizon must be at least window={self.window}, got {self.horizon!r}."
+            )
         if self.arl0 is not None and self.arl0 < 2 * self.window:
-            raise ValueError(f"arl0 must be at least 2 * window={2 * self.window}, got "
-                             f"{self.arl0!r}.")
+            raise ValueError(
+                f"arl0 must be at least 2 * window={2 * self.window}, got {self.arl0!r}."
+            )
         candidate_range(self.window, self.gamma)
 
     # ---------------------------------------------------------------- fit
@@ -405,29 +436,63 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             return self._online_feed(x)
         x = self._check_series(X, reset=True)
         n = x.shape[0]
-        min_size = check_segmentation(n, self.n_change_points, self.max_change_points,
-                                      self.min_size, self.alpha, self.direction)
-        _check_decidable(n, min_size, self.epsilon, self.n_change_points,
-                         self.max_change_points, self.alpha, self.direction, self.dependence,
-                         self.series)
+        min_size = check_segmentation(
+            n,
+            self.n_change_points,
+            self.max_change_points,
+            self.min_size,
+            self.alpha,
+            self.direction,
+        )
+        _check_decidable(
+            n,
+            min_size,
+            self.epsilon,
+            self.n_change_points,
+            self.max_change_points,
+            self.alpha,
+            self.direction,
+            self.dependence,
+            self.series,
+        )
         report = {}
         found = run_segmentation(
-            x, epsilon=float(self.epsilon), n_change_points=self.n_change_points,
-            max_change_points=self.max_change_points, min_size=min_size,
-            alpha=float(self.alpha), direction=self.direction,
-            rng=check_random_state(self.random_state), charge=self._charge,
-            dependence=self.dependence, series=self.series, report=report)
-        self._set_change_points([k for k, *_ in found], [name for _, name, _ in found],
-                                [kind for *_, kind in found])
-        self.series_ = report.get("series", "increments" if self.series == "increments"
-                                  else "level")
+            x,
+            epsilon=float(self.epsilon),
+            n_change_points=self.n_change_points,
+            max_change_points=self.max_change_points,
+            min_size=min_size,
+            alpha=float(self.alpha),
+            direction=self.direction,
+            rng=check_random_state(self.random_state),
+            charge=self._charge,
+            dependence=self.dependence,
+            series=self.series,
+            report=report,
+        )
+        self._set_change_points(
+            [k for k, *_ in found], [name for _, name, _ in found], [kind for *_, kind in found]
+        )
+        self.series_ = report.get(
+            "series", "increments" if self.series == "increments" else "level"
+        )
         self._set_dependence(report, n)
         self.min_size_ = min_size
-        locate = [m for kind, m in segmentation_plan(
-            self.epsilon, self.n_change_points, self.max_change_points, n=n, min_size=min_size,
-            alpha=float(self.alpha), direction=self.direction, dependence=self.dependence,
-            series=self.series)
-            if kind == "location"]
+        locate = [
+            m
+            for kind, m in segmentation_plan(
+                self.epsilon,
+                self.n_change_points,
+                self.max_change_points,
+                n=n,
+                min_size=min_size,
+                alpha=float(self.alpha),
+                direction=self.direction,
+                dependence=self.dependence,
+                series=self.series,
+            )
+            if kind == "location"
+        ]
         self.noise_scale_ = locate[0].scale
         self.alarm_index_ = self.alarm_at_ = None
         self.n_seen_ = n
@@ -444,8 +509,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _set_change_points(self, points, names, kinds) -> None:
         self.change_points_ = np.asarray(points, dtype=np.int64)
         self.directions_ = np.asarray(names, dtype=str) if names else np.empty(0, dtype="<U8")
-        self.change_kinds_ = (np.asarray(kinds, dtype=str) if kinds
-                              else np.empty(0, dtype="<U6"))
+        self.change_kinds_ = np.asarray(kinds, dtype=str) if kinds else np.empty(0, dtype="<U6")
         self.change_point_ = int(points[0]) if len(points) else None
         self.direction_ = str(names[0]) if len(names) else None
         self.n_change_points_ = len(points)
@@ -480,8 +544,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         reject_dask_collection(X, f"{type(self).__name__}.partial_fit", advice="partial_fit")
         if self.window is None:
-            raise ValueError("partial_fit needs the online mode: set window (an even int) "
-                             "and threshold; got window=None.")
+            raise ValueError(
+                "partial_fit needs the online mode: set window (an even int) "
+                "and threshold; got window=None."
+            )
         state = getattr(self, "_online", None)
         if state is None:
             self._start_online_run(may_resume=True)
@@ -506,8 +572,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         cost = self.privacy_cost()
         share = self._alarm_share()
-        _warn_if_noise_dominates(self.window, self.gamma, self.epsilon * (1 - share), "window",
-                                 self.epsilon)
+        _warn_if_noise_dominates(
+            self.window, self.gamma, self.epsilon * (1 - share), "window", self.epsilon
+        )
         self._online_threshold()
         costs = stage_costs(self.window, self.gamma, self.epsilon, share)
         if may_resume and not self.__sklearn_is_fitted__() and any(map(self._charged, costs)):
@@ -519,8 +586,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """Whether the run has made the stage charge ``cost`` (named by its last note);
         a run's charges survive a rolled-back call, so a retry finds them here."""
         note = cost.notes[-1]
-        return any(made == cost and note in made.notes
-                   for made in self.__dict__.get("_charges", ()))
+        return any(
+            made == cost and note in made.notes for made in self.__dict__.get("_charges", ())
+        )
 
     def _reserve_rest_of_run(self, state: OnlinePNCPD) -> None:
         """Reserve what the run has still to charge, when no reservation is open
@@ -552,14 +620,22 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             arl0 = default_arl0(self.window) if self.arl0 is None else int(self.arl0)
             target = dict(arl0=arl0)
             what = f"an average run length of {arl0} points"
-        threshold = calibrated_threshold(self.window, self.epsilon * self._alarm_share(),
-                                         self.direction, float(self.alpha), rho=rho, **target)
+        threshold = calibrated_threshold(
+            self.window,
+            self.epsilon * self._alarm_share(),
+            self.direction,
+            float(self.alpha),
+            rho=rho,
+            **target,
+        )
         if threshold > 1.0 and warn_if_useless:
-            warn(f"PrivateChangePointDetector: with window={self.window} and epsilon="
-                 f"{self.epsilon:g} the threshold calibrated to {what} is {threshold:.3g}, "
-                 "above 1, the largest value of the window statistic: only the noise can "
-                 "raise an alarm. Use a longer window or a larger epsilon.",
-                 ChangePointNoiseWarning)
+            warn(
+                f"PrivateChangePointDetector: with window={self.window} and epsilon="
+                f"{self.epsilon:g} the threshold calibrated to {what} is {threshold:.3g}, "
+                "above 1, the largest value of the window statistic: only the noise can "
+                "raise an alarm. Use a longer window or a larger epsilon.",
+                ChangePointNoiseWarning,
+            )
         return threshold
 
     def _start_online(self):
@@ -567,21 +643,28 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._n_calls = 0
         # _start_online_run has warned about this threshold already, before the data
         self.threshold_ = self._online_threshold(warn_if_useless=False)
-        self.serial_dependence_ = None if self.threshold is not None else public_rho(
-            self.dependence)
+        self.serial_dependence_ = (
+            None if self.threshold is not None else public_rho(self.dependence)
+        )
         self.noisy_turning_points_ = None
         self.series_ = None
         self._online = OnlinePNCPD(
-            window=self.window, threshold=self.threshold_, epsilon=self.epsilon,
-            gamma=self.gamma, direction=self.direction,
-            rng=call_rng(self.random_state, self._n_calls), alarm_share=self._alarm_share(),
+            window=self.window,
+            threshold=self.threshold_,
+            epsilon=self.epsilon,
+            gamma=self.gamma,
+            direction=self.direction,
+            rng=call_rng(self.random_state, self._n_calls),
+            alarm_share=self._alarm_share(),
         )
-        self.noise_scale_ = pncpd_noise_scale(self.window, self.gamma,
-                                              self.epsilon * (1 - self._alarm_share()))
+        self.noise_scale_ = pncpd_noise_scale(
+            self.window, self.gamma, self.epsilon * (1 - self._alarm_share())
+        )
 
     def _online_feed(self, x):
         state = self._online
         self._n_calls += 1
+
         def charge_stage(cost: PrivacyCost) -> None:
             # once per run: a retried call finds the charge of the call it repeats
             if not self._charged(cost):
@@ -589,8 +672,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
         state.feed(x, call_rng(self.random_state, self._n_calls), charge=charge_stage)
         if state.detected:
-            self._set_change_points([state.change_point], [state.detected_direction],
-                                    ["level"])
+            self._set_change_points([state.change_point], [state.detected_direction], ["level"])
         else:
             self._set_change_points([], [], [])
         self.alarm_index_ = state.alarm_index

@@ -22,8 +22,14 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ._in_memory import reject_dask_collection
 
-__all__ = ["doubled_counts", "doubled_mid_ranks", "mann_whitney_counts", "mann_whitney_statistic",
-           "sliding_centre_counts", "sliding_centre_mid_counts"]
+__all__ = [
+    "doubled_counts",
+    "doubled_mid_ranks",
+    "mann_whitney_counts",
+    "mann_whitney_statistic",
+    "sliding_centre_counts",
+    "sliding_centre_mid_counts",
+]
 
 
 def _stable_ranks(x: np.ndarray) -> np.ndarray:
@@ -61,8 +67,9 @@ def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndar
     # end (exclusive) of each group: running min from the right of the next starts
     is_end = np.ones(v.shape, dtype=bool)
     is_end[..., :-1] = new_group[..., 1:]
-    end = np.flip(np.minimum.accumulate(np.flip(np.where(is_end, pos + 1, n), axis=-1),
-                                        axis=-1), axis=-1)
+    end = np.flip(
+        np.minimum.accumulate(np.flip(np.where(is_end, pos + 1, n), axis=-1), axis=-1), axis=-1
+    )
     ranks2 = np.empty(v.shape, dtype=np.int64)
     np.put_along_axis(ranks2, order, start + end - 1, axis=-1)
     return ranks2
@@ -128,8 +135,9 @@ def _count_block(values: np.ndarray, rows: np.ndarray, *, greater: bool) -> np.n
     return np.count_nonzero(cmp, axis=1).astype(np.int64)
 
 
-def sliding_centre_counts(x, window: int, first: int | None = None,
-                          block: int | None = None, method: str = "auto") -> np.ndarray:
+def sliding_centre_counts(
+    x, window: int, first: int | None = None, block: int | None = None, method: str = "auto"
+) -> np.ndarray:
     """Centre counts ``M(s) = S_W(window/2)`` of every window ``W = x[s:s+window]``.
 
     ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``);
@@ -170,16 +178,18 @@ def sliding_centre_counts(x, window: int, first: int | None = None,
         steps = np.empty(m - 1, dtype=np.int64)
         for s in range(m - 1):
             mid = x[s + h]
-            steps[s] = (np.count_nonzero(x[s + h + 1:s + 2 * h] < mid)
-                        - np.count_nonzero(x[s + h:s + 2 * h] < x[s])
-                        - np.count_nonzero(x[s + 1:s + h] > mid)
-                        + np.count_nonzero(x[s + 1:s + h + 1] > x[s + 2 * h]))
+            steps[s] = (
+                np.count_nonzero(x[s + h + 1 : s + 2 * h] < mid)
+                - np.count_nonzero(x[s + h : s + 2 * h] < x[s])
+                - np.count_nonzero(x[s + 1 : s + h] > mid)
+                + np.count_nonzero(x[s + 1 : s + h + 1] > x[s + 2 * h])
+            )
         np.cumsum(steps, out=out[1:])
         out[1:] += out[0]
         return out
     if block is None:
         block = max(1, 1_000_000 // window)
-    rows_h = sliding_window_view(x, h)            # rows_h[a] = x[a:a+h]
+    rows_h = sliding_window_view(x, h)  # rows_h[a] = x[a:a+h]
     rows_h1 = sliding_window_view(x, h - 1) if h > 1 else None
     steps = np.empty(m - 1, dtype=np.int64)
     for a in range(0, m - 1, block):
@@ -199,17 +209,17 @@ def sliding_centre_counts(x, window: int, first: int | None = None,
 def _sorted_window_steps(x: np.ndarray, h: int, count: int) -> np.ndarray:
     """``M(1), M(2), ...`` by binary search in the sorted halves (:func:`sliding_centre_counts`)."""
     values = x.tolist()
-    left, right = sorted(values[:h]), sorted(values[h:2 * h])
+    left, right = sorted(values[:h]), sorted(values[h : 2 * h])
     out = np.empty(len(values) - 2 * h, dtype=np.int64)
     for s in range(len(values) - 2 * h):
         leave, mid, join = values[s], values[s + h], values[s + 2 * h]
-        count -= bisect_left(right, leave)              # x_s leaves the left half
+        count -= bisect_left(right, leave)  # x_s leaves the left half
         del left[bisect_left(left, leave)]
-        del right[bisect_left(right, mid)]              # x_{s+h} leaves the right half
+        del right[bisect_left(right, mid)]  # x_{s+h} leaves the right half
         count -= len(left) - bisect_right(left, mid)
-        count += bisect_left(right, mid)                # ... and joins the left half
+        count += bisect_left(right, mid)  # ... and joins the left half
         insort(left, mid)
-        count += len(left) - bisect_right(left, join)   # x_{s+2h} joins the right half
+        count += len(left) - bisect_right(left, join)  # x_{s+2h} joins the right half
         insort(right, join)
         out[s] = count
     return out

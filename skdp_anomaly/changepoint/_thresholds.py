@@ -52,8 +52,16 @@ def _check_real(name, value, low, high, *, low_open=True, high_open=True, allow_
     return value
 
 
-def threshold_range(n: int, epsilon: float, a: float, k_star: int, beta: float,
-                    gamma: float, *, convention: str = "proof") -> ThresholdRange:
+def threshold_range(
+    n: int,
+    epsilon: float,
+    a: float,
+    k_star: int,
+    beta: float,
+    gamma: float,
+    *,
+    convention: str = "proof",
+) -> ThresholdRange:
     """Admissible threshold range ``[T_L, T_U]`` of ONLINEPNCPD (Theorem 2.6).
 
     With a threshold ``T`` in this range, Algorithm 4 with window ``n`` raises

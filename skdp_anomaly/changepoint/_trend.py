@@ -22,8 +22,14 @@ import math
 
 import numpy as np
 
-__all__ = ["TREND_SENSITIVITY", "TREND_SHARE", "TREND_Z", "is_trend", "sign_sum_variance",
-           "sign_sums"]
+__all__ = [
+    "TREND_SENSITIVITY",
+    "TREND_SHARE",
+    "TREND_Z",
+    "is_trend",
+    "sign_sum_variance",
+    "sign_sums",
+]
 
 #: Replacing one value moves one sign of one segment's count by at most 2.
 TREND_SENSITIVITY = 2
@@ -41,9 +47,9 @@ def sign_sums(x: np.ndarray, cuts, guard: int) -> tuple[np.ndarray, np.ndarray]:
     for i in range(len(edges) - 1):
         a = edges[i] + (guard if i else 0)
         b = edges[i + 1] - (guard if i < len(edges) - 2 else 0)
-        y = x[a:max(a, b)]
+        y = x[a : max(a, b)]
         h = y.size // 2
-        sums.append(int(np.sign(y[h:2 * h] - y[:h]).sum()))
+        sums.append(int(np.sign(y[h : 2 * h] - y[:h]).sum()))
         halves.append(h)
     return np.asarray(sums, dtype=np.int64), np.asarray(halves, dtype=np.int64)
 
@@ -53,14 +59,15 @@ def sign_sum_variance(h: int, phi: float) -> float:
     if h <= 0:
         return 0.0
     k = np.arange(h, dtype=np.float64)
-    cov = 2.0 * phi ** k - phi ** np.abs(k - h) - phi ** (k + h)
-    corr = np.clip(cov / (2.0 * (1.0 - phi ** h)), -1.0, 1.0)
+    cov = 2.0 * phi**k - phi ** np.abs(k - h) - phi ** (k + h)
+    corr = np.clip(cov / (2.0 * (1.0 - phi**h)), -1.0, 1.0)
     signs = (2.0 / math.pi) * np.arcsin(corr)
     return float(h + 2.0 * np.sum((h - k[1:]) * signs[1:]))
 
 
-def is_trend(noisy_sums: np.ndarray, halves: np.ndarray, increase: bool, phi: float,
-             mechanism) -> bool:
+def is_trend(
+    noisy_sums: np.ndarray, halves: np.ndarray, increase: bool, phi: float, mechanism
+) -> bool:
     """Whether the noisy counts show a trend in the direction of the change
     (post-processing of DP outputs; ``mechanism`` None: exact counts), read
     against flat AR(1) segments with ``phi``."""

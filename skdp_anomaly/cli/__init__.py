@@ -12,16 +12,18 @@ import sys
 import textwrap
 
 from .._version import __version__
-from ._common import (
-    EPSILON_RULE,
-    check_epsilon_option,
-    join_dash_values,
-    one_line_warnings,
-)
+from ._common import EPSILON_RULE, check_epsilon_option, join_dash_values, one_line_warnings
 
 # modules that define sub-commands, in the order `--help` lists them
-_COMMAND_MODULES = ("_showcase", "_demo", "_resample", "_changepoint", "_online_svc",
-                    "_group_search", "_dpoad")
+_COMMAND_MODULES = (
+    "_showcase",
+    "_demo",
+    "_resample",
+    "_changepoint",
+    "_online_svc",
+    "_group_search",
+    "_dpoad",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(
-        dest="command", metavar="COMMAND", required=True,
+        dest="command",
+        metavar="COMMAND",
+        required=True,
         help="one of the commands below; 'skdp-anomaly COMMAND --help' lists its options",
     )
     for name in _COMMAND_MODULES:

@@ -49,37 +49,78 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
     p.add_argument("--column", required=True, help="name of the numeric column to analyse")
-    p.add_argument("--epsilon", type=float, required=True, 
-                   help="ε of the whole run, in [1e-6, 30] (the ε rule below)")
-    p.add_argument("--n-change-points", type=_n_change_points, default="auto",
-                   help="'auto' (decided by the private test, default) or an exact number")
-    p.add_argument("--max-change-points", type=int, default=10,
-                   help="at most this many change points with 'auto' (default 10)")
-    p.add_argument("--min-size", type=int, default=None,
-                   help="shortest segment in rows (default: 5%% of the rows, at least 2)")
-    p.add_argument("--alpha", type=float, default=0.05,
-                   help="false-alarm level of the tests / of the online alarm within --horizon "
-                        "(default 0.05)")
-    p.add_argument("--gamma", type=float, default=0.1,
-                   help="online constraint γ of ONLINEPNCPD (default 0.1)")
-    p.add_argument("--direction", choices=("both", "increase", "decrease"), default="both",
-                   help="expected direction of the change (default: both)")
-    p.add_argument("--index-column", default=None,
-                   help="public time/index column whose value at the change point is printed")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        required=True,
+        help="ε of the whole run, in [1e-6, 30] (the ε rule below)",
+    )
+    p.add_argument(
+        "--n-change-points",
+        type=_n_change_points,
+        default="auto",
+        help="'auto' (decided by the private test, default) or an exact number",
+    )
+    p.add_argument(
+        "--max-change-points",
+        type=int,
+        default=10,
+        help="at most this many change points with 'auto' (default 10)",
+    )
+    p.add_argument(
+        "--min-size",
+        type=int,
+        default=None,
+        help="shortest segment in rows (default: 5%% of the rows, at least 2)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="false-alarm level of the tests / of the online alarm within --horizon (default 0.05)",
+    )
+    p.add_argument(
+        "--gamma", type=float, default=0.1, help="online constraint γ of ONLINEPNCPD (default 0.1)"
+    )
+    p.add_argument(
+        "--direction",
+        choices=("both", "increase", "decrease"),
+        default="both",
+        help="expected direction of the change (default: both)",
+    )
+    p.add_argument(
+        "--index-column",
+        default=None,
+        help="public time/index column whose value at the change point is printed",
+    )
     p.add_argument("--online", action="store_true", help="run ONLINEPNCPD over the rows")
     p.add_argument("--window", type=int, default=None, help="online window length n (even)")
-    p.add_argument("--threshold", type=float, default=None,
-                   help="online threshold T (default: calibrated to --arl0, or to --alpha "
-                        "over --horizon)")
-    p.add_argument("--horizon", type=int, default=None,
-                   help="online: rows over which --alpha bounds false alarms, for a stream of "
-                        "known length (default: calibrate to --arl0 instead)")
-    p.add_argument("--arl0", type=int, default=None,
-                   help="online: average run length to a false alarm, in rows "
-                        "(default 1000 windows)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="online threshold T (default: calibrated to --arl0, or to --alpha over --horizon)",
+    )
+    p.add_argument(
+        "--horizon",
+        type=int,
+        default=None,
+        help="online: rows over which --alpha bounds false alarms, for a stream of "
+        "known length (default: calibrate to --arl0 instead)",
+    )
+    p.add_argument(
+        "--arl0",
+        type=int,
+        default=None,
+        help="online: average run length to a false alarm, in rows (default 1000 windows)",
+    )
     add_delimiter_option(p)
-    p.add_argument("--random-state", type=int, default=None,
-                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
+    )
     p.set_defaults(func=run)
 
 
@@ -101,8 +142,9 @@ def _finite(text: str, column: str, line: int) -> float:
     if value is not None and math.isfinite(value):
         return value
     # the position and kind of the problem, never the cell's text: it is data
-    raise ValueError(f"{bad_cell(text, column, line)}; the detector needs a finite number "
-                     "in every row.")
+    raise ValueError(
+        f"{bad_cell(text, column, line)}; the detector needs a finite number in every row."
+    )
 
 
 def read_column(path, column: str, *, delimiter: str = ",", index_column: str | None = None):
@@ -149,10 +191,15 @@ def _feed_online(det, x):
     from tqdm import tqdm
 
     # disable=None: no bar unless stderr is a terminal (see the online-svc command)
-    with tqdm(total=x.size, unit="row", desc="ONLINEPNCPD", file=sys.stderr,
-              disable=True if x.size < _PROGRESS_MIN_ROWS else None) as bar:
+    with tqdm(
+        total=x.size,
+        unit="row",
+        desc="ONLINEPNCPD",
+        file=sys.stderr,
+        disable=True if x.size < _PROGRESS_MIN_ROWS else None,
+    ) as bar:
         for start in range(0, x.size, _CHUNK):
-            det.partial_fit(x[start:start + _CHUNK])
+            det.partial_fit(x[start : start + _CHUNK])
             bar.update(min(_CHUNK, x.size - start))
             if det.detected_:
                 break
@@ -172,14 +219,25 @@ def _checked_detector(args):
     check_delimiter(args.delimiter)
     if args.online and args.window is None:
         raise ValueError("--online needs --window N.")
-    if not args.online and (args.window is not None or args.threshold is not None
-                            or args.horizon is not None or args.arl0 is not None):
+    if not args.online and (
+        args.window is not None
+        or args.threshold is not None
+        or args.horizon is not None
+        or args.arl0 is not None
+    ):
         raise ValueError("--window, --threshold, --horizon and --arl0 are for --online mode.")
     det = PrivateChangePointDetector(
-        epsilon=args.epsilon, n_change_points=args.n_change_points,
-        max_change_points=args.max_change_points, min_size=args.min_size, alpha=args.alpha,
-        gamma=args.gamma, direction=args.direction, window=args.window,
-        threshold=args.threshold, horizon=args.horizon, arl0=args.arl0,
+        epsilon=args.epsilon,
+        n_change_points=args.n_change_points,
+        max_change_points=args.max_change_points,
+        min_size=args.min_size,
+        alpha=args.alpha,
+        gamma=args.gamma,
+        direction=args.direction,
+        window=args.window,
+        threshold=args.threshold,
+        horizon=args.horizon,
+        arl0=args.arl0,
         random_state=args.random_state,
     )
     with library_calls("changepoint"):
@@ -188,20 +246,28 @@ def _checked_detector(args):
 
 
 def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
-    mode = ("ONLINEPNCPD (Algorithm 4)" if args.online
-            else "private binary segmentation (rank statistic)")
+    mode = (
+        "ONLINEPNCPD (Algorithm 4)"
+        if args.online
+        else "private binary segmentation (rank statistic)"
+    )
     print(f"method: {mode}, column {args.column!r}, {n_rows} rows")
     if args.online:
-        print(f"threshold: {det.threshold_:.6g}"
-              + (" (calibrated)" if args.threshold is None else ""))
+        print(
+            f"threshold: {det.threshold_:.6g}" + (" (calibrated)" if args.threshold is None else "")
+        )
     if getattr(det, "alarm_at_", None) is not None:
-        print(f"alarm raised on reading data row {det.alarm_at_} (0-based; the alarming "
-              f"window is centred on row {det.alarm_index_})")
+        print(
+            f"alarm raised on reading data row {det.alarm_at_} (0-based; the alarming "
+            f"window is centred on row {det.alarm_index_})"
+        )
     if det.detected_:
         print(f"change points: {det.n_change_points_}")
         for k, direction in zip(det.change_points_.tolist(), det.directions_.tolist()):
-            line = (f"change point: data row {k} (0-based) starts a new segment; "
-                    f"{k} rows before it; direction: {direction}")
+            line = (
+                f"change point: data row {k} (0-based) starts a new segment; "
+                f"{k} rows before it; direction: {direction}"
+            )
             if index_values is not None and k < len(index_values):
                 line += f"; {args.index_column}: {index_values[k]}"
             print(line)
@@ -214,8 +280,10 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
     if leaked:  # a leak voids the ε: do not print one
         print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
     else:
-        print(f"privacy spent: {det.privacy_spent_} "
-              f"(budget of a full run: ε={det.privacy_cost().epsilon:g})")
+        print(
+            f"privacy spent: {det.privacy_spent_} "
+            f"(budget of a full run: ε={det.privacy_cost().epsilon:g})"
+        )
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")
 
@@ -223,16 +291,22 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
 def _window_not_filled(window: int, n_rows: int) -> str:
     """The hint that a "no change" was never tested: the stream ended before the window filled."""
     longest = n_rows - n_rows % 2  # the window is even
-    fix = (f"use --window {longest} or less" if longest >= 4
-           else "ONLINEPNCPD needs a window of at least 4 rows")
-    return (f"note: the window ({window} rows) is longer than the stream ({n_rows} rows): no "
-            f"window was complete, so nothing was tested; {fix}")
+    fix = (
+        f"use --window {longest} or less"
+        if longest >= 4
+        else "ONLINEPNCPD needs a window of at least 4 rows"
+    )
+    return (
+        f"note: the window ({window} rows) is longer than the stream ({n_rows} rows): no "
+        f"window was complete, so nothing was tested; {fix}"
+    )
 
 
 def run(args) -> int:
     det = _checked_detector(args)
-    x, index_values = read_column(args.input, args.column, delimiter=args.delimiter,
-                                  index_column=args.index_column)
+    x, index_values = read_column(
+        args.input, args.column, delimiter=args.delimiter, index_column=args.index_column
+    )
     with library_calls("changepoint") as shown:
         if args.online:
             _feed_online(det, x)

@@ -106,10 +106,12 @@ _COMMAND_OPTION_OF = {
     "group-search": {"alpha": "--posterior-threshold"},
 }
 # settings whose CLI spelling is a flag rather than "--option value"
-_FLAG_OF = {"class_counts='public'": "--public-counts",
-            "class_counts='private'": "no --public-counts",
-            "max_count=None": "no --max-count",
-            "class_weight=None": "--class-weight none"}
+_FLAG_OF = {
+    "class_counts='public'": "--public-counts",
+    "class_counts='private'": "no --public-counts",
+    "max_count=None": "no --max-count",
+    "class_weight=None": "--class-weight none",
+}
 
 _NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
 # sklearn's InvalidParameterError ("The 'x' parameter of Estimator must be ...")
@@ -118,9 +120,7 @@ _SKLEARN = re.compile(rf"[Tt]he '({_NAMES})' parameter(?: of \w+)?")
 # "pass the public label set as 'classes'"
 _QUOTED_AS = re.compile(rf"\bas '({_NAMES})'")
 # name=value, where a quoted value may be followed by "or 'other'" alternatives
-_ASSIGNMENT = re.compile(
-    rf"\b({_NAMES})=('[^']*'(?:(?:, | or )'[^']*')*|\[[^\]]*\]|[^\s,;)]+)"
-)
+_ASSIGNMENT = re.compile(rf"\b({_NAMES})=('[^']*'(?:(?:, | or )'[^']*')*|\[[^\]]*\]|[^\s,;)]+)")
 # Plain words such as "bounds" or "histogram" are parameters only in these
 # places (message start, after a verb of choice); elsewhere ("over the bounds",
 # "the sparse histogram") they are ordinary words.
@@ -128,9 +128,7 @@ _PLAIN = re.compile(
     rf"(^|\b(?:[Ll]arger|[Ss]maller|[Ss]pecify|[Pp]ass|[Ss]et|[Uu]se) )({_NAMES})\b(?![=_'])"
 )
 # names with an underscore are never ordinary words
-_SNAKE = re.compile(
-    rf"(?<![\w'-])({'|'.join(n for n in OPTION_OF if '_' in n)})(?![\w'=])"
-)
+_SNAKE = re.compile(rf"(?<![\w'-])({'|'.join(n for n in OPTION_OF if '_' in n)})(?![\w'=])")
 
 
 def _value(text: str) -> str:
@@ -198,9 +196,11 @@ def parameter_text(error, command: str | None = None) -> str:
     --random-state must be an int in the range [0, 4294967295]. Got -3 instead.
     """
     option = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}.get(
-        error.parameter, error.parameter)
+        error.parameter, error.parameter
+    )
     phrases = [p for c in error.constraints for p in _typable(c)] or [
-        str(c) for c in error.constraints]
+        str(c) for c in error.constraints
+    ]
     must = phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} or {phrases[-1]}"
     return f"{option} must be {must}. Got {error.value!r} instead."
 
@@ -358,13 +358,12 @@ def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
         token = argv[i]
         if token == "--":
             return out + list(argv[i:])
-        if (token in options and i + 1 < len(argv)
-                and _DASH_VALUE.match(argv[i + 1])):
+        if token in options and i + 1 < len(argv) and _DASH_VALUE.match(argv[i + 1]):
             out.append(f"{token}={argv[i + 1]}")
             i += 2
             continue
         if token in MULTI_VALUE_OPTIONS:
-            values = argv[i + 1:i + 1 + MULTI_VALUE_OPTIONS[token]]
+            values = argv[i + 1 : i + 1 + MULTI_VALUE_OPTIONS[token]]
             out += [token] + [" " + v if _DASH_VALUE.match(v) else v for v in values]
             i += 1 + len(values)
             continue
@@ -408,14 +407,20 @@ def check_epsilon_option(value: float, option: str = "--epsilon") -> float:
     if not (math.isfinite(value) and value > 0):
         why = "ε is a positive finite number"
     elif value > MAX_CLI_EPSILON:
-        why = (f"above {MAX_CLI_EPSILON:g} the noise on a count is zero in all but about "
-               "2e-13 of draws (the exact count is released in practice)")
+        why = (
+            f"above {MAX_CLI_EPSILON:g} the noise on a count is zero in all but about "
+            "2e-13 of draws (the exact count is released in practice)"
+        )
     else:
-        why = (f"below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
-               "sampler cannot honour the rate")
-    raise ValueError(f"{option} must be in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}] (the ε rule "
-                     f"of every skdp-anomaly command; see skdp-anomaly --help); got {value:g}: "
-                     f"{why}.")
+        why = (
+            f"below {MIN_EPSILON:g} the noise is a million sensitivities wide and its "
+            "sampler cannot honour the rate"
+        )
+    raise ValueError(
+        f"{option} must be in [{MIN_EPSILON:g}, {MAX_CLI_EPSILON:g}] (the ε rule "
+        f"of every skdp-anomaly command; see skdp-anomaly --help); got {value:g}: "
+        f"{why}."
+    )
 
 
 # ---------------------------------------------------------------- delimiter
@@ -431,16 +436,20 @@ def _delimiter(text: str) -> str:
 
 def add_delimiter_option(parser, files: str = "the input") -> None:
     """``--delimiter`` of the CSV ``files``, the same on every command that reads one."""
-    parser.add_argument("--delimiter", type=_delimiter, default=",",
-                        help=f"CSV delimiter of {files}, one character; '\\t' or 'tab' for "
-                             "tabs (default ',')")
+    parser.add_argument(
+        "--delimiter",
+        type=_delimiter,
+        default=",",
+        help=f"CSV delimiter of {files}, one character; '\\t' or 'tab' for tabs (default ',')",
+    )
 
 
 def check_delimiter(delimiter: str) -> None:
     """One character, as :mod:`csv` needs; checked before any file is read."""
     if len(delimiter) != 1:
-        raise ValueError(f"--delimiter must be one character ('\\t' or 'tab' for a tab), "
-                         f"got {delimiter!r}.")
+        raise ValueError(
+            f"--delimiter must be one character ('\\t' or 'tab' for a tab), got {delimiter!r}."
+        )
 
 
 def delimiter_hint(header: list, delimiter: str = ",") -> str:
@@ -462,11 +471,14 @@ def delimiter_hint(header: list, delimiter: str = ",") -> str:
     return ""
 
 
-def missing_column(option: str, name: str, header: list, file_name: str,
-                   delimiter: str = ",") -> ValueError:
+def missing_column(
+    option: str, name: str, header: list, file_name: str, delimiter: str = ","
+) -> ValueError:
     """The error for ``option name`` not in ``header``, with the hint to ``--delimiter``."""
-    return ValueError(f"{option} {name!r} is not a column of {file_name}; columns: "
-                      f"{', '.join(header)}{delimiter_hint(header, delimiter)}")
+    return ValueError(
+        f"{option} {name!r} is not a column of {file_name}; columns: "
+        f"{', '.join(header)}{delimiter_hint(header, delimiter)}"
+    )
 
 
 # --------------------------------------------------------------- --alpha
@@ -480,8 +492,10 @@ def add_renamed_alpha(parser, new_option: str, what: str) -> None:
 
     class RenamedAlpha(argparse.Action):
         def __call__(self, parser, namespace, values, option_string=None):
-            parser.error(f"--alpha {values}: {what} is now {new_option} (use {new_option} "
-                         f"{values}); --alpha is the false-alarm level in every command that "
-                         "has one, and this one has none.")
+            parser.error(
+                f"--alpha {values}: {what} is now {new_option} (use {new_option} "
+                f"{values}); --alpha is the false-alarm level in every command that "
+                "has one, and this one has none."
+            )
 
     parser.add_argument("--alpha", action=RenamedAlpha, help=argparse.SUPPRESS)

@@ -19,8 +19,9 @@ def run(args) -> int:
     from ..exceptions import PrivacyBudgetError, PrivacyLeakError
 
     try:
-        run_budget_tour(budget=args.budget, random_state=args.random_state,
-                              explain=not args.no_explain)
+        run_budget_tour(
+            budget=args.budget, random_state=args.random_state, explain=not args.no_explain
+        )
     except PrivacyBudgetError as exc:
         if isinstance(exc, PrivacyLeakError) or exc.report is None:
             raise
@@ -38,11 +39,16 @@ def _refused(report, args) -> None:
 
     print_pipeline_report(
         "Refused: BudgetedPipeline(log → scale → dpsmote → clf): privacy_report_ (checked "
-        "before fit)", report, budget=args.budget, explain=not args.no_explain)
+        "before fit)",
+        report,
+        budget=args.budget,
+        explain=not args.no_explain,
+    )
     raise ValueError(
         f"Privacy budget exceeded: the pipeline costs ε={report.epsilon:g} (each step's cost "
         f"is in the report printed above) but --budget is {args.budget:g}, so nothing was "
-        f"fitted; use --budget {report.epsilon:g} or more.")
+        f"fitted; use --budget {report.epsilon:g} or more."
+    )
 
 
 def add_parser(subparsers) -> None:

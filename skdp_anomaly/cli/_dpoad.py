@@ -31,16 +31,22 @@ from ._common import (
 
 __all__ = ["add_parser", "parse_bins", "parse_range", "read_windows", "resolve_bins", "run"]
 
-_CITE = ("Mohammady, Wang, Wang and Zhang, DPOAD: Differentially Private Outsourcing of "
-         "Anomaly Detection through Iterative Sensitivity Learning")
-_BINS_SYNTAX = ("comma-separated increasing edges such as 0,1,2,5,10, START:STOP:COUNT for "
-                "numpy.linspace(START, STOP, COUNT), i.e. COUNT edges and COUNT-1 equal bins, "
-                "such as 0:10:11, or a number of equal bins with their public --range, such "
-                "as 10 --range 0:10 (the same bins as 0:10:11)")
+_CITE = (
+    "Mohammady, Wang, Wang and Zhang, DPOAD: Differentially Private Outsourcing of "
+    "Anomaly Detection through Iterative Sensitivity Learning"
+)
+_BINS_SYNTAX = (
+    "comma-separated increasing edges such as 0,1,2,5,10, START:STOP:COUNT for "
+    "numpy.linspace(START, STOP, COUNT), i.e. COUNT edges and COUNT-1 equal bins, "
+    "such as 0:10:11, or a number of equal bins with their public --range, such "
+    "as 10 --range 0:10 (the same bins as 0:10:11)"
+)
 # why a count of bins needs a range the user states
-_RANGE_IS_PUBLIC = ("The range must be public, from domain knowledge: it is never read from "
-                    "the data, whose minimum and maximum would then be released with the "
-                    "bins, outside any ε.")
+_RANGE_IS_PUBLIC = (
+    "The range must be public, from domain knowledge: it is never read from "
+    "the data, whose minimum and maximum would then be released with the "
+    "bins, outside any ε."
+)
 _NEEDS_NUMBERS = "DPOAD needs a finite number in every record."
 
 
@@ -69,68 +75,138 @@ def add_parser(subparsers) -> None:
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row, one record a row")
-    p.add_argument("--column", dest="columns", action="append", required=True, metavar="COL",
-                   help="name of a numeric record column; repeat for several features (the "
-                        "cells are then the product of their bins)")
-    p.add_argument("--window-column", required=True, metavar="W",
-                   help="name of the column whose value says which time window a record "
-                        "belongs to, such as its hour or day. The labels are printed, so they "
-                        "must be public: not per-record time stamps")
-    p.add_argument("--bins", action="append", required=True, metavar="EDGES|COUNT",
-                   help=f"the public bin edges of a --column, once per --column in the same "
-                        f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
-                        "includes its right edge; a record outside counts in the nearest "
-                        "edge bin. A negative first edge works as is: --bins -5:5:11")
-    p.add_argument("--range", dest="ranges", action="append", default=None, metavar="LOW:HIGH",
-                   help="the public range of the equal bins of a --bins given as a count: "
-                        "once for every such --bins, or once per such --bins in the same "
-                        "order; LOW < HIGH, finite. From domain knowledge, never from the "
-                        "data: the data's minimum and maximum would be released with the bins")
-    p.add_argument("--epsilon", required=True, type=float, 
-                   help="ε spent on each window, in [1e-6, 30] (the ε rule below)")
-    p.add_argument("--mechanism", choices=("record", "dpoad", "painfree", "laplace"),
-                   default="record",
-                   help="record: sensitivity 1, protecting one record (pure epsilon-DP; right "
-                        "when each record is a different person); dpoad: Pain-Free for "
-                        "--learning-windows windows, then the analyst-learnt sensitivity; "
-                        "painfree: the sampled sensitivity in every window; laplace: the global "
-                        "sensitivity --max-count (default: record)")
-    p.add_argument("--detector", choices=("baseline", "kse"), default="baseline",
-                   help="baseline: each cell tested against its rate learnt from the learning "
-                        "windows, at the false-alarm level --alpha; kse: the paper's KSE score "
-                        "over the pooled counts against --threshold, which flags cells in "
-                        "every window (default: baseline)")
-    p.add_argument("--alpha", type=float, default=0.05,
-                   help="baseline detector: the false-alarm level, the probability that a "
-                        "window with no anomaly has any cell flagged, in (0, 1) (default 0.05)")
-    p.add_argument("--max-count", type=int, default=None, metavar="C",
-                   help="public cap of a cell count (>= 1): the count domain is {0..C}, larger "
-                        "counts are clipped. Without it each window's record count is used, "
-                        "which is read from the data and released (a PrivacyLeakWarning)")
-    p.add_argument("--gamma", type=float, default=0.05,
-                   help="random-DP confidence γ in (0, 1) of dpoad and painfree: ε-DP may fail "
-                        "for a γ-fraction of neighbouring pairs (default 0.05)")
-    p.add_argument("--threshold", type=float, default=0.9,
-                   help="kse detector: threshold T in [0, 1) on the normalised scores "
-                        "(default 0.9)")
-    p.add_argument("--count-model", choices=("overdispersed", "multinomial", "poisson"),
-                   default="overdispersed",
-                   help="baseline detector, what a window with no anomaly looks like: "
-                        "overdispersed: each cell's learnt share of the window's noisy total, "
-                        "varying between windows as much as between the learning windows "
-                        "(needs --learning-windows >= 2); multinomial: the same shares, "
-                        "records i.i.d. (volume may vary); poisson: a fixed rate per cell, "
-                        "for constant volume (default: overdispersed)")
-    p.add_argument("--learning-windows", type=int, default=3, metavar="N",
-                   help="the first N windows: the baseline detector learns from them (they "
-                        "are not tested), and dpoad releases them with Pain-Free (default 3)")
-    p.add_argument("--sensitivity-samples", type=int, default=100_000, metavar="M",
-                   help="candidates drawn for dpoad's learnt sensitivity (default 100000)")
-    p.add_argument("-o", "--output", default=None, metavar="FILE.json",
-                   help="also write the windows, the cells flagged, the privacy guarantee and "
-                        "every message the analyst received or sent back (needs --max-count)")
-    p.add_argument("--random-state", type=int, default=None,
-                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.add_argument(
+        "--column",
+        dest="columns",
+        action="append",
+        required=True,
+        metavar="COL",
+        help="name of a numeric record column; repeat for several features (the "
+        "cells are then the product of their bins)",
+    )
+    p.add_argument(
+        "--window-column",
+        required=True,
+        metavar="W",
+        help="name of the column whose value says which time window a record "
+        "belongs to, such as its hour or day. The labels are printed, so they "
+        "must be public: not per-record time stamps",
+    )
+    p.add_argument(
+        "--bins",
+        action="append",
+        required=True,
+        metavar="EDGES|COUNT",
+        help=f"the public bin edges of a --column, once per --column in the same "
+        f"order: {_BINS_SYNTAX}. Bins are [a, b) except the last, which "
+        "includes its right edge; a record outside counts in the nearest "
+        "edge bin. A negative first edge works as is: --bins -5:5:11",
+    )
+    p.add_argument(
+        "--range",
+        dest="ranges",
+        action="append",
+        default=None,
+        metavar="LOW:HIGH",
+        help="the public range of the equal bins of a --bins given as a count: "
+        "once for every such --bins, or once per such --bins in the same "
+        "order; LOW < HIGH, finite. From domain knowledge, never from the "
+        "data: the data's minimum and maximum would be released with the bins",
+    )
+    p.add_argument(
+        "--epsilon",
+        required=True,
+        type=float,
+        help="ε spent on each window, in [1e-6, 30] (the ε rule below)",
+    )
+    p.add_argument(
+        "--mechanism",
+        choices=("record", "dpoad", "painfree", "laplace"),
+        default="record",
+        help="record: sensitivity 1, protecting one record (pure epsilon-DP; right "
+        "when each record is a different person); dpoad: Pain-Free for "
+        "--learning-windows windows, then the analyst-learnt sensitivity; "
+        "painfree: the sampled sensitivity in every window; laplace: the global "
+        "sensitivity --max-count (default: record)",
+    )
+    p.add_argument(
+        "--detector",
+        choices=("baseline", "kse"),
+        default="baseline",
+        help="baseline: each cell tested against its rate learnt from the learning "
+        "windows, at the false-alarm level --alpha; kse: the paper's KSE score "
+        "over the pooled counts against --threshold, which flags cells in "
+        "every window (default: baseline)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="baseline detector: the false-alarm level, the probability that a "
+        "window with no anomaly has any cell flagged, in (0, 1) (default 0.05)",
+    )
+    p.add_argument(
+        "--max-count",
+        type=int,
+        default=None,
+        metavar="C",
+        help="public cap of a cell count (>= 1): the count domain is {0..C}, larger "
+        "counts are clipped. Without it each window's record count is used, "
+        "which is read from the data and released (a PrivacyLeakWarning)",
+    )
+    p.add_argument(
+        "--gamma",
+        type=float,
+        default=0.05,
+        help="random-DP confidence γ in (0, 1) of dpoad and painfree: ε-DP may fail "
+        "for a γ-fraction of neighbouring pairs (default 0.05)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        help="kse detector: threshold T in [0, 1) on the normalised scores (default 0.9)",
+    )
+    p.add_argument(
+        "--count-model",
+        choices=("overdispersed", "multinomial", "poisson"),
+        default="overdispersed",
+        help="baseline detector, what a window with no anomaly looks like: "
+        "overdispersed: each cell's learnt share of the window's noisy total, "
+        "varying between windows as much as between the learning windows "
+        "(needs --learning-windows >= 2); multinomial: the same shares, "
+        "records i.i.d. (volume may vary); poisson: a fixed rate per cell, "
+        "for constant volume (default: overdispersed)",
+    )
+    p.add_argument(
+        "--learning-windows",
+        type=int,
+        default=3,
+        metavar="N",
+        help="the first N windows: the baseline detector learns from them (they "
+        "are not tested), and dpoad releases them with Pain-Free (default 3)",
+    )
+    p.add_argument(
+        "--sensitivity-samples",
+        type=int,
+        default=100_000,
+        metavar="M",
+        help="candidates drawn for dpoad's learnt sensitivity (default 100000)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE.json",
+        help="also write the windows, the cells flagged, the privacy guarantee and "
+        "every message the analyst received or sent back (needs --max-count)",
+    )
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
+    )
     add_delimiter_option(p)
     p.set_defaults(func=run)
 
@@ -161,13 +237,17 @@ def _count_edges(text: str, value_range) -> np.ndarray:
     try:
         count = int(text)
     except ValueError:
-        raise ValueError(f"--bins {text!r}: a number of bins is an integer >= 1; as edges, "
-                         f"expected {_BINS_SYNTAX}.") from None
+        raise ValueError(
+            f"--bins {text!r}: a number of bins is an integer >= 1; as edges, "
+            f"expected {_BINS_SYNTAX}."
+        ) from None
     if count < 1:
         raise ValueError(f"--bins {text!r}: a number of bins is an integer >= 1.")
     if value_range is None:
-        raise ValueError(f"--bins {text} is a number of bins and needs their range: add "
-                         f"--range LOW:HIGH, such as --range 0:100. {_RANGE_IS_PUBLIC}")
+        raise ValueError(
+            f"--bins {text} is a number of bins and needs their range: add "
+            f"--range LOW:HIGH, such as --range 0:100. {_RANGE_IS_PUBLIC}"
+        )
     return np.linspace(*value_range, count + 1)
 
 
@@ -204,12 +284,16 @@ def resolve_bins(bins: list, ranges: list | None) -> list:
     ranges = [parse_range(text) for text in ranges or []]
     counts = [i for i, text in enumerate(bins) if is_count(text)]
     if ranges and not counts:
-        raise ValueError("--range is for a --bins given as a number of bins (such as --bins 20 "
-                         "--range 0:100); every --bins here gives its edges.")
+        raise ValueError(
+            "--range is for a --bins given as a number of bins (such as --bins 20 "
+            "--range 0:100); every --bins here gives its edges."
+        )
     if len(ranges) > 1 and len(ranges) != len(counts):
-        raise ValueError(f"--range is given {len(ranges)} times for {len(counts)} --bins "
-                         "given as a number of bins: give it once for all of them, or once "
-                         "per such --bins in the same order.")
+        raise ValueError(
+            f"--range is given {len(ranges)} times for {len(counts)} --bins "
+            "given as a number of bins: give it once for all of them, or once "
+            "per such --bins in the same order."
+        )
     range_of = dict(zip(counts, ranges * len(counts) if len(ranges) == 1 else ranges))
     return [parse_bins(text, range_of.get(i)) for i, text in enumerate(bins)]
 
@@ -221,8 +305,11 @@ def _parse_edges(text: str) -> np.ndarray:
             start, stop, count = text.split(":")
             start, stop, count = float(start), float(stop), int(count)
             # linspace over an infinite range warns before the check below refuses it
-            edges = (np.linspace(start, stop, count) if math.isfinite(stop - start)
-                     else np.array([start, stop]))
+            edges = (
+                np.linspace(start, stop, count)
+                if math.isfinite(stop - start)
+                else np.array([start, stop])
+            )
         else:
             edges = np.array([float(edge) for edge in text.split(",")])
     except ValueError:
@@ -244,8 +331,7 @@ def _cell_text(cell: int, edges: list, columns: list) -> str:
     index = np.unravel_index(cell, [e.size - 1 for e in edges])
     if len(edges) == 1:
         return _interval(edges[0], int(index[0]))
-    return " × ".join(f"{name} {_interval(e, int(j))}"
-                      for name, e, j in zip(columns, edges, index))
+    return " × ".join(f"{name} {_interval(e, int(j))}" for name, e, j in zip(columns, edges, index))
 
 
 # ------------------------------------------------------------------- reading
@@ -256,11 +342,11 @@ def _finite(text: str, column: str, line: int) -> float:
     return float(text)
 
 
-def _positions(header: list, columns: list, window_column: str, name: str,
-               delimiter: str = ",") -> list:
+def _positions(
+    header: list, columns: list, window_column: str, name: str, delimiter: str = ","
+) -> list:
     positions = []
-    for column, flag in [*((c, "--column") for c in columns),
-                         (window_column, "--window-column")]:
+    for column, flag in [*((c, "--column") for c in columns), (window_column, "--window-column")]:
         if column not in header:
             raise missing_column(flag, column, header, name, delimiter)
         positions.append(header.index(column))
@@ -304,8 +390,10 @@ def read_windows(path, columns: list, window_column: str, *, delimiter: str = ",
                 raise ValueError(f"line {line} has {len(row)} fields, the header {len(header)}.")
             label = row[w].strip()
             if not label:
-                raise ValueError(f"column {window_column!r} has a missing value on line "
-                                 f"{line}; every record needs a window.")
+                raise ValueError(
+                    f"column {window_column!r} has a missing value on line "
+                    f"{line}; every record needs a window."
+                )
             record = [_finite(row[j], name, line) for j, name in zip(features, columns)]
             groups.setdefault(label, []).append(record)
     if not groups:
@@ -329,20 +417,33 @@ def _checked_detector(args):
     if args.output is not None:
         check_output_file(args.output, args.input)
         if args.max_count is None:
-            raise ValueError("-o/--output needs --max-count: without it every release holds "
-                             "its window's record count.")
+            raise ValueError(
+                "-o/--output needs --max-count: without it every release holds "
+                "its window's record count."
+            )
     if len(args.bins) != len(args.columns):
-        raise ValueError(f"--bins is given {len(args.bins)} time(s) for {len(args.columns)} "
-                         "--column(s): give one --bins per --column, in the same order.")
+        raise ValueError(
+            f"--bins is given {len(args.bins)} time(s) for {len(args.columns)} "
+            "--column(s): give one --bins per --column, in the same order."
+        )
     twice = sorted({c for c in args.columns if args.columns.count(c) > 1})
     if twice:
         raise ValueError(f"--column {twice[0]!r} is given more than once.")
     edges = resolve_bins(args.bins, args.ranges)
-    det = DPOAD(edges, epsilon=args.epsilon, gamma=args.gamma, mechanism=args.mechanism,
-                detector=args.detector, alpha=args.alpha, count_model=args.count_model,
-                max_count=args.max_count, threshold=args.threshold,
-                learning_windows=args.learning_windows,
-                sensitivity_samples=args.sensitivity_samples, random_state=args.random_state)
+    det = DPOAD(
+        edges,
+        epsilon=args.epsilon,
+        gamma=args.gamma,
+        mechanism=args.mechanism,
+        detector=args.detector,
+        alpha=args.alpha,
+        count_model=args.count_model,
+        max_count=args.max_count,
+        threshold=args.threshold,
+        learning_windows=args.learning_windows,
+        sensitivity_samples=args.sensitivity_samples,
+        random_state=args.random_state,
+    )
     with library_calls("dpoad"):
         # parameters, the sampler's (m, k) of Thm II.2 / IV.2 and the noise limits
         det.privacy_cost()
@@ -368,14 +469,18 @@ def _fit_windows(det, windows) -> None:
 _UNIT = {
     "record": "one record, added or removed (a cell count changes by 1)",
     "cell": "one contributor's count cell (up to {cap} records of one window-bin), added or "
-            "removed",
+    "removed",
 }
-_RANDOM_DP = ("(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neighbouring pairs "
-              "drawn from {pairs}; cells with high (anomalous) counts are deliberately not "
-              "protected")
-_PAIRS = {"painfree": "the uniform count domain",
-          "dpoad": "the uniform count domain (learning windows), then the analyst-learnt "
-                   "count distribution"}
+_RANDOM_DP = (
+    "(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neighbouring pairs "
+    "drawn from {pairs}; cells with high (anomalous) counts are deliberately not "
+    "protected"
+)
+_PAIRS = {
+    "painfree": "the uniform count domain",
+    "dpoad": "the uniform count domain (learning windows), then the analyst-learnt "
+    "count distribution",
+}
 
 
 def _unit(args) -> str:
@@ -387,23 +492,30 @@ def _privacy_lines(args, det, leaked: bool) -> list:
     lines = [f"unit protected: {_unit(args)}"]
     if leaked:  # a leak voids the ε: do not print one
         if args.max_count is None:
-            lines.append("privacy: NOT differentially private — without --max-count each "
-                         "window's count domain is its record count, read from the data and "
-                         "released (PrivacyLeakWarning); pass a public --max-count")
+            lines.append(
+                "privacy: NOT differentially private — without --max-count each "
+                "window's count domain is its record count, read from the data and "
+                "released (PrivacyLeakWarning); pass a public --max-count"
+            )
         else:
-            lines.append("privacy: NOT differentially private — see the PrivacyLeakWarning "
-                         "above")
+            lines.append("privacy: NOT differentially private — see the PrivacyLeakWarning above")
         return lines
     cost = det.privacy_cost()
-    notion = (_RANDOM_DP.format(pairs=_PAIRS[args.mechanism]) if cost.gamma
-              else "pure ε-DP for that unit")
-    lines.append(f"privacy per window: ε={cost.epsilon:g}"
-                 + (f", γ={cost.gamma:g}" if cost.gamma else "") + f", {notion}")
+    notion = (
+        _RANDOM_DP.format(pairs=_PAIRS[args.mechanism]) if cost.gamma else "pure ε-DP for that unit"
+    )
+    lines.append(
+        f"privacy per window: ε={cost.epsilon:g}"
+        + (f", γ={cost.gamma:g}" if cost.gamma else "")
+        + f", {notion}"
+    )
     spent = det.privacy_spent_
-    lines.append(f"privacy spent: ε={spent.epsilon:g}" + (f", γ={spent.gamma:g}" if spent.gamma
-                                                           else "")
-                 + f" ({spent.notion}) over {det.n_windows_} windows, composed sequentially "
-                   "(a contributor may appear in every window)")
+    lines.append(
+        f"privacy spent: ε={spent.epsilon:g}"
+        + (f", γ={spent.gamma:g}" if spent.gamma else "")
+        + f" ({spent.notion}) over {det.n_windows_} windows, composed sequentially "
+        "(a contributor may appear in every window)"
+    )
     lines.append(_meaning(args, cost, spent))
     return lines
 
@@ -411,30 +523,42 @@ def _privacy_lines(args, det, leaked: bool) -> list:
 def _meaning(args, cost, spent) -> str:
     """What the guarantee says, in one line."""
     if args.mechanism == "record":
-        return (f"meaning: adding or removing any one record changes the probability of "
-                f"anything this run outputs by a factor of at most e^{cost.epsilon:g} = "
-                f"{math.exp(cost.epsilon):.3g}; a person with records in k windows: "
-                f"e^(k·{cost.epsilon:g})")
+        return (
+            f"meaning: adding or removing any one record changes the probability of "
+            f"anything this run outputs by a factor of at most e^{cost.epsilon:g} = "
+            f"{math.exp(cost.epsilon):.3g}; a person with records in k windows: "
+            f"e^(k·{cost.epsilon:g})"
+        )
     if not cost.gamma:
-        return (f"meaning: adding or removing one count cell changes the probability of "
-                f"anything this run outputs by a factor of at most e^{spent.epsilon:g}")
-    return (f"meaning: for all but a fraction {spent.gamma:.3g} of the count cells drawn "
-            f"from {_PAIRS[args.mechanism]}, adding or removing the cell changes the "
-            f"probability of anything this run outputs by a factor of at most "
-            f"e^{spent.epsilon:g}; for the other cells there is no bound")
+        return (
+            f"meaning: adding or removing one count cell changes the probability of "
+            f"anything this run outputs by a factor of at most e^{spent.epsilon:g}"
+        )
+    return (
+        f"meaning: for all but a fraction {spent.gamma:.3g} of the count cells drawn "
+        f"from {_PAIRS[args.mechanism]}, adding or removing the cell changes the "
+        f"probability of anything this run outputs by a factor of at most "
+        f"e^{spent.epsilon:g}; for the other cells there is no bound"
+    )
 
 
 def _detector_line(args, det) -> str:
     if args.detector == "kse":
-        return (f"detector: kse (the paper's rule), threshold {args.threshold:g} on the "
-                "normalised scores; it has no false-alarm level and flags cells in windows "
-                "with no anomaly too")
-    line = (f"detector: baseline, false-alarm level alpha={args.alpha:g} per window; the first "
-            f"{args.learning_windows} window(s) teach the baseline ({args.count_model} "
-            "counts) and are not tested")
+        return (
+            f"detector: kse (the paper's rule), threshold {args.threshold:g} on the "
+            "normalised scores; it has no false-alarm level and flags cells in windows "
+            "with no anomaly too"
+        )
+    line = (
+        f"detector: baseline, false-alarm level alpha={args.alpha:g} per window; the first "
+        f"{args.learning_windows} window(s) teach the baseline ({args.count_model} "
+        "counts) and are not tested"
+    )
     if math.isfinite(det.detectable_excess_):
-        line += (f"; a typical cell is flagged when its count exceeds its expected count by "
-                 f"about {det.detectable_excess_:.3g}")
+        line += (
+            f"; a typical cell is flagged when its count exceeds its expected count by "
+            f"about {det.detectable_excess_:.3g}"
+        )
     return line
 
 
@@ -443,8 +567,10 @@ def _sensitivity_text(args, release) -> str:
         # derived from the window's record count: not printed
         return "sensitivity not shown (it depends on the record count without --max-count)"
     if release.space == "disentangled":
-        return (f"sensitivity Δ={release.sensitivity:.4g} on the disentangled scale g(count) "
-                f"in [0, 1] ({release.phase})")
+        return (
+            f"sensitivity Δ={release.sensitivity:.4g} on the disentangled scale g(count) "
+            f"in [0, 1] ({release.phase})"
+        )
     return f"sensitivity Δ={release.sensitivity:.4g} counts ({release.phase})"
 
 
@@ -454,15 +580,18 @@ def _cell_entries(anomalies, release, report) -> list:
 
     noisy, _ = release_counts(release)  # count units, as the analyst tests them
     expected = report.expected_counts
-    return [(int(c), float(noisy[c]), None if expected is None else float(expected[c]))
-            for c in np.flatnonzero(anomalies)]
+    return [
+        (int(c), float(noisy[c]), None if expected is None else float(expected[c]))
+        for c in np.flatnonzero(anomalies)
+    ]
 
 
 def _window_line(args, label, anomalies, release, report, edges) -> str:
     cells = []
     for cell, noisy, expected in _cell_entries(anomalies, release, report):
-        values = f"noisy count {noisy:.4g}" + ("" if expected is None
-                                               else f", expected {expected:.4g}")
+        values = f"noisy count {noisy:.4g}" + (
+            "" if expected is None else f", expected {expected:.4g}"
+        )
         cells.append(f"{_cell_text(cell, edges, args.columns)} ({values})")
     flagged = f"{len(cells)} flagged" + (f" {'; '.join(cells)}" if cells else "")
     if args.detector == "baseline" and report.p_values is None:
@@ -472,17 +601,22 @@ def _window_line(args, label, anomalies, release, report, edges) -> str:
 
 def _print_result(args, det, labels, edges, leaked: bool) -> None:
     names = ", ".join(repr(c) for c in args.columns)
-    print(f"DPOAD, mechanism {args.mechanism}: {det.n_windows_} windows of {names} over "
-          f"{det.n_bins_} cells")
+    print(
+        f"DPOAD, mechanism {args.mechanism}: {det.n_windows_} windows of {names} over "
+        f"{det.n_bins_} cells"
+    )
     for line in _privacy_lines(args, det, leaked):
         print(line)
     print(_detector_line(args, det))
-    for label, anomalies, release, report in zip(labels, det.anomalies_, det.releases_,
-                                                 det.reports_):
+    for label, anomalies, release, report in zip(
+        labels, det.anomalies_, det.releases_, det.reports_
+    ):
         print(_window_line(args, label, anomalies, release, report, edges))
     flagged = [label for label, hit in zip(labels, det.anomalous_windows_) if hit]
-    print(f"anomalous windows: {len(flagged)} of {det.n_windows_}"
-          + (f": {', '.join(flagged)}" if flagged else ""))
+    print(
+        f"anomalous windows: {len(flagged)} of {det.n_windows_}"
+        + (f": {', '.join(flagged)}" if flagged else "")
+    )
     if args.output is not None:
         print(f"wrote {args.output}")
     if args.random_state is not None:
@@ -498,22 +632,39 @@ def _write_json(args, det, labels, edges, leaked: bool) -> None:
     from ..dpoad import to_json
 
     windows = [
-        {"label": label, "phase": release.phase, "sensitivity": release.sensitivity,
-         "tested": report.p_values is not None,
-         "flagged_cells": [
-             {"cell": cell, "bins": _cell_text(cell, edges, args.columns),
-              "noisy_count": noisy, "expected_count": expected}
-             for cell, noisy, expected in _cell_entries(anomalies, release, report)]}
-        for label, anomalies, release, report in zip(labels, det.anomalies_, det.releases_,
-                                                     det.reports_)]
+        {
+            "label": label,
+            "phase": release.phase,
+            "sensitivity": release.sensitivity,
+            "tested": report.p_values is not None,
+            "flagged_cells": [
+                {
+                    "cell": cell,
+                    "bins": _cell_text(cell, edges, args.columns),
+                    "noisy_count": noisy,
+                    "expected_count": expected,
+                }
+                for cell, noisy, expected in _cell_entries(anomalies, release, report)
+            ],
+        }
+        for label, anomalies, release, report in zip(
+            labels, det.anomalies_, det.releases_, det.reports_
+        )
+    ]
     document = {
-        "command": "dpoad", "mechanism": args.mechanism, "detector": args.detector,
+        "command": "dpoad",
+        "mechanism": args.mechanism,
+        "detector": args.detector,
         "alpha": args.alpha if args.detector == "baseline" else None,
         "columns": args.columns,
-        "bins": [e.tolist() for e in edges], "max_count": args.max_count,
-        "privacy": {"unit": _unit(args), "differentially_private": not leaked,
-                    "per_window": None if leaked else _cost_dict(det.privacy_cost()),
-                    "spent": None if leaked else _cost_dict(det.privacy_spent_)},
+        "bins": [e.tolist() for e in edges],
+        "max_count": args.max_count,
+        "privacy": {
+            "unit": _unit(args),
+            "differentially_private": not leaked,
+            "per_window": None if leaked else _cost_dict(det.privacy_cost()),
+            "spent": None if leaked else _cost_dict(det.privacy_spent_),
+        },
         "windows": windows,
         "releases": [json.loads(to_json(r)) for r in det.releases_],
         "reports": [json.loads(to_json(r)) for r in det.reports_],
@@ -529,13 +680,15 @@ def _check_stream_length(det, n_windows: int) -> None:
         raise ValueError(
             f"--gamma {gamma:g} over the {n_windows} windows of the input gives a random-DP "
             f"γ of {n_windows * gamma:.3g}, and a γ of 1 or more guarantees nothing: use "
-            f"--gamma below {1 / n_windows:.3g}, or --mechanism record.")
+            f"--gamma below {1 / n_windows:.3g}, or --mechanism record."
+        )
 
 
 def run(args) -> int:
     det, edges = _checked_detector(args)
-    labels, windows = read_windows(args.input, args.columns, args.window_column,
-                                   delimiter=args.delimiter)
+    labels, windows = read_windows(
+        args.input, args.columns, args.window_column, delimiter=args.delimiter
+    )
     _check_stream_length(det, len(windows))
     with library_calls("dpoad") as shown:
         _fit_windows(det, windows)

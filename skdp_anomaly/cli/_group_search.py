@@ -38,30 +38,61 @@ def add_parser(subparsers) -> None:
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
-    p.add_argument("--column", required=True, metavar="SCORE",
-                   help="name of the column of anomaly scores (>= 0)")
-    p.add_argument("--epsilon", required=True, type=float,
-                   help="the most the search spends, anomaly-restricted ε in all, in [1e-6, 30] "
-                        "(the ε rule below); split over its queries")
-    p.add_argument("--query-epsilon", type=float, default=None,
-                   help="ε of one query, at most --epsilon, for reproducing the paper: the "
-                        "search then makes at most --epsilon / --query-epsilon queries "
-                        "(default: chosen from the number of rows, --low and --high)")
-    p.add_argument("--low", required=True, type=float,
-                   help="t_l: public bound of the non-anomalous scores")
-    p.add_argument("--high", required=True, type=float,
-                   help="t_h: public lower bound of the anomaly's score (> --low)")
-    p.add_argument("--oracle", choices=("direct", "binarized", "randomized_response"),
-                   default="direct", help="how a query is answered and used (default: direct)")
-    p.add_argument("--posterior-threshold", type=float, default=0.5, metavar="TAU",
-                   help="the paper's τ: stop when the largest posterior entry exceeds it, in "
-                        "(0, 1) (default 0.5). Formerly --alpha, which now means a "
-                        "false-alarm level in every command")
+    p.add_argument(
+        "--column",
+        required=True,
+        metavar="SCORE",
+        help="name of the column of anomaly scores (>= 0)",
+    )
+    p.add_argument(
+        "--epsilon",
+        required=True,
+        type=float,
+        help="the most the search spends, anomaly-restricted ε in all, in [1e-6, 30] "
+        "(the ε rule below); split over its queries",
+    )
+    p.add_argument(
+        "--query-epsilon",
+        type=float,
+        default=None,
+        help="ε of one query, at most --epsilon, for reproducing the paper: the "
+        "search then makes at most --epsilon / --query-epsilon queries "
+        "(default: chosen from the number of rows, --low and --high)",
+    )
+    p.add_argument(
+        "--low", required=True, type=float, help="t_l: public bound of the non-anomalous scores"
+    )
+    p.add_argument(
+        "--high",
+        required=True,
+        type=float,
+        help="t_h: public lower bound of the anomaly's score (> --low)",
+    )
+    p.add_argument(
+        "--oracle",
+        choices=("direct", "binarized", "randomized_response"),
+        default="direct",
+        help="how a query is answered and used (default: direct)",
+    )
+    p.add_argument(
+        "--posterior-threshold",
+        type=float,
+        default=0.5,
+        metavar="TAU",
+        help="the paper's τ: stop when the largest posterior entry exceeds it, in "
+        "(0, 1) (default 0.5). Formerly --alpha, which now means a "
+        "false-alarm level in every command",
+    )
     add_renamed_alpha(p, "--posterior-threshold", "the posterior threshold τ of group-search")
-    p.add_argument("--candidates", type=int, default=4,
-                   help="rows reported as candidates (default 4)")
-    p.add_argument("--random-state", type=int, default=None,
-                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.add_argument(
+        "--candidates", type=int, default=4, help="rows reported as candidates (default 4)"
+    )
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
+    )
     add_delimiter_option(p)
     p.set_defaults(func=run)
 
@@ -74,11 +105,17 @@ def run(args) -> int:
     if args.query_epsilon is not None:
         check_epsilon_option(args.query_epsilon, "--query-epsilon")
         if args.query_epsilon > args.epsilon:
-            raise ValueError(f"--query-epsilon must be at most --epsilon (one query's share of "
-                             f"the total); got {args.query_epsilon:g} > {args.epsilon:g}.")
+            raise ValueError(
+                f"--query-epsilon must be at most --epsilon (one query's share of "
+                f"the total); got {args.query_epsilon:g} > {args.epsilon:g}."
+            )
     search = NoisyGroupSearch(
-        epsilon=args.epsilon, query_epsilon=args.query_epsilon, oracle=args.oracle,
-        low=args.low, high=args.high, alpha=args.posterior_threshold,
+        epsilon=args.epsilon,
+        query_epsilon=args.query_epsilon,
+        oracle=args.oracle,
+        low=args.low,
+        high=args.high,
+        alpha=args.posterior_threshold,
         n_candidates=args.candidates,
         random_state=args.random_state,
     )
@@ -95,8 +132,10 @@ def run(args) -> int:
         print("no anomaly: no row is flagged")
     else:
         print("not found: the search did not concentrate within --epsilon; no row is flagged")
-    print(f"queries: {search.n_queries_} of {search.n_queries_planned_} planned, ε = "
-          f"{search.query_epsilon_:.4g} each (stopped by {search.halted_by_})")
+    print(
+        f"queries: {search.n_queries_} of {search.n_queries_planned_} planned, ε = "
+        f"{search.query_epsilon_:.4g} each (stopped by {search.halted_by_})"
+    )
     print(f"privacy spent: {search.privacy_spent_}; the anomaly itself is not protected")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")

@@ -35,8 +35,10 @@ from ._common import (
 __all__ = ["add_parser", "read_chunks", "run"]
 
 _CHUNK = 4096
-_CITE = ("Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "
-         "with Applications to Anomaly Detection, AISec 2016")
+_CITE = (
+    "Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "
+    "with Applications to Anomaly Detection, AISec 2016"
+)
 
 
 def add_parser(subparsers) -> None:
@@ -55,44 +57,94 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="training stream: CSV with a header row")
     p.add_argument("--target", required=True, metavar="COL", help="name of the label column")
-    p.add_argument("--classes", required=True, nargs=2, metavar=("NEG", "POS"),
-                   help="the two labels of the target column (public)")
-    p.add_argument("--epsilon", required=True, type=float, 
-                   help="ε of the classifier, for each row of the stream, in [1e-6, 30] (the ε rule below)")
-    p.add_argument("--data-norm", type=float, default=1.0,
-                   help="public bound M on a row's L2 norm; longer rows are shrunk to it "
-                        "(default 1)")
-    p.add_argument("--selection", choices=("bernoulli", "exponential", "all"),
-                   default="bernoulli", help="how rows are chosen for labelling; 'all' reads "
-                                             "every label (default: bernoulli)")
-    p.add_argument("--update", choices=("ftrl", "flmb", "flsw"), default="ftrl",
-                   help="ftrl: private follow-the-regularised-leader over windows of rows "
-                        "with a private intercept; flmb/flsw: the paper's noisy gradient "
-                        "step every --batch-size selected rows (flmb) or observed rows (flsw) "
-                        "(default: ftrl)")
-    p.add_argument("--batch-size", type=int, default=None,
-                   help="rows of a gradient window (ftrl; default: max(5, 16·d/ε)) or the "
-                        "paper's mini-batch / window size (default 5)")
-    p.add_argument("--no-intercept", action="store_true",
-                   help="a hyperplane through the origin (the paper's model)")
-    p.add_argument("--class-weight", choices=("balanced", "none"), default="balanced",
-                   help="ftrl with an intercept: the error the cut minimises: balanced (the "
-                        "mean of the two classes' error rates, so that a rare class is not "
-                        "given up; default) or none (the error, with the DP class prior)")
-    p.add_argument("--noise", choices=("independent", "tree"), default="independent",
-                   help="ftrl: noise per released window, or binary-tree aggregation "
-                        "(default: independent)")
-    p.add_argument("--lambda", dest="reg_lambda", type=float, default=None, metavar="λ",
-                   help="L2 regularisation λ of the SVM objective (default: M²/3 for ftrl, "
-                        "0.01 for flmb/flsw). Formerly --alpha, which now means a "
-                        "false-alarm level in every command")
+    p.add_argument(
+        "--classes",
+        required=True,
+        nargs=2,
+        metavar=("NEG", "POS"),
+        help="the two labels of the target column (public)",
+    )
+    p.add_argument(
+        "--epsilon",
+        required=True,
+        type=float,
+        help="ε of the classifier, for each row of the stream, in [1e-6, 30] (the ε rule below)",
+    )
+    p.add_argument(
+        "--data-norm",
+        type=float,
+        default=1.0,
+        help="public bound M on a row's L2 norm; longer rows are shrunk to it (default 1)",
+    )
+    p.add_argument(
+        "--selection",
+        choices=("bernoulli", "exponential", "all"),
+        default="bernoulli",
+        help="how rows are chosen for labelling; 'all' reads every label (default: bernoulli)",
+    )
+    p.add_argument(
+        "--update",
+        choices=("ftrl", "flmb", "flsw"),
+        default="ftrl",
+        help="ftrl: private follow-the-regularised-leader over windows of rows "
+        "with a private intercept; flmb/flsw: the paper's noisy gradient "
+        "step every --batch-size selected rows (flmb) or observed rows (flsw) "
+        "(default: ftrl)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="rows of a gradient window (ftrl; default: max(5, 16·d/ε)) or the "
+        "paper's mini-batch / window size (default 5)",
+    )
+    p.add_argument(
+        "--no-intercept",
+        action="store_true",
+        help="a hyperplane through the origin (the paper's model)",
+    )
+    p.add_argument(
+        "--class-weight",
+        choices=("balanced", "none"),
+        default="balanced",
+        help="ftrl with an intercept: the error the cut minimises: balanced (the "
+        "mean of the two classes' error rates, so that a rare class is not "
+        "given up; default) or none (the error, with the DP class prior)",
+    )
+    p.add_argument(
+        "--noise",
+        choices=("independent", "tree"),
+        default="independent",
+        help="ftrl: noise per released window, or binary-tree aggregation (default: independent)",
+    )
+    p.add_argument(
+        "--lambda",
+        dest="reg_lambda",
+        type=float,
+        default=None,
+        metavar="λ",
+        help="L2 regularisation λ of the SVM objective (default: M²/3 for ftrl, "
+        "0.01 for flmb/flsw). Formerly --alpha, which now means a "
+        "false-alarm level in every command",
+    )
     add_renamed_alpha(p, "--lambda", "the L2 regularisation λ of online-svc")
-    p.add_argument("--average", action="store_true",
-                   help="release the mean of the iterates (post-processing, no extra ε)")
-    p.add_argument("--test", metavar="TEST.csv", default=None,
-                   help="held-out CSV with the same columns, for the accuracy")
-    p.add_argument("--random-state", type=int, default=None,
-                   help="seed for reproducible noise (tests/experiments only: unsafe in deployment)")
+    p.add_argument(
+        "--average",
+        action="store_true",
+        help="release the mean of the iterates (post-processing, no extra ε)",
+    )
+    p.add_argument(
+        "--test",
+        metavar="TEST.csv",
+        default=None,
+        help="held-out CSV with the same columns, for the accuracy",
+    )
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_delimiter_option(p, "IN.csv and --test")
     p.set_defaults(func=run)
@@ -107,14 +159,15 @@ def _header(reader, path, target: str, delimiter: str = ",") -> tuple[int, list]
     if target not in header:
         raise missing_column("--target", target, header, Path(path).name, delimiter)
     t = header.index(target)
-    names = header[:t] + header[t + 1:]
+    names = header[:t] + header[t + 1 :]
     if not names:
         raise ValueError(f"{Path(path).name} has no feature columns besides the target.")
     return t, names
 
 
-def read_chunks(path, target: str, chunk: int = _CHUNK, *, classes=None,
-                delimiter: str = ",") -> Iterator[tuple[np.ndarray, list]]:
+def read_chunks(
+    path, target: str, chunk: int = _CHUNK, *, classes=None, delimiter: str = ","
+) -> Iterator[tuple[np.ndarray, list]]:
     """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread.
 
     With ``classes``, each label cell is also checked to be one of them (an
@@ -127,14 +180,21 @@ def read_chunks(path, target: str, chunk: int = _CHUNK, *, classes=None,
         rows, labels = [], []
         for row in reader:
             if len(row) != width:
-                raise ValueError(f"line {reader.line_num} has {len(row)} fields, the header "
-                                 f"{width}.")
+                raise ValueError(
+                    f"line {reader.line_num} has {len(row)} fields, the header {width}."
+                )
             labels.append(row[t].strip())
             if classes is not None and labels[-1] not in classes:
-                raise ValueError(f"column {target!r} on line {reader.line_num} holds a label "
-                                 "that is not one of --classes.")
-            rows.append([_number(row[j], name, reader.line_num)
-                         for j, name in zip([*range(t), *range(t + 1, width)], names)])
+                raise ValueError(
+                    f"column {target!r} on line {reader.line_num} holds a label "
+                    "that is not one of --classes."
+                )
+            rows.append(
+                [
+                    _number(row[j], name, reader.line_num)
+                    for j, name in zip([*range(t), *range(t + 1, width)], names)
+                ]
+            )
             if len(rows) == chunk:
                 yield np.asarray(rows), labels
                 rows, labels = [], []
@@ -147,8 +207,9 @@ def _check_file(path, target: str, classes, delimiter: str) -> tuple[list, int]:
     with Path(path).open(newline="") as fh:
         _, names = _header(csv.reader(fh, delimiter=delimiter), path, target, delimiter)
     # every chunk, not the first one only: a bad row anywhere must stop the command
-    n_rows = sum(X.shape[0] for X, _ in read_chunks(path, target, classes=classes,
-                                                    delimiter=delimiter))
+    n_rows = sum(
+        X.shape[0] for X, _ in read_chunks(path, target, classes=classes, delimiter=delimiter)
+    )
     if n_rows == 0:
         raise ValueError(f"{Path(path).name} has no data rows.")
     return names, n_rows
@@ -169,9 +230,11 @@ def _checked_inputs(args) -> int:
     except ValueError as exc:
         raise ValueError(f"--test {args.test}: {exc}") from None
     if test_names != names:
-        raise ValueError(f"--test {args.test} has the feature columns "
-                         f"{', '.join(test_names)}; IN.csv has {', '.join(names)} (the same "
-                         "columns in the same order are needed).")
+        raise ValueError(
+            f"--test {args.test} has the feature columns "
+            f"{', '.join(test_names)}; IN.csv has {', '.join(names)} (the same "
+            "columns in the same order are needed)."
+        )
     return n_rows
 
 
@@ -196,10 +259,16 @@ def _checked_estimator(args):
     if args.classes[0] == args.classes[1]:
         raise ValueError("--classes needs two different labels.")
     est = PrivateOnlineActiveSVC(
-        epsilon=args.epsilon, selection=args.selection, update=args.update,
-        batch_size=args.batch_size, fit_intercept=not args.no_intercept, noise=args.noise,
+        epsilon=args.epsilon,
+        selection=args.selection,
+        update=args.update,
+        batch_size=args.batch_size,
+        fit_intercept=not args.no_intercept,
+        noise=args.noise,
         class_weight=None if args.class_weight == "none" else args.class_weight,
-        data_norm=args.data_norm, alpha=args.reg_lambda, average=args.average,
+        data_norm=args.data_norm,
+        alpha=args.reg_lambda,
+        average=args.average,
         random_state=args.random_state,
     )
     with library_calls("online-svc"):
@@ -216,16 +285,21 @@ def run(args) -> int:
     n_rows = 0
     # disable=None: no bar unless stderr is a terminal (in a log or a pipe its
     # carriage returns would run into the lines printed after it)
-    with library_calls("online-svc") as shown, tqdm(unit="row", desc="online-svc",
-                                                    disable=True if args.quiet else None,
-                                                    file=sys.stderr) as bar:
+    with (
+        library_calls("online-svc") as shown,
+        tqdm(
+            unit="row", desc="online-svc", disable=True if args.quiet else None, file=sys.stderr
+        ) as bar,
+    ):
         for X, labels in read_chunks(args.input, args.target, delimiter=args.delimiter):
             # the label text is read only for the rows the selection picks
             est.partial_fit(X, labels, classes=classes)
             n_rows += X.shape[0]
             bar.update(X.shape[0])
-    print(f"rows streamed: {n_rows}; labels requested: {est.n_labels_requested_}; "
-          f"updates released: {est.n_updates_}")
+    print(
+        f"rows streamed: {n_rows}; labels requested: {est.n_labels_requested_}; "
+        f"updates released: {est.n_updates_}"
+    )
     if any(map(is_privacy_leak, shown)):
         print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
     else:
@@ -235,8 +309,7 @@ def run(args) -> int:
         for X, labels in read_chunks(args.test, args.target, delimiter=args.delimiter):
             correct += int(np.sum(est.predict(X) == np.asarray(labels)))
             total += len(labels)
-        print(f"accuracy on {Path(args.test).name}: {correct / max(total, 1):.4f} "
-              f"({total} rows)")
+        print(f"accuracy on {Path(args.test).name}: {correct / max(total, 1):.4f} ({total} rows)")
     if args.random_state is not None:
         print("note: --random-state makes the noise reproducible; do not use it for releases")
     return 0

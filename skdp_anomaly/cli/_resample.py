@@ -47,7 +47,9 @@ def _granularity(text: str):
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a float in (0, 1] or 'auto', got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a float in (0, 1] or 'auto', got {text!r}"
+        ) from None
 
 
 def add_parser(subparsers) -> None:
@@ -66,44 +68,94 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("input", metavar="IN.csv", help="input CSV with a header row")
     p.add_argument("--target", required=True, metavar="COL", help="name of the label column")
-    p.add_argument("--epsilon", required=True, type=float, 
-                   help="ε of the release, in [1e-6, 30] (the ε rule below)")
+    p.add_argument(
+        "--epsilon",
+        required=True,
+        type=float,
+        help="ε of the release, in [1e-6, 30] (the ε rule below)",
+    )
     bounds = p.add_mutually_exclusive_group()
-    bounds.add_argument("--bounds", nargs=2, type=float, metavar=("LOW", "HIGH"),
-                        help="the same public range for every feature")
-    bounds.add_argument("--bounds-file", metavar="FILE",
-                        help="CSV with header 'feature,lower,upper' and one row per feature")
-    p.add_argument("--synopsis", choices=("gaussian", "grid"), default="gaussian",
-                   help="what is released per over-sampled class: 'gaussian' (its DP mean; "
-                        "synthetic rows drawn around it; default, best beyond a few "
-                        "features) or 'grid' (a noisy grid histogram, Algorithm 6)")
-    p.add_argument("--spread", type=float, default=None,
-                   help="--synopsis gaussian: standard deviation of the synthetic rows as a "
-                        "fraction of each feature's half-range (default 0.8)")
-    p.add_argument("--granularity", type=_granularity, default=None,
-                   help="--synopsis grid: cell width as a fraction of each feature's range, "
-                        "or 'auto' to choose it from the DP class size (default 0.25, as in "
-                        "Lut's thesis)")
-    p.add_argument("--connectivity", type=int, default=None,
-                   help="--synopsis grid: neighbour cells at most this many grid edges away "
-                        "(default 2)")
-    p.add_argument("--sampling-strategy", default="auto", metavar="S",
-                   help="'auto', 'minority', 'not minority', 'not majority', 'all', or a "
-                        "float ratio (binary targets); default 'auto'")
-    p.add_argument("--public-counts", action="store_true",
-                   help="declare the class sizes public: exact sizes, full epsilon on the "
-                        "synopsis (the guarantee then does not cover the class sizes)")
-    p.add_argument("--classes", nargs="+", metavar="LABEL",
-                   help="the public set of class labels (at least 2); without it the labels "
-                        "present in the data are used and treated as public")
-    p.add_argument("--count-share", type=float, default=0.1,
-                   help="share of epsilon for the class sizes (default 0.1)")
-    p.add_argument("--histogram", choices=("auto", "dense", "sparse"), default=None,
-                   help="--synopsis grid: how the noisy grid histogram is stored: 'dense' "
-                        "(every cell), 'sparse' (only cells above a noisy threshold, for many "
-                        "features) or 'auto' (dense while the grid is small; default)")
-    p.add_argument("--random-state", type=int, default=None,
-                   help="seed, for reproducible experiments only (default: OS entropy)")
+    bounds.add_argument(
+        "--bounds",
+        nargs=2,
+        type=float,
+        metavar=("LOW", "HIGH"),
+        help="the same public range for every feature",
+    )
+    bounds.add_argument(
+        "--bounds-file",
+        metavar="FILE",
+        help="CSV with header 'feature,lower,upper' and one row per feature",
+    )
+    p.add_argument(
+        "--synopsis",
+        choices=("gaussian", "grid"),
+        default="gaussian",
+        help="what is released per over-sampled class: 'gaussian' (its DP mean; "
+        "synthetic rows drawn around it; default, best beyond a few "
+        "features) or 'grid' (a noisy grid histogram, Algorithm 6)",
+    )
+    p.add_argument(
+        "--spread",
+        type=float,
+        default=None,
+        help="--synopsis gaussian: standard deviation of the synthetic rows as a "
+        "fraction of each feature's half-range (default 0.8)",
+    )
+    p.add_argument(
+        "--granularity",
+        type=_granularity,
+        default=None,
+        help="--synopsis grid: cell width as a fraction of each feature's range, "
+        "or 'auto' to choose it from the DP class size (default 0.25, as in "
+        "Lut's thesis)",
+    )
+    p.add_argument(
+        "--connectivity",
+        type=int,
+        default=None,
+        help="--synopsis grid: neighbour cells at most this many grid edges away (default 2)",
+    )
+    p.add_argument(
+        "--sampling-strategy",
+        default="auto",
+        metavar="S",
+        help="'auto', 'minority', 'not minority', 'not majority', 'all', or a "
+        "float ratio (binary targets); default 'auto'",
+    )
+    p.add_argument(
+        "--public-counts",
+        action="store_true",
+        help="declare the class sizes public: exact sizes, full epsilon on the "
+        "synopsis (the guarantee then does not cover the class sizes)",
+    )
+    p.add_argument(
+        "--classes",
+        nargs="+",
+        metavar="LABEL",
+        help="the public set of class labels (at least 2); without it the labels "
+        "present in the data are used and treated as public",
+    )
+    p.add_argument(
+        "--count-share",
+        type=float,
+        default=0.1,
+        help="share of epsilon for the class sizes (default 0.1)",
+    )
+    p.add_argument(
+        "--histogram",
+        choices=("auto", "dense", "sparse"),
+        default=None,
+        help="--synopsis grid: how the noisy grid histogram is stored: 'dense' "
+        "(every cell), 'sparse' (only cells above a noisy threshold, for many "
+        "features) or 'auto' (dense while the grid is small; default)",
+    )
+    p.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        help="seed, for reproducible experiments only (default: OS entropy)",
+    )
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
     p.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
     add_delimiter_option(p, "IN.csv and OUT.csv (not of --bounds-file)")
@@ -130,8 +182,10 @@ def _rows(reader, header, size, quiet):
         yield reader.line_num, row
 
 
-_NEEDS_NUMBERS = ("DPSMOTE needs a finite number in every feature cell (encode or drop "
-                  "categorical columns; impute or drop incomplete rows).")
+_NEEDS_NUMBERS = (
+    "DPSMOTE needs a finite number in every feature cell (encode or drop "
+    "categorical columns; impute or drop incomplete rows)."
+)
 
 
 def _to_float(block, names, lines):
@@ -175,19 +229,20 @@ def read_header(path: str, target: str, delimiter: str = ","):
     return header, _target_index(header, target, path, delimiter)
 
 
-def read_table(path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 16,
-               delimiter: str = ","):
+def read_table(
+    path: str, target: str, *, quiet: bool = True, chunk: int = 1 << 16, delimiter: str = ","
+):
     """Read a CSV into ``(header, target_index, X, y)``, streaming in chunks of rows."""
     size = os.path.getsize(path)
     with open(path, newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         header = _header(reader, path)
         t = _target_index(header, target, path, delimiter)
-        names = header[:t] + header[t + 1:]
+        names = header[:t] + header[t + 1 :]
         parts, labels, block, lines = [], [], [], []
         for line, row in _rows(reader, header, size, quiet):
             labels.append(row[t])
-            block.append(row[:t] + row[t + 1:])
+            block.append(row[:t] + row[t + 1 :])
             lines.append(line)
             if len(block) == chunk:
                 parts.append(_to_float(block, names, lines))
@@ -212,7 +267,8 @@ def read_bounds_file(path: str, features):
                 table[row["feature"]] = (float(row["lower"]), float(row["upper"]))
             except (TypeError, ValueError):
                 raise ValueError(
-                    f"{where}: bounds of {row['feature']!r} are not numbers.") from None
+                    f"{where}: bounds of {row['feature']!r} are not numbers."
+                ) from None
     missing = [f for f in features if f not in table]
     if missing:
         raise ValueError(f"{where}: no bounds for features {missing}.")
@@ -221,8 +277,9 @@ def read_bounds_file(path: str, features):
         raise ValueError(f"{where}: bounds given for unknown columns {extra}.")
     bad = [f for f in features if not (math.isfinite(sum(table[f])) and table[f][0] < table[f][1])]
     if bad:
-        raise ValueError(f"{where}: each feature needs finite bounds with lower < upper; "
-                         f"not so for {bad[:5]}.")
+        raise ValueError(
+            f"{where}: each feature needs finite bounds with lower < upper; not so for {bad[:5]}."
+        )
     lower = np.array([table[f][0] for f in features])
     upper = np.array([table[f][1] for f in features])
     return lower, upper
@@ -237,18 +294,23 @@ def _strategy(text: str):
 
 def _synopsis_options(args: argparse.Namespace) -> dict:
     """The synopsis-specific parameters; an option of the other synopsis is an error."""
-    own, other = ((_GAUSSIAN_DEFAULTS, _GRID_DEFAULTS) if args.synopsis == "gaussian"
-                  else (_GRID_DEFAULTS, _GAUSSIAN_DEFAULTS))
+    own, other = (
+        (_GAUSSIAN_DEFAULTS, _GRID_DEFAULTS)
+        if args.synopsis == "gaussian"
+        else (_GRID_DEFAULTS, _GAUSSIAN_DEFAULTS)
+    )
     given = [name for name in other if getattr(args, name) is not None]
     if given:
         options = " and ".join(f"--{name}" for name in given)
         verb = "applies" if len(given) == 1 else "apply"
         needs = "grid" if args.synopsis == "gaussian" else "gaussian"
-        raise ValueError(f"{options} {verb} to --synopsis {needs} only (got --synopsis "
-                         f"{args.synopsis}).")
+        raise ValueError(
+            f"{options} {verb} to --synopsis {needs} only (got --synopsis {args.synopsis})."
+        )
     values = {name: getattr(args, name) for name in own}
-    return {name: default if values[name] is None else values[name]
-            for name, default in own.items()}
+    return {
+        name: default if values[name] is None else values[name] for name, default in own.items()
+    }
 
 
 def _checked_sampler(args: argparse.Namespace):
@@ -270,11 +332,15 @@ def _checked_sampler(args: argparse.Namespace):
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
             raise ValueError(f"--bounds LOW HIGH needs finite LOW < HIGH, got {low:g} {high:g}.")
     sampler = DPSMOTE(
-        epsilon=args.epsilon, sampling_strategy=_strategy(args.sampling_strategy),
+        epsilon=args.epsilon,
+        sampling_strategy=_strategy(args.sampling_strategy),
         bounds=None if args.bounds is None else tuple(args.bounds),
-        synopsis=args.synopsis, **_synopsis_options(args),
+        synopsis=args.synopsis,
+        **_synopsis_options(args),
         class_counts="public" if args.public_counts else "private",
-        count_share=args.count_share, classes=args.classes, random_state=args.random_state,
+        count_share=args.count_share,
+        classes=args.classes,
+        random_state=args.random_state,
     )
     with library_calls("resample"):
         # every parameter: ranges, the ε of each release, the label set against the strategy
@@ -295,8 +361,8 @@ def _write(args, header, t, synth, labels) -> None:
             writer.writerows(row for row in reader if row)
         # numpy's str() of a float is its shortest round-trip repr
         for start in _progress(starts, synth.size * 10, "writing", args.quiet):
-            block = synth[start:start + chunk].astype(str)
-            writer.writerows(np.insert(block, t, labels[start:start + chunk], axis=1).tolist())
+            block = synth[start : start + chunk].astype(str)
+            writer.writerows(np.insert(block, t, labels[start : start + chunk], axis=1).tolist())
 
 
 def _privacy_line(sampler, leaked: bool) -> str:
@@ -304,26 +370,37 @@ def _privacy_line(sampler, leaked: bool) -> str:
     if not leaked:
         return f"privacy spent: {sampler.privacy_spent_}"
     if sampler.bounds is None:
-        return ("privacy: NOT differentially private — the bounds were computed from the data "
-                "(PrivacyLeakWarning); pass --bounds or --bounds-file from domain knowledge")
+        return (
+            "privacy: NOT differentially private — the bounds were computed from the data "
+            "(PrivacyLeakWarning); pass --bounds or --bounds-file from domain knowledge"
+        )
     return "privacy: NOT differentially private — see the PrivacyLeakWarning above"
 
 
 def _synopsis_lines(sampler, features) -> list:
     """What phase 1 released, in words (DP outputs and parameters only)."""
     if sampler.synopsis_ == "grid":
-        return [(f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} "
-                 "cells per feature")]
-    lines = [(f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
-              f"spread {sampler.spread:g} of each feature's half-range)")]
+        return [
+            (
+                f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} "
+                "cells per feature"
+            )
+        ]
+    lines = [
+        (
+            f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
+            f"spread {sampler.spread:g} of each feature's half-range)"
+        )
+    ]
     for label, mean in sampler.noisy_means_.items():
         values = ", ".join(f"{name}={value:.4g}" for name, value in zip(features, mean))
         lines.append(f"  noisy mean of class {label!r}: {values}")
     return lines
 
 
-def _print_summary(args, sampler, n_original: int, n_synthetic: int, leaked: bool,
-                   features=()) -> None:
+def _print_summary(
+    args, sampler, n_original: int, n_synthetic: int, leaked: bool, features=()
+) -> None:
     err = sys.stderr
     # the exact number of rows is not a DP output unless the class sizes are public
     originals = f"{n_original} original" if args.public_counts else "the original rows"
@@ -343,18 +420,24 @@ def run(args: argparse.Namespace) -> int:
     # the schema, before any data row
     header, t = read_header(args.input, args.target, args.delimiter)
     if args.bounds_file is not None:
-        features = header[:t] + header[t + 1:]
+        features = header[:t] + header[t + 1 :]
         sampler.set_params(bounds=read_bounds_file(args.bounds_file, features))
         with library_calls("resample"):
             sampler.privacy_cost()  # the bounds fix the number of features: the grid's checks
-    header, t, X, y = read_table(args.input, args.target, quiet=args.quiet,
-                                 delimiter=args.delimiter)
+    header, t, X, y = read_table(
+        args.input, args.target, quiet=args.quiet, delimiter=args.delimiter
+    )
     with library_calls("resample") as shown:
         warnings.simplefilter("always")  # every run's warnings, also when repeated
         X_res, y_res = sampler.fit_resample(X, y)
-    _write(args, header, t, X_res[len(X):], y_res[len(X):])
+    _write(args, header, t, X_res[len(X) :], y_res[len(X) :])
     if not args.quiet:
-        _print_summary(args, sampler, len(X), len(X_res) - len(X),
-                       leaked=any(map(is_privacy_leak, shown)),
-                       features=header[:t] + header[t + 1:])
+        _print_summary(
+            args,
+            sampler,
+            len(X),
+            len(X_res) - len(X),
+            leaked=any(map(is_privacy_leak, shown)),
+            features=header[:t] + header[t + 1 :],
+        )
     return 0

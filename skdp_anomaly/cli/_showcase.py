@@ -35,23 +35,53 @@ def _n_folds(text):
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the showcase's options to ``parser``."""
-    parser.add_argument("--output-dir", default="demo_output",
-                        help="folder for metrics.json and dpsmote_demo.png (default: %(default)s)")
-    parser.add_argument("--epsilons", type=float, nargs="+", default=list(DEFAULT_EPSILONS),
-                        metavar="EPS", help="total privacy budgets to compare, each in [1e-6, 30] "
-                                            "(the ε rule below; default: %(default)s)")
-    parser.add_argument("--ratios", type=_fraction, nargs="+", default=list(DEFAULT_RATIOS),
-                        metavar="FRACTION",
-                        help="minority fractions to under-sample to (default: %(default)s)")
-    parser.add_argument("--repeats", type=_positive_int, default=DEFAULT_REPEATS,
-                        help="under-samplings per fraction, each cross-validated (default: %(default)s)")
-    parser.add_argument("--folds", type=_n_folds, default=3,
-                        help="cross-validation folds, at least 2 (default: %(default)s)")
-    parser.add_argument("--random-state", type=int, default=0,
-                        help="seed (demo only, for reproducible output; default: %(default)s)")
-    parser.add_argument("--synopsis", choices=SYNOPSES, default="gaussian",
-                        help="DPSMOTE's synopsis: the DP class mean ('gaussian', default) or "
-                             "the thesis' noisy grid histogram ('grid')")
+    parser.add_argument(
+        "--output-dir",
+        default="demo_output",
+        help="folder for metrics.json and dpsmote_demo.png (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--epsilons",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_EPSILONS),
+        metavar="EPS",
+        help="total privacy budgets to compare, each in [1e-6, 30] "
+        "(the ε rule below; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--ratios",
+        type=_fraction,
+        nargs="+",
+        default=list(DEFAULT_RATIOS),
+        metavar="FRACTION",
+        help="minority fractions to under-sample to (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=_positive_int,
+        default=DEFAULT_REPEATS,
+        help="under-samplings per fraction, each cross-validated (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--folds",
+        type=_n_folds,
+        default=3,
+        help="cross-validation folds, at least 2 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--random-state",
+        type=int,
+        default=0,
+        help="seed (demo only, for reproducible output; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--synopsis",
+        choices=SYNOPSES,
+        default="gaussian",
+        help="DPSMOTE's synopsis: the DP class mean ('gaussian', default) or "
+        "the thesis' noisy grid histogram ('grid')",
+    )
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     return parser
 
@@ -61,10 +91,16 @@ def run(args) -> int:
     from ._common import check_output_dir
 
     check_output_dir(args.output_dir, "--output-dir")  # before minutes of fitting
-    run_showcase(args.output_dir, epsilons=args.epsilons, ratios=args.ratios,
-                       n_repeats=args.repeats, n_folds=args.folds,
-                       random_state=args.random_state, plot=not args.no_plot,
-                       synopsis=args.synopsis)
+    run_showcase(
+        args.output_dir,
+        epsilons=args.epsilons,
+        ratios=args.ratios,
+        n_repeats=args.repeats,
+        n_folds=args.folds,
+        random_state=args.random_state,
+        plot=not args.no_plot,
+        synopsis=args.synopsis,
+    )
     return 0
 
 
@@ -93,8 +129,10 @@ pipelines:
 def add_parser(subparsers, name: str = "demo"):
     """Register the showcase as a sub-command (``skdp-anomaly demo``)."""
     p = subparsers.add_parser(
-        name, help="compare no resampling, SMOTE and DPSMOTE before a DP classifier",
-        description=_DESCRIPTION, epilog=_EPILOG,
+        name,
+        help="compare no resampling, SMOTE and DPSMOTE before a DP classifier",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(p)

@@ -53,41 +53,45 @@ _GRAY_MAX = 255.0
 # (lower, upper) of each per-nucleus measurement, in the data set's order; all are
 # non-negative by definition.
 _R = NUCLEUS_RADIUS_MAX
-MEASUREMENT_BOUNDS = np.array([
-    # radius: mean centre-to-outline distance, each <= R (assumption 1)
-    (0.0, _R),
-    # texture: std of 8-bit gray values, <= 255/2 (Popoviciu)
-    (0.0, _GRAY_MAX / 2),
-    # perimeter: a convex outline inside the disc of radius R is at most 2πR (shallow
-    # indentations add little; any excess is clipped)
-    (0.0, 2.0 * math.pi * _R),
-    # area: at most the disc, πR²
-    (0.0, math.pi * _R**2),
-    # smoothness: local variation of radial lengths over the radius; by assumption 2
-    # at most ρ/2 over a mean radius >= ρ/2, so <= 1
-    (0.0, 1.0),
-    # compactness: perimeter² / (4π·area) − 1, >= 0 (isoperimetric inequality); by
-    # assumption 2, <= (2πρ)² / (4π·π(ρ/2)²) − 1 = 3
-    (0.0, 1.0 / _INNER_TO_OUTER**2 - 1.0),
-    # concavity: summed indentation depths over the radius; one is at most ρ/2 deep
-    # (assumption 2), and we allow two: <= 2 (the one judgement here; beyond, clipped)
-    (0.0, 2.0),
-    # concave points: published as a fraction of the outline, <= 1
-    (0.0, 1.0),
-    # symmetry: Σ|left − right| / Σ(left + right), and |a − b| <= a + b, so <= 1
-    (0.0, 1.0),
-    # fractal dimension: coastline dimension minus 1, in [0, 1] for a planar curve
-    (0.0, 1.0),
-])
+MEASUREMENT_BOUNDS = np.array(
+    [
+        # radius: mean centre-to-outline distance, each <= R (assumption 1)
+        (0.0, _R),
+        # texture: std of 8-bit gray values, <= 255/2 (Popoviciu)
+        (0.0, _GRAY_MAX / 2),
+        # perimeter: a convex outline inside the disc of radius R is at most 2πR (shallow
+        # indentations add little; any excess is clipped)
+        (0.0, 2.0 * math.pi * _R),
+        # area: at most the disc, πR²
+        (0.0, math.pi * _R**2),
+        # smoothness: local variation of radial lengths over the radius; by assumption 2
+        # at most ρ/2 over a mean radius >= ρ/2, so <= 1
+        (0.0, 1.0),
+        # compactness: perimeter² / (4π·area) − 1, >= 0 (isoperimetric inequality); by
+        # assumption 2, <= (2πρ)² / (4π·π(ρ/2)²) − 1 = 3
+        (0.0, 1.0 / _INNER_TO_OUTER**2 - 1.0),
+        # concavity: summed indentation depths over the radius; one is at most ρ/2 deep
+        # (assumption 2), and we allow two: <= 2 (the one judgement here; beyond, clipped)
+        (0.0, 2.0),
+        # concave points: published as a fraction of the outline, <= 1
+        (0.0, 1.0),
+        # symmetry: Σ|left − right| / Σ(left + right), and |a − b| <= a + b, so <= 1
+        (0.0, 1.0),
+        # fractal dimension: coastline dimension minus 1, in [0, 1] for a planar curve
+        (0.0, 1.0),
+    ]
+)
 N_MEASUREMENTS = len(MEASUREMENT_BOUNDS)
 
 #: Public (lower, upper) bounds of the 30 features: means, standard errors (half the
 #: upper bound, see the module docstring) and "worst" values.
-BREAST_CANCER_BOUNDS = np.vstack([
-    MEASUREMENT_BOUNDS,  # mean of the nuclei of an image
-    MEASUREMENT_BOUNDS * [1.0, 0.5],  # standard error of that mean
-    MEASUREMENT_BOUNDS,  # worst: mean of the three largest
-])
+BREAST_CANCER_BOUNDS = np.vstack(
+    [
+        MEASUREMENT_BOUNDS,  # mean of the nuclei of an image
+        MEASUREMENT_BOUNDS * [1.0, 0.5],  # standard error of that mean
+        MEASUREMENT_BOUNDS,  # worst: mean of the three largest
+    ]
+)
 
 # a public choice of columns: fewer features mean less noise on DPSMOTE's DP mean
 # (its Laplace scale grows with d) and a grid of 2^10 cells instead of 2^30

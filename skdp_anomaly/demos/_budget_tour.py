@@ -59,17 +59,24 @@ def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
         [
             ("log", FunctionTransformer(np.log1p)),
             ("scale", scaler),
-            ("dpsmote", DPSMOTE(epsilon=0.5, bounds=(-1.0, 1.0), classes=[0, 1],
-                                random_state=random_state)),
-            ("clf", PrivateLogisticRegression(epsilon=1.0, data_norm=CLF_NORM,
-                                              random_state=random_state)),
+            (
+                "dpsmote",
+                DPSMOTE(epsilon=0.5, bounds=(-1.0, 1.0), classes=[0, 1], random_state=random_state),
+            ),
+            (
+                "clf",
+                PrivateLogisticRegression(
+                    epsilon=1.0, data_norm=CLF_NORM, random_state=random_state
+                ),
+            ),
         ],
         budget=budget,
     )
 
 
-def run_budget_tour(budget: float = 2.0, random_state: int = 0, explain: bool = True,
-                    file=None) -> float:
+def run_budget_tour(
+    budget: float = 2.0, random_state: int = 0, explain: bool = True, file=None
+) -> float:
     """Fit the budgeted pipeline and print its privacy report, then those of three variants.
 
     Parameters
@@ -124,7 +131,10 @@ def run_budget_tour(budget: float = 2.0, random_state: int = 0, explain: bool = 
     )
     print_pipeline_report(
         "1. BudgetedPipeline(log → scale → dpsmote → clf): privacy_report_ (checked before fit)",
-        pipe.privacy_report_, budget=budget, explain=explain, file=out,
+        pipe.privacy_report_,
+        budget=budget,
+        explain=explain,
+        file=out,
     )
     accuracy = float(np.mean(pipe.predict(X_test) == y_test))
     print(
@@ -152,7 +162,8 @@ def _print_variants(budget, random_state, out):
     print_pipeline_report(
         "2. The same pipeline under GridSearchCV(clf__epsilon ∈ {0.5, 1, 2}, "
         "cv=KFold(5, shuffle=True)) (priced from parameters, not fitted)",
-        search, file=out,
+        search,
+        file=out,
     )
     print(
         "Each record is in 4 training folds for each of the 3 candidates, plus the refit "

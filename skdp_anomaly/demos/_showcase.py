@@ -61,8 +61,9 @@ def _count_fit(stats, sampler, caught):
 def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file, synopsis="gaussian"):
     from sklearn.model_selection import StratifiedKFold
 
-    results = {r: {m: {e: {k: [] for k in METRICS} for e in epsilons} for m in METHODS}
-               for r in ratios}
+    results = {
+        r: {m: {e: {k: [] for k in METRICS} for e in epsilons} for m in METHODS} for r in ratios
+    }
     sizes = {}
     stats = _new_fit_stats(synopsis)
     for ratio in ratios:
@@ -71,13 +72,15 @@ def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file, synopsis="gaussi
             rng = np.random.default_rng([seed, rep, int(round(ratio * 1e6))])
             X, y = load_imbalanced(ratio, rng)
             sizes[ratio] = (len(y), int(y.sum()))
-            folds = StratifiedKFold(n_splits=n_folds, shuffle=True,
-                                    random_state=int(rng.integers(2**31)))
+            folds = StratifiedKFold(
+                n_splits=n_folds, shuffle=True, random_state=int(rng.integers(2**31))
+            )
             for train, test in folds.split(X, y):
                 n1 = int(y[train].sum())
                 for eps in epsilons:
-                    pipes = build_pipelines(eps, n1, random_state=int(rng.integers(2**31)),
-                                            synopsis=synopsis)
+                    pipes = build_pipelines(
+                        eps, n1, random_state=int(rng.integers(2**31)), synopsis=synopsis
+                    )
                     for method, pipe in pipes.items():
                         with warnings.catch_warnings(record=True) as caught:
                             warnings.simplefilter("always")  # recorded, not printed
@@ -88,9 +91,13 @@ def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file, synopsis="gaussi
                         for k, v in scores.items():
                             results[ratio][method][eps][k].append(v)
         n, n1 = sizes[ratio]
-        print(f"  minority fraction {ratio:.0%}: {n} rows ({n1} malignant), "
-              f"{n_repeats} repeats × {n_folds} folds × {len(epsilons)} ε × {len(METHODS)} models "
-              f"in {time.perf_counter() - t0:.1f} s", file=file, flush=True)
+        print(
+            f"  minority fraction {ratio:.0%}: {n} rows ({n1} malignant), "
+            f"{n_repeats} repeats × {n_folds} folds × {len(epsilons)} ε × {len(METHODS)} models "
+            f"in {time.perf_counter() - t0:.1f} s",
+            file=file,
+            flush=True,
+        )
     return results, sizes, stats
 
 
@@ -106,21 +113,31 @@ def _print_table(results, ratios, epsilons, file):
                 for m in METRICS:
                     mean, se = mean_and_se(results[ratio][method][eps][m])
                     cells.append(f"{mean:.2f} ± {se:.2f}")
-                print(f"| {ratio:.0%} | {eps:g} | {METHOD_LABELS[method]} | "
-                      + " | ".join(cells) + " |", file=file)
+                print(
+                    f"| {ratio:.0%} | {eps:g} | {METHOD_LABELS[method]} | "
+                    + " | ".join(cells)
+                    + " |",
+                    file=file,
+                )
 
 
-_SYNOPSIS_WORDS = {"gaussian": "the DP mean of the malignant rows",
-                   "grid": "a noisy grid histogram"}
+_SYNOPSIS_WORDS = {
+    "gaussian": "the DP mean of the malignant rows",
+    "grid": "a noisy grid histogram",
+}
 _SYNOPSIS_NOISE = {
-    "gaussian": ("* With a few dozen malignant rows the DP mean is noisy at small ε (Laplace "
-                 "noise of about d/(ε·n) half-ranges per feature, ε being DPSMOTE's share): "
-                 "the synthetic rows then mostly tell the classifier *how much* of the rare "
-                 "class to expect, and at larger ε also *where* it lies. They never reveal a "
-                 "single patient."),
-    "grid": ("* With a few dozen malignant rows, most noisy cells are noise: the synthetic rows "
-             "mostly tell the classifier *how much* of the rare class to expect, and only at "
-             "larger ε *where* it lies. They never reveal a single patient."),
+    "gaussian": (
+        "* With a few dozen malignant rows the DP mean is noisy at small ε (Laplace "
+        "noise of about d/(ε·n) half-ranges per feature, ε being DPSMOTE's share): "
+        "the synthetic rows then mostly tell the classifier *how much* of the rare "
+        "class to expect, and at larger ε also *where* it lies. They never reveal a "
+        "single patient."
+    ),
+    "grid": (
+        "* With a few dozen malignant rows, most noisy cells are noise: the synthetic rows "
+        "mostly tell the classifier *how much* of the rare class to expect, and only at "
+        "larger ε *where* it lies. They never reveal a single patient."
+    ),
 }
 
 
@@ -136,28 +153,34 @@ def _explain(results, ratios, epsilons, reports, file, synopsis="gaussian"):
         "",
         "What this shows",
         "---------------",
-        (f"* At {ratio:.0%} malignant and ε = {eps_mid:g}, DPImbalancedClassifier (raw "
-         "features, public bounds, one call) finds "
-         f"{mean('recommended', 'recall'):.0%} of the malignant cases (ROC-AUC "
-         f"{mean('recommended', 'roc_auc'):.2f}, G-mean {mean('recommended', 'g_mean'):.2f}); "
-         f"at ε = {top:g}, {mean('recommended', 'recall', top):.0%} (G-mean "
-         f"{mean('recommended', 'g_mean', top):.2f}). The non-private class-balanced "
-         f"logistic regression finds {mean('balanced_lr', 'recall'):.0%} (ROC-AUC "
-         f"{mean('balanced_lr', 'roc_auc'):.2f}, G-mean {mean('balanced_lr', 'g_mean'):.2f}) "
-         "and protects no one."),
-        (f"* DP logistic regression alone, thresholded at 0.5, finds "
-         f"{mean('none', 'recall'):.0%}; with DPSMOTE spending half of the same ε on "
-         f"synthetic malignant rows, {mean('dpsmote', 'recall'):.0%} (G-mean "
-         f"{mean('dpsmote', 'g_mean'):.2f}). DPSMOTE's rows come from "
-         f"{_SYNOPSIS_WORDS[synopsis]} only: ε-DP end to end (Lut 2022, Theorem 3.3)."),
+        (
+            f"* At {ratio:.0%} malignant and ε = {eps_mid:g}, DPImbalancedClassifier (raw "
+            "features, public bounds, one call) finds "
+            f"{mean('recommended', 'recall'):.0%} of the malignant cases (ROC-AUC "
+            f"{mean('recommended', 'roc_auc'):.2f}, G-mean {mean('recommended', 'g_mean'):.2f}); "
+            f"at ε = {top:g}, {mean('recommended', 'recall', top):.0%} (G-mean "
+            f"{mean('recommended', 'g_mean', top):.2f}). The non-private class-balanced "
+            f"logistic regression finds {mean('balanced_lr', 'recall'):.0%} (ROC-AUC "
+            f"{mean('balanced_lr', 'roc_auc'):.2f}, G-mean {mean('balanced_lr', 'g_mean'):.2f}) "
+            "and protects no one."
+        ),
+        (
+            f"* DP logistic regression alone, thresholded at 0.5, finds "
+            f"{mean('none', 'recall'):.0%}; with DPSMOTE spending half of the same ε on "
+            f"synthetic malignant rows, {mean('dpsmote', 'recall'):.0%} (G-mean "
+            f"{mean('dpsmote', 'g_mean'):.2f}). DPSMOTE's rows come from "
+            f"{_SYNOPSIS_WORDS[synopsis]} only: ε-DP end to end (Lut 2022, Theorem 3.3)."
+        ),
         f"* SMOTE + DP-LR scores recall {mean('smote', 'recall'):.0%}, but its ε is not a "
         "real guarantee: SMOTE's rows interpolate single patients, so one record moves many "
         "training rows (Lut 2022, Theorem 3.2)"
         + (" — the privacy report above flags it as a leak." if reports.get("smote") else "."),
         _SYNOPSIS_NOISE[synopsis],
-        ("* Scores are noisy at small ε and tiny minorities (± and the shaded bands are "
-         "standard errors); the public feature bounds and data_norm are what make every ε "
-         "above hold."),
+        (
+            "* Scores are noisy at small ε and tiny minorities (± and the shaded bands are "
+            "standard errors); the public feature bounds and data_norm are what make every ε "
+            "above hold."
+        ),
     ]
     print("\n".join(lines), file=file)
 
@@ -165,17 +188,26 @@ def _explain(results, ratios, epsilons, reports, file, synopsis="gaussian"):
 def _print_fit_stats(stats, file):
     fits = stats["fits"]
     if stats["synopsis"] == "gaussian":
-        print(f"  DPSMOTE synopsis: the DP mean of the malignant rows, synthetic rows drawn "
-              f"around it; fits warned that noise dominates the mean: "
-              f"{stats['noise_warnings']}/{fits}", file=file)
+        print(
+            f"  DPSMOTE synopsis: the DP mean of the malignant rows, synthetic rows drawn "
+            f"around it; fits warned that noise dominates the mean: "
+            f"{stats['noise_warnings']}/{fits}",
+            file=file,
+        )
         return
-    print(f"  DPSMOTE fits whose noisy histogram had no positive cell (synthetic rows then "
-          f"drawn uniformly over the bounds, still ε-DP): {stats['uniform']}/{fits}", file=file)
-    cells = ", ".join(f"{m} per feature: {n} fits"
-                      for m, n in sorted(stats["cells_per_feature"].items()))
-    print(f"  DPSMOTE grid chosen by granularity='auto' from the DP minority size: {cells}; "
-          f"fits warned that noise dominates the grid: {stats['noise_warnings']}/{fits}",
-          file=file)
+    print(
+        f"  DPSMOTE fits whose noisy histogram had no positive cell (synthetic rows then "
+        f"drawn uniformly over the bounds, still ε-DP): {stats['uniform']}/{fits}",
+        file=file,
+    )
+    cells = ", ".join(
+        f"{m} per feature: {n} fits" for m, n in sorted(stats["cells_per_feature"].items())
+    )
+    print(
+        f"  DPSMOTE grid chosen by granularity='auto' from the DP minority size: {cells}; "
+        f"fits warned that noise dominates the grid: {stats['noise_warnings']}/{fits}",
+        file=file,
+    )
 
 
 # ------------------------------------------------------------------- outputs
@@ -185,10 +217,16 @@ def _write_metrics(path, results, sizes, stats, reports, eps_report, settings):
         "sizes": {f"{r:g}": {"n": n, "n_minority": n1} for r, (n, n1) in sizes.items()},
         "privacy_reports": {"epsilon": eps_report, **reports},
         "dpsmote_fits": stats,
-        "metrics": {f"{r:g}": {m: {f"{e:g}": {k: mean_and_se(v)[0] for k, v in res.items()}
-                                    for e, res in by_eps.items()}
-                               for m, by_eps in by_method.items()}
-                    for r, by_method in results.items()},
+        "metrics": {
+            f"{r:g}": {
+                m: {
+                    f"{e:g}": {k: mean_and_se(v)[0] for k, v in res.items()}
+                    for e, res in by_eps.items()
+                }
+                for m, by_eps in by_method.items()
+            }
+            for r, by_method in results.items()
+        },
     }
     path.write_text(json.dumps(payload, indent=2) + "\n")
 
@@ -198,8 +236,11 @@ def _write_plot(results, path, file) -> bool:
         import matplotlib  # noqa: F401  (the package itself, not a cached submodule)
         from matplotlib.figure import Figure  # no pyplot: draws without a display
     except ImportError:
-        print('\nmatplotlib is not installed: skipping the plot. Install it with '
-              '`pip install "skdp-anomaly[demo]"` (or `pip install matplotlib`).', file=file)
+        print(
+            "\nmatplotlib is not installed: skipping the plot. Install it with "
+            '`pip install "skdp-anomaly[demo]"` (or `pip install matplotlib`).',
+            file=file,
+        )
         return False
     figure = plot_showcase(results, figure=Figure())
     figure.savefig(path, dpi=110)
@@ -219,9 +260,17 @@ def _check_settings(epsilons, ratios, n_repeats, n_folds, synopsis):
         raise ValueError(f"synopsis must be one of {SYNOPSES}, got {synopsis!r}.")
 
 
-def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
-                 n_repeats: int = DEFAULT_REPEATS, n_folds: int = 3, random_state: int = 0,
-                 plot: bool = True, file=None, synopsis: str = "gaussian") -> dict:
+def run_showcase(
+    output_dir,
+    epsilons=DEFAULT_EPSILONS,
+    ratios=DEFAULT_RATIOS,
+    n_repeats: int = DEFAULT_REPEATS,
+    n_folds: int = 3,
+    random_state: int = 0,
+    plot: bool = True,
+    file=None,
+    synopsis: str = "gaussian",
+) -> dict:
     """Run the over-sampling showcase and write ``metrics.json`` (and ``dpsmote_demo.png``).
 
     Parameters
@@ -264,43 +313,67 @@ def run_showcase(output_dir, epsilons=DEFAULT_EPSILONS, ratios=DEFAULT_RATIOS,
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
 
-    print("skdp-anomaly demo: a private classifier for a rare label (DPImbalancedClassifier) "
-          "beside the non-private class-balanced model, and private over-sampling (DP-SMOTE "
-          f"after Lut 2022, ch. 3; synopsis: {_SYNOPSIS_WORDS[synopsis]})", file=file)
-    print(f"Data: sklearn breast cancer, malignant = rare class, under-sampled to "
-          f"{', '.join(f'{r:.0%}' for r in ratios)}; the {len(MEAN_FEATURES)} 'mean' features "
-          "scaled to [-1, 1] with public bounds that follow from the definitions of the "
-          "measurements (not from the data).", file=file)
-    print("Neighbouring datasets have the same size and differ in one patient's record "
-          "(replace-one, n public: the relation the private logistic regression holds "
-          "under). DPImbalancedClassifier and the 'none' and 'dpsmote' pipelines are pure "
-          "ε-DP for that record at the ε shown; the 'smote' pipeline only claims it, and the "
-          "class-balanced logistic regression is not private.", file=file)
+    print(
+        "skdp-anomaly demo: a private classifier for a rare label (DPImbalancedClassifier) "
+        "beside the non-private class-balanced model, and private over-sampling (DP-SMOTE "
+        f"after Lut 2022, ch. 3; synopsis: {_SYNOPSIS_WORDS[synopsis]})",
+        file=file,
+    )
+    print(
+        f"Data: sklearn breast cancer, malignant = rare class, under-sampled to "
+        f"{', '.join(f'{r:.0%}' for r in ratios)}; the {len(MEAN_FEATURES)} 'mean' features "
+        "scaled to [-1, 1] with public bounds that follow from the definitions of the "
+        "measurements (not from the data).",
+        file=file,
+    )
+    print(
+        "Neighbouring datasets have the same size and differ in one patient's record "
+        "(replace-one, n public: the relation the private logistic regression holds "
+        "under). DPImbalancedClassifier and the 'none' and 'dpsmote' pipelines are pure "
+        "ε-DP for that record at the ε shown; the 'smote' pipeline only claims it, and the "
+        "class-balanced logistic regression is not private.",
+        file=file,
+    )
 
     eps_report = 1.0 if 1.0 in epsilons else epsilons[0]
-    print(f"\n1) Privacy report of each pipeline at ε = {eps_report:g} "
-          "(from parameters, before fitting):", file=file)
+    print(
+        f"\n1) Privacy report of each pipeline at ε = {eps_report:g} "
+        "(from parameters, before fitting):",
+        file=file,
+    )
     reports = privacy_reports(eps_report, file=file, synopsis=synopsis)
 
-    print(f"\n2) Fitting {len(METHODS)} models × {len(epsilons)} ε × {len(ratios)} fractions "
-          f"× {n_repeats} repeats × {n_folds} folds ...", file=file, flush=True)
+    print(
+        f"\n2) Fitting {len(METHODS)} models × {len(epsilons)} ε × {len(ratios)} fractions "
+        f"× {n_repeats} repeats × {n_folds} folds ...",
+        file=file,
+        flush=True,
+    )
     from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
     # the matrices are tiny: one BLAS thread avoids oversubscription on busy machines
     with threadpool_limits(limits=1):
-        results, sizes, stats = _evaluate(epsilons, ratios, int(n_repeats), int(n_folds),
-                                          random_state, file, synopsis)
+        results, sizes, stats = _evaluate(
+            epsilons, ratios, int(n_repeats), int(n_folds), random_state, file, synopsis
+        )
     _print_fit_stats(stats, file)
 
-    print("\n3) Test-set metrics (mean ± standard error over repeats × folds; each "
-          "model's own predict: threshold 0.5, the model's own DP base rate for "
-          "DPImbalancedClassifier):",
-          file=file)
+    print(
+        "\n3) Test-set metrics (mean ± standard error over repeats × folds; each "
+        "model's own predict: threshold 0.5, the model's own DP base rate for "
+        "DPImbalancedClassifier):",
+        file=file,
+    )
     _print_table(results, ratios, epsilons, file)
 
     paths = {"metrics": str(out / "metrics.json")}
-    settings = {"epsilons": list(epsilons), "ratios": list(ratios), "n_repeats": int(n_repeats),
-                "n_folds": int(n_folds), "random_state": random_state}
+    settings = {
+        "epsilons": list(epsilons),
+        "ratios": list(ratios),
+        "n_repeats": int(n_repeats),
+        "n_folds": int(n_folds),
+        "random_state": random_state,
+    }
     _write_metrics(out / "metrics.json", results, sizes, stats, reports, eps_report, settings)
     if plot and _write_plot(results, out / "dpsmote_demo.png", file):
         paths["plot"] = str(out / "dpsmote_demo.png")

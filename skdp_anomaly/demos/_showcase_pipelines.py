@@ -44,8 +44,13 @@ METRICS = ("roc_auc", "recall", "g_mean", "f1")
 METRIC_LABELS = {"roc_auc": "ROC-AUC", "recall": "minority recall", "g_mean": "G-mean", "f1": "F1"}
 
 
-def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
-                    features=MEAN_FEATURES, synopsis: str = "gaussian") -> dict:
+def build_pipelines(
+    epsilon: float,
+    n_minority_train: int,
+    random_state=None,
+    features=MEAN_FEATURES,
+    synopsis: str = "gaussian",
+) -> dict:
     """Build the models compared at the nominal privacy budget ``epsilon``.
 
     Data-dependent parameters are public: scaling bounds, DPSMOTE ``bounds``,
@@ -92,32 +97,51 @@ def build_pipelines(epsilon: float, n_minority_train: int, random_state=None,
     def dplr(eps):
         # the metrics threshold at 0.5, which needs a calibrated intercept: C = 1 on
         # the rows as they are (the default regularises the intercept too strongly)
-        return PrivateLogisticRegression(epsilon=eps, data_norm=data_norm, clip_norm=data_norm,
-                                         C=1.0, random_state=random_state)
+        return PrivateLogisticRegression(
+            epsilon=eps, data_norm=data_norm, clip_norm=data_norm, C=1.0, random_state=random_state
+        )
 
     k = max(1, min(5, n_minority_train - 1))
     # granularity="auto": the grid from the DP minority size (post-processing, no ε)
     grid = {"granularity": "auto", "connectivity": 2} if synopsis == "grid" else {}
     lower, upper = BREAST_CANCER_BOUNDS[list(features)].T
     return {
-        "recommended": DPImbalancedClassifier(epsilon=epsilon, bounds=(lower, upper),
-                                              classes=[0, 1], random_state=random_state),
-        "balanced_lr": Pipeline([("scale", public_scaler(features)),
-                                 ("clf", LogisticRegression(class_weight="balanced"))]),
+        "recommended": DPImbalancedClassifier(
+            epsilon=epsilon, bounds=(lower, upper), classes=[0, 1], random_state=random_state
+        ),
+        "balanced_lr": Pipeline(
+            [
+                ("scale", public_scaler(features)),
+                ("clf", LogisticRegression(class_weight="balanced")),
+            ]
+        ),
         "none": Pipeline([("scale", public_scaler(features)), ("clf", dplr(epsilon))]),
-        "smote": Pipeline([
-            ("scale", public_scaler(features)),
-            ("resample", SMOTE(k_neighbors=k, random_state=random_state)),
-            ("clf", dplr(epsilon)),
-        ]),
-        "dpsmote": Pipeline([
-            ("scale", public_scaler(features)),
-            # ε/4 under add/remove is ε/2 under replace-one neighbours, the
-            # relation of the classifier: ε in total
-            ("resample", DPSMOTE(epsilon=epsilon / 4, bounds=(-1.0, 1.0), synopsis=synopsis,
-                                 classes=[0, 1], random_state=random_state, **grid)),
-            ("clf", dplr(epsilon / 2)),
-        ]),
+        "smote": Pipeline(
+            [
+                ("scale", public_scaler(features)),
+                ("resample", SMOTE(k_neighbors=k, random_state=random_state)),
+                ("clf", dplr(epsilon)),
+            ]
+        ),
+        "dpsmote": Pipeline(
+            [
+                ("scale", public_scaler(features)),
+                # ε/4 under add/remove is ε/2 under replace-one neighbours, the
+                # relation of the classifier: ε in total
+                (
+                    "resample",
+                    DPSMOTE(
+                        epsilon=epsilon / 4,
+                        bounds=(-1.0, 1.0),
+                        synopsis=synopsis,
+                        classes=[0, 1],
+                        random_state=random_state,
+                        **grid,
+                    ),
+                ),
+                ("clf", dplr(epsilon / 2)),
+            ]
+        ),
     }
 
 

@@ -8,8 +8,13 @@ from ._showcase_pipelines import METHOD_LABELS, METHODS, METRIC_LABELS, METRICS,
 
 __all__ = ["plot_showcase"]
 
-_COLOURS = {"recommended": "#2ca02c", "balanced_lr": "#000000", "none": "#7f7f7f",
-            "smote": "#d62728", "dpsmote": "#1f77b4"}
+_COLOURS = {
+    "recommended": "#2ca02c",
+    "balanced_lr": "#000000",
+    "none": "#7f7f7f",
+    "smote": "#d62728",
+    "dpsmote": "#1f77b4",
+}
 _STYLES = {"recommended": "-", "balanced_lr": "-.", "none": ":", "smote": "--", "dpsmote": "-"}
 
 
@@ -56,8 +61,10 @@ def plot_showcase(results: dict, metrics=METRICS, figure=None):
                 axes[i, j].set_xlabel("total privacy budget ε")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=legend_columns, frameon=False)
-    title = ("Breast cancer, malignant under-sampled: DP logistic regression pipelines",
-             "(mean ± standard error over repeats × folds)")
+    title = (
+        "Breast cancer, malignant under-sampled: DP logistic regression pipelines",
+        "(mean ± standard error over repeats × folds)",
+    )
     one_line = legend_columns == 3  # a wide figure has room for the title on one line
     figure.suptitle((" " if one_line else "\n").join(title), fontsize=11)
     title_height = 0.35 if one_line else 0.6  # inches
@@ -70,8 +77,15 @@ def _draw_metric(ax, by_method, epsilons, metric):
         stats = [mean_and_se(by_method[method][e][metric]) for e in epsilons]
         mean = np.array([s[0] for s in stats])
         se = np.array([s[1] for s in stats])
-        ax.plot(epsilons, mean, _STYLES[method], marker="o", ms=4, color=_COLOURS[method],
-                label=METHOD_LABELS[method])
+        ax.plot(
+            epsilons,
+            mean,
+            _STYLES[method],
+            marker="o",
+            ms=4,
+            color=_COLOURS[method],
+            label=METHOD_LABELS[method],
+        )
         ax.fill_between(epsilons, mean - se, mean + se, color=_COLOURS[method], alpha=0.15)
     ax.set_xscale("log")
     ax.set_xticks(epsilons)

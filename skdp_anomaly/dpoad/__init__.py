@@ -9,13 +9,7 @@ is the scikit-learn facade that runs both roles window by window.
 
 from ._analyst import Analyst
 from ._estimator import DPOAD
-from ._messages import (
-    AnalystReport,
-    SensitivityFeedback,
-    WindowRelease,
-    from_json,
-    to_json,
-)
+from ._messages import AnalystReport, SensitivityFeedback, WindowRelease, from_json, to_json
 from ._owner import DataOwner, window_histogram
 
 __all__ = [

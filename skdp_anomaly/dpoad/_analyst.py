@@ -107,28 +107,49 @@ class Analyst:
     [3]
     """
 
-    def __init__(self, *, max_count=None, detector="baseline", alpha=0.05,
-                 count_model="overdispersed", learning_windows=3, threshold=0.9):
-        if max_count is not None and (isinstance(max_count, bool) or not isinstance(
-                max_count, numbers.Integral) or max_count < 1):
-            raise ValueError(f"The 'max_count' parameter must be an int >= 1 or None; "
-                             f"got {max_count!r}.")
+    def __init__(
+        self,
+        *,
+        max_count=None,
+        detector="baseline",
+        alpha=0.05,
+        count_model="overdispersed",
+        learning_windows=3,
+        threshold=0.9,
+    ):
+        if max_count is not None and (
+            isinstance(max_count, bool)
+            or not isinstance(max_count, numbers.Integral)
+            or max_count < 1
+        ):
+            raise ValueError(
+                f"The 'max_count' parameter must be an int >= 1 or None; got {max_count!r}."
+            )
         if detector not in DETECTORS:
-            raise ValueError(f"The 'detector' parameter must be one of {DETECTORS}; "
-                             f"got {detector!r}.")
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
-                0 < alpha < 1):
-            raise ValueError(f"The 'alpha' parameter must be a float in the range (0, 1); "
-                             f"got {alpha!r}.")
-        if isinstance(learning_windows, bool) or not isinstance(
-                learning_windows, numbers.Integral) or learning_windows < 1:
-            raise ValueError(f"The 'learning_windows' parameter must be an int >= 1; "
-                             f"got {learning_windows!r}.")
+            raise ValueError(
+                f"The 'detector' parameter must be one of {DETECTORS}; got {detector!r}."
+            )
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (0 < alpha < 1):
+            raise ValueError(
+                f"The 'alpha' parameter must be a float in the range (0, 1); got {alpha!r}."
+            )
+        if (
+            isinstance(learning_windows, bool)
+            or not isinstance(learning_windows, numbers.Integral)
+            or learning_windows < 1
+        ):
+            raise ValueError(
+                f"The 'learning_windows' parameter must be an int >= 1; got {learning_windows!r}."
+            )
         check_count_model(count_model, learning_windows if detector == "baseline" else None)
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not (
-                0 <= threshold < 1):
-            raise ValueError(f"The 'threshold' parameter must be a float in the range [0, 1); "
-                             f"got {threshold!r}.")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, numbers.Real)
+            or not (0 <= threshold < 1)
+        ):
+            raise ValueError(
+                f"The 'threshold' parameter must be a float in the range [0, 1); got {threshold!r}."
+            )
         self.max_count = None if max_count is None else int(max_count)
         self.detector = detector
         self.alpha = float(alpha)
@@ -150,15 +171,21 @@ class Analyst:
     def receive(self, release: WindowRelease) -> AnalystReport:
         """Score the window, learn the count distribution, and report (Steps 5–7)."""
         if not isinstance(release, WindowRelease):
-            raise TypeError(f"Analyst.receive takes a WindowRelease, got "
-                            f"{type(release).__name__}: the analyst sees nothing else.")
+            raise TypeError(
+                f"Analyst.receive takes a WindowRelease, got "
+                f"{type(release).__name__}: the analyst sees nothing else."
+            )
         max_count = release.max_count
         if self.max_count is not None and max_count != self.max_count:
-            raise ValueError(f"the release's count domain is {{0..{max_count}}}; this analyst "
-                             f"works over {{0..{self.max_count}}}.")
+            raise ValueError(
+                f"the release's count domain is {{0..{max_count}}}; this analyst "
+                f"works over {{0..{self.max_count}}}."
+            )
         if self.pseudo_counts and release.values.shape != self.pseudo_counts[0].shape:
-            raise ValueError(f"the release has {release.values.shape[0]} cells; earlier "
-                             f"releases had {self.pseudo_counts[0].shape[0]}.")
+            raise ValueError(
+                f"the release has {release.values.shape[0]} cells; earlier "
+                f"releases had {self.pseudo_counts[0].shape[0]}."
+            )
         self.releases.append(release)
         pseudo = self._reconstruct(release)
         self.pseudo_counts.append(pseudo)
@@ -186,23 +213,33 @@ class Analyst:
                 self._learning = []
                 self._feedback = benign_feedback(self.baseline.expected, release.max_count)
             n_cells = x.size
-            return AnalystReport(release.window, np.zeros(n_cells, bool), np.zeros(n_cells),
-                                 self._feedback)
+            return AnalystReport(
+                release.window, np.zeros(n_cells, bool), np.zeros(n_cells), self._feedback
+            )
         adjusted, flagged = self.baseline.test(x, noise)
         if noise not in self._detectable:  # the same noise in every window but DPOAD's
             self._detectable[noise] = self.baseline.detectable_excess(noise)
-        expected = (self.baseline.expected if self.count_model == "poisson"
-                    else self.baseline.expected_counts(x))
-        return AnalystReport(release.window, flagged, 1.0 - adjusted, self._feedback,
-                             p_values=adjusted, expected_counts=expected,
-                             detectable_excess=self._detectable[noise])
+        expected = (
+            self.baseline.expected
+            if self.count_model == "poisson"
+            else self.baseline.expected_counts(x)
+        )
+        return AnalystReport(
+            release.window,
+            flagged,
+            1.0 - adjusted,
+            self._feedback,
+            p_values=adjusted,
+            expected_counts=expected,
+            detectable_excess=self._detectable[noise],
+        )
 
     def _learn_baseline(self, counts, noises):
         if self.count_model == "poisson":
             return PoissonBaseline.learn(counts, noises, self.alpha)
         return ProportionBaseline.learn(
-            counts, noises, self.alpha,
-            estimate_dispersion=self.count_model == "overdispersed")
+            counts, noises, self.alpha, estimate_dispersion=self.count_model == "overdispersed"
+        )
 
     def _pool(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Add a window's pseudo-counts to the pool; return its values and multiplicities."""
@@ -228,8 +265,9 @@ class Analyst:
             # a zero score is floored at the least positive one: the largest finite weight
             weights = multiplicity * np.maximum(score, positive.min()) ** _SCORE_POWER
         weights = weights / weights.sum()
-        support = np.interp(distinct / max_count, LINEAR_DISENTANGLER[:, 0],
-                            LINEAR_DISENTANGLER[:, 1])
+        support = np.interp(
+            distinct / max_count, LINEAR_DISENTANGLER[:, 0], LINEAR_DISENTANGLER[:, 1]
+        )
         return SensitivityFeedback(LINEAR_DISENTANGLER, support, weights)
 
 
@@ -237,14 +275,16 @@ def check_count_model(count_model, learning_windows) -> None:
     """Refuse an unknown count model, or a dispersion with nothing to learn it from
     (``learning_windows`` None skips that check)."""
     if count_model not in COUNT_MODELS:
-        raise ValueError(f"The 'count_model' parameter must be one of {COUNT_MODELS}; "
-                         f"got {count_model!r}.")
-    if count_model == "overdispersed" and learning_windows is not None \
-            and learning_windows < 2:
-        raise ValueError("count_model='overdispersed' learns the variation between windows "
-                         "and needs learning_windows >= 2; with one learning window use "
-                         "count_model='multinomial' (records i.i.d. within and across "
-                         "windows) or 'poisson' (constant volume).")
+        raise ValueError(
+            f"The 'count_model' parameter must be one of {COUNT_MODELS}; got {count_model!r}."
+        )
+    if count_model == "overdispersed" and learning_windows is not None and learning_windows < 2:
+        raise ValueError(
+            "count_model='overdispersed' learns the variation between windows "
+            "and needs learning_windows >= 2; with one learning window use "
+            "count_model='multinomial' (records i.i.d. within and across "
+            "windows) or 'poisson' (constant volume)."
+        )
 
 
 def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:
@@ -252,11 +292,15 @@ def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:
     (geometric in count space; Laplace of scale ``noise_scale · max_count`` when
     disentangled)."""
     if release.space == "count":
-        return (release.values.astype(np.float64),
-                ReleaseNoise.of_scale(release.noise_scale, lattice=True))
+        return (
+            release.values.astype(np.float64),
+            ReleaseNoise.of_scale(release.noise_scale, lattice=True),
+        )
     scale = release.max_count
-    return (release.values * scale,
-            ReleaseNoise.of_scale(release.noise_scale * scale, lattice=False))
+    return (
+        release.values * scale,
+        ReleaseNoise.of_scale(release.noise_scale * scale, lattice=False),
+    )
 
 
 def benign_feedback(expected: np.ndarray, max_count: int) -> SensitivityFeedback:

@@ -15,8 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-__all__ = ["PoissonBaseline", "ReleaseNoise", "holm_adjust", "noisy_poisson_cdf",
-           "noisy_poisson_sf"]
+__all__ = [
+    "PoissonBaseline",
+    "ReleaseNoise",
+    "holm_adjust",
+    "noisy_poisson_cdf",
+    "noisy_poisson_sf",
+]
 
 # Chernoff parameters t (fractions of the largest): every t is valid, the grid sets tightness
 _CHERNOFF_GRID = np.geomspace(1e-4, 1.0 - 1e-6, 160)
@@ -54,15 +59,15 @@ class ReleaseNoise:
     @property
     def variance(self) -> float:
         q = self.decay
-        return 2.0 * q / (1.0 - q) ** 2 if self.lattice else 2.0 * self.scale ** 2
+        return 2.0 * q / (1.0 - q) ** 2 if self.lattice else 2.0 * self.scale**2
 
     def log_mgf(self, t) -> np.ndarray:
         """``log E exp(tZ)`` for ``|t| < 1/scale``."""
         t = np.asarray(t, dtype=np.float64)
         if self.lattice:
             q = self.decay
-            return (2.0 * math.log1p(-q) - np.log1p(-q * np.exp(t)) - np.log1p(-q * np.exp(-t)))
-        return -np.log1p(-(self.scale * t) ** 2)
+            return 2.0 * math.log1p(-q) - np.log1p(-q * np.exp(t)) - np.log1p(-q * np.exp(-t))
+        return -np.log1p(-((self.scale * t) ** 2))
 
     @property
     def _edge(self) -> tuple[float, int]:
@@ -133,12 +138,10 @@ def noisy_poisson_sf(x, mu, noise: ReleaseNoise) -> np.ndarray:
     a, delta = noise._edge
     n0 = np.maximum(np.ceil(x), 0.0)
     # c < x: the noise lifts c to x, P = A q^(x - c)
-    below = _tilted_term(math.log(a) + (x - n0 + 1.0) * log_q, n0 - 1.0, mu, mu / q,
-                         _log_cdf_ratio)
+    below = _tilted_term(math.log(a) + (x - n0 + 1.0) * log_q, n0 - 1.0, mu, mu / q, _log_cdf_ratio)
     # c >= x: the noise does not pull c below x, P = 1 - A q^(c - x + δ)
     at_or_above = _sf(n0, mu)
-    pulled = _tilted_term(math.log(a) + (delta - x + n0) * log_q, n0, mu, mu * q,
-                          _log_sf_ratio)
+    pulled = _tilted_term(math.log(a) + (delta - x + n0) * log_q, n0, mu, mu * q, _log_sf_ratio)
     return np.clip(below + at_or_above - np.minimum(pulled, at_or_above), 0.0, 1.0)
 
 
@@ -154,12 +157,10 @@ def noisy_poisson_cdf(x, mu, noise: ReleaseNoise) -> np.ndarray:
     a, delta = noise._edge
     n1 = np.maximum(np.floor(x), -1.0)
     # c > x: the noise pulls c down to x, P = A q^(c - x)
-    above = _tilted_term(math.log(a) + (n1 + 1.0 - x) * log_q, n1 + 1.0, mu, mu * q,
-                         _log_sf_ratio)
+    above = _tilted_term(math.log(a) + (n1 + 1.0 - x) * log_q, n1 + 1.0, mu, mu * q, _log_sf_ratio)
     # c <= x: the noise does not lift c above x, P = 1 - A q^(x - c + δ)
     at_or_below = _cdf(n1, mu)
-    lifted = _tilted_term(math.log(a) + (delta + x - n1) * log_q, n1, mu, mu / q,
-                          _log_cdf_ratio)
+    lifted = _tilted_term(math.log(a) + (delta + x - n1) * log_q, n1, mu, mu / q, _log_cdf_ratio)
     return np.clip(above + at_or_below - np.minimum(lifted, at_or_below), 0.0, 1.0)
 
 

@@ -201,10 +201,23 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     }
     _private_state = ("_n_features",)
 
-    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", detector="baseline",
-                 alpha=0.05, count_model="overdispersed", max_count=None, threshold=0.9,
-                 learning_windows=3,
-                 sensitivity_samples=100_000, random_state=None, accountant=None):
+    def __init__(
+        self,
+        bins,
+        *,
+        epsilon=1.0,
+        gamma=0.05,
+        mechanism="record",
+        detector="baseline",
+        alpha=0.05,
+        count_model="overdispersed",
+        max_count=None,
+        threshold=0.9,
+        learning_windows=3,
+        sensitivity_samples=100_000,
+        random_state=None,
+        accountant=None,
+    ):
         self.bins = bins
         self.epsilon = epsilon
         self.gamma = gamma
@@ -236,14 +249,19 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _more_validate_params(self) -> None:
         """What the owner would refuse at the first window, refused before any data."""
         check_bins(self.bins)
-        check_count_model(self.count_model,
-                          int(self.learning_windows) if self.detector == "baseline" else None)
+        check_count_model(
+            self.count_model, int(self.learning_windows) if self.detector == "baseline" else None
+        )
         check_release_limits(self.mechanism, float(self.epsilon), self.max_count)
         check_prediction_reachable(self.mechanism, float(self.gamma), int(self.learning_windows))
         if self.mechanism == "dpoad":
-            sampling_parameters(float(self.gamma), "prediction",
-                                m=int(self.sensitivity_samples), epsilon=float(self.epsilon),
-                                learning_windows=int(self.learning_windows))
+            sampling_parameters(
+                float(self.gamma),
+                "prediction",
+                m=int(self.sensitivity_samples),
+                epsilon=float(self.epsilon),
+                learning_windows=int(self.learning_windows),
+            )
 
     def _ledger_entry(self, cost: PrivacyCost) -> tuple[float, float]:
         # Random DP has no group-privacy conversion: charge its (ε, δ) part, a true
@@ -255,8 +273,10 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         """What the guarantee takes as public without checking it."""
         out = ["DPOAD: the bins are public, fixed by the analyst without looking at the data"]
         if self.mechanism != "record":
-            out.append("DPOAD: each count cell belongs to one contributor (the unit protected) "
-                       "and a count above max_count is clipped")
+            out.append(
+                "DPOAD: each count cell belongs to one contributor (the unit protected) "
+                "and a count above max_count is clipped"
+            )
         # max_count=None is not an assumption but a leak (the budget report says so)
         return tuple(out)
 
@@ -326,8 +346,9 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.p_values_ = np.vstack([_p_values(r) for r in self.reports_])
         self.expected_counts_ = report.expected_counts
         self.dispersion_ = float(getattr(self.analyst_.baseline, "dispersion", math.nan))
-        self.detectable_excess_ = (math.nan if report.detectable_excess is None
-                                   else report.detectable_excess)
+        self.detectable_excess_ = (
+            math.nan if report.detectable_excess is None else report.detectable_excess
+        )
         if _first_test(self.reports_):
             self._warn_if_undecidable(release.max_count)
         return self
@@ -345,17 +366,26 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             need = "a typical cell must reach more counts than the count domain allows"
         else:
             # rough by nature: two significant digits
-            need = (f"the noise has scale {noise:.2g} counts, and a typical cell (expected "
-                    f"count {expected:.2g}) must reach about {needed:.2g} counts to be "
-                    f"flagged, above max_count={max_count}, where counts are clipped")
+            need = (
+                f"the noise has scale {noise:.2g} counts, and a typical cell (expected "
+                f"count {expected:.2g}) must reach about {needed:.2g} counts to be "
+                f"flagged, above max_count={max_count}, where counts are clipped"
+            )
         if self.mechanism == "record" and noise < self.detectable_excess_ / 4:
-            advice = ("The noise is not the main cause: use a larger max_count (the window "
-                      "size), fewer bins or a larger alpha.")
+            advice = (
+                "The noise is not the main cause: use a larger max_count (the window "
+                "size), fewer bins or a larger alpha."
+            )
         else:
-            advice = ("Use mechanism='record' when each record is a different person, or a "
-                      "larger epsilon.")
-        warn(f"DPOAD: with mechanism={self.mechanism!r} at epsilon={self.epsilon:g} {need}: "
-             f"no burst in a typical cell can be flagged. {advice}", DPOADNoiseWarning)
+            advice = (
+                "Use mechanism='record' when each record is a different person, or a "
+                "larger epsilon."
+            )
+        warn(
+            f"DPOAD: with mechanism={self.mechanism!r} at epsilon={self.epsilon:g} {need}: "
+            f"no burst in a typical cell can be flagged. {advice}",
+            DPOADNoiseWarning,
+        )
 
     def _snapshot(self) -> dict:
         """What a failed call restores, without copying the stream's history.
@@ -365,16 +395,27 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         user's generator is shared: a restored copy would rewind its noise.
         """
         shared = [self.random_state, *self.__dict__.get("_charges", ())]
-        for name in ("releases_", "sampling_parameters_", "anomaly_scores_", "anomalies_",
-                     "anomalous_windows_", "p_values_", "expected_counts_"):
+        for name in (
+            "releases_",
+            "sampling_parameters_",
+            "anomaly_scores_",
+            "anomalies_",
+            "anomalous_windows_",
+            "p_values_",
+            "expected_counts_",
+        ):
             value = self.__dict__.get(name)
             shared.extend(value if isinstance(value, list) else [value])
         for report in self.__dict__.get("reports_", ()):
             shared += [report, report.feedback]
         analyst = self.__dict__.get("analyst_")
         if analyst is not None:
-            shared += [*analyst.releases, *analyst.reports, *analyst.pseudo_counts,
-                       analyst.baseline]
+            shared += [
+                *analyst.releases,
+                *analyst.reports,
+                *analyst.pseudo_counts,
+                analyst.baseline,
+            ]
         memo = {id(obj): obj for obj in shared if obj is not None}
         params = set(self.get_params(deep=False))
         state = {k: v for k, v in vars(self).items() if k not in params and k != "_budget_run"}
@@ -384,10 +425,14 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         """A new stream (validated, the last one forgotten, its first window reserved)."""
         self._n_features = len(check_bins(self.bins))
         self.owner_ = self._make_owner(self.random_state)
-        self.analyst_ = Analyst(max_count=self.max_count, detector=self.detector,
-                                alpha=float(self.alpha), count_model=self.count_model,
-                                learning_windows=int(self.learning_windows),
-                                threshold=float(self.threshold))
+        self.analyst_ = Analyst(
+            max_count=self.max_count,
+            detector=self.detector,
+            alpha=float(self.alpha),
+            count_model=self.count_model,
+            learning_windows=int(self.learning_windows),
+            threshold=float(self.threshold),
+        )
         self.releases_, self.reports_ = [], []
         self.sampling_parameters_ = [] if self.mechanism in ("painfree", "dpoad") else None
         self.n_windows_ = 0
@@ -395,10 +440,15 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _make_owner(self, random_state) -> DataOwner:
         """The data owner for these (validated) parameters."""
         return DataOwner(
-            self.bins, epsilon=float(self.epsilon), gamma=float(self.gamma),
-            mechanism=self.mechanism, max_count=self.max_count,
+            self.bins,
+            epsilon=float(self.epsilon),
+            gamma=float(self.gamma),
+            mechanism=self.mechanism,
+            max_count=self.max_count,
             learning_windows=int(self.learning_windows),
-            sensitivity_samples=int(self.sensitivity_samples), random_state=random_state)
+            sensitivity_samples=int(self.sensitivity_samples),
+            random_state=random_state,
+        )
 
     def _validate_window(self, X, *, reset):
         """The window as a validated numpy array, or as backend rows for a dask window."""
@@ -412,21 +462,26 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=reset, dtype=np.float64)
         if X.shape[1] != self._n_features:
-            raise ValueError(f"X has {X.shape[1]} features, but the 'bins' parameter describes "
-                             f"{self._n_features}.")
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the 'bins' parameter describes "
+                f"{self._n_features}."
+            )
         return X
 
     def _validate_dask_window(self, X, *, reset) -> Rows:
         """A dask window checked as a numpy one, in one blockwise pass, before the charge."""
         if hasattr(X, "chunks") and X.shape[0] == 0:  # a dask array; a frame's length is lazy
             raise ValueError(_EMPTY)
-        rows = read_rows(X, self, reset=reset, ensure_min_samples=0,
-                         column_if_1d=self._n_features == 1)
+        rows = read_rows(
+            X, self, reset=reset, ensure_min_samples=0, column_if_1d=self._n_features == 1
+        )
         if rows.n_samples == 0:
             raise ValueError(_EMPTY)
         if rows.n_features != self._n_features:
-            raise ValueError(f"X has {rows.n_features} features, but the 'bins' parameter "
-                             f"describes {self._n_features}.")
+            raise ValueError(
+                f"X has {rows.n_features} features, but the 'bins' parameter "
+                f"describes {self._n_features}."
+            )
         return rows
 
     @property

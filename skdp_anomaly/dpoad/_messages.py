@@ -135,10 +135,16 @@ class WindowRelease(_Message):
     def from_dict(cls, data: dict) -> "WindowRelease":
         """Rebuild the message from :meth:`to_dict`'s plain form."""
         sampling = data["sampling"]
-        return cls(int(data["window"]), data["values"], str(data["space"]),
-                   float(data["noise_scale"]), float(data["sensitivity"]), str(data["phase"]),
-                   None if sampling is None else SamplingParameters.from_dict(sampling),
-                   int(data["max_count"]))
+        return cls(
+            int(data["window"]),
+            data["values"],
+            str(data["space"]),
+            float(data["noise_scale"]),
+            float(data["sensitivity"]),
+            str(data["phase"]),
+            None if sampling is None else SamplingParameters.from_dict(sampling),
+            int(data["max_count"]),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,14 +233,21 @@ class AnalystReport(_Message):
     @classmethod
     def from_dict(cls, data: dict) -> "AnalystReport":
         """Rebuild the message from :meth:`to_dict`'s plain form."""
-        return cls(int(data["window"]), data["anomalies"], data["scores"],
-                   SensitivityFeedback.from_dict(data["feedback"]),
-                   data.get("p_values"), data.get("expected_counts"),
-                   data.get("detectable_excess"))
+        return cls(
+            int(data["window"]),
+            data["anomalies"],
+            data["scores"],
+            SensitivityFeedback.from_dict(data["feedback"]),
+            data.get("p_values"),
+            data.get("expected_counts"),
+            data.get("detectable_excess"),
+        )
 
 
-_TYPES = {cls.__name__: cls for cls in (WindowRelease, AnalystReport, SensitivityFeedback,
-                                        SamplingParameters)}
+_TYPES = {
+    cls.__name__: cls
+    for cls in (WindowRelease, AnalystReport, SensitivityFeedback, SamplingParameters)
+}
 
 
 def to_json(message) -> str:

@@ -13,15 +13,17 @@ from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
 from ..privacy._rng import call_rng, check_random_state
 from ..privacy._validation import warn_privacy_leak
 from ._messages import AnalystReport, WindowRelease
-from ._sampling import (
-    _check_gamma,
-    kth_smallest_draw,
-    kth_smallest_uniform,
-    sampling_parameters,
-)
+from ._sampling import _check_gamma, kth_smallest_draw, kth_smallest_uniform, sampling_parameters
 
-__all__ = ["DataOwner", "MECHANISMS", "check_bins", "check_prediction_reachable",
-           "check_release_limits", "window_cost", "window_histogram"]
+__all__ = [
+    "DataOwner",
+    "MECHANISMS",
+    "check_bins",
+    "check_prediction_reachable",
+    "check_release_limits",
+    "window_cost",
+    "window_histogram",
+]
 
 _EMPTY = "X is an empty window: a window must hold at least one record."
 
@@ -38,11 +40,12 @@ def check_bins(bins) -> list[np.ndarray]:
     for j, e in enumerate(edges):
         where = "" if len(edges) == 1 else f" (feature {j})"
         if e.ndim != 1 or e.size < 2:
-            raise ValueError(f"The 'bins' parameter{where} must hold at least two edges in a 1-D "
-                             f"array; got shape {e.shape}.")
+            raise ValueError(
+                f"The 'bins' parameter{where} must hold at least two edges in a 1-D "
+                f"array; got shape {e.shape}."
+            )
         if not np.all(np.isfinite(e)) or not np.all(np.diff(e) > 0):
-            raise ValueError(f"The 'bins' parameter{where} must be finite and strictly "
-                             "increasing.")
+            raise ValueError(f"The 'bins' parameter{where} must be finite and strictly increasing.")
     return edges
 
 
@@ -82,8 +85,9 @@ def window_histogram(X, bins) -> np.ndarray:
     edges = check_bins(bins)
     rows = window_rows(X, len(edges))
     if rows.n_features != len(edges):
-        raise ValueError(f"X has {rows.n_features} features; the bins describe {len(edges)} "
-                         "feature(s).")
+        raise ValueError(
+            f"X has {rows.n_features} features; the bins describe {len(edges)} feature(s)."
+        )
     return bincount(rows, cell_index, math.prod(e.size - 1 for e in edges), edges)
 
 
@@ -165,14 +169,25 @@ class DataOwner:
     see :class:`~skdp_anomaly.DPOAD`.
     """
 
-    def __init__(self, bins, *, epsilon=1.0, gamma=0.05, mechanism="record", max_count=None,
-                 learning_windows=1, sensitivity_samples=100_000, random_state=None):
+    def __init__(
+        self,
+        bins,
+        *,
+        epsilon=1.0,
+        gamma=0.05,
+        mechanism="record",
+        max_count=None,
+        learning_windows=1,
+        sensitivity_samples=100_000,
+        random_state=None,
+    ):
         self.bins = check_bins(bins)
         self.epsilon = _check_positive("epsilon", epsilon)
         self.gamma = _check_gamma(gamma)
         if mechanism not in MECHANISMS:
-            raise ValueError(f"The 'mechanism' parameter must be one of {MECHANISMS}; "
-                             f"got {mechanism!r}.")
+            raise ValueError(
+                f"The 'mechanism' parameter must be one of {MECHANISMS}; got {mechanism!r}."
+            )
         self.mechanism = mechanism
         self.max_count = None if max_count is None else _check_int("max_count", max_count)
         self.learning_windows = _check_int("learning_windows", learning_windows)
@@ -182,12 +197,20 @@ class DataOwner:
         self.n_released = 0
         self.feedback = None
         # the parameters are checked now: a bad (gamma, m) fails before any data is read
-        self.learning_parameters = (sampling_parameters(self.gamma)
-                                    if mechanism in ("painfree", "dpoad") else None)
+        self.learning_parameters = (
+            sampling_parameters(self.gamma) if mechanism in ("painfree", "dpoad") else None
+        )
         self.prediction_parameters = (
-            sampling_parameters(self.gamma, "prediction", m=self.sensitivity_samples,
-                                epsilon=self.epsilon, learning_windows=self.learning_windows)
-            if mechanism == "dpoad" else None)
+            sampling_parameters(
+                self.gamma,
+                "prediction",
+                m=self.sensitivity_samples,
+                epsilon=self.epsilon,
+                learning_windows=self.learning_windows,
+            )
+            if mechanism == "dpoad"
+            else None
+        )
         self.check_release_limits()
         check_prediction_reachable(mechanism, self.gamma, self.learning_windows)
 
@@ -225,7 +248,8 @@ class DataOwner:
                 f"The 'gamma' parameter is {gamma:g}: window {n} would bring the stream's "
                 f"random-DP γ to {n * gamma:.3g}, and a γ of 1 or more guarantees nothing. "
                 f"Use gamma < 1/{n} for a stream of {n} or more windows, or "
-                "mechanism='record' (pure ε-DP per record, whatever the stream's length).")
+                "mechanism='record' (pure ε-DP per record, whatever the stream's length)."
+            )
 
     def release(self, X) -> WindowRelease:
         """Histogram the window ``X`` and privatise its counts (Steps 2–4).
@@ -253,7 +277,8 @@ class DataOwner:
                 warn_privacy_leak(
                     "max_count=None: the count domain {0..max_count} of every window is its "
                     "record count, read from the data and released with the window; pass a "
-                    "public max_count.")
+                    "public max_count."
+                )
         counts = np.minimum(counts, max_count)
         phase = self.phase
         rngs = call_rng(self.random_state, self.n_released).spawn(2)  # sampling, noise
@@ -276,31 +301,51 @@ class DataOwner:
             sensitivity = max(1.0, drawn)
         mechanism = GeometricMechanism(self.epsilon, sensitivity)
         values = mechanism.randomise(counts, noise_rng)
-        return WindowRelease(self.n_released, values, "count", sensitivity / self.epsilon,
-                             sensitivity, phase, sampling, max_count)
+        return WindowRelease(
+            self.n_released,
+            values,
+            "count",
+            sensitivity / self.epsilon,
+            sensitivity,
+            phase,
+            sampling,
+            max_count,
+        )
 
     def _release_prediction(self, counts, max_count, sample_rng, noise_rng) -> WindowRelease:
         feedback = self.feedback
         if feedback is None:
-            raise RuntimeError("the prediction phase needs the analyst's feedback: pass each "
-                               "AnalystReport to DataOwner.receive before the next release.")
+            raise RuntimeError(
+                "the prediction phase needs the analyst's feedback: pass each "
+                "AnalystReport to DataOwner.receive before the next release."
+            )
         sampling = self.prediction_parameters
         floor = float(feedback.g(1, max_count) - feedback.g(0, max_count))
-        drawn = kth_smallest_draw(feedback.support, feedback.probabilities, sampling.m,
-                                  sampling.k, sample_rng)
+        drawn = kth_smallest_draw(
+            feedback.support, feedback.probabilities, sampling.m, sampling.k, sample_rng
+        )
         sensitivity = max(floor, drawn)
         # one cell changes between neighbours; the float-safe grid keeps the value's
         # low-order bits from revealing the count as it crosses to the analyst
         mechanism = LaplaceMechanism(self.epsilon, sensitivity, neighbours="add_remove")
         values = mechanism.randomise(feedback.g(counts, max_count), noise_rng)
-        return WindowRelease(self.n_released, values, "disentangled", mechanism.scale,
-                             sensitivity, "prediction", sampling, max_count)
+        return WindowRelease(
+            self.n_released,
+            values,
+            "disentangled",
+            mechanism.scale,
+            sensitivity,
+            "prediction",
+            sampling,
+            max_count,
+        )
 
     def receive(self, report: AnalystReport) -> None:
         """Take the analyst's report (Step 7); its feedback drives the prediction phase."""
         if not isinstance(report, AnalystReport):
-            raise TypeError(f"DataOwner.receive takes an AnalystReport, got "
-                            f"{type(report).__name__}.")
+            raise TypeError(
+                f"DataOwner.receive takes an AnalystReport, got {type(report).__name__}."
+            )
         self.feedback = report.feedback
 
 
@@ -312,17 +357,23 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
     if epsilon < MIN_EPSILON:
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}, below {MIN_EPSILON:g}, the smallest ε "
-            "this package's noise samplers are set up to honour.")
+            "this package's noise samplers are set up to honour."
+        )
     if mechanism in ("record", "painfree", "dpoad") and epsilon > MAX_GEOMETRIC_EPSILON:
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
             f"mechanism={mechanism!r} may calibrate geometric noise to a sensitivity of "
-            "1 count, which is then zero in all but about 2e-13 of draws (exact counts).")
-    if (mechanism == "laplace" and max_count is not None
-            and epsilon / max_count > MAX_GEOMETRIC_EPSILON):
+            "1 count, which is then zero in all but about 2e-13 of draws (exact counts)."
+        )
+    if (
+        mechanism == "laplace"
+        and max_count is not None
+        and epsilon / max_count > MAX_GEOMETRIC_EPSILON
+    ):
         raise ValueError(
             f"The 'epsilon' parameter is {epsilon:g}: epsilon/max_count exceeds "
-            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise is almost always zero.")
+            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise is almost always zero."
+        )
 
 
 def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: int) -> None:
@@ -334,32 +385,46 @@ def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: i
             f"The 'gamma' parameter is {gamma:g}: mechanism='dpoad' releases its first "
             f"prediction window as window {first}, where the stream's random-DP γ would be "
             f"{first * gamma:.3g}, and a γ of 1 or more guarantees nothing. Use gamma < "
-            f"1/{first}, or fewer learning_windows.")
+            f"1/{first}, or fewer learning_windows."
+        )
 
 
 def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:
     """The cost of one window under ``mechanism``."""
     if mechanism == "record":
         return PrivacyCost.pure(
-            epsilon, "DPOAD record: histogram of one window, sensitivity 1 (one record adds or "
-            "removes 1 in one cell)", neighbours="add_remove")
-    unit = ("the neighbouring unit is one contributor's count cell (up to max_count records "
-            "of one window-bin), added or removed")
+            epsilon,
+            "DPOAD record: histogram of one window, sensitivity 1 (one record adds or "
+            "removes 1 in one cell)",
+            neighbours="add_remove",
+        )
+    unit = (
+        "the neighbouring unit is one contributor's count cell (up to max_count records "
+        "of one window-bin), added or removed"
+    )
     if mechanism == "laplace":
-        return PrivacyCost.pure(epsilon, f"DPOAD laplace: {unit}; global sensitivity max_count",
-                                neighbours="add_remove")
-    pairs = ("uniform on {0..max_count}" if mechanism == "painfree" else
-             "the analyst-learnt count distribution after the learning windows")
+        return PrivacyCost.pure(
+            epsilon, f"DPOAD laplace: {unit}; global sensitivity max_count", neighbours="add_remove"
+        )
+    pairs = (
+        "uniform on {0..max_count}"
+        if mechanism == "painfree"
+        else "the analyst-learnt count distribution after the learning windows"
+    )
     return PrivacyCost.random_dp(
-        epsilon, gamma, f"DPOAD {mechanism}: {unit}; ε-DP holds for all but a γ-fraction of "
-        f"neighbouring pairs drawn from {pairs}", neighbours="add_remove")
+        epsilon,
+        gamma,
+        f"DPOAD {mechanism}: {unit}; ε-DP holds for all but a γ-fraction of "
+        f"neighbouring pairs drawn from {pairs}",
+        neighbours="add_remove",
+    )
 
 
 def _check_positive(name, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            0 < value < math.inf):
-        raise ValueError(f"The {name!r} parameter must be a float in the range (0, inf); "
-                         f"got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 < value < math.inf):
+        raise ValueError(
+            f"The {name!r} parameter must be a float in the range (0, inf); got {value!r}."
+        )
     return float(value)
 
 
@@ -367,4 +432,3 @@ def _check_int(name, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"The {name!r} parameter must be an int >= 1; got {value!r}.")
     return int(value)
-

@@ -34,8 +34,13 @@ def _count_log_pmf(c, mu, phi):
     poisson = phi <= 1.0 + _POISSON_TOLERANCE
     safe_phi = np.where(poisson, 2.0, phi)
     size = mu / (safe_phi - 1.0)
-    nb = (special.gammaln(c + size) - special.gammaln(size) - special.gammaln(c + 1.0)
-          - size * np.log(safe_phi) + c * np.log1p(-1.0 / safe_phi))
+    nb = (
+        special.gammaln(c + size)
+        - special.gammaln(size)
+        - special.gammaln(c + 1.0)
+        - size * np.log(safe_phi)
+        + c * np.log1p(-1.0 / safe_phi)
+    )
     return np.where(poisson, special.xlogy(c, mu) - mu - special.gammaln(c + 1.0), nb)
 
 
@@ -62,8 +67,9 @@ def _noise_sf(t, noise: ReleaseNoise):
     a, delta = noise._edge
     q = noise.decay
     with np.errstate(over="ignore"):
-        return np.where(t > 0, a * q ** np.maximum(t, 0.0),
-                        1.0 - a * q ** (np.maximum(-t, 0.0) + delta))
+        return np.where(
+            t > 0, a * q ** np.maximum(t, 0.0), 1.0 - a * q ** (np.maximum(-t, 0.0) + delta)
+        )
 
 
 def _noise_tails(t, noise: ReleaseNoise):
@@ -71,7 +77,7 @@ def _noise_tails(t, noise: ReleaseNoise):
     a, delta = noise._edge
     q = noise.decay
     edge = a * np.exp(np.abs(t) * math.log(q))
-    far = 1.0 - q ** delta * edge
+    far = 1.0 - q**delta * edge
     return np.where(t > 0, edge, far), np.where(t < 0, edge, far)
 
 
@@ -103,8 +109,9 @@ def noisy_count_tails(x, mu, phi, noise: ReleaseNoise) -> tuple[np.ndarray, np.n
     step = max(1, _CHUNK // max(width, 1))
     for s in range(0, x.size, step):
         part = slice(s, s + step)
-        sf[part], cdf[part] = _summed_tails(x[part], mu[part], phi[part], start[part],
-                                            stop[part], width, noise)
+        sf[part], cdf[part] = _summed_tails(
+            x[part], mu[part], phi[part], start[part], stop[part], width, noise
+        )
     return np.clip(sf, 0.0, 1.0), np.clip(cdf, 0.0, 1.0)
 
 
@@ -117,9 +124,11 @@ def _summed_tails(x, mu, phi, start, stop, width, noise):
     safe_phi = np.where(poisson, 2.0, phi)
     size = np.where(poisson, 1.0, mu / (safe_phi - 1.0))[:, None]
     with np.errstate(divide="ignore"):
-        log_ratio = np.where(poisson[:, None], np.log(mu[:, None]) - np.log1p(c),
-                             np.log((c + size) / (c + 1.0))
-                             + np.log1p(-1.0 / safe_phi)[:, None])
+        log_ratio = np.where(
+            poisson[:, None],
+            np.log(mu[:, None]) - np.log1p(c),
+            np.log((c + size) / (c + 1.0)) + np.log1p(-1.0 / safe_phi)[:, None],
+        )
     log_pmf = _count_log_pmf(start, mu, phi)[:, None] + np.cumsum(log_ratio, axis=1) - log_ratio
     with np.errstate(under="ignore"):
         pmf = np.where(inside, np.exp(log_pmf), 0.0)
@@ -179,8 +188,9 @@ class ProportionBaseline:
     alpha: float
 
     @classmethod
-    def learn(cls, counts, noises, alpha: float, *,
-              estimate_dispersion: bool = True) -> "ProportionBaseline":
+    def learn(
+        cls, counts, noises, alpha: float, *, estimate_dispersion: bool = True
+    ) -> "ProportionBaseline":
         """Fit from the learning windows' noisy counts (shape (n_windows, n_cells)).
 
         Raises ``ValueError`` for ``estimate_dispersion`` with one learning window.
@@ -193,8 +203,7 @@ class ProportionBaseline:
         # later tests honest (and powerless)
         grand = max(float(totals.sum()), math.sqrt(n_cells * variances.sum()))
         kept = np.maximum(counts.sum(axis=0), 0.0)
-        proportions = (kept / kept.sum() if kept.sum() > 0
-                       else np.full(n_cells, 1.0 / n_cells))
+        proportions = kept / kept.sum() if kept.sum() > 0 else np.full(n_cells, 1.0 / n_cells)
         if estimate_dispersion:
             if n_windows < 2:
                 raise ValueError("estimating the dispersion takes at least 2 learning windows.")
@@ -202,8 +211,16 @@ class ProportionBaseline:
             count_phi = max(phi * _t_inflation(df, alpha / n_cells), 1.0)
         else:
             phi, df, count_phi = 1.0, math.inf, 1.0
-        return cls(proportions, proportions * grand / n_windows, phi, df, count_phi, grand,
-                   float(variances.sum()), alpha)
+        return cls(
+            proportions,
+            proportions * grand / n_windows,
+            phi,
+            df,
+            count_phi,
+            grand,
+            float(variances.sum()),
+            alpha,
+        )
 
     def expected_counts(self, x) -> np.ndarray:
         """The learnt proportions times the window's noisy total."""
@@ -215,9 +232,11 @@ class ProportionBaseline:
         share = total / self.learnt_total
         mu = p * total
         # the estimated mean's own variance (learning counts and noise, this total's noise)
-        mean_variance = (self.count_dispersion * mu * share
-                         + share ** 2 * self.learnt_noise_variance
-                         + p ** 2 * p.size * noise.variance)
+        mean_variance = (
+            self.count_dispersion * mu * share
+            + share**2 * self.learnt_noise_variance
+            + p**2 * p.size * noise.variance
+        )
         # a rate within one standard error of 0 cannot be told from 0: take it there
         mu = np.maximum(mu, np.sqrt(mean_variance) + 1e-12)
         return mu, self.count_dispersion + mean_variance / mu
@@ -242,7 +261,7 @@ class ProportionBaseline:
         n_cells = self.proportions.size
         mu_all, phi_all = self._moments(float(self.expected.sum()), noise)
         cell = int(np.argsort(self.expected)[n_cells // 2])
-        mu, phi = mu_all[cell:cell + 1], phi_all[cell:cell + 1]
+        mu, phi = mu_all[cell : cell + 1], phi_all[cell : cell + 1]
         # from the learnt expected count: the test's mean is floored at its standard error
         start = self.expected[cell]
         level = self.alpha / n_cells / 2.0
@@ -264,18 +283,18 @@ def _dispersion(counts, totals, proportions, variances) -> tuple[float, float]:
     n_windows, n_cells = counts.shape
     totals = np.maximum(totals, 1.0)  # noise-dominated totals: phi comes out large, the safe side
     grand = totals.sum()
-    weight = totals / grand                          # each window's share of the learning data
+    weight = totals / grand  # each window's share of the learning data
     fitted = proportions[None, :] * totals[:, None]
     residual = counts - fitted
-    noise_part = (variances * (1.0 - weight) ** 2
-                  + weight ** 2 * (variances.sum() - variances))[:, None]
+    noise_part = (variances * (1.0 - weight) ** 2 + weight**2 * (variances.sum() - variances))[
+        :, None
+    ]
     multinomial = fitted * (1.0 - proportions)[None, :] * (1.0 - weight)[:, None]
-    phi = float(np.sum(residual ** 2 - noise_part) / max(np.sum(multinomial), 1e-12))
+    phi = float(np.sum(residual**2 - noise_part) / max(np.sum(multinomial), 1e-12))
     phi = max(phi, 1e-3)
     # per observation, before the fit takes its share
     count_var = max(phi, 1.0) * proportions[None, :] * totals[:, None]
     total_var = count_var + variances[:, None]
-    fourth = np.sum(total_var ** 2 + 0.5 * max(phi, 1.0) ** 2 * count_var)
-    df = (n_windows - 1) * (n_cells - 1) * np.sum(total_var) ** 2 / (n_windows * n_cells
-                                                                     * fourth)
+    fourth = np.sum(total_var**2 + 0.5 * max(phi, 1.0) ** 2 * count_var)
+    df = (n_windows - 1) * (n_cells - 1) * np.sum(total_var) ** 2 / (n_windows * n_cells * fourth)
     return phi, float(max(df, 1.0))

@@ -21,8 +21,9 @@ _CEIL_SLACK = 1e-9
 
 def _check_gamma(gamma) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma < 1:
-        raise ValueError(f"The 'gamma' parameter must be a float in the range (0, 1); "
-                         f"got {gamma!r}.")
+        raise ValueError(
+            f"The 'gamma' parameter must be a float in the range (0, 1); got {gamma!r}."
+        )
     return float(gamma)
 
 
@@ -51,8 +52,12 @@ def _prediction_rho(m: int, gamma: float, how: str) -> float:
     if how == "fit":
         return _FIT_P / (m + _FIT_Q) ** _FIT_R
     # the true minimiser of k over ρ in (0, γ); k(ρ) is convex there
-    result = minimize_scalar(lambda r: _prediction_k(m, gamma, r), bounds=(1e-12, gamma),
-                             method="bounded", options={"xatol": 1e-10})
+    result = minimize_scalar(
+        lambda r: _prediction_k(m, gamma, r),
+        bounds=(1e-12, gamma),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
     return float(result.x)
 
 
@@ -63,20 +68,23 @@ def _min_prediction_m(rho: float, epsilon: float, learning_windows: int) -> int:
     return _ceil(2.0 * _dkw_term(rho) / (t - math.sqrt(t * t - 4.0)) ** 2)
 
 
-def _prediction(gamma: float, m: int, epsilon: float, learning_windows: int,
-                rho_rule: str) -> SamplingParameters:
+def _prediction(
+    gamma: float, m: int, epsilon: float, learning_windows: int, rho_rule: str
+) -> SamplingParameters:
     requested = m
     rho = _prediction_rho(m, gamma, rho_rule)
     if m < _min_prediction_m(rho, epsilon, learning_windows):
         # the smallest m' meeting the bound at ρ(m'), by doubling then bisection
         lo, hi = m, 2 * m
-        while hi < _min_prediction_m(_prediction_rho(hi, gamma, rho_rule), epsilon,
-                                     learning_windows):
+        while hi < _min_prediction_m(
+            _prediction_rho(hi, gamma, rho_rule), epsilon, learning_windows
+        ):
             lo, hi = hi, 2 * hi
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if mid >= _min_prediction_m(_prediction_rho(mid, gamma, rho_rule), epsilon,
-                                        learning_windows):
+            if mid >= _min_prediction_m(
+                _prediction_rho(mid, gamma, rho_rule), epsilon, learning_windows
+            ):
                 hi = mid
             else:
                 lo = mid
@@ -88,13 +96,20 @@ def _prediction(gamma: float, m: int, epsilon: float, learning_windows: int,
         raise ValueError(
             f"sensitivity_samples={requested}{raised} is too small for gamma={gamma!r}: the "
             f"prediction phase needs k <= m but Thm IV.2 gives k={k}. Use more sensitivity "
-            "samples or a larger gamma.")
+            "samples or a larger gamma."
+        )
     return SamplingParameters("prediction", m, k, rho)
 
 
-def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_000,
-                        epsilon: float = 1.0, learning_windows: int = 1,
-                        rho: str = "argmin") -> SamplingParameters:
+def sampling_parameters(
+    gamma: float,
+    phase: str = "learning",
+    *,
+    m: int = 100_000,
+    epsilon: float = 1.0,
+    learning_windows: int = 1,
+    rho: str = "argmin",
+) -> SamplingParameters:
     """Sampling parameters ``(m, k, ρ)`` of the sensitivity sampler (Thm II.2 / IV.2).
 
     Parameters
@@ -133,20 +148,29 @@ def sampling_parameters(gamma: float, phase: str = "learning", *, m: int = 100_0
     if phase == "learning":
         return _learning(gamma)
     if phase != "prediction":
-        raise ValueError(f"The 'phase' parameter must be 'learning' or 'prediction'; "
-                         f"got {phase!r}.")
+        raise ValueError(
+            f"The 'phase' parameter must be 'learning' or 'prediction'; got {phase!r}."
+        )
     if rho not in ("argmin", "fit"):
         raise ValueError(f"The 'rho' parameter must be 'argmin' or 'fit'; got {rho!r}.")
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise ValueError(f"The 'm' parameter must be an int >= 1; got {m!r}.")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
-            0 < epsilon < math.inf):
-        raise ValueError(f"The 'epsilon' parameter must be a float in the range (0, inf); "
-                         f"got {epsilon!r}.")
-    if (isinstance(learning_windows, bool) or not isinstance(learning_windows, numbers.Integral)
-            or learning_windows < 1):
-        raise ValueError(f"The 'learning_windows' parameter must be an int >= 1; "
-                         f"got {learning_windows!r}.")
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, numbers.Real)
+        or not (0 < epsilon < math.inf)
+    ):
+        raise ValueError(
+            f"The 'epsilon' parameter must be a float in the range (0, inf); got {epsilon!r}."
+        )
+    if (
+        isinstance(learning_windows, bool)
+        or not isinstance(learning_windows, numbers.Integral)
+        or learning_windows < 1
+    ):
+        raise ValueError(
+            f"The 'learning_windows' parameter must be an int >= 1; got {learning_windows!r}."
+        )
     return _prediction(gamma, int(m), float(epsilon), int(learning_windows), rho)
 
 
@@ -157,8 +181,9 @@ def kth_smallest_uniform(n_values: int, m: int, k: int, rng: np.random.Generator
     return kth_smallest_draw(np.arange(n_values), None, m, k, rng)
 
 
-def kth_smallest_draw(support: np.ndarray, probabilities, m: int, k: int,
-                      rng: np.random.Generator) -> float:
+def kth_smallest_draw(
+    support: np.ndarray, probabilities, m: int, k: int, rng: np.random.Generator
+) -> float:
     """The k-th smallest of ``m`` i.i.d. draws from a discrete distribution, exactly
     (multinomial counts of the sorted support; ``probabilities=None``: uniform)."""
     support = np.asarray(support, np.float64)

@@ -26,7 +26,7 @@ __all__ = ["DaskPosterior", "dask_scores", "flag_candidates"]
 
 # at most this many buckets: uint16 bucket ids on the workers, bucket masses of 1 MB
 # per block in the reduction, and a crossing bucket of about n / 2**16 items
-MAX_BUCKETS = 2 ** 16
+MAX_BUCKETS = 2**16
 
 
 # ------------------------------------------------------------------ input
@@ -34,9 +34,13 @@ def dask_scores(X, score_func):
     """Validated scores of a dask ``X`` (one column, or rows that ``score_func`` maps
     to scores, block by block) as a persisted 1-D float64 dask array with known
     chunks; returns ``(scores, n_features, feature_names or None)``."""
-    return read_values(X, score_func, owner="NoisyGroupSearch", min_items=2,
-                       invalid="anomaly scores must be finite and >= 0 (Bittner, Sarwate and "
-                               "Wright, eq. 1).")
+    return read_values(
+        X,
+        score_func,
+        owner="NoisyGroupSearch",
+        min_items=2,
+        invalid="anomaly scores must be finite and >= 0 (Bittner, Sarwate and Wright, eq. 1).",
+    )
 
 
 # ------------------------------------------------------------------ posterior
@@ -87,7 +91,7 @@ class DaskPosterior:
         # one graph, one round trip; it reads the posterior only (post-processing),
         # so drawing it before the halting test and the charge releases nothing
         if self._drawn is None:
-            entropy = tuple(int(v) for v in self._rng.integers(0, 2 ** 32, size=4))
+            entropy = tuple(int(v) for v in self._rng.integers(0, 2**32, size=4))
             self._drawn = ordered_prefix_split(self.f, entropy, self._n_buckets, prefix_length)
         return self._drawn
 

@@ -21,10 +21,7 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MAX_GRID_EPSILON, MIN_EPSILON
 from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric
 from ._plan import QueryPlan, plan_queries
 from ._posterior import Posterior, largest
@@ -170,8 +167,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         # one query: at most 30: randomized response's flip is then below 1e-13, and past
         # ≈745 eq. 24's error bound is 0 in floats (log((1-p)/p) infinite)
         "query_epsilon": [*epsilon_constraint(MAX_GEOMETRIC_EPSILON), None],
-        "oracle": [StrOptions({"randomized_response", "binarized", "direct"}),
-                   HasMethods(["query"])],
+        "oracle": [
+            StrOptions({"randomized_response", "binarized", "direct"}),
+            HasMethods(["query"]),
+        ],
         "low": [Interval(numbers.Real, 0, None, closed="neither")],
         "high": [Interval(numbers.Real, 0, None, closed="neither")],
         "halting": [StrOptions({"posterior", "bz", "budget"})],
@@ -184,10 +183,25 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         "score_func": [callable, None],
     }
 
-    def __init__(self, *, epsilon=10.0, query_epsilon=None, oracle="direct", low=1.0, high=2.0,
-                 halting="posterior", alpha=0.5, delta=0.05, null_threshold=0.99,
-                 max_queries=10_000, n_candidates=4, n_anomalies=1, score_func=None,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        *,
+        epsilon=10.0,
+        query_epsilon=None,
+        oracle="direct",
+        low=1.0,
+        high=2.0,
+        halting="posterior",
+        alpha=0.5,
+        delta=0.05,
+        null_threshold=0.99,
+        max_queries=10_000,
+        n_candidates=4,
+        n_anomalies=1,
+        score_func=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.query_epsilon = query_epsilon
         self.oracle = oracle
@@ -208,8 +222,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     @staticmethod
     def _query_cost(query_epsilon: float) -> PrivacyCost:
         return PrivacyCost.anomaly_restricted_dp(
-            query_epsilon, "one group query: two disjoint halves (parallel composition)",
-            neighbours="replace")
+            query_epsilon,
+            "one group query: two disjoint halves (parallel composition)",
+            neighbours="replace",
+        )
 
     def _response(self) -> str:
         if isinstance(self.oracle, str):
@@ -219,10 +235,16 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _plan(self, n: int) -> QueryPlan:
         """The per-query ε and the queries ``epsilon`` buys for ``n`` items (public)."""
         return plan_queries(
-            int(n), float(self.epsilon), self._response(), float(self.low), float(self.high),
-            float(self.delta), int(self.max_queries),
+            int(n),
+            float(self.epsilon),
+            self._response(),
+            float(self.low),
+            float(self.high),
+            float(self.delta),
+            int(self.max_queries),
             None if self.query_epsilon is None else float(self.query_epsilon),
-            min_query_epsilon=MIN_EPSILON)
+            min_query_epsilon=MIN_EPSILON,
+        )
 
     def _privacy_cost(self) -> PrivacyCost:
         """The most a search can spend: ``epsilon``, over the queries it plans.
@@ -237,35 +259,46 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         (10.0, 'anomaly-restricted ε-DP', 'replace')
         """
         return PrivacyCost.anomaly_restricted_dp(
-            float(self.epsilon), "group queries, at most epsilon in all (sequential "
-            "composition)", neighbours="replace")
+            float(self.epsilon),
+            "group queries, at most epsilon in all (sequential composition)",
+            neighbours="replace",
+        )
 
     def privacy_assumptions(self) -> tuple:
         """The data model the guarantee rests on (eq. 1), which the search cannot check."""
-        return (f"NoisyGroupSearch: the non-anomalous scores lie in [0, low={self.low!r}] and "
-                f"an anomaly is >= high={self.high!r} (Bittner et al., eq. 1); a larger "
-                "non-anomalous score is protected only at epsilon·score/low, and neither the "
-                "anomaly nor whether there is one is protected",)
+        return (
+            f"NoisyGroupSearch: the non-anomalous scores lie in [0, low={self.low!r}] and "
+            f"an anomaly is >= high={self.high!r} (Bittner et al., eq. 1); a larger "
+            "non-anomalous score is protected only at epsilon·score/low, and neither the "
+            "anomaly nor whether there is one is protected",
+        )
 
     def _more_validate_params(self) -> None:
         """The parameters that constrain each other, and a sensor object's protocol."""
         if not self.low < self.high:
-            raise ValueError(f"The 'low' parameter must be < high (t_ℓ < t_h); got "
-                             f"low={self.low!r}, high={self.high!r}.")
+            raise ValueError(
+                f"The 'low' parameter must be < high (t_ℓ < t_h); got "
+                f"low={self.low!r}, high={self.high!r}."
+            )
         if self.query_epsilon is not None and self.query_epsilon > self.epsilon:
-            raise ValueError(f"The 'query_epsilon' parameter, the cost of one query, must be "
-                             f"at most epsilon, the total; got query_epsilon="
-                             f"{self.query_epsilon!r} > epsilon={self.epsilon!r}.")
+            raise ValueError(
+                f"The 'query_epsilon' parameter, the cost of one query, must be "
+                f"at most epsilon, the total; got query_epsilon="
+                f"{self.query_epsilon!r} > epsilon={self.epsilon!r}."
+            )
         if not isinstance(self.oracle, str):
             if self.query_epsilon is None:
-                raise ValueError("The 'query_epsilon' parameter must be given with a sensor "
-                                 "object as oracle: the sensor answers at its own ε per "
-                                 "query, which the search charges; got query_epsilon=None.")
+                raise ValueError(
+                    "The 'query_epsilon' parameter must be given with a sensor "
+                    "object as oracle: the sensor answers at its own ε per "
+                    "query, which the search charges; got query_epsilon=None."
+                )
             if self.n_anomalies != 1:
                 raise ValueError(
                     f"The 'n_anomalies' parameter must be 1 with a sensor object as oracle (it "
                     f"answers for halves of all its items, not of one group); got "
-                    f"n_anomalies={self.n_anomalies!r}.")
+                    f"n_anomalies={self.n_anomalies!r}."
+                )
             _checked_sensor(self.oracle, float(self.query_epsilon))
 
     # ---------------------------------------------------------------- fit
@@ -355,11 +388,13 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if not isinstance(self.oracle, str):
             raise NotImplementedError(
                 "oracle: a sensor object answers numpy masks over the items it holds; a dask "
-                "X needs a built-in oracle ('direct', 'binarized' or 'randomized_response').")
+                "X needs a built-in oracle ('direct', 'binarized' or 'randomized_response')."
+            )
         if self.n_anomalies != 1:
             raise NotImplementedError(
                 f"n_anomalies={self.n_anomalies!r} is not supported on dask input (the group "
-                "search runs one group there); pass n_anomalies=1 or a numpy array.")
+                "search runs one group there); pass n_anomalies=1 or a numpy array."
+            )
         scores, n_features, names = dask_scores(X, self.score_func)
         self.n_features_in_ = n_features
         if names is not None:
@@ -381,23 +416,34 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         if not isinstance(self.oracle, str) and X is not None and np.ndim(X) == 1:
             X = np.asarray(X).reshape(-1, 1)
         check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=2,
-                          ensure_all_finite=isinstance(self.oracle, str))
+        X = validate_data(
+            self,
+            X,
+            reset=True,
+            dtype=np.float64,
+            ensure_min_samples=2,
+            ensure_all_finite=isinstance(self.oracle, str),
+        )
         if not isinstance(self.oracle, str):
             return np.zeros(X.shape[0])  # the sensor holds the scores
         if self.score_func is not None:
             scores = np.asarray(self.score_func(X), dtype=np.float64).reshape(-1)
             if scores.shape != (X.shape[0],):
-                raise ValueError(f"score_func returned shape {scores.shape}; expected one "
-                                 f"score per row, ({X.shape[0]},).")
+                raise ValueError(
+                    f"score_func returned shape {scores.shape}; expected one "
+                    f"score per row, ({X.shape[0]},)."
+                )
         elif X.shape[1] != 1:
-            raise ValueError(f"X has {X.shape[1]} columns: pass one column of anomaly scores, "
-                             "or a score_func that maps rows to scores.")
+            raise ValueError(
+                f"X has {X.shape[1]} columns: pass one column of anomaly scores, "
+                "or a score_func that maps rows to scores."
+            )
         else:
             scores = X[:, 0]
         if not np.all(np.isfinite(scores)) or np.any(scores < 0):
-            raise ValueError("anomaly scores must be finite and >= 0 (Bittner, Sarwate and "
-                             "Wright, eq. 1).")
+            raise ValueError(
+                "anomaly scores must be finite and >= 0 (Bittner, Sarwate and Wright, eq. 1)."
+            )
         return scores
 
     def _groups(self, n, rng):
@@ -406,8 +452,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             return np.zeros(n, np.int64)
         n_groups = min(n // 2, math.ceil(k * (k - 1) / (2 * 0.05)))
         if n_groups < k:
-            raise ValueError(f"n_anomalies={k} needs at least {k} groups of 2 or more items; "
-                             f"there are {n} items.")
+            raise ValueError(
+                f"n_anomalies={k} needs at least {k} groups of 2 or more items; "
+                f"there are {n} items."
+            )
         return rng.permutation(np.arange(n) % n_groups)
 
     def _sensor(self, scores, rng, query_epsilon: float):
@@ -503,6 +551,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.fit(X)
         if is_dask_collection(self.posterior_):
             from ._dask_search import flag_candidates
+
             return flag_candidates(self.posterior_.chunks, self.candidates_)
         labels = np.ones(self.posterior_.shape[0], dtype=int)
         labels[self.candidates_] = -1
@@ -526,24 +575,30 @@ def _check_bit(answer) -> bool:
 
 def _short_plan_message(est, n: int, plan: QueryPlan) -> str:
     """The warning of a plan shorter than Proposition 3's count: public quantities only."""
-    head = (f"NoisyGroupSearch plans {plan.queries} queries over {n} items at "
-            f"{plan.query_epsilon:.3g} each, fewer than the ")
+    head = (
+        f"NoisyGroupSearch plans {plan.queries} queries over {n} items at "
+        f"{plan.query_epsilon:.3g} each, fewer than the "
+    )
     given = est.query_epsilon is not None
     if not math.isfinite(plan.proposition3):
-        return (head + "queries Proposition 3 of Bittner, Sarwate and Wright needs: at this "
-                "ε per query an answer carries no information. Widen the gap between low and "
-                "high" + (", or raise query_epsilon." if given else "."))
+        return (
+            head + "queries Proposition 3 of Bittner, Sarwate and Wright needs: at this "
+            "ε per query an answer carries no information. Widen the gap between low and "
+            "high" + (", or raise query_epsilon." if given else ".")
+        )
     need = math.ceil(plan.proposition3)
     advice = f"epsilon={_round_up(plan.sufficient_epsilon):g}"
     if given:
         advice += f" (at query_epsilon={est.query_epsilon!r})"
     if est.max_queries < plan.sufficient_queries:
         advice += f" with max_queries >= {plan.sufficient_queries}"
-    return (head + f"{need} that Proposition 3 of Bittner, Sarwate and Wright expects for its "
-            f"error delta={est.delta!r}: epsilon={est.epsilon!r} (the total, anomaly-restricted) "
-            "is too small for that guarantee, and a search that has not concentrated within "
-            f"its plan reports 'not found'. {advice} would plan enough queries; a wider gap "
-            "between low and high needs fewer.")
+    return (
+        head + f"{need} that Proposition 3 of Bittner, Sarwate and Wright expects for its "
+        f"error delta={est.delta!r}: epsilon={est.epsilon!r} (the total, anomaly-restricted) "
+        "is too small for that guarantee, and a search that has not concentrated within "
+        f"its plan reports 'not found'. {advice} would plan enough queries; a wider gap "
+        "between low and high needs fewer."
+    )
 
 
 def _round_up(x: float, digits: int = 3) -> float:
@@ -556,26 +611,32 @@ def _checked_sensor(sensor, epsilon: float):
     """A user sensor follows the protocol, at the ε the searcher charges per query."""
     response = getattr(sensor, "response", None)
     if response not in ("maxima", "bit"):
-        raise ValueError(f"The 'oracle' parameter, a sensor object, must have response "
-                         f"'maxima' or 'bit'; got {response!r}.")
+        raise ValueError(
+            f"The 'oracle' parameter, a sensor object, must have response "
+            f"'maxima' or 'bit'; got {response!r}."
+        )
     declared = getattr(sensor, "epsilon", None)
-    if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon,
-                                                                rel_tol=1e-12):
-        raise ValueError(f"The 'oracle' parameter, a sensor object, answers at "
-                         f"epsilon={declared!r} but the search charges query_epsilon="
-                         f"{epsilon!r} per query; they must be equal.")
+    if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon, rel_tol=1e-12):
+        raise ValueError(
+            f"The 'oracle' parameter, a sensor object, answers at "
+            f"epsilon={declared!r} but the search charges query_epsilon="
+            f"{epsilon!r} per query; they must be equal."
+        )
     return sensor
 
 
 def _check_maxima(answer) -> tuple[float, float]:
     if isinstance(answer, (str, bytes)):
-        raise ValueError("a 'maxima' sensor must answer a pair of numbers, got the string "
-                         f"{answer!r}.")
+        raise ValueError(
+            f"a 'maxima' sensor must answer a pair of numbers, got the string {answer!r}."
+        )
     try:
         y_in, y_out = (float(v) for v in answer)
     except (TypeError, ValueError):
-        raise ValueError("a 'maxima' sensor must answer a pair of numbers (noisy maximum in "
-                         f"the queried half, noisy maximum in the rest), got {answer!r}.") from None
+        raise ValueError(
+            "a 'maxima' sensor must answer a pair of numbers (noisy maximum in "
+            f"the queried half, noisy maximum in the rest), got {answer!r}."
+        ) from None
     if not (math.isfinite(y_in) and math.isfinite(y_out)):
         raise ValueError(f"a 'maxima' sensor answered non-finite values {answer!r}.")
     return y_in, y_out

@@ -10,8 +10,14 @@ from typing import NamedTuple
 
 from ._sensors import binarized_error, flip_probability
 
-__all__ = ["QueryPlan", "answer_error", "cheapest_query_epsilon", "noiseless_queries",
-           "plan_queries", "proposition3_queries"]
+__all__ = [
+    "QueryPlan",
+    "answer_error",
+    "cheapest_query_epsilon",
+    "noiseless_queries",
+    "plan_queries",
+    "proposition3_queries",
+]
 
 #: The per-query ε the plan considers: a fixed log-grid (deterministic, data-free).
 GRID_SIZE, GRID_LOW, GRID_HIGH = 400, 1e-3, 30.0
@@ -65,8 +71,7 @@ def _total(n: int, eps: float, response: str, low: float, high: float, delta: fl
     return eps * proposition3_queries(n, eps, answer_error(response, eps, low, high), delta)
 
 
-def cheapest_query_epsilon(n: int, response: str, low: float, high: float,
-                           delta: float) -> float:
+def cheapest_query_epsilon(n: int, response: str, low: float, high: float, delta: float) -> float:
     """``e*``: the per-query ε on a fixed log-grid that buys Proposition 3's bits most cheaply.
 
     ``argmin f`` over :data:`GRID_SIZE` points of ``[1e-3, 30]`` (the first on a tie).
@@ -76,9 +81,17 @@ def cheapest_query_epsilon(n: int, response: str, low: float, high: float,
     return min(grid, key=lambda e: _total(n, e, response, low, high, delta))
 
 
-def plan_queries(n: int, epsilon: float, response: str, low: float, high: float,
-                 delta: float, max_queries: int, query_epsilon: float | None = None,
-                 min_query_epsilon: float = 0.0) -> QueryPlan:
+def plan_queries(
+    n: int,
+    epsilon: float,
+    response: str,
+    low: float,
+    high: float,
+    delta: float,
+    max_queries: int,
+    query_epsilon: float | None = None,
+    min_query_epsilon: float = 0.0,
+) -> QueryPlan:
     """Split the total ``epsilon`` over the queries of a search of ``n`` items.
 
     Given ``query_epsilon`` every query costs it. Otherwise ``min(e*,
@@ -110,8 +123,9 @@ def plan_queries(n: int, epsilon: float, response: str, low: float, high: float,
         queries = min(max_queries, math.floor(epsilon / query_epsilon * (1 + _FLOOR_SLACK)))
         while queries * query_epsilon > epsilon:  # the user's ε is fixed: drop the query
             queries -= 1
-    p3 = proposition3_queries(n, query_epsilon, answer_error(response, query_epsilon, low, high),
-                              delta)
+    p3 = proposition3_queries(
+        n, query_epsilon, answer_error(response, query_epsilon, low, high), delta
+    )
     # the total whose plan reaches Proposition 3's count: at e* when the search derives
     # its per-query ε (epsilon / K0 >= e* there, as (26) >= K0), else at the user's
     at_best = proposition3_queries(n, best, answer_error(response, best, low, high), delta)

@@ -51,7 +51,7 @@ def split(f, rng):
     inside = np.flatnonzero(bucket == c)
     inside = inside[np.argsort(rng.random(inside.size), kind="stable")]
     if inside.size:
-        mask[inside[:prefix_length(through[c] - mass[c], f[inside], mask.any())]] = True
+        mask[inside[: prefix_length(through[c] - mass[c], f[inside], mask.any())]] = True
     elif not mask.any():  # rounding left the crossing bucket empty: the first item alone
         mask[int(np.flatnonzero(bucket == bucket.min())[0])] = True
     return mask
@@ -71,5 +71,5 @@ def prefix_length(before: float, ordered, earlier: bool) -> int:
 def largest(f, k):
     """Indices of the ``k`` largest entries, largest first, in O(n) (no full sort)."""
     k = min(int(k), f.shape[0])
-    top = np.argpartition(f, f.shape[0] - k)[f.shape[0] - k:]
+    top = np.argpartition(f, f.shape[0] - k)[f.shape[0] - k :]
     return top[np.argsort(-f[top], kind="stable")]

@@ -14,5 +14,9 @@ from ._strategy import resolve_imbalanced_strategy
 from ._predicted_prior import PredictedPriorThresholdClassifier
 from ._threshold import NoisyPriorThresholdClassifier
 
-__all__ = ["DPImbalancedClassifier", "NoisyPriorThresholdClassifier",
-           "PredictedPriorThresholdClassifier", "resolve_imbalanced_strategy"]
+__all__ = [
+    "DPImbalancedClassifier",
+    "NoisyPriorThresholdClassifier",
+    "PredictedPriorThresholdClassifier",
+    "resolve_imbalanced_strategy",
+]

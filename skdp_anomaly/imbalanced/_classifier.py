@@ -39,8 +39,7 @@ _BOX = (-1.0, 1.0)
 
 
 @fill_doc
-class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin,
-                             BaseEstimator):
+class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """A private classifier for imbalanced classes, from raw features to predictions.
 
     Features are mapped from public ``bounds`` onto ``[-1, 1]``
@@ -158,8 +157,18 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         "strategy": [StrOptions({"auto", "threshold", "oversample"})],
         "classes": ["array-like", None],
     }
-    def __init__(self, classifier=None, *, epsilon=1.0, bounds=None, strategy="auto",
-                 classes=None, random_state=None, accountant=None):
+
+    def __init__(
+        self,
+        classifier=None,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        strategy="auto",
+        classes=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.classifier = classifier
         self.epsilon = epsilon
         self.bounds = bounds
@@ -184,7 +193,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             raise ValueError(
                 "The 'classifier' parameter must be a private classifier with an 'epsilon' "
                 f"parameter (e.g. PrivateLogisticRegression); got "
-                f"{type(self.classifier).__name__}.")
+                f"{type(self.classifier).__name__}."
+            )
         return params
 
     def own_privacy_cost(self) -> PrivacyCost:
@@ -212,7 +222,8 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         self._check_params()
         d = self._n_features() or 1
         strategy = getattr(self, "strategy_", None) or (
-            "threshold" if self.strategy == "auto" else self.strategy)
+            "threshold" if self.strategy == "auto" else self.strategy
+        )
         return [("model", self._build(strategy, d, (None,) * 3))]
 
     def _privacy_cost(self) -> PrivacyCost:
@@ -225,15 +236,19 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             report = check_privacy_budget(priced, None, on_leak="ignore")
         except ValueError as exc:
             if self.classifier is not None:  # the user's own classifier refused its share
-                raise ValueError(f"The 'epsilon' parameter of DPImbalancedClassifier "
-                                 f"({self.epsilon!r}) gives the classifier a share it "
-                                 f"refuses: {exc}") from None
+                raise ValueError(
+                    f"The 'epsilon' parameter of DPImbalancedClassifier "
+                    f"({self.epsilon!r}) gives the classifier a share it "
+                    f"refuses: {exc}"
+                ) from None
             # within [MIN_EPSILON, 30] no built-in part exceeds its cap: a share is too small
-            raise ValueError(f"The 'epsilon' parameter of DPImbalancedClassifier "
-                             f"({self.epsilon!r}) is too small for strategy="
-                             f"{self.strategy!r}: a part of the model would get a share "
-                             "below the smallest ε the package's noise samplers honour. Use "
-                             "a larger epsilon.") from None
+            raise ValueError(
+                f"The 'epsilon' parameter of DPImbalancedClassifier "
+                f"({self.epsilon!r}) is too small for strategy="
+                f"{self.strategy!r}: a part of the model would get a share "
+                "below the smallest ε the package's noise samplers honour. Use "
+                "a larger epsilon."
+            ) from None
         if report.leaks:
             raise ValueError("; ".join(report.leaks))
         return report.cost
@@ -242,8 +257,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         """The label set, when it is read from ``y``."""
         if self.classes is not None:
             return ()
-        return ("DPImbalancedClassifier(classes=None): the set of class labels is read from y "
-                "and treated as public",)
+        return (
+            "DPImbalancedClassifier(classes=None): the set of class labels is read from y "
+            "and treated as public",
+        )
 
     # ---------------------------------------------------------------- fit
     _skip_nested_validation = False
@@ -290,8 +307,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             check_classification_targets(classes)
             return rows, y, classes
         check_numeric(X, type(self).__name__)
-        X, y = validate_data(self, X, y, reset=True, dtype=np.float64,
-                             ensure_all_finite=True)
+        X, y = validate_data(self, X, y, reset=True, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
         return X, y, np.unique(y)
 
@@ -300,8 +316,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         public = public_label_set(self.classes)
         if public is None:
             if seen.size < 2:
-                raise ValueError("DPImbalancedClassifier needs at least 2 classes in y; got 1 "
-                                 "class. Give the label set as the 'classes' parameter.")
+                raise ValueError(
+                    "DPImbalancedClassifier needs at least 2 classes in y; got 1 "
+                    "class. Give the label set as the 'classes' parameter."
+                )
             return seen
         # np.isin, not searchsorted: labels of another type are "not in", not a crash
         if not np.all(np.isin(seen, public)):  # never name the label: it is data
@@ -311,8 +329,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
     def _check_bounds_length(self, d: int) -> None:
         size = _bounds_length(self.bounds)
         if size is not None and size != d:
-            raise ValueError(f"The 'bounds' parameter has {size} values per side, but X has "
-                             f"{d} features.")
+            raise ValueError(
+                f"The 'bounds' parameter has {size} values per side, but X has {d} features."
+            )
 
     def _n_features(self):
         """d from per-feature ``bounds`` (or the fitted shape), None when unknown."""
@@ -334,14 +353,15 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         # the model is fitted on class indices: the public set's are 0..K-1
         indices = None if public is None else np.arange(public.size)
         if strategy == "oversample":
-            sampler = DPSMOTE(epsilon=PIPELINE_SPLIT * eps, bounds=_BOX, classes=indices,
-                              random_state=seeds[0])
-            inner = self._classifier_at(eps * (1.0 - 2.0 * PIPELINE_SPLIT), d, seeds[1],
-                                        indices)
+            sampler = DPSMOTE(
+                epsilon=PIPELINE_SPLIT * eps, bounds=_BOX, classes=indices, random_state=seeds[0]
+            )
+            inner = self._classifier_at(eps * (1.0 - 2.0 * PIPELINE_SPLIT), d, seeds[1], indices)
             return Pipeline([("scaler", scaler), ("dpsmote", sampler), ("classifier", inner)])
         inner = self._classifier_at(eps * (1.0 - PRIOR_SHARE), d, seeds[1], indices)
-        threshold = PredictedPriorThresholdClassifier(inner, epsilon=PRIOR_SHARE * eps,
-                                                      classes=indices, random_state=seeds[2])
+        threshold = PredictedPriorThresholdClassifier(
+            inner, epsilon=PRIOR_SHARE * eps, classes=indices, random_state=seeds[2]
+        )
         return Pipeline([("scaler", scaler), ("classifier", threshold)])
 
     def _classifier_at(self, epsilon: float, d: int, seed, indices=None):
@@ -357,8 +377,10 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             updates["data_norm"] = norm
         if _is_objective_perturbation(prototype) and params.get("C") == 1.0:
             updates["epsilon"], updates["C"] = diffprivlib_logistic_settings(
-                epsilon, float(updates.get("data_norm", params.get("data_norm")) or norm),
-                fit_intercept=False)
+                epsilon,
+                float(updates.get("data_norm", params.get("data_norm")) or norm),
+                fit_intercept=False,
+            )
         if "bounds" in params and params["bounds"] is None:
             updates["bounds"] = _BOX
         if "random_state" in params:
@@ -392,9 +414,12 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         K = self.classes_.size
         return map_row_blocks(_model_proba, X, self.model_, K, n_columns=K)
 
-    @available_if(lambda self: hasattr(
-        PrivateLogisticRegression if self.classifier is None else self.classifier,
-        "decision_function"))
+    @available_if(
+        lambda self: hasattr(
+            PrivateLogisticRegression if self.classifier is None else self.classifier,
+            "decision_function",
+        )
+    )
     def decision_function(self, X):
         """The classifier's scores, at the threshold of ``strategy_``.
 
@@ -416,8 +441,7 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         """
         X = self._checked(X)
         K = self.classes_.size
-        return map_row_blocks(_model_decision, X, self.model_, K,
-                              n_columns=None if K == 2 else K)
+        return map_row_blocks(_model_decision, X, self.model_, K, n_columns=None if K == 2 else K)
 
     def predict(self, X):
         """Predicted labels (from ``classes_``), at the threshold of ``strategy_``.
@@ -434,8 +458,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
             Labels of ``classes_``.
         """
         X = self._checked(X)
-        return map_row_blocks(_model_predict, X, self.model_, self.classes_,
-                              dtype=self.classes_.dtype)
+        return map_row_blocks(
+            _model_predict, X, self.model_, self.classes_, dtype=self.classes_.dtype
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -457,11 +482,13 @@ def _fit_model(model: Pipeline, X, y, classes) -> Pipeline:
     if not isinstance(X, Rows):
         return model.fit(X, np.searchsorted(classes, y))
     scaler = model.named_steps["scaler"]
-    stand_in = (column_extremes(X.data) if scaler.bounds is None
-                else np.zeros((1, X.n_features)))  # the bounds' data, or the shape alone
+    stand_in = (
+        column_extremes(X.data) if scaler.bounds is None else np.zeros((1, X.n_features))
+    )  # the bounds' data, or the shape alone
     scaler.fit(stand_in)
-    data = labelled_rows(X, y, partial(_scaled_block, scaler=scaler),
-                         partial(np.searchsorted, classes))
+    data = labelled_rows(
+        X, y, partial(_scaled_block, scaler=scaler), partial(np.searchsorted, classes)
+    )
     X, y = data.rows.data, data.labels
     if "dpsmote" in model.named_steps:
         X, y = model.named_steps["dpsmote"].fit_resample(X, y)

@@ -86,25 +86,33 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
     True
     """
 
-    def __init__(self, estimator, *, epsilon=0.1, classes=None, random_state=None,
-                 accountant=None):
-        super().__init__(estimator, epsilon=epsilon, classes=classes,
-                         random_state=random_state, accountant=accountant)
+    def __init__(self, estimator, *, epsilon=0.1, classes=None, random_state=None, accountant=None):
+        super().__init__(
+            estimator,
+            epsilon=epsilon,
+            classes=classes,
+            random_state=random_state,
+            accountant=accountant,
+        )
 
     # ------------------------------------------------------------ privacy
     def _mechanism(self, n_classes: int = 2) -> LaplaceMechanism:
         """Σ P(1|x) (two classes, Δ = 1) or the K sums (L1 Δ = 2), replace-one."""
         if n_classes <= 2:
             return LaplaceMechanism(float(self.epsilon), 1.0, neighbours="replace")
-        return LaplaceMechanism(float(self.epsilon), 2.0, neighbours="replace",
-                                coordinates=int(n_classes))
+        return LaplaceMechanism(
+            float(self.epsilon), 2.0, neighbours="replace", coordinates=int(n_classes)
+        )
 
     def _class_size_cost(self) -> PrivacyCost:
         public = self._check_classes()  # the mechanism refuses a rate it cannot honour
         cost = self._mechanism(2 if public is None else public.size).cost
-        return PrivacyCost.pure(cost.epsilon, "PredictedPriorThresholdClassifier: the sums of "
-                                "predicted probabilities (discrete Laplace)",
-                                neighbours=cost.neighbours)
+        return PrivacyCost.pure(
+            cost.epsilon,
+            "PredictedPriorThresholdClassifier: the sums of "
+            "predicted probabilities (discrete Laplace)",
+            neighbours=cost.neighbours,
+        )
 
     # ---------------------------------------------------------------- fit
     def _private_fit(self, X, y):
@@ -132,8 +140,9 @@ class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):
         self.estimator_ = child.fit(X, y)
         self.classes_ = classes
         g = mechanism.granularity
-        steps = map_row_blocks(_proba_steps, X, self, g, is_dask_collection(X),
-                               n_columns=classes.size, dtype=np.int64).sum(axis=0)
+        steps = map_row_blocks(
+            _proba_steps, X, self, g, is_dask_collection(X), n_columns=classes.size, dtype=np.int64
+        ).sum(axis=0)
         steps = np.asarray(steps.compute() if is_dask_collection(steps) else steps)
         floor = min(max(1.0, mechanism.scale), n / 2.0)
         if classes.size == 2:  # one sum; the other is n minus it (n public)

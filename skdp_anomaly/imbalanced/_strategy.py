@@ -7,8 +7,14 @@ import numbers
 from ..privacy._mechanisms import check_epsilon
 from ..privacy._diffprivlib import diffprivlib_logistic_settings
 
-__all__ = ["OVERSAMPLE_MAX_EPS_N_PER_D", "OVERSAMPLE_MAX_FEATURES", "PIPELINE_SPLIT", "PRIOR_SHARE",
-           "dead_zone_free_C", "resolve_imbalanced_strategy"]
+__all__ = [
+    "OVERSAMPLE_MAX_EPS_N_PER_D",
+    "OVERSAMPLE_MAX_FEATURES",
+    "PIPELINE_SPLIT",
+    "PRIOR_SHARE",
+    "dead_zone_free_C",
+    "resolve_imbalanced_strategy",
+]
 
 #: DPSMOTE's ε share (add/remove) in "oversample": twice that under replace-one (group
 #: privacy), so DPSMOTE takes half of the total and the classifier the other half.
@@ -72,8 +78,10 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
     for name, value in (("n_features", n_features), ("n_samples", n_samples)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"The {name!r} parameter must be an int >= 1; got {value!r}.")
-    if (n_features <= OVERSAMPLE_MAX_FEATURES
-            and epsilon * n_samples < OVERSAMPLE_MAX_EPS_N_PER_D * n_features):
+    if (
+        n_features <= OVERSAMPLE_MAX_FEATURES
+        and epsilon * n_samples < OVERSAMPLE_MAX_EPS_N_PER_D * n_features
+    ):
         return "oversample"
     return "threshold"
 

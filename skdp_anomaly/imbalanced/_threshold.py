@@ -16,17 +16,15 @@ from .._data.blocks import map_row_blocks
 from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin
 from ..privacy._rng import check_random_state
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 
 __all__ = ["NoisyPriorThresholdClassifier"]
 
 
 @fill_doc
-class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin,
-                                    BaseEstimator):
+class NoisyPriorThresholdClassifier(
+    PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Predict the class of largest ``P(class | x) / π̂(class)``, with DP class priors π̂.
 
     Dividing each predicted probability by the class prior is the Bayes
@@ -103,8 +101,9 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         "classes": ["array-like", None],
     }
 
-    def __init__(self, estimator, *, epsilon=0.05, classes=None, random_state=None,
-                 accountant=None):
+    def __init__(
+        self, estimator, *, epsilon=0.05, classes=None, random_state=None, accountant=None
+    ):
         self.estimator = estimator
         self.epsilon = epsilon
         self.classes = classes
@@ -129,8 +128,11 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
 
     def _class_size_cost(self) -> PrivacyCost:
         cost = self._mechanism().cost
-        return PrivacyCost.pure(cost.epsilon, "NoisyPriorThresholdClassifier: class sizes, one "
-                                "geometric histogram (sensitivity 1)", neighbours=cost.neighbours)
+        return PrivacyCost.pure(
+            cost.epsilon,
+            "NoisyPriorThresholdClassifier: class sizes, one geometric histogram (sensitivity 1)",
+            neighbours=cost.neighbours,
+        )
 
     def privacy_children(self) -> list:
         """Return the wrapped estimator, as it is fitted (held to the public label set).
@@ -158,8 +160,10 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
     def privacy_assumptions(self) -> tuple:
         """The label set, when it is read from ``y``."""
         if self.classes is None:
-            return ("NoisyPriorThresholdClassifier(classes=None): the set of class labels is "
-                    "read from y and treated as public",)
+            return (
+                "NoisyPriorThresholdClassifier(classes=None): the set of class labels is "
+                "read from y and treated as public",
+            )
         return ()
 
     # ---------------------------------------------------------------- fit
@@ -224,9 +228,11 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
             return child.set_params(classes=public.tolist())
         given = np.unique(np.asarray(params["classes"]))
         if given.shape != public.shape or not np.all(given == public):
-            raise ValueError("The 'classes' parameter of 'estimator' must be None or the label "
-                             "set of the 'classes' parameter; got "
-                             f"{params['classes']!r} and {self.classes!r}.")
+            raise ValueError(
+                "The 'classes' parameter of 'estimator' must be None or the label "
+                "set of the 'classes' parameter; got "
+                f"{params['classes']!r} and {self.classes!r}."
+            )
         return child
 
     @staticmethod
@@ -234,8 +240,10 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         """``public`` once ``y``'s distinct labels ``values`` are checked in it; else ``values``."""
         if public is None:
             if values.size < 2:  # the label set is public by assumption (privacy_assumptions)
-                raise ValueError("NoisyPriorThresholdClassifier needs at least 2 classes; y "
-                                 f"has {values.size} class.")
+                raise ValueError(
+                    "NoisyPriorThresholdClassifier needs at least 2 classes; y "
+                    f"has {values.size} class."
+                )
             return values
         # np.isin, not searchsorted: labels of another type are "not in", not a crash
         if not np.all(np.isin(values, public)):  # never name the label: it is data
@@ -248,14 +256,12 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         A label the wrapped estimator did not see gets 0; dask input is scored lazily.
         """
         X = self._checked(X)
-        return map_row_blocks(_proba, X, self, is_dask_collection(X),
-                              n_columns=self.classes_.size)
+        return map_row_blocks(_proba, X, self, is_dask_collection(X), n_columns=self.classes_.size)
 
     def predict(self, X):
         """The class of largest ``P(class | x) / π̂(class)`` (lazily, block by block, on dask)."""
         X = self._checked(X)
-        return map_row_blocks(_predict, X, self, is_dask_collection(X),
-                              dtype=self.classes_.dtype)
+        return map_row_blocks(_predict, X, self, is_dask_collection(X), dtype=self.classes_.dtype)
 
     @available_if(lambda self: hasattr(self.estimator, "decision_function"))
     def decision_function(self, X):
@@ -277,11 +283,14 @@ class NoisyPriorThresholdClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstim
         X = self._checked(X)
         seen = np.asarray(self.estimator_.classes_)
         if seen.shape != self.classes_.shape or not np.all(seen == self.classes_):
-            raise ValueError("decision_function needs the wrapped estimator fitted on every "
-                             "label of classes_ (pass the public label set as 'classes').")
+            raise ValueError(
+                "decision_function needs the wrapped estimator fitted on every "
+                "label of classes_ (pass the public label set as 'classes')."
+            )
         K = self.classes_.size
-        return map_row_blocks(_decision, X, self, is_dask_collection(X),
-                              n_columns=None if K == 2 else K)
+        return map_row_blocks(
+            _decision, X, self, is_dask_collection(X), n_columns=None if K == 2 else K
+        )
 
     def _checked(self, X):
         """Dask input read by the data backend; other input left to the wrapped estimator."""
@@ -334,6 +343,8 @@ def public_label_set(classes):
         return None
     labels = np.asarray(classes)
     if labels.ndim != 1 or labels.size < 2 or np.unique(labels).size != labels.size:
-        raise ValueError("The 'classes' parameter must be a 1-D array-like of at least 2 "
-                         f"distinct class labels; got {classes!r}.")
+        raise ValueError(
+            "The 'classes' parameter must be a 1-D array-like of at least 2 "
+            f"distinct class labels; got {classes!r}."
+        )
     return np.unique(labels)

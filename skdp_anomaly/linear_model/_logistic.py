@@ -26,17 +26,9 @@ from ..privacy._rng import check_random_state
 from ..privacy._validation import warn_privacy_leak
 from ..privacy._docstrings import fill_doc
 from ..privacy._exact import check_rate
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric
-from ._objective import (
-    augmented_norm,
-    design_rows,
-    fit_objective_perturbation,
-    plan_fit,
-)
+from ._objective import augmented_norm, design_rows, fit_objective_perturbation, plan_fit
 
 __all__ = ["PrivateLogisticRegression", "default_C"]
 
@@ -47,8 +39,14 @@ C_MIN, C_MAX = 1e-6, 100.0
 AUTO_CLIP_FRACTION = 0.5
 
 
-def default_C(epsilon: float, n_features: int, n_classes: int = 2, *,
-              row_bound: float = 1.0, fit_intercept: bool = True) -> float:
+def default_C(
+    epsilon: float,
+    n_features: int,
+    n_classes: int = 2,
+    *,
+    row_bound: float = 1.0,
+    fit_intercept: bool = True,
+) -> float:
     """The regularisation ``C="auto"`` uses, in scikit-learn's units.
 
     In the proof's units (rows divided by their bound ``R`` so that
@@ -95,11 +93,11 @@ def default_C(epsilon: float, n_features: int, n_classes: int = 2, *,
     """
     per_class = n_features + bool(fit_intercept)
     if n_classes <= 2:
-        c = C_SCALE * epsilon ** 2 * math.sqrt(10.0 / per_class)
+        c = C_SCALE * epsilon**2 * math.sqrt(10.0 / per_class)
     else:  # each class' block gets about 1/K of a binary model's signal, all of its noise
-        c = C_SCALE * epsilon ** 2 * math.sqrt(10.0 / (n_classes * per_class)) / n_classes
+        c = C_SCALE * epsilon**2 * math.sqrt(10.0 / (n_classes * per_class)) / n_classes
     c = min(C_MAX, max(C_MIN, c))
-    return float(c / row_bound ** 2)
+    return float(c / row_bound**2)
 
 
 @fill_doc
@@ -227,9 +225,20 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     }
     _data_derived_params = {"data_norm": "stored in `data_norm_`"}
 
-    def __init__(self, *, epsilon=1.0, data_norm=None, clip_norm="auto", C="auto",
-                 fit_intercept=True, intercept_scaling=0.25, max_iter=1000, classes=None,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        data_norm=None,
+        clip_norm="auto",
+        C="auto",
+        fit_intercept=True,
+        intercept_scaling=0.25,
+        max_iter=1000,
+        classes=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.clip_norm = clip_norm
@@ -251,15 +260,20 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             return None
         classes = np.asarray(self.classes)
         if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
-            raise ValueError("The 'classes' parameter of PrivateLogisticRegression must be a "
-                             "1-D array-like of at least 2 distinct class labels; got "
-                             f"{self.classes!r}.")
+            raise ValueError(
+                "The 'classes' parameter of PrivateLogisticRegression must be a "
+                "1-D array-like of at least 2 distinct class labels; got "
+                f"{self.classes!r}."
+            )
         return np.unique(classes)
 
     def _privacy_cost(self) -> PrivacyCost:
         return PrivacyCost.pure(
-            float(self.epsilon), "PrivateLogisticRegression: objective perturbation "
-            "(Chaudhuri et al. 2011), float-safe release", neighbours="replace")
+            float(self.epsilon),
+            "PrivateLogisticRegression: objective perturbation "
+            "(Chaudhuri et al. 2011), float-safe release",
+            neighbours="replace",
+        )
 
     def privacy_assumptions(self) -> tuple:
         """Return what the guarantee takes as public: the label set, when read from ``y``.
@@ -271,8 +285,10 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         if self.classes is not None:
             return ()
-        return ("PrivateLogisticRegression: the set of class labels is read from y and "
-                "treated as public",)
+        return (
+            "PrivateLogisticRegression: the set of class labels is read from y and "
+            "treated as public",
+        )
 
     # ---------------------------------------------------------------- fit
     def _private_fit(self, X, y):
@@ -296,22 +312,31 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         classes = self._label_set(values, y.dtype)
         n, d = rows.n_samples, rows.n_features
         data_norm = self._data_norm_of(rows)
-        clip_norm = (AUTO_CLIP_FRACTION * data_norm if self.clip_norm == "auto"
-                     else min(float(self.clip_norm), data_norm))
+        clip_norm = (
+            AUTO_CLIP_FRACTION * data_norm
+            if self.clip_norm == "auto"
+            else min(float(self.clip_norm), data_norm)
+        )
         kappa = float(self.intercept_scaling)
         r_aug = augmented_norm(clip_norm, self.fit_intercept, kappa)
-        data = labelled_rows(rows, y,
-                             partial(design_rows, data_norm=clip_norm,
-                                     fit_intercept=self.fit_intercept, kappa=kappa),
-                             partial(_class_index, classes=classes), persist=True)
+        data = labelled_rows(
+            rows,
+            y,
+            partial(
+                design_rows, data_norm=clip_norm, fit_intercept=self.fit_intercept, kappa=kappa
+            ),
+            partial(_class_index, classes=classes),
+            persist=True,
+        )
         plan = self._plan(n, d, classes.size, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
         U = fit_objective_perturbation(data, plan, self.max_iter, rng)
         self.classes_ = classes
         self.coef_ = U[:, :d] / r_aug
-        self.intercept_ = (U[:, d] * (kappa * clip_norm / r_aug) if self.fit_intercept
-                           else np.zeros(U.shape[0]))
+        self.intercept_ = (
+            U[:, d] * (kappa * clip_norm / r_aug) if self.fit_intercept else np.zeros(U.shape[0])
+        )
         self.C_ = 1.0 / (plan.lam * n) / r_aug / r_aug
         self.data_norm_ = data_norm
         self.clip_norm_ = clip_norm
@@ -333,19 +358,25 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         public = self._public_classes()
         if public is None:
             if values.size < 2:
-                raise ValueError("PrivateLogisticRegression needs samples of at least 2 classes "
-                                 "in the data, but the data contains only 1 class (pass the "
-                                 "public label set as 'classes' when a class may be absent).")
+                raise ValueError(
+                    "PrivateLogisticRegression needs samples of at least 2 classes "
+                    "in the data, but the data contains only 1 class (pass the "
+                    "public label set as 'classes' when a class may be absent)."
+                )
             return values
         kind = np.dtype(dtype).kind
         if kind != public.dtype.kind and not (kind in "iuf" and public.dtype.kind in "iuf"):
-            raise ValueError("y and the 'classes' parameter of PrivateLogisticRegression hold "
-                             "labels of different types.")
+            raise ValueError(
+                "y and the 'classes' parameter of PrivateLogisticRegression hold "
+                "labels of different types."
+            )
         unknown = ~np.isin(values, public)
         if unknown.any():
             # no count of them: an error message is not a private release
-            raise ValueError("y holds labels that are not in the 'classes' parameter of "
-                             "PrivateLogisticRegression (the public label set).")
+            raise ValueError(
+                "y holds labels that are not in the 'classes' parameter of "
+                "PrivateLogisticRegression (the public label set)."
+            )
         return public
 
     def _plan(self, n, d, n_classes, r_aug):
@@ -354,26 +385,34 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         with np.errstate(over="ignore", under="ignore"):
             try:
                 if self.C == "auto":  # the rule is in the proof's units: R does not enter
-                    lam = 1.0 / (default_C(float(self.epsilon), d, n_classes,
-                                           fit_intercept=self.fit_intercept) * n)
+                    lam = 1.0 / (
+                        default_C(
+                            float(self.epsilon), d, n_classes, fit_intercept=self.fit_intercept
+                        )
+                        * n
+                    )
                 else:
-                    lam = 1.0 / (float(self.C) * n * r_aug ** 2)
+                    lam = 1.0 / (float(self.C) * n * r_aug**2)
                 plan = plan_fit(float(self.epsilon), n, n_coef, n_classes, lam)
             except (OverflowError, ZeroDivisionError):
                 plan = None
         if plan is not None:  # the float-safety noise's rate, refused before the charge
-            check_rate(plan.eps_smooth / (2.0 * plan.dim),
-                       f"The 'epsilon' parameter of PrivateLogisticRegression ({self.epsilon!r}) "
-                       f"over {plan.dim} coefficients")
-        if plan is None or not all(math.isfinite(v) and v > 0 for v in
-                                   (plan.lam, plan.eps_noise, plan.grid, plan.target)):
+            check_rate(
+                plan.eps_smooth / (2.0 * plan.dim),
+                f"The 'epsilon' parameter of PrivateLogisticRegression ({self.epsilon!r}) "
+                f"over {plan.dim} coefficients",
+            )
+        if plan is None or not all(
+            math.isfinite(v) and v > 0 for v in (plan.lam, plan.eps_noise, plan.grid, plan.target)
+        ):
             raise ValueError(
                 "The 'epsilon', 'C', 'data_norm', 'clip_norm' and 'intercept_scaling' "
                 "parameters give a problem beyond double precision (the regulariser 1 / (C · n "
                 "· clip_norm² · (1 + intercept_scaling²)) or the noise scale overflows); got "
                 f"epsilon={self.epsilon!r}, C={self.C!r}, data_norm={self.data_norm!r}, "
                 f"clip_norm={self.clip_norm!r}, "
-                f"intercept_scaling={self.intercept_scaling!r}.")
+                f"intercept_scaling={self.intercept_scaling!r}."
+            )
         return plan
 
     def _data_norm_of(self, rows) -> float:
@@ -382,7 +421,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         warn_privacy_leak(
             "data_norm has not been specified and is computed from the data. This leaks "
             "privacy: the ε does not hold for the records that set it. Specify data_norm from "
-            "domain knowledge to remove this warning.")
+            "domain knowledge to remove this warning."
+        )
         largest = float(block_partials(labelled_rows(rows, None), _largest_norm, size=1).max())
         return largest if largest > 0 and math.isfinite(largest) else 1.0
 
@@ -405,8 +445,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             rows = read_rows(X, self, reset=False)
             K = self.coef_.shape[0]
             return rows.data.map_blocks(
-                _linear_scores, self.coef_, self.intercept_, dtype=np.float64,
-                **({"drop_axis": 1} if K == 1 else {"chunks": (rows.data.chunks[0], (K,))}))
+                _linear_scores,
+                self.coef_,
+                self.intercept_,
+                dtype=np.float64,
+                **({"drop_axis": 1} if K == 1 else {"chunks": (rows.data.chunks[0], (K,))}),
+            )
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return _linear_scores(X, self.coef_, self.intercept_)
@@ -426,9 +470,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         scores = self.decision_function(X)
         if is_dask_collection(scores):
-            return scores.map_blocks(_probabilities, dtype=np.float64,
-                                     chunks=(scores.chunks[0], (self.classes_.size,)),
-                                     **({"new_axis": 1} if scores.ndim == 1 else {}))
+            return scores.map_blocks(
+                _probabilities,
+                dtype=np.float64,
+                chunks=(scores.chunks[0], (self.classes_.size,)),
+                **({"new_axis": 1} if scores.ndim == 1 else {}),
+            )
         return _probabilities(scores)
 
     def predict_log_proba(self, X):
@@ -462,8 +509,12 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         scores = self.decision_function(X)
         if is_dask_collection(scores):
-            return scores.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype,
-                                     **({} if scores.ndim == 1 else {"drop_axis": 1}))
+            return scores.map_blocks(
+                _labels,
+                self.classes_,
+                dtype=self.classes_.dtype,
+                **({} if scores.ndim == 1 else {"drop_axis": 1}),
+            )
         return _labels(scores, self.classes_)
 
     def __sklearn_tags__(self):

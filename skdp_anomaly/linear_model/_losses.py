@@ -19,7 +19,7 @@ from scipy.special import expit
 from .._data.rows import BlockSums, block_fsums, fsum_blocks, labelled_rows, numpy_rows
 
 #: unit roundoff of float64
-UNIT = 2.0 ** -53
+UNIT = 2.0**-53
 #: rows per block of the certified sums (each block summed in any order: error ≤ (BLOCK-1)u Σ|x|)
 BLOCK = 64
 #: sup over m of |m| σ'(m) for the logistic σ: a rounding of a margin moves σ by ≤ this × u
@@ -127,7 +127,7 @@ def _certified_total(parts: BlockSums, q: int, n: int):
     terms), then whatever else the caller's statistic returned.
     """
     total = parts.total[:q]
-    magnitude = parts.total[q:2 * q] * (1.0 + _gamma(n))
+    magnitude = parts.total[q : 2 * q] * (1.0 + _gamma(n))
     # each aligned block's fsum is rounded once before the blocks are added (an error of
     # u per block's |sum|, and the correctly rounded sum of those within a relative u);
     # a single block's fsum is returned as it is, exactly
@@ -142,8 +142,12 @@ def certified_column_sums(terms: np.ndarray):
     Higham 2002, §4.2), then added by ``math.fsum`` per aligned block and across
     them; ``γ_{BLOCK+2}`` also covers the up to three roundings of each term.
     """
-    parts = block_fsums(labelled_rows(numpy_rows(terms), None), _column_sums_block,
-                        size=2 * terms.shape[1], magnitude=True)
+    parts = block_fsums(
+        labelled_rows(numpy_rows(terms), None),
+        _column_sums_block,
+        size=2 * terms.shape[1],
+        magnitude=True,
+    )
     return _certified_total(parts, terms.shape[1], terms.shape[0])
 
 
@@ -171,8 +175,9 @@ class _Logistic:
 
     def newton_step(self, u, grad):
         p = u.size
-        hess = block_fsums(self.data, _logistic_hessian, u, self.data.n_samples,
-                           size=p * p).total.reshape(p, p)
+        hess = block_fsums(
+            self.data, _logistic_hessian, u, self.data.n_samples, size=p * p
+        ).total.reshape(p, p)
         hess.flat[:: p + 1] += self.lam
         return np.linalg.solve(hess, grad)
 
@@ -183,14 +188,14 @@ class _Logistic:
         ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4``), sums by blocks and ``fsum``.
         """
         n, p = self.data.n_samples, hi.size
-        parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p,
-                            magnitude=True)
+        parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p, magnitude=True)
         sums, sum_err = _certified_total(parts, p, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
-        per_margin = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
-                      + 0.25 * (_gamma(p) ** 2 * float(np.linalg.norm(hi))
-                                + 1.01 * _gamma(p) * float(np.linalg.norm(lo))))
-        first = per_margin * parts.total[2 * p:] / n * 1.01
+        per_margin = (2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT + 0.25 * (
+            _gamma(p) ** 2 * float(np.linalg.norm(hi))
+            + 1.01 * _gamma(p) * float(np.linalg.norm(lo))
+        )
+        first = per_margin * parts.total[2 * p :] / n * 1.01
         return grad, float(np.linalg.norm(first + sum_err + add_err))
 
 
@@ -237,8 +242,10 @@ class _Softmax:
         n = self.data.n_samples
 
         def hess_vec(v):
-            return (block_fsums(self.data, _softmax_hess_vec, w, v, self.K, size=w.size).total
-                    / n + self.lam * v)
+            return (
+                block_fsums(self.data, _softmax_hess_vec, w, v, self.K, size=w.size).total / n
+                + self.lam * v
+            )
 
         op = LinearOperator((w.size, w.size), matvec=hess_vec, dtype=np.float64)
         step, _ = cg(op, grad, rtol=1e-12, maxiter=10 * w.size)
@@ -253,13 +260,15 @@ class _Softmax:
         n, K, size = self.data.n_samples, self.K, hi.size
         p = size // K
         # a score's error beyond 2u|D|: γ²·2‖W‖ + 2γ_p‖W_lo‖·1.01 (twice, for the difference)
-        scale = (4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(hi))
-                 + 4.04 * _gamma(p) * float(np.linalg.norm(lo)))
-        parts = block_fsums(self.data, _softmax_certified, hi, lo, K, scale, n,
-                            size=2 * size + p, magnitude=True)
+        scale = 4.0 * _gamma(2 * p) ** 2 * float(np.linalg.norm(hi)) + 4.04 * _gamma(p) * float(
+            np.linalg.norm(lo)
+        )
+        parts = block_fsums(
+            self.data, _softmax_certified, hi, lo, K, scale, n, size=2 * size + p, magnitude=True
+        )
         sums, sum_err = _certified_total(parts, size, n)
         grad, add_err = _add_regulariser(sums, self.lam, hi, lo, self.lin)
-        first = parts.total[2 * size:] / n * 1.01  # a row's L1 error bounds each class'
+        first = parts.total[2 * size :] / n * 1.01  # a row's L1 error bounds each class'
         cross = np.linalg.norm(sum_err + add_err)
         return grad, float(np.linalg.norm(first) + cross)
 
@@ -289,8 +298,9 @@ def _softmax_certified(Z, t, hi, lo, K, scale, n):
     p = Z.shape[1]
     W, W_lo = hi.reshape(K, p), lo.reshape(K, p)
     top = np.argmax(_scores(Z, W), axis=1)
-    D = (dot2_scores_minus_top(Z, W, W[top])
-         + (_scores(Z, W_lo) - (Z * W_lo[top]).sum(axis=1, keepdims=True)))
+    D = dot2_scores_minus_top(Z, W, W[top]) + (
+        _scores(Z, W_lo) - (Z * W_lo[top]).sum(axis=1, keepdims=True)
+    )
     E = np.exp(D)
     P = E / E.sum(axis=1, keepdims=True)
     row_err = 4.0 * UNIT * (P * np.abs(D)).sum(axis=1) * 1.01 + (K + 8.0) * UNIT + scale
@@ -308,5 +318,3 @@ def _add_regulariser(sums, lam, hi, lo, lin):
     low = lam * lo
     grad = np.array([math.fsum(t) for t in zip(sums, reg, reg_err, low, lin)])
     return grad, UNIT * (np.abs(low) + np.abs(grad)) * 1.01
-
-

@@ -35,15 +35,21 @@ from ._losses import (  # noqa: F401 (re-exported: the solver's arithmetic, test
     dot2_scores_minus_top,
 )
 
-__all__ = ["Plan", "design_matrix", "fit_objective_perturbation", "logistic_privacy_loss",
-           "plan_fit", "split_budget"]
+__all__ = [
+    "Plan",
+    "design_matrix",
+    "fit_objective_perturbation",
+    "logistic_privacy_loss",
+    "plan_fit",
+    "split_budget",
+]
 
 #: sup of the logistic loss' second derivative
 C_LOGISTIC = 0.25
 #: share of ε that makes the release float-safe (the discrete Laplace smoothing)
 SMOOTH_SHARE = 0.01
 #: the grid covers the certificate's error for all noise draws but this tail (data-independent)
-NOISE_TAIL = 2.0 ** -200
+NOISE_TAIL = 2.0**-200
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -108,13 +114,15 @@ def design_rows(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: flo
         Z[:, -1] = kappa * data_norm
     else:
         Z = Xp
-    return project_rows(Z / r_aug, 1.0 - 2.0 ** -40)
+    return project_rows(Z / r_aug, 1.0 - 2.0**-40)
 
 
 def design_matrix(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
     """``(Z, R_aug)``: :func:`design_rows` and the norm bound they were divided by."""
-    return (design_rows(X, data_norm, fit_intercept, kappa),
-            augmented_norm(data_norm, fit_intercept, kappa))
+    return (
+        design_rows(X, data_norm, fit_intercept, kappa),
+        augmented_norm(data_norm, fit_intercept, kappa),
+    )
 
 
 # ---------------------------------------------------------------------------- accounting
@@ -184,8 +192,9 @@ def _logistic_noise(eps_o: float, n: int, lam: float) -> float:
     cap = eps_o * (1.0 - _SOLVE_MARGIN)
     if logistic_privacy_loss(0.0, n, lam) >= cap:
         return 0.0
-    eps_noise = brentq(lambda e: logistic_privacy_loss(e, n, lam) - cap, 0.0, eps_o,
-                       xtol=1e-15 * eps_o, rtol=1e-15)
+    eps_noise = brentq(
+        lambda e: logistic_privacy_loss(e, n, lam) - cap, 0.0, eps_o, xtol=1e-15 * eps_o, rtol=1e-15
+    )
     while logistic_privacy_loss(eps_noise, n, lam) > cap:  # the root's last ulps
         eps_noise *= 1.0 - 1e-12
     return eps_noise
@@ -206,8 +215,13 @@ def split_budget(epsilon: float, n: int, lam: float, n_classes: int):
             return eps_noise, lam, eps_smooth
         cap = eps_o * (1.0 - _SOLVE_MARGIN)
         # the loss at ε' = ε_o/2 grows with c = 1/(nΛ): the largest c it allows
-        c_floor = brentq(lambda c: logistic_privacy_loss(cap / 2.0, n, 1.0 / (n * c)) - cap,
-                         1e-300, 4.0 * math.expm1(eps_o), xtol=1e-300, rtol=1e-14)
+        c_floor = brentq(
+            lambda c: logistic_privacy_loss(cap / 2.0, n, 1.0 / (n * c)) - cap,
+            1e-300,
+            4.0 * math.expm1(eps_o),
+            xtol=1e-300,
+            rtol=1e-14,
+        )
         lam_total = max(lam, 1.0 / (n * c_floor))
         return _logistic_noise(eps_o, n, lam_total), lam_total, eps_smooth
     eps_noise = eps_o - jacobian_term(n, lam, n_classes)
@@ -223,13 +237,13 @@ class Plan:
 
     n: int
     n_classes: int
-    dim: int              # coefficients: p (binary) or K·p (softmax)
-    lam: float            # Λ_tot
-    eps_noise: float      # ε'
-    eps_smooth: float     # ε_s
-    sensitivity: float    # Δ: 2 (logistic) or 2√2 (softmax)
-    grid: float           # g
-    target: float         # the certificate's bound on the exact gradient: Λ_tot · g / 2
+    dim: int  # coefficients: p (binary) or K·p (softmax)
+    lam: float  # Λ_tot
+    eps_noise: float  # ε'
+    eps_smooth: float  # ε_s
+    sensitivity: float  # Δ: 2 (logistic) or 2√2 (softmax)
+    grid: float  # g
+    target: float  # the certificate's bound on the exact gradient: Λ_tot · g / 2
 
 
 def plan_fit(epsilon: float, n: int, n_features: int, n_classes: int, lam: float) -> Plan:
@@ -242,9 +256,18 @@ def plan_fit(epsilon: float, n: int, n_features: int, n_classes: int, lam: float
     t_star = float(gammainccinv(dim, NOISE_TAIL)) * sensitivity / eps_noise
     u_max = ((1.0 if n_classes == 2 else _SQRT2) + t_star / n) / lam_total
     err = 2.0 * _error_budget(n_features, n_classes, u_max, lam_total, t_star / n)
-    grid = _power_of_two_ceil(max(32.0 * err / lam_total, u_max / MAX_STEPS * 4.0, 2.0 ** -60))
-    return Plan(n, n_classes, dim, lam_total, eps_noise, eps_smooth, sensitivity, grid,
-                lam_total * grid / 2.0)
+    grid = _power_of_two_ceil(max(32.0 * err / lam_total, u_max / MAX_STEPS * 4.0, 2.0**-60))
+    return Plan(
+        n,
+        n_classes,
+        dim,
+        lam_total,
+        eps_noise,
+        eps_smooth,
+        sensitivity,
+        grid,
+        lam_total * grid / 2.0,
+    )
 
 
 def _power_of_two_ceil(x: float) -> float:
@@ -254,19 +277,21 @@ def _power_of_two_ceil(x: float) -> float:
 def _error_budget(p: int, n_classes: int, u_max: float, lam: float, lin_max: float) -> float:
     """A priori bound on the certified gradient's float error at any ``‖hi + lo‖ ≤ u_max``."""
     if n_classes == 2:
-        first = ((2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT
-                 + 0.25 * (_gamma(p) ** 2 + 1.01 * _gamma(p) * UNIT) * u_max)
+        first = (2.0 * _MARGIN_SLOPE + _ELEMENTARY_ULPS) * UNIT + 0.25 * (
+            _gamma(p) ** 2 + 1.01 * _gamma(p) * UNIT
+        ) * u_max
         size = 1.0
     else:
         K = n_classes
-        first = (((4.0 * K / math.e) * 1.01 + K + 8.0) * UNIT
-                 + (4.0 * _gamma(2 * p) ** 2 + 4.04 * _gamma(p) * UNIT) * u_max)
+        first = ((4.0 * K / math.e) * 1.01 + K + 8.0) * UNIT + (
+            4.0 * _gamma(2 * p) ** 2 + 4.04 * _gamma(p) * UNIT
+        ) * u_max
         size = _SQRT2
     sums = (_gamma(BLOCK + 2) * size + UNIT * size) * 1.01
     # the double-doubles next to a solution of norm u_max are u²·u_max apart in each
     # coordinate: the gradient cannot be resolved below ‖∇²J‖ times that step
     width = p if n_classes == 2 else p * n_classes
-    resolution = 4.0 * (0.5 + lam) * UNIT ** 2 * u_max * math.sqrt(width)
+    resolution = 4.0 * (0.5 + lam) * UNIT**2 * u_max * math.sqrt(width)
     return first + sums + 2.0 * UNIT * (lam * u_max + lin_max) + UNIT + resolution
 
 
@@ -302,8 +327,9 @@ class CertificateError(RuntimeError):
 
 def _term_scale(objective, x: np.ndarray, value: float) -> float:
     """A bound on the size of the terms the objective's value sums at ``x``."""
-    return (abs(value) + objective.lam * float(x @ x)
-            + 2.0 * float(np.abs(objective.lin) @ np.abs(x)))
+    return (
+        abs(value) + objective.lam * float(x @ x) + 2.0 * float(np.abs(objective.lin) @ np.abs(x))
+    )
 
 
 def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
@@ -313,8 +339,13 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     ``‖gradient‖ + bound ≤ target``; Λ_tot-strong convexity puts the exact
     minimiser within ``target / Λ_tot``.
     """
-    result = minimize(objective.value_grad, x0, jac=True, method="L-BFGS-B",
-                      options={"maxiter": max_iter, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15})
+    result = minimize(
+        objective.value_grad,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": max_iter, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15},
+    )
     x = result.x
     value, grad = objective.value_grad(x)
     norm = float(np.linalg.norm(grad))
@@ -332,7 +363,8 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
             # Armijo; near the optimum, where the value's rounding (relative to the terms
             # it sums, which can cancel) hides the step, a smaller gradient instead
             flat = abs(value_new - value) <= 16.0 * UNIT * max(
-                scale, _term_scale(objective, x_new, value_new))
+                scale, _term_scale(objective, x_new, value_new)
+            )
             if value_new <= value - 1e-4 * t * slope or (flat and norm_new < norm):
                 accepted = True
                 break
@@ -352,11 +384,13 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     raise CertificateError(
         "the solver could not certify the minimiser to the release grid; this happens only "
         "for a noise draw in a far tail (probability below 2**-200) or a problem too "
-        "ill-conditioned for double precision. Nothing was released.")
+        "ill-conditioned for double precision. Nothing was released."
+    )
 
 
-def fit_objective_perturbation(data, plan: Plan, max_iter: int,
-                               rng: np.random.Generator) -> np.ndarray:
+def fit_objective_perturbation(
+    data, plan: Plan, max_iter: int, rng: np.random.Generator
+) -> np.ndarray:
     """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``.
 
     ``data``: the backend's ``LabelledRows`` (numpy or dask) of normalised rows.

@@ -33,8 +33,9 @@ class Split(NamedTuple):
     selection_epsilon: float
 
 
-def split_total(total: float, rule: str, refit: bool, n_candidates: int,
-                memberships: float) -> Split:
+def split_total(
+    total: float, rule: str, refit: bool, n_candidates: int, memberships: float
+) -> Split:
     """Split ``total`` between the candidates' fits, the choice and the refit.
 
     Examples
@@ -53,8 +54,9 @@ def split_total(total: float, rule: str, refit: bool, n_candidates: int,
     return Split(run, run)
 
 
-def search_pays(n_train: int, n_validation: int, n_features: int, n_classes: int,
-                run_epsilon: float) -> bool:
+def search_pays(
+    n_train: int, n_validation: int, n_features: int, n_classes: int, run_epsilon: float
+) -> bool:
     """Whether the search's noise terms are negligible (module docstring).
 
     ``p = (d + 1)`` coefficients for two classes, ``K·(d + 1)`` for K ≥ 3.

@@ -23,8 +23,9 @@ def label_set_route(estimator):
     the routed ``classes`` of the final step's ``fit`` when it has no such
     parameter. None when the final step takes a label set neither way.
     """
-    params = [k for k in estimator.get_params(deep=True)
-              if k == "classes" or k.endswith("__classes")]
+    params = [
+        k for k in estimator.get_params(deep=True) if k == "classes" or k.endswith("__classes")
+    ]
     final, prefix = estimator, ""
     while isinstance(final, Pipeline):
         name, final = final.steps[-1]
@@ -52,7 +53,8 @@ def give_label_set(model, label_set: np.ndarray) -> dict:
         if given is not None and not np.array_equal(np.unique(np.asarray(given)), label_set):
             raise ValueError(
                 f"The candidates' '{name}' parameter ({given!r}) differs from the search's "
-                f"public label set {label_set.tolist()!r}; leave it None or make them equal.")
+                f"public label set {label_set.tolist()!r}; leave it None or make them equal."
+            )
     # the array itself: a list would turn object labels into str, a different type from y
     model.set_params(**{name: label_set.copy() for name in params if values[name] is None})
     return {} if fit_argument is None else {fit_argument: label_set}

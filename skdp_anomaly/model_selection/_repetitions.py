@@ -56,8 +56,13 @@ def tnb_gamma_for_mean(eta: float, mean: float) -> float:
     if mean == 1:
         return 1.0
     # the mean decreases from +inf (γ → 0) to 1 (γ → 1): solve on log γ
-    root = brentq(lambda t: math.log(tnb_mean(eta, math.exp(t))) - math.log(mean),
-                  -745.0, -1e-15, xtol=1e-14, rtol=1e-12)
+    root = brentq(
+        lambda t: math.log(tnb_mean(eta, math.exp(t))) - math.log(mean),
+        -745.0,
+        -1e-15,
+        xtol=1e-14,
+        rtol=1e-12,
+    )
     return math.exp(root)
 
 
@@ -78,8 +83,11 @@ def tnb_pmf(k, eta: float, gamma: float) -> np.ndarray:
     if eta == 0:
         return np.exp(k * log_q - np.log(k)) / -math.log(gamma)
     # |C(k+η−1, k)| = Γ(k+η) / (Γ(k+1)·|Γ(η)|); the signs of term and norm agree
-    log_binom = gammaln(k + eta) - gammaln(k + 1) - gammaln(eta) if eta > 0 else (
-        gammaln(k + eta) - gammaln(k + 1) - gammaln(eta + 1) + math.log(-eta))
+    log_binom = (
+        gammaln(k + eta) - gammaln(k + 1) - gammaln(eta)
+        if eta > 0
+        else (gammaln(k + eta) - gammaln(k + 1) - gammaln(eta + 1) + math.log(-eta))
+    )
     norm = abs(math.expm1(-eta * math.log(gamma)))
     return np.exp(k * log_q + log_binom) / norm
 

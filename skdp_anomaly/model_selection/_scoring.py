@@ -18,8 +18,14 @@ import numpy as np
 
 from ..privacy import GeometricMechanism
 
-__all__ = ["SCORINGS", "ScoreWeights", "check_scoring", "correct_per_class",
-           "needs_class_sizes", "noisy_class_sizes"]
+__all__ = [
+    "SCORINGS",
+    "ScoreWeights",
+    "check_scoring",
+    "correct_per_class",
+    "needs_class_sizes",
+    "noisy_class_sizes",
+]
 
 SCORINGS = ("accuracy", "balanced_accuracy", "recall")
 #: resolution of the integer weights of balanced accuracy (relative error ≤ 1/(2R))
@@ -36,7 +42,8 @@ def check_scoring(scoring) -> str:
         f"The 'scoring' parameter must be one of {', '.join(map(repr, SCORINGS))} or None; "
         f"got {scoring!r}. A private search needs a score whose change from one record is "
         "bounded, a weighted count of correct predictions; ROC AUC, F1, precision or a "
-        "callable are not, so no noise can be calibrated to them in advance.")
+        "callable are not, so no noise can be calibrated to them in advance."
+    )
 
 
 #: the share of the choice's ε that releases the class sizes, when a score needs them
@@ -61,8 +68,7 @@ def correct_per_class(predicted, truth, label_set) -> np.ndarray:
 
 def class_sizes(truth, label_set) -> np.ndarray:
     """Records per class (private: only its noisy version leaves this module's callers)."""
-    return np.bincount(np.searchsorted(label_set, truth),
-                       minlength=len(label_set)).astype(np.int64)
+    return np.bincount(np.searchsorted(label_set, truth), minlength=len(label_set)).astype(np.int64)
 
 
 class ScoreWeights:

@@ -7,13 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MetaEstimatorMixin,
-    clone,
-    is_classifier,
-)
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone, is_classifier
 from sklearn.model_selection import KFold, ParameterGrid, ParameterSampler, check_cv
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -31,10 +25,7 @@ from ..privacy import (
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ..privacy._rng import check_random_state
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ._allocation import search_pays, split_total
 from ._label_set import give_label_set, label_set_route
 from ._repetitions import sample_tnb, tnb_gamma_for_mean
@@ -104,11 +95,16 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             ``candidates`` or ``distributions`` and ``n_candidates``.
         """
         self._check_params()
-        out = {"rule": self.selection, "epsilon": self._choice_epsilon(),
-               "cv": self._splitter(None), "refit": bool(self.refit),
-               "label_set": label_set_route(self.estimator) is not None,
-               "classes": self.classes, "total": self.total_epsilon,
-               "class_sizes_epsilon": self._class_sizes_epsilon()}
+        out = {
+            "rule": self.selection,
+            "epsilon": self._choice_epsilon(),
+            "cv": self._splitter(None),
+            "refit": bool(self.refit),
+            "label_set": label_set_route(self.estimator) is not None,
+            "classes": self.classes,
+            "total": self.total_epsilon,
+            "class_sizes_epsilon": self._class_sizes_epsilon(),
+        }
         if self.total_epsilon is not None:
             out.update(self._priced_space())
         return out
@@ -123,8 +119,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         plan = self._plan()
         if plan.leaks:
             raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
-        return compose_sequential([r.cost for r in plan.rows if not r.leak],
-                                  neighbours="replace")
+        return compose_sequential([r.cost for r in plan.rows if not r.leak], neighbours="replace")
 
     def privacy_leaks(self) -> tuple:
         """Return what the candidates (or the splitter) leave unprotected, in words.
@@ -148,18 +143,27 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _more_validate_params(self) -> None:
         if not is_classifier(self.estimator):
-            raise ValueError("The 'estimator' parameter must be a classifier: the validation "
-                             f"score is a count of correct predictions; got {self.estimator!r}.")
+            raise ValueError(
+                "The 'estimator' parameter must be a classifier: the validation "
+                f"score is a count of correct predictions; got {self.estimator!r}."
+            )
         if (self.epsilon is None) == (self.total_epsilon is None):
-            raise ValueError("Give exactly one of the 'epsilon' parameter (the choice's ε, on "
-                             "top of the candidates' own) and the 'total_epsilon' parameter "
-                             f"(the whole search's); got epsilon={self.epsilon!r}, "
-                             f"total_epsilon={self.total_epsilon!r}.")
+            raise ValueError(
+                "Give exactly one of the 'epsilon' parameter (the choice's ε, on "
+                "top of the candidates' own) and the 'total_epsilon' parameter "
+                f"(the whole search's); got epsilon={self.epsilon!r}, "
+                f"total_epsilon={self.total_epsilon!r}."
+            )
         scoring = check_scoring(self.scoring)
-        if scoring == "recall" and self.classes is not None and not np.isin(
-                self.pos_label, np.asarray(self.classes)):
-            raise ValueError(f"The 'pos_label' parameter ({self.pos_label!r}) is not in the "
-                             f"'classes' parameter {list(self.classes)!r}.")
+        if (
+            scoring == "recall"
+            and self.classes is not None
+            and not np.isin(self.pos_label, np.asarray(self.classes))
+        ):
+            raise ValueError(
+                f"The 'pos_label' parameter ({self.pos_label!r}) is not in the "
+                f"'classes' parameter {list(self.classes)!r}."
+            )
         user = self._user_candidates(None)  # the grid or the distributions are well formed
         if self.total_epsilon is not None:
             self._check_total(user)
@@ -170,22 +174,28 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             raise ValueError(
                 "The 'total_epsilon' parameter needs an estimator with an 'epsilon' parameter "
                 f"(the search sets it); {type(self.estimator).__name__} has none. Give "
-                "'epsilon' (the choice's ε) instead and set the candidates' costs yourself.")
+                "'epsilon' (the choice's ε) instead and set the candidates' costs yourself."
+            )
         if any("epsilon" in p for p in user):
-            raise ValueError("With the 'total_epsilon' parameter the search sets the "
-                             "candidates' 'epsilon'; remove 'epsilon' from the candidates' "
-                             "parameters (or give 'epsilon' instead of 'total_epsilon').")
+            raise ValueError(
+                "With the 'total_epsilon' parameter the search sets the "
+                "candidates' 'epsilon'; remove 'epsilon' from the candidates' "
+                "parameters (or give 'epsilon' instead of 'total_epsilon')."
+            )
 
     def _unit_cost(self) -> float:
         """ε (replace-one) of the estimator at ``epsilon=1``: the scale of its ``epsilon``."""
         from ..budget import check_privacy_budget
 
-        cost = check_privacy_budget(clone(self.estimator).set_params(epsilon=1.0),
-                                    on_leak="ignore").cost
+        cost = check_privacy_budget(
+            clone(self.estimator).set_params(epsilon=1.0), on_leak="ignore"
+        ).cost
         if not (cost.delta == 0 and cost.gamma == 0 and 0 < cost.epsilon < float("inf")):
-            raise ValueError("The 'total_epsilon' parameter needs a candidate with a finite "
-                             f"pure ε; {type(self.estimator).__name__} costs {cost} at "
-                             "epsilon=1. Give 'epsilon' instead.")
+            raise ValueError(
+                "The 'total_epsilon' parameter needs a candidate with a finite "
+                f"pure ε; {type(self.estimator).__name__} costs {cost} at "
+                "epsilon=1. Give 'epsilon' instead."
+            )
         return float(cost.epsilon)
 
     def _n_candidates_total(self) -> int:
@@ -197,10 +207,14 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         """``(ε of one fit, ε of the choice)`` of ``total_epsilon`` (``_allocation``)."""
         from ..budget._cv import training_memberships
 
-        members = training_memberships(self._splitter(None), None,
-                                       neighbours="replace").memberships
-        return split_total(float(self.total_epsilon), self.selection, bool(self.refit),
-                           self._n_candidates_total(), members)
+        members = training_memberships(self._splitter(None), None, neighbours="replace").memberships
+        return split_total(
+            float(self.total_epsilon),
+            self.selection,
+            bool(self.refit),
+            self._n_candidates_total(),
+            members,
+        )
 
     def _class_sizes_epsilon(self) -> float:
         if not needs_class_sizes(check_scoring(self.scoring), self.selection):
@@ -225,13 +239,23 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         own = self.estimator.get_params(deep=True)
         unknown = [k for k in keys if k not in own]
         if unknown:
-            unset = sorted({k.split("__")[0] for k in unknown
-                            if "__" in k and own.get(k.split("__")[0], "") is None})
-            hint = "".join(f" Its '{name}' parameter is None: give it an estimator (e.g. "
-                           f"{name}=PrivateLogisticRegression()) to search its parameters "
-                           f"as {name}__<name>." for name in unset)
-            raise ValueError(f"Invalid parameter(s) {unknown!r} in the grid for the estimator "
-                             f"{type(self.estimator).__name__}.{hint}")
+            unset = sorted(
+                {
+                    k.split("__")[0]
+                    for k in unknown
+                    if "__" in k and own.get(k.split("__")[0], "") is None
+                }
+            )
+            hint = "".join(
+                f" Its '{name}' parameter is None: give it an estimator (e.g. "
+                f"{name}=PrivateLogisticRegression()) to search its parameters "
+                f"as {name}__<name>."
+                for name in unset
+            )
+            raise ValueError(
+                f"Invalid parameter(s) {unknown!r} in the grid for the estimator "
+                f"{type(self.estimator).__name__}.{hint}"
+            )
         return {k: own[k] for k in keys}
 
     def _with_default(self, user) -> list:
@@ -243,13 +267,18 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     def _priced_space(self) -> dict:
         eps = self._candidate_epsilon()
         if hasattr(self, "param_grid") or isinstance(self.random_state, Integral):
-            return {"candidates": [{**p, "epsilon": eps}
-                                   for p in self._with_default(self._user_candidates(None))]}
+            return {
+                "candidates": [
+                    {**p, "epsilon": eps} for p in self._with_default(self._user_candidates(None))
+                ]
+            }
         dists = self.param_distributions
         dists = dists if isinstance(dists, list) else [dists]
         default = {k: [v] for k, v in self._default_params().items()}
-        return {"distributions": [{**d, "epsilon": [eps]} for d in [default, *dists]],
-                "n_candidates": int(self.n_iter) + 1}
+        return {
+            "distributions": [{**d, "epsilon": [eps]} for d in [default, *dists]],
+            "n_candidates": int(self.n_iter) + 1,
+        }
 
     def _candidates(self, rng):
         user = self._user_candidates(rng)
@@ -292,11 +321,12 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             The fitted search.
         """
         plan = self._plan()  # the one privacy_cost() was reserved from
-        total = compose_sequential([r.cost for r in plan.rows if not r.leak],
-                                   neighbours="replace")
+        total = compose_sequential([r.cost for r in plan.rows if not r.leak], neighbours="replace")
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
-                             "is None: the validation score is a count of correct predictions.")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None: the validation score is a count of correct predictions."
+            )
         X, y, groups = indexable(X, y, groups)
         y = column_or_1d(y, warn=True)  # a column vector would broadcast in the counts
         check_classification_targets(y)
@@ -315,13 +345,15 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         refit_cost = plan.rows[-1].cost if self.refit else None
         selection_cost = compose_sequential(
             [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
-            neighbours="replace")
+            neighbours="replace",
+        )
         data = (X, y, splits, candidates, context)
         # called after the choice is charged, right before the first release
         weights = partial(self._weights, y, context, noise)
         if self.selection == "repeated":
-            index, model, score = self._repeated(data, plan, (selection_cost, weights),
-                                                 schedule, noise)
+            index, model, score = self._repeated(
+                data, plan, (selection_cost, weights), schedule, noise
+            )
             self.best_score_ = score
         else:
             index, model = self._noisy_max(data, (selection_cost, weights), noise)
@@ -346,13 +378,13 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             return True
         n_val = min(len(test) for _, test in splits)
         n_train = min(len(train) for train, _ in splits)
-        return search_pays(n_train, n_val, _num_features(X), len(label_set),
-                           self._split().run_epsilon)
+        return search_pays(
+            n_train, n_val, _num_features(X), len(label_set), self._split().run_epsilon
+        )
 
     def _fit_default(self, X, y, context, total):
         """No search: the estimator as given, at the whole ``total_epsilon``, on every row."""
-        params = {**self._default_params(),
-                  "epsilon": self._candidate_epsilon(whole=True)}
+        params = {**self._default_params(), "epsilon": self._candidate_epsilon(whole=True)}
         self.best_index_ = 0
         self.best_params_ = params
         self.cv_results_ = _results([params])
@@ -366,20 +398,25 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             return np.unique(y)
         classes = np.unique(np.asarray(self.classes))
         if classes.size < 2 or classes.size != len(self.classes):
-            raise ValueError("The 'classes' parameter must list at least 2 distinct class "
-                             f"labels; got {self.classes!r}.")
+            raise ValueError(
+                "The 'classes' parameter must list at least 2 distinct class "
+                f"labels; got {self.classes!r}."
+            )
         unknown = ~np.isin(y, classes)
         if unknown.any():
             # no count of them: an error message is not a private release
-            raise ValueError("y holds labels that are not in the 'classes' parameter (the "
-                             "public label set).")
+            raise ValueError(
+                "y holds labels that are not in the 'classes' parameter (the public label set)."
+            )
         return classes
 
     def _positive(self, label_set) -> int:
         where = np.flatnonzero(label_set == self.pos_label)
         if where.size != 1:
-            raise ValueError(f"The 'pos_label' parameter ({self.pos_label!r}) is not one of "
-                             f"the public class labels {label_set.tolist()!r}.")
+            raise ValueError(
+                f"The 'pos_label' parameter ({self.pos_label!r}) is not one of "
+                f"the public class labels {label_set.tolist()!r}."
+            )
         return int(where[0])
 
     def _prepare(self, params, context):
@@ -406,9 +443,12 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         prepared = [(self._prepare(params, context), split) for params, split in jobs]
         done = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_and_count)(model, fit_params, X, y, train, test, label_set)
-            for (model, fit_params, _), (train, test) in prepared)
-        return [(model.set_params(**given), correct)
-                for ((_, _, given), _), (model, correct) in zip(prepared, done)]
+            for (model, fit_params, _), (train, test) in prepared
+        )
+        return [
+            (model.set_params(**given), correct)
+            for ((_, _, given), _), (model, correct) in zip(prepared, done)
+        ]
 
     def _weights(self, y, context, noise) -> ScoreWeights:
         """The score's weights; the noisy class sizes of ``y`` first, when it needs them."""
@@ -416,8 +456,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         size_epsilon = self._class_sizes_epsilon()
         noisy = None
         if size_epsilon > 0:
-            noisy = noisy_class_sizes(class_sizes(y, label_set),
-                                      min(size_epsilon, 2 * MAX_GEOMETRIC_EPSILON), noise)
+            noisy = noisy_class_sizes(
+                class_sizes(y, label_set), min(size_epsilon, 2 * MAX_GEOMETRIC_EPSILON), noise
+            )
         return ScoreWeights(scoring, len(label_set), positive, noisy)
 
     def _repeated(self, data, plan, costs, schedule, noise):
@@ -429,15 +470,19 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         run_epsilon = plan.run_epsilon if plan.run_epsilon > 0 else choice / 3
         gamma = tnb_gamma_for_mean(eta, self._n_runs(len(candidates), len(splits)))
         n_runs = sample_tnb(eta, gamma, schedule)  # independent of the data; never kept
-        draws = [(int(schedule.integers(len(candidates))), int(schedule.integers(len(splits))))
-                 for _ in range(n_runs)]
+        draws = [
+            (int(schedule.integers(len(candidates))), int(schedule.integers(len(splits))))
+            for _ in range(n_runs)
+        ]
         fitted = self._fit_parts([(candidates[c], splits[s]) for c, s in draws], X, y, context)
         self._charge(cost)  # right before the first release
         weights = weights()
         # a validation record moves a run's weighted count by at most the largest weight
         count_noise = GeometricMechanism(
             min(run_epsilon, MAX_GEOMETRIC_EPSILON * weights.sensitivity),
-            sensitivity=weights.sensitivity, neighbours="replace")
+            sensitivity=weights.sensitivity,
+            neighbours="replace",
+        )
         best = None
         for (index, split), (model, correct) in zip(draws, fitted):
             noisy = count_noise.randomise(np.array([correct @ weights.weights]), noise)[0]
@@ -461,8 +506,11 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self._charge(cost)
         weights = weights()
         counts = correct.sum(axis=1) @ weights.weights
-        mechanism = ReportNoisyMax(self._choice_epsilon() - self._class_sizes_epsilon(),
-                                   members * weights.sensitivity, neighbours="replace")
+        mechanism = ReportNoisyMax(
+            self._choice_epsilon() - self._class_sizes_epsilon(),
+            members * weights.sensitivity,
+            neighbours="replace",
+        )
         index = mechanism.select(counts, noise)
         return index, first[index]
 
@@ -505,8 +553,11 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
 def _set_seeds(model) -> dict:
     """The ``random_state`` parameters of ``model`` (at any depth) that are not None."""
-    return {k: v for k, v in model.get_params(deep=True).items()
-            if (k == "random_state" or k.endswith("__random_state")) and v is not None}
+    return {
+        k: v
+        for k, v in model.get_params(deep=True).items()
+        if (k == "random_state" or k.endswith("__random_state")) and v is not None
+    }
 
 
 def _check_splits(splits) -> list:
@@ -522,12 +573,16 @@ def _check_splits(splits) -> list:
             part = np.asarray(part)
             part = np.flatnonzero(part) if part.dtype == bool else part.astype(np.intp)
             if np.unique(part).size != part.size:
-                raise ValueError("The 'cv' parameter must give splits whose training and "
-                                 "validation parts list each record at most once.")
+                raise ValueError(
+                    "The 'cv' parameter must give splits whose training and "
+                    "validation parts list each record at most once."
+                )
             parts.append(part)
         if np.intersect1d(*parts).size or parts[1].size == 0:
-            raise ValueError("The 'cv' parameter must give splits whose training and validation "
-                             "parts share no record, with a non-empty validation part.")
+            raise ValueError(
+                "The 'cv' parameter must give splits whose training and validation "
+                "parts share no record, with a non-empty validation part."
+            )
         checked.append(tuple(parts))
     if not checked:
         raise ValueError("The 'cv' parameter gave no split.")
@@ -539,8 +594,7 @@ def _results(candidates) -> dict:
     results: dict = {"params": [dict(p) for p in candidates]}
     keys = sorted({k for p in candidates for k in p})
     for key in keys:
-        column = np.ma.MaskedArray(np.empty(len(candidates), dtype=object),
-                                   mask=True)
+        column = np.ma.MaskedArray(np.empty(len(candidates), dtype=object), mask=True)
         for i, p in enumerate(candidates):
             if key in p:
                 column[i] = p[key]
@@ -558,10 +612,14 @@ class PrivateGridSearchCV(_PrivateSearch):
     ``n_splits_``), with a stated total ε: the candidates' fits, the private
     choice and the refit, priced before anything is fitted.
 """
-        + SHARED_DOC.format(candidates="""param_grid : dict or list of dicts
+        + SHARED_DOC.format(
+            candidates="""param_grid : dict or list of dicts
         As in :class:`~sklearn.model_selection.GridSearchCV`. The grid is
-        public (fixed before seeing the data).""")
-        + ATTRIBUTES_DOC + NOTES_DOC + """
+        public (fixed before seeing the data)."""
+        )
+        + ATTRIBUTES_DOC
+        + NOTES_DOC
+        + """
     Examples
     --------
     One budget for the whole search; on 1 000 rows no search can pay, and
@@ -590,17 +648,33 @@ class PrivateGridSearchCV(_PrivateSearch):
     3.0
     >>> search.fit(X, y).best_params_
     {'epsilon': 1.0}
-""")
+"""
+    )
 
     _parameter_constraints: dict = {
         **_PrivateSearch._parameter_constraints,
         "param_grid": [dict, list],
     }
 
-    def __init__(self, estimator, param_grid, *, epsilon=None, total_epsilon=None,
-                 force_search=False, selection="repeated", n_runs="auto", cv=None,
-                 scoring=None, pos_label=1, refit=True, classes=None, n_jobs=None,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        epsilon=None,
+        total_epsilon=None,
+        force_search=False,
+        selection="repeated",
+        n_runs="auto",
+        cv=None,
+        scoring=None,
+        pos_label=1,
+        refit=True,
+        classes=None,
+        n_jobs=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -635,11 +709,15 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
     times for the noisy-max rules); a distribution with an unbounded support
     for a cost parameter (``epsilon``) cannot be priced then.
 """
-        + SHARED_DOC.format(candidates="""param_distributions : dict or list of dicts
+        + SHARED_DOC.format(
+            candidates="""param_distributions : dict or list of dicts
         As in :class:`~sklearn.model_selection.RandomizedSearchCV`.
     n_iter : int, default=10
-        Number of candidates sampled.""")
-        + ATTRIBUTES_DOC + NOTES_DOC + """
+        Number of candidates sampled."""
+        )
+        + ATTRIBUTES_DOC
+        + NOTES_DOC
+        + """
     Examples
     --------
     >>> from scipy.stats import uniform
@@ -652,7 +730,8 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
     ...                                    epsilon=2.0, refit=False, random_state=0)
     >>> sorted(search.fit(X, y).best_params_)
     ['epsilon']
-""")
+"""
+    )
 
     _parameter_constraints: dict = {
         **_PrivateSearch._parameter_constraints,
@@ -660,10 +739,26 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
         "n_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, estimator, param_distributions, *, n_iter=10, epsilon=None,
-                 total_epsilon=None, force_search=False, selection="repeated", n_runs="auto",
-                 cv=None, scoring=None, pos_label=1, refit=True, classes=None, n_jobs=None,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        estimator,
+        param_distributions,
+        *,
+        n_iter=10,
+        epsilon=None,
+        total_epsilon=None,
+        force_search=False,
+        selection="repeated",
+        n_runs="auto",
+        cv=None,
+        scoring=None,
+        pos_label=1,
+        refit=True,
+        classes=None,
+        n_jobs=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.n_iter = n_iter
@@ -683,7 +778,15 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
 
     def _user_candidates(self, rng):
         # an int random_state samples exactly the candidates the budget validator priced
-        seed = (self.random_state if isinstance(self.random_state, Integral)
-                else None if rng is None else int(rng.integers(2**31 - 1)))
-        return list(ParameterSampler(self.param_distributions, self.n_iter,
-                                     random_state=seed if seed is not None else 0))
+        seed = (
+            self.random_state
+            if isinstance(self.random_state, Integral)
+            else None
+            if rng is None
+            else int(rng.integers(2**31 - 1))
+        )
+        return list(
+            ParameterSampler(
+                self.param_distributions, self.n_iter, random_state=seed if seed is not None else 0
+            )
+        )

@@ -16,10 +16,7 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._rng import call_rng
 from ..privacy._validation import check_bounds
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric, warn_outside_bounds
 from ._histograms import (
     below_counts,
@@ -34,8 +31,16 @@ from ._histograms import (
     select_quantile,
 )
 
-__all__ = ["AUTO_OFFSET", "BINS_SCALE", "COUNT_SHARE", "MAX_BINS", "NOISE_BINS_SCALE",
-           "QUANTILE_SHARE", "PrivateHBOS", "hbos_n_bins"]
+__all__ = [
+    "AUTO_OFFSET",
+    "BINS_SCALE",
+    "COUNT_SHARE",
+    "MAX_BINS",
+    "NOISE_BINS_SCALE",
+    "QUANTILE_SHARE",
+    "PrivateHBOS",
+    "hbos_n_bins",
+]
 
 #: ``offset_`` when ``contamination="auto"``: an outlier's geometric-mean density, relative
 #: to the uniform one on the bounds, is below 1/2 (public, like ``IsolationForest``'s -0.5).
@@ -206,8 +211,16 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     _data_derived_params: ClassVar[dict] = {"bounds": "stored in `bounds_`"}
     _private_state = ("_run_key",)
 
-    def __init__(self, *, epsilon=1.0, bounds=None, n_bins="auto", contamination="auto",
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        n_bins="auto",
+        contamination="auto",
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.bounds = bounds
         self.n_bins = n_bins
@@ -218,13 +231,17 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     # ------------------------------------------------------------ privacy
     def _privacy_cost(self) -> PrivacyCost:
         _, eps_counts, eps_quantile = self._shares()
-        parts = [f"a geometric row count at {COUNT_SHARE:g}ε",
-                 f"d geometric histograms (L1 sensitivity d) at {eps_counts / self.epsilon:.3g}ε"]
+        parts = [
+            f"a geometric row count at {COUNT_SHARE:g}ε",
+            f"d geometric histograms (L1 sensitivity d) at {eps_counts / self.epsilon:.3g}ε",
+        ]
         if eps_quantile:
             parts.append(f"a report-noisy-max quantile at {QUANTILE_SHARE:g}ε")
-        note = (f"PrivateHBOS: pure ε-DP under add/remove-one-record neighbours (2ε under "
-                f"replace-one): {', '.join(parts)}; the chunks of one partial_fit run by "
-                "parallel composition")
+        note = (
+            f"PrivateHBOS: pure ε-DP under add/remove-one-record neighbours (2ε under "
+            f"replace-one): {', '.join(parts)}; the chunks of one partial_fit run by "
+            "parallel composition"
+        )
         return PrivacyCost.pure(float(self.epsilon), note, neighbours="add_remove")
 
     def _more_validate_params(self) -> None:
@@ -232,9 +249,11 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             try:
                 lower, upper = self.bounds
             except (TypeError, ValueError):
-                raise ValueError("The 'bounds' parameter must be a (lower, upper) pair of "
-                                 "scalars or of one value per feature; got "
-                                 f"{self.bounds!r}.") from None
+                raise ValueError(
+                    "The 'bounds' parameter must be a (lower, upper) pair of "
+                    "scalars or of one value per feature; got "
+                    f"{self.bounds!r}."
+                ) from None
             size = max(np.size(lower), np.size(upper))
             check_bounds(self.bounds, n_features=size)
 
@@ -286,36 +305,48 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             raise ValueError(
                 "PrivateHBOS: epsilon, bounds, n_bins and contamination cannot change "
                 "within a partial_fit run (its ε rests on every chunk being released the "
-                "same way); call fit to start a new run.")
+                "same way); call fit to start a new run."
+            )
         return self._fit_chunk(X, first=first)
 
     def _fit_chunk(self, X, *, first: bool):
         rows = self._rows(X, reset=first)
         d = rows.n_features
         if first:
-            lower, upper = check_bounds(self.bounds, rows.data if self.bounds is None else None,
-                                        n_features=d)
-            warn_outside_bounds(rows.data, lower, upper, type(self).__name__,
-                                getattr(self, "feature_names_in_", None))
+            lower, upper = check_bounds(
+                self.bounds, rows.data if self.bounds is None else None, n_features=d
+            )
+            warn_outside_bounds(
+                rows.data,
+                lower,
+                upper,
+                type(self).__name__,
+                getattr(self, "feature_names_in_", None),
+            )
             self.bounds_ = (lower, upper)
             self.n_chunks_, self.noisy_n_samples_ = 0, 0
             self._run_key = self._run_parameters()
         eps_rows, eps_counts, eps_quantile = self._shares()
         # every mechanism is built (and refuses a rate it cannot honour) before the charge
         rows_mech, counts_mech = row_count_mechanism(eps_rows), count_mechanism(eps_counts, d)
-        quantile_mech = (quantile_mechanism(eps_quantile, float(self.contamination))
-                         if eps_quantile else None)
+        quantile_mech = (
+            quantile_mechanism(eps_quantile, float(self.contamination)) if eps_quantile else None
+        )
         rng = call_rng(self.random_state, self.n_chunks_)
         if first:  # the whole run's ε, right before its first release
             self._charge(self._privacy_cost())
         chunk_rows = int(rows_mech.randomise(np.int64(rows.n_samples), rng))
         self.noisy_n_samples_ += chunk_rows
         if first:  # the bins read the released row count only
-            self.n_bins_ = (hbos_n_bins(chunk_rows, eps_counts, d) if self.n_bins == "auto"
-                            else int(self.n_bins))
+            self.n_bins_ = (
+                hbos_n_bins(chunk_rows, eps_counts, d)
+                if self.n_bins == "auto"
+                else int(self.n_bins)
+            )
             self.noisy_counts_ = np.zeros((d, self.n_bins_), dtype=np.int64)
-        counts = block_sum(rows, histogram_block, *self.bounds_, self.n_bins_,
-                           shape=(d, self.n_bins_))
+        counts = block_sum(
+            rows, histogram_block, *self.bounds_, self.n_bins_, shape=(d, self.n_bins_)
+        )
         self.noisy_counts_ = self.noisy_counts_ + counts_mech.randomise(counts, rng)
         self.log_density_ = log_density_ratio(self.noisy_counts_, noise_floor(counts_mech))
         if quantile_mech is None:
@@ -328,29 +359,35 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _release_offset(self, rows: Rows, chunk_rows: int, mechanism, rng, first: bool):
         """The chunk's DP quantile, pooled with the run's earlier ones into ``offset_``."""
         grid = quantile_grid(self.log_density_)
-        below = block_sum(rows, below_counts, *self.bounds_, self.log_density_, grid,
-                          shape=grid.shape)
-        threshold = grid[select_quantile(below, rows.n_samples, float(self.contamination),
-                                         mechanism, rng)]
+        below = block_sum(
+            rows, below_counts, *self.bounds_, self.log_density_, grid, shape=grid.shape
+        )
+        threshold = grid[
+            select_quantile(below, rows.n_samples, float(self.contamination), mechanism, rng)
+        ]
         # weight: the chunk's noisy rows (small-chunk error) times the model's (early-model
         # drift); the median resists an atypical chunk. Post-processing of releases
         weight = max(float(chunk_rows), 0.0) * max(float(self.noisy_n_samples_), 0.0)
         pooled = np.array([[threshold, weight]])
-        self.quantile_thresholds_ = (pooled if first
-                                     else np.vstack([self.quantile_thresholds_, pooled]))
+        self.quantile_thresholds_ = (
+            pooled if first else np.vstack([self.quantile_thresholds_, pooled])
+        )
         self.offset_ = _weighted_median(*self.quantile_thresholds_.T)
 
     def _rows(self, X, *, reset: bool) -> Rows:
         """``X`` validated (before any charge) as the data backend's rows: numpy or dask."""
         if is_dask_collection(X):
             if reset and self.bounds is None:
-                raise ValueError("PrivateHBOS needs the 'bounds' parameter for dask input: "
-                                 "reading the range of the data would leak it (and take a "
-                                 "pass of its own). Pass public bounds.")
+                raise ValueError(
+                    "PrivateHBOS needs the 'bounds' parameter for dask input: "
+                    "reading the range of the data would leak it (and take a "
+                    "pass of its own). Pass public bounds."
+                )
             return read_rows(X, self, reset=reset)
         check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's errors quote values
-        return numpy_rows(validate_data(self, X, reset=reset, dtype=np.float64,
-                                        ensure_all_finite=True))
+        return numpy_rows(
+            validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=True)
+        )
 
     # ------------------------------------------------------------ scoring
     def score_samples(self, X):

@@ -14,10 +14,23 @@ import numpy as np
 
 from ..privacy import GeometricMechanism, ReportNoisyMax
 
-__all__ = ["QUANTILE_CANDIDATES", "below_counts", "bin_index", "count_mechanism",
-           "feature_counts", "histogram_block", "log_density_ratio", "noise_floor",
-           "polygon_scores", "quantile_grid", "quantile_mechanism", "quantile_utility",
-           "release_quantile", "row_count_mechanism", "select_quantile"]
+__all__ = [
+    "QUANTILE_CANDIDATES",
+    "below_counts",
+    "bin_index",
+    "count_mechanism",
+    "feature_counts",
+    "histogram_block",
+    "log_density_ratio",
+    "noise_floor",
+    "polygon_scores",
+    "quantile_grid",
+    "quantile_mechanism",
+    "quantile_utility",
+    "release_quantile",
+    "row_count_mechanism",
+    "select_quantile",
+]
 
 #: Candidate thresholds of the DP quantile: the selection's error grows like ``log`` of it,
 #: its resolution like ``1 /`` it.
@@ -77,8 +90,9 @@ def log_density_ratio(noisy_counts: np.ndarray, floor: float) -> np.ndarray:
     return np.log(n_bins * counts / counts.sum(axis=1, keepdims=True))
 
 
-def polygon_scores(X: np.ndarray, table: np.ndarray, lower: np.ndarray, upper: np.ndarray
-                   ) -> np.ndarray:
+def polygon_scores(
+    X: np.ndarray, table: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> np.ndarray:
     """Mean over features of the log of each value's frequency-polygon density.
 
     Densities are linear between bin centres, flat beyond the outer ones (Scott 1985).
@@ -115,8 +129,14 @@ def quantile_mechanism(epsilon: float, q: float) -> ReportNoisyMax:
     return ReportNoisyMax(epsilon, max(q, 1.0 - q), neighbours="add_remove")
 
 
-def release_quantile(below: np.ndarray, n_samples: int, q: float, grid: np.ndarray,
-                     mechanism: ReportNoisyMax, rng: np.random.Generator) -> float:
+def release_quantile(
+    below: np.ndarray,
+    n_samples: int,
+    q: float,
+    grid: np.ndarray,
+    mechanism: ReportNoisyMax,
+    rng: np.random.Generator,
+) -> float:
     """The candidate of ``grid`` below which about a fraction ``q`` of the scores lie.
 
     Pure ε-DP under add/remove-one-record neighbours, for a public ``grid`` and scores
@@ -125,8 +145,9 @@ def release_quantile(below: np.ndarray, n_samples: int, q: float, grid: np.ndarr
     return float(grid[select_quantile(below, n_samples, q, mechanism, rng)])
 
 
-def select_quantile(below: np.ndarray, n_samples: int, q: float, mechanism: ReportNoisyMax,
-                    rng: np.random.Generator) -> int:
+def select_quantile(
+    below: np.ndarray, n_samples: int, q: float, mechanism: ReportNoisyMax, rng: np.random.Generator
+) -> int:
     """The index, among the candidates, that :func:`release_quantile` releases (same privacy)."""
     return int(mechanism.select(quantile_utility(below, n_samples, q), rng))
 
@@ -141,8 +162,9 @@ def histogram_block(block: np.ndarray, lower, upper, n_bins: int) -> np.ndarray:
     return feature_counts(bin_index(block, lower, upper, n_bins), n_bins)
 
 
-def below_counts(block: np.ndarray, lower, upper, table: np.ndarray,
-                 grid: np.ndarray) -> np.ndarray:
+def below_counts(
+    block: np.ndarray, lower, upper, table: np.ndarray, grid: np.ndarray
+) -> np.ndarray:
     """``#{s < t}`` over one block's scores, for every candidate ``t`` (a block statistic)."""
     scores = np.sort(polygon_scores(block, table, lower, upper))
     return np.searchsorted(scores, grid, side="left").astype(np.int64)

@@ -29,10 +29,7 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ..privacy._validation import check_bounds
 from ..privacy._docstrings import fill_doc
-from ..privacy._protocol import (
-    PRIVACY_PARAMETER_CONSTRAINTS,
-    epsilon_constraint,
-)
+from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
 from ..privacy._validation import check_numeric, warn_outside_bounds
 from ._release import (
@@ -61,8 +58,10 @@ from ._synthesis import synthesize_gaussian, synthesize_grid
 __all__ = ["DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram"]
 
 # DPSMOTE's wording of the shared message (``what`` is filled in where it is raised)
-_CATEGORICAL = ("Categorical data is out of scope: encode it numerically (with public "
-                "bounds) or use a sampler for categorical data.")
+_CATEGORICAL = (
+    "Categorical data is out of scope: encode it numerically (with public "
+    "bounds) or use a sampler for categorical data."
+)
 NON_NUMERIC = _NON_NUMERIC.format(owner="DPSMOTE", what="{what}", hint=_CATEGORICAL)
 
 NOT_GAUSSIAN = (
@@ -216,7 +215,6 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     True
     """
 
-
     _parameter_constraints: dict = {
         **BaseOverSampler._parameter_constraints,
         **PRIVACY_PARAMETER_CONSTRAINTS,
@@ -235,8 +233,10 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     _data_derived_params = {"bounds": "stored in `bounds_`"}
 
     #: parameters that only one synopsis reads, with their defaults
-    _SYNOPSIS_PARAMS = {"grid": {"granularity": 0.25, "connectivity": 2, "histogram": "auto"},
-                        "gaussian": {"spread": 0.8}}
+    _SYNOPSIS_PARAMS = {
+        "grid": {"granularity": 0.25, "connectivity": 2, "histogram": "auto"},
+        "gaussian": {"spread": 0.8},
+    }
 
     def __init__(
         self,
@@ -296,16 +296,24 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         (1.0, 'add_remove', 2.0)
         """
         eps_counts, eps_hist = self._release_steps().split
-        what = ("per-class sums (Gaussian synopsis)" if self.synopsis == "gaussian"
-                else "per-class cell histograms")
+        what = (
+            "per-class sums (Gaussian synopsis)"
+            if self.synopsis == "gaussian"
+            else "per-class cell histograms"
+        )
         if self.class_counts == "public":
-            note = (f"DPSMOTE: ε={eps_hist:g} on the {what}; class sizes declared "
-                    "public (class_counts='public')")
+            note = (
+                f"DPSMOTE: ε={eps_hist:g} on the {what}; class sizes declared "
+                "public (class_counts='public')"
+            )
         else:
-            note = (f"DPSMOTE: ε={eps_counts:g} on the class sizes + ε={eps_hist:g} on the "
-                    f"{what} (parallel over classes)")
+            note = (
+                f"DPSMOTE: ε={eps_counts:g} on the class sizes + ε={eps_hist:g} on the "
+                f"{what} (parallel over classes)"
+            )
         return PrivacyCost.pure(
-            float(self.epsilon), note,
+            float(self.epsilon),
+            note,
             "DPSMOTE output includes the original rows: a model trained on it composes "
             "sequentially with DPSMOTE (Lut 2022, Theorem 3.3)",
             neighbours="add_remove",
@@ -338,11 +346,15 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         """
         out = []
         if self.classes is None:
-            out.append("DPSMOTE(classes=None): the set of class labels is read from y and "
-                       "treated as public; pass classes=[...] to fix it in advance")
+            out.append(
+                "DPSMOTE(classes=None): the set of class labels is read from y and "
+                "treated as public; pass classes=[...] to fix it in advance"
+            )
         if self.class_counts == "public":
-            out.append("DPSMOTE(class_counts='public'): the exact class sizes are declared "
-                       "public and are not protected")
+            out.append(
+                "DPSMOTE(class_counts='public'): the exact class sizes are declared "
+                "public and are not protected"
+            )
         return tuple(out)
 
     # -- input checks -------------------------------------------------------
@@ -353,8 +365,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             binarize_y = False
         else:
             y, binarize_y = check_target_type(y, indicate_one_vs_all=True)
-        X, y = validate_data(self, X=X, y=y, reset=True, accept_sparse=False,
-                             dtype=[np.float64, np.float32])
+        X, y = validate_data(
+            self, X=X, y=y, reset=True, accept_sparse=False, dtype=[np.float64, np.float32]
+        )
         return X, y, binarize_y
 
     def __sklearn_tags__(self):
@@ -376,8 +389,15 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             if frame is not None:
                 self.feature_names_in_ = np.asarray(frame[0], dtype=object)
             self.n_features_in_ = X.shape[1]
-            return X, y, check_public_classes(self.classes, self.sampling_strategy), None, \
-                None, frame, None
+            return (
+                X,
+                y,
+                check_public_classes(self.classes, self.sampling_strategy),
+                None,
+                None,
+                frame,
+                None,
+            )
         if not _integer_labels(y):  # 1-D integer labels are always binary or multiclass
             check_classification_targets(y)
         arrays_transformer = ArraysTransformer(X, y)
@@ -436,8 +456,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
         if self.bounds is not None:  # a local diagnostic, before any release
-            warn_outside_bounds(X, *check_bounds(self.bounds, n_features=X.shape[1]),
-                                "DPSMOTE", getattr(self, "feature_names_in_", None))
+            warn_outside_bounds(
+                X,
+                *check_bounds(self.bounds, n_features=X.shape[1]),
+                "DPSMOTE",
+                getattr(self, "feature_names_in_", None),
+            )
         if not gaussian:  # before any release: the grid this X needs can be built
             check_grid_shape(steps, X.shape[1])
         dask_input = restore is None
@@ -451,19 +475,33 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         classes = stats.classes
         self.synopsis_ = self.synopsis
         if gaussian:
-            released = release_gaussian(steps, stats, charge=self._charge,
-                                        random_state=self.random_state, public=public,
-                                        class_counts=self.class_counts)
+            released = release_gaussian(
+                steps,
+                stats,
+                charge=self._charge,
+                random_state=self.random_state,
+                public=public,
+                class_counts=self.class_counts,
+            )
         else:
-            released = release_grid_sizes(steps, stats, charge=self._charge,
-                                          random_state=self.random_state, public=public)
+            released = release_grid_sizes(
+                steps, stats, charge=self._charge, random_state=self.random_state, public=public
+            )
             choice = choose_grid(steps, stats.bounds, released.class_sizes, released.n_new)
             self.n_cells_, self.granularity_ = choice.grid.n_cells, 1.0 / choice.grid.n_cells
             self.histogram_ = choice.kind
-            coordinates = class_coordinates(choice.grid, X, y_codes,
-                                            np.flatnonzero(released.n_new > 0))
-            histograms = release_histograms(steps, released, choice, coordinates, classes,
-                                            charge=self._charge, class_counts=self.class_counts)
+            coordinates = class_coordinates(
+                choice.grid, X, y_codes, np.flatnonzero(released.n_new > 0)
+            )
+            histograms = release_histograms(
+                steps,
+                released,
+                choice,
+                coordinates,
+                classes,
+                charge=self._charge,
+                class_counts=self.class_counts,
+            )
             self.noisy_counts_, labels = {}, classes.tolist()
             for j, histogram in histograms.items():
                 self.noisy_counts_[labels[j]] = histogram
@@ -473,10 +511,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # 4. synthesis (post-processing)
         if gaussian:
             X_res, y_res, self.noisy_means_ = synthesize_gaussian(
-                X, y, released, classes, float(self.spread), stats.box, frame)
+                X, y, released, classes, float(self.spread), stats.box, frame
+            )
         else:
-            X_res, y_res = synthesize_grid(X, y, released, choice, histograms, classes,
-                                           self.connectivity)
+            X_res, y_res = synthesize_grid(
+                X, y, released, choice, histograms, classes, self.connectivity
+            )
         if dask_input:
             return X_res, y_res
         arrays_transformer, binarize_y = restore
@@ -499,5 +539,8 @@ def _warn_ignored_params(estimator) -> None:
             changed.append(name)
     if changed:
         verb = "applies" if len(changed) == 1 else "apply"
-        warn(f"DPSMOTE: {', '.join(changed)} {verb} only to synopsis={other!r}, so "
-             f"ignored with synopsis={estimator.synopsis!r}.", UserWarning)
+        warn(
+            f"DPSMOTE: {', '.join(changed)} {verb} only to synopsis={other!r}, so "
+            f"ignored with synopsis={estimator.synopsis!r}.",
+            UserWarning,
+        )

@@ -28,11 +28,27 @@ from ..privacy._rng import check_random_state
 from ..privacy._exact import geometric
 from ._setting import FLOAT_NEEDS_BINARY, Grid
 
-__all__ = ["FIXED_BITS", "DPSMOTENoiseWarning", "GaussianRelease", "GridRelease",
-           "ReleaseSteps", "SizeRelease", "SparseHistogram", "cell_keys", "choose_threshold",
-           "fixed_to_float", "n_synthetic", "random_cells", "release_dense", "release_gaussian",
-           "release_grid_sizes", "release_histograms", "release_means", "release_sparse",
-           "sum_mechanism"]
+__all__ = [
+    "FIXED_BITS",
+    "DPSMOTENoiseWarning",
+    "GaussianRelease",
+    "GridRelease",
+    "ReleaseSteps",
+    "SizeRelease",
+    "SparseHistogram",
+    "cell_keys",
+    "choose_threshold",
+    "fixed_to_float",
+    "n_synthetic",
+    "random_cells",
+    "release_dense",
+    "release_gaussian",
+    "release_grid_sizes",
+    "release_histograms",
+    "release_means",
+    "release_sparse",
+    "sum_mechanism",
+]
 
 #: the class sums are exact integers in units of 2^-FIXED_BITS, and released on that grid
 FIXED_BITS = 32
@@ -93,11 +109,11 @@ class ReleaseSteps(NamedTuple):
         except ValueError as exc:
             raise ValueError(
                 f"The 'epsilon' parameter of DPSMOTE ({self.epsilon!r}) is too small for the "
-                f"Gaussian synopsis' class sums on {n_features} features: {exc}") from None
+                f"Gaussian synopsis' class sums on {n_features} features: {exc}"
+            ) from None
 
     # -- the releases ---------------------------------------------------------------------
-    def release_sizes(self, true_sizes, classes, rng, *, public=None,
-                      charge=None) -> SizeRelease:
+    def release_sizes(self, true_sizes, classes, rng, *, public=None, charge=None) -> SizeRelease:
         """The DP class sizes and the rows they imply; ``charge`` runs right before the release.
 
         ``true_sizes`` are private, never returned. ``public``: imblearn's strategy from exact
@@ -133,7 +149,8 @@ class ReleaseSteps(NamedTuple):
         """One class's released histogram: dense, or sparse above θ (from DP ``class_size``)."""
         if kind == "dense":
             return self.dense_histogram(grid, coords, rng).reshape(
-                (grid.n_cells,) * grid.n_features)
+                (grid.n_cells,) * grid.n_features
+            )
         theta = choose_threshold(grid.size, self.split[1], class_size)
         return release_sparse(grid, coords, self.split[1], theta, rng)
 
@@ -210,8 +227,9 @@ def fixed_to_float(fixed_sum) -> np.ndarray:
 
 def sum_mechanism(epsilon: float, d: int) -> LaplaceMechanism:
     """The class sums' mechanism: L1 sensitivity ``d`` on the grid ``2^-32`` of the sums."""
-    return LaplaceMechanism(epsilon, float(d), neighbours="add_remove", coordinates=d,
-                            granularity=1.0 / FIXED_SCALE)
+    return LaplaceMechanism(
+        epsilon, float(d), neighbours="add_remove", coordinates=d, granularity=1.0 / FIXED_SCALE
+    )
 
 
 def release_means(fixed_sums, class_sizes, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -266,8 +284,11 @@ def geometric_tail(epsilon: float, threshold: int) -> float:
 def expected_spurious_mass(n_cells_total: int, epsilon: float, threshold: int) -> float:
     """Expected noisy mass of the empty cells passing θ: ``M · P(Z >= θ) · E[Z | Z >= θ]``."""
     alpha = math.exp(-epsilon)
-    return (float(n_cells_total) * geometric_tail(epsilon, threshold)
-            * (threshold + alpha / -math.expm1(-epsilon)))
+    return (
+        float(n_cells_total)
+        * geometric_tail(epsilon, threshold)
+        * (threshold + alpha / -math.expm1(-epsilon))
+    )
 
 
 def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> int:
@@ -333,8 +354,9 @@ def _distinct_empty_cells(grid: Grid, m: int, nonempty_keys: np.ndarray, rng) ->
     n_empty = grid.size - len(nonempty_keys)
     # enumerate the empty cells only when few or most are needed; else rejection sampling
     if grid.fits_int64 and n_empty <= max(1 << 16, 8 * m):
-        empty = np.setdiff1d(np.arange(grid.size, dtype=np.int64), nonempty_keys,
-                             assume_unique=True)
+        empty = np.setdiff1d(
+            np.arange(grid.size, dtype=np.int64), nonempty_keys, assume_unique=True
+        )
         codes = rng.choice(empty, size=m, replace=False)
         return (codes[:, None] // grid.strides % grid.n_cells).astype(grid.coord_dtype)
     kept_coords = np.zeros((0, grid.n_features), grid.coord_dtype)
@@ -425,12 +447,14 @@ def _sizes_plan(sizes: SizeRelease, classes, public):
         strategy = public
     else:
         strategy = OrderedDict(
-            (c, int(n)) for c, n, t in zip(labels, sizes.n_new[0], sizes.targeted[0]) if t)
+            (c, int(n)) for c, n, t in zip(labels, sizes.n_new[0], sizes.targeted[0]) if t
+        )
     return noisy, strategy, sizes.n_new[0], sizes.divisors[0]
 
 
-def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public=None,
-                     class_counts: str = "private") -> GaussianRelease:
+def release_gaussian(
+    steps: ReleaseSteps, stats, *, charge, random_state, public=None, class_counts: str = "private"
+) -> GaussianRelease:
     """Everything the Gaussian synopsis releases, from the private ``stats``.
 
     The noise has its own stream: the synthesis's normals end up in the released
@@ -442,7 +466,9 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
     classes = stats.classes
     noisy, strategy, n_new, class_sizes = _sizes_plan(
         steps.release_sizes(stats.sizes, classes, noise_rng, public=public, charge=charge),
-        classes, public)
+        classes,
+        public,
+    )
     over_sampled = np.flatnonzero(n_new > 0)
     eps_hist, labels = steps.split[1], classes.tolist()
     if over_sampled.size:
@@ -456,22 +482,33 @@ def release_gaussian(steps: ReleaseSteps, stats, *, charge, random_state, public
     return GaussianRelease(noisy, strategy, n_new, means, sample_rng)
 
 
-def release_grid_sizes(steps: ReleaseSteps, stats, *, charge, random_state, public=None
-                       ) -> GridRelease:
+def release_grid_sizes(
+    steps: ReleaseSteps, stats, *, charge, random_state, public=None
+) -> GridRelease:
     """The grid synopsis's first release: the class sizes (the grid is chosen next)."""
     # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
     # released rows and must not expose the stream that hid the counts
     noise_rng, sample_rng = check_random_state(random_state).spawn(2)
     noisy, strategy, n_new, class_sizes = _sizes_plan(
         steps.release_sizes(stats.sizes, stats.classes, noise_rng, public=public, charge=charge),
-        stats.classes, public)
+        stats.classes,
+        public,
+    )
     if n_new.sum() == 0:
         warn_no_synthetic_rows()
     return GridRelease(noisy, strategy, n_new, class_sizes, noise_rng, sample_rng)
 
 
-def release_histograms(steps: ReleaseSteps, plan: GridRelease, choice, coordinates, classes,
-                       *, charge, class_counts: str = "private") -> dict:
+def release_histograms(
+    steps: ReleaseSteps,
+    plan: GridRelease,
+    choice,
+    coordinates,
+    classes,
+    *,
+    charge,
+    class_counts: str = "private",
+) -> dict:
     """Index -> noisy cell histogram of each over-sampled class.
 
     ``coordinates``: the private cell coordinates of each over-sampled class's rows.
@@ -525,9 +562,12 @@ def warn_dense_noise(choice, eps_hist, class_size, label, class_counts, auto) ->
     """Warn when the dense grid's expected positive noise mass exceeds the class size."""
     grid, mass = choice.grid, choice.noise_mass
     if mass > class_size:
-        advice = ("granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
-                  "or fewer features help" if auto
-                  else "Use granularity='auto' or a larger granularity")
+        advice = (
+            "granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
+            "or fewer features help"
+            if auto
+            else "Use granularity='auto' or a larger granularity"
+        )
         warn(
             f"DPSMOTE: the dense grid has {grid.size} cells ({grid.n_cells} per feature); at "
             f"epsilon_hist={eps_hist:.3g} their expected positive noise mass is about {mass:.3g}, "
@@ -548,7 +588,8 @@ def warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, auto
             f"cells of total count {released} (threshold {hist.threshold}; about "
             f"{min(spurious, released):.3g} of it expected from empty cells), far below "
             f"{_who(label, class_counts)} ({int(class_size)}): the synthetic rows come from "
-            f"few, possibly spurious cells. {advice}.", DPSMOTENoiseWarning,
+            f"few, possibly spurious cells. {advice}.",
+            DPSMOTENoiseWarning,
         )
 
 
@@ -564,13 +605,16 @@ def warn_no_positive_cell(label, auto: bool) -> None:
 
 def _grid_advice(auto: bool) -> str:
     if auto:  # granularity="auto" already took the coarsest useful grid
-        return ("A grid histogram cannot carry this class at this size: use a larger "
-                "epsilon or fewer features")
+        return (
+            "A grid histogram cannot carry this class at this size: use a larger "
+            "epsilon or fewer features"
+        )
     return "Use granularity='auto', a larger granularity or a larger epsilon"
 
 
 def warn_no_synthetic_rows() -> None:
     warn(
         "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "
-        "sampling_strategy.", UserWarning,
+        "sampling_strategy.",
+        UserWarning,
     )

@@ -57,8 +57,10 @@ UNKNOWN_LABEL = (
     "not listed here, to keep them out of logs)."
 )
 
-FLOAT_NEEDS_BINARY = ('"sampling_strategy" can be a float only when the type of target is '
-                       "binary. For multi-class, use a dict.")
+FLOAT_NEEDS_BINARY = (
+    '"sampling_strategy" can be a float only when the type of target is '
+    "binary. For multi-class, use a dict."
+)
 
 # `histogram="auto"` uses the dense grid up to this many cells (the paper's ν = 0.25, d <= 8)
 DENSE_AUTO_MAX_CELLS = 1 << 16
@@ -87,17 +89,16 @@ def _is_float_strategy(strategy) -> bool:
 def public_strategy(sampling_strategy, y, sampling_type: str) -> OrderedDict:
     """imblearn's strategy from the exact class sizes (declared public), plain labels as keys."""
     strategy = check_sampling_strategy(sampling_strategy, y, sampling_type)
-    return OrderedDict(
-        (getattr(c, "item", lambda c=c: c)(), int(n)) for c, n in strategy.items()
-    )
+    return OrderedDict((getattr(c, "item", lambda c=c: c)(), int(n)) for c, n in strategy.items())
 
 
 # -- checks: the parameters, then the label set taken as public -----------------------
 def check_strategy_values(sampling_strategy) -> None:
     """A dict strategy asks for no negative number of rows (the parameter alone)."""
     if isinstance(sampling_strategy, Mapping):
-        negative = {k: v for k, v in sampling_strategy.items()
-                    if isinstance(v, numbers.Real) and v < 0}
+        negative = {
+            k: v for k, v in sampling_strategy.items() if isinstance(v, numbers.Real) and v < 0
+        }
         if negative:
             raise ValueError(
                 "The 'sampling_strategy' parameter asks for a negative number of samples: "
@@ -296,8 +297,11 @@ class Grid:
         d, m = self.lower.shape[0], self.n_cells
         fits, coord_dtype = m**d <= _INT64_MAX, np.int16 if m < 2**14 else np.int32
         derived = {
-            "n_features": d, "size": m**d, "width": (self.upper - self.lower) / m,
-            "fits_int64": fits, "coord_dtype": coord_dtype,
+            "n_features": d,
+            "size": m**d,
+            "width": (self.upper - self.lower) / m,
+            "fits_int64": fits,
+            "coord_dtype": coord_dtype,
             "strides": np.array([m ** (d - 1 - j) for j in range(d)], np.int64) if fits else None,
             "row_dtype": np.dtype((np.void, np.dtype(coord_dtype).itemsize * d)),
         }
@@ -314,9 +318,16 @@ def expected_positive_noise(epsilon: float) -> float:
     return math.exp(-epsilon) / -math.expm1(-2.0 * epsilon)
 
 
-def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
-                   min_n_cells: int = AUTO_MIN_N_CELLS, max_n_cells: int = AUTO_MAX_N_CELLS,
-                   max_total_cells: int | None = None, share: float = _NOISE_MASS_SHARE) -> int:
+def choose_n_cells(
+    class_size: float,
+    epsilon: float,
+    n_features: int,
+    *,
+    min_n_cells: int = AUTO_MIN_N_CELLS,
+    max_n_cells: int = AUTO_MAX_N_CELLS,
+    max_total_cells: int | None = None,
+    share: float = _NOISE_MASS_SHARE,
+) -> int:
     """Cells per feature ``m`` for ``granularity="auto"``: the largest ``m`` in range whose
     expected positive noise mass ``m**d · E[max(Z, 0)]`` is at most ``share · class_size``.
 
@@ -336,8 +347,10 @@ def choose_n_cells(class_size: float, epsilon: float, n_features: int, *,
     if budget <= 0:
         m = min_n_cells
     elif per_cell > 0:
-        m = min(max_n_cells, max(min_n_cells, int(
-            math.exp((math.log(budget) - math.log(per_cell)) / n_features))))
+        m = min(
+            max_n_cells,
+            max(min_n_cells, int(math.exp((math.log(budget) - math.log(per_cell)) / n_features))),
+        )
 
     def fits(k: int) -> bool:
         return allowed(k) and k**n_features * per_cell <= budget
@@ -476,8 +489,7 @@ def ball_offsets(n_features: int, connectivity: int, n_cells: int):
         dense_parts.append(dense)
         support_parts.append(np.pad(sup, ((0, 0), (0, pad))))
         delta_parts.append(np.pad(dl, ((0, 0), (0, pad))))
-    out = (np.concatenate(dense_parts), np.concatenate(support_parts),
-           np.concatenate(delta_parts))
+    out = (np.concatenate(dense_parts), np.concatenate(support_parts), np.concatenate(delta_parts))
     for arr in out:  # cached and shared between fits: read-only
         arr.flags.writeable = False
     return out

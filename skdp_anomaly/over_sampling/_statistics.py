@@ -23,9 +23,20 @@ from ._setting import UNKNOWN_LABEL, unique_codes
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = ["MAX_EXACT_SUM_ROWS", "BoxScale", "ClassStatistics", "Statistics",
-           "cell_coordinates", "check_exact_sum_rows", "class_coordinates", "class_fixed_sums",
-           "class_statistics", "read_statistics", "unit_fixed_sum", "unit_sum"]
+__all__ = [
+    "MAX_EXACT_SUM_ROWS",
+    "BoxScale",
+    "ClassStatistics",
+    "Statistics",
+    "cell_coordinates",
+    "check_exact_sum_rows",
+    "class_coordinates",
+    "class_fixed_sums",
+    "class_statistics",
+    "read_statistics",
+    "unit_fixed_sum",
+    "unit_sum",
+]
 
 #: the fixed-point sums are exact for up to 2^(62 - 32) ≈ 10^9 rows
 MAX_EXACT_SUM_ROWS = 1 << (62 - FIXED_BITS)
@@ -113,16 +124,25 @@ def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
     sums = np.zeros((n_classes, X.shape[1]), np.int64)
     wanted_mask = np.zeros(n_classes, np.bool_)
     wanted_mask[np.asarray(wanted, np.int64)] = True
-    bad = _class_fixed_sums(X, np.ascontiguousarray(codes, np.int64), wanted_mask,
-                            box.centre, box._safe, box._flat, sums)
+    bad = _class_fixed_sums(
+        X,
+        np.ascontiguousarray(codes, np.int64),
+        wanted_mask,
+        box.centre,
+        box._safe,
+        box._flat,
+        sums,
+    )
     return sums, int(bad)
 
 
 def check_exact_sum_rows(n_rows: int) -> None:
     """Refuse more rows than fixed-point sums hold exactly (on ``n_rows``, never a class size)."""
     if n_rows >= MAX_EXACT_SUM_ROWS:
-        raise ValueError(f"DPSMOTE's Gaussian synopsis sums at most {MAX_EXACT_SUM_ROWS} rows "
-                         f"exactly; X has {n_rows}. Resample a part of the data at a time.")
+        raise ValueError(
+            f"DPSMOTE's Gaussian synopsis sums at most {MAX_EXACT_SUM_ROWS} rows "
+            f"exactly; X has {n_rows}. Resample a part of the data at a time."
+        )
 
 
 # -- the statistics of one fit ------------------------------------------------------------
@@ -140,8 +160,11 @@ def read_statistics(X, y, classes, bounds_param, gaussian: bool) -> Statistics:
     box = BoxScale(*bounds) if gaussian else None
     if isinstance(y, np.ndarray) and classes is not None and isinstance(X, np.ndarray):
         sizes = np.bincount(y, minlength=classes.size)
-        sums = class_fixed_sums(X, y, classes.size, np.arange(classes.size), box)[0] \
-            if gaussian else None
+        sums = (
+            class_fixed_sums(X, y, classes.size, np.arange(classes.size), box)[0]
+            if gaussian
+            else None
+        )
         return Statistics(classes, sizes, sums, bounds, box)
     stats = class_statistics(X, y, box, classes)
     if stats.n_non_finite:
@@ -185,8 +208,13 @@ def _block_statistics(X_block, y_block, centre, half_range, classes):
         labels = classes
     codes = np.asarray(codes, np.int64).reshape(-1)
     sizes = np.bincount(codes, minlength=labels.size)
-    sums, n_bad = class_fixed_sums(X_block, codes, labels.size, np.arange(labels.size),
-                                   BoxScale(centre - half_range, centre + half_range))
+    sums, n_bad = class_fixed_sums(
+        X_block,
+        codes,
+        labels.size,
+        np.arange(labels.size),
+        BoxScale(centre - half_range, centre + half_range),
+    )
     return labels, sizes, sums, n_bad, unknown
 
 
@@ -201,8 +229,13 @@ def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
         np.add.at(sizes, where, block_sizes)
         np.add.at(sums, where, block_sums)
     present = sizes > 0
-    return ClassStatistics(labels[present], sizes[present], sums[present],
-                           int(sum(p[3] for p in parts)), int(sum(p[4] for p in parts)))
+    return ClassStatistics(
+        labels[present],
+        sizes[present],
+        sums[present],
+        int(sum(p[3] for p in parts)),
+        int(sum(p[4] for p in parts)),
+    )
 
 
 # -- the grid synopsis: the cells of a class's rows on the released grid ------------------

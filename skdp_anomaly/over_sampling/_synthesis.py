@@ -18,8 +18,14 @@ from ._setting import Grid, ball_offsets
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = ["SYNTHETIC_CHUNK", "chunk_seeds", "fill_gaussian", "sample_synthetic",
-           "synthesize_gaussian", "synthesize_grid"]
+__all__ = [
+    "SYNTHETIC_CHUNK",
+    "chunk_seeds",
+    "fill_gaussian",
+    "sample_synthetic",
+    "synthesize_gaussian",
+    "synthesize_grid",
+]
 
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
@@ -50,7 +56,7 @@ def _fill_rows(mean, scale, lower, upper, seeds, out) -> np.ndarray:
     """Row ``i`` of ``out`` is row ``i % SYNTHETIC_CHUNK`` of the chunk drawn from
     ``seeds[i // SYNTHETIC_CHUNK]`` (``mean``, ``scale`` and the clip in X's units)."""
     for c, seed in enumerate(seeds):
-        part = out[c * SYNTHETIC_CHUNK:(c + 1) * SYNTHETIC_CHUNK]
+        part = out[c * SYNTHETIC_CHUNK : (c + 1) * SYNTHETIC_CHUNK]
         if part.shape[0]:
             _fill(np.random.default_rng(seed), mean, scale, lower, upper, part)
     return out
@@ -87,10 +93,11 @@ def synthesize_gaussian(X, y, release, classes, spread: float, box, frame=None):
         seeds = chunk_seeds(release.sample_rng, rows)
         mean = np.ascontiguousarray(mean)
         for b in range(0, len(seeds), per_block):
-            block_seeds = seeds[b:b + per_block]
+            block_seeds = seeds[b : b + per_block]
             block_rows = min(rows - b * SYNTHETIC_CHUNK, len(block_seeds) * SYNTHETIC_CHUNK)
-            draws.append((_fill_rows, (mean, scale, lower, upper, block_seeds), block_rows,
-                          classes[j]))
+            draws.append(
+                (_fill_rows, (mean, scale, lower, upper, block_seeds), block_rows, classes[j])
+            )
     X_res, y_res = append_drawn_rows(X, y, draws, frame)
     labels = classes.tolist()
     return X_res, y_res, {labels[j]: mean for j, mean in zip(index, means)}
@@ -100,8 +107,9 @@ def synthesize_grid(X, y, plan, choice, histograms, classes, connectivity: int):
     """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory)."""
     X_parts, y_parts = [X], [y]
     for j, hist in histograms.items():
-        Z = sample_synthetic(choice.grid, hist, int(plan.n_new[j]), connectivity,
-                             plan.sample_rng, choice.offsets)
+        Z = sample_synthetic(
+            choice.grid, hist, int(plan.n_new[j]), connectivity, plan.sample_rng, choice.offsets
+        )
         X_parts.append(Z.astype(X.dtype, copy=False))
         y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
     return np.concatenate(X_parts), np.concatenate(y_parts)
@@ -120,8 +128,11 @@ class _Weights:
             self.coords = histogram.cells[pos]
             self.values = w[pos]
             # sorted, as the released cells are: lookup() searches them
-            self.keys = (self.coords.astype(np.int64) @ grid.strides if grid.fits_int64
-                         else _row_keys(grid, self.coords))
+            self.keys = (
+                self.coords.astype(np.int64) @ grid.strides
+                if grid.fits_int64
+                else _row_keys(grid, self.coords)
+            )
         else:
             # a trailing zero weighs "no cell"; int32: a count beyond 2**31 cannot be indexed
             dense = np.clip(np.asarray(histogram).reshape(-1), 0, np.iinfo(np.int32).max)
@@ -135,7 +146,9 @@ class _Weights:
         if self.coords is not None:
             return self.coords[index]
         flat = self.keys[index]
-        return (flat[:, None] // self.grid.strides % self.grid.n_cells).astype(self.grid.coord_dtype)
+        return (flat[:, None] // self.grid.strides % self.grid.n_cells).astype(
+            self.grid.coord_dtype
+        )
 
     def lookup(self, keys) -> np.ndarray:
         if self.dense is not None:
@@ -152,8 +165,9 @@ def _row_keys(grid: Grid, rows) -> np.ndarray:
     return np.ascontiguousarray(rows, dtype=grid.coord_dtype).view(grid.row_dtype).ravel()
 
 
-def sample_synthetic(grid: Grid, histogram, n_samples: int, connectivity: int,
-                     rng: np.random.Generator, offsets=None) -> np.ndarray:
+def sample_synthetic(
+    grid: Grid, histogram, n_samples: int, connectivity: int, rng: np.random.Generator, offsets=None
+) -> np.ndarray:
     """Phase 2 of Algorithm 6: ``n_samples`` rows from a released histogram (post-processing).
 
     Centre and ℓ-connected neighbour drawn ∝ ``max(c, 0)``, then
@@ -188,12 +202,13 @@ def sample_synthetic(grid: Grid, histogram, n_samples: int, connectivity: int,
     # cell keys of invalid neighbours: one past the dense array (a zero), or -1 (absent)
     missing = key_dtype(grid.size if weights.dense is not None else -1)
     unsigned = np.uint16 if grid.coord_dtype == np.int16 else np.uint32
-    sup_delta = [(support[:, s], delta[:, s].astype(grid.coord_dtype))
-                 for s in range(support.shape[1])]
+    sup_delta = [
+        (support[:, s], delta[:, s].astype(grid.coord_dtype)) for s in range(support.shape[1])
+    ]
     chosen = []
     for start in range(0, len(sel_coords), step):
-        c = sel_coords[start:start + step]
-        m = reps[start:start + step]
+        c = sel_coords[start : start + step]
+        m = reps[start : start + step]
         valid = np.ones((len(c), n_off), bool)
         for sup, dl in sup_delta:
             v = c[:, sup] + dl  # negative values wrap to large unsigned ones
@@ -206,7 +221,7 @@ def sample_synthetic(grid: Grid, histogram, n_samples: int, connectivity: int,
             rows[~valid] = 0
             w = np.where(valid.ravel(), weights.lookup(_row_keys(grid, rows.reshape(-1, d))), 0)
         flat_cum = np.cumsum(w, dtype=np.int64)
-        ends = flat_cum[n_off - 1::n_off]  # cumulative mass at the end of each row
+        ends = flat_cum[n_off - 1 :: n_off]  # cumulative mass at the end of each row
         base = np.concatenate([[0], ends[:-1]])
         tot = np.repeat(ends - base, m)
         pick = np.minimum(np.floor(rng.random(len(tot)) * tot).astype(np.int64), tot - 1)

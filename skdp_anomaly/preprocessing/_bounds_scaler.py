@@ -94,10 +94,12 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         self
         """
         X = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=True)
-        lower, upper = check_bounds(self.bounds, X if self.bounds is None else None,
-                                    n_features=X.shape[1])
-        warn_outside_bounds(X, lower, upper, type(self).__name__,
-                            getattr(self, "feature_names_in_", None))
+        lower, upper = check_bounds(
+            self.bounds, X if self.bounds is None else None, n_features=X.shape[1]
+        )
+        warn_outside_bounds(
+            X, lower, upper, type(self).__name__, getattr(self, "feature_names_in_", None)
+        )
         self.bounds_ = (lower, upper)
         return self
 
@@ -136,8 +138,10 @@ class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, Bas
         # the output space has no feature names: check_array, not validate_data
         X = check_array(X, dtype=np.float64, ensure_all_finite=True)
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but BoundsScaler is expecting "
-                             f"{self.n_features_in_} features as input.")
+            raise ValueError(
+                f"X has {X.shape[1]} features, but BoundsScaler is expecting "
+                f"{self.n_features_in_} features as input."
+            )
         lower, upper = self.bounds_
         return lower + (np.clip(X, -1.0, 1.0) + 1.0) * (upper - lower) / 2.0
 
@@ -153,6 +157,8 @@ def _pair(bounds):
     try:
         lower, upper = bounds
     except (TypeError, ValueError):
-        raise ValueError("The 'bounds' parameter must be a (lower, upper) pair of scalars or "
-                         f"of one value per feature; got {bounds!r}.") from None
+        raise ValueError(
+            "The 'bounds' parameter must be a (lower, upper) pair of scalars or "
+            f"of one value per feature; got {bounds!r}."
+        ) from None
     return lower, upper

@@ -51,17 +51,20 @@ class BudgetAccountant:
     skdp_anomaly.exceptions.BudgetExceededError: PrivateHBOS needs ε=1, ...
     """
 
-    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *,
-                 neighbours: str = "replace"):
+    def __init__(
+        self, epsilon: float = math.inf, delta: float = 0.0, *, neighbours: str = "replace"
+    ):
         epsilon, delta = float(epsilon), float(delta)
         if not epsilon >= 0:
-            raise ValueError(f"The 'epsilon' parameter must be >= 0 (inf allowed); got "
-                             f"{epsilon!r}.")
+            raise ValueError(
+                f"The 'epsilon' parameter must be >= 0 (inf allowed); got {epsilon!r}."
+            )
         if not 0 <= delta < 1:
             raise ValueError(f"The 'delta' parameter must be in [0, 1); got {delta!r}.")
         if neighbours not in _RELATIONS:
-            raise ValueError(f"The 'neighbours' parameter must be one of {_RELATIONS}; got "
-                             f"{neighbours!r}.")
+            raise ValueError(
+                f"The 'neighbours' parameter must be one of {_RELATIONS}; got {neighbours!r}."
+            )
         self.epsilon, self.delta, self.neighbours = epsilon, delta, neighbours
         self._lock = threading.RLock()
         self._history: list = []
@@ -77,13 +80,16 @@ class BudgetAccountant:
         """
         with self._lock:
             spent_eps, spent_delta = self._totals()
-            if (spent_eps + epsilon > self.epsilon * (1 + 1e-12)
-                    or spent_delta + delta > self.delta + 1e-15):
+            if (
+                spent_eps + epsilon > self.epsilon * (1 + 1e-12)
+                or spent_delta + delta > self.delta + 1e-15
+            ):
                 left_eps, left_delta = self.remaining
                 raise BudgetExceededError(
                     f"spending ε={epsilon:.6g}, δ={delta:.3g} would exceed the ledger's "
                     f"total (ε={self.epsilon:g}, δ={self.delta:g}, {self.neighbours} "
-                    f"neighbours; remaining ε={left_eps:.6g}, δ={left_delta:.3g}).")
+                    f"neighbours; remaining ε={left_eps:.6g}, δ={left_delta:.3g})."
+                )
             return True
 
     def spend(self, epsilon: float, delta: float) -> BudgetAccountant:
@@ -116,8 +122,10 @@ class BudgetAccountant:
             return max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0)
 
     def _totals(self) -> tuple[float, float]:
-        return (math.fsum(c.epsilon for c in self._history),
-                math.fsum(c.delta for c in self._history))
+        return (
+            math.fsum(c.epsilon for c in self._history),
+            math.fsum(c.delta for c in self._history),
+        )
 
     # -- shared by reference, picklable ------------------------------------------------
     def __deepcopy__(self, memo):
@@ -137,8 +145,10 @@ class BudgetAccountant:
 
     def __repr__(self) -> str:
         eps, delta = self._totals()
-        return (f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
-                f"neighbours={self.neighbours!r}; spent ε={eps:.6g}, δ={delta:.3g})")
+        return (
+            f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
+            f"neighbours={self.neighbours!r}; spent ε={eps:.6g}, δ={delta:.3g})"
+        )
 
 
 def _entry(epsilon: float, delta: float, neighbours: str) -> PrivacyCost:

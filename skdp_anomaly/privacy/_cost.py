@@ -196,8 +196,7 @@ class PrivacyCost:
         return cls(epsilon, delta=delta, notes=notes, neighbours=neighbours)
 
     @classmethod
-    def anomaly_restricted_dp(cls, epsilon: float, *notes: str,
-                              neighbours: str) -> "PrivacyCost":
+    def anomaly_restricted_dp(cls, epsilon: float, *notes: str, neighbours: str) -> "PrivacyCost":
         """Anomaly-restricted ε-DP (Bittner, Sarwate and Wright, Def. 1–2) under ``neighbours``.
 
         Parameters
@@ -216,8 +215,7 @@ class PrivacyCost:
         return cls(epsilon, anomaly_restricted=True, notes=notes, neighbours=neighbours)
 
     @classmethod
-    def random_dp(cls, epsilon: float, gamma: float, *notes: str,
-                  neighbours: str) -> "PrivacyCost":
+    def random_dp(cls, epsilon: float, gamma: float, *notes: str, neighbours: str) -> "PrivacyCost":
         """(ε, γ)-random DP (Mohammady et al., Def. II.1) under ``neighbours``.
 
         Parameters
@@ -270,8 +268,12 @@ class PrivacyCost:
     @property
     def is_zero(self) -> bool:
         """Whether the cost is 0 under add/remove neighbours, hence under every relation."""
-        return (self.epsilon == 0 and self.delta == 0 and self.gamma == 0
-                and self.neighbours == "add_remove")
+        return (
+            self.epsilon == 0
+            and self.delta == 0
+            and self.gamma == 0
+            and self.neighbours == "add_remove"
+        )
 
     @property
     def notion(self) -> str:
@@ -354,10 +356,14 @@ class PrivacyCost:
             delta = 1.0
         else:
             delta = min(1.0, (1.0 + math.exp(self.epsilon)) * self.delta)
-        note = (f"group privacy: {self} under {self.relation} counts ε={epsilon:.4g}"
-                + (f", δ={delta:.3g}" if delta else "") + f" under {relation_text(neighbours)}")
-        return replace(self, epsilon=epsilon, delta=delta, neighbours=neighbours,
-                       notes=self.notes + (note,))
+        note = (
+            f"group privacy: {self} under {self.relation} counts ε={epsilon:.4g}"
+            + (f", δ={delta:.3g}" if delta else "")
+            + f" under {relation_text(neighbours)}"
+        )
+        return replace(
+            self, epsilon=epsilon, delta=delta, neighbours=neighbours, notes=self.notes + (note,)
+        )
 
     def scale(self, times: int) -> "PrivacyCost":
         """Cost of running the same mechanism ``times`` times on the same data.
@@ -455,7 +461,9 @@ def _combine(costs: Iterable[PrivacyCost], eps_op, cap_op, neighbours) -> Privac
     return result.with_notes(*notes, *_mixed_note(costs, result))
 
 
-def compose_sequential(costs: Iterable[PrivacyCost], *, neighbours: str | None = None) -> PrivacyCost:
+def compose_sequential(
+    costs: Iterable[PrivacyCost], *, neighbours: str | None = None
+) -> PrivacyCost:
     """Basic sequential composition: ε, δ and γ add up (γ by the union bound).
 
     Relaxations are kept: the result is the weakest notion of its parts.

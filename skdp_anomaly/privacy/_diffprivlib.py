@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["UNREGULARISED_INTERCEPT", "diffprivlib_logistic_epsilon",
-           "diffprivlib_logistic_settings"]
+__all__ = [
+    "UNREGULARISED_INTERCEPT",
+    "diffprivlib_logistic_epsilon",
+    "diffprivlib_logistic_settings",
+]
 
 #: Why diffprivlib's ``LogisticRegression(fit_intercept=True)`` is no DP mechanism at all.
 UNREGULARISED_INTERCEPT = (
@@ -25,7 +28,8 @@ UNREGULARISED_INTERCEPT = (
     "between neighbours is unbounded (it grows with the released intercept; see the "
     "linear-model guide). Use fit_intercept=False with a constant feature column (counted "
     "in data_norm), or skdp_anomaly.PrivateLogisticRegression, which regularises its "
-    "intercept")
+    "intercept"
+)
 
 #: sup of the logistic loss' second derivative
 _CURVATURE = 0.25
@@ -35,8 +39,9 @@ def _row_bound(data_norm: float, fit_intercept: bool) -> float:
     return math.hypot(data_norm, 1.0) if fit_intercept else float(data_norm)
 
 
-def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
-                                 fit_intercept: bool = True, n_classes: int = 2) -> float:
+def diffprivlib_logistic_epsilon(
+    epsilon: float, data_norm: float, C: float, fit_intercept: bool = True, n_classes: int = 2
+) -> float:
     """The ε that diffprivlib's ``LogisticRegression`` provably spends.
 
     Per fit (one per class at ``ε/K`` for K >= 3): ``ε' + log(1 + R²·C/4)``, or
@@ -79,8 +84,9 @@ def diffprivlib_logistic_epsilon(epsilon: float, data_norm: float, C: float,
     return max(float(epsilon), fits * proven)
 
 
-def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
-                                  fit_intercept: bool = True) -> tuple[float, float]:
+def diffprivlib_logistic_settings(
+    epsilon: float, data_norm: float, fit_intercept: bool = True
+) -> tuple[float, float]:
     """``(epsilon, C)`` for diffprivlib's ``LogisticRegression`` to spend exactly ``epsilon``.
 
     Two classes. ``C`` keeps both Jacobian terms at most ε/2 (``C = 1`` when it
@@ -115,8 +121,11 @@ def diffprivlib_logistic_settings(epsilon: float, data_norm: float,
     """
     R = _row_bound(data_norm, fit_intercept)
     # both Jacobian terms, the proven one and diffprivlib's, at most ε/2
-    C = min(1.0, math.expm1(epsilon / 2.0) / (_CURVATURE * R * R),
-            math.expm1(epsilon / 4.0) / (_CURVATURE * R))
+    C = min(
+        1.0,
+        math.expm1(epsilon / 2.0) / (_CURVATURE * R * R),
+        math.expm1(epsilon / 4.0) / (_CURVATURE * R),
+    )
     jacobian = math.log1p(_CURVATURE * R * R * C)
     charged = 2.0 * math.log1p(_CURVATURE * R * C)
     # diffprivlib's noise gets parameter − charged; the proof allows epsilon − jacobian

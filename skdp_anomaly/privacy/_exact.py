@@ -26,12 +26,17 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["MIN_INTEGER_RATE", "check_rate", "bernoulli_logistic", "geometric",
-           "two_sided_geometric"]
+__all__ = [
+    "MIN_INTEGER_RATE",
+    "check_rate",
+    "bernoulli_logistic",
+    "geometric",
+    "two_sided_geometric",
+]
 
 #: smallest rate ``ε/Δ`` (per unit of the integer query) honoured: a draw leaves int64
 #: only with probability below ``e**-8000`` (it is then clamped)
-MIN_INTEGER_RATE = 2.0 ** -50
+MIN_INTEGER_RATE = 2.0**-50
 
 #: bits per digit of a uniform (a tie, probability 2**-8, reads the next byte)
 _DIGIT = 8
@@ -63,7 +68,8 @@ def check_rate(rate: float, name: str = "epsilon") -> None:
             f"{name}: the integer noise's rate epsilon/sensitivity = {rate:.4g} (per unit of "
             f"the released integer) is below {MIN_INTEGER_RATE:.4g} = 2**-50, the smallest "
             "this package's samplers honour (their draws would exceed the 64-bit range); "
-            "use a larger epsilon.")
+            "use a larger epsilon."
+        )
 
 
 # --- rigorous bounds, in integers scaled by 2**prec --------------------------------------

@@ -26,7 +26,7 @@ __all__ = ["GRID_BITS", "MAX_STEPS", "grid_for", "grid_steps", "to_steps", "from
 GRID_BITS = 20
 #: integers beyond this magnitude are clamped (a 1-Lipschitz map: no extra sensitivity);
 #: below ``2**53`` every integer times ``g`` is an exact double
-MAX_STEPS = 2 ** 52
+MAX_STEPS = 2**52
 
 
 def grid_for(sensitivity: float, coordinates: int = 1) -> float:

@@ -40,7 +40,7 @@ MAX_GEOMETRIC_EPSILON = 30.0
 
 #: Largest ε a real-valued (grid) release accepts: the rate ``ε/steps`` stays <= 1
 #: (>= ``2^20`` steps per sensitivity), and the noise is already ``2^-20`` of Δ.
-MAX_GRID_EPSILON = float(2 ** 20)
+MAX_GRID_EPSILON = float(2**20)
 
 
 #: Smallest ε any estimator accepts (refused by ``privacy_cost()`` before any charge):
@@ -96,7 +96,8 @@ def check_integer_rate(rate: float, name: str) -> None:
             f"{name}: epsilon/sensitivity = {rate:.4g} exceeds {MAX_GEOMETRIC_EPSILON:g}, "
             "beyond which two-sided geometric noise is zero in all but about 2e-13 of draws "
             f"(the exact value would be released); use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
-            "sensitivity.")
+            "sensitivity."
+        )
     check_rate(rate, name)
 
 
@@ -258,15 +259,22 @@ class LaplaceMechanism(_Mechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        if (isinstance(self.coordinates, bool) or not isinstance(self.coordinates, Integral)
-                or self.coordinates < 1):
+        if (
+            isinstance(self.coordinates, bool)
+            or not isinstance(self.coordinates, Integral)
+            or self.coordinates < 1
+        ):
             raise ValueError(f"coordinates must be an int >= 1, got {self.coordinates!r}.")
         if self.granularity is None:
             object.__setattr__(self, "granularity", grid_for(self.sensitivity, self.coordinates))
-        elif not (isinstance(self.granularity, Real) and self.granularity > 0
-                  and math.frexp(self.granularity)[0] == 0.5):
-            raise ValueError(f"granularity must be a positive power of two, got "
-                             f"{self.granularity!r}.")
+        elif not (
+            isinstance(self.granularity, Real)
+            and self.granularity > 0
+            and math.frexp(self.granularity)[0] == 0.5
+        ):
+            raise ValueError(
+                f"granularity must be a positive power of two, got {self.granularity!r}."
+            )
         check_integer_rate(self.epsilon / self.steps, type(self).__name__)
 
     @property

@@ -40,11 +40,16 @@ from sklearn.utils._param_validation import (
 from ._cost import PrivacyCost, compose_sequential
 from ._mechanisms import MIN_EPSILON
 
-__all__ = ["ACCOUNTANT_NEIGHBOURS", "PRIVACY_PARAMETER_CONSTRAINTS", "PrivacyCostMixin",
-           "epsilon_constraint"]
+__all__ = [
+    "ACCOUNTANT_NEIGHBOURS",
+    "PRIVACY_PARAMETER_CONSTRAINTS",
+    "PrivacyCostMixin",
+    "epsilon_constraint",
+]
 
 #: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
 ACCOUNTANT_NEIGHBOURS = "replace"
+
 
 def epsilon_constraint(upper: float | None = None) -> list:
     """sklearn's constraint on ``epsilon``: from :data:`MIN_EPSILON` to ``upper`` (inclusive).
@@ -98,8 +103,11 @@ class _Reservations:
             held = self._held.get(id(accountant))
             if held is None:
                 return
-            held[0], held[1], held[2] = (max(held[0] - epsilon, 0.0),
-                                         max(held[1] - delta, 0.0), held[2] - 1)
+            held[0], held[1], held[2] = (
+                max(held[0] - epsilon, 0.0),
+                max(held[1] - delta, 0.0),
+                held[2] - 1,
+            )
             if held[2] <= 0:
                 del self._held[id(accountant)]
 
@@ -147,8 +155,11 @@ class PrivacyCostMixin:
     """
 
     #: private step -> the public method the mixin writes for it
-    _steps = {"_private_fit": "fit", "_private_partial_fit": "partial_fit",
-              "_private_fit_resample": "fit_resample"}
+    _steps = {
+        "_private_fit": "fit",
+        "_private_partial_fit": "partial_fit",
+        "_private_fit_resample": "fit_resample",
+    }
     #: sklearn's ``prefer_skip_nested_validation``: False for meta-estimators, whose
     #: members validate their own parameters
     _skip_nested_validation = True
@@ -226,7 +237,8 @@ class PrivacyCostMixin:
             f"(PrivacyLeakWarning, {where}): the ε does not hold for the records that "
             f"determine it. Pass {name} from domain knowledge."
             for name, where in self._data_derived_params.items()
-            if name in params and params[name] is None)
+            if name in params and params[name] is None
+        )
 
     def __sklearn_is_fitted__(self) -> bool:
         return bool(getattr(self, "_fitted", False))
@@ -251,12 +263,17 @@ class PrivacyCostMixin:
             if constraints == "no_validation":
                 continue
             try:
-                validate_parameter_constraints({parameter: constraints}, {parameter: value},
-                                               caller_name=name)
+                validate_parameter_constraints(
+                    {parameter: constraints}, {parameter: value}, caller_name=name
+                )
             except InvalidParameterError:
-                return ParameterError(str(exc), estimator=name, parameter=parameter,
-                                      value=value,
-                                      constraints=[make_constraint(c) for c in constraints])
+                return ParameterError(
+                    str(exc),
+                    estimator=name,
+                    parameter=parameter,
+                    value=value,
+                    constraints=[make_constraint(c) for c in constraints],
+                )
         return exc
 
     def _more_validate_params(self) -> None:
@@ -279,12 +296,15 @@ class PrivacyCostMixin:
         self._close_run()
         accountant = getattr(self, "accountant", None)
         relation = {"replace": "replace-one", "add_remove": "add/remove"}.get(
-            _relation(accountant), _relation(accountant))
+            _relation(accountant), _relation(accountant)
+        )
         try:
             entry = self._ledger_entry(planned)
         except ValueError as exc:  # a cost that does not hold under the ledger's relation
-            raise ValueError(f"{type(self).__name__} cannot be charged to an accountant "
-                             f"under {relation} neighbours: {exc}") from None
+            raise ValueError(
+                f"{type(self).__name__} cannot be charged to an accountant "
+                f"under {relation} neighbours: {exc}"
+            ) from None
         run = _Run(accountant, entry)
         try:
             run.reserve()
@@ -427,5 +447,5 @@ def _template(public: str, step):
 def _new_charges(before: list, now: list) -> list:
     """The charges added to ``now`` since ``before`` (a fit may have reset the list)."""
     if len(now) >= len(before) and all(a is b for a, b in zip(before, now)):
-        return list(now[len(before):])
+        return list(now[len(before) :])
     return list(now)

@@ -154,8 +154,9 @@ class ExponentialSelection:
         q_max = math.exp(-self.b * self.epsilon / self.sensitivity)
         q_min = math.exp(-self.M * self.epsilon / self.sensitivity)
         if q_max >= 1.0:  # b == 0: "not selected" impossible only at d = 0
-            return PrivacyCost.infinite("exponential selection with b=0 is not private",
-                                        neighbours="replace")
+            return PrivacyCost.infinite(
+                "exponential selection with b=0 is not private", neighbours="replace"
+            )
         not_selected = math.log((1.0 - q_min) / (1.0 - q_max))
         return PrivacyCost.pure(max(self.epsilon, not_selected), neighbours="replace")
 

@@ -60,4 +60,5 @@ class StreamState:
                 f"this {owner}'s run was unpickled or ended without the data it needs to go "
                 f"on ({self.left_out}): a pickle holds no training row, raw statistic or "
                 "secret noise, and going on without them would drop data. The fitted "
-                "attributes still hold; start a new run with fit, or partial_fit on a clone.")
+                "attributes still hold; start a new run with fit, or partial_fit on a clone."
+            )

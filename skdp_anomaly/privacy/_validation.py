@@ -39,10 +39,14 @@ def _leak_category() -> type:
     if not (isinstance(theirs, type) and issubclass(theirs, Warning)):
         return PrivacyLeakWarning
     if theirs not in _BOTH:
-        _BOTH[theirs] = type("PrivacyLeakWarning", (PrivacyLeakWarning, theirs), {
-            "__module__": __name__,
-            "__doc__": "A PrivacyLeakWarning of skdp_anomaly and of diffprivlib at once.",
-        })
+        _BOTH[theirs] = type(
+            "PrivacyLeakWarning",
+            (PrivacyLeakWarning, theirs),
+            {
+                "__module__": __name__,
+                "__doc__": "A PrivacyLeakWarning of skdp_anomaly and of diffprivlib at once.",
+            },
+        )
     return _BOTH[theirs]
 
 
@@ -120,7 +124,9 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
     lower, upper = arrays
     if np.any(lower >= upper):
         bad = np.flatnonzero(lower >= upper)[:5].tolist()
-        raise ValueError(f"{name}: lower must be < upper for every feature; fails for features {bad}.")
+        raise ValueError(
+            f"{name}: lower must be < upper for every feature; fails for features {bad}."
+        )
     return lower, upper
 
 
@@ -140,13 +146,19 @@ def warn_outside_bounds(X, lower, upper, owner: str, feature_names=None) -> None
     outside = np.flatnonzero(((X < lower) | (X > upper)).mean(axis=0) > OUTSIDE_SHARE)
     if not outside.size:
         return
-    names = ([str(feature_names[i]) for i in outside] if feature_names is not None
-             else [f"x{i}" for i in outside])
+    names = (
+        [str(feature_names[i]) for i in outside]
+        if feature_names is not None
+        else [f"x{i}" for i in outside]
+    )
     shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
-    warn(f"{owner}: more than {OUTSIDE_SHARE:.0%} of the rows lie outside 'bounds' for "
-         f"feature(s) {shown}; they are clipped into the bounds, which biases the model "
-         "toward them. Widen the bounds from domain knowledge (this diagnostic is local: "
-         "it is neither released nor stored).", BoundsClippingWarning)
+    warn(
+        f"{owner}: more than {OUTSIDE_SHARE:.0%} of the rows lie outside 'bounds' for "
+        f"feature(s) {shown}; they are clipped into the bounds, which biases the model "
+        "toward them. Widen the bounds from domain knowledge (this diagnostic is local: "
+        "it is neither released nor stored).",
+        BoundsClippingWarning,
+    )
 
 
 def clip_to_bounds(X, lower, upper) -> np.ndarray:
@@ -173,8 +185,9 @@ def clip_to_bounds(X, lower, upper) -> np.ndarray:
 
 def non_numeric_columns(columns, dtypes) -> list:
     """Names of the columns whose dtype is not numeric (a frame's schema, not its values)."""
-    return [str(col) for col, dt in zip(columns, dtypes)
-            if not (getattr(dt, "kind", "O") in "biuf")]
+    return [
+        str(col) for col, dt in zip(columns, dtypes) if not (getattr(dt, "kind", "O") in "biuf")
+    ]
 
 
 def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False) -> None:
@@ -208,6 +221,7 @@ def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False
     ...
     ValueError: MyEstimator supports numeric features only; X has non-numeric values. Encode X.
     """
+
     def refuse(what, error=ValueError):
         return error(NON_NUMERIC.format(owner=owner, what=what, hint=hint))
 
@@ -227,7 +241,8 @@ def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False
         raise ValueError(
             f"{owner} expects a 2-D X of shape (n_samples, n_features); got a "
             f"{array.ndim}-D array. Reshape your data either using X.reshape(-1, 1) if it "
-            "has a single feature or X.reshape(1, -1) if it contains a single sample.")
+            "has a single feature or X.reshape(1, -1) if it contains a single sample."
+        )
     kind = array.dtype.kind
     if kind in "OUSV":
         try:
@@ -238,4 +253,3 @@ def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False
             raise refuse(f"X has non-numeric values ({exc})", TypeError) from None
     if kind in "USV":
         raise refuse("X is an array of strings")
-

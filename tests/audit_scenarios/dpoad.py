@@ -41,13 +41,15 @@ def learnt_report(max_count: int = 100, seed: int = 0, detector: str = "kse") ->
     rng = np.random.default_rng(seed)
     # one learning window with fixed rates, so that the 95-count cell of window 2
     # stays out of the learnt distribution, as the audits assume
-    analyst = Analyst(max_count=max_count, detector=detector, count_model="poisson",
-                      learning_windows=1)
+    analyst = Analyst(
+        max_count=max_count, detector=detector, count_model="poisson", learning_windows=1
+    )
     n_bins = AUDIT_BINS.size - 1
     for w in range(3):
         counts = rng.poisson(20, n_bins)
         if w == 2:
             counts[AUDIT_CELL] = 95
-        report = analyst.receive(WindowRelease(w, counts, "count", 1.0, 1.0, "record", None,
-                                               max_count))
+        report = analyst.receive(
+            WindowRelease(w, counts, "count", 1.0, 1.0, "record", None, max_count)
+        )
     return report

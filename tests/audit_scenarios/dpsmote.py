@@ -119,8 +119,9 @@ def _release_sizes(data: _Phase1Input, n_runs: int, rng) -> SizeRelease:
     return sizes
 
 
-def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class,
-                           random_state=None) -> SynopsisBatch:
+def release_synopsis_batch(
+    estimator: DPSMOTE, X, y, n_runs: int, *, histogram_class, random_state=None
+) -> SynopsisBatch:
     """``n_runs`` independent phase-1 releases of the grid synopsis, vectorised.
 
     The noisy class sizes, the number of synthetic rows they imply, the grid
@@ -166,15 +167,21 @@ def release_synopsis_batch(estimator: DPSMOTE, X, y, n_runs: int, *, histogram_c
             if runs.size:
                 # the fit's dense release on runs.size stacked copies of the true counts
                 true_counts = dense_true_counts(grid, cell_coordinates(grid, X_j))
-                hist[runs, :grid.size] = release_dense(
-                    np.broadcast_to(true_counts, (runs.size, grid.size)), steps.split[1], rng)
+                hist[runs, : grid.size] = release_dense(
+                    np.broadcast_to(true_counts, (runs.size, grid.size)), steps.split[1], rng
+                )
         parts.append(hist)
-    return SynopsisBatch(data.classes, sizes.noisy, sizes.n_new, np.hstack(parts), n_cells,
-                         isinstance(estimator.granularity, str))
+    return SynopsisBatch(
+        data.classes,
+        sizes.noisy,
+        sizes.n_new,
+        np.hstack(parts),
+        n_cells,
+        isinstance(estimator.granularity, str),
+    )
 
 
-def release_gaussian_batch(estimator: DPSMOTE, X, y, n_runs: int, *, mean_class,
-                           random_state=None):
+def release_gaussian_batch(estimator: DPSMOTE, X, y, n_runs: int, *, mean_class, random_state=None):
     """``n_runs`` independent phase-1 releases of the Gaussian synopsis, vectorised.
 
     Returns ``(noisy_class_counts, noisy_means)``: the DP class sizes, shape
@@ -191,9 +198,11 @@ def release_gaussian_batch(estimator: DPSMOTE, X, y, n_runs: int, *, mean_class,
     rng = check_random_state(random_state)
     sizes = _release_sizes(data, n_runs, rng)
     d = data.X.shape[1]
-    sums = class_fixed_sums(data.X, data.y_codes, data.classes.size, codes,
-                            BoxScale(*data.bounds))[0]  # private
-    means = [data.steps.class_mean(np.broadcast_to(sums[j], (n_runs, d)), sizes.divisors[:, j],
-                                   rng)
-             for j in codes]
+    sums = class_fixed_sums(data.X, data.y_codes, data.classes.size, codes, BoxScale(*data.bounds))[
+        0
+    ]  # private
+    means = [
+        data.steps.class_mean(np.broadcast_to(sums[j], (n_runs, d)), sizes.divisors[:, j], rng)
+        for j in codes
+    ]
     return sizes.noisy, np.hstack(means)

@@ -51,8 +51,7 @@ _SENSOR_INSIDE = (3.0, 0.2, 0.9, 0.4)
 _SVC_D, _SVC_ROWS = 2, 12
 
 
-def _removed_textbook_laplace(values, scale: float, rng: np.random.Generator,
-                              n: int) -> np.ndarray:
+def _removed_textbook_laplace(values, scale: float, rng: np.random.Generator, n: int) -> np.ndarray:
     """The removed code path, ``values + rng.laplace(0, scale)``: for audits only.
 
     The attack's reference: ``n`` releases of ``values`` exactly as the
@@ -127,21 +126,31 @@ def _dpsmote_sums(epsilon: float) -> ReleaseAttackScenario:
         return fixed_to_float(mech.randomise_steps(np.tile(unit_fixed_sum(X, box), (n, 1)), rng))
 
     return ReleaseAttackScenario(
-        f"DPSMOTE class sums (d={_SUM_D})", inputs,
-        lambda X, rng, n: _removed_textbook_laplace(float_sum(X), old_scale, rng, n), after,
+        f"DPSMOTE class sums (d={_SUM_D})",
+        inputs,
+        lambda X, rng, n: _removed_textbook_laplace(float_sum(X), old_scale, rng, n),
+        after,
         lambda y, X: laplace_reachable(y, float_sum(X), old_scale),
         lambda y, X: grid_reachable(y, mech.granularity),
         # each coordinate: P(Lap(d/ε) >= 0) / P(Lap(d/ε) >= 1) = e^(ε/d); d of them: e^ε
         {"every coordinate >= the larger sum": lambda out: (out >= larger).all(axis=1)},
-        epsilon, "add/remove one minority row; the row at the corner moves all d sums by 1",
+        epsilon,
+        "add/remove one minority row; the row at the corner moves all d sums by 1",
     )
 
 
 def _dpoad_owner(epsilon: float):
     """A real DPOAD run into its prediction phase, and one more window's counts."""
     # the paper's analyst (KSE feedback): the scenario and its recorded Δ are the paper's
-    det = DPOAD(AUDIT_BINS, epsilon=epsilon, mechanism="dpoad", detector="kse",
-                max_count=_DPOAD_MAX_COUNT, learning_windows=1, random_state=0)
+    det = DPOAD(
+        AUDIT_BINS,
+        epsilon=epsilon,
+        mechanism="dpoad",
+        detector="kse",
+        max_count=_DPOAD_MAX_COUNT,
+        learning_windows=1,
+        random_state=0,
+    )
     records = np.random.default_rng(0)
     for _ in range(_DPOAD_WINDOWS):
         det.partial_fit(records.uniform(0.0, 1.0, _DPOAD_RECORDS))
@@ -170,14 +179,16 @@ def _dpoad_prediction(epsilon: float) -> ReleaseAttackScenario:
     old_scale = sensitivity / epsilon
     granularity = LaplaceMechanism(epsilon, sensitivity).granularity
     return ReleaseAttackScenario(
-        "DPOAD prediction release", inputs,
+        "DPOAD prediction release",
+        inputs,
         lambda c, rng, n: _removed_textbook_laplace(g(c), old_scale, rng, n),
         lambda c, rng, n: release(np.tile(c, (n, 1)), rng).values,
         lambda y, c: laplace_reachable(y, g(c), old_scale),
         lambda y, c: grid_reachable(y, granularity),
         {f"cell {AUDIT_CELL} >= g(larger count)": lambda out: out[:, AUDIT_CELL] >= larger},
-        epsilon, f"one count cell of {len(counts)}: 0 vs {inputs[1][AUDIT_CELL]} records "
-                 f"(g moves by the learnt Δ = {sensitivity:g}); max_count={_DPOAD_MAX_COUNT}",
+        epsilon,
+        f"one count cell of {len(counts)}: 0 vs {inputs[1][AUDIT_CELL]} records "
+        f"(g moves by the learnt Δ = {sensitivity:g}); max_count={_DPOAD_MAX_COUNT}",
     )
 
 
@@ -199,13 +210,16 @@ def _max_sensor(epsilon: float) -> ReleaseAttackScenario:
         return np.array([sensor.query(mask) for _ in range(n)])
 
     return ReleaseAttackScenario(
-        "NoisyGroupSearch MaxSensor", inputs,
-        lambda s, rng, n: _removed_textbook_laplace(maxima(s), old_scale, rng, n), after,
+        "NoisyGroupSearch MaxSensor",
+        inputs,
+        lambda s, rng, n: _removed_textbook_laplace(maxima(s), old_scale, rng, n),
+        after,
         lambda y, s: laplace_reachable(y, maxima(s), old_scale),
         lambda y, s: grid_reachable(y, granularity),
         {"outside max >= t_l": lambda out: out[:, 1] >= _SENSOR_LOW},
-        epsilon, f"anomaly-restricted: the anomaly stays, one non-anomalous score outside "
-                 f"the queried half goes from 0 to t_l = {_SENSOR_LOW:g}",
+        epsilon,
+        f"anomaly-restricted: the anomaly stays, one non-anomalous score outside "
+        f"the queried half goes from 0 to t_l = {_SENSOR_LOW:g}",
     )
 
 
@@ -229,21 +243,26 @@ def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
     inputs = (base.copy(), base.copy())
     inputs[1][0] = -1.0
     sensitivity = gradient_sensitivity(d, norm)
-    mech = LaplaceMechanism(epsilon, sensitivity, neighbours="replace",
-                            coordinates=released_size(d))
+    mech = LaplaceMechanism(
+        epsilon, sensitivity, neighbours="replace", coordinates=released_size(d)
+    )
 
     def exact(signs):  # the old code's input: the window's statistic as floats
         positive = signs > 0
-        return np.concatenate([rows[positive].sum(axis=0), rows[~positive].sum(axis=0),
-                               [norm * np.count_nonzero(positive)]])
+        return np.concatenate(
+            [
+                rows[positive].sum(axis=0),
+                rows[~positive].sum(axis=0),
+                [norm * np.count_nonzero(positive)],
+            ]
+        )
 
     def after(signs, rng, n):  # the estimator's release (w = 0: every hinge active)
         # the window's statistic in grid steps, by the estimator's own code (a fresh
         # state whose mechanism adds no noise); then n independent releases of it,
         # leaf + the mechanism's integer noise, as release_gradient adds it
         state = FtrlState(d, 0)
-        state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, _Noiseless(mech), True,
-                               rng)
+        state.release_gradient(rows, signs, np.zeros(d), 0.0, norm, _Noiseless(mech), True, rng)
         return (state.first + mech.noise_steps((n, released_size(d)), rng)) * mech.granularity
 
     a = exact(inputs[0])
@@ -252,15 +271,20 @@ def _online_svc_window(epsilon: float) -> ReleaseAttackScenario:
     # A's side" has likelihood ratio e^ε
     above = np.r_[np.ones(d, bool), np.zeros(d, bool), True]
     return ReleaseAttackScenario(
-        f"PrivateOnlineActiveSVC window sums (d={d})", inputs,
+        f"PrivateOnlineActiveSVC window sums (d={d})",
+        inputs,
         lambda sg, rng, n: _removed_textbook_laplace(exact(sg), sensitivity / epsilon, rng, n),
         after,
         lambda y, sg: laplace_reachable(y, exact(sg), sensitivity / epsilon),
         lambda y, sg: grid_reachable(y, mech.granularity),
-        {"every coordinate beyond A's, on A's side":
-         lambda out: np.all(np.where(above, out >= a, out <= a), axis=1)},
-        epsilon, "replace one stream element: the label of a row on the sphere flips, "
-                 "moving both class sums and the positive count",
+        {
+            "every coordinate beyond A's, on A's side": lambda out: np.all(
+                np.where(above, out >= a, out <= a), axis=1
+            )
+        },
+        epsilon,
+        "replace one stream element: the label of a row on the sphere flips, "
+        "moving both class sums and the positive count",
     )
 
 
@@ -312,13 +336,22 @@ def release_attack_scenarios(epsilon: float = 1.0) -> list[ReleaseAttackScenario
     >>> sums.after(sums.inputs[0], np.random.default_rng(0), 3).shape
     (3, 4)
     """
-    return [_dpsmote_sums(epsilon), _dpoad_prediction(epsilon), _max_sensor(epsilon),
-            _online_svc_window(epsilon)]
+    return [
+        _dpsmote_sums(epsilon),
+        _dpoad_prediction(epsilon),
+        _max_sensor(epsilon),
+        _online_svc_window(epsilon),
+    ]
 
 
-def run_release_attack(scenario: ReleaseAttackScenario, which: str = "before",
-                       n_runs: int = 10_000, *, random_state=0,
-                       confidence: float = 0.95) -> AuditResult:
+def run_release_attack(
+    scenario: ReleaseAttackScenario,
+    which: str = "before",
+    n_runs: int = 10_000,
+    *,
+    random_state=0,
+    confidence: float = 0.95,
+) -> AuditResult:
     """Audit one version of a release with the floating-point attack.
 
     Parameters
@@ -356,13 +389,21 @@ def run_release_attack(scenario: ReleaseAttackScenario, which: str = "before",
     if which not in ("before", "after"):
         raise ValueError(f"which must be 'before' or 'after', got {which!r}.")
     result = floating_point_audit(
-        getattr(scenario, which), scenario.inputs, getattr(scenario, f"reachable_{which}"),
-        tail=scenario.tail, n_runs=n_runs, confidence=confidence, random_state=random_state,
-        claimed_epsilon=scenario.claimed_epsilon)
+        getattr(scenario, which),
+        scenario.inputs,
+        getattr(scenario, f"reachable_{which}"),
+        tail=scenario.tail,
+        n_runs=n_runs,
+        confidence=confidence,
+        random_state=random_state,
+        claimed_epsilon=scenario.claimed_epsilon,
+    )
     counts = {row["event"]: row for row in result.rows}
     result.name = f"{scenario.name} ({which})"
     result.extras.update(
-        which=which, relation=scenario.relation,
+        which=which,
+        relation=scenario.relation,
         unreachable_from_b=counts["unreachable from B"]["count_a"] / n_runs,
-        unreachable_from_a=counts["unreachable from A"]["count_b"] / n_runs)
+        unreachable_from_a=counts["unreachable from A"]["count_b"] / n_runs,
+    )
     return result

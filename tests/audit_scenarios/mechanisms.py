@@ -100,58 +100,93 @@ def mechanism_scenarios(epsilon: float = 1.0) -> list[AuditScenario]:
     at_queries = (np.zeros(3), np.ones(3))
     return [
         AuditScenario(
-            "geometric (count)", lambda c, rng, n: geo.randomise(np.full(n, c), rng), (0, 1),
-            {"out <= 0": lambda o: o <= 0, "out >= 1": lambda o: o >= 1}, epsilon, True,
+            "geometric (count)",
+            lambda c, rng, n: geo.randomise(np.full(n, c), rng),
+            (0, 1),
+            {"out <= 0": lambda o: o <= 0, "out >= 1": lambda o: o >= 1},
+            epsilon,
+            True,
             relation="add/remove one record: count changes by 1",
         ),
         AuditScenario(
-            "Laplace", lambda v, rng, n: lap.randomise(np.full(n, float(v)), rng), (0.0, 1.0),
-            {"out >= 1": lambda o: o >= 1.0, "out <= 0": lambda o: o <= 0.0}, epsilon, True,
+            "Laplace",
+            lambda v, rng, n: lap.randomise(np.full(n, float(v)), rng),
+            (0.0, 1.0),
+            {"out >= 1": lambda o: o >= 1.0, "out <= 0": lambda o: o <= 0.0},
+            epsilon,
+            True,
             relation="query of sensitivity 1 changes by 1",
         ),
         AuditScenario(
-            "randomized response", lambda b, rng, n: rr.randomise(np.full(n, b), rng), (True, False),
-            {"reports 1": lambda o: o}, epsilon, True, relation="replace the bit",
+            "randomized response",
+            lambda b, rng, n: rr.randomise(np.full(n, b), rng),
+            (True, False),
+            {"reports 1": lambda o: o},
+            epsilon,
+            True,
+            relation="replace the bit",
         ),
         AuditScenario(
-            "report-noisy-max", lambda s, rng, n: rnm.select(np.tile(s, (n, 1)), rng),
+            "report-noisy-max",
+            lambda s, rng, n: rnm.select(np.tile(s, (n, 1)), rng),
             (np.array([0.0, 0.0, 0.0]), np.array([1.0, -1.0, -1.0])),
-            {"picks 0": lambda o: o == 0, "picks 1": lambda o: o == 1}, epsilon, False,
+            {"picks 0": lambda o: o == 0, "picks 1": lambda o: o == 1},
+            epsilon,
+            False,
             relation="each score moves by at most 1, in opposite directions",
         ),
         AuditScenario(
-            "AboveThreshold", partial(_above_threshold_run, epsilon=epsilon), at_queries,
-            {"no answer": lambda o: o == -1, "answers 0": lambda o: o == 0}, epsilon, False,
-            batch=False, relation="every query moves by 1",
+            "AboveThreshold",
+            partial(_above_threshold_run, epsilon=epsilon),
+            at_queries,
+            {"no answer": lambda o: o == -1, "answers 0": lambda o: o == 0},
+            epsilon,
+            False,
+            batch=False,
+            relation="every query moves by 1",
         ),
         AuditScenario(
             "Laplace d=3 (one coordinate moves)",
             lambda v, rng, n: lap3.randomise(np.tile(v, (n, 1)), rng)[:, 0],
-            (np.zeros(3), np.array([3.0, 0.0, 0.0])), {"out_0 >= 3": lambda o: o >= 3.0},
-            epsilon, True, relation="L1 sensitivity 3, all on one coordinate",
+            (np.zeros(3), np.array([3.0, 0.0, 0.0])),
+            {"out_0 >= 3": lambda o: o >= 3.0},
+            epsilon,
+            True,
+            relation="L1 sensitivity 3, all on one coordinate",
         ),
         AuditScenario(
             "Laplace d=3 (every coordinate moves)",
             lambda v, rng, n: lap3.randomise(np.tile(v, (n, 1)), rng)[:, 0],
-            (np.zeros(3), np.ones(3)), {"out_0 >= 1": lambda o: o >= 1.0},
-            epsilon, False, relation="L1 sensitivity 3 spread over the coordinates",
+            (np.zeros(3), np.ones(3)),
+            {"out_0 >= 1": lambda o: o >= 1.0},
+            epsilon,
+            False,
+            relation="L1 sensitivity 3 spread over the coordinates",
         ),
         AuditScenario(
-            "Bernoulli selection", lambda inf, rng, n: ber.select(np.full(n, inf), rng),
-            (True, False), {"selected": lambda o: o, "not selected": lambda o: ~o}, epsilon, True,
+            "Bernoulli selection",
+            lambda inf, rng, n: ber.select(np.full(n, inf), rng),
+            (True, False),
+            {"selected": lambda o: o, "not selected": lambda o: ~o},
+            epsilon,
+            True,
             relation="replace one stream element",
         ),
         AuditScenario(
             "exponential selection (b=0.2, M=1)",
-            lambda d, rng, n: exp_sel.select(np.full(n, d), rng), (0.0, 1.0),
-            {"selected": lambda o: o, "not selected": lambda o: ~o}, exp_sel.cost.epsilon, True,
+            lambda d, rng, n: exp_sel.select(np.full(n, d), rng),
+            (0.0, 1.0),
+            {"selected": lambda o: o, "not selected": lambda o: ~o},
+            exp_sel.cost.epsilon,
+            True,
             relation="replace one stream element; ε is the corrected cost, not the paper's",
         ),
     ]
 
 
-def run_scenario(scenario: AuditScenario, n_runs: int, *, random_state=0,
-                 alpha: float = 0.05) -> AuditResult:
+def run_scenario(
+    scenario: AuditScenario, n_runs: int, *, random_state=0, alpha: float = 0.05
+) -> AuditResult:
     """Run one scenario through :func:`~skdp_anomaly.audit`.
 
     Parameters
@@ -179,7 +214,13 @@ def run_scenario(scenario: AuditScenario, n_runs: int, *, random_state=0,
     True
     """
     return audit(
-        scenario.mechanism, scenario.neighbours, scenario.events, n_runs=n_runs,
-        batch=scenario.batch, claimed_epsilon=scenario.claimed_epsilon,
-        random_state=random_state, alpha=alpha, name=scenario.name,
+        scenario.mechanism,
+        scenario.neighbours,
+        scenario.events,
+        n_runs=n_runs,
+        batch=scenario.batch,
+        claimed_epsilon=scenario.claimed_epsilon,
+        random_state=random_state,
+        alpha=alpha,
+        name=scenario.name,
     )

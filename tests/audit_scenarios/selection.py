@@ -164,8 +164,9 @@ def claimed_epsilon(search) -> float:
     if search.selection == "repeated":
         return float(report.cost.epsilon)
     # the choice, and the class sizes its score needs (balanced accuracy)
-    return float(sum(s.cost.epsilon for s in report.steps
-                     if s.path in ("selection", "class_sizes")))
+    return float(
+        sum(s.cost.epsilon for s in report.steps if s.path in ("selection", "class_sizes"))
+    )
 
 
 # -------------------------------------------------------------- running fits
@@ -220,8 +221,9 @@ def selection_outputs(search, X, y, rng: np.random.Generator, n: int) -> np.ndar
     return out
 
 
-def run_selection_scenario(scenario: SelectionScenario, n_runs: int, *, random_state=0,
-                           alpha: float = 0.05) -> AuditResult:
+def run_selection_scenario(
+    scenario: SelectionScenario, n_runs: int, *, random_state=0, alpha: float = 0.05
+) -> AuditResult:
     """Audit one scenario: ``n_runs`` fits on each dataset of the pair.
 
     Parameters
@@ -240,14 +242,24 @@ def run_selection_scenario(scenario: SelectionScenario, n_runs: int, *, random_s
     AuditResult
         With ``extras["exact"]``: event -> exact ``(p_a, p_b)``.
     """
+
     def mechanism(y, rng, n):
         return selection_outputs(scenario.search, scenario.X, y, rng, n)
 
-    result = audit(mechanism, scenario.neighbours, scenario.events, n_runs=n_runs, batch=True,
-                   claimed_epsilon=scenario.claimed_epsilon, random_state=random_state,
-                   alpha=alpha, name=scenario.name)
-    result.extras.update(relation=scenario.relation, exact=exact_event_probabilities(scenario),
-                         **scenario.notes)
+    result = audit(
+        mechanism,
+        scenario.neighbours,
+        scenario.events,
+        n_runs=n_runs,
+        batch=True,
+        claimed_epsilon=scenario.claimed_epsilon,
+        random_state=random_state,
+        alpha=alpha,
+        name=scenario.name,
+    )
+    result.extras.update(
+        relation=scenario.relation, exact=exact_event_probabilities(scenario), **scenario.notes
+    )
     return result
 
 
@@ -267,7 +279,7 @@ def _tnb_divided_difference(lower, mass, eta: float, gamma: float):
     step = np.log1p(-q * mass / base)  # log((1 - qU) / (1 - qL))
     if eta == 0:
         return step / math.log(gamma) / mass
-    return base ** -eta * np.expm1(-eta * step) / math.expm1(-eta * math.log(gamma)) / mass
+    return base**-eta * np.expm1(-eta * step) / math.expm1(-eta * math.log(gamma)) / mass
 
 
 def _correct_counts(search, X, y, splits) -> np.ndarray:
@@ -289,8 +301,9 @@ def _repeated_exact(search, X, y):
     if len(splits) != 1:
         raise ValueError("the exact reference of 'repeated' handles one split")
     counts = _correct_counts(search, X, y, splits)[:, 0]
-    declared = max(clone(search.estimator).set_params(**p).privacy_cost().epsilon
-                   for p in _grid(search))
+    declared = max(
+        clone(search.estimator).set_params(**p).privacy_cost().epsilon for p in _grid(search)
+    )
     run_eps = declared if declared > 0 else search.epsilon / 3
     eta = search.epsilon / run_eps - 1 if declared > 0 else 1.0
     gamma = tnb_gamma_for_mean(eta, float(search.n_runs))
@@ -321,7 +334,7 @@ def _dlap_difference_tail(u: int, rate: float) -> float:
     c = (one_minus_a / (1 + a)) ** 2
     # P(W = w) = c · a^w (w + 1 + 2a²/(1-a²)) for w >= 0; sum the tail in closed form
     shift = 1 + 2 * a * a / -math.expm1(-2 * rate)
-    return c * math.exp(-rate * u) * ((u + shift) / one_minus_a + a / one_minus_a ** 2)
+    return c * math.exp(-rate * u) * ((u + shift) / one_minus_a + a / one_minus_a**2)
 
 
 def _noisy_max_exact(search, X, y):
@@ -336,8 +349,7 @@ def _noisy_max_exact(search, X, y):
     steps = mech.to_steps(counts)
     rate = mech.epsilon / (2 * mech.steps)
     gap = int(steps[0] - steps[1])  # candidate 1 wins iff Z1 - Z0 > gap (0 wins ties)
-    p1 = (_dlap_difference_tail(gap + 1, rate) if gap >= 0
-          else 1 - _dlap_difference_tail(-gap, rate))
+    p1 = _dlap_difference_tail(gap + 1, rate) if gap >= 0 else 1 - _dlap_difference_tail(-gap, rate)
     outputs = np.array([[0, NO_SCORE], [1, NO_SCORE]], dtype=np.int64)
     return outputs, np.array([1 - p1, p1])
 
@@ -391,8 +403,10 @@ def exact_event_probabilities(scenario: SelectionScenario) -> dict:
     (out_a, p_a), (out_b, p_b) = dists
     if not np.array_equal(out_a, out_b):
         raise AssertionError("the two datasets' exact outputs must be listed alike")
-    exact = {name: (float(p_a[event(out_a)].sum()), float(p_b[event(out_b)].sum()))
-             for name, event in scenario.events.items()}
+    exact = {
+        name: (float(p_a[event(out_a)].sum()), float(p_b[event(out_b)].sum()))
+        for name, event in scenario.events.items()
+    }
     both = (p_a > 1e-300) & (p_b > 1e-300)
     exact["max loss"] = float(np.max(np.abs(np.log(p_a[both] / p_b[both]))))
     return exact
@@ -414,25 +428,50 @@ def _repeated(name, *, epsilon_c, epsilon, zeros, ones, n_runs, events, relation
     """``"repeated"`` on a holdout of ``zeros + ones`` rows; record 2 (a 0) flips to 1."""
     m = zeros + ones
     search = PrivateGridSearchCV(
-        DeclaredCostClassifier(epsilon=epsilon_c), {"label": [0, 1]}, epsilon=epsilon,
-        selection="repeated", n_runs=n_runs, cv=_holdout(2, m), refit=False)
+        DeclaredCostClassifier(epsilon=epsilon_c),
+        {"label": [0, 1]},
+        epsilon=epsilon,
+        selection="repeated",
+        n_runs=n_runs,
+        cv=_holdout(2, m),
+        refit=False,
+    )
     y = np.r_[0, 0, np.zeros(zeros, np.int64), np.ones(ones, np.int64)]
-    return SelectionScenario(name, search, np.zeros((len(y), 1)), (y, _flip(y, 2)),
-                             events, claimed_epsilon(search), relation)
+    return SelectionScenario(
+        name,
+        search,
+        np.zeros((len(y), 1)),
+        (y, _flip(y, 2)),
+        events,
+        claimed_epsilon(search),
+        relation,
+    )
 
 
 def _noisy_max(name, *, epsilon, selection, cv, y, flip, relation):
     search = PrivateGridSearchCV(
-        DeclaredCostClassifier(epsilon=1.0), {"label": [0, 1]}, epsilon=epsilon,
-        selection=selection, cv=cv, refit=False)
+        DeclaredCostClassifier(epsilon=1.0),
+        {"label": [0, 1]},
+        epsilon=epsilon,
+        selection=selection,
+        cv=cv,
+        refit=False,
+    )
     y = np.asarray(y, dtype=np.int64)
-    return SelectionScenario(name, search, np.zeros((len(y), 1)), (y, _flip(y, flip)),
-                             {"picks 1": lambda o: o[:, 0] == 1}, claimed_epsilon(search),
-                             relation)
+    return SelectionScenario(
+        name,
+        search,
+        np.zeros((len(y), 1)),
+        (y, _flip(y, flip)),
+        {"picks 1": lambda o: o[:, 0] == 1},
+        claimed_epsilon(search),
+        relation,
+    )
 
 
-def selection_scenarios(epsilon_run: float = 1.0, epsilon_max: float = 2.0,
-                        n_runs: float = 4) -> list[SelectionScenario]:
+def selection_scenarios(
+    epsilon_run: float = 1.0, epsilon_max: float = 2.0, n_runs: float = 4
+) -> list[SelectionScenario]:
     """The audit scenarios of the three rules of :class:`PrivateGridSearchCV`.
 
     Parameters
@@ -461,38 +500,81 @@ def selection_scenarios(epsilon_run: float = 1.0, epsilon_max: float = 2.0,
     """
     m = 10
     below = {f"picks 0, count <= {m - 1}": lambda o: (o[:, 0] == 0) & (o[:, 1] <= m - 1)}
-    far = (f"holdout of {m}: all labelled 0 (counts {m}/0) vs one relabelled 1 "
-           f"(counts {m - 1}/1)")
+    far = f"holdout of {m}: all labelled 0 (counts {m}/0) vs one relabelled 1 (counts {m - 1}/1)"
     e = epsilon_run
     scenarios = [
-        _repeated(f"repeated η=1 (ε_run={e:g}, epsilon={2 * e:g})", epsilon_c=e,
-                  epsilon=2 * e, zeros=m, ones=0, n_runs=n_runs, events=below, relation=far),
-        _repeated(f"repeated η=0 (ε_run={e:g}, epsilon={e:g})", epsilon_c=e, epsilon=e,
-                  zeros=m, ones=0, n_runs=n_runs, events=below, relation=far),
-        _repeated(f"repeated η=1, near tie (ε_run={e:g})", epsilon_c=e, epsilon=2 * e,
-                  zeros=6, ones=4, n_runs=n_runs,
-                  events={"picks 1": lambda o: o[:, 0] == 1},
-                  relation="holdout of 10: counts 6/4 vs the 5/5 tie"),
-        _repeated(f"repeated, free candidates (epsilon={3 * e:g})", epsilon_c=0.0,
-                  epsilon=3 * e, zeros=m, ones=0, n_runs=n_runs, events=below,
-                  relation=far + "; ε_run = epsilon/3 = " + f"{e:g}"),
+        _repeated(
+            f"repeated η=1 (ε_run={e:g}, epsilon={2 * e:g})",
+            epsilon_c=e,
+            epsilon=2 * e,
+            zeros=m,
+            ones=0,
+            n_runs=n_runs,
+            events=below,
+            relation=far,
+        ),
+        _repeated(
+            f"repeated η=0 (ε_run={e:g}, epsilon={e:g})",
+            epsilon_c=e,
+            epsilon=e,
+            zeros=m,
+            ones=0,
+            n_runs=n_runs,
+            events=below,
+            relation=far,
+        ),
+        _repeated(
+            f"repeated η=1, near tie (ε_run={e:g})",
+            epsilon_c=e,
+            epsilon=2 * e,
+            zeros=6,
+            ones=4,
+            n_runs=n_runs,
+            events={"picks 1": lambda o: o[:, 0] == 1},
+            relation="holdout of 10: counts 6/4 vs the 5/5 tie",
+        ),
+        _repeated(
+            f"repeated, free candidates (epsilon={3 * e:g})",
+            epsilon_c=0.0,
+            epsilon=3 * e,
+            zeros=m,
+            ones=0,
+            n_runs=n_runs,
+            events=below,
+            relation=far + "; ε_run = epsilon/3 = " + f"{e:g}",
+        ),
     ]
     eps = epsilon_max
     # report-noisy-max: the pair moves the gap c0 - c1 from 3Δ to Δ (noise scale 2Δ/ε)
     scenarios += [
-        _noisy_max(f"holdout-noisy-max (epsilon={eps:g})", epsilon=eps,
-                   selection="holdout-noisy-max", cv=_holdout(2, 7),
-                   y=[0, 0, 0, 0, 0, 0, 0, 1, 1], flip=2,
-                   relation="holdout of 7: counts 5/2 vs 4/3"),
-        _noisy_max(f"cv-noisy-max, KFold(2) (epsilon={eps:g})", epsilon=eps,
-                   selection="cv-noisy-max", cv=KFold(2), y=[0, 0, 0, 1, 1, 0, 0, 0, 1],
-                   flip=0, relation="9 rows, KFold(2): summed counts 6/3 vs 5/4 (Δ=1)"),
-        _noisy_max(f"cv-noisy-max, overlapping validation (epsilon={eps:g})", epsilon=eps,
-                   selection="cv-noisy-max",
-                   cv=[(np.arange(3), np.arange(3, 10)), (np.arange(7, 10), np.arange(7))],
-                   y=[0, 0, 1, 0, 0, 0, 0, 1, 1, 1], flip=3,
-                   relation="records 3-6 are in both validation parts (Δ=2), one of them "
-                            "flips: summed counts 10/4 vs 8/6"),
+        _noisy_max(
+            f"holdout-noisy-max (epsilon={eps:g})",
+            epsilon=eps,
+            selection="holdout-noisy-max",
+            cv=_holdout(2, 7),
+            y=[0, 0, 0, 0, 0, 0, 0, 1, 1],
+            flip=2,
+            relation="holdout of 7: counts 5/2 vs 4/3",
+        ),
+        _noisy_max(
+            f"cv-noisy-max, KFold(2) (epsilon={eps:g})",
+            epsilon=eps,
+            selection="cv-noisy-max",
+            cv=KFold(2),
+            y=[0, 0, 0, 1, 1, 0, 0, 0, 1],
+            flip=0,
+            relation="9 rows, KFold(2): summed counts 6/3 vs 5/4 (Δ=1)",
+        ),
+        _noisy_max(
+            f"cv-noisy-max, overlapping validation (epsilon={eps:g})",
+            epsilon=eps,
+            selection="cv-noisy-max",
+            cv=[(np.arange(3), np.arange(3, 10)), (np.arange(7, 10), np.arange(7))],
+            y=[0, 0, 1, 0, 0, 0, 0, 1, 1, 1],
+            flip=3,
+            relation="records 3-6 are in both validation parts (Δ=2), one of them "
+            "flips: summed counts 10/4 vs 8/6",
+        ),
     ]
     return scenarios
 
@@ -529,17 +611,37 @@ def score_scenarios(epsilon: float = 2.0) -> list[SelectionScenario]:
     X = y[:, None].astype(np.float64)
     split = [(np.arange(2), np.arange(2, 11))]
     events = {"picks 1": lambda o: o[:, 0] == 1}
-    relation = ("holdout of 9: eight 0s and one 1, which the neighbour relabels 0; "
-                "candidates 'predict 0' and 'predict the feature'")
+    relation = (
+        "holdout of 9: eight 0s and one 1, which the neighbour relabels 0; "
+        "candidates 'predict 0' and 'predict the feature'"
+    )
     out = []
-    for scoring, selection in (("balanced_accuracy", "holdout-noisy-max"),
-                               ("balanced_accuracy", "repeated"), ("recall", "repeated")):
+    for scoring, selection in (
+        ("balanced_accuracy", "holdout-noisy-max"),
+        ("balanced_accuracy", "repeated"),
+        ("recall", "repeated"),
+    ):
         search = PrivateGridSearchCV(
-            DeclaredCostClassifier(epsilon=epsilon / 2), {"label": [0, -1]}, epsilon=epsilon,
-            selection=selection, scoring=scoring, n_runs=4, cv=split, refit=False)
-        out.append(SelectionScenario(f"{scoring}, {selection} (epsilon={epsilon:g})", search,
-                                     X, (y, _flip(y, 10)), events, claimed_epsilon(search),
-                                     relation))
+            DeclaredCostClassifier(epsilon=epsilon / 2),
+            {"label": [0, -1]},
+            epsilon=epsilon,
+            selection=selection,
+            scoring=scoring,
+            n_runs=4,
+            cv=split,
+            refit=False,
+        )
+        out.append(
+            SelectionScenario(
+                f"{scoring}, {selection} (epsilon={epsilon:g})",
+                search,
+                X,
+                (y, _flip(y, 10)),
+                events,
+                claimed_epsilon(search),
+                relation,
+            )
+        )
     return out
 
 
