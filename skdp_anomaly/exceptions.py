@@ -6,6 +6,7 @@ a warning or an error may be logged or shown beyond the data holder.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sklearn.utils._param_validation import InvalidParameterError
@@ -24,6 +25,25 @@ __all__ = [
     "PrivacyLeakError",
     "PrivacyLeakWarning",
 ]
+
+# a setting a message names, in backticks: `name`, `name=value`, `'name'`, `The 'name' parameter`
+SETTING = re.compile(r"`([^`\n]+)`")
+
+
+def naming(kind: type, template: str):
+    """An error or a warning of class ``kind`` whose message names settings.
+
+    ``template`` puts each setting it names in backticks: `` `name` ``,
+    `` `name=value` ``, `` `'name'` `` or `` `The 'name' parameter` ``. The message reads
+    without them; ``settings_template`` keeps them, so that the command line can spell
+    each setting as the option that sets it.
+
+    >>> str(naming(ValueError, "Use `granularity='auto'` or a larger `granularity`."))
+    "Use granularity='auto' or a larger granularity."
+    """
+    issue = kind(SETTING.sub(r"\1", template))
+    issue.settings_template = template
+    return issue
 
 
 # ----------------------------------------------------------------------- errors

@@ -21,6 +21,7 @@ import re
 import sys
 import warnings
 
+from ..exceptions import SETTING
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
 
 #: Options with one value that may start with '-' without being a plain number:
@@ -138,22 +139,51 @@ def _value(text: str) -> str:
     return re.sub(r"""['"]""", "", " ".join(text.split()))
 
 
-def cli_text(message: str, command: str | None = None) -> str:
-    """Rewrite estimator parameter spellings in ``message`` to the CLI's options.
+# a marked setting: `name`, `name=value`, `'name'` or `The 'name' parameter [of Class]`
+_SPAN = re.compile(
+    r"(?:[Tt]he '(?P<subject>\w+)' parameter(?: of \w+)?|'(?P<quoted>\w+)'"
+    r"|(?P<name>\w+)(?:=(?P<value>.+))?)$"
+)
 
-    ``command`` names the sub-command, for the parameters it spells otherwise.
 
-    >>> cli_text("Use granularity='auto' or a larger granularity.")
+def _as_option(span: str, option_of: dict) -> str:
+    """One marked setting as the command line spells it (unchanged if no option sets it)."""
+    if span in _FLAG_OF:
+        return _FLAG_OF[span]
+    m = _SPAN.match(span)
+    name = m and (m["subject"] or m["quoted"] or m["name"])
+    if name not in option_of:
+        return span
+    return f"{option_of[name]} {_value(m['value'])}" if m["value"] else option_of[name]
+
+
+def cli_text(issue, command: str | None = None) -> str:
+    """An error's or a warning's message, each setting it names spelled as its option.
+
+    The library marks the settings a message names
+    (:func:`~skdp_anomaly.exceptions.naming`); ``command`` names the sub-command, for
+    the parameters it spells otherwise.
+
+    >>> from skdp_anomaly.exceptions import naming
+    >>> cli_text(naming(ValueError, "Use `granularity='auto'` or a larger `granularity`."))
     'Use --granularity auto or a larger --granularity.'
-    >>> cli_text("use histogram='sparse' or 'auto' (class_counts='public')")
+    >>> cli_text(naming(ValueError, "use `histogram='sparse' or 'auto'` (`class_counts='public'`)"))
     'use --histogram sparse or auto (--public-counts)'
-    >>> cli_text("The 'gamma' parameter of DPOAD must be in (0, 1); got 1.")
+    >>> cli_text(naming(ValueError, "`The 'gamma' parameter of DPOAD` must be in (0, 1); got 1."))
     '--gamma must be in (0, 1); got 1.'
-    >>> cli_text("rows drawn uniformly over the bounds of the sparse histogram")
-    'rows drawn uniformly over the bounds of the sparse histogram'
-    >>> cli_text("Got alpha=0.0 instead.", "online-svc")
+    >>> cli_text(naming(ValueError, "Got `alpha=0.0` instead."), "online-svc")
     'Got --lambda 0.0 instead.'
+    >>> cli_text(ValueError("rows drawn uniformly over the bounds of the sparse histogram"))
+    'rows drawn uniformly over the bounds of the sparse histogram'
     """
+    template = getattr(issue, "settings_template", None)
+    if template is None:
+        return _legacy_text(str(issue), command)
+    option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
+    return SETTING.sub(lambda m: _as_option(m[1], option_of), template)
+
+
+def _legacy_text(message: str, command: str | None = None) -> str:
     option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
     for setting, flag in _FLAG_OF.items():
         message = message.replace(setting, flag)
@@ -229,7 +259,7 @@ def one_line_warnings(command: str, rewrite: bool = False):
 
     def show(message, category, filename, lineno, file=None, line=None):
         shown.append(category)
-        text = cli_text(str(message), command) if rewrite else str(message)
+        text = cli_text(message, command) if rewrite else str(message)
         print(f"skdp-anomaly {command}: warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
@@ -255,7 +285,7 @@ def library_calls(command: str):
         except ParameterError as exc:  # a parameter out of its constraints: from its fields
             raise ValueError(parameter_text(exc, command)) from exc
         except ValueError as exc:
-            raise ValueError(cli_text(str(exc), command)) from exc
+            raise ValueError(cli_text(exc, command)) from exc
 
 
 # --------------------------------------------------------------------- paths
