@@ -278,6 +278,13 @@ def test_no_package_file_exceeds_800_lines():
     assert long == {}
 
 
+def test_no_benchmark_file_exceeds_600_lines():
+    scripts = sorted((PACKAGE.parent / "benchmarks").glob("*.py"))
+    assert len(scripts) > 30  # the benchmarks were found
+    long = {p.name: n for p in scripts if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}
+
+
 def test_the_cli_calls_no_private_method_of_an_estimator():
     calls = []
     for path in sorted((PACKAGE / "cli").glob("*.py")):
