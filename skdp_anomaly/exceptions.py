@@ -26,8 +26,12 @@ __all__ = [
     "PrivacyLeakWarning",
 ]
 
-# a setting a message names, in backticks: `name`, `name=value`, `'name'`, `The 'name' parameter`
-SETTING = re.compile(r"`([^`\n]+)`")
+# a setting a message names, in backticks: `name`, `name=value`, `'name'` or
+# `The 'name' parameter [of Class]`; a name that ends in "_" is a fitted attribute, not a setting
+SETTING = re.compile(
+    r"`(?:[Tt]he '(?P<subject>\w*[^\W_])' parameter(?: of \w+)?|'(?P<quoted>\w*[^\W_])'"
+    r"|(?P<name>\w*[^\W_])(?:=(?P<value>[^`\n]+))?)`"
+)
 
 
 def naming(kind: type, template: str):
@@ -35,13 +39,15 @@ def naming(kind: type, template: str):
 
     ``template`` puts each setting it names in backticks: `` `name` ``,
     `` `name=value` ``, `` `'name'` `` or `` `The 'name' parameter` ``. The message reads
-    without them; ``settings_template`` keeps them, so that the command line can spell
-    each setting as the option that sets it.
+    without them (other backticks, such as `` `bounds_` ``, stay); ``settings_template``
+    keeps them, so that the command line can spell each setting as the option that sets it.
 
     >>> str(naming(ValueError, "Use `granularity='auto'` or a larger `granularity`."))
     "Use granularity='auto' or a larger granularity."
+    >>> str(naming(UserWarning, "`bounds=None`: stored in `bounds_`."))
+    'bounds=None: stored in `bounds_`.'
     """
-    issue = kind(SETTING.sub(r"\1", template))
+    issue = kind(SETTING.sub(lambda m: m[0][1:-1], template))
     issue.settings_template = template
     return issue
 

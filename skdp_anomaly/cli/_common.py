@@ -139,22 +139,16 @@ def _value(text: str) -> str:
     return re.sub(r"""['"]""", "", " ".join(text.split()))
 
 
-# a marked setting: `name`, `name=value`, `'name'` or `The 'name' parameter [of Class]`
-_SPAN = re.compile(
-    r"(?:[Tt]he '(?P<subject>\w+)' parameter(?: of \w+)?|'(?P<quoted>\w+)'"
-    r"|(?P<name>\w+)(?:=(?P<value>.+))?)$"
-)
-
-
-def _as_option(span: str, option_of: dict) -> str:
+def _as_option(setting: re.Match, option_of: dict) -> str:
     """One marked setting as the command line spells it (unchanged if no option sets it)."""
+    span = setting[0][1:-1]
     if span in _FLAG_OF:
         return _FLAG_OF[span]
-    m = _SPAN.match(span)
-    name = m and (m["subject"] or m["quoted"] or m["name"])
+    name = setting["subject"] or setting["quoted"] or setting["name"]
     if name not in option_of:
         return span
-    return f"{option_of[name]} {_value(m['value'])}" if m["value"] else option_of[name]
+    value = setting["value"]
+    return f"{option_of[name]} {_value(value)}" if value else option_of[name]
 
 
 def cli_text(issue, command: str | None = None) -> str:
@@ -180,7 +174,7 @@ def cli_text(issue, command: str | None = None) -> str:
     if template is None:
         return _legacy_text(str(issue), command)
     option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
-    return SETTING.sub(lambda m: _as_option(m[1], option_of), template)
+    return SETTING.sub(lambda m: _as_option(m, option_of), template)
 
 
 def _legacy_text(message: str, command: str | None = None) -> str:
