@@ -16,7 +16,6 @@ from importlib.util import find_spec
 import joblib
 import sklearn
 
-from .exceptions import naming
 
 __all__ = ["warn"]
 
@@ -26,15 +25,16 @@ _INTERNAL = tuple(
 )
 
 
-def warn(message: str, category: type[Warning]) -> None:
+def warn(message: str | Warning, category: type[Warning] | None = None) -> None:
     """``warnings.warn(message, category)`` attributed to the first caller outside
-    skdp_anomaly, scikit-learn, imbalanced-learn and joblib; settings named in backticks
-    as by :func:`~skdp_anomaly.exceptions.naming`."""
+    skdp_anomaly, scikit-learn, imbalanced-learn and joblib.
+
+    A message that names settings is a warning built by
+    :func:`~skdp_anomaly.exceptions.naming` (its class is the category).
+    """
     frame, level = sys._getframe(0), 1
     while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
         _INTERNAL
     ):
         frame, level = frame.f_back, level + 1
-    if "`" in message:  # settings in backticks: see exceptions.naming
-        message = naming(category, message)
     warnings.warn(message, category, stacklevel=level)

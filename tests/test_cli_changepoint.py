@@ -426,7 +426,10 @@ def _fit_warning(monkeypatch, message, category):
 
 
 def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
-    _fit_warning(monkeypatch, "threshold below the range of Theorem 2.6", UserWarning)
+    from skdp_anomaly.exceptions import naming
+
+    message = naming(UserWarning, "`threshold` below the range of Theorem 2.6")
+    _fit_warning(monkeypatch, message, UserWarning)
     path, _ = series_csv
     code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
     assert code == 0
@@ -461,7 +464,9 @@ def test_options_are_checked_through_privacy_cost_only(series_csv, capsys, monke
         return original(self)
 
     def refuse(self):
-        raise ValueError("The 'gamma' parameter is refused here.")
+        from skdp_anomaly.exceptions import naming
+
+        raise naming(ValueError, "`The 'gamma' parameter` is refused here.")
 
     monkeypatch.setattr(PrivateChangePointDetector, "privacy_cost", privacy_cost)
     monkeypatch.setattr(PrivateChangePointDetector, "_more_validate_params", refuse)

@@ -67,7 +67,7 @@ def test_query_epsilon_is_the_papers_per_query_mode(scores_csv, capsys):
 @pytest.mark.parametrize(
     "extra, match",
     [
-        (["--low", "2", "--high", "1"], "--low must be < high"),
+        (["--low", "2", "--high", "1"], "--low must be < --high"),
         (
             ["--low", "1", "--high", "2", "--query-epsilon", "2"],
             "--query-epsilon must be at most --epsilon",

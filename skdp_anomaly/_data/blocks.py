@@ -132,19 +132,10 @@ def typical_block_rows(X) -> int:
 def append_drawn_rows(X, y, draws, frame: tuple | None = None):
     """``X`` and ``y`` followed by rows drawn block by block, where ``X`` lives.
 
-    Parameters
-    ----------
-    X : ndarray or dask array of shape (n_samples, n_features)
-    y : ndarray or dask array of shape (n_samples,)
-    draws : list of (fill, args, n_rows, label)
-        ``fill(*args, out)`` fills ``out`` (n_rows, n_features) with rows
-        labelled ``label``; one task per draw on dask.
-    frame : tuple or None
-        ``(columns, dtypes, name of y)``: return a dask DataFrame and Series.
-
-    Returns
-    -------
-    X_res, y_res : arrays of the input's kind
+    Each draw ``(fill, args, n_rows, label)`` calls ``fill(*args, out)`` to fill
+    ``out`` (n_rows, n_features) with rows labelled ``label`` (one task per draw on
+    dask). Returns arrays of the input's kind; with ``frame`` (``(columns, dtypes,
+    name of y)``) a dask DataFrame and Series.
     """
     d = X.shape[1]
     if not is_dask_collection(X):
@@ -187,22 +178,9 @@ def _drawn_block(fill, args, rows, d, dtype) -> np.ndarray:
 def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype=np.float64):
     """``func(block, *args)`` on each row block of ``X``: lazily on dask, at once in memory.
 
-    Parameters
-    ----------
-    func : callable
-        Row-wise and picklable; blocks may have no rows.
-    X : ndarray or dask array of shape (n_samples,) or (n_samples, n_features)
-        A dask array has one chunk of columns.
-    *args
-        Passed to ``func`` (small and picklable).
-    n_columns : int or None, default=None
-        ``None``: one value per row; else that many columns.
-    dtype : dtype, default=float64
-
-    Returns
-    -------
-    ndarray or dask array
-        Lazy on dask, chunked as ``X``'s rows.
+    ``func`` is row-wise and picklable (blocks may have no rows); a dask ``X`` has
+    one chunk of columns. The result has one value per row, or ``n_columns``
+    columns, chunked as ``X``'s rows on dask.
     """
     if not is_dask_collection(X):
         return func(X, *args)

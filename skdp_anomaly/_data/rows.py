@@ -1,12 +1,9 @@
 """The data backend: validated rows of a numpy array, a dask array or a dask DataFrame.
 
-In-memory and Dask data take one path: :func:`read_rows` validates with
-scikit-learn's errors, :meth:`Rows.blocks` iterates over row blocks, and
-:func:`block_sum` / :func:`bincount` reduce integer statistics exactly (the same
-bits however the rows are split). On dask, reductions run where the blocks live
-and only the total reaches the client. Blocks are read in views of
-:data:`NUMPY_BLOCK_ROWS` rows so temporaries stay small. dask is imported only
-when a dask collection arrives (:mod:`skdp_anomaly._data._dask`).
+:func:`read_rows` validates with scikit-learn's errors; :func:`block_sum` and
+:func:`bincount` reduce integer statistics exactly, :func:`block_fsums` float ones
+(the same bits however the rows are split). On dask, reductions run where the blocks
+live and only the total reaches the client.
 """
 
 from __future__ import annotations
@@ -44,22 +41,11 @@ NUMPY_BLOCK_ROWS = 2**16
 
 
 class Rows:
-    """Validated 2-D rows of float64: a numpy array or a dask array chunked by rows.
+    """Validated 2-D float64 rows: a numpy array, or a dask array with one column chunk.
 
-    Built by :func:`numpy_rows` or :func:`read_rows`. Holds the data for one
-    call only: never keep it in fitted state (its ``repr`` shows the shape only).
-
-    Parameters
-    ----------
-    data : ndarray or dask array of shape (n_samples, n_features)
-        float64; a dask array has one chunk along the features.
-    n_samples : int
-        Rows in ``data`` (known even where dask's chunk sizes are not).
-
-    Attributes
-    ----------
-    n_features : int
-        Columns of ``data``.
+    ``n_samples`` is known even where dask's chunk sizes are not. Built by
+    :func:`numpy_rows` or :func:`read_rows`; holds the data for one call only:
+    never keep it in fitted state (its ``repr`` shows the shape only).
     """
 
     __slots__ = ("data", "n_features", "n_samples")
@@ -83,15 +69,14 @@ class Rows:
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Yield the row blocks in order as numpy arrays (views, or dask blocks one at a time)."""
-        if not self.is_dask:
-            if self.n_blocks == 1:
-                yield self.data
-                return
+        if self.is_dask:
+            for i in range(self.n_blocks):
+                yield np.asarray(self.data.blocks[i].compute())
+        elif self.n_blocks == 1:
+            yield self.data
+        else:
             for start in range(0, self.n_samples, NUMPY_BLOCK_ROWS):
                 yield self.data[start : start + NUMPY_BLOCK_ROWS]
-            return
-        for i in range(self.n_blocks):
-            yield np.asarray(self.data.blocks[i].compute())
 
     def __repr__(self) -> str:
         where = f"dask, {self.n_blocks} blocks" if self.is_dask else "numpy"
@@ -99,16 +84,7 @@ class Rows:
 
 
 def numpy_rows(X: np.ndarray) -> Rows:
-    """Wrap a validated 2-D numpy array (no copy; read in blocks of rows).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Already validated by the estimator (``validate_data``).
-
-    Returns
-    -------
-    Rows
+    """Wrap a 2-D numpy array the estimator validated (no copy; read in blocks of rows).
 
     Examples
     --------
@@ -134,38 +110,15 @@ def read_rows(
 ) -> Rows:
     """Validate a dask array, DataFrame or Series as rows, with scikit-learn's errors.
 
-    The schema is checked by ``validate_data`` on a zero-row stand-in (same
-    errors and ``n_features_in_`` / ``feature_names_in_`` as in memory); then one
-    blockwise pass counts rows, NaN and infinities, so that bad input is refused
-    before any budget is charged (lazy data is read one extra time for it).
-
-    Parameters
-    ----------
-    X : dask array, dask DataFrame or dask Series
-        Numeric rows (any chunking; partition lengths may be unknown).
-    estimator : estimator or None, default=None
-        Named in messages; records or checks ``n_features_in_`` as
-        ``validate_data`` does. ``None`` checks the schema only.
-    reset : bool, default=True
-        As in ``validate_data``.
-    ensure_min_samples : int, default=1
-        Fewer rows raise scikit-learn's "Found array with 0 sample(s)".
-    column_if_1d : bool, default=False
-        Read a 1-D input as one column; otherwise it is refused.
-
-    Returns
-    -------
-    Rows
-        float64 rows (lazy), one chunk of columns, ``n_samples`` known.
-
-    Raises
-    ------
-    ValueError
-        The in-memory messages (bad schema, NaN or infinity, too few rows);
-        they name no data value. ``object`` and string dtypes are refused (a
-        failed conversion's message would quote a value).
-    TypeError
-        ``X`` is not a dask collection.
+    The schema is checked by ``validate_data`` on a zero-row stand-in (same errors and
+    ``n_features_in_`` / ``feature_names_in_`` as in memory, recorded or checked on
+    ``estimator`` with ``reset``; ``None`` checks the schema only); then one blockwise
+    pass counts rows, NaN and infinities, so that bad input is refused before any budget
+    is charged (lazy data is read one extra time for it). The errors are the in-memory
+    ones (bad schema, NaN or infinity, fewer than ``ensure_min_samples`` rows) and name no
+    data value; ``object`` and string dtypes are refused (a failed conversion's message
+    would quote a value), and so is a 1-D input unless ``column_if_1d`` reads it as one
+    column. Returns lazy float64 rows, one chunk of columns, ``n_samples`` known.
 
     Examples
     --------
@@ -181,41 +134,27 @@ def read_rows(
     """
     if not is_dask_collection(X):
         raise TypeError(
-            f"read_rows takes a dask array, DataFrame or Series; got "
-            f"{type(X).__name__}: validate an in-memory array with the "
-            "estimator's validate_data and wrap it with numpy_rows."
+            f"read_rows takes a dask array, DataFrame or Series; got {type(X).__name__}: validate "
+            "an in-memory array with the estimator's validate_data and wrap it with numpy_rows."
         )
     import_dask("reading a dask collection")
     owner = type(estimator).__name__ if estimator is not None else "read_rows"
     data, witness = _lazy_array(X, column_if_1d, owner)
     check_numeric(witness, owner)
+    schema_only = {"dtype": np.float64, "ensure_min_samples": 0, "ensure_all_finite": False}
     if estimator is None:
-        check_array(witness, dtype=np.float64, ensure_min_samples=0, ensure_all_finite=False)
+        check_array(witness, **schema_only)
     else:
-        validate_data(
-            estimator,
-            witness,
-            reset=reset,
-            dtype=np.float64,
-            ensure_min_samples=0,
-            ensure_all_finite=False,
-        )
+        validate_data(estimator, witness, reset=reset, **schema_only)
     data = data.astype(np.float64).rechunk({1: -1})
     n_samples, n_nan, n_inf = (int(v) for v in block_sum(Rows(data, 0), _finite_counts, shape=(3,)))
+    # scikit-learn's own messages, raised on stand-ins that hold no data value
     if n_nan or n_inf:
-        # scikit-learn's own message, raised on a stand-in that holds no data value
-        check_array(
-            np.array([[np.nan if n_nan else np.inf]]),
-            estimator=estimator,
-            input_name="X",
-            dtype=np.float64,
-        )
+        stand_in = np.array([[np.nan if n_nan else np.inf]])
+        check_array(stand_in, estimator=estimator, input_name="X", dtype=np.float64)
     if n_samples < ensure_min_samples:
-        check_array(
-            np.zeros((n_samples, data.shape[1])),
-            estimator=estimator,
-            ensure_min_samples=ensure_min_samples,
-        )
+        stand_in = np.zeros((n_samples, data.shape[1]))
+        check_array(stand_in, estimator=estimator, ensure_min_samples=ensure_min_samples)
     return Rows(data, n_samples)
 
 
@@ -227,17 +166,11 @@ def _lazy_array(X, column_if_1d: bool, owner: str):
     meta = getattr(X, "_meta", None)
     for name, dtype in _dtypes(X):
         if getattr(dtype, "kind", "O") not in "biufc":
-            raise ValueError(
-                NON_NUMERIC.format(
-                    owner=owner,
-                    what=f"{name} has dtype {dtype} on dask",
-                    hint="Cast it to a numeric dtype before passing it.",
-                )
-            )
+            what, hint = f"{name} has dtype {dtype} on dask", _CAST
+            raise ValueError(NON_NUMERIC.format(owner=owner, what=what, hint=hint))
     if hasattr(X, "to_dask_array"):  # a dask DataFrame or Series
         if X.ndim == 1:
-            # as an in-memory Series: an array without a name (refused as 1-D unless
-            # column_if_1d)
+            # as an in-memory Series: an array without a name (1-D unless column_if_1d)
             if not column_if_1d:
                 return X.to_dask_array(), meta.to_numpy()
             X, meta = X.to_frame(), meta.to_numpy().reshape(-1, 1)
@@ -247,6 +180,9 @@ def _lazy_array(X, column_if_1d: bool, owner: str):
     if X.ndim == 1 and column_if_1d:
         X = X[:, None]
     return X, np.empty((0, *X.shape[1:]), dtype=X.dtype)
+
+
+_CAST = "Cast it to a numeric dtype before passing it."
 
 
 def _dtypes(X) -> list:
@@ -272,28 +208,10 @@ def _finite_counts(block: np.ndarray) -> np.ndarray:
 def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
     """The sum over row blocks of an integer statistic ``func(block, *args)``, exactly.
 
-    int64 sums do not depend on the blocking; on dask only the total reaches
-    the client.
-
-    Parameters
-    ----------
-    rows : Rows
-    func : callable
-        ``func(block, *args)`` returns integers of ``shape``; module-level
-        (picklable).
-    *args
-        Passed to ``func`` (small and picklable).
-    shape : tuple of int
-        The statistic's shape.
-
-    Returns
-    -------
-    ndarray of int64, of ``shape``
-
-    Raises
-    ------
-    TypeError
-        ``func`` returned floats (their sum would depend on the order).
+    ``func`` is module-level (picklable) and returns integers of ``shape`` (floats
+    raise TypeError: their sum would depend on the order); ``args`` are small and
+    picklable. int64 sums do not depend on the blocking; on dask only the total
+    reaches the client. Returns int64 of ``shape``.
 
     Examples
     --------
@@ -310,16 +228,9 @@ def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
         for block in rows.blocks():
             total += _integer_statistic(block, func, args, shape)
         return total
-    size = math.prod(shape)
     data = rows.data
-    per_block = data.map_blocks(
-        _block_statistic,
-        func,
-        args,
-        shape,
-        dtype=np.int64,
-        chunks=((1,) * data.numblocks[0], (size,)),
-    )
+    chunks = ((1,) * data.numblocks[0], (math.prod(shape),))
+    per_block = data.map_blocks(_block_statistic, func, args, shape, dtype=np.int64, chunks=chunks)
     return np.asarray(per_block.sum(axis=0, dtype=np.int64).compute()).reshape(shape)
 
 
@@ -341,19 +252,8 @@ def _block_statistic(block, func, args, shape) -> np.ndarray:
 def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
     """Histogram counts: ``np.bincount(index(block, *args), minlength=n_cells)``, summed.
 
-    Parameters
-    ----------
-    rows : Rows
-    index : callable
-        ``index(block, *args)``: each row's cell in ``[0, n_cells)`` (picklable).
-    n_cells : int
-    *args
-        Passed to ``index``.
-
-    Returns
-    -------
-    ndarray of int64, shape (n_cells,)
-        The same integers whatever the blocks (see :func:`block_sum`).
+    ``index`` (picklable) gives each row's cell in ``[0, n_cells)``; the int64
+    counts do not depend on the blocks (see :func:`block_sum`).
 
     Examples
     --------
@@ -379,14 +279,8 @@ def _bincount_block(block, index, n_cells, args) -> np.ndarray:
 class LabelledRows:
     """Rows with one label per row, read in aligned blocks of :data:`NUMPY_BLOCK_ROWS` rows.
 
-    Built by :func:`labelled_rows`; holds the data for one call only.
-
-    Attributes
-    ----------
-    rows : Rows
-        numpy, or dask chunked as the aligned blocks.
-    labels : ndarray or dask array of shape (n_samples,)
-        Chunked as ``rows`` on dask.
+    Built by :func:`labelled_rows`; holds the data for one call only. On dask,
+    ``rows`` and ``labels`` are chunked as the aligned blocks.
     """
 
     __slots__ = ("labels", "rows")
@@ -422,23 +316,12 @@ def labelled_rows(
     *,
     persist: bool = False,
 ) -> LabelledRows:
-    """``rows`` and ``labels`` in aligned blocks, mapped row by row.
+    """``rows`` and ``labels`` (one per row; None passes zeros) in aligned blocks.
 
-    Parameters
-    ----------
-    rows : Rows
-    labels : ndarray or dask array of shape (n_samples,), or None
-        One label per row; None passes zeros.
-    row_map, label_map : callable or None
-        Row-wise maps applied to each aligned block (lazily on dask); each
-        row's result must not depend on the block or its memory layout.
-    persist : bool, default=False
-        On a distributed cluster, keep the mapped blocks in the workers' memory
-        (for callers that read them many times); locally they stay lazy.
-
-    Returns
-    -------
-    LabelledRows
+    ``row_map`` and ``label_map`` are row-wise maps applied to each aligned block
+    (lazily on dask); each row's result must not depend on the block or its memory
+    layout. ``persist``: on a distributed cluster, keep the mapped blocks in the
+    workers' memory (for callers that read them many times); locally they stay lazy.
 
     Examples
     --------
@@ -449,11 +332,8 @@ def labelled_rows(
     """
     n = rows.n_samples
     if labels is None:  # rows alone: a placeholder label per row
-        labels = (
-            import_dask("reading dask rows").array.zeros(n, dtype=np.int8)
-            if rows.is_dask
-            else np.zeros(n, dtype=np.int8)
-        )
+        zeros = import_dask("reading dask rows").array.zeros if rows.is_dask else np.zeros
+        labels = zeros(n, dtype=np.int8)
     if not rows.is_dask:
         data, labels = rows.data, np.asarray(labels)
         if row_map is not None:  # block by block: the map's temporaries stay small
@@ -507,21 +387,10 @@ def _fortran_map(block, func):
 def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.ndarray:
     """Per aligned block, the float statistic ``func(block, labels, *args)``.
 
-    Parameters
-    ----------
-    data : LabelledRows
-    func : callable
-        ``func(block, labels, *args)`` returns ``size`` floats for a
-        Fortran-ordered block (module-level, picklable).
-    *args
-        Small and picklable (a point, n).
-    size : int
-
-    Returns
-    -------
-    ndarray of float64, shape (n_blocks, size)
-        Block k's statistic in row k, the same floats for numpy and dask;
-        add them with :func:`fsum_blocks` or use :func:`block_fsums`.
+    ``func`` (module-level, picklable) returns ``size`` floats for a Fortran-ordered
+    block; ``args`` are small and picklable (a point, n). Returns float64 of shape
+    ``(n_blocks, size)``, block k's statistic in row k, the same floats for numpy
+    and dask; add them with :func:`fsum_blocks` or use :func:`block_fsums`.
 
     Examples
     --------
@@ -598,22 +467,8 @@ def block_fsums(
     The same floats for numpy and dask. On dask the workers add the partials
     exactly in a tree (:data:`SPLIT_EVERY` children per node, Shewchuk
     expansions) and the client rounds the root once: it receives ``O(size)``
-    floats whatever the number of blocks.
-
-    Parameters
-    ----------
-    data : LabelledRows
-    func : callable
-        As for :func:`block_partials`.
-    *args
-        Small and picklable.
-    size : int
-    magnitude : bool, default=False
-        Also add the partials' absolute values (for rounding-error bounds).
-
-    Returns
-    -------
-    BlockSums
+    floats whatever the number of blocks. ``magnitude`` also adds the partials'
+    absolute values (for rounding-error bounds).
 
     Examples
     --------
@@ -700,9 +555,8 @@ def label_counts(labels) -> tuple[np.ndarray, np.ndarray]:
     values = np.concatenate([v for v, _ in parts])
     counts = np.concatenate([c for _, c in parts])
     distinct, where = np.unique(values, return_inverse=True)
-    return distinct, np.bincount(where.ravel(), weights=counts, minlength=distinct.size).astype(
-        np.int64
-    )
+    total = np.bincount(where.ravel(), weights=counts, minlength=distinct.size)
+    return distinct, total.astype(np.int64)
 
 
 def _block_counts(block):

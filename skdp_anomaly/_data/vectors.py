@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..exceptions import naming
 from ._dask import import_dask
 
 __all__ = [
@@ -37,24 +38,11 @@ def _modules(owner: str = "a dask collection"):
 def read_values(X, row_map: Callable | None, *, owner: str, invalid: str, min_items: int = 1):
     """One value per row of a dask ``X``, checked in one blockwise pass and persisted.
 
-    Parameters
-    ----------
-    X : dask array of shape (n,) or (n, d), dask DataFrame or Series
-        One column of values, or rows that ``row_map`` maps to values.
-    row_map : callable or None
-        Row-wise, applied per block; one value per row.
-    owner : str
-        The estimator's name, in the messages.
-    invalid : str
-        Raised when a value is not finite or is negative.
-    min_items : int, default=1
-
-    Returns
-    -------
-    values : dask array of shape (n,)
-        float64, persisted, known chunk sizes.
-    n_features : int
-    feature_names : ndarray of str or None
+    ``X`` (dask array, DataFrame or Series) holds one column of values, or rows that
+    ``row_map`` maps to one value each, block by block. ``owner`` names the estimator
+    in the messages; ``invalid`` is raised for a value that is not finite or is
+    negative. Returns ``(values, n_features, feature_names or None)``, ``values`` a
+    persisted float64 dask array of shape (n,) with known chunk sizes.
     """
     _, da = _modules(f"{owner} on a dask collection")
     names = None
@@ -80,9 +68,10 @@ def read_values(X, row_map: Callable | None, *, owner: str, invalid: str, min_it
         )
     n_features = int(X.shape[1])
     if row_map is None and n_features != 1:
-        raise ValueError(
-            f"X has {n_features} columns: pass one column of anomaly scores, "
-            "or a score_func that maps rows to scores."
+        raise naming(
+            ValueError,
+            f"X has {n_features} columns: pass one column of anomaly scores, or a "
+            "`score_func` that maps rows to scores.",
         )
     X = X.astype(np.float64)
     if row_map is None:
@@ -124,10 +113,10 @@ def _check_numeric(dtypes, what):
 def _apply_row_map(block, row_map):
     values = np.asarray(row_map(block), dtype=np.float64).reshape(-1)
     if values.shape != (block.shape[0],):
-        raise ValueError(
-            f"score_func returned shape {values.shape} on a block of "
-            f"{block.shape[0]} rows; expected one score per row, "
-            f"({block.shape[0]},)."
+        raise naming(
+            ValueError,
+            f"`score_func` returned shape {values.shape} on a block of {block.shape[0]} rows; "
+            f"expected one score per row, ({block.shape[0]},).",
         )
     return values
 
@@ -141,15 +130,9 @@ def _check_block(values):
 def blockwise_statistic(func: Callable, width: int, values, mask) -> tuple:
     """Per block ``func(values, mask)`` (``width`` maxima), then the maximum over blocks."""
     _, da = _modules()
+    chunks = ((1,) * values.numblocks[0], (width,))
     per_block = da.map_blocks(
-        _statistic_block,
-        values,
-        mask,
-        func,
-        width,
-        new_axis=[1],
-        chunks=((1,) * values.numblocks[0], (width,)),
-        dtype=np.float64,
+        _statistic_block, values, mask, func, width, new_axis=[1], chunks=chunks, dtype=np.float64
     )
     return tuple(float(v) for v in per_block.max(axis=0).compute())
 
@@ -236,15 +219,11 @@ def ordered_prefix_split(f, entropy: tuple, n_buckets: int, prefix_rule: Callabl
     token = dask.base.tokenize(f.name, entropy)
     call = functools.partial(_call, dask.delayed, token)
     bucket = f.map_blocks(_draw_buckets, entropy, n_buckets, dtype=np.uint16).persist()
-    stats = da.map_blocks(
-        _bucket_stats,
-        bucket,
-        f,
-        n_buckets,
-        new_axis=[1, 2],
-        chunks=((1,) * bucket.numblocks[0], (2,), (n_buckets,)),
-        dtype=np.float64,
-    ).sum(axis=0)
+    chunks = ((1,) * bucket.numblocks[0], (2,), (n_buckets,))
+    per_block = da.map_blocks(
+        _bucket_stats, bucket, f, n_buckets, new_axis=[1, 2], chunks=chunks, dtype=np.float64
+    )
+    stats = per_block.sum(axis=0)
     crossing = call("crossing", _crossing_bucket, stats.to_delayed().ravel()[0])
     members = [
         call(f"members-{i}", _crossing_members, b, w, crossing, entropy, i)

@@ -50,18 +50,14 @@ class CentroidPool:
         pool.prior_counts += counts
         pool.rows += n_rows
 
-    def _pooled(self):
+    def _total(self, name: str):
+        """The sum of an attribute over this pool and the tree's prefix."""
         parts = [self] if self.tree is None else [self, self.tree]
-        sums = sum(p.sums for p in parts)
-        counts = sum(p.counts for p in parts)
-        variances = sum(p.variances for p in parts)
-        return sums, counts, variances
+        return sum(getattr(p, name) for p in parts)
 
     def class_prior(self) -> np.ndarray:
         """``(π̂₋, π̂₊)`` from the noisy counts, each kept in ``[1/(2n), 1 - 1/(2n)]``."""
-        parts = [self] if self.tree is None else [self, self.tree]
-        rows = sum(p.rows for p in parts)
-        positive = sum(p.prior_counts[1] for p in parts)
+        rows, positive = self._total("rows"), self._total("prior_counts")[1]
         if rows == 0:
             return np.array([0.5, 0.5])
         low = 0.5 / rows
@@ -70,7 +66,7 @@ class CentroidPool:
 
     def centroids(self):
         """``(μ̂₋, μ̂₊)`` and the noise variance per coordinate of each (None before a release)."""
-        sums, counts, variances = self._pooled()
+        sums, counts, variances = (self._total(k) for k in ("sums", "counts", "variances"))
         if not np.all(counts > 0):
             return None
         return sums / counts[:, None], variances / counts**2

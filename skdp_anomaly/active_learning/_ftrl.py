@@ -54,6 +54,11 @@ MAX_WINDOW_RULES = 16
 ACTIVE_SHARE = 0.35
 
 
+def _lengths(*windows) -> np.ndarray:
+    """The window-length array the kernel reads (positions in ``_kernel``)."""
+    return np.array(windows, dtype=np.int64)
+
+
 def gradient_window(n_features: int, epsilon: float) -> int:
     """Rows of a gradient window, ``max(5, ceil(16·d/ε))``: public quantities only."""
     return max(MIN_WINDOW, math.ceil(ROWS_PER_FEATURE * n_features / epsilon))
@@ -72,10 +77,8 @@ def active_windows(
     first_call: int | None = None,
 ) -> np.ndarray:
     """Window lengths with active windows (``kernel.ACTIVE = 1``), from public quantities.
-
     A known ``horizon`` is one round (capped); otherwise rounds double from
-    :func:`first_window`, or from the plan for a ``first_call`` of ``m`` rows.
-    """
+    :func:`first_window`, or from the plan for a ``first_call`` of ``m`` rows."""
 
     def active(rows: int) -> int:
         return math.ceil(rows * ACTIVE_SHARE / (1.0 - ACTIVE_SHARE))
@@ -83,20 +86,18 @@ def active_windows(
     cap = MAX_WINDOW_RULES * gradient_window(n_features, epsilon)
     if batch_size is not None:
         rows = int(batch_size)
-        return np.array([rows, rows, active(rows), active(rows), 0, 0, 1], dtype=np.int64)
+        return _lengths(rows, rows, active(rows), active(rows), 0, 0, 1)
     if horizon is None:
         first = min(first_window(n_features, epsilon), cap)
         second = active(first)
         if first_call is not None and first_call > first + second:
             first = min(math.ceil((1.0 - ACTIVE_SHARE) * first_call), cap)
             second = min(first_call - first, active(cap)) if first < cap else active(cap)
-        return np.array([first, cap, second, active(cap), 1, 0, 1], dtype=np.int64)
+        return _lengths(first, cap, second, active(cap), 1, 0, 1)
     labelled = math.ceil((1.0 - ACTIVE_SHARE) * horizon)
     if labelled <= cap:  # one round: the active window ends with the stream
-        return np.array(
-            [labelled, labelled, horizon - labelled, horizon - labelled, 0, 0, 1], dtype=np.int64
-        )
-    return np.array([cap, cap, active(cap), active(cap), 0, 0, 1], dtype=np.int64)
+        return _lengths(labelled, labelled, horizon - labelled, horizon - labelled, 0, 0, 1)
+    return _lengths(cap, cap, active(cap), active(cap), 0, 0, 1)
 
 
 def ftrl_windows(
@@ -108,9 +109,7 @@ def ftrl_windows(
     batch_size: int | None = None,
 ) -> np.ndarray:
     """Window lengths with threshold windows (``kernel.ACTIVE = 0``), doubling.
-
-    ``intercept_share``: a round's share in its threshold window (0: no intercept).
-    """
+    ``intercept_share``: a round's share in its threshold window (0: no intercept)."""
     share = float(intercept_share)
 
     def threshold(rows: int) -> int:
@@ -118,28 +117,23 @@ def ftrl_windows(
 
     if batch_size is not None:
         rows = int(batch_size)
-        return np.array([rows, rows, threshold(rows), threshold(rows), 0, 1, 0], dtype=np.int64)
+        return _lengths(rows, rows, threshold(rows), threshold(rows), 0, 1, 0)
     later = gradient_window(n_features, eps_later)
     if horizon is None:
         first = min(first_window(n_features, eps_first), later)
         # the rounds before the windows reach the rule's length take every row
         full = max(1, math.ceil(math.log2(later / first))) if later > first else 1
         last = MAX_WINDOW_RULES * later
-        return np.array(
-            [first, last, threshold(first), threshold(last), 1, full, 0], dtype=np.int64
-        )
+        return _lengths(first, last, threshold(first), threshold(last), 1, full, 0)
     usable = (1.0 - share) * horizon
     rule = gradient_window(n_features, eps_first)
     rounds = known_length_rounds(usable, rule)
     if rounds == 1:  # the first round takes the whole stream
         cap = max(1, math.floor(usable))
-        return np.array(
-            [cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1, 0],
-            dtype=np.int64,
-        )
+        return _lengths(cap, cap, max(horizon - cap, 1) if share else 0, threshold(cap), 0, 1, 0)
     first = math.floor(usable / (2**rounds - 1))
     last = min(first << (rounds - 1), max(first, MAX_WINDOW_RULES * rule))
-    return np.array([first, last, threshold(first), threshold(last), 1, 1, 0], dtype=np.int64)
+    return _lengths(first, last, threshold(first), threshold(last), 1, 1, 0)
 
 
 def known_length_rounds(gradient_rows: float, rule: int) -> int:
@@ -155,9 +149,7 @@ def count_weight(n_features: int, data_norm: float) -> float:
 
 def gradient_sensitivity(n_features: int, data_norm: float) -> float:
     """L1 sensitivity of a window's release under replace-one: ``2M√d + c``.
-
-    The class sums move by ``2M`` in L2 (``2M√d`` in L1), the count by 1.
-    """
+    The class sums move by ``2M`` in L2 (``2M√d`` in L1), the count by 1."""
     return 2.0 * data_norm * math.sqrt(n_features) + count_weight(n_features, data_norm)
 
 
@@ -190,9 +182,7 @@ def tree_levels(windows: np.ndarray, horizon: int) -> int:
 
 class _BinaryTree:
     """The binary mechanism over leaves (Chan, Shi and Song 2011), in grid steps.
-
-    ``partial`` holds true sums (raw data, private); ``released`` the noisy ones.
-    """
+    ``partial`` holds true sums (raw data, private); ``released`` the noisy ones."""
 
     def __init__(self, levels: int, n_features: int):
         self.partial = np.zeros((levels, n_features), np.int64)
@@ -252,17 +242,9 @@ class FtrlState:
         self, rows, signs, w, bias, data_norm: float, mech: LaplaceMechanism, first: bool, rng
     ) -> None:
         """Release ``(Σ₊ x·a, Σ₋ x·a, c·n₊)``, ``a`` the active hinge.
-
-        L1 sensitivity under replace-one: :func:`gradient_sensitivity`.
-        """
-        d = rows.shape[1]
+        L1 sensitivity under replace-one: :func:`gradient_sensitivity`."""
         active = signs * (rows @ w + bias) < 1.0
-        positive = signs > 0
-        sums = np.empty(released_size(d))
-        sums[:d] = rows[active & positive].sum(axis=0)
-        sums[d : 2 * d] = rows[active & ~positive].sum(axis=0)
-        sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
-        leaf = to_steps(sums, mech.granularity)
+        leaf = _class_sums(rows, signs > 0, active, data_norm, mech.granularity)
         if first:  # a window of the leading rounds, at the whole ε
             self.first = self.first + leaf + mech.noise_steps(leaf.shape[0], rng)
         elif self.tree is not None:
@@ -275,37 +257,22 @@ class FtrlState:
         self, rows, signs, data_norm: float, mech: LaplaceMechanism, in_tree: bool, rng
     ) -> None:
         """Release ``(Σ₊ x, Σ₋ x, c·n₊)`` (:func:`gradient_sensitivity`), and pool it.
-
-        Into :class:`CentroidPool`, or with ``in_tree`` into the tree (prefix pooled).
-        """
-        d = rows.shape[1]
-        positive = signs > 0
-        sums = np.empty(released_size(d))
-        sums[:d] = rows[positive].sum(axis=0)
-        sums[d : 2 * d] = rows[~positive].sum(axis=0)
-        sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
-        leaf = to_steps(sums, mech.granularity)
-        variance = 2.0 * mech.scale**2
+        Into :class:`CentroidPool`, or with ``in_tree`` into the tree (prefix pooled)."""
+        leaf = _class_sums(rows, signs > 0, True, data_norm, mech.granularity)
+        variance, c = 2.0 * mech.scale**2, count_weight(rows.shape[1], data_norm)
         if in_tree:
             prefix = self.tree.add(leaf, mech, rng)
             self.tree_rows += rows.shape[0]
             nodes = self.tree.leaves.bit_count()  # the prefix sums this many nodes
-            self.pool.set_tree(
-                prefix * mech.granularity,
-                self.tree_rows,
-                nodes * variance,
-                count_weight(d, data_norm),
-            )
+            self.pool.set_tree(prefix * mech.granularity, self.tree_rows, nodes * variance, c)
         else:
             noisy = (leaf + mech.noise_steps(leaf.shape[0], rng)) * mech.granularity
-            self.pool.add(noisy, rows.shape[0], variance, count_weight(d, data_norm))
+            self.pool.add(noisy, rows.shape[0], variance, c)
         self.n_rows += rows.shape[0]
 
     def iterate(self, granularity: float, lam: float, data_norm: float) -> np.ndarray:
         """The class-balanced FTRL iterate, projected on the ball of radius ``1/√λ``.
-
-        ``w = (S₊/n₊ - S₋/n₋) / (2λ)`` from the noisy sums; post-processing.
-        """
+        ``w = (S₊/n₊ - S₋/n₋) / (2λ)`` from the noisy sums; post-processing."""
         total = (self.first + self.later).astype(np.float64) * granularity
         d = (total.shape[0] - 1) // 2
         n = max(self.n_rows, 2)
@@ -326,11 +293,9 @@ class FtrlState:
         balanced: bool = False,
     ) -> None:
         """Release the per-class histograms of ``w·x/‖w‖`` on ``[-R, R]``, and cut.
-
         ``selection(d)``: probability a row at distance ``d`` was selected (None:
         all); counts are divided by it (Horvitz–Thompson, post-processing). The
-        cut pools the current and previous epochs (doubling lengths).
-        """
+        cut pools the current and previous epochs (doubling lengths)."""
         norm = float(np.linalg.norm(w))
         if norm == 0.0:
             return
@@ -353,12 +318,20 @@ class FtrlState:
         self.threshold = best_cut(pooled[0], pooled[1], edges, balanced)
 
 
+def _class_sums(rows, positive, used, data_norm: float, granularity: float) -> np.ndarray:
+    """``(Σ₊ x, Σ₋ x, c·n₊)`` over the ``used`` rows (``n₊`` over all), in grid steps."""
+    d = rows.shape[1]
+    sums = np.empty(released_size(d))
+    sums[:d] = rows[used & positive].sum(axis=0)
+    sums[d : 2 * d] = rows[used & ~positive].sum(axis=0)
+    sums[-1] = count_weight(d, data_norm) * np.count_nonzero(positive)
+    return to_steps(sums, granularity)
+
+
 def best_cut(negative, positive, edges, balanced: bool = False) -> float:
     """The bin edge with the fewest errors, among edges inside the noisy data.
-
     ``balanced``: the midpoint of the two classes' noisy medians (prior-free).
-    Outer bins hold only noise, so edges outside the data are excluded.
-    """
+    Outer bins hold only noise, so edges outside the data are excluded."""
     if balanced:
         return (_median(negative, edges) + _median(positive, edges)) / 2.0
     correct = np.concatenate([[0], np.cumsum(negative)]) + np.concatenate(

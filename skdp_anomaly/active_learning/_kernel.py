@@ -22,20 +22,8 @@ SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
 UPDATE_FLMB, UPDATE_FLSW, UPDATE_FTRL = 0, 1, 2
 
 # positions in the int64 state array (numba freezes module constants)
-(
-    ROW,
-    BUF_N,
-    WINDOW_SEEN,
-    N_UPDATES,
-    NOISE_POS,
-    N_LABELS,
-    STATUS,
-    PENDING,
-    BAD_ROW,
-    LABELLED,
-    PHASE,
-    ROUND,
-) = range(12)
+ROW, BUF_N, WINDOW_SEEN, N_UPDATES, NOISE_POS, N_LABELS = range(6)
+STATUS, PENDING, BAD_ROW, LABELLED, PHASE, ROUND = range(6, 12)
 N_INTS = 12
 # positions in the float64 parameter array (BIAS: the current intercept)
 P_FLIP, DATA_NORM, SLAB, EXP_RATE, ALPHA, ETA, RADIUS, POS, NEG, GRID, BIAS = range(11)
@@ -137,10 +125,8 @@ def run_stream(
     windows,
 ):
     """Run the stream from row ``ints[ROW]`` until the end or until Python is needed.
-
     ``buf[:BUF_N]``: pending selected rows, ``signs[:LABELLED]`` their labels (±1);
-    ``y`` is read at selected rows only.
-    """
+    ``y`` is read at selected rows only."""
     n, d = X.shape
     M, slab = floats[DATA_NORM], floats[SLAB]
     exp_rate, alpha, eta, radius = floats[EXP_RATE], floats[ALPHA], floats[ETA], floats[RADIUS]
@@ -181,13 +167,11 @@ def run_stream(
         if i >= n:
             ints[STATUS] = DONE
             return
-        if select_mode == SELECT_ALL or (
-            update_mode == UPDATE_FTRL
-            and (
-                ints[ROUND] < windows[FULL_ROUNDS]
-                or (windows[ACTIVE] == 1 and ints[PHASE] == PHASE_GRADIENT)
-            )
-        ):
+        # ftrl's leading rounds and labelled windows read every label
+        every = ints[ROUND] < windows[FULL_ROUNDS] or (
+            windows[ACTIVE] == 1 and ints[PHASE] == PHASE_GRADIENT
+        )
+        if select_mode == SELECT_ALL or (update_mode == UPDATE_FTRL and every):
             chosen = True
         else:
             dist = 0.0
@@ -242,9 +226,7 @@ def run_stream(
 @njit(cache=True)
 def record_labels(signs, ints, first, values):
     """Store and count the labels ``values`` (±1) of buffered rows from ``first``.
-
-    Compiled, hence atomic for a Ctrl-C: labels are never stored but not counted.
-    """
+    Compiled, hence atomic for a Ctrl-C: labels are never stored but not counted."""
     for k in range(values.shape[0]):
         signs[first + k] = values[k]
     ints[LABELLED] = first + values.shape[0]

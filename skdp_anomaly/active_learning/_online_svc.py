@@ -10,11 +10,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d, validate_data
 
+from ..exceptions import naming
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS
-from ..privacy._validation import warn_privacy_leak
+from ..privacy._validation import check_numeric, warn_privacy_leak
 from ..privacy._docstrings import fill_doc
-from ..privacy._validation import check_numeric
 from ._ftrl import FtrlState
 from ._params import ParamsMixin
 from ._run_state import Labels, RunState, check_label_source, check_y_length
@@ -387,18 +387,17 @@ class PrivateOnlineActiveSVC(
         """Refuse rows beyond the stream length the tree was built for."""
         horizon = self._state.horizon if getattr(self, "_state", None) else self.n_rows_hint
         if self.noise == "tree" and horizon is not None and n_rows > horizon:
-            raise ValueError(
-                f"The 'n_rows_hint' parameter of {type(self).__name__} is the stream length "
-                f"that noise='tree' was charged for ({horizon} rows); this call would bring the "
-                f"stream to {n_rows} rows. Start a new run (fit, or partial_fit on a clone) "
-                "with a larger n_rows_hint."
+            raise naming(
+                ValueError,
+                f"`The 'n_rows_hint' parameter of {type(self).__name__}` is the stream length "
+                f"that `noise='tree'` was charged for ({horizon} rows); this call would bring "
+                f"the stream to {n_rows} rows. Start a new run (fit, or partial_fit on a clone) "
+                "with a larger `n_rows_hint`.",
             )
 
     def _begin_run(self, cost, X, y, classes, label_oracle, whole_stream=False):
         """Reserve and charge the run's ε, set up its state; the checked ``X`` and labels.
-
-        ``whole_stream`` (:meth:`fit`): ``len(X)`` is the horizon.
-        """
+        ``whole_stream`` (:meth:`fit`): ``len(X)`` is the horizon."""
         self._start_private_fit(cost)
         self._keeps_run_open = True  # the run's reservation lasts while the stream goes on
         if classes is None and y is not None and whole_stream:
@@ -412,10 +411,11 @@ class PrivateOnlineActiveSVC(
         self._warn_rows_outside(X, data_norm)
         horizon = X.shape[0] if whole_stream else self.n_rows_hint
         if self.noise == "tree" and horizon is None:
-            raise ValueError(
-                f"The 'n_rows_hint' parameter of {type(self).__name__} must give the stream "
-                "length with noise='tree' (the tree's depth, hence its noise, depends on it); "
-                "got None. Pass n_rows_hint, or call fit on the whole stream."
+            raise naming(
+                ValueError,
+                f"`The 'n_rows_hint' parameter of {type(self).__name__}` must give the stream "
+                "length with `noise='tree'` (the tree's depth, hence its noise, depends on it); "
+                "got None. Pass `n_rows_hint`, or call fit on the whole stream.",
             )
         if self.noise == "tree" and X.shape[0] > horizon:
             self._check_horizon(X.shape[0])
@@ -430,18 +430,18 @@ class PrivateOnlineActiveSVC(
 
     def _continue_run(self, X, y, classes, label_oracle):
         """The checked ``X`` and labels of a later call of the run."""
-        if classes is not None and not np.array_equal(
-            np.unique(np.asarray(classes)), self.classes_
-        ):
-            raise ValueError(
-                f"classes={classes!r} differs from the classes of the first "
-                f"call, {self.classes_.tolist()!r}."
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise naming(
+                ValueError,
+                f"`classes={classes!r}` differs from the classes of the first "
+                f"call, {self.classes_.tolist()!r}.",
             )
         for param, before, now in self._state.changed_params(self._run_params()):
-            raise ValueError(
-                f"The '{param}' parameter of {type(self).__name__} changed during the run "
+            raise naming(
+                ValueError,
+                f"`The '{param}' parameter of {type(self).__name__}` changed during the run "
                 f"({before!r}, now {now!r}): the run was charged for the mechanisms of its "
-                "first call. Call fit (or partial_fit on a clone) to start a new run."
+                "first call. Call fit (or partial_fit on a clone) to start a new run.",
             )
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -456,19 +456,16 @@ class PrivateOnlineActiveSVC(
         return X, Labels(y, label_oracle, self.classes_)
 
     def _run_params(self) -> dict:
-        params = self.get_params(deep=False)
-        return {
-            k: v
-            for k, v in params.items()
-            if k not in ("random_state", "accountant", "pickle_open_batch")
-        }
+        free = ("random_state", "accountant", "pickle_open_batch")  # may change during a run
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in free}
 
     @staticmethod
     def _check_classes(classes):
         if classes is None:
-            raise ValueError(
-                "classes must be given on the first call to partial_fit (the two "
-                "labels of the binary task)."
+            raise naming(
+                ValueError,
+                "`classes` must be given on the first call to partial_fit (the two "
+                "labels of the binary task).",
             )
         classes = np.unique(np.asarray(classes))
         if classes.size != 2:
@@ -484,9 +481,9 @@ class PrivateOnlineActiveSVC(
         if self.data_norm is not None:
             return float(self.data_norm)
         warn_privacy_leak(
-            "data_norm has not been specified and is computed from the data. This leaks "
+            "`data_norm` has not been specified and is computed from the data. This leaks "
             "information about the data and breaks the privacy guarantee. Specify "
-            "data_norm from domain knowledge to remove this warning."
+            "`data_norm` from domain knowledge to remove this warning."
         )
         return float(np.max(np.linalg.norm(X, axis=1), initial=0.0)) or 1.0
 
@@ -495,17 +492,12 @@ class PrivateOnlineActiveSVC(
         self.data_norm_ = data_norm
         eps_s, _ = self._split()
         self.slab_ = self._slab_fraction(eps_s) * self.data_norm_
-        n_kernel = self._kernel_features(n_features)
+        n_kernel, params = self._kernel_features(n_features), self._run_params()
         if self.update == "ftrl":
-            self._state = RunState(
-                n_kernel,
-                int(setup.windows.max()),
-                self._run_params(),
-                windows=setup.windows,
-                ftrl=FtrlState(n_kernel, setup.levels),
-            )
+            ftrl = FtrlState(n_kernel, setup.levels)
+            self._state = RunState(n_kernel, int(setup.windows.max()), params, setup.windows, ftrl)
         else:
-            self._state = RunState(n_kernel, self._paper_batch_size(), self._run_params())
+            self._state = RunState(n_kernel, self._paper_batch_size(), params)
         self._state.horizon = horizon
         self.coef_ = np.zeros((1, n_features))
         self.intercept_ = np.zeros(1)

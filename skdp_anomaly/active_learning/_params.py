@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..exceptions import naming
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab
 from ._stream import FTRL_SELECTION_SHARE, PAPER_ALPHA, PAPER_SELECTION_SHARE
@@ -54,59 +55,59 @@ class ParamsMixin:
         """The checks between parameters, and those floating point imposes."""
         name = type(self).__name__
         if self.selection == "exponential" and self.slab_schedule == "shrinking":
-            raise ValueError(
-                f"The 'slab_schedule' parameter of {name} must be 'fixed' with "
-                "selection='exponential': 'shrinking' is defined for selection='bernoulli' "
+            raise naming(
+                ValueError,
+                f"`The 'slab_schedule' parameter of {name}` must be 'fixed' with "
+                "`selection='exponential'`: 'shrinking' is defined for `selection='bernoulli'` "
                 "only (a shrinking exponential slab would raise its cost). Got "
-                "slab_schedule='shrinking'."
+                "`slab_schedule='shrinking'`.",
             )
         eps_s, eps_g = self._split()
         if eps_s > MAX_SELECTION_EPSILON or eps_g > MAX_UPDATE_EPSILON:
-            share = (
-                ""
-                if self.selection == "all"
-                else (f" with selection_share={self.selection_share!r}")
-            )
-            raise ValueError(
-                f"The 'epsilon' parameter of {name} must leave at most ε_s = "
+            share = f" with `selection_share={self.selection_share!r}`"
+            share = "" if self.selection == "all" else share
+            raise naming(
+                ValueError,
+                f"`The 'epsilon' parameter of {name}` must leave at most ε_s = "
                 f"{MAX_SELECTION_EPSILON:g} to the selection and ε_g = {MAX_UPDATE_EPSILON:g} "
                 "to the updates: above them the selection probabilities round to 0 or 1 and "
                 "the update noise falls below double precision, so the output would be "
-                f"exact. Got epsilon={self.epsilon!r}{share} (ε_s={eps_s:.4g}, "
-                f"ε_g={eps_g:.4g}); use a smaller epsilon."
+                f"exact. Got `epsilon={self.epsilon!r}`{share} (ε_s={eps_s:.4g}, "
+                f"ε_g={eps_g:.4g}); use a smaller `epsilon`.",
             )
         if self.selection == "exponential":
             try:
                 self._slab_fraction(eps_s)
             except (ArithmeticError, ValueError):
-                raise ValueError(
-                    f"The 'epsilon' parameter of {name} leaves the exponential selection "
-                    f"ε_s={eps_s:.3g}, too small to calibrate its slab in floating point. "
-                    f"Got epsilon={self.epsilon!r}; use a larger epsilon (or selection_share) "
-                    "or a fixed slab."
+                raise naming(
+                    ValueError,
+                    f"`The 'epsilon' parameter of {name}` leaves the exponential selection "
+                    f"ε_s={eps_s:.3g}, too small to calibrate its slab in floating point. Got "
+                    f"`epsilon={self.epsilon!r}`; use a larger `epsilon` (or `selection_share`) "
+                    "or a fixed slab.",
                 ) from None
         if self.update != "ftrl" and self.noise == "tree":
-            raise ValueError(
-                f"The 'noise' parameter of {name} must be 'independent' with update="
-                f"{self.update!r}: tree aggregation sums the released gradients of update="
-                "'ftrl'. Got noise='tree'."
+            raise naming(
+                ValueError,
+                f"`The 'noise' parameter of {name}` must be 'independent' with "
+                f"`update={self.update!r}`: tree aggregation sums the released gradients of "
+                "`update='ftrl'`. Got `noise='tree'`.",
             )
-        if (
-            self.update == "ftrl"
-            and self._threshold_share()
-            and float(self.epsilon) > 2 * MAX_GEOMETRIC_EPSILON
-        ):
-            raise ValueError(
-                f"The 'epsilon' parameter of {name} goes whole to the threshold releases of "
+        ftrl_threshold = self.update == "ftrl" and self._threshold_share()
+        if ftrl_threshold and float(self.epsilon) > 2 * MAX_GEOMETRIC_EPSILON:
+            raise naming(
+                ValueError,
+                f"`The 'epsilon' parameter of {name}` goes whole to the threshold releases of "
                 f"the first rounds, above {2 * MAX_GEOMETRIC_EPSILON:g}: their noise would "
-                f"round to zero and release exact values. Got epsilon={self.epsilon!r}; use a "
-                "smaller epsilon."
+                f"round to zero and release exact values. Got `epsilon={self.epsilon!r}`; use "
+                "a smaller `epsilon`.",
             )
         if self.alpha is not None and float(self.alpha) < 1.0 / sys.float_info.max:
-            raise ValueError(
-                f"The 'alpha' parameter of {name} must be at least {1 / sys.float_info.max:.3g}"
-                " (1/alpha is the default step size, and its square root the radius of the "
-                f"iterate's ball). Got alpha={self.alpha!r}."
+            raise naming(
+                ValueError,
+                f"`The 'alpha' parameter of {name}` must be at least "
+                f"{1 / sys.float_info.max:.3g} (1/alpha is the default step size, and its square "
+                f"root the radius of the iterate's ball). Got `alpha={self.alpha!r}`.",
             )
         # the cost does not depend on M: data_norm=None is checked on its value at fit
         self._update_setup(1.0 if self.data_norm is None else float(self.data_norm), 1)

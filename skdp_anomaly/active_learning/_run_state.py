@@ -12,6 +12,7 @@ import hashlib
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
+from ..exceptions import naming
 from ..privacy._stream_state import StreamState
 from . import _kernel as kernel
 
@@ -63,11 +64,7 @@ class RunState(StreamState):
 
     def changed_params(self, params: dict) -> list:
         """``(name, at the start of the run, now)`` for each parameter changed since."""
-        return [
-            (name, self.params[name], value)
-            for name, value in params.items()
-            if value != self.params[name]
-        ]
+        return [(k, self.params[k], v) for k, v in params.items() if v != self.params[k]]
 
     # -- interruptions ---------------------------------------------------------
     def record_interruption(self, X: np.ndarray) -> int:
@@ -106,9 +103,7 @@ class RunState(StreamState):
 
     def close(self) -> None:
         """The stream is over: zero every buffer, forget the pending batch and the fingerprint.
-
-        Rows of a batch that never filled are used by no update (as in Algorithm 3).
-        """
+        Rows of a batch that never filled are used by no update (as in Algorithm 3)."""
         if self.ftrl is not None and self.ftrl.holds_sums():
             self.left_out = "the true sums of its noise tree's open nodes"
             self.ftrl = self.ftrl.without_sums()
@@ -140,9 +135,7 @@ class RunState(StreamState):
 
     def drop_unlabelled(self, flmb: bool) -> None:
         """Forget buffered rows waiting for labels from an interrupted ``y``.
-
-        For a next call that is not a retry; the rows stay counted in ``n_seen_``.
-        """
+        For a next call that is not a retry; the rows stay counted in ``n_seen_``."""
         ints = self.ints
         self.clear_rows(int(ints[kernel.LABELLED]), int(ints[kernel.BUF_N]))
         ints[kernel.BUF_N] = ints[kernel.LABELLED]
@@ -206,9 +199,8 @@ class Labels:
         )
 
     def refuse(self):
-        raise ValueError(
-            f"a label of a selected row is not one of classes {self.classes.tolist()!r}."
-        )
+        labels = self.classes.tolist()
+        raise naming(ValueError, f"a label of a selected row is not one of `classes` {labels!r}.")
 
     def _read(self, rows):
         if isinstance(self.y, np.ndarray):

@@ -1,5 +1,4 @@
-"""The stream engine of :class:`PrivateOnlineActiveSVC` (a mixin): set-up, compiled loop,
-releases."""
+"""The stream engine of :class:`PrivateOnlineActiveSVC` (a mixin): set-up, loop, releases."""
 
 from __future__ import annotations
 
@@ -9,18 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from ..exceptions import naming
 from ..privacy import GeometricMechanism, LaplaceMechanism
 from ..privacy._rng import call_rng
 from ..privacy._exact import bernoulli_logistic
 from . import _kernel as kernel
-from ._ftrl import (
-    active_windows,
-    ftrl_windows,
-    gradient_sensitivity,
-    projection_reach,
-    released_size,
-    tree_levels,
-)
+from ._ftrl import active_windows, ftrl_windows, gradient_sensitivity, projection_reach
+from ._ftrl import released_size, tree_levels
 
 __all__ = [
     "FTRL_SELECTION_SHARE",
@@ -91,45 +85,30 @@ class StreamMixin:
         return out
 
     # -------------------------------------------------------- the stream
-    def _ftrl_setup(
-        self, data_norm: float, n_features: int, horizon, first_call=None
-    ) -> _FtrlSetup:
-        """ftrl's windows and mechanisms: functions of public parameters only."""
-        _, eps_g = self._split()
-        sensitivity = gradient_sensitivity(n_features, data_norm)
-        coordinates = released_size(n_features)
-        share = self._threshold_share()
+    def _ftrl_setup(self, data_norm: float, n_features: int, horizon, first_call=None):
+        """ftrl's windows and mechanisms (an :class:`_FtrlSetup`): public parameters only."""
+        eps, (_, eps_g) = float(self.epsilon), self._split()
+        share, d = self._threshold_share(), n_features
         if share:
-            windows = ftrl_windows(
-                n_features, float(self.epsilon), eps_g, share, horizon, self.batch_size
-            )
+            windows = ftrl_windows(d, eps, eps_g, share, horizon, self.batch_size)
         else:  # labelled and active windows, the cut from the class centroids
-            windows = active_windows(
-                n_features, float(self.epsilon), horizon, self.batch_size, first_call
-            )
-        reach = projection_reach(n_features, data_norm)
-        levels = (
-            tree_levels(windows, horizon) if (self.noise == "tree" and horizon is not None) else 0
-        )
+            windows = active_windows(d, eps, horizon, self.batch_size, first_call)
+        tree = self.noise == "tree" and horizon is not None
+        levels = tree_levels(windows, horizon) if tree else 0
+        laplace = dict(sensitivity=gradient_sensitivity(d, data_norm), coordinates=released_size(d))
         return _FtrlSetup(
             windows,
             levels,
-            LaplaceMechanism(
-                float(self.epsilon), sensitivity, neighbours="replace", coordinates=coordinates
-            ),
-            LaplaceMechanism(
-                eps_g / max(levels, 1), sensitivity, neighbours="replace", coordinates=coordinates
-            ),
+            LaplaceMechanism(eps, neighbours="replace", **laplace),
+            LaplaceMechanism(eps_g / max(levels, 1), neighbours="replace", **laplace),
             GeometricMechanism(eps_g, 2.0, neighbours="replace") if share else None,
-            GeometricMechanism(float(self.epsilon), 2.0, neighbours="replace") if share else None,
-            reach,
+            GeometricMechanism(eps, 2.0, neighbours="replace") if share else None,
+            projection_reach(d, data_norm),
         )
 
     def _update_setup(self, data_norm: float, n_features: int, horizon=None, first_call=None):
         """The kernel's parameters and the update mechanism at ``M = data_norm``.
-
-        Raises ``ValueError`` naming ``data_norm`` when floating point cannot hold them.
-        """
+        Raises ``ValueError`` naming ``data_norm`` when floating point cannot hold them."""
         eps_s, eps_g = self._split()
         sensitivity = 2.0 * data_norm * math.sqrt(n_features)
         try:
@@ -147,14 +126,14 @@ class StreamMixin:
         except (ArithmeticError, ValueError):
             usable = False
         if not usable:
-            value = (
-                "None, read from the data," if self.data_norm is None else (f"{self.data_norm!r}")
-            )
-            raise ValueError(
-                f"The 'data_norm' parameter of {type(self).__name__} must keep the update "
+            got = f"`data_norm={self.data_norm!r}`"
+            got += ", read from the data," if self.data_norm is None else ""
+            raise naming(
+                ValueError,
+                f"`The 'data_norm' parameter of {type(self).__name__}` must keep the update "
                 f"noise (L1 sensitivity 2·M·√{n_features} at ε_g={eps_g:.3g}, on a grid) and "
-                "the selection rate within floating point. Got data_norm="
-                f"{value} with {n_features} feature(s); rescale the data."
+                f"the selection rate within floating point. Got {got} with {n_features} "
+                "feature(s); rescale the data.",
             )
         return floats, mech
 
@@ -174,10 +153,8 @@ class StreamMixin:
 
     def _stream(self, X, labels, skip, commit):
         """Run the call's rows from ``skip`` (None: not a retry, from row 0).
-
         With ``commit``, an exception after rows were used is committed and returned;
-        before that, it propagates for the rollback.
-        """
+        before that, it propagates for the rollback."""
         state = self._state
         start = 0 if skip is None else skip
         state.ints[kernel.ROW] = start
@@ -229,39 +206,21 @@ class StreamMixin:
         if use_y:
             floats[kernel.NEG], floats[kernel.POS] = self.classes_
         avg_start = 1 if self.average is True else int(self.average or 0)
-        modes = (
-            _SELECT[self.selection],
-            _UPDATE[self.update],
-            self._paper_batch_size(),
-            self.slab_schedule == "shrinking",
-            state.windows,
-        )
+        modes = (_SELECT[self.selection], _UPDATE[self.update], self._paper_batch_size())
+        modes += (self.slab_schedule == "shrinking", state.windows)
+        # arrays updated in place; only state.noise is replaced (NEED_NOISE)
+        rows = (X, uniforms, y, use_y, state.w, state.average, avg_start)
+        buffers = (state.buf, state.buf_idx, state.signs)
         while True:
-            kernel.run_stream(
-                X,
-                uniforms,
-                y,
-                use_y,
-                state.w,
-                state.average,
-                avg_start,
-                state.buf,
-                state.buf_idx,
-                state.signs,
-                state.noise,
-                ints,
-                floats,
-                *modes,
-            )
+            kernel.run_stream(*rows, *buffers, state.noise, ints, floats, *modes)
             status = ints[kernel.STATUS]
             if status == kernel.DONE:
                 break
             if status == kernel.NEED_RELEASE:
                 self._release_window(mech, floats, avg_start, noise_rng)
             elif status == kernel.NEED_NOISE:
-                state.noise = mech.noise_steps((_NOISE_REFILL, X.shape[1]), noise_rng).astype(
-                    np.float64
-                )
+                steps = mech.noise_steps((_NOISE_REFILL, X.shape[1]), noise_rng)
+                state.noise = steps.astype(np.float64)
                 ints[kernel.NOISE_POS] = 0
             elif status == kernel.NEED_LABELS:
                 labels.fill(state)
@@ -269,9 +228,8 @@ class StreamMixin:
                 labels.refuse()
         if labels.y is not None:  # pending rows of this call: read their labels from this y
             labels.fill(state)
-        if (self._stream_ends(X.shape[0] - start) or self._call_closes_window()) and ints[
-            kernel.BUF_N
-        ] > 0:
+        ends = self._stream_ends(X.shape[0] - start) or self._call_closes_window()
+        if ends and ints[kernel.BUF_N] > 0:
             labels.fill(state)  # the last window of a stream of known length is released
             if (
                 ints[kernel.ROUND] > 0
@@ -293,9 +251,7 @@ class StreamMixin:
 
     def _call_closes_window(self) -> bool:
         """Whether the call's end releases the open active window (half its length seen).
-
-        Call boundaries are public (the caller's chunking), so windows stay public.
-        """
+        Call boundaries are public (the caller's chunking), so windows stay public."""
         state = self._state
         if not state.windows[kernel.ACTIVE] or state.horizon is not None:
             return False
@@ -309,7 +265,7 @@ class StreamMixin:
 
     def _release_window(self, setup: _FtrlSetup, floats, avg_start: int, rng) -> None:
         """Release the buffered ftrl window (its rows are labelled) and move on."""
-        state = self._state
+        state, M = self._state, self.data_norm_
         ints, ftrl = state.ints, state.ftrl
         rows, signs = state.buf[: ints[kernel.BUF_N]], state.signs[: ints[kernel.BUF_N]]
         # the leading rounds took every row: one release at the whole ε
@@ -320,45 +276,22 @@ class StreamMixin:
             whole = ints[kernel.PHASE] == kernel.PHASE_GRADIENT and (
                 ftrl.tree is None or ints[kernel.ROUND] == 0
             )
-            ftrl.release_centroids(
-                rows,
-                signs,
-                self.data_norm_,
-                setup.first if whole else setup.later,
-                ftrl.tree is not None and not whole,
-                rng,
-            )
-            w, ftrl.threshold = ftrl.pool.iterate(
-                self._alpha(self.data_norm_), bool(self.fit_intercept)
-            )
+            mech = setup.first if whole else setup.later
+            ftrl.release_centroids(rows, signs, M, mech, ftrl.tree is not None and not whole, rng)
+            w, ftrl.threshold = ftrl.pool.iterate(self._alpha(M), bool(self.fit_intercept))
             state.w[:] = w
             ints[kernel.N_UPDATES] += 1
         elif ints[kernel.PHASE] == kernel.PHASE_GRADIENT:
-            ftrl.release_gradient(
-                rows,
-                signs,
-                state.w,
-                state.bias,
-                self.data_norm_,
-                setup.first if first else setup.later,
-                first,
-                rng,
-            )
-            state.w[:] = ftrl.iterate(
-                setup.later.granularity, self._alpha(self.data_norm_), self.data_norm_
-            )
+            mech = setup.first if first else setup.later
+            ftrl.release_gradient(rows, signs, state.w, state.bias, M, mech, first, rng)
+            state.w[:] = ftrl.iterate(setup.later.granularity, self._alpha(M), M)
             ints[kernel.N_UPDATES] += 1
         else:
-            ftrl.release_threshold(
-                rows,
-                signs,
-                state.w,
-                setup.reach,
-                setup.first_threshold if first else setup.threshold,
-                rng,
-                None if self.selection == "all" or first else self._selection_probability(floats),
-                balanced=self.class_weight == "balanced",
-            )
+            mech = setup.first_threshold if first else setup.threshold
+            every = self.selection == "all" or first  # every label read: no selection to undo
+            chance = None if every else self._selection_probability(floats)
+            balanced = self.class_weight == "balanced"
+            ftrl.release_threshold(rows, signs, state.w, setup.reach, mech, rng, chance, balanced)
         state.bias = -ftrl.threshold * float(np.linalg.norm(state.w))
         floats[kernel.BIAS] = state.bias
         state.n_released += 1

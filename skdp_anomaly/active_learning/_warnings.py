@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._warn import warn
+from ..exceptions import naming
 from ..exceptions import NoSelectionWarning, NothingReleasedWarning
 from . import _kernel as kernel
 
@@ -19,11 +20,10 @@ OUTSIDE_BALL_SHARE = 0.1
 
 
 class DiagnosticsMixin:
-    """The estimator's two warnings (see the module docstring)."""
+    """The estimator's warnings (see the module docstring)."""
 
     def _warn_rows_outside(self, X, data_norm: float) -> None:
-        """A local diagnostic, never stored nor released: one bit, never a count
-        (a warning may be logged beyond the data holder)."""
+        """A local diagnostic, never stored nor released: one bit, never a count."""
         if self.data_norm is None or X.shape[0] == 0:
             return  # M read from the data: no row lies outside
         # squared norms, no square root on the hot path (an overflow to inf compares right)
@@ -31,14 +31,16 @@ class DiagnosticsMixin:
             outside = np.einsum("ij,ij->i", X, X) > np.square(np.float64(data_norm) * 1.000000001)
         if np.mean(outside) > OUTSIDE_BALL_SHARE:
             warn(
-                f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
-                f"above data_norm={self.data_norm!r}; {type(self).__name__} projects them onto "
-                "the ball, which changes their direction relative to the others and can ruin "
-                "the model. Scale the features by public bounds (e.g. each to [-1, 1] from "
-                "its known range, then divide the rows by sqrt(n_features)), or pass a "
-                "data_norm from domain knowledge. (A local diagnostic: this bit is computed "
-                "on your rows and is part of no release.)",
-                UserWarning,
+                naming(
+                    UserWarning,
+                    f"More than {OUTSIDE_BALL_SHARE:.0%} of the rows of this call have an L2 norm "
+                    f"above `data_norm={self.data_norm!r}`; {type(self).__name__} projects them onto "
+                    "the ball, which changes their direction relative to the others and can ruin "
+                    "the model. Scale the features by public bounds (e.g. each to [-1, 1] from "
+                    "its known range, then divide the rows by sqrt(n_features)), or pass a "
+                    "`data_norm` from domain knowledge. (A local diagnostic: this bit is computed "
+                    "on your rows and is part of no release.)",
+                )
             )
 
     def _warn_nothing_released(self) -> None:
@@ -53,11 +55,13 @@ class DiagnosticsMixin:
         else:
             rows = f"an update needs a batch of {self._paper_batch_size()} selected rows"
         warn(
-            f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
-            f"{self.n_seen_} rows seen): coef_ is zero and every prediction is "
-            f"classes_[0]={self.classes_[:1].tolist()[0]!r}. Stream more rows, or call fit on the whole "
-            "stream (a stream of known length releases its last window).",
-            NothingReleasedWarning,
+            naming(
+                NothingReleasedWarning,
+                f"{type(self).__name__} has released no update yet (n_updates_ == 0; {rows}, "
+                f"{self.n_seen_} rows seen): coef_ is zero and every prediction is classes_[0]="
+                f"{self.classes_[:1].tolist()[0]!r}. Stream more rows, or call fit on the whole "
+                "stream (a stream of known length releases its last window).",
+            )
         )
 
     def _warn_no_selection(self) -> None:
@@ -74,10 +78,12 @@ class DiagnosticsMixin:
         ):
             return
         warn(
-            f"{type(self).__name__} has read every label so far ({self.n_seen_} rows): its "
-            f"first labelled window is {int(state.windows[kernel.FIRST_GRADIENT])} rows, and "
-            "only the active windows after it select rows. Pass n_rows_hint (a stream of "
-            "known length is one round, 35 % of it active), call partial_fit with more rows "
-            "at first, or set batch_size (the labelled windows' length).",
-            NoSelectionWarning,
+            naming(
+                NoSelectionWarning,
+                f"{type(self).__name__} has read every label so far ({self.n_seen_} rows): its "
+                f"first labelled window is {int(state.windows[kernel.FIRST_GRADIENT])} rows, and "
+                "only the active windows after it select rows. Pass `n_rows_hint` (a stream of "
+                "known length is one round, 35 % of it active), call partial_fit with more rows "
+                "at first, or set `batch_size` (the labelled windows' length).",
+            )
         )

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from scipy.stats import beta
 
+from ..exceptions import naming
 from ..privacy._rng import check_random_state
 
 __all__ = ["audit", "AuditResult", "clopper_pearson"]
@@ -108,12 +109,7 @@ class AuditResult:
         return self.epsilon_lower_bound / self.claimed_epsilon
 
     def to_markdown(self) -> str:
-        """A markdown table of the per-event counts and bounds.
-
-        Returns
-        -------
-        str
-        """
+        """The per-event counts and bounds as a markdown table (a str)."""
         head = "| event | count A | count B | ε lb (A>B) | ε lb (B>A) |\n|---|---:|---:|---:|---:|"
         body = [
             f"| {r['event']} | {r['count_a']} | {r['count_b']} | "
@@ -132,12 +128,12 @@ class AuditResult:
 
 def _draw(mechanism, x, rng, n_runs, batch):
     if batch:
-        out = mechanism(x, rng, n_runs)
-        out = np.asarray(out)
+        out = np.asarray(mechanism(x, rng, n_runs))
         if out.shape[:1] != (n_runs,):
-            raise ValueError(
-                f"a batch mechanism must return n_runs={n_runs} outputs along axis 0, "
-                f"got shape {out.shape}."
+            raise naming(
+                ValueError,
+                f"a batch mechanism must return `n_runs={n_runs}` outputs along axis 0, "
+                f"got shape {out.shape}.",
             )
         return out
     return np.asarray([mechanism(x, rng) for _ in range(n_runs)])
@@ -149,7 +145,7 @@ def _as_named_events(events) -> list[tuple[str, Callable]]:
     else:
         items = [(getattr(e, "__name__", f"event {i}"), e) for i, e in enumerate(events)]
     if not items:
-        raise ValueError("events must contain at least one event.")
+        raise naming(ValueError, "`events` must contain at least one event.")
     for name, event in items:
         if not callable(event):
             raise TypeError(f"event {name!r} is not callable.")
@@ -231,13 +227,15 @@ def audit(
     True
     """
     if len(neighbours) != 2:
-        raise ValueError(f"neighbours must be a pair of inputs, got {len(neighbours)} items.")
+        raise naming(
+            ValueError, f"`neighbours` must be a pair of inputs, got {len(neighbours)} items."
+        )
     if not (isinstance(n_runs, (int, np.integer)) and n_runs >= 1):
-        raise ValueError(f"n_runs must be a positive int, got {n_runs!r}.")
+        raise naming(ValueError, f"`n_runs` must be a positive int, got {n_runs!r}.")
     if not (0 < alpha < 1):
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+        raise naming(ValueError, f"`alpha` must be in (0, 1), got {alpha!r}.")
     if not (0 <= delta < 1):
-        raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
+        raise naming(ValueError, f"`delta` must be in [0, 1), got {delta!r}.")
     named = _as_named_events(events)
     rng = check_random_state(random_state)
     out_a = _draw(mechanism, neighbours[0], rng, n_runs, batch)
@@ -249,19 +247,9 @@ def audit(
     for ev_name, event in named:
         k_a, k_b = _count(event, out_a, ev_name), _count(event, out_b, ev_name)
         (lo_a, lo_b), (hi_a, hi_b) = clopper_pearson([k_a, k_b], n_runs, level)
-        eps_ab = _log_ratio(lo_a, hi_b, delta)
-        eps_ba = _log_ratio(lo_b, hi_a, delta)
-        rows.append(
-            dict(
-                event=ev_name,
-                count_a=k_a,
-                count_b=k_b,
-                p_a=k_a / n_runs,
-                p_b=k_b / n_runs,
-                eps_ab=eps_ab,
-                eps_ba=eps_ba,
-            )
-        )
+        eps_ab, eps_ba = _log_ratio(lo_a, hi_b, delta), _log_ratio(lo_b, hi_a, delta)
+        counts = dict(event=ev_name, count_a=k_a, count_b=k_b, p_a=k_a / n_runs, p_b=k_b / n_runs)
+        rows.append(dict(counts, eps_ab=eps_ab, eps_ba=eps_ba))
         for eps, direction in ((eps_ab, "A>B"), (eps_ba, "B>A")):
             if eps > best:
                 best, best_event = eps, f"{ev_name} ({direction})"

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..exceptions import naming
 from ._auditor import AuditResult, audit
 
 __all__ = ["floating_point_audit", "grid_reachable", "laplace_reachable"]
@@ -54,13 +55,9 @@ def _candidate_k(noise: np.ndarray, scale: float) -> np.ndarray:
     return np.rint(k).astype(np.int64)
 
 
-def _scalar_output(k: int, x: float, scale: float) -> float:
-    return x + float(_laplace_noise(np.int64(k), scale))
-
-
 def _search_exactly(y: float, x: float, scale: float, k0: int) -> bool:
     """Gallop from ``k0`` and bisect: ``k -> fl(x + f(k))`` is monotone."""
-    out = lambda k: _scalar_output(k, x, scale)  # noqa: E731
+    out = lambda k: x + float(_laplace_noise(np.int64(k), scale))  # noqa: E731
     lo, hi, step = k0, k0, 1  # invariant once bracketed: out(lo) < y <= out(hi)
     if out(k0) < y:
         while hi < _K_MAX and out(hi) < y:
@@ -121,7 +118,7 @@ def laplace_reachable(y, x, scale: float) -> np.ndarray:
     array([ True, False])
     """
     if not (isinstance(scale, Real) and 0 < scale < math.inf):
-        raise ValueError(f"scale must be a positive finite float, got {scale!r}.")
+        raise naming(ValueError, f"`scale` must be a positive finite float, got {scale!r}.")
     y, x = np.broadcast_arrays(np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64))
     shape, y, x, scale = y.shape, y.ravel(), x.ravel(), float(scale)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -164,7 +161,9 @@ def grid_reachable(y, granularity: float) -> np.ndarray:
     array([ True,  True, False, False])
     """
     if not (isinstance(granularity, Real) and 0 < granularity < math.inf):
-        raise ValueError(f"granularity must be a positive finite float, got {granularity!r}.")
+        raise naming(
+            ValueError, f"`granularity` must be a positive finite float, got {granularity!r}."
+        )
     y = np.asarray(y, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         m = np.rint(y / granularity)
@@ -259,9 +258,9 @@ def floating_point_audit(
     True
     """
     if len(inputs) != 2:
-        raise ValueError(f"inputs must be a pair, got {len(inputs)} items.")
+        raise naming(ValueError, f"`inputs` must be a pair, got {len(inputs)} items.")
     if not (0 < confidence < 1):
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
+        raise naming(ValueError, f"`confidence` must be in (0, 1), got {confidence!r}.")
     return audit(
         release,
         tuple(inputs),

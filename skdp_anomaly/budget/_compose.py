@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..privacy import PrivacyCost, compose_sequential
 
-__all__ = ["_join", "_repeat", "_total", "_worst"]
+__all__ = ["_group_fits", "_join", "_repeat", "_total", "_worst"]
 
 
 def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
@@ -16,10 +16,7 @@ def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
         return PrivacyCost.zero().under(cost.neighbours) if times == 0 else cost
     if math.isinf(times):
         return replace(
-            cost,
-            epsilon=math.inf,
-            delta=1.0 if cost.delta > 0 else 0.0,
-            gamma=1.0 if cost.gamma > 0 else 0.0,
+            cost, epsilon=math.inf, delta=float(cost.delta > 0), gamma=float(cost.gamma > 0)
         )
     return cost.scale(int(times))
 
@@ -46,3 +43,14 @@ def _join(path: str, name: str) -> str:
 
 def _total(rows, neighbours: str) -> PrivacyCost:
     return compose_sequential([r.cost for r in rows if not r.leak], neighbours=neighbours)
+
+
+def _group_fits(weighted_rows, members: float) -> dict:
+    """``{(path, leak): [estimator, note, costs]}`` of ``(rows, multiplicity)`` fits, each row
+    repeated ``members × multiplicity`` times: rows per path that still add up to the total."""
+    groups: dict = {}
+    for rows, mult in weighted_rows:
+        for r in rows:
+            entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
+            entry[2].append(_repeat(r.cost, members * mult))
+    return groups

@@ -1,18 +1,16 @@
 """How often one record is trained on: cross-validation splitters and searches.
 
 A CV procedure costs ``memberships × cost(fit)``, ``memberships`` being the
-largest number of training sets one record can be in, computed from the
-splitter's *parameters*, never from the data. The count is a bound only when
-a record's fold does not depend on the other records: proven for index-based
-and group splitters under replace-one neighbours (groups public by
-assumption) and for ``PredefinedSplit`` under either relation; never for
-label-dependent splitters. :func:`training_memberships` returns the count with
-a note when proven, a leak when not (:ref:`proofs-budget-validator`).
+largest number of training sets one record can be in, counted from the
+splitter's parameters, never from the data. :func:`training_memberships`
+returns the count with a note where it is proven a bound (a record's fold does
+not depend on the other records: index-based and group splitters under
+replace-one neighbours, ``PredefinedSplit`` under either relation), a leak where
+not, as for label-dependent splitters (:ref:`proofs-budget-validator`).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from numbers import Integral
 from typing import NamedTuple
@@ -38,6 +36,7 @@ from sklearn.model_selection import (
     check_cv,
 )
 
+from ..exceptions import naming
 from ..privacy._cost import check_neighbours
 
 __all__ = ["FoldCount", "distribution_probes", "training_memberships"]
@@ -58,6 +57,7 @@ _BY_LABEL = (StratifiedKFold, RepeatedStratifiedKFold, StratifiedShuffleSplit, S
 _K_MINUS_ONE = (KFold, StratifiedKFold, GroupKFold, StratifiedGroupKFold)
 _N_SPLITS = (ShuffleSplit, GroupShuffleSplit, StratifiedShuffleSplit, TimeSeriesSplit)
 _DATA_SIZED = (LeaveOneOut, LeavePOut, LeaveOneGroupOut, LeavePGroupsOut)
+_ASSIGNED_BY = {"label": _BY_LABEL, "group": _BY_GROUP, "position": _BY_POSITION}
 
 
 class FoldCount(NamedTuple):
@@ -74,22 +74,11 @@ class FoldCount(NamedTuple):
 
 
 def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> FoldCount:
-    """Largest number of training sets of ``cv`` that contain one record.
+    """Largest number of training sets of ``cv`` that contain one record, as a :class:`FoldCount`.
 
-    Parameters
-    ----------
-    cv : int, cross-validation generator, iterable of (train, test) or None
-        As accepted by :func:`sklearn.model_selection.check_cv`.
-    estimator : estimator, optional
-        With an int or None ``cv``: a classifier gets ``StratifiedKFold``
-        (as in ``check_cv``), any other estimator ``KFold``.
-    neighbours : {"replace", "add_remove"}, default="replace"
-        The neighbouring relation the count must hold under.
-
-    Returns
-    -------
-    FoldCount
-        ``(memberships, note, leak, assumption)``.
+    ``cv`` as :func:`~sklearn.model_selection.check_cv` takes it; with an int or
+    None ``cv`` a classifier ``estimator`` gets ``StratifiedKFold`` (as in
+    ``check_cv``), any other ``KFold``. The count must hold under ``neighbours``.
 
     Examples
     --------
@@ -109,39 +98,31 @@ def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> 
         return _int_cv(cv, estimator, neighbours)
     if not hasattr(cv, "split"):
         if iter(cv) is cv:  # a one-shot iterator: counting would consume the user's splits
-            return FoldCount(
-                math.inf,
-                (
-                    "cv is a one-shot iterator of splits, which cannot be inspected without "
-                    "consuming it: unbounded cost (pass a list of (train, test) pairs)"
-                ),
+            how = (
+                "cv is a one-shot iterator of splits, which cannot be inspected without "
+                "consuming it: unbounded cost (pass a list of (train, test) pairs)"
             )
+            return FoldCount(math.inf, how)
         cv = check_cv(cv)
     splits = getattr(cv, "cv", None)  # check_cv's wrapper of an explicit list of splits
     if isinstance(splits, list):
         count, name = _explicit_count(splits), "explicit (train, test) index splits"
         return _judge(count, name, "position", neighbours)
-    name = _describe(cv)
-    count = _count(cv)
-    return _judge(count, name, _assignment(cv), neighbours)
+    return _judge(_count(cv), _describe(cv), _assignment(cv), neighbours)
 
 
 def _int_cv(cv, estimator, neighbours) -> FoldCount:
     k = 5 if cv is None else int(cv)
     if k < 2:
-        raise ValueError(f"The 'cv' parameter must be an int >= 2, got {cv!r}.")
+        raise naming(ValueError, f"`The 'cv' parameter` must be an int >= 2, got {cv!r}.")
+    count = (k - 1, f"each record is in {k - 1} training folds")
     if estimator is not None and is_classifier(estimator):
         name = (
             f"cv={k} with a classifier (scikit-learn's check_cv builds "
             f"StratifiedKFold(n_splits={k}) for binary or multiclass y)"
         )
-        return _judge(
-            (k - 1, f"each record is in {k - 1} training folds"), name, "label", neighbours
-        )
-    name = f"cv={k} (KFold(n_splits={k}) from check_cv)"
-    return _judge(
-        (k - 1, f"each record is in {k - 1} training folds"), name, "position", neighbours
-    )
+        return _judge(count, name, "label", neighbours)
+    return _judge(count, f"cv={k} (KFold(n_splits={k}) from check_cv)", "position", neighbours)
 
 
 def _describe(cv) -> str:
@@ -190,78 +171,57 @@ def _explicit_count(splits) -> tuple[float, str]:
 
 def _assignment(cv) -> str:
     """What a record's fold is a function of: 'label', 'group', 'position', 'key' or 'unknown'."""
-    kind = type(cv)
-    for assignment, classes in (
-        ("label", _BY_LABEL),
-        ("group", _BY_GROUP),
-        ("position", _BY_POSITION),
-    ):
-        if kind in classes:
+    for assignment, kinds in _ASSIGNED_BY.items():
+        if type(cv) in kinds:
             return assignment
-    return "key" if kind is PredefinedSplit else "unknown"
+    return "key" if type(cv) is PredefinedSplit else "unknown"
 
 
 def _judge(count: tuple, name: str, assignment: str, neighbours: str) -> FoldCount:
     """The count with its proof (a note) or the reason it is not a bound (a leak)."""
     memberships, how = count
-    figure = f"{name}: {how}"
+    figure, shown = f"{name}: {how}", _fmt(memberships)
     if assignment == "key":
         return FoldCount(
             memberships,
-            (
-                f"{figure}; proven under either relation: each record's fold is its own "
-                "public key (test_fold), whatever the other records"
-            ),
+            f"{figure}; proven under either relation: each record's fold is its own "
+            "public key (test_fold), whatever the other records",
         )
     if assignment == "label":
-        return FoldCount(
-            memberships,
-            figure,
-            (
-                f"{name} assigns folds from the labels: changing one record's label moves "
-                "other records between folds, so neighbouring datasets get training sets that "
-                f"differ in more than that record and the count ({_fmt(memberships)}) is not a "
-                f"bound. {_ADVICE}"
-            ),
+        leak = (
+            f"{name} assigns folds from the labels: changing one record's label moves "
+            "other records between folds, so neighbouring datasets get training sets that "
+            f"differ in more than that record and the count ({shown}) is not a bound. {_ADVICE}"
         )
+        return FoldCount(memberships, figure, leak)
     if assignment == "unknown":
-        return FoldCount(
-            memberships,
-            figure,
-            (
-                f"{name}: the validator cannot tell whether a record's fold depends on the other "
-                f"records, so the count ({_fmt(memberships)}) is not proven. {_ADVICE}"
-            ),
+        leak = (
+            f"{name}: the validator cannot tell whether a record's fold depends on the other "
+            f"records, so the count ({shown}) is not proven. {_ADVICE}"
         )
+        return FoldCount(memberships, figure, leak)
     # position or group: proven with n fixed, not when n (or a group size) changes
     if neighbours == "add_remove":
-        return FoldCount(
-            memberships,
-            figure,
-            (
-                f"{name} assigns folds by position among the n records"
-                + (" and by the sizes and ranks of the groups" if assignment == "group" else "")
-                + ": a record added or removed moves other records between folds, so the count "
-                f"({_fmt(memberships)}) is not a bound under add/remove neighbours. Use "
-                "PredefinedSplit with a fold stored in each record (a public key), or price under "
-                "neighbours='replace' (n public)."
-            ),
+        leak = (
+            f"{name} assigns folds by position among the n records"
+            + (" and by the sizes and ranks of the groups" if assignment == "group" else "")
+            + ": a record added or removed moves other records between folds, so the count "
+            f"({shown}) is not a bound under add/remove neighbours. Use "
+            "PredefinedSplit with a fold stored in each record (a public key), or price under "
+            "neighbours='replace' (n public)."
         )
+        return FoldCount(memberships, figure, leak)
     if assignment == "group":
         return FoldCount(
             memberships,
-            (
-                f"{figure}; proven under replace-one neighbours: the folds depend on n, the seed "
-                "and the groups, which a replaced record keeps"
-            ),
+            f"{figure}; proven under replace-one neighbours: the folds depend on n, the seed "
+            "and the groups, which a replaced record keeps",
             assumption=f"{name}: {GROUPS_PUBLIC}",
         )
     return FoldCount(
         memberships,
-        (
-            f"{figure}; proven under replace-one neighbours: the folds depend only on n and the "
-            "seed, and a replaced record keeps its position"
-        ),
+        f"{figure}; proven under replace-one neighbours: the folds depend only on n and the "
+        "seed, and a replaced record keeps its position",
     )
 
 
@@ -291,8 +251,3 @@ def distribution_probes(dist, n_draws: int = 3) -> tuple[list, int, bool]:
         except TypeError:
             values.append(dist.rvs())
     return values, n_ends, math.isfinite(lo) and math.isfinite(hi)
-
-
-def product_indices(lengths):
-    """All index tuples of a grid with the given axis lengths."""
-    return itertools.product(*(range(n) for n in lengths))

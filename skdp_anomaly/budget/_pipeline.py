@@ -79,13 +79,7 @@ class BudgetedPipeline(Pipeline):
 
     _parameter_constraints: ClassVar[dict] = {
         **Pipeline._parameter_constraints,
-        "budget": [
-            None,
-            Interval(Real, 0, None, closed="neither"),
-            PrivacyCost,
-            tuple,
-            list,
-        ],
+        "budget": [None, Interval(Real, 0, None, closed="neither"), PrivacyCost, tuple, list],
         "neighbours": [StrOptions({"add_remove", "replace"})],
         "on_leak": [StrOptions({"warn", "raise", "ignore"}), None],
     }
@@ -148,27 +142,18 @@ class BudgetedPipeline(Pipeline):
 
     @available_if(Pipeline._can_fit_transform)
     def fit_transform(self, X, y=None, **params):
-        """Check the budget (sets ``privacy_report_``), then ``fit_transform`` of the last step.
-
-        See :meth:`imblearn.pipeline.Pipeline.fit_transform` for the parameters.
-        """
+        """Check the budget (sets ``privacy_report_``), then imblearn's ``fit_transform``."""
         self._check_privacy()
         return super().fit_transform(X, y, **params)
 
     @available_if(Pipeline._can_fit_resample)
     def fit_resample(self, X, y=None, **params):
-        """Check the budget (sets ``privacy_report_``), then ``fit_resample`` of the last step.
-
-        See :meth:`imblearn.pipeline.Pipeline.fit_resample` for the parameters.
-        """
+        """Check the budget (sets ``privacy_report_``), then imblearn's ``fit_resample``."""
         self._check_privacy()
         return super().fit_resample(X, y, **params)
 
     @available_if(_final_estimator_can_fit_predict)
     def fit_predict(self, X, y=None, **params):
-        """Check the budget (sets ``privacy_report_``), then ``fit_predict`` of the last step.
-
-        See :meth:`imblearn.pipeline.Pipeline.fit_predict` for the parameters.
-        """
+        """Check the budget (sets ``privacy_report_``), then imblearn's ``fit_predict``."""
         self._check_privacy()
         return super().fit_predict(X, y, **params)

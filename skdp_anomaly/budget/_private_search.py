@@ -1,15 +1,13 @@
 """Pricing a private search: candidate fits, the private choice, the refit.
 
-A search of :mod:`skdp_anomaly.model_selection` exposes
-``privacy_selection()`` (its rule, ``epsilon``, splitter, refit);
-:func:`plan_private_search` turns that and the candidates (each priced as a
-clone, leaks kept) into report rows. The search's ``privacy_cost()`` and the
-validator both use it: one formula. Pure ε, with ``ε_run`` the dearest
-candidate: ``"repeated"`` costs ``ε_run + epsilon`` (Papernot and Steinke
-2022, Theorem 2, pure limit); ``"holdout-noisy-max"`` ``Σ ε_c + epsilon``;
-``"cv-noisy-max"`` ``memberships · Σ ε_c + epsilon``; a refit adds the
-dearest candidate; a score needing class sizes gives a quarter of
-``epsilon`` to them. Proofs: :ref:`proofs-private-search`.
+:func:`plan_private_search` turns a search's ``privacy_selection()`` and its
+candidates (each priced as a clone, leaks kept) into report rows, for the
+search's ``privacy_cost()`` and the validator alike. Pure ε, with ``ε_run`` the
+dearest candidate: ``"repeated"`` costs ``ε_run + epsilon`` (Papernot and
+Steinke 2022, Theorem 2, pure limit); ``"holdout-noisy-max"``
+``Σ ε_c + epsilon``; ``"cv-noisy-max"`` ``memberships · Σ ε_c + epsilon``; a
+refit adds the dearest candidate; a score needing class sizes gives them a
+quarter of ``epsilon``. Proofs: :ref:`proofs-private-search`.
 """
 
 from __future__ import annotations
@@ -17,8 +15,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..exceptions import naming
 from ..privacy import PrivacyCost, compose_sequential
-from ._compose import _join, _repeat, _total, _worst
+from ._compose import _group_fits, _join, _total, _worst
 from ._cv import training_memberships
 from ._report import StepCost
 
@@ -54,18 +53,6 @@ def plan_private_search(
     notes, leaks, assumptions = _context_text(selection, plan, fold, where)
     sizes_epsilon = float(selection.get("class_sizes_epsilon", 0.0))
     choice = float(selection["epsilon"]) - sizes_epsilon  # the choice keeps the rest
-    sizes_rows = (
-        []
-        if sizes_epsilon == 0
-        else [
-            StepCost(
-                _join(path, "class_sizes"),
-                "class sizes",
-                PrivacyCost.pure(sizes_epsilon, neighbours=neighbours),
-                _sizes_text(float(selection["epsilon"])),
-            )
-        ]
-    )
     eta, run_epsilon = None, 0.0
     if rule == "repeated":
         # a run costs the dearest candidate's whole cost, not the dearest of each step
@@ -82,7 +69,7 @@ def plan_private_search(
         run_epsilon = run.epsilon
         refusal = _repeated_refusal(choice, run_epsilon, selection.get("total"), sizes_epsilon)
         if refusal:
-            raise ValueError(refusal)
+            raise naming(ValueError, refusal)
         eta = choice / run_epsilon - 1 if run_epsilon > 0 else 1.0
         if not pure:
             leaks.append(
@@ -92,43 +79,23 @@ def plan_private_search(
         selection_note, selection_leak = _repeated_text(eta), not pure
     else:
         members = fold.memberships if rule == "cv-noisy-max" else 1
-        groups: dict = {}
-        for fit_rows, mult in plan.weighted_rows:
-            for r in fit_rows:
-                entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
-                entry[2].append((r.cost, mult))
-        rows = [
-            StepCost(
-                rpath,
-                cls,
-                compose_sequential(
-                    [_repeat(c, members * m) for c, m in costs], neighbours=neighbours
-                ),
-                f"{members:g} training part(s) × {plan.n_candidates} candidates; {note}",
-                leak,
-            )
-            for (rpath, leak), (cls, note, costs) in groups.items()
-        ]
+        fits = f"{members:g} training part(s) × {plan.n_candidates} candidates"
+        rows = []
+        for (rpath, leak), (cls, note, costs) in _group_fits(plan.weighted_rows, members).items():
+            cost = compose_sequential(costs, neighbours=neighbours)
+            rows.append(StepCost(rpath, cls, cost, f"{fits}; {note}", leak))
         selection_note, selection_leak = _NOISY_MAX_TEXT, False
-    rows += sizes_rows
+    if sizes_epsilon:
+        sizes = PrivacyCost.pure(sizes_epsilon, neighbours=neighbours)
+        note = _sizes_text(float(selection["epsilon"]))
+        rows.append(StepCost(_join(path, "class_sizes"), "class sizes", sizes, note))
+    choice_cost = PrivacyCost.pure(choice, neighbours=neighbours)
     rows.append(
-        StepCost(
-            _join(path, "selection"),
-            "selection",
-            PrivacyCost.pure(choice, neighbours=neighbours),
-            selection_note,
-            selection_leak,
-        )
+        StepCost(_join(path, "selection"), "selection", choice_cost, selection_note, selection_leak)
     )
     if selection["refit"]:
-        rows.append(
-            StepCost(
-                _join(path, "best_estimator_"),
-                "refit",
-                _worst(plan.candidate_totals, neighbours),
-                _REFIT_TEXT,
-            )
-        )
+        refit = _worst(plan.candidate_totals, neighbours)
+        rows.append(StepCost(_join(path, "best_estimator_"), "refit", refit, _REFIT_TEXT))
     return SearchPlan(rows, leaks, notes, assumptions, run_epsilon, eta)
 
 
@@ -139,14 +106,12 @@ _REFIT_TEXT = "refit on all records of the chosen candidate; the dearest candida
 
 def _context_text(selection: dict, plan, fold, where: str) -> tuple[list, list, list]:
     """``(notes, leaks, assumptions)`` of the splitter, the candidates and the label set."""
-    fold_note = (
-        fold.note
-        if selection["rule"] == "cv-noisy-max"
-        else (
-            f"each fit trains on one split's training part, which holds a record at most once "
+    fold_note = fold.note
+    if selection["rule"] != "cv-noisy-max":
+        fold_note = (
+            "each fit trains on one split's training part, which holds a record at most once "
             f"(the splitter: {fold.note})"
         )
-    )
     notes = [fold_note, plan.note, *plan.notes]
     if selection.get("total") is not None:
         notes.append(
@@ -196,34 +161,34 @@ def _repeated_text(eta: float) -> str:
 
 
 def _repeated_refusal(choice: float, run_epsilon: float, total, sizes_epsilon: float) -> str | None:
-    """Why the repeated rule cannot run with these figures (None: it can)."""
+    """Why the repeated rule cannot run with these figures, its settings marked (None: it can)."""
     if math.isinf(run_epsilon):
         return (
-            "The cost of one run of selection='repeated' is unbounded: a candidate's "
+            "The cost of one run of `selection='repeated'` is unbounded: a candidate's "
             "cost parameter is drawn from a distribution with an unbounded support. Use a "
-            "bounded distribution (e.g. scipy.stats.uniform) or an int random_state, so "
+            "bounded distribution (e.g. scipy.stats.uniform) or an int `random_state`, so "
             "that the sampled candidates are priced exactly."
         )
     if not (run_epsilon > 0 and choice < run_epsilon):
         return None
     if total is not None:
         return (
-            f"The 'total_epsilon' parameter ({total:g}) leaves the choice "
+            f"`The 'total_epsilon' parameter` ({total:g}) leaves the choice "
             f"ε={choice:g}, less than the cost of one run, the dearest candidate "
-            f"(ε={run_epsilon:g}), which selection='repeated' needs. Raise "
-            "total_epsilon, search fewer candidates or cheaper ones, or use "
-            "selection='holdout-noisy-max'."
+            f"(ε={run_epsilon:g}), which `selection='repeated'` needs. Raise "
+            "`total_epsilon`, search fewer candidates or cheaper ones, or use "
+            "`selection='holdout-noisy-max'`."
         )
     given = (
-        f"The 'epsilon' parameter ({choice:g})"
+        f"`The 'epsilon' parameter` ({choice:g})"
         if not sizes_epsilon
-        else f"Three quarters of the 'epsilon' parameter ({choice:g}; a quarter "
+        else f"Three quarters of `the 'epsilon' parameter` ({choice:g}; a quarter "
         "releases the class sizes the score needs)"
     )
     return (
-        f"{given} of selection='repeated' must be at "
+        f"{given} of `selection='repeated'` must be at "
         f"least the cost of one run, the dearest candidate (ε={run_epsilon:g}): "
-        "the number of runs then has a light tail. Raise epsilon (2× the dearest "
+        "the number of runs then has a light tail. Raise `epsilon` (2× the dearest "
         "candidate is Liu and Talwar's random stopping) or use "
-        "selection='holdout-noisy-max'."
+        "`selection='holdout-noisy-max'`."
     )

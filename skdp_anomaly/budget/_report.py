@@ -1,9 +1,8 @@
 """The privacy report returned by :func:`check_privacy_budget`, and its errors.
 
-A report holds class names, parameter paths and
-:class:`~skdp_anomaly.PrivacyCost` values read from parameters, never an
-estimator, a parameter value such as ``bounds`` or a fitted statistic: it is
-safe to print, log and pickle. Every row, the total and the budget hold
+A report holds class names, parameter paths and costs read from parameters,
+never an estimator, a parameter value such as ``bounds`` or a fitted statistic:
+it is safe to print, log and pickle. Every row, the total and the budget hold
 under the report's one neighbouring relation.
 """
 
@@ -29,9 +28,7 @@ _HEADER_RELATION = {
 
 
 def _fmt_eps(value: float) -> str:
-    if math.isinf(value):
-        return "∞"
-    return f"{value:.6g}"
+    return "∞" if math.isinf(value) else f"{value:.6g}"
 
 
 def _fmt_delta(value: float) -> str:
@@ -196,9 +193,8 @@ class PrivacyReport:
         """Whether total ε and δ are within ``budget`` (True without one; leaks not tested)."""
         if self.budget is None:
             return True
-        return _leq(self.cost.epsilon, self.budget.epsilon) and _leq(
-            self.cost.delta, self.budget.delta
-        )
+        cost, budget = self.cost, self.budget
+        return _leq(cost.epsilon, budget.epsilon) and _leq(cost.delta, budget.delta)
 
     # -- rendering ---------------------------------------------------------
     def to_markdown(self) -> str:

@@ -2,12 +2,12 @@
 
 Rules, first match wins: this package's privacy-cost protocol, diffprivlib
 models, the allow-list of data-independent transformers (exact classes: a
-subclass may learn), the scikit-learn tag ``requires_fit=False`` of
-third-party classes, samplers (``fit_resample``), anything else that fits.
-Prices are stated under the report's relation: add/remove costs convert to
-replace-one (group privacy); replace-one-only costs (every diffprivlib
-model) are leaks under add/remove, as their output can reveal ``n``. What a
-price takes as public unchecked is an *assumption*, never silently priced 0.
+subclass may learn), the tag ``requires_fit=False`` of third-party classes,
+samplers (``fit_resample``), anything else that fits. Prices are stated under
+the report's relation: add/remove costs convert to replace-one (group
+privacy); replace-one-only costs (every diffprivlib model) are leaks under
+add/remove, as their output can reveal ``n``. What a price takes as public
+unchecked is an *assumption*, never silently priced 0.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from sklearn.preprocessing import (
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils import get_tags
 
+from ..exceptions import ParameterError, naming
 from ..privacy import PrivacyCost
 from ..privacy._cost import relation_text
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_epsilon
@@ -244,13 +245,9 @@ def _price_diffprivlib_logistic(estimator, params, epsilon):
     """diffprivlib's LogisticRegression at the ε its noise provably gives (see privacy)."""
     classes = getattr(estimator, "classes_", None)
     n_classes = len(classes) if classes is not None else 2
-    proven = diffprivlib_logistic_epsilon(
-        epsilon,
-        float(params["data_norm"]),
-        float(params.get("C", 1.0)),
-        bool(params.get("fit_intercept", True)),
-        n_classes,
-    )
+    norm, c = float(params["data_norm"]), float(params.get("C", 1.0))
+    intercept = bool(params.get("fit_intercept", True))
+    proven = diffprivlib_logistic_epsilon(epsilon, norm, c, intercept, n_classes)
     note = ""
     if proven > epsilon:
         note = (
@@ -270,7 +267,13 @@ def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
         cost = own() if callable(own) else estimator.privacy_cost()
     except (TypeError, ValueError) as exc:  # e.g. epsilon=0: say which step
         error = ValueError if isinstance(exc, ValueError) else TypeError
-        raise error(f"{_where(path)}: {cls}.privacy_cost() failed: {exc}") from exc
+        failed = f"{_where(path)}: {cls}.privacy_cost() failed: "
+        template = getattr(exc, "settings_template", None)
+        if template is None and isinstance(exc, ParameterError):  # it names one setting
+            subject = f"The '{exc.parameter}' parameter of {exc.estimator}"
+            template = str(exc).replace(subject, f"`{subject}`", 1)
+        issue = error(failed + str(exc)) if template is None else naming(error, failed + template)
+        raise issue from exc
     if not isinstance(cost, PrivacyCost):
         raise TypeError(
             f"{_where(path)}: {cls}.privacy_cost() must return a PrivacyCost, got "
@@ -279,19 +282,16 @@ def _protocol_cost(estimator, path: str, cls: str) -> PrivacyCost:
     return cost
 
 
-def _stated_assumptions(estimator, path: str) -> tuple:
-    # third-party protocol objects may predate privacy_assumptions()
-    stated = getattr(estimator, "privacy_assumptions", None)
-    return tuple(f"{_where(path)}: {a}" for a in (stated() if callable(stated) else ()))
+def _stated(estimator, method: str, path: str) -> tuple:
+    # third-party protocol objects may predate privacy_leaks() and privacy_assumptions()
+    stated = getattr(estimator, method, None)
+    return tuple(f"{_where(path)}: {x}" for x in (stated() if callable(stated) else ()))
 
 
 def _price_protocol(estimator, path: str) -> StepPrice:
-    cls = type(estimator).__name__
-    cost = _protocol_cost(estimator, path, cls)
-    # third-party protocol objects may predate privacy_leaks()
-    stated = getattr(estimator, "privacy_leaks", None)
-    leaks = tuple(f"{_where(path)}: {leak}" for leak in (stated() if callable(stated) else ()))
-    assumptions = _stated_assumptions(estimator, path)
+    cost = _protocol_cost(estimator, path, type(estimator).__name__)
+    leaks = _stated(estimator, "privacy_leaks", path)
+    assumptions = _stated(estimator, "privacy_assumptions", path)
     kind = "dp" if cost.epsilon > 0 or cost.delta > 0 else "free"
     return StepPrice(cost, "privacy_cost()", kind, leaks, assumptions)
 
@@ -412,12 +412,8 @@ def _apply_rule(rule, estimator, path: str, cls: str, neighbours: str) -> StepPr
             "free",
             assumptions=(f"{_where(path)}: {cls}: {text}",),
         )
-    return StepPrice(
-        PrivacyCost.infinite(neighbours=neighbours),
-        text,
-        "learner",
-        (_learner_leak(path, cls, text),),
-    )
+    leak = _learner_leak(path, cls, text)
+    return StepPrice(PrivacyCost.infinite(neighbours=neighbours), text, "learner", (leak,))
 
 
 def _declared_stateless(estimator) -> bool:
@@ -471,12 +467,8 @@ def price_step(estimator, path: str, neighbours: str = "replace") -> StepPrice:
         return StepPrice(infinite, "non-private resampling", "sampler")
     if hasattr(estimator, "fit"):
         return StepPrice(infinite, "learns without DP", "learner", (_learner_leak(path, cls),))
-    return StepPrice(
-        infinite,
-        "not an estimator",
-        "learner",
-        (f"{_where(path)}: {cls} is not an estimator the validator can price.",),
-    )
+    leak = f"{_where(path)}: {cls} is not an estimator the validator can price."
+    return StepPrice(infinite, "not an estimator", "learner", (leak,))
 
 
 def sampler_leak(path: str, cls: str, dp_after: list) -> str:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 import warnings
-import numpy as np
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import VotingClassifier, VotingRegressor
@@ -18,12 +20,14 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion
 from sklearn.pipeline import Pipeline as SkPipeline
 
+from ..exceptions import naming
 from ..privacy import PrivacyCost, compose_sequential
 from ..privacy._cost import check_neighbours, relation_text
-from ..privacy._validation import warn_privacy_leak
-from ._compose import _join, _repeat, _total, _worst
+from .._warn import warn
+from ..privacy._validation import leak_category
+from ._compose import _group_fits, _join, _repeat, _total, _worst
+from ._cv import _fmt, distribution_probes, training_memberships
 from ._private_search import plan_private_search
-from ._cv import distribution_probes, product_indices, training_memberships
 from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
 from ._rules import check_instance, price_step, sampler_leak
 
@@ -37,28 +41,13 @@ _MAX_PROBES = 5000
 def validate_budget(
     budget, name: str = "budget", *, neighbours: str = "replace"
 ) -> PrivacyCost | None:
-    """Return ``budget`` as a :class:`~skdp_anomaly.PrivacyCost` under ``neighbours`` (or None).
+    """``budget`` as a :class:`~skdp_anomaly.PrivacyCost` under ``neighbours``, or None.
 
     Accepted: None; a positive finite real ε (pure ε-DP budget); a
     :class:`~skdp_anomaly.PrivacyCost` with positive finite ε stated under
-    ``neighbours``; an ``(epsilon, delta)`` pair with ``0 <= delta < 1``.
-    Raises a ValueError naming ``name`` otherwise.
-
-    A :class:`~skdp_anomaly.PrivacyCost` under the other relation is rejected,
-    not converted (a converted add/remove budget would accept revealing ``n``).
-
-    Parameters
-    ----------
-    budget : None, float, PrivacyCost or (epsilon, delta)
-        The budget to check.
-    name : str, default="budget"
-        The parameter name used in error messages.
-    neighbours : {"replace", "add_remove"}, default="replace"
-        The relation the budget is stated under.
-
-    Returns
-    -------
-    PrivacyCost or None
+    ``neighbours`` (under the other relation it is rejected, not converted: a
+    converted add/remove budget would accept revealing ``n``); an ``(epsilon,
+    delta)`` pair with ``0 <= delta < 1``. Else a ValueError naming ``name``.
 
     Examples
     --------
@@ -69,40 +58,42 @@ def validate_budget(
     1e-06
     """
     check_neighbours(neighbours)
-    expected = (
-        f"The {name!r} parameter must be None, a positive finite float, a PrivacyCost or an "
-        "(epsilon, delta) pair with epsilon > 0 finite and 0 <= delta < 1"
-    )
     if budget is None:
         return None
+    expected = (
+        f"`The {name!r} parameter` must be None, a positive finite float, a PrivacyCost or an "
+        "(epsilon, delta) pair with epsilon > 0 finite and 0 <= delta < 1"
+    )
+    refused = f"{expected}. Got {budget!r} instead."
     if isinstance(budget, PrivacyCost):
-        cost = budget
-        if cost.neighbours != neighbours:
-            raise ValueError(
-                f"The {name!r} parameter is stated under {cost.relation} but the estimator is "
-                f"priced under {relation_text(neighbours)}: a replace-one total implies nothing "
-                "under add/remove neighbours, and an add/remove budget converted to replace-one "
-                "would accept pipelines that reveal n. Pass neighbours="
-                f"{cost.neighbours!r} or state the budget under {neighbours!r}."
+        if budget.neighbours != neighbours:
+            raise naming(
+                ValueError,
+                f"`The {name!r} parameter` is stated under {budget.relation} but the estimator "
+                f"is priced under {relation_text(neighbours)}: a replace-one total implies "
+                "nothing under add/remove neighbours, and an add/remove budget converted to "
+                "replace-one would accept pipelines that reveal n. Pass "
+                f"`neighbours={budget.neighbours!r}` or state the budget under {neighbours!r}.",
             )
-    elif isinstance(budget, Real) and not isinstance(budget, bool):
-        if not (math.isfinite(budget) and budget > 0):
-            raise ValueError(f"{expected}. Got {budget!r} instead.")
-        return PrivacyCost(float(budget), neighbours=neighbours)
-    elif isinstance(budget, Sequence) and not isinstance(budget, str) and len(budget) == 2:
-        eps, delta = budget
-        if not all(isinstance(v, Real) and not isinstance(v, bool) for v in (eps, delta)):
-            raise ValueError(f"{expected}. Got {budget!r} instead.")
+        cost = budget
+    else:
+        if isinstance(budget, Real) and not isinstance(budget, bool):
+            pair = (budget, 0.0)
+        elif isinstance(budget, Sequence) and not isinstance(budget, str) and len(budget) == 2:
+            pair = budget
+        else:
+            raise naming(ValueError, refused)
+        eps, delta = pair
+        if not all(isinstance(v, Real) and not isinstance(v, bool) for v in pair):
+            raise naming(ValueError, refused)
         if not (0 <= delta < 1):
-            raise ValueError(f"{expected}. Got delta={delta!r} instead.")
+            raise naming(ValueError, f"{expected}. Got delta={delta!r} instead.")
         try:
             cost = PrivacyCost(float(eps), delta=float(delta), neighbours=neighbours)
         except (TypeError, ValueError):
-            raise ValueError(f"{expected}. Got {budget!r} instead.") from None
-    else:
-        raise ValueError(f"{expected}. Got {budget!r} instead.")
+            raise naming(ValueError, refused) from None
     if not (math.isfinite(cost.epsilon) and cost.epsilon > 0) or cost.delta >= 1:
-        raise ValueError(f"{expected}. Got {budget!r} instead.")
+        raise naming(ValueError, refused)
     return cost
 
 
@@ -111,8 +102,10 @@ def _check_on_leak(on_leak, budget) -> str:
     if on_leak is None:
         return "warn" if budget is None else "raise"
     if on_leak not in _ON_LEAK:
-        raise ValueError(
-            f"The 'on_leak' parameter must be one of {_ON_LEAK} or None. Got {on_leak!r} instead."
+        raise naming(
+            ValueError,
+            f"`The 'on_leak' parameter` must be one of {_ON_LEAK} or None. "
+            f"Got {on_leak!r} instead.",
         )
     return on_leak
 
@@ -131,10 +124,8 @@ def _check_estimator(estimator) -> None:
 
 # -- the walker ---------------------------------------------------------------
 class _Walker:
-    """Walks an estimator in fit order, collecting rows, leaks, notes and assumptions.
-
-    Every row is stated under ``neighbours``, the relation of the report.
-    """
+    """Walks an estimator in fit order, collecting rows (under ``neighbours``, the report's
+    relation), leaks, notes and assumptions."""
 
     def __init__(self, neighbours: str):
         self.neighbours = neighbours
@@ -225,8 +216,11 @@ class _Walker:
         plan = private_search_plan(search, path, self.neighbours)
         for row in plan.rows:
             self._add(row)
-        self.notes.extend(plan.notes)
+        self._take(plan)
+
+    def _take(self, plan) -> None:
         self.leaks.extend(plan.leaks)
+        self.notes.extend(plan.notes)
         self.assumptions.extend(plan.assumptions)
 
     def _walk_search(self, search, path):
@@ -248,40 +242,24 @@ class _Walker:
             plan = _randomized_plan(search, est_path, self.neighbours)
         self.add_folds(fold, path or "(root)")
         self.notes.append(plan.note)
-        n_cand = plan.n_candidates
-        # fold fits, aggregated per (path, leak) so rows still add up to the total
-        groups: dict = {}
-        for rows, mult in plan.weighted_rows:
-            for r in rows:
-                entry = groups.setdefault((r.path, r.leak), [r.estimator, r.note, []])
-                entry[2].append(_repeat(r.cost, members * mult))
-        fit_note = f"{_fmt(members)} training folds × {n_cand} candidates"
+        groups = _group_fits(plan.weighted_rows, members)
+        fit_note = f"{_fmt(members)} training folds × {plan.n_candidates} candidates"
         for (rpath, leak), (estimator, note, costs) in groups.items():
             cost = infinite if leak else compose_sequential(costs, neighbours=self.neighbours)
             self._add(StepCost(rpath, estimator, cost, f"{fit_note}; {note}", leak))
         if search.refit is not False:
             refit = _worst(plan.candidate_totals, self.neighbours)
-            self._add(
-                StepCost(
-                    _join(path, "best_estimator_"),
-                    "refit",
-                    refit,
-                    "refit on all data of the winning candidate; the winner is data-dependent, "
-                    "so the most expensive candidate is charged",
-                )
+            note = (
+                "refit on all data of the winning candidate; the winner is data-dependent, "
+                "so the most expensive candidate is charged"
             )
-        self.leaks.extend(plan.leaks)
-        self.notes.extend(plan.notes)
-        self.assumptions.extend(plan.assumptions)
+            self._add(StepCost(_join(path, "best_estimator_"), "refit", refit, note))
+        self._take(plan)
         self.leaks.append(
             f"{path or '(root)'}: {cls} chooses hyperparameters by non-private validation "
             "scores: best_params_, the scores in cv_results_/best_score_ and the choice of "
             "the refitted model are not covered by differential privacy."
         )
-
-
-def _fmt(x: float) -> str:
-    return "∞" if math.isinf(x) else f"{x:g}"
 
 
 def private_search_plan(search, path: str = "", neighbours: str = "replace"):
@@ -292,23 +270,14 @@ def private_search_plan(search, path: str = "", neighbours: str = "replace"):
     selection = search.privacy_selection()
     if selection.get("candidates") is not None:
         listed = selection["candidates"]
-
-        def candidates(s, p, nb):
-            return _exact_plan(
-                s,
-                listed,
-                p,
-                f"{len(listed)} candidates: the estimator's own "
-                "setting, then the grid's (or the sampled) ones, each at the ε "
-                "total_epsilon gives it",
-                nb,
-            )
+        note = (
+            f"{len(listed)} candidates: the estimator's own setting, then the grid's (or the "
+            "sampled) ones, each at the ε total_epsilon gives it"
+        )
+        candidates = partial(_exact_plan, candidates=listed, note=note)
     elif selection.get("distributions") is not None:
-
-        def candidates(s, p, nb):
-            return _worst_case_plan(
-                s, selection["distributions"], p, nb, n_iter=selection["n_candidates"]
-            )
+        dists, n_iter = selection["distributions"], selection["n_candidates"]
+        candidates = partial(_worst_case_plan, dists=dists, n_iter=n_iter)
     else:
         candidates = _grid_plan if hasattr(search, "param_grid") else _randomized_plan
     return plan_private_search(search, path, neighbours, candidates, selection)
@@ -340,58 +309,43 @@ def _price_candidate(estimator, params: dict, path: str, neighbours: str, classe
     return walker.finish()
 
 
-def _exact_plan(search, candidates, path, note, neighbours) -> _Plan:
+def _exact_plan(search, path, neighbours, candidates, note) -> _Plan:
     classes = getattr(search, "classes", None)
     walkers = [_price_candidate(search.estimator, p, path, neighbours, classes) for p in candidates]
-    return _Plan(
-        [(w.rows, 1) for w in walkers],
-        [_total(w.rows, neighbours) for w in walkers],
-        len(candidates),
-        note,
-        walkers,
-    )
+    totals = [_total(w.rows, neighbours) for w in walkers]
+    return _Plan([(w.rows, 1) for w in walkers], totals, len(candidates), note, walkers)
 
 
 def _grid_plan(search, path, neighbours) -> _Plan:
     candidates = list(ParameterGrid(search.param_grid))
-    return _exact_plan(
-        search, candidates, path, f"param_grid: {len(candidates)} candidates", neighbours
-    )
+    note = f"param_grid: {len(candidates)} candidates"
+    return _exact_plan(search, path, neighbours, candidates, note)
 
 
 def _randomized_plan(search, path, neighbours) -> _Plan:
     from sklearn.model_selection import ParameterSampler
 
-    dists = search.param_distributions
-    dists = dists if isinstance(dists, list) else [dists]
-    if isinstance(search.random_state, Integral):
+    space, seed = search.param_distributions, search.random_state
+    if isinstance(seed, Integral):
         with warnings.catch_warnings():  # n_iter > grid size: sklearn warns, we just count
             warnings.simplefilter("ignore", UserWarning)
-            candidates = list(
-                ParameterSampler(
-                    search.param_distributions,
-                    search.n_iter,
-                    random_state=search.random_state,
-                )
-            )
-        return _exact_plan(
-            search,
-            candidates,
-            path,
+            candidates = list(ParameterSampler(space, search.n_iter, random_state=seed))
+        note = (
             f"RandomizedSearchCV with int random_state: the {len(candidates)} sampled "
-            "candidates are enumerated exactly",
-            neighbours,
+            "candidates are enumerated exactly"
         )
-    return _worst_case_plan(search, dists, path, neighbours)
+        return _exact_plan(search, path, neighbours, candidates, note)
+    return _worst_case_plan(search, path, neighbours, space if isinstance(space, list) else [space])
 
 
-def _worst_case_plan(search, dists, path, neighbours, n_iter=None) -> _Plan:
+def _worst_case_plan(search, path, neighbours, dists, n_iter=None) -> _Plan:
     """n_iter × the most expensive candidate, probing distributions at their support ends."""
     all_lists = all(not hasattr(v, "rvs") for d in dists for v in d.values())
     n_eff = search.n_iter if n_iter is None else n_iter
     if all_lists:
         n_eff = min(n_eff, len(ParameterGrid(dists)))
     walkers, unbounded_paths, notes = [], set(), []
+    classes = getattr(search, "classes", None)
     for dist in dists:
         keys = sorted(dist)
         values, unbounded, n_ends = [], [], []
@@ -407,31 +361,27 @@ def _worst_case_plan(search, dists, path, neighbours, n_iter=None) -> _Plan:
                 values.append(list(v))
                 n_ends.append(0)
         if math.prod(len(v) for v in values) > _MAX_PROBES:
-            raise ValueError(
-                f"{path}: param_distributions has too many combinations to price without an "
-                "int random_state; pass random_state=<int> to enumerate the candidates."
+            raise naming(
+                ValueError,
+                f"{path}: `param_distributions` has too many combinations to price without an "
+                "int `random_state`; pass `random_state=<int>` to enumerate the candidates.",
             )
         indexed = {}
-        for idx in product_indices([len(v) for v in values]):
+        for idx in itertools.product(*(range(len(v)) for v in values)):
             params = {k: values[i][j] for i, (k, j) in enumerate(zip(keys, idx))}
             try:
-                indexed[idx] = _price_candidate(
-                    search.estimator, params, path, neighbours, getattr(search, "classes", None)
-                )
+                indexed[idx] = _price_candidate(search.estimator, params, path, neighbours, classes)
             except (ValueError, TypeError):
                 # an open end of a support (ε=0 of expon) is never drawn: skip it
                 if not any(j < e for j, e in zip(idx, n_ends)):
                     raise
         walkers.extend(indexed.values())
         for u in unbounded:
-            unbounded_paths |= _paths_depending_on(indexed, u)
+            depends = _paths_depending_on(indexed, u)
+            unbounded_paths |= depends
+            effect = "depends on it, so it is unbounded" if depends else "does not depend on it"
             notes.append(
-                f"{keys[u]} is drawn from a distribution without finite support: "
-                + (
-                    "the cost depends on it, so it is unbounded"
-                    if _paths_depending_on(indexed, u)
-                    else "the cost does not depend on it"
-                )
+                f"{keys[u]} is drawn from a distribution without finite support: the cost {effect}"
             )
     # the worst candidate, row by row
     worst_rows: dict = {}
@@ -622,13 +572,11 @@ def _walk_cross_validation(walker: _Walker, estimator, cv, path: str = "") -> No
     for r in inner.rows:
         note = f"{_fmt(fold.memberships)} training folds; {r.note}"
         walker._add(replace(r, cost=_repeat(r.cost, fold.memberships), note=note))
-    walker.leaks = [
-        *inner.leaks,
-        (
-            "cross-validation: the validation scores are computed without differential "
-            "privacy (report them only after adding noise, or not at all)."
-        ),
-    ]
+    scores = (
+        "cross-validation: the validation scores are computed without differential "
+        "privacy (report them only after adding noise, or not at all)."
+    )
+    walker.leaks = [*inner.leaks, scores]
     walker.notes = list(inner.notes)
     walker.assumptions = list(inner.assumptions)
     walker.add_folds(fold, "cross-validation")
@@ -657,8 +605,8 @@ def _enforce(report: PrivacyReport, on_leak: str) -> None:
             f"{len(report.leaks)} privacy leak(s):\n" + "\n".join(f"- {x}" for x in report.leaks),
             report,
         )
-    for leak in report.leaks:
-        warn_privacy_leak(leak)
+    for leak in report.leaks:  # report text, not a template: its backticks stay
+        warn(leak, leak_category())
 
 
 _EXPLANATION = """\
@@ -693,34 +641,14 @@ def print_pipeline_report(
     explain: bool = False,
     file=None,
 ) -> PrivacyReport:
-    """Print the privacy report of ``estimator`` under a heading; return the report.
+    """Print the privacy report of ``estimator`` under a ``## name`` heading; return the report.
 
-    Leaks are printed, not warned; exceeding ``budget`` is printed, not raised.
-
-    Parameters
-    ----------
-    name : str
-        Heading (printed as a markdown ``##`` title).
-    estimator : estimator or PrivacyReport
-        What to price; a report (e.g. ``BudgetedPipeline.privacy_report_``,
-        computed before fitting) is printed as is, and must be stated under
-        ``neighbours``.
-    budget : None, float, PrivacyCost or (epsilon, delta), default=None
-        Budget to compare against (the report says whether it is met).
-    neighbours : {"replace", "add_remove"}, default="replace"
-        The neighbouring relation of the report; see
-        :func:`~skdp_anomaly.check_privacy_budget`.
-    cv : None, int or CV splitter, default=None
-        Price ``cross_validate(estimator, cv=cv)``; see
-        :func:`~skdp_anomaly.check_privacy_budget`.
-    explain : bool, default=False
-        Also print how to read the table.
-    file : file-like, default=None
-        Where to print; ``sys.stdout`` when None.
-
-    Returns
-    -------
-    report : PrivacyReport
+    ``estimator`` may be a report already computed (e.g.
+    ``BudgetedPipeline.privacy_report_``, stated under ``neighbours``), printed as
+    is. ``budget``, ``neighbours`` and ``cv`` as in :func:`check_privacy_budget`,
+    but leaks are printed, not warned, and exceeding ``budget`` is printed, not
+    raised. ``explain`` also prints how to read the table; ``file`` defaults to
+    ``sys.stdout``.
 
     Examples
     --------
@@ -739,9 +667,10 @@ def print_pipeline_report(
     if isinstance(estimator, PrivacyReport):
         report = estimator
         if report.neighbours != neighbours:
-            raise ValueError(
+            raise naming(
+                ValueError,
                 f"The report is stated under {relation_text(report.neighbours)}, not "
-                f"{relation_text(neighbours)}: pass neighbours={report.neighbours!r}."
+                f"{relation_text(neighbours)}: pass `neighbours={report.neighbours!r}`.",
             )
     else:
         report = check_privacy_budget(estimator, neighbours=neighbours, cv=cv, on_leak="ignore")

@@ -1,6 +1,6 @@
-"""Vectorised many-run versions of PNCPD / ONLINEPNCPD for Monte Carlo studies
-and privacy audits: the estimator's output distributions (same statistic,
-sensitivities and noise, :mod:`._core`), not its random stream.
+"""Vectorised many-run versions of PNCPD / ONLINEPNCPD for Monte Carlo studies and privacy
+audits: the estimator's output distributions (same statistic, sensitivities and noise,
+:mod:`._core`), not its random stream.
 """
 
 from __future__ import annotations
@@ -9,9 +9,17 @@ import math
 
 import numpy as np
 
-from ..privacy import AboveThreshold, ReportNoisyMax
+from ..exceptions import naming
+from ..privacy import AboveThreshold
 from ..privacy._rng import check_random_state
-from ._core import DIRECTIONS, candidate_range, pncpd_decode, pncpd_scores, pncpd_sensitivity
+from ._core import (
+    DIRECTIONS,
+    candidate_range,
+    centre_queries,
+    pncpd_decode,
+    pncpd_scores,
+    pncpd_select,
+)
 from ._in_memory import reject_dask_collection
 from ._statistic import sliding_centre_mid_counts
 
@@ -22,11 +30,13 @@ _CELLS = 4_000_000  # noise matrix entries per vectorised block
 
 def _check_common(epsilon, gamma, direction, gamma_max=0.5):
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not epsilon > 0:
-        raise ValueError(f"epsilon must be a float in the range (0, inf], got {epsilon!r}.")
+        raise naming(
+            ValueError, f"`epsilon` must be a float in the range (0, inf], got {epsilon!r}."
+        )
     if not 0 < gamma < gamma_max:
-        raise ValueError(f"gamma must be in the range (0, {gamma_max}), got {gamma!r}.")
+        raise naming(ValueError, f"`gamma` must be in the range (0, {gamma_max}), got {gamma!r}.")
     if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}.")
+        raise naming(ValueError, f"`direction` must be one of {DIRECTIONS}, got {direction!r}.")
 
 
 def _as_float_array(x, name, where):
@@ -39,17 +49,13 @@ def _as_float_array(x, name, where):
 
 def _select_many(scores, n_runs, n, gamma, epsilon, rng):
     """``n_runs`` report-noisy-max draws over the rows of ``scores`` (1-D or 2-D)."""
-    if math.isinf(epsilon):
-        idx = np.argmax(scores, axis=-1)
-        return np.broadcast_to(idx, (n_runs,)).copy() if scores.ndim == 1 else idx
-    mech = ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma))
     width = scores.shape[-1]
     step = max(1, _CELLS // width)
     out = np.empty(n_runs, dtype=np.int64)
     for a in range(0, n_runs, step):
         b = min(n_runs, a + step)
         block = np.broadcast_to(scores, (b - a, width)) if scores.ndim == 1 else scores[a:b]
-        out[a:b] = mech.select(block, rng, axis=-1)
+        out[a:b] = pncpd_select(block, n, gamma, epsilon, rng)
     return out
 
 
@@ -185,27 +191,21 @@ def online_pncpd_batch(
     _check_common(epsilon, gamma, direction, gamma_max=0.25)
     x = _as_float_array(x, "x", "online_pncpd_batch")
     if x.ndim != 1 or not isinstance(window, (int, np.integer)) or window < 4 or window % 2:
-        raise ValueError("x must be 1-D and window an even int >= 4.")
+        raise naming(ValueError, "x must be 1-D and `window` an even int >= 4.")
     if x.size < window:
-        raise ValueError(f"x has {x.size} points, fewer than window={window}.")
-    n_runs = int(n_runs)
-    rng = check_random_state(random_state)
-    epsilon = float(epsilon)
+        raise naming(ValueError, f"x has {x.size} points, fewer than `window={window}`.")
+    n_runs, epsilon, rng = int(n_runs), float(epsilon), check_random_state(random_state)
     h, g = window // 2, candidate_range(window, gamma)[0]
     u = sliding_centre_mid_counts(x, window)[0] / float(2 * h * h)
-    q = {"decrease": u, "increase": 1.0 - u, "both": np.maximum(u, 1.0 - u)}[direction]
+    q = centre_queries(u, direction)
 
     hit = np.full(n_runs, -1, dtype=np.int64)
     if math.isinf(epsilon):
         above = np.flatnonzero(q > threshold)
         hit[:] = above[0] if above.size else -1
     else:
-        proto = AboveThreshold(
-            threshold=float(threshold),
-            epsilon=epsilon * alarm_share,
-            sensitivity=2.0 / window,
-            rng=rng,
-        )
+        eps_alarm = epsilon * alarm_share
+        proto = AboveThreshold(float(threshold), eps_alarm, sensitivity=2.0 / window, rng=rng)
         q_steps, t_steps = proto.to_steps(q), proto.threshold_steps
         step = max(1, _CELLS // q.size)
         for a in range(0, n_runs, step):

@@ -1,44 +1,41 @@
-"""Private binary segmentation with the Mann–Whitney rank statistic: several
-change points, or none.
+"""Private binary segmentation with the Mann–Whitney rank statistic: several change points,
+or none.
 
-For a segment of ``m`` points, a split ``k`` and ``s = min_size``, with ``S(k)``
-the pair count of Lut 2022, Eq. (2.1) (ties count 1/2), the location score is
-``E(k) = (S(k) - k (m - k)/2) / (m - s)`` (its mean peaks exactly at a single
-change) and the test score ``B(k) = (S(k) - k (m - k)/2) / max(k, m - k)``
-(``|B| >= |E|``, flat between the middle and the change, so not a locator).
-Replacing one value moves each pair containing it by at most 1, so
-``|ΔS(k)| <= max(k, m - k) <= m - s``: **Δ = 1** for every split and both
-scores, under replace-one neighbours, ties included.
+For a segment of ``m`` points, a split ``k`` and ``s = min_size``, with ``S(k)`` the pair
+count of Lut 2022, Eq. (2.1) (ties count 1/2), the location score is
+``E(k) = (S(k) - k (m - k)/2) / (m - s)`` (its mean peaks exactly at a single change) and
+the test score ``B(k) = (S(k) - k (m - k)/2) / max(k, m - k)`` (``|B| >= |E|``, flat between
+the middle and the change, so not a locator). Replacing one value moves each pair containing
+it by at most 1, so ``|ΔS(k)| <= max(k, m - k) <= m - s``: **Δ = 1** for every split and
+both scores, under replace-one neighbours, ties included.
 
-**Test.** ``T = max_k B(k)`` (``max |B|`` for ``"both"``) is released with the
-float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`. Under "no change"
-the ranks are a uniform permutation (or those of a stationary Gaussian AR(1),
-:mod:`._dependence`), so the law of ``T`` is public: it is simulated (fixed
-seed, cached) and ``c`` solves ``mean_i P(T_i + L > c) = α'`` with the exact
-Laplace tail of ``L`` and ``α' = α - 2 sqrt(α(1-α)/N)`` (the Monte Carlo error
-of the ``N`` simulated permutations at two standard errors). Segments longer
-than :data:`EXACT_MAX` scale the law at ``EXACT_MAX`` points by
-``sqrt((m+1)/(EXACT_MAX+1))`` (Donsker). Ties make ``T`` less variable: the
+**Test.** ``T = max_k B(k)`` (``max |B|`` for ``"both"``) is released with the float-safe
+:class:`~skdp_anomaly.privacy.LaplaceMechanism`. Under "no change" the ranks are a uniform
+permutation (or those of a stationary Gaussian AR(1), :mod:`._dependence`), so the law of
+``T`` is public: it is simulated (fixed seed, cached) and ``c`` solves
+``mean_i P(T_i + L > c) = α'`` with the exact Laplace tail of ``L`` and
+``α' = α - 2 sqrt(α(1-α)/N)`` (the Monte Carlo error of the ``N`` simulated permutations at
+two standard errors). Segments longer than :data:`EXACT_MAX` scale the law at ``EXACT_MAX``
+points by ``sqrt((m+1)/(EXACT_MAX+1))`` (Donsker). Ties make ``T`` less variable: the
 calibration is conservative for them.
 
 **Budget.** ``"auto"``: at most ``⌈log2(max_change_points + 1)⌉`` levels
-(:func:`useful_levels`), each testing the segments of the level before and
-locating (report-noisy-max over ``±E``) a change in those that pass. A level's
-segments are disjoint, cut at earlier DP outputs (parallel composition); levels
-get halving shares of ε (:func:`level_weights`) and compose to ε. Only the first
-test can pass under "no change": ``P(any change reported) <= α``. An exact
-``k``: ``k`` greedy report-noisy-max rounds with ``ε/k``. Proofs: "Proofs:
-PrivateChangePointDetector" in ``docs/proofs.md``.
+(:func:`useful_levels`), each testing the segments of the level before and locating
+(report-noisy-max over ``±E``) a change in those that pass. A level's segments are disjoint,
+cut at earlier DP outputs (parallel composition); levels get halving shares of ε
+(:func:`level_weights`) and compose to ε. Only the first test can pass under "no change":
+``P(any change reported) <= α``. An exact ``k``: ``k`` greedy report-noisy-max rounds with
+``ε/k``. Proofs: "Proofs: PrivateChangePointDetector" in ``docs/proofs.md``.
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
-from scipy.signal import lfilter
 
+from ..exceptions import naming
 from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost, ReportNoisyMax
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ..privacy._rng import check_random_state
@@ -48,7 +45,9 @@ from ._dependence import (
     RHO_FLOOR,
     RHO_STEP,
     TURNING_POINT_SENSITIVITY,
+    ar1_filter,
     ar1_ranks,
+    row_ranks,
     turning_points,
 )
 from ._in_memory import reject_dask_collection
@@ -68,6 +67,11 @@ __all__ = [
     "segmentation_plan",
     "useful_levels",
 ]
+
+# every mechanism here holds under replace-one neighbours
+_laplace = partial(LaplaceMechanism, neighbours="replace")
+_locate = partial(ReportNoisyMax, neighbours="replace")
+_geometric = partial(GeometricMechanism, neighbours="replace")
 
 #: Longest segment whose null law is simulated at its own length.
 EXACT_MAX = 1000
@@ -107,8 +111,8 @@ FIRST_TEST_SHARE = 1 / 4
 
 
 def level_weights(n_level: int) -> np.ndarray:
-    """``ε`` share of each level: halving from one to the next (the first decides
-    alone whether anything is reported), normalised."""
+    """``ε`` share of each level: halving from one to the next (the first decides alone
+    whether anything is reported), normalised."""
     w = 0.5 ** np.arange(1, n_level + 1)
     return w / w.sum()
 
@@ -118,9 +122,9 @@ def useful_levels(
 ) -> int:
     """Levels worth their ε (public: ``n``, ε, ``α``, ``min_size``).
 
-    Level ``l`` tests segments of about ``m = n / 2^(l-1)`` points at
-    ``α / 2^(l-1)``; a level where a one-sd shift in the middle (``B ≈ m/8``)
-    cannot clear the critical value is dropped and its ε goes to the others.
+    Level ``l`` tests segments of about ``m = n / 2^(l-1)`` points at ``α / 2^(l-1)``; a
+    level where a one-sd shift in the middle (``B ≈ m/8``) cannot clear the critical value
+    is dropped and its ε goes to the others.
     """
     levels = n_levels(max_change_points)
     while levels > 1:
@@ -141,16 +145,14 @@ def _plan(epsilon: float, levels: int) -> list:
     for level, w in enumerate(level_weights(levels)):
         eps = float(epsilon * w)
         share = FIRST_TEST_SHARE if level == 0 else TEST_SHARE
-        plan += [
-            ("test", LaplaceMechanism(eps * share, 1.0, neighbours="replace")),
-            ("location", ReportNoisyMax(eps * (1 - share), 1.0, neighbours="replace")),
-        ]
+        test, locate = _laplace(eps * share, 1.0), _locate(eps * (1 - share), 1.0)
+        plan += [("test", test), ("location", locate)]
     return plan
 
 
 def _to_total(plan: list, epsilon: float) -> list:
-    """``plan`` with its last location taking what the others leave, to the ulp, so
-    that the stages compose (math.fsum) to ε exactly where a float can, never more."""
+    """``plan`` with its last location taking what the others leave, to the ulp, so that the
+    stages compose (math.fsum) to ε exactly where a float can, never more."""
     at = max(i for i, (kind, _) in enumerate(plan) if kind == "location")
     others = [mechanism.epsilon for i, (_, mechanism) in enumerate(plan) if i != at]
     last = epsilon - math.fsum(others)
@@ -159,24 +161,19 @@ def _to_total(plan: list, epsilon: float) -> list:
     up = float(np.nextafter(last, np.inf))
     if math.fsum(others + [up]) <= epsilon:
         last = up
-    return (
-        plan[:at] + [("location", ReportNoisyMax(last, 1.0, neighbours="replace"))] + plan[at + 1 :]
-    )
+    return plan[:at] + [("location", _locate(last, 1.0))] + plan[at + 1 :]
 
 
 def _levels_after_model(epsilon: float, levels: int, trend: bool) -> list:
-    """The levels' stages after the model's release, then the ``trend`` check,
-    whose ε comes out of the locations (the tests keep their power)."""
+    """The levels' stages after the model's release, then the ``trend`` check, whose ε comes
+    out of the locations (the tests keep their power)."""
     plan = _plan(epsilon, levels)
     if not trend:
         return plan
     check = epsilon * TREND_SHARE / (1 - DEPENDENCE_SHARE)
     keep = 1 - check / math.fsum(m.epsilon for kind, m in plan if kind == "location")
-    plan = [
-        (kind, m if kind == "test" else ReportNoisyMax(m.epsilon * keep, 1.0, neighbours="replace"))
-        for kind, m in plan
-    ]
-    return plan + [("trend", GeometricMechanism(check, TREND_SENSITIVITY, neighbours="replace"))]
+    plan = [(kind, m if kind == "test" else _locate(m.epsilon * keep, 1.0)) for kind, m in plan]
+    return plan + [("trend", _geometric(check, TREND_SENSITIVITY))]
 
 
 def segmentation_plan(
@@ -193,11 +190,11 @@ def segmentation_plan(
 ) -> list:
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
-    ``kind``: ``"dependence"`` (geometric, turning points, ``Δ = 2``),
-    ``"test"`` (Laplace), ``"location"`` (report-noisy-max, both ``Δ = 1``)
-    and last, for ``series="auto"``, ``"trend"`` (geometric, ``Δ = 2``); all
-    replace-one. With ``n``, ``"auto"`` keeps only the :func:`useful_levels`.
-    The total is ε; this plan (with the trend check) is the one priced.
+    ``kind``: ``"dependence"`` (geometric, turning points, ``Δ = 2``), ``"test"`` (Laplace),
+    ``"location"`` (report-noisy-max, both ``Δ = 1``) and last, for ``series="auto"``,
+    ``"trend"`` (geometric, ``Δ = 2``); all replace-one. With ``n``, ``"auto"`` keeps only
+    the :func:`useful_levels`. The total is ε; this plan (with the trend check) is the one
+    priced.
     """
     if n_change_points == "auto":
         levels = n_levels(max_change_points)
@@ -207,18 +204,16 @@ def segmentation_plan(
             levels = useful_levels(n, epsilon, max_change_points, min_size, alpha, direction)
         if not _releases_count(series, dependence):
             return _plan(epsilon, levels)
-        count = GeometricMechanism(
-            epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY, neighbours="replace"
-        )
+        count = _geometric(epsilon * DEPENDENCE_SHARE, TURNING_POINT_SENSITIVITY)
         rest = _levels_after_model(epsilon * (1 - DEPENDENCE_SHARE), levels, series == "auto")
         return _to_total([("dependence", count)] + rest, epsilon)
     k = int(n_change_points)
-    return [("location", ReportNoisyMax(epsilon / k, 1.0, neighbours="replace"))] * k
+    return [("location", _locate(epsilon / k, 1.0))] * k
 
 
 def _replan(plan: list) -> list:
-    """The post-release stages without the trend check, its ε spread over the
-    levels (same total; choosing from a DP output is adaptive composition)."""
+    """The post-release stages without the trend check, its ε spread over the levels (same
+    total; choosing from a DP output is adaptive composition)."""
     if not any(kind == "trend" for kind, _ in plan):
         return plan
     if any(m is None for _, m in plan):  # the non-private reference
@@ -246,8 +241,8 @@ def segment_scores(y: np.ndarray, min_size: int, order: np.ndarray | None = None
 
 
 class _Ranker:
-    """Segment scores from one global stable argsort: the stable order of a
-    segment is the global one restricted to it (O(n) per segment, no new sort)."""
+    """Segment scores from one global stable argsort: the stable order of a segment is the
+    global one restricted to it (O(n) per segment, no new sort)."""
 
     def __init__(self, x: np.ndarray, min_size: int):
         self.x, self.min_size = x, min_size
@@ -278,8 +273,8 @@ def _test_scores(s2: np.ndarray, ks: np.ndarray, m: int) -> np.ndarray:
 def noisy_test_statistic(
     y: np.ndarray, min_size: int, direction: str, order: np.ndarray | None = None
 ) -> float:
-    """``T``: the largest directed ``B(k)`` over the splits ``min_size..m-min_size``
-    (the statistic of the noisy test; ``Δ = 1`` under replace-one neighbours)."""
+    """``T``: the largest directed ``B(k)`` over the splits ``min_size..m-min_size`` (the
+    statistic of the noisy test; ``Δ = 1`` under replace-one neighbours)."""
     m = y.shape[-1]
     ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
     return float(_directed(_test_scores(doubled_counts(y, order)[ks], ks, m), direction).max())
@@ -294,8 +289,8 @@ def _directed(e: np.ndarray, direction: str) -> np.ndarray:
 
 
 def _alpha_budget(alpha: float) -> int:
-    """Simulated permutations: at least ``20/α`` (two standard errors <= 0.45 α),
-    at most 50 000."""
+    """Simulated permutations: at least ``20/α`` (two standard errors <= 0.45 α), at
+    most 50 000."""
     return min(50_000, max(2000, math.ceil(20.0 / alpha)))
 
 
@@ -307,22 +302,16 @@ def _channel_ranks(
     if not spread:
         return ar1_ranks(rows, m, rho, rng)
     e = rng.standard_normal((rows, m + 1))
-    if rho:
-        e[:, 1:] *= math.sqrt(1.0 - rho * rho)
-        e = lfilter([1.0], [1.0, -rho], e, axis=1)
-    v = np.abs(np.diff(e, axis=1))
-    order = np.argsort(v, axis=1)
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(m, dtype=np.int64)[None, :], axis=1)
-    return ranks
+    z = ar1_filter(e, rho) if rho else e
+    return row_ranks(np.abs(np.diff(z, axis=1)))
 
 
 @lru_cache(maxsize=512)
 def _null_statistics(
     m: int, min_size: int, direction: str, n_sim: int, rho: float = 0.0, spread: bool = False
 ) -> np.ndarray:
-    """Sorted simulated ``T`` of a channel of ``m`` values (public): ranks of an AR(1)
-    with lag-1 correlation ``rho`` (0: exchangeable), or of its ``|Δz|`` (``spread``)."""
+    """Sorted simulated ``T`` of a channel of ``m`` values (public): ranks of an AR(1) with
+    lag-1 correlation ``rho`` (0: exchangeable), or of its ``|Δz|`` (``spread``)."""
     if m > EXACT_MAX:
         s = max(1, round(min_size * EXACT_MAX / m))
         base = _null_statistics(EXACT_MAX, s, direction, n_sim, rho, spread)
@@ -345,13 +334,7 @@ def _null_statistics(
 
 @lru_cache(maxsize=2048)
 def critical_value(
-    m: int,
-    min_size: int,
-    direction: str,
-    alpha: float,
-    noise_scale: float,
-    rho: float = 0.0,
-    spread: bool = False,
+    m: int, min_size: int, direction: str, alpha: float, noise_scale: float, rho=0.0, spread=False
 ) -> float:
     """``c`` with ``P(T + L > c) <= α`` under "no change" (module docstring);
     ``noise_scale``: Laplace scale of ``L`` (0: ``ε = inf``); ``rho``: AR(1) null."""
@@ -376,25 +359,27 @@ def critical_value(
 
 def check_segmentation(n, n_change_points, max_change_points, min_size, alpha, direction):
     if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}.")
+        raise naming(ValueError, f"`direction` must be one of {DIRECTIONS}, got {direction!r}.")
     if not 0 < alpha < 0.5 + 1e-12:
-        raise ValueError(f"alpha must be in (0, 0.5], got {alpha!r}.")
+        raise naming(ValueError, f"`alpha` must be in (0, 0.5], got {alpha!r}.")
     min_size = default_min_size(n) if min_size is None else int(min_size)
     if min_size < 1:
-        raise ValueError(f"min_size must be an int >= 1, got {min_size!r}.")
-    need = 2 if n_change_points == "auto" else int(n_change_points) + 1
+        raise naming(ValueError, f"`min_size` must be an int >= 1, got {min_size!r}.")
+    auto = n_change_points == "auto"
+    need = 2 if auto else int(n_change_points) + 1
     if n < need * min_size:
-        what = (
-            "one change point"
-            if n_change_points == "auto"
-            else f"n_change_points={n_change_points}"
-        )
-        raise ValueError(
+        what = "one change point" if auto else f"`n_change_points={n_change_points}`"
+        raise naming(
+            ValueError,
             f"the series has {n} samples: {what} with segments of at least "
-            f"min_size={min_size} needs at least {need * min_size}; use a longer "
-            "series or a smaller min_size."
+            f"`min_size={min_size}` needs at least {need * min_size}; use a longer "
+            "series or a smaller `min_size`.",
         )
     return min_size
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _decode(index: int, ks: np.ndarray, direction: str):
@@ -405,24 +390,25 @@ def _decode(index: int, ks: np.ndarray, direction: str):
 def check_dependence_epsilon(
     epsilon: float, n_change_points, dependence, series: str = "level"
 ) -> None:
-    """Refuse, by name and before any charge, an ε whose share would make the
-    turning-point count's geometric noise almost always zero (rate above 30)."""
+    """Refuse, by name and before any charge, an ε whose share would make the turning-point
+    count's geometric noise almost always zero (rate above 30)."""
     if not _releases_count(series, dependence) or n_change_points != "auto":
         return
     largest = MAX_GEOMETRIC_EPSILON * TURNING_POINT_SENSITIVITY / DEPENDENCE_SHARE
     if epsilon > largest:
-        raise ValueError(
-            f"epsilon={epsilon!r} is too large for the turning-point count of "
-            f"series={series!r} (dependence={dependence!r}): its share of "
+        raise naming(
+            ValueError,
+            f"`epsilon={epsilon!r}` is too large for the turning-point count of "
+            f"`series={series!r}` (`dependence={dependence!r}`): its share of "
             f"epsilon ({DEPENDENCE_SHARE:g}) would make the noise of the turning-point "
-            f"count almost always zero; use epsilon <= {largest:g}, or "
-            "series='level' or 'increments' with dependence='none' or a float."
+            f"count almost always zero; use `epsilon` <= {largest:g}, or "
+            "`series='level' or 'increments'` with `dependence='none'` or a float.",
         )
 
 
 def public_rho(dependence) -> float:
-    """The smallest ``φ`` the tests can be calibrated for, from the parameter alone:
-    a float ``dependence`` rounded up to the simulated grid, 0 for ``"none"``,
+    """The smallest ``φ`` the tests can be calibrated for, from the parameter alone: a float
+    ``dependence`` rounded up to the simulated grid, 0 for ``"none"``,
     :data:`~._dependence.RHO_FLOOR` for ``"estimate"``."""
     if dependence == "estimate":
         return RHO_FLOOR
@@ -437,8 +423,8 @@ def _releases_count(series: str, dependence) -> bool:
 
 
 def _model(x, plan, series, dependence, rng, charge, report) -> tuple[SeriesModel, list]:
-    """The model the tests hold under and the rest of the plan; with a release,
-    the noisy turning-point count chooses and bounds it (post-processing)."""
+    """The model the tests hold under and the rest of the plan; with a release, the noisy
+    turning-point count chooses and bounds it (post-processing)."""
     if not plan or plan[0][0] != "dependence":
         return public_model(series, public_rho(dependence)), plan
     mechanism = plan[0][1]
@@ -465,27 +451,20 @@ def _trend_check(x, cuts, name, mechanism, min_size, rho, rng) -> bool:
 
 
 def _channel_mechanisms(test, locate, model: SeriesModel):
-    """Per channel: its noisy test (its share of the level's test ε, its
-    sensitivity) and its location mechanism (the level's location ε)."""
+    """Per channel: its noisy test (its share of the level's test ε, its sensitivity) and
+    its location mechanism (the level's location ε)."""
     out = []
     for channel, share in zip(channels(model.order), (1 - SPREAD_SHARE, SPREAD_SHARE)):
-        if test is None:
-            out.append((channel, share, None, None))
-            continue
-        out.append(
-            (
-                channel,
-                share,
-                LaplaceMechanism(test.epsilon * share, channel.sensitivity, neighbours="replace"),
-                ReportNoisyMax(locate.epsilon, channel.sensitivity, neighbours="replace"),
-            )
-        )
+        sens, mechanisms = channel.sensitivity, (None, None)
+        if test is not None:
+            mechanisms = (_laplace(test.epsilon * share, sens), _locate(locate.epsilon, sens))
+        out.append((channel, share, *mechanisms))
     return out
 
 
 def _segment_candidates(x, a, b, mechanisms, model, min_size, alpha, direction, rng):
-    """The noisy tests of one segment: ``(margin, kind, name, ks, scores, locate)``
-    for each channel that passes (margin in units of its noise scale)."""
+    """The noisy tests of one segment: ``(margin, kind, name, ks, scores, locate)`` for each
+    channel that passes (margin in units of its noise scale)."""
     passed = []
     for channel, share, test, locate in mechanisms:
         values = channel.values(x[a:b], model.order)
@@ -499,10 +478,9 @@ def _segment_candidates(x, a, b, mechanisms, model, min_size, alpha, direction, 
         c = critical_value(m, min_size, way, alpha * share, _scale(test), model.rho, channel.spread)
         noisy = t if test is None else float(test.randomise(t, rng))
         if noisy > c:
+            margin = (noisy - c) / max(_scale(test), 1.0)
             scores = _directed(_scores(s2, ks, m, min_size), way)
-            passed.append(
-                ((noisy - c) / max(_scale(test), 1.0), channel.kind, way, ks, scores, locate)
-            )
+            passed.append((margin, channel.kind, way, ks, scores, locate))
     return passed
 
 
@@ -542,17 +520,12 @@ def _auto(x, plan, min_size, alpha, direction, max_cp, rng, charge, series, depe
             found.append((a + k, name, kind))
             active += [(a, a + k), (a + k, b)]
     check = [m for kind, m in plan if kind == "trend"]
-    if (
-        check
-        and found
-        and len({(name, kind) for _, name, kind in found}) == 1
-        and found[0][2] == "level"
-    ):
+    one_way = found and len({(name, kind) for _, name, kind in found}) == 1
+    if check and one_way and found[0][2] == "level":
         # every change a level change the same way: a staircase, or a trend?
         charge(stage_cost("trend", check[0]))
-        if _trend_check(
-            x, sorted(k for k, *_ in found), found[0][1], check[0], min_size, model.rho, rng
-        ):
+        cuts = sorted(k for k, *_ in found)
+        if _trend_check(x, cuts, found[0][1], check[0], min_size, model.rho, rng):
             report.update(series="trend")
             return []
     return found
@@ -572,13 +545,7 @@ def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
     kind = channels(order)[0].kind
     if order:
         x = np.diff(x, n=order)
-        plan = [
-            (
-                name,
-                None if m is None else ReportNoisyMax(m.epsilon, order + 1, neighbours="replace"),
-            )
-            for name, m in plan
-        ]
+        plan = [(name, None if m is None else _locate(m.epsilon, order + 1)) for name, m in plan]
     segments, found, ranker = [(0, x.size)], [], _Ranker(x, min_size)
     for round_, (_, locate) in enumerate(plan):
         remaining = len(plan) - round_ - 1  # cuts still needed after this one
@@ -589,13 +556,8 @@ def _exact_k(x, plan, min_size, direction, rng, charge, order=0):
             if m < 2 * min_size:
                 continue
             ks, e, _ = ranker(a, b)
-            room = (
-                _capacity(ks, min_size)
-                + _capacity(m - ks, min_size)
-                + total
-                - _capacity(m, min_size)
-            )
-            ok = room >= remaining
+            room = _capacity(ks, min_size) + _capacity(m - ks, min_size) - _capacity(m, min_size)
+            ok = room + total >= remaining
             ks, e = ks[ok], e[ok]
             for sign, name in ((1.0, "decrease"), (-1.0, "increase")):
                 if direction in (name, "both"):
@@ -632,45 +594,24 @@ def run_segmentation(
 ):
     """The private (or, for ``ε = inf``, exact) search; ``[(index, direction, kind)]``
 
-    ``charge(cost)`` is called right before each stage's releases;
-    ``dependence`` and ``series`` as for :func:`binary_segmentation`.
-    ``report`` (optional dict) receives the DP outputs about the model:
-    ``series``, ``rho`` (``inf``: no test) and ``noisy_turning_points``.
+    ``charge(cost)`` is called right before each stage's releases; ``dependence`` and
+    ``series`` as for :func:`binary_segmentation`. ``report`` (optional dict) receives the
+    DP outputs about the model: ``series``, ``rho`` (``inf``: no test) and
+    ``noisy_turning_points``.
     """
     charge = charge if charge is not None else (lambda cost: None)
     report = {} if report is None else report
+    model = dict(dependence=dependence, series=series)
     if math.isinf(epsilon):
-        plan = segmentation_plan(
-            1.0, n_change_points, max_change_points, dependence=dependence, series=series
-        )
+        plan = segmentation_plan(1.0, n_change_points, max_change_points, **model)
         plan = [(kind, None) for kind, _ in plan]
         charge = lambda cost: None
     else:
-        plan = segmentation_plan(
-            epsilon,
-            n_change_points,
-            max_change_points,
-            n=x.size,
-            min_size=min_size,
-            alpha=alpha,
-            direction=direction,
-            dependence=dependence,
-            series=series,
-        )
+        sizes = dict(n=x.size, min_size=min_size, alpha=alpha, direction=direction)
+        plan = segmentation_plan(epsilon, n_change_points, max_change_points, **sizes, **model)
     if n_change_points == "auto":
-        found = _auto(
-            x,
-            plan,
-            min_size,
-            alpha,
-            direction,
-            max_change_points,
-            rng,
-            charge,
-            series,
-            dependence,
-            report,
-        )
+        settings = (min_size, alpha, direction, max_change_points, rng, charge, series, dependence)
+        found = _auto(x, plan, *settings, report)
     else:
         order = public_model(series, 0.0).order
         found = _exact_k(x, plan, min_size, direction, rng, charge, order)
@@ -743,39 +684,26 @@ def binary_segmentation(
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1 or not np.all(np.isfinite(x)):
         raise ValueError("x must be a 1-D series of finite values.")
-    if not (isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and epsilon > 0):
-        raise ValueError(f"epsilon must be a float in the range (0, inf], got {epsilon!r}.")
-    if n_change_points != "auto" and not (
-        isinstance(n_change_points, (int, np.integer)) and n_change_points >= 1
-    ):
-        raise ValueError(f"n_change_points must be 'auto' or an int >= 1, got {n_change_points!r}.")
-    min_size = check_segmentation(
-        x.size, n_change_points, max_change_points, min_size, alpha, direction
-    )
-    if not (
-        dependence in ("estimate", "none")
-        or (
-            isinstance(dependence, (int, float))
-            and not isinstance(dependence, bool)
-            and 0 <= dependence <= MAX_RHO
+    if not (_is_real(epsilon) and epsilon > 0):
+        raise naming(
+            ValueError, f"`epsilon` must be a float in the range (0, inf], got {epsilon!r}."
         )
-    ):
-        raise ValueError(
-            f"dependence must be 'estimate', 'none' or a float in [0, {MAX_RHO}], "
-            f"got {dependence!r}."
+    n_cp = n_change_points
+    if n_cp != "auto" and not (isinstance(n_cp, (int, np.integer)) and n_cp >= 1):
+        raise naming(ValueError, f"`n_change_points` must be 'auto' or an int >= 1, got {n_cp!r}.")
+    min_size = check_segmentation(x.size, n_cp, max_change_points, min_size, alpha, direction)
+    named = dependence in ("estimate", "none")
+    if not (named or (_is_real(dependence) and 0 <= dependence <= MAX_RHO)):
+        raise naming(
+            ValueError,
+            f"`dependence` must be 'estimate', 'none' or a float in [0, {MAX_RHO}], "
+            f"got {dependence!r}.",
         )
     if series not in SERIES:
-        raise ValueError(f"series must be one of {SERIES}, got {series!r}.")
+        raise naming(ValueError, f"`series` must be one of {SERIES}, got {series!r}.")
+    search = dict(n_change_points=n_cp, max_change_points=int(max_change_points), min_size=min_size)
+    search.update(alpha=float(alpha), direction=direction, dependence=dependence, series=series)
     found = run_segmentation(
-        x,
-        epsilon=float(epsilon),
-        n_change_points=n_change_points,
-        max_change_points=int(max_change_points),
-        min_size=min_size,
-        alpha=float(alpha),
-        direction=direction,
-        rng=check_random_state(random_state),
-        dependence=dependence,
-        series=series,
+        x, epsilon=float(epsilon), rng=check_random_state(random_state), **search
     )
     return np.array([k for k, *_ in found], dtype=np.int64)

@@ -1,11 +1,10 @@
-"""PNCPD (Lut 2022, Algorithm 3) as plain functions shared by the estimator,
-its online mode and the batch helpers.
+"""PNCPD (Lut 2022, Algorithm 3) as plain functions shared by the estimator, its online mode
+and the batch helpers.
 
-Sensitivity under "replace one element": replacing ``t <= k`` moves ``S(k)`` by
-at most ``n - k``, else by at most ``k``, so ``V(k)`` moves by at most
-``Δ_k = 1 / min(k, n - k)`` and over the candidates
-``Δ = 1 / min(k_lo, n - k_hi) = 1 / ⌈γn⌉ <= 1 / (γn)`` (proof of Theorem 2.3).
-Report-noisy-max with Laplace scale ``2Δ/ε`` is ε-DP. ``Δ`` comes from the
+Sensitivity under "replace one element": replacing ``t <= k`` moves ``S(k)`` by at most
+``n - k``, else by at most ``k``, so ``V(k)`` moves by at most ``Δ_k = 1 / min(k, n - k)``
+and over the candidates ``Δ = 1 / min(k_lo, n - k_hi) = 1 / ⌈γn⌉ <= 1 / (γn)`` (proof of
+Theorem 2.3). Report-noisy-max with Laplace scale ``2Δ/ε`` is ε-DP. ``Δ`` comes from the
 integer range, so float rounding of ``γn`` cannot make it too small.
 """
 
@@ -15,11 +14,13 @@ import math
 
 import numpy as np
 
+from ..exceptions import naming
 from ..privacy import ReportNoisyMax
 from ._statistic import mann_whitney_counts
 
 __all__ = [
     "candidate_range",
+    "centre_queries",
     "pncpd_sensitivity",
     "pncpd_mechanism",
     "pncpd_scores",
@@ -29,14 +30,12 @@ __all__ = [
 ]
 
 DIRECTIONS = ("both", "increase", "decrease")
-
-# tolerance for γn landing a rounding error away from an integer (0.1 * 30)
-_TOL = 1e-9
+_TOL = 1e-9  # for γn a rounding error away from an integer (0.1 * 30)
 
 
 def candidate_range(n: int, gamma: float) -> tuple[int, int]:
-    """``(k_lo, k_hi) = (⌈γn⌉, ⌊(1-γ)n⌋)``, clipped to ``[1, n - 1]``; a ValueError
-    naming ``gamma`` and the series length when the range is empty.
+    """``(k_lo, k_hi) = (⌈γn⌉, ⌊(1-γ)n⌋)``, clipped to ``[1, n - 1]``; a ValueError naming
+    ``gamma`` and the series length when the range is empty.
 
     Examples
     --------
@@ -49,10 +48,11 @@ def candidate_range(n: int, gamma: float) -> tuple[int, int]:
     k_lo = max(1, math.ceil(gamma * n - _TOL))
     k_hi = min(n - 1, math.floor((1 - gamma) * n + _TOL))
     if n < 2 or k_lo > k_hi:
-        raise ValueError(
-            f"the series has {n} samples: with gamma={gamma!r} the candidate range "
+        raise naming(
+            ValueError,
+            f"the series has {n} samples: with `gamma={gamma!r}` the candidate range "
             "{ceil(gamma*n), ..., floor((1-gamma)*n)} of change points is empty; "
-            "use a longer series or a smaller gamma."
+            "use a longer series or a smaller `gamma`.",
         )
     return k_lo, k_hi
 
@@ -64,8 +64,8 @@ def pncpd_sensitivity(n: int, gamma: float) -> float:
 
 
 def pncpd_mechanism(n: int, gamma: float, epsilon: float) -> ReportNoisyMax:
-    """Algorithm 3's report-noisy-max on ``n`` samples (finite ``epsilon``); its
-    ``cost`` is ε-DP under replace-one neighbours, the relation of ``Δ``."""
+    """Algorithm 3's report-noisy-max on ``n`` samples (finite ``epsilon``); its ``cost`` is
+    ε-DP under replace-one neighbours, the relation of ``Δ``."""
     return ReportNoisyMax(epsilon, pncpd_sensitivity(n, gamma), neighbours="replace")
 
 
@@ -79,9 +79,9 @@ def pncpd_noise_scale(n: int, gamma: float, epsilon: float) -> float:
 def pncpd_scores(x, gamma: float, direction: str):
     """Candidate splits ``ks`` (m,) and the scores report-noisy-max maximises.
 
-    ``"decrease"``: ``V(k)``; ``"increase"``: ``1 - V(k)``; ``"both"``: the
-    ``2m`` scores ``[V(k), 1 - V(k)]`` in one selection, each of sensitivity
-    ``Δ``, so the same ε. Scores are (..., m) or (..., 2m) for a batch of rows.
+    ``"decrease"``: ``V(k)``; ``"increase"``: ``1 - V(k)``; ``"both"``: the ``2m`` scores
+    ``[V(k), 1 - V(k)]`` in one selection, each of sensitivity ``Δ``, so the same ε. Scores
+    are (..., m) or (..., 2m) for a batch of rows.
     """
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
@@ -97,8 +97,7 @@ def pncpd_scores(x, gamma: float, direction: str):
 
 def pncpd_decode(index, ks: np.ndarray, direction: str):
     """Map selected score indices back to ``(k, direction_)`` (arrays for array input)."""
-    index = np.asarray(index)
-    m = ks.size
+    index, m = np.asarray(index), ks.size
     k = ks[index % m]
     if direction == "both":
         names = np.where(index >= m, "increase", "decrease")
@@ -107,6 +106,12 @@ def pncpd_decode(index, ks: np.ndarray, direction: str):
     if index.ndim == 0:
         return int(k), str(names)
     return k.astype(np.int64), names
+
+
+def centre_queries(u, direction: str):
+    """Algorithm 4's queries from the centre statistic ``U``: ``U`` (``"decrease"``),
+    ``1 - U`` (``"increase"``) or ``max(U, 1 - U)`` (``"both"``)."""
+    return {"decrease": u, "increase": 1.0 - u, "both": np.maximum(u, 1.0 - u)}[direction]
 
 
 def pncpd_select(scores: np.ndarray, n: int, gamma: float, epsilon: float, rng) -> np.ndarray | int:

@@ -1,25 +1,22 @@
-"""Serial dependence for the rank change-point test: a private, level-shift-free
-estimate of the lag-1 dependence, and the AR(1) null the test is calibrated under.
+"""Serial dependence for the rank change-point test: a private, level-shift-free estimate of
+the lag-1 dependence, and the AR(1) null the test is calibrated under.
 
-Positive autocorrelation makes the rank CUSUM of :mod:`._binseg` wander further
-(by the square root of the ranks' long-run variance factor, about 2.9 for an
-AR(1) with ``φ = 0.5``), so a test calibrated for exchangeable values reports
-changes that are not there.
+Positive autocorrelation makes the rank CUSUM of :mod:`._binseg` wander further (by the
+square root of :func:`rank_long_run_factor`), so a test calibrated for exchangeable values
+reports changes that are not there.
 
 **Statistic.** The number of turning points
-``TP = #{1 <= i <= n-2 : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``
-(:func:`turning_points`). It reads the order of neighbouring values only, so a
-level shift moves it by at most 2: a change does not pass for dependence.
-Replacing ``x_t`` changes only the three triples containing it, never all
-three the same way: **Δ = 2** under replace-one neighbours, released with
-two-sided geometric noise (proof: "Proofs: PrivateChangePointDetector" in
+``TP = #{1 <= i <= n-2 : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}`` (:func:`turning_points`). It
+reads the order of neighbouring values only, so a level shift moves it by at most 2: a
+change does not pass for dependence. Replacing ``x_t`` changes only the three triples
+containing it, never all three the same way: **Δ = 2** under replace-one neighbours,
+released with two-sided geometric noise (proof: "Proofs: PrivateChangePointDetector" in
 ``docs/proofs.md``).
 
-**Working model.** For a stationary Gaussian AR(1) with lag-1 correlation
-``φ`` (or any monotone transform of one), ``P(turning point) = 1/2 +
-arcsin((1 - φ)/2)/π`` (``2/3`` for i.i.d. values), which inverts to
-``φ = 1 - 2 sin(π (p - 1/2))``. The test uses the upper bound ``φ⁺`` of
-:func:`dependence_bound` and the simulated AR(1) null with ``φ⁺`` (public,
+**Working model.** For a stationary Gaussian AR(1) with lag-1 correlation ``φ`` (or any
+monotone transform of one), ``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π`` (``2/3`` for
+i.i.d. values), which inverts to ``φ = 1 - 2 sin(π (p - 1/2))``. The test uses the upper
+bound ``φ⁺`` of :func:`dependence_bound` and the simulated AR(1) null with ``φ⁺`` (public,
 cached); above :data:`MAX_RHO` no test is made.
 """
 
@@ -64,10 +61,9 @@ RHO_FLOOR = 0.5
 def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
     """``#{i : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``, ties broken at random.
 
-    Equal values are ordered by uniform keys from ``rng`` (private, never
-    released), so ties look like exchangeable values, not dependence. For
-    every fixed set of keys ``Δ = 2`` (module docstring), so it holds for the
-    mixture too.
+    Equal values are ordered by uniform keys from ``rng`` (private, never released), so ties
+    look like exchangeable values, not dependence. For every fixed set of keys ``Δ = 2``
+    (module docstring), so it holds for the mixture too.
     """
     x = np.asarray(x, dtype=np.float64)
     order = np.lexsort((rng.random(x.size), x))
@@ -89,9 +85,9 @@ def rho_from_turning_rate(p: float) -> float:
 
 
 def rank_long_run_factor(phi: float, lags: int = 10_000) -> float:
-    """``f = 1 + 2 Σ_h (6/π) arcsin(φ^h / 2)``: the long-run variance of the ranks
-    of a Gaussian AR(1) series relative to i.i.d. values (Spearman's correlation
-    of a Gaussian pair with correlation ``r`` is ``(6/π) arcsin(r/2)``)."""
+    """``f = 1 + 2 Σ_h (6/π) arcsin(φ^h / 2)``: the long-run variance of the ranks of a
+    Gaussian AR(1) series relative to i.i.d. values (Spearman's correlation of a Gaussian
+    pair with correlation ``r`` is ``(6/π) arcsin(r/2)``)."""
     if phi <= 0:
         return 1.0
     h = np.arange(1, lags + 1)
@@ -103,19 +99,23 @@ def _count_variance(n: int) -> float:
     return max(16.0 * n - 29.0, 1.0) / 90.0
 
 
+def geometric_variance(mechanism: GeometricMechanism | None) -> float:
+    """Variance of the two-sided geometric noise of ``mechanism`` (None: no noise, 0)."""
+    if mechanism is None:
+        return 0.0
+    a = mechanism.epsilon / mechanism.sensitivity
+    return 2.0 * math.exp(-a) / (1.0 - math.exp(-a)) ** 2
+
+
 def p_lower_bound(
     noisy_count: int, n: int, mechanism: GeometricMechanism | None, z: float | None = None
 ) -> float:
-    """The noisy turning-point rate lowered by ``z`` standard deviations of its
-    sampling error (the i.i.d. variance ``(16n - 29)/90``) and of the noise
-    (``mechanism`` None: the exact count of the non-private reference)."""
+    """The noisy turning-point rate lowered by ``z`` standard deviations of its sampling
+    error (the i.i.d. variance ``(16n - 29)/90``) and of the noise (``mechanism`` None: the
+    exact count of the non-private reference)."""
     z = BOUND_Z if z is None else z
     triples = max(n - 2, 1)
-    noise_var = 0.0
-    if mechanism is not None:
-        a = mechanism.epsilon / mechanism.sensitivity
-        noise_var = 2.0 * math.exp(-a) / (1.0 - math.exp(-a)) ** 2
-    sd = math.sqrt(_count_variance(n) + noise_var) / triples
+    sd = math.sqrt(_count_variance(n) + geometric_variance(mechanism)) / triples
     return noisy_count / triples - z * sd
 
 
@@ -128,11 +128,11 @@ def dependence_bound(
 ) -> float:
     """``φ⁺``: an upper confidence bound on the AR(1) ``φ`` from the noisy turning points.
 
-    Post-processing of the released count (``n`` is public): the rate
-    ``count / (n - 2)`` lowered by ``z`` standard deviations of its sampling
-    error and of the noise (:func:`p_lower_bound`), mapped to ``φ``
-    (:func:`rho_from_turning_rate`), floored and rounded up to :data:`RHO_STEP`.
-    Returns ``inf`` above :data:`MAX_RHO` (no calibrated test possible).
+    Post-processing of the released count (``n`` is public): the rate ``count / (n - 2)``
+    lowered by ``z`` standard deviations of its sampling error and of the noise
+    (:func:`p_lower_bound`), mapped to ``φ`` (:func:`rho_from_turning_rate`), floored and
+    rounded up to :data:`RHO_STEP`. Returns ``inf`` above :data:`MAX_RHO` (no calibrated
+    test possible).
 
     Notes
     -----
@@ -141,21 +141,34 @@ def dependence_bound(
     conservatism at ``φ⁺``. ``z``, the floor, the 15 % share and
     :data:`MAX_RHO` were chosen on simulated AR(1) nulls.
     """
-    floor = RHO_FLOOR if floor is None else floor
-    rho = max(rho_from_turning_rate(p_lower_bound(noisy_count, n, mechanism, z)), floor)
-    rho = math.ceil(rho / RHO_STEP - 1e-9) * RHO_STEP
+    p_low = p_lower_bound(noisy_count, n, mechanism, z)
+    return round_up_rho(max(rho_from_turning_rate(p_low), RHO_FLOOR if floor is None else floor))
+
+
+def round_up_rho(rho: float) -> float:
+    """``rho`` (negative: 0) rounded up to :data:`RHO_STEP`; ``inf`` above :data:`MAX_RHO`."""
+    rho = math.ceil(max(rho, 0.0) / RHO_STEP - 1e-9) * RHO_STEP
     return math.inf if rho > MAX_RHO + 1e-9 else round(rho, 2)
 
 
 def ar1_ranks(rows: int, m: int, phi: float, rng: np.random.Generator) -> np.ndarray:
-    """Series of ``m`` values of a stationary Gaussian AR(1) (``rows`` of them),
-    as ranks (int64); ``phi = 0``: uniform random permutations."""
+    """Series of ``m`` values of a stationary Gaussian AR(1) (``rows`` of them), as ranks
+    (int64); ``phi = 0``: uniform random permutations."""
     if phi == 0:
         return rng.permuted(np.tile(np.arange(m, dtype=np.int64), (rows, 1)), axis=1)
-    e = rng.standard_normal((rows, m))
+    return row_ranks(ar1_filter(rng.standard_normal((rows, m)), phi))
+
+
+def ar1_filter(e: np.ndarray, phi: float) -> np.ndarray:
+    """Rows of a stationary Gaussian AR(1) from rows of i.i.d. standard normals ``e``
+    (scaled in place); ``x_0 = e_0 ~ N(0, 1)``: stationary from the start."""
     e[:, 1:] *= math.sqrt(1.0 - phi * phi)
-    x = lfilter([1.0], [1.0, -phi], e, axis=1)  # x_0 ~ N(0, 1): stationary from the start
-    order = np.argsort(x, axis=1)
+    return lfilter([1.0], [1.0, -phi], e, axis=1)
+
+
+def row_ranks(v: np.ndarray) -> np.ndarray:
+    """0-based ranks (int64) of the values of each row of ``v``."""
+    order = np.argsort(v, axis=1)
     ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(m, dtype=np.int64)[None, :], axis=1)
+    np.put_along_axis(ranks, order, np.arange(v.shape[1], dtype=np.int64)[None, :], axis=1)
     return ranks

@@ -1,9 +1,8 @@
 """Why the change-point code refuses dask collections, and its in-memory limit.
 
-The statistic (Eq. (2.1)) needs the *global* stable ranks of the whole series:
-a blockwise dask computation would be wrong and materialising a collection
-may not fit in memory, so every public entry point raises a TypeError. Nothing
-here imports dask.
+The statistic (Eq. (2.1)) needs the *global* stable ranks of the whole series: a blockwise
+dask computation would be wrong and materialising a collection may not fit in memory, so
+every public entry point raises a TypeError. Nothing here imports dask.
 """
 
 from __future__ import annotations

@@ -1,20 +1,19 @@
 """ONLINEPNCPD (Lut 2022, Algorithm 4) over a stream fed in chunks.
 
-:class:`OnlinePNCPD` holds a run's state; indices are absolute stream positions.
-The query for the window ``x[s : s+n]`` is its centre statistic ``U = M(s) / h²``
-(``h = n/2``), from the first full window on. Each query has sensitivity
-``2/n`` under replace-one neighbours (Theorem 2.5), also for ``1 - U`` and
-``max(U, 1 - U)``; AboveThreshold with ``ε_a = alarm_share·ε`` draws threshold
-noise of scale ``2Δ/ε_a`` and query noise ``4Δ/ε_a`` (float-safe grids).
-``alarm_share`` is 1/2 (Algorithm 4, :data:`THESIS_ALARM_SHARE`) with a given
-threshold, :data:`CALIBRATED_ALARM_SHARE` with the calibrated one. After an
-alarm at centre ``c``, ``g = ⌈γn⌉`` more points are read and PNCPD runs with
-the rest of ε on ``x[c - h + g : c + h + g]``.
+:class:`OnlinePNCPD` holds a run's state; indices are absolute stream positions. The query
+for the window ``x[s : s+n]`` is its centre statistic ``U = M(s) / h²`` (``h = n/2``), from
+the first full window on. Each query has sensitivity ``2/n`` under replace-one neighbours
+(Theorem 2.5), also for ``1 - U`` and ``max(U, 1 - U)``; AboveThreshold with
+``ε_a = alarm_share·ε`` draws threshold noise of scale ``2Δ/ε_a`` and query noise ``4Δ/ε_a``
+(float-safe grids). ``alarm_share`` is 1/2 (Algorithm 4, :data:`THESIS_ALARM_SHARE`) with a
+given threshold, :data:`CALIBRATED_ALARM_SHARE` with the calibrated one. After an alarm at
+centre ``c``, ``g = ⌈γn⌉`` more points are read and PNCPD runs with the rest of ε on
+``x[c - h + g : c + h + g]``.
 
-The noisy threshold is drawn at the start; each call's noise comes from that
-call's generator, so no generator is kept. ``charge(cost)`` is an argument of
-:meth:`OnlinePNCPD.feed`, not state, because the estimator copies the state
-before each call to restore it if the call fails.
+The noisy threshold is drawn at the start; each call's noise comes from that call's
+generator, so no generator is kept. ``charge(cost)`` is an argument of
+:meth:`OnlinePNCPD.feed`, not state, because the estimator copies the state before each call
+to restore it if the call fails.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import numpy as np
 
 from ..privacy import AboveThreshold, PrivacyCost
 from ..privacy._stream_state import StreamState
-from ._core import candidate_range, pncpd, pncpd_mechanism
+from ._core import candidate_range, centre_queries, pncpd, pncpd_mechanism
 from ._statistic import sliding_centre_mid_counts
 
 __all__ = [
@@ -54,8 +53,8 @@ def stage_costs(
     window: int, gamma: float, epsilon: float, alarm_share: float = THESIS_ALARM_SHARE
 ) -> tuple[PrivacyCost, PrivacyCost]:
     """The two charges of a run, named by their notes: AboveThreshold's answers
-    (``alarm_share·ε``, whatever their number), then PNCPD's selection (the
-    rest), both under replace-one neighbours."""
+    (``alarm_share·ε``, whatever their number), then PNCPD's selection (the rest), both
+    under replace-one neighbours."""
     if math.isinf(epsilon):
         above = selection = PrivacyCost.infinite(neighbours="replace")
     else:
@@ -83,9 +82,9 @@ class _NoiselessThreshold:
 
 
 class OnlinePNCPD(StreamState):
-    """State of one run of Algorithm 4 (no validation: the estimator does it). Until
-    the detection it holds the last window, its count and AboveThreshold's secret
-    noisy threshold; a pickle leaves them out."""
+    """State of one run of Algorithm 4 (no validation: the estimator does it). Until the
+    detection it holds the last window, its count and AboveThreshold's secret noisy
+    threshold; a pickle leaves them out."""
 
     def __init__(
         self,
@@ -102,8 +101,6 @@ class OnlinePNCPD(StreamState):
         self.epsilon, self.gamma, self.direction = float(epsilon), float(gamma), direction
         self.alarm_share = float(alarm_share)
         self.shift = candidate_range(self.window, gamma)[0]  # g = ⌈γn⌉
-        # ``rng`` draws the noisy threshold only and is not kept: every feed brings
-        # the generator of its own call
         if math.isinf(epsilon):
             self._above = _NoiselessThreshold(threshold)
         else:
@@ -125,10 +122,8 @@ class OnlinePNCPD(StreamState):
     def _without_data(self) -> tuple[dict, str]:
         if self.detected:
             return {}, ""
-        return (
-            {"_tail": np.empty(0), "_last_count": None, "_above": None},
-            "its last window of points and its noisy threshold",
-        )
+        dropped = {"_tail": np.empty(0), "_last_count": None, "_above": None}
+        return dropped, "its last window of points and its noisy threshold"
 
     @property
     def detected(self) -> bool:
@@ -141,11 +136,7 @@ class OnlinePNCPD(StreamState):
 
     def _queries(self, doubled: np.ndarray) -> np.ndarray:
         u = doubled / float(2 * self.h * self.h)  # mid-ranks: ties count 1/2
-        if self.direction == "decrease":
-            return u
-        if self.direction == "increase":
-            return 1.0 - u
-        return np.maximum(u, 1.0 - u)
+        return centre_queries(u, self.direction)
 
     def feed(self, x: np.ndarray, rng: np.random.Generator, charge=None) -> None:
         """Consume a chunk (1-D float array) with this call's noise, up to the detection;
@@ -193,11 +184,9 @@ class OnlinePNCPD(StreamState):
         self._tail = np.concatenate([self._tail, part])
         self.n_seen += part.size
         if self._tail.size == self.window + self.shift:
-            seg = self._tail[self.shift :]
+            seg, epsilon = self._tail[self.shift :], self.epsilon * (1 - self.alarm_share)
             charge(self.stage_costs[1])
-            k, name = pncpd(
-                seg, self.epsilon * (1 - self.alarm_share), self.gamma, self.direction, rng
-            )
+            k, name = pncpd(seg, epsilon, self.gamma, self.direction, rng)
             start = self.alarm_index - self.h + self.shift
             self.change_point, self.detected_direction = start + k, name
             # halted: drop the raw samples and the noisy threshold for good

@@ -1,24 +1,22 @@
-"""The online threshold at a false-alarm level: ONLINEPNCPD (Lut 2022,
-Algorithm 4) without a hand-chosen ``T``, for streams of any length.
+"""The online threshold at a false-alarm level: ONLINEPNCPD (Lut 2022, Algorithm 4) without
+a hand-chosen ``T``, for streams of any length.
 
-AboveThreshold alarms on the first ``q_j + ν_j >= T + ρ`` (query noise ``ν_j``,
-one threshold noise ``ρ``). The null queries read ranks only, so their law is
-public: a uniform permutation (``rho = 0``) or the ranks of a Gaussian AR(1).
-:func:`calibrated_threshold` simulates ``B = 2000`` blocks of ``L = max(2000,
-10 · window)`` points (or ``horizon``), statistics and query noise as
-AboveThreshold draws them, and keeps each block's largest noisy query ``Y``.
-The blocks' dependence is positive, so with ``s(t) = P(Y >= t)`` and
+AboveThreshold alarms on the first ``q_j + ν_j >= T + ρ`` (query noise ``ν_j``, one
+threshold noise ``ρ``). The null queries read ranks only, so their law is public: a uniform
+permutation (``rho = 0``) or the ranks of a Gaussian AR(1). :func:`calibrated_threshold`
+simulates ``B = 2000`` blocks of ``L = max(2000, 10 · window)`` points (or ``horizon``),
+statistics and query noise as AboveThreshold draws them, and keeps each block's largest
+noisy query ``Y``. The blocks' dependence is positive, so with ``s(t) = P(Y >= t)`` and
 ``K = (horizon - window + 1) / (L - window + 1)``
 
     P(alarm within the horizon | ρ) <= 1 - (1 - s(T + ρ))^K,
 
-and the mean run length given ``ρ`` is at least ``window + (L - window + 1)
-(1 - s) / s``, both integrated over the exact law of ``ρ``. ``s`` is bounded
-by ``(k + 2 sqrt(k)) / B`` (``k`` blocks reaching ``t``), beyond the 50-th
-largest ``Y`` by the exponential chord through the 200-th and 50-th (less one
-standard error; the tail is log-concave) and above ``q = 1`` by the query noise
-alone: every step errs towards fewer alarms. No data is read and the seed is
-fixed, so the threshold is public (cached per setting and process).
+and the mean run length given ``ρ`` is at least ``window + (L - window + 1) (1 - s) / s``,
+both integrated over the exact law of ``ρ``. ``s`` is bounded by ``(k + 2 sqrt(k)) / B``
+(``k`` blocks reaching ``t``), beyond the 50-th largest ``Y`` by the exponential chord
+through the 200-th and 50-th (less one standard error; the tail is log-concave) and above
+``q = 1`` by the query noise alone: every step errs towards fewer alarms. No data is read
+and the seed is fixed, so the threshold is public (cached per setting and process).
 """
 
 from __future__ import annotations
@@ -31,7 +29,9 @@ from functools import lru_cache
 import numpy as np
 
 from .._jit import lazy_njit
+from ..exceptions import naming
 from ..privacy import AboveThreshold
+from ._core import centre_queries
 from ._dependence import ar1_ranks
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
@@ -54,15 +54,34 @@ DEFAULT_ARL0_WINDOWS = 1000
 
 
 def default_arl0(window: int) -> int:
-    """The default average run length to a false alarm: ``1000 · window`` points
-    (public); a false alarm within the first ``m`` points has probability about
-    ``m / arl0``."""
+    """The default average run length to a false alarm: ``1000 · window`` points (public); a
+    false alarm within the first ``m`` points has probability about ``m / arl0``."""
     return DEFAULT_ARL0_WINDOWS * int(window)
 
 
 def block_length(window: int) -> int:
     """Points per simulated block: ten windows, at least 2000."""
     return max(2000, 10 * int(window))
+
+
+@njit(cache=True, nogil=True)
+def _fenwick_add(tree, value, delta):
+    """Count ``value`` (an int in ``[0, L)``) ``delta`` more times in a Fenwick tree."""
+    v = value + 1
+    while v < tree.size:
+        tree[v] += delta
+        v += v & -v
+
+
+@njit(cache=True, nogil=True)
+def _fenwick_below(tree, bound):
+    """How many values counted in a Fenwick tree are below ``bound``."""
+    c = 0
+    v = bound
+    while v > 0:
+        c += tree[v]
+        v -= v & -v
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -79,72 +98,29 @@ def _centre_counts_into(ranks, h, out, first, last):
         x = ranks[r]
         m = 0
         for i in range(h):
-            v = x[i] + 1
-            while v <= length:
-                left[v] += 1
-                v += v & -v
+            _fenwick_add(left, x[i], 1)
         for j in range(h, 2 * h):
-            c = 0  # left values below x[j]
-            v = x[j] + 1
-            while v > 0:
-                c += left[v]
-                v -= v & -v
-            m += h - c
-            v = x[j] + 1
-            while v <= length:
-                right[v] += 1
-                v += v & -v
+            m += h - _fenwick_below(left, x[j] + 1)  # left values above x[j]
+            _fenwick_add(right, x[j], 1)
         out[r, 0] = m
         for s in range(q - 1):
             leave, mid, join = x[s], x[s + h], x[s + 2 * h]
-            c = 0  # leave exits the left half: right values below it
-            v = leave
-            while v > 0:
-                c += right[v]
-                v -= v & -v
-            m -= c
-            v = leave + 1
-            while v <= length:
-                left[v] -= 1
-                v += v & -v
-            v = mid + 1  # mid moves from the right half to the left
-            while v <= length:
-                right[v] -= 1
-                v += v & -v
-            c = 0
-            v = mid + 1
-            while v > 0:
-                c += left[v]
-                v -= v & -v
-            m -= (h - 1) - c
-            c = 0
-            v = mid
-            while v > 0:
-                c += right[v]
-                v -= v & -v
-            m += c
-            v = mid + 1
-            while v <= length:
-                left[v] += 1
-                v += v & -v
-            c = 0  # join enters the right half
-            v = join + 1
-            while v > 0:
-                c += left[v]
-                v -= v & -v
-            m += h - c
-            v = join + 1
-            while v <= length:
-                right[v] += 1
-                v += v & -v
+            m -= _fenwick_below(right, leave)  # leave exits the left half
+            _fenwick_add(left, leave, -1)
+            _fenwick_add(right, mid, -1)  # mid moves from the right half to the left
+            m -= (h - 1) - _fenwick_below(left, mid + 1)
+            m += _fenwick_below(right, mid)
+            _fenwick_add(left, mid, 1)
+            m += h - _fenwick_below(left, join + 1)  # join enters the right half
+            _fenwick_add(right, join, 1)
             out[r, s + 1] = m
 
 
 @njit(cache=True, nogil=True)
 def _shuffle_rows_into(seeds, out, first, last):
-    """A uniform random permutation of ``0..L-1`` in each row ``first:last`` of
-    ``out`` (Fisher–Yates; splitmix64 seeded per row, bounded draws by rejection,
-    so the rows do not depend on how they are split between threads)."""
+    """A uniform random permutation of ``0..L-1`` in each row ``first:last`` of ``out``
+    (Fisher–Yates; splitmix64 seeded per row, bounded draws by rejection, so the rows do not
+    depend on how they are split between threads)."""
     length = out.shape[1]
     for r in range(first, last):
         state = np.uint64(seeds[r])
@@ -167,8 +143,8 @@ def _shuffle_rows_into(seeds, out, first, last):
 
 
 def _by_rows(kernel, n_rows: int, *args) -> None:
-    """``kernel(*args, first, last)`` over row ranges, one per core: rows are
-    independent and the kernels release the GIL."""
+    """``kernel(*args, first, last)`` over row ranges, one per core: rows are independent
+    and the kernels release the GIL."""
     workers = max(1, min(n_rows, os.cpu_count() or 1, 8))
     cuts = np.linspace(0, n_rows, workers + 1).astype(int)
     if workers == 1:
@@ -188,8 +164,8 @@ def null_centre_counts(ranks: np.ndarray, window: int) -> np.ndarray:
 
 
 def null_ranks(n_rows: int, length: int, rho: float, rng: np.random.Generator) -> np.ndarray:
-    """Ranks of ``n_rows`` null streams: uniform permutations (``rho = 0``) or
-    those of a stationary Gaussian AR(1) with lag-1 correlation ``rho``."""
+    """Ranks of ``n_rows`` null streams: uniform permutations (``rho = 0``) or those of a
+    stationary Gaussian AR(1) with lag-1 correlation ``rho``."""
     if rho == 0.0:
         out = np.empty((n_rows, length), dtype=np.int32)
         seeds = rng.integers(0, 2**63, size=n_rows, dtype=np.int64)
@@ -199,18 +175,16 @@ def null_ranks(n_rows: int, length: int, rho: float, rng: np.random.Generator) -
 
 
 def _step_table(window: int, direction: str, proto: AboveThreshold) -> np.ndarray:
-    """The query of each possible centre count ``M`` (``0..h²``) in grid steps,
-    rounded exactly as AboveThreshold rounds ``U = M / h²`` (a lookup per query)."""
+    """The query of each possible centre count ``M`` (``0..h²``) in grid steps, rounded
+    exactly as AboveThreshold rounds ``U = M / h²`` (a lookup per query)."""
     h = window // 2
-    u = np.arange(h * h + 1) / float(h * h)
-    query = {"decrease": u, "increase": 1.0 - u, "both": np.maximum(u, 1.0 - u)}[direction]
-    return proto.to_steps(query)
+    return proto.to_steps(centre_queries(np.arange(h * h + 1) / float(h * h), direction))
 
 
 def _laplace_steps(rate: float, shape, rng: np.random.Generator) -> np.ndarray:
-    """Two-sided geometric draws ``P(Z = k) ∝ exp(-rate |k|)``, by inversion: the
-    law of AboveThreshold's query noise, faster than the mechanism's sampler,
-    whose privacy guards a simulation of public quantities does not need."""
+    """Two-sided geometric draws ``P(Z = k) ∝ exp(-rate |k|)``, by inversion: the law of
+    AboveThreshold's query noise, faster than the mechanism's sampler, whose privacy guards
+    a simulation of public quantities does not need."""
     a = np.floor(rng.standard_exponential(shape) / rate)
     a -= np.floor(rng.standard_exponential(shape) / rate)
     return a.astype(np.int64)
@@ -219,13 +193,9 @@ def _laplace_steps(rate: float, shape, rng: np.random.Generator) -> np.ndarray:
 def _progress(total_points: int, n_blocks: int):
     from tqdm.auto import tqdm
 
-    return tqdm(
-        total=n_blocks,
-        unit="block",
-        leave=False,
-        desc="calibrating the online threshold (once per setting)",
-        disable=None if total_points >= _PROGRESS_POINTS else True,
-    )
+    quiet = True if total_points < _PROGRESS_POINTS else None  # None: shown on a terminal
+    desc = "calibrating the online threshold (once per setting)"
+    return tqdm(total=n_blocks, unit="block", leave=False, desc=desc, disable=quiet)
 
 
 @lru_cache(maxsize=64)
@@ -294,9 +264,8 @@ class _BlockTail:
         if math.isinf(self.noise_rate):
             return np.where(excess > 0, 0.0, 1.0)
         p = math.exp(-self.noise_rate)
-        return np.where(
-            excess > 0, self.n_queries * np.exp(-self.noise_rate * excess) / (1 + p), 1.0
-        )
+        bound = self.n_queries * np.exp(-self.noise_rate * excess) / (1 + p)
+        return np.where(excess > 0, bound, 1.0)
 
     def _model(self, t):
         """The chord's exponential tail beyond the anchor (valid for ``t >= anchor``)."""
@@ -310,18 +279,17 @@ class _BlockTail:
 
     def on_intervals(self, grid: np.ndarray) -> np.ndarray:
         """Upper bounds on ``s`` over ``(-inf, g0]``, each ``(g[i-1], g[i]]`` and
-        ``(g[-1], inf)``: exact right ends below the anchor (``s`` is constant
-        between simulated values), left ends of the decreasing tail above it."""
+        ``(g[-1], inf)``: exact right ends below the anchor (``s`` is constant between
+        simulated values), left ends of the decreasing tail above it."""
         a, b = grid[:-1], grid[1:]
-        inside = np.where(
-            b <= self.anchor, self.upper(self.count(np.minimum(b, self.anchor))), self._model(a)
-        )
+        below = self.upper(self.count(np.minimum(b, self.anchor)))
+        inside = np.where(b <= self.anchor, below, self._model(a))
         last = min(float(self._model(grid[-1])), float(self.noise_bound(grid[-1])))
         return np.concatenate([[1.0], np.minimum(inside, self.noise_bound(a)), [last]])
 
     def breakpoints(self, lo: float, hi: float) -> np.ndarray:
-        """Every distinct simulated maximum up to the anchor, then a grid on which
-        the tail bound changes by at most 5 % per interval, up to ``hi``."""
+        """Every distinct simulated maximum up to the anchor, then a grid on which the tail
+        bound changes by at most 5 % per interval, up to ``hi``."""
         bulk = self.y[self.y <= self.anchor].astype(np.float64)
         rates = [r for r in (self.rate, self.noise_rate) if 0 < r < math.inf]
         span = max(hi - self.anchor, 0.0)
@@ -333,21 +301,18 @@ class _BlockTail:
 
 
 def _laplace_sf(k, rate: float) -> np.ndarray:
-    """``P(Z > k)`` for the two-sided geometric ``P(Z = k) ∝ exp(-rate |k|)``
-    (computed on the side where it is small, for relative precision)."""
+    """``P(Z > k)`` for the two-sided geometric ``P(Z = k) ∝ exp(-rate |k|)`` (computed on
+    the side where it is small, for relative precision)."""
     k = np.floor(np.asarray(k, dtype=np.float64))
     q = 1.0 + math.exp(-rate)
-    return np.where(
-        k >= 0,
-        np.exp(-rate * (np.maximum(k, -1.0) + 1.0)) / q,
-        1.0 - np.exp(rate * np.minimum(k, 0.0)) / q,
-    )
+    upper = np.exp(-rate * (np.maximum(k, -1.0) + 1.0)) / q
+    return np.where(k >= 0, upper, 1.0 - np.exp(rate * np.minimum(k, 0.0)) / q)
 
 
 def _integrate(threshold: int, tail: _BlockTail, rho_rate: float, value, reach: float) -> float:
-    """``E_ρ[value(s(T + ρ))]`` over the exact law of the threshold noise ``ρ``,
-    ``value`` evaluated at the bound on ``s`` over each interval (conservative
-    for a ``value`` decreasing in ``s``)."""
+    """``E_ρ[value(s(T + ρ))]`` over the exact law of the threshold noise ``ρ``, ``value``
+    evaluated at the bound on ``s`` over each interval (conservative for a ``value``
+    decreasing in ``s``)."""
     grid = tail.breakpoints(threshold - reach, threshold + reach)
     if grid.size == 0:
         grid = np.array([float(threshold - reach)])
@@ -370,15 +335,14 @@ def _smallest_threshold(ok, lo: int, hi: int) -> int:
     return lo
 
 
-def _check_target(window, horizon, arl0, rho):
+def check_target(window, horizon, arl0):
+    """Refuse a ``horizon`` or ``arl0`` too short for ``window``, or both at once."""
     if horizon is not None and arl0 is not None:
-        raise ValueError("give horizon or arl0, not both.")
+        raise naming(ValueError, "give `horizon` or `arl0`, not both.")
     if horizon is not None and horizon < window:
-        raise ValueError(f"horizon must be at least window={window}, got {horizon!r}.")
+        raise naming(ValueError, f"`horizon` must be at least `window={window}`, got {horizon!r}.")
     if arl0 is not None and arl0 < 2 * window:
-        raise ValueError(f"arl0 must be at least 2 * window={2 * window}, got {arl0!r}.")
-    if not 0.0 <= rho <= 0.95:
-        raise ValueError(f"rho must be in [0, 0.95], got {rho!r}.")
+        raise naming(ValueError, f"`arl0` must be at least 2 * window={2 * window}, got {arl0!r}.")
 
 
 @lru_cache(maxsize=256)
@@ -394,14 +358,13 @@ def calibrated_threshold(
 ) -> float:
     """AboveThreshold's ``T`` for a false-alarm level on a stream without change.
 
-    ``epsilon`` is AboveThreshold's share (``np.inf``: no noise, alarm iff
-    ``q > T``); the query is ``U``, ``1 - U`` or ``max(U, 1 - U)`` by
-    ``direction``. Target: ``P(any alarm within horizon points) <= alpha``, or
-    a mean run length to a false alarm of at least ``arl0`` points (default
-    :func:`default_arl0`). ``rho``: lag-1 correlation of the AR(1) null (0:
-    exchangeable values). Returns ``T`` on the mechanism's grid (exact float).
-    Every approximation errs towards fewer alarms (module docstring); the
-    result is public, deterministic and cached per setting and process.
+    ``epsilon`` is AboveThreshold's share (``np.inf``: no noise, alarm iff ``q > T``); the
+    query is ``U``, ``1 - U`` or ``max(U, 1 - U)`` by ``direction``. Target:
+    ``P(any alarm within horizon points) <= alpha``, or a mean run length to a false alarm
+    of at least ``arl0`` points (default :func:`default_arl0`). ``rho``: lag-1 correlation
+    of the AR(1) null (0: exchangeable values). Returns ``T`` on the mechanism's grid (exact
+    float). Every approximation errs towards fewer alarms (module docstring); the result is
+    public, deterministic and cached per setting and process.
 
     Examples
     --------
@@ -411,7 +374,9 @@ def calibrated_threshold(
     True
     """
     window, rho = int(window), float(rho)
-    _check_target(window, horizon, arl0, rho)
+    check_target(window, horizon, arl0)
+    if not 0.0 <= rho <= 0.95:
+        raise ValueError(f"rho must be in [0, 0.95], got {rho!r}.")
     if horizon is None and arl0 is None:
         arl0 = default_arl0(window)
     length = block_length(window) if horizon is None else min(int(horizon), block_length(window))

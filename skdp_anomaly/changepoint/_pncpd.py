@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._warn import warn
+from ..exceptions import naming
 from ..privacy._docstrings import fill_doc
 from ..privacy import PrivacyCost, PrivacyCostMixin, compose_sequential
 from ..privacy._mechanisms import MAX_GRID_EPSILON
@@ -42,7 +43,7 @@ from ._noise_warnings import (
     _check_decidable,
     warn_too_persistent,
 )
-from ._online_calibration import calibrated_threshold, default_arl0
+from ._online_calibration import calibrated_threshold, check_target, default_arl0
 
 __all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
 
@@ -302,16 +303,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ------------------------------------------------------------ protocol
     def _offline_stages(self) -> list[PrivacyCost]:
-        return [
-            stage_cost(kind, mechanism)
-            for kind, mechanism in segmentation_plan(
-                self.epsilon,
-                self.n_change_points,
-                self.max_change_points,
-                dependence=self.dependence,
-                series=self.series,
-            )
-        ]
+        counts = (self.n_change_points, self.max_change_points)
+        model = dict(dependence=self.dependence, series=self.series)
+        return [stage_cost(*stage) for stage in segmentation_plan(self.epsilon, *counts, **model)]
 
     def _privacy_cost(self) -> PrivacyCost:
         """The ε of one fit (offline) or one full online run, from valid parameters.
@@ -349,47 +343,42 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         if self.window is None:
             for name in ("threshold", "horizon", "arl0"):
                 if getattr(self, name) is not None:
-                    raise ValueError(
-                        f"{name}={getattr(self, name)!r} is used only in online mode, but "
-                        f"window=None; set window (an even int >= 4) for online detection, "
-                        f"or {name}=None."
+                    raise naming(
+                        ValueError,
+                        f"`{name}={getattr(self, name)!r}` is used only in online mode, but "
+                        f"`window=None`; set `window` (an even int >= 4) for online detection, "
+                        f"or `{name}=None`.",
                     )
-            if self.n_change_points != "auto" and self.n_change_points > 10_000:
-                raise ValueError(
-                    f"n_change_points must be at most 10000, got {self.n_change_points!r}."
-                )
-            check_dependence_epsilon(
-                self.epsilon, self.n_change_points, self.dependence, self.series
-            )
+            n_cp = self.n_change_points
+            if n_cp != "auto" and n_cp > 10_000:
+                raise naming(ValueError, f"`n_change_points` must be at most 10000, got {n_cp!r}.")
+            check_dependence_epsilon(self.epsilon, n_cp, self.dependence, self.series)
             return
-        if self.window % 2:
-            raise ValueError(f"window must be an even int >= 4, got {self.window!r}.")
+        window, horizon, arl0 = self.window, self.horizon, self.arl0
+        if window % 2:
+            raise naming(ValueError, f"`window` must be an even int >= 4, got {window!r}.")
         if not self.gamma < 0.25:
-            raise ValueError(
-                f"gamma must be in the range (0, 0.25) in online mode "
-                f"(Theorem 2.6), got {self.gamma!r}."
+            raise naming(
+                ValueError,
+                f"`gamma` must be in the range (0, 0.25) in online mode "
+                f"(Theorem 2.6), got {self.gamma!r}.",
             )
         for name in ("horizon", "arl0"):
             if getattr(self, name) is not None and self.threshold is not None:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} calibrates the threshold; it "
-                    "is not used with a given threshold: set threshold=None."
+                raise naming(
+                    ValueError,
+                    f"`{name}={getattr(self, name)!r}` calibrates the threshold; it "
+                    "is not used with a given threshold: set `threshold=None`.",
                 )
-        if self.horizon is not None and self.arl0 is not None:
-            raise ValueError(
-                f"horizon={self.horizon!r} and arl0={self.arl0!r} are two ways to "
+        if horizon is not None and arl0 is not None:
+            raise naming(
+                ValueError,
+                f"`horizon={horizon!r}` and `arl0={arl0!r}` are two ways to "
                 "calibrate the threshold: give one of them (or neither, for the "
-                "default arl0)."
+                "default `arl0`).",
             )
-        if self.horizon is not None and self.horizon < self.window:
-            raise ValueError(
-                f"horizon must be at least window={self.window}, got {self.horizon!r}."
-            )
-        if self.arl0 is not None and self.arl0 < 2 * self.window:
-            raise ValueError(
-                f"arl0 must be at least 2 * window={2 * self.window}, got {self.arl0!r}."
-            )
-        candidate_range(self.window, self.gamma)
+        check_target(window, horizon, arl0)
+        candidate_range(window, self.gamma)
 
     # ---------------------------------------------------------------- fit
     def _reservation(self, method: str) -> PrivacyCost | None:
@@ -430,70 +419,27 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         reject_dask_collection(X, f"{type(self).__name__}.fit", advice="fit")
         if self.window is not None:
-            self._start_online_run(may_resume=False)
-            x = self._check_series(X, reset=True)
-            self._start_online()
-            return self._online_feed(x)
+            return self._start_online_run(X, may_resume=False)
         x = self._check_series(X, reset=True)
-        n = x.shape[0]
-        min_size = check_segmentation(
-            n,
-            self.n_change_points,
-            self.max_change_points,
-            self.min_size,
-            self.alpha,
-            self.direction,
-        )
-        _check_decidable(
-            n,
-            min_size,
-            self.epsilon,
-            self.n_change_points,
-            self.max_change_points,
-            self.alpha,
-            self.direction,
-            self.dependence,
-            self.series,
-        )
-        report = {}
+        n, n_cp, max_cp = x.shape[0], self.n_change_points, self.max_change_points
+        min_size = check_segmentation(n, n_cp, max_cp, self.min_size, self.alpha, self.direction)
+        search = dict(n_change_points=n_cp, max_change_points=max_cp, min_size=min_size)
+        search.update(alpha=float(self.alpha), direction=self.direction)
+        search.update(dependence=self.dependence, series=self.series)
+        _check_decidable(n, self.epsilon, **search)
+        report, rng = {}, check_random_state(self.random_state)
         found = run_segmentation(
-            x,
-            epsilon=float(self.epsilon),
-            n_change_points=self.n_change_points,
-            max_change_points=self.max_change_points,
-            min_size=min_size,
-            alpha=float(self.alpha),
-            direction=self.direction,
-            rng=check_random_state(self.random_state),
-            charge=self._charge,
-            dependence=self.dependence,
-            series=self.series,
-            report=report,
+            x, epsilon=float(self.epsilon), rng=rng, charge=self._charge, report=report, **search
         )
         self._set_change_points(
             [k for k, *_ in found], [name for _, name, _ in found], [kind for *_, kind in found]
         )
-        self.series_ = report.get(
-            "series", "increments" if self.series == "increments" else "level"
-        )
+        default = "increments" if self.series == "increments" else "level"
+        self.series_ = report.get("series", default)
         self._set_dependence(report, n)
         self.min_size_ = min_size
-        locate = [
-            m
-            for kind, m in segmentation_plan(
-                self.epsilon,
-                self.n_change_points,
-                self.max_change_points,
-                n=n,
-                min_size=min_size,
-                alpha=float(self.alpha),
-                direction=self.direction,
-                dependence=self.dependence,
-                series=self.series,
-            )
-            if kind == "location"
-        ]
-        self.noise_scale_ = locate[0].scale
+        plan = segmentation_plan(self.epsilon, n=n, **search)
+        self.noise_scale_ = next(m for kind, m in plan if kind == "location").scale
         self.alarm_index_ = self.alarm_at_ = None
         self.n_seen_ = n
         return self
@@ -544,16 +490,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         """
         reject_dask_collection(X, f"{type(self).__name__}.partial_fit", advice="partial_fit")
         if self.window is None:
-            raise ValueError(
-                "partial_fit needs the online mode: set window (an even int) "
-                "and threshold; got window=None."
+            raise naming(
+                ValueError,
+                "partial_fit needs the online mode: set `window` (an even int) "
+                "and `threshold`; got `window=None`.",
             )
         state = getattr(self, "_online", None)
         if state is None:
-            self._start_online_run(may_resume=True)
-            x = self._check_series(X, reset=True)
-            self._start_online()
-            return self._online_feed(x)
+            return self._start_online_run(X, may_resume=True)
         if state.detected:
             return self  # halted after its single detection (Algorithm 4)
         state.check_resumable(type(self).__name__)
@@ -564,35 +508,35 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         return self._online_feed(x)
 
     # ------------------------------------------------------ online run state
-    def _start_online_run(self, *, may_resume: bool) -> None:
-        """Validate, then reserve the run's budget (before any data is read).
+    def _start_online_run(self, X, *, may_resume: bool):
+        """Validate, reserve the run's budget (before any data is read), then feed ``X``.
 
-        ``may_resume``: a retry of a failed first call continues its run and
-        reserves only the stages not charged yet.
+        ``may_resume``: a retry of a failed first call continues its run and reserves only
+        the stages not charged yet.
         """
         cost = self.privacy_cost()
         share = self._alarm_share()
-        _warn_if_noise_dominates(
-            self.window, self.gamma, self.epsilon * (1 - share), "window", self.epsilon
-        )
+        pncpd_epsilon = self.epsilon * (1 - share)
+        _warn_if_noise_dominates(self.window, self.gamma, pncpd_epsilon, "window", self.epsilon)
         self._online_threshold()
         costs = stage_costs(self.window, self.gamma, self.epsilon, share)
         if may_resume and not self.__sklearn_is_fitted__() and any(map(self._charged, costs)):
             self._open_run(self._rest_of_run(costs))
         else:
             self._start_private_fit(cost)
+        x = self._check_series(X, reset=True)
+        self._start_online()
+        return self._online_feed(x)
 
     def _charged(self, cost: PrivacyCost) -> bool:
-        """Whether the run has made the stage charge ``cost`` (named by its last note);
-        a run's charges survive a rolled-back call, so a retry finds them here."""
-        note = cost.notes[-1]
-        return any(
-            made == cost and note in made.notes for made in self.__dict__.get("_charges", ())
-        )
+        """Whether the run has made the stage charge ``cost`` (named by its last note); a
+        run's charges survive a rolled-back call, so a retry finds them here."""
+        note, charges = cost.notes[-1], self.__dict__.get("_charges", ())
+        return any(made == cost and note in made.notes for made in charges)
 
     def _reserve_rest_of_run(self, state: OnlinePNCPD) -> None:
-        """Reserve what the run has still to charge, when no reservation is open
-        (the protocol releases it when a call fails)."""
+        """Reserve what the run has still to charge, when no reservation is open (the
+        protocol releases it when a call fails)."""
         if self.__dict__.get("_budget_run") is None:
             self._open_run(self._rest_of_run(state.stage_costs))
 
@@ -602,8 +546,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         return compose_sequential(rest) if rest else PrivacyCost.pure(0.0, neighbours="replace")
 
     def _alarm_share(self) -> float:
-        """AboveThreshold's share of ε: Algorithm 4's 1/2 with a given threshold, 3/4
-        with the calibrated one (Notes)."""
+        """AboveThreshold's share of ε: Algorithm 4's 1/2 with a given threshold, 3/4 with
+        the calibrated one (Notes)."""
         return THESIS_ALARM_SHARE if self.threshold is not None else CALIBRATED_ALARM_SHARE
 
     def _online_threshold(self, warn_if_useless: bool = True) -> float:
@@ -612,29 +556,26 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             return float(self.threshold)
         # the lag-1 correlation of the null's copula (public): online, "estimate" spends
         # nothing and calibrates for the floor of the offline bound (Notes)
-        rho = public_rho(self.dependence)
+        target = dict(rho=public_rho(self.dependence))
         if self.horizon is not None:
-            target = dict(horizon=int(self.horizon))
-            what = f"alpha={self.alpha:g} over {self.horizon} points"
+            target.update(horizon=int(self.horizon))
+            what = f"`alpha={self.alpha:g}` over {self.horizon} points"
         else:
             arl0 = default_arl0(self.window) if self.arl0 is None else int(self.arl0)
-            target = dict(arl0=arl0)
+            target.update(arl0=arl0)
             what = f"an average run length of {arl0} points"
-        threshold = calibrated_threshold(
-            self.window,
-            self.epsilon * self._alarm_share(),
-            self.direction,
-            float(self.alpha),
-            rho=rho,
-            **target,
-        )
+        epsilon = self.epsilon * self._alarm_share()
+        alpha = float(self.alpha)
+        threshold = calibrated_threshold(self.window, epsilon, self.direction, alpha, **target)
         if threshold > 1.0 and warn_if_useless:
             warn(
-                f"PrivateChangePointDetector: with window={self.window} and epsilon="
-                f"{self.epsilon:g} the threshold calibrated to {what} is {threshold:.3g}, "
-                "above 1, the largest value of the window statistic: only the noise can "
-                "raise an alarm. Use a longer window or a larger epsilon.",
-                ChangePointNoiseWarning,
+                naming(
+                    ChangePointNoiseWarning,
+                    f"PrivateChangePointDetector: with `window={self.window}` and `epsilon="
+                    f"{self.epsilon:g}` the threshold calibrated to {what} is {threshold:.3g}, "
+                    "above 1, the largest value of the window statistic: only the noise can "
+                    "raise an alarm. Use a longer `window` or a larger `epsilon`.",
+                )
             )
         return threshold
 
@@ -643,11 +584,10 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         self._n_calls = 0
         # _start_online_run has warned about this threshold already, before the data
         self.threshold_ = self._online_threshold(warn_if_useless=False)
-        self.serial_dependence_ = (
-            None if self.threshold is not None else public_rho(self.dependence)
-        )
-        self.noisy_turning_points_ = None
-        self.series_ = None
+        given = self.threshold is not None
+        self.serial_dependence_ = None if given else public_rho(self.dependence)
+        self.noisy_turning_points_ = self.series_ = None
+        share = self._alarm_share()
         self._online = OnlinePNCPD(
             window=self.window,
             threshold=self.threshold_,
@@ -655,11 +595,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
             gamma=self.gamma,
             direction=self.direction,
             rng=call_rng(self.random_state, self._n_calls),
-            alarm_share=self._alarm_share(),
+            alarm_share=share,
         )
-        self.noise_scale_ = pncpd_noise_scale(
-            self.window, self.gamma, self.epsilon * (1 - self._alarm_share())
-        )
+        self.noise_scale_ = pncpd_noise_scale(self.window, self.gamma, self.epsilon * (1 - share))
 
     def _online_feed(self, x):
         state = self._online

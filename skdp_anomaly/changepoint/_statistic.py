@@ -1,16 +1,14 @@
 """The Mann–Whitney change-point statistic of Lut 2022, Eq. (2.1), fast.
 
-For a series ``x_1, ..., x_n`` the statistic at split ``k`` is
-``V(k) = S(k) / (k (n - k))`` with ``S(k) = #{(i, j) : i <= k < j, x_i > x_j}``.
-Moving ``x_k`` from the right part to the left gives
-``S(k) - S(k-1) = r_k - (k - 1)``, ``r_k`` the 0-based position of ``x_k``
-in a *stable* sort; with ties counted one half (Mann–Whitney) ``r_k`` becomes
-the 0-based mid-rank ``#{j : x_j < x_k} + #{j != k : x_j = x_k}/2``. Hence
+For a series ``x_1, ..., x_n`` the statistic at split ``k`` is ``V(k) = S(k) / (k (n - k))``
+with ``S(k) = #{(i, j) : i <= k < j, x_i > x_j}``. Moving ``x_k`` from the right part to the
+left gives ``S(k) - S(k-1) = r_k - (k - 1)``, ``r_k`` the 0-based position of ``x_k`` in a
+*stable* sort; with ties counted one half (Mann–Whitney) ``r_k`` becomes the 0-based
+mid-rank ``#{j : x_j < x_k} + #{j != k : x_j = x_k}/2``. Hence
 ``2S = cumsum(2m - 2·index)``: exact integers in O(n log n).
 
-The sliding-window statistic ``U`` of Algorithm 4 is updated from one window
-to the next by four counts of one value against a block of ``n/2`` values
-(:func:`sliding_centre_counts`).
+The sliding-window statistic ``U`` of Algorithm 4 is updated from one window to the next by
+four counts of one value against a block of ``n/2`` values (:func:`sliding_centre_counts`).
 """
 
 from __future__ import annotations
@@ -51,8 +49,8 @@ def _strict_counts(x: np.ndarray) -> np.ndarray:
 def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
     """Twice the 0-based mid-rank of each value along the last axis (int64).
 
-    A tie group at sorted positions ``[a, b)`` gets ``a + b - 1``. ``order``:
-    an argsort of ``x`` if known (e.g. a global one filtered to a segment).
+    A tie group at sorted positions ``[a, b)`` gets ``a + b - 1``. ``order``: an argsort of
+    ``x`` if known (e.g. a global one filtered to a segment).
     """
     x = np.asarray(x, dtype=np.float64)
     if order is None:
@@ -67,17 +65,16 @@ def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndar
     # end (exclusive) of each group: running min from the right of the next starts
     is_end = np.ones(v.shape, dtype=bool)
     is_end[..., :-1] = new_group[..., 1:]
-    end = np.flip(
-        np.minimum.accumulate(np.flip(np.where(is_end, pos + 1, n), axis=-1), axis=-1), axis=-1
-    )
+    ends_reversed = np.flip(np.where(is_end, pos + 1, n), axis=-1)
+    end = np.flip(np.minimum.accumulate(ends_reversed, axis=-1), axis=-1)
     ranks2 = np.empty(v.shape, dtype=np.int64)
     np.put_along_axis(ranks2, order, start + end - 1, axis=-1)
     return ranks2
 
 
 def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
-    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n``
-    (module docstring); ``order``: an argsort of ``x`` if the caller has one.
+    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n`` (module
+    docstring); ``order``: an argsort of ``x`` if the caller has one.
     """
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
@@ -90,8 +87,8 @@ def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
 def mann_whitney_counts(x) -> np.ndarray:
     """Pair counts ``S(k) = #{i <= k < j : x_i > x_j} + #{... x_i = x_j}/2``.
 
-    Ties count one half (Mann–Whitney mid-ranks). ``S[..., k]`` for ``k = 0..n``
-    (float64, exact multiples of 1/2) of one series or of each row.
+    Ties count one half (Mann–Whitney mid-ranks). ``S[..., k]`` for ``k = 0..n`` (float64,
+    exact multiples of 1/2) of one series or of each row.
 
     Examples
     --------
@@ -111,8 +108,8 @@ def mann_whitney_statistic(x, ks=None) -> np.ndarray:
     """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks`` (default all of
     ``1..n-1``), for one series or one per row.
 
-    Not private: the exact statistic, for analysis and plots of synthetic or
-    public data. Never publish it for private data.
+    Not private: the exact statistic, for analysis and plots of synthetic or public data.
+    Never publish it for private data.
 
     Examples
     --------
@@ -140,19 +137,19 @@ def sliding_centre_counts(
 ) -> np.ndarray:
     """Centre counts ``M(s) = S_W(window/2)`` of every window ``W = x[s:s+window]``.
 
-    ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``);
-    ``U = M / h**2`` is Algorithm 4's statistic. From ``M(0)`` (or ``first``,
-    carried over from the previous chunk) each step ``s -> s+1`` adds
+    ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``); ``U = M / h**2``
+    is Algorithm 4's statistic. From ``M(0)`` (or ``first``, carried over from the previous
+    chunk) each step ``s -> s+1`` adds
 
     ``- #{j in [s+h, s+2h): x_j < x_s}``        (x_s leaves the left half)
     ``- #{i in (s, s+h): x_i > x_{s+h}}``       (x_{s+h} leaves the right half)
     ``+ #{j in (s+h, s+2h): x_j < x_{s+h}}``    (... and joins the left half)
     ``+ #{i in (s, s+h]: x_i > x_{s+2h}}``      (x_{s+2h} joins the right half)
 
-    counted ``block`` positions at a time as boolean matrices (``"block"``,
-    O(n) per position, ~1 MB per block by default) or by binary search in the
-    sorted halves (``"sorted"``); ``"auto"`` takes ``"sorted"`` for windows
-    over 1024. Returns ``M`` (int64) for the ``m - window + 1`` windows.
+    counted ``block`` positions at a time as boolean matrices (``"block"``, O(n) per
+    position, ~1 MB per block by default) or by binary search in the sorted halves
+    (``"sorted"``); ``"auto"`` takes ``"sorted"`` for windows over 1024. Returns ``M``
+    (int64) for the ``m - window + 1`` windows.
 
     Examples
     --------
@@ -174,8 +171,8 @@ def sliding_centre_counts(
     if method == "sorted" or (method == "auto" and window > 1024 and m > window):
         out[1:] = _sorted_window_steps(x, h, int(out[0]))
         return out
+    steps = np.empty(m - 1, dtype=np.int64)
     if m <= 8:  # a few new points (point-by-point streaming): plain slices are cheaper
-        steps = np.empty(m - 1, dtype=np.int64)
         for s in range(m - 1):
             mid = x[s + h]
             steps[s] = (
@@ -184,23 +181,19 @@ def sliding_centre_counts(
                 - np.count_nonzero(x[s + 1 : s + h] > mid)
                 + np.count_nonzero(x[s + 1 : s + h + 1] > x[s + 2 * h])
             )
-        np.cumsum(steps, out=out[1:])
-        out[1:] += out[0]
-        return out
-    if block is None:
-        block = max(1, 1_000_000 // window)
-    rows_h = sliding_window_view(x, h)  # rows_h[a] = x[a:a+h]
-    rows_h1 = sliding_window_view(x, h - 1) if h > 1 else None
-    steps = np.empty(m - 1, dtype=np.int64)
-    for a in range(0, m - 1, block):
-        s = np.arange(a, min(a + block, m - 1))
-        leave_left, mid, join_right = x[s], x[s + h], x[s + 2 * h]
-        d = -_count_block(leave_left, rows_h[s + h], greater=False)
-        if rows_h1 is not None:
-            d -= _count_block(mid, rows_h1[s + 1], greater=True)
-            d += _count_block(mid, rows_h1[s + h + 1], greater=False)
-        d += _count_block(join_right, rows_h[s + 1], greater=True)
-        steps[s] = d
+    else:
+        block = max(1, 1_000_000 // window) if block is None else block
+        rows_h = sliding_window_view(x, h)  # rows_h[a] = x[a:a+h]
+        rows_h1 = sliding_window_view(x, h - 1) if h > 1 else None
+        for a in range(0, m - 1, block):
+            s = np.arange(a, min(a + block, m - 1))
+            leave_left, mid, join_right = x[s], x[s + h], x[s + 2 * h]
+            d = -_count_block(leave_left, rows_h[s + h], greater=False)
+            if rows_h1 is not None:
+                d -= _count_block(mid, rows_h1[s + 1], greater=True)
+                d += _count_block(mid, rows_h1[s + h + 1], greater=False)
+            d += _count_block(join_right, rows_h[s + 1], greater=True)
+            steps[s] = d
     np.cumsum(steps, out=out[1:])
     out[1:] += out[0]
     return out
@@ -229,10 +222,9 @@ def sliding_centre_mid_counts(x, window: int, first: tuple | None = None) -> tup
     """Doubled mid-rank centre counts ``2·M½(s)`` of every window, with ties counting 1/2.
 
     ``M½ = #{x_i > x_j} + ½ #{x_i = x_j}`` over the pairs of the two halves, so
-    ``2·M½ = h² + M(x) − M(−x)`` (exact integers); ``U = 2·M½ / (2h²)``. A
-    replaced element still moves each of its pairs by at most 1. Returns
-    ``(doubled, last)``, ``last = (M(x), M(−x))`` of the last window, to pass
-    as ``first`` with the next chunk.
+    ``2·M½ = h² + M(x) − M(−x)`` (exact integers); ``U = 2·M½ / (2h²)``. A replaced element
+    still moves each of its pairs by at most 1. Returns ``(doubled, last)``,
+    ``last = (M(x), M(−x))`` of the last window, to pass as ``first`` with the next chunk.
 
     Examples
     --------

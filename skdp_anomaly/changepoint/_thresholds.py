@@ -6,6 +6,8 @@ import math
 from numbers import Integral, Real
 from typing import NamedTuple
 
+from ..exceptions import naming
+
 __all__ = ["ThresholdRange", "threshold_range"]
 
 _CONVENTIONS = ("proof", "theorem", "section-2.6")
@@ -41,14 +43,14 @@ class ThresholdRange(NamedTuple):
 
 def _check_real(name, value, low, high, *, low_open=True, high_open=True, allow_inf=False):
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}.")
+        raise naming(TypeError, f"`{name}` must be a real number, got {value!r}.")
     value = float(value)
     ok_low = value > low if low_open else value >= low
     ok_high = value < high if high_open else value <= high
     if math.isnan(value) or not (ok_low and ok_high) or (math.isinf(value) and not allow_inf):
-        lb = "(" if low_open else "["
-        rb = ")" if high_open else "]"
-        raise ValueError(f"{name} must be in the range {lb}{low}, {high}{rb}, got {value!r}.")
+        lb, rb = "(" if low_open else "[", ")" if high_open else "]"
+        bounds = f"{lb}{low}, {high}{rb}"
+        raise naming(ValueError, f"`{name}` must be in the range {bounds}, got {value!r}.")
     return value
 
 

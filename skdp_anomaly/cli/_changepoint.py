@@ -1,10 +1,8 @@
 """``skdp-anomaly changepoint``: private change points of one CSV column.
 
-Reads the CSV with the :mod:`csv` module (no pandas), runs
-:class:`~skdp_anomaly.PrivateChangePointDetector` offline or
-online, and prints every private change point (or that there is none) and
-the ε spent. Error messages
-name rows and columns but never print data values.
+Runs :class:`~skdp_anomaly.PrivateChangePointDetector` offline or online and prints
+every private change point (or that there is none) and the ε spent. Errors name rows
+and columns, never data values.
 """
 
 from __future__ import annotations
@@ -191,12 +189,9 @@ def _feed_online(det, x):
     from tqdm import tqdm
 
     # disable=None: no bar unless stderr is a terminal (see the online-svc command)
+    disable = True if x.size < _PROGRESS_MIN_ROWS else None
     with tqdm(
-        total=x.size,
-        unit="row",
-        desc="ONLINEPNCPD",
-        file=sys.stderr,
-        disable=True if x.size < _PROGRESS_MIN_ROWS else None,
+        total=x.size, unit="row", desc="ONLINEPNCPD", file=sys.stderr, disable=disable
     ) as bar:
         for start in range(0, x.size, _CHUNK):
             det.partial_fit(x[start : start + _CHUNK])
@@ -207,24 +202,16 @@ def _feed_online(det, x):
 
 
 def _checked_detector(args):
-    """The detector, once every option has passed the checks that need no data.
-
-    A bad option then stops the command before the input is read and before
-    any budget is spent: the estimator's own parameter validation
-    (``privacy_cost()``) runs here rather than inside the fit.
-    """
+    """The detector, once every option passed the checks that need no data (the
+    estimator's own parameter validation included): before any read or charge."""
     from ..changepoint import PrivateChangePointDetector
 
     check_input_file(args.input, "IN.csv")
     check_delimiter(args.delimiter)
     if args.online and args.window is None:
         raise ValueError("--online needs --window N.")
-    if not args.online and (
-        args.window is not None
-        or args.threshold is not None
-        or args.horizon is not None
-        or args.arl0 is not None
-    ):
+    online_only = (args.window, args.threshold, args.horizon, args.arl0)
+    if not args.online and any(value is not None for value in online_only):
         raise ValueError("--window, --threshold, --horizon and --arl0 are for --online mode.")
     det = PrivateChangePointDetector(
         epsilon=args.epsilon,

@@ -2,8 +2,8 @@
 
 * argument checks that run before any data is read (paths, and the
   estimators' own parameter validation), so a bad option costs no budget;
-* library warnings and errors printed as one line, in the CLI's option
-  syntax (``--granularity auto``, not ``granularity='auto'``);
+* library warnings and errors printed as one line, each setting they name (from
+  the exception's fields or marks) spelled as its option (``--granularity auto``);
 * the classification of a CSV cell that is not a finite number;
 * option values that start with '-' (``--bins -5:5:11``), joined to their option;
 * the one rule every command's ``--epsilon`` follows, stated in ``--help`` and
@@ -97,6 +97,7 @@ OPTION_OF = {
     "horizon": "--horizon",
     "arl0": "--arl0",
     "noise": "--noise",
+    "count_model": "--count-model",
     "class_weight": "--class-weight",
 }
 # where a command spells a parameter otherwise: ``--alpha`` is the false-alarm level
@@ -113,23 +114,6 @@ _FLAG_OF = {
     "max_count=None": "no --max-count",
     "class_weight=None": "--class-weight none",
 }
-
-_NAMES = "|".join(sorted(OPTION_OF, key=len, reverse=True))
-# sklearn's InvalidParameterError ("The 'x' parameter of Estimator must be ...")
-# and the estimators' own "The 'classes' parameter has ..."
-_SKLEARN = re.compile(rf"[Tt]he '({_NAMES})' parameter(?: of \w+)?")
-# "pass the public label set as 'classes'"
-_QUOTED_AS = re.compile(rf"\bas '({_NAMES})'")
-# name=value, where a quoted value may be followed by "or 'other'" alternatives
-_ASSIGNMENT = re.compile(rf"\b({_NAMES})=('[^']*'(?:(?:, | or )'[^']*')*|\[[^\]]*\]|[^\s,;)]+)")
-# Plain words such as "bounds" or "histogram" are parameters only in these
-# places (message start, after a verb of choice); elsewhere ("over the bounds",
-# "the sparse histogram") they are ordinary words.
-_PLAIN = re.compile(
-    rf"(^|\b(?:[Ll]arger|[Ss]maller|[Ss]pecify|[Pp]ass|[Ss]et|[Uu]se) )({_NAMES})\b(?![=_'])"
-)
-# names with an underscore are never ordinary words
-_SNAKE = re.compile(rf"(?<![\w'-])({'|'.join(n for n in OPTION_OF if '_' in n)})(?![\w'=])")
 
 
 def _value(text: str) -> str:
@@ -172,20 +156,9 @@ def cli_text(issue, command: str | None = None) -> str:
     """
     template = getattr(issue, "settings_template", None)
     if template is None:
-        return _legacy_text(str(issue), command)
+        return str(issue)
     option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
     return SETTING.sub(lambda m: _as_option(m, option_of), template)
-
-
-def _legacy_text(message: str, command: str | None = None) -> str:
-    option_of = {**OPTION_OF, **_COMMAND_OPTION_OF.get(command, {})}
-    for setting, flag in _FLAG_OF.items():
-        message = message.replace(setting, flag)
-    message = _SKLEARN.sub(lambda m: option_of[m[1]], message)
-    message = _QUOTED_AS.sub(lambda m: f"as {option_of[m[1]]}", message)
-    message = _ASSIGNMENT.sub(lambda m: f"{option_of[m[1]]} {_value(m[2])}", message)
-    message = _PLAIN.sub(lambda m: m[1] + option_of[m[2]], message)
-    return _SNAKE.sub(lambda m: option_of[m[1]], message)
 
 
 def _typable(constraint) -> list:

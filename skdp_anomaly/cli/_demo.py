@@ -1,8 +1,5 @@
-"""``skdp-anomaly budget-demo``: the options of the budget validator's tour.
-
-The tour itself lives in ``skdp_anomaly.demos`` (``run_budget_tour``);
-this module parses the command line, checks ``--budget`` before any data is
-loaded and calls it.
+"""``skdp-anomaly budget-demo``: the options of the budget validator's tour
+(``skdp_anomaly.demos.run_budget_tour``), ``--budget`` checked before any data is loaded.
 """
 
 from __future__ import annotations
@@ -57,11 +54,10 @@ def add_parser(subparsers) -> None:
         "budget-demo",
         help="fit a privacy-budgeted private pipeline and explain its privacy report",
         description=(
-            "Fit log1p → public scaling → DPSMOTE → PrivateLogisticRegression "
-            "(ε = 0 + 0 + 2·0.5 + 1 under replace-one neighbours) "
-            "on scikit-learn's breast-cancer data in a BudgetedPipeline, and print the "
-            "privacy reports of that pipeline, of a GridSearchCV over it, and of "
-            "leaking variants."
+            "Fit log1p → public scaling → DPSMOTE → PrivateLogisticRegression (ε = 0 + 0 + 2·0.5 "
+            "+ 1 under replace-one neighbours) on scikit-learn's breast-cancer data in a "
+            "BudgetedPipeline, and print the privacy reports of that pipeline, of a GridSearchCV "
+            "over it, and of leaking variants."
         ),
     )
     p.add_argument(

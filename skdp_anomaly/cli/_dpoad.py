@@ -1,11 +1,9 @@
 """``skdp-anomaly dpoad``: private outsourced anomaly detection over the windows of a CSV file.
 
-Reads the CSV with the :mod:`csv` module, groups the records by the
-``--window-column`` and runs :class:`~skdp_anomaly.DPOAD` window by window
-(one ``partial_fit`` per window, in sorted window order). Prints only public
-inputs and what the analyst received or derived from the releases: never a
-window's record count or true counts. Error messages name lines and columns
-but never print data values.
+Groups the records by ``--window-column`` and runs :class:`~skdp_anomaly.DPOAD`, one
+``partial_fit`` per window in sorted window order. Prints only public inputs and what
+the analyst received or derived from the releases (never a window's record count or
+true counts); errors name lines and columns, never data values.
 """
 
 from __future__ import annotations
@@ -43,9 +41,8 @@ _BINS_SYNTAX = (
 )
 # why a count of bins needs a range the user states
 _RANGE_IS_PUBLIC = (
-    "The range must be public, from domain knowledge: it is never read from "
-    "the data, whose minimum and maximum would then be released with the "
-    "bins, outside any ε."
+    "The range must be public, from domain knowledge: it is never read from the data, whose "
+    "minimum and maximum would then be released with the bins, outside any ε."
 )
 _NEEDS_NUMBERS = "DPOAD needs a finite number in every record."
 
@@ -55,23 +52,22 @@ def add_parser(subparsers) -> None:
         "dpoad",
         help="flag anomalous (window, bin) counts of a CSV file with DPOAD's private histograms",
         description=(
-            f"Outsourced anomaly detection over windowed histograms ({_CITE}). The records of "
-            "each window (one value of --window-column) are counted in the public --bins; "
-            "only the privatised counts reach the analyst, which learns each cell's count rate "
-            "from the first --learning-windows windows and flags the (window, bin) cells "
-            "whose noisy count is improbable under that rate with the known noise added, at "
-            "a false-alarm level --alpha per window. Prints the privacy guarantee, then one "
-            "line per window: the cells flagged, each with its noisy count and the expected "
-            "count, and the sensitivity used. Windows are "
-            "processed in sorted order of their label (numerically when every label is a "
-            "number, as text otherwise: ISO dates and times sort correctly); the labels and "
-            "the bins are treated as public and printed. The default mechanism, record, "
-            "protects one record with pure epsilon-DP per window; the paper's mechanisms "
-            "(dpoad, painfree, laplace) protect one contributor's count cell (up to "
-            "--max-count records of one window-bin), dpoad and painfree only with "
-            "(epsilon, gamma)-random DP, and cells with high (anomalous) counts are "
-            "deliberately not protected. Windows compose sequentially: the total is the "
-            "number of windows times --epsilon (and times gamma, which must stay below 1)."
+            f"Outsourced anomaly detection over windowed histograms ({_CITE}). The records of each "
+            "window (one value of --window-column) are counted in the public --bins; only the "
+            "privatised counts reach the analyst, which learns each cell's count rate from the "
+            "first --learning-windows windows and flags the (window, bin) cells whose noisy count "
+            "is improbable under that rate with the known noise added, at a false-alarm level "
+            "--alpha per window. Prints the privacy guarantee, then one line per window: the "
+            "cells flagged, each with its noisy count and the expected count, and the sensitivity "
+            "used. Windows are processed in sorted order of their label (numerically when every "
+            "label is a number, as text otherwise: ISO dates and times sort correctly); the "
+            "labels and the bins are treated as public and printed. The default mechanism, "
+            "record, protects one record with pure epsilon-DP per window; the paper's mechanisms "
+            "(dpoad, painfree, laplace) protect one contributor's count cell (up to --max-count "
+            "records of one window-bin), dpoad and painfree only with (epsilon, gamma)-random DP, "
+            "and cells with high (anomalous) counts are deliberately not protected. Windows "
+            "compose sequentially: the total is the number of windows times --epsilon (and times "
+            "gamma, which must stay below 1)."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row, one record a row")
@@ -123,20 +119,18 @@ def add_parser(subparsers) -> None:
         "--mechanism",
         choices=("record", "dpoad", "painfree", "laplace"),
         default="record",
-        help="record: sensitivity 1, protecting one record (pure epsilon-DP; right "
-        "when each record is a different person); dpoad: Pain-Free for "
-        "--learning-windows windows, then the analyst-learnt sensitivity; "
-        "painfree: the sampled sensitivity in every window; laplace: the global "
-        "sensitivity --max-count (default: record)",
+        help="record: sensitivity 1, protecting one record (pure epsilon-DP; right when each "
+        "record is a different person); dpoad: Pain-Free for --learning-windows windows, then the "
+        "analyst-learnt sensitivity; painfree: the sampled sensitivity in every window; laplace: "
+        "the global sensitivity --max-count (default: record)",
     )
     p.add_argument(
         "--detector",
         choices=("baseline", "kse"),
         default="baseline",
-        help="baseline: each cell tested against its rate learnt from the learning "
-        "windows, at the false-alarm level --alpha; kse: the paper's KSE score "
-        "over the pooled counts against --threshold, which flags cells in "
-        "every window (default: baseline)",
+        help="baseline: each cell tested against its rate learnt from the learning windows, at "
+        "the false-alarm level --alpha; kse: the paper's KSE score over the pooled counts against "
+        "--threshold, which flags cells in every window (default: baseline)",
     )
     p.add_argument(
         "--alpha",
@@ -171,12 +165,11 @@ def add_parser(subparsers) -> None:
         "--count-model",
         choices=("overdispersed", "multinomial", "poisson"),
         default="overdispersed",
-        help="baseline detector, what a window with no anomaly looks like: "
-        "overdispersed: each cell's learnt share of the window's noisy total, "
-        "varying between windows as much as between the learning windows "
-        "(needs --learning-windows >= 2); multinomial: the same shares, "
-        "records i.i.d. (volume may vary); poisson: a fixed rate per cell, "
-        "for constant volume (default: overdispersed)",
+        help="baseline detector, what a window with no anomaly looks like: overdispersed: each "
+        "cell's learnt share of the window's noisy total, varying between windows as much as "
+        "between the learning windows (needs --learning-windows >= 2); multinomial: the same "
+        "shares, records i.i.d. (volume may vary); poisson: a fixed rate per cell, for constant "
+        "volume (default: overdispersed)",
     )
     p.add_argument(
         "--learning-windows",
@@ -290,9 +283,8 @@ def resolve_bins(bins: list, ranges: list | None) -> list:
         )
     if len(ranges) > 1 and len(ranges) != len(counts):
         raise ValueError(
-            f"--range is given {len(ranges)} times for {len(counts)} --bins "
-            "given as a number of bins: give it once for all of them, or once "
-            "per such --bins in the same order."
+            f"--range is given {len(ranges)} times for {len(counts)} --bins given as a number of "
+            "bins: give it once for all of them, or once per such --bins in the same order."
         )
     range_of = dict(zip(counts, ranges * len(counts) if len(ranges) == 1 else ranges))
     return [parse_bins(text, range_of.get(i)) for i, text in enumerate(bins)]
@@ -305,11 +297,8 @@ def _parse_edges(text: str) -> np.ndarray:
             start, stop, count = text.split(":")
             start, stop, count = float(start), float(stop), int(count)
             # linspace over an infinite range warns before the check below refuses it
-            edges = (
-                np.linspace(start, stop, count)
-                if math.isfinite(stop - start)
-                else np.array([start, stop])
-            )
+            finite = math.isfinite(stop - start)
+            edges = np.linspace(start, stop, count) if finite else np.array([start, stop])
         else:
             edges = np.array([float(edge) for edge in text.split(",")])
     except ValueError:
@@ -404,12 +393,8 @@ def read_windows(path, columns: list, window_column: str, *, delimiter: str = ",
 
 # ------------------------------------------------------------ before the data
 def _checked_detector(args):
-    """The detector and its bins, once every option passed the checks that need no data.
-
-    A bad option then stops the command before the input is read and before
-    any budget is spent: the estimator's own parameter validation, and the
-    sampler's (m, k) for these γ and ε, run here rather than in the first window.
-    """
+    """The detector and its bins, once every option passed the checks that need no data
+    (the parameters, the sampler's (m, k) for these γ and ε): before any read or charge."""
     from ..dpoad import DPOAD
 
     check_input_file(args.input, "IN.csv")
@@ -454,14 +439,17 @@ def _checked_detector(args):
 def _fit_windows(det, windows) -> None:
     """One ``partial_fit`` per window; each distinct warning shown once, not once a window.
 
-    Call inside :func:`library_calls`, whose display then shows (and counts)
-    every warning, leaks included, whatever the filters say.
+    Call inside :func:`library_calls`: it shows and counts every warning, leaks included,
+    whatever the filters say.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for X in windows:
             det.partial_fit(X)
-    for message, category in dict.fromkeys((str(w.message), w.category) for w in caught):
+    first = {}
+    for w in caught:
+        first.setdefault((str(w.message), w.category), w.message)
+    for (_, category), message in first.items():
         warnings.showwarning(message, category, __file__, 0)
 
 
@@ -472,9 +460,8 @@ _UNIT = {
     "removed",
 }
 _RANDOM_DP = (
-    "(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neighbouring pairs "
-    "drawn from {pairs}; cells with high (anomalous) counts are deliberately not "
-    "protected"
+    "(ε, γ)-random DP: ε-DP holds for all but a γ-fraction of neighbouring pairs drawn from "
+    "{pairs}; cells with high (anomalous) counts are deliberately not protected"
 )
 _PAIRS = {
     "painfree": "the uniform count domain",
@@ -504,20 +491,18 @@ def _privacy_lines(args, det, leaked: bool) -> list:
     notion = (
         _RANDOM_DP.format(pairs=_PAIRS[args.mechanism]) if cost.gamma else "pure ε-DP for that unit"
     )
-    lines.append(
-        f"privacy per window: ε={cost.epsilon:g}"
-        + (f", γ={cost.gamma:g}" if cost.gamma else "")
-        + f", {notion}"
-    )
+    lines.append(f"privacy per window: {_budget(cost)}, {notion}")
     spent = det.privacy_spent_
     lines.append(
-        f"privacy spent: ε={spent.epsilon:g}"
-        + (f", γ={spent.gamma:g}" if spent.gamma else "")
-        + f" ({spent.notion}) over {det.n_windows_} windows, composed sequentially "
-        "(a contributor may appear in every window)"
+        f"privacy spent: {_budget(spent)} ({spent.notion}) over {det.n_windows_} windows, "
+        "composed sequentially (a contributor may appear in every window)"
     )
     lines.append(_meaning(args, cost, spent))
     return lines
+
+
+def _budget(cost) -> str:
+    return f"ε={cost.epsilon:g}" + (f", γ={cost.gamma:g}" if cost.gamma else "")
 
 
 def _meaning(args, cost, spent) -> str:
@@ -545,9 +530,8 @@ def _meaning(args, cost, spent) -> str:
 def _detector_line(args, det) -> str:
     if args.detector == "kse":
         return (
-            f"detector: kse (the paper's rule), threshold {args.threshold:g} on the "
-            "normalised scores; it has no false-alarm level and flags cells in windows "
-            "with no anomaly too"
+            f"detector: kse (the paper's rule), threshold {args.threshold:g} on the normalised "
+            "scores; it has no false-alarm level and flags cells in windows with no anomaly too"
         )
     line = (
         f"detector: baseline, false-alarm level alpha={args.alpha:g} per window; the first "
@@ -599,6 +583,11 @@ def _window_line(args, label, anomalies, release, report, edges) -> str:
     return f"window {label}: {flagged} | {_sensitivity_text(args, release)}"
 
 
+def _windows(det, labels):
+    """``(label, anomalies, release, report)`` of each window."""
+    return zip(labels, det.anomalies_, det.releases_, det.reports_)
+
+
 def _print_result(args, det, labels, edges, leaked: bool) -> None:
     names = ", ".join(repr(c) for c in args.columns)
     print(
@@ -608,9 +597,7 @@ def _print_result(args, det, labels, edges, leaked: bool) -> None:
     for line in _privacy_lines(args, det, leaked):
         print(line)
     print(_detector_line(args, det))
-    for label, anomalies, release, report in zip(
-        labels, det.anomalies_, det.releases_, det.reports_
-    ):
+    for label, anomalies, release, report in _windows(det, labels):
         print(_window_line(args, label, anomalies, release, report, edges))
     flagged = [label for label, hit in zip(labels, det.anomalous_windows_) if hit]
     print(
@@ -647,9 +634,7 @@ def _write_json(args, det, labels, edges, leaked: bool) -> None:
                 for cell, noisy, expected in _cell_entries(anomalies, release, report)
             ],
         }
-        for label, anomalies, release, report in zip(
-            labels, det.anomalies_, det.releases_, det.reports_
-        )
+        for label, anomalies, release, report in _windows(det, labels)
     ]
     document = {
         "command": "dpoad",

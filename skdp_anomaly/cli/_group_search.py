@@ -1,9 +1,6 @@
 """``skdp-anomaly group-search``: find the anomaly of a CSV score column by noisy group queries.
 
-The scores are read into a sensor (:class:`~skdp_anomaly.group_search.MaxSensor`)
-that answers each query with noisy maxima; the search sees only those answers
-and prints the candidate rows, the queries made and the anomaly-restricted ε
-spent.
+Prints the candidate rows, the queries made and the anomaly-restricted ε spent.
 """
 
 from __future__ import annotations
@@ -27,14 +24,13 @@ def add_parser(subparsers) -> None:
         "group-search",
         help="find the anomaly of a score column by private noisy group queries",
         description=(
-            "Search the rows of a CSV file for the single anomaly of a score column with "
-            "noisy group queries (Bittner, Sarwate and Wright, Using Noisy Binary Search for "
-            "Differentially Private Anomaly Detection). Non-anomalous scores must lie in "
-            "[0, --low] and the anomaly at or above --high; the search is anomaly-restricted "
-            "epsilon-DP in all, over queries that each cost a share of it (the anomaly itself "
-            "is not protected). Prints the candidate rows "
-            "(0-based), or that there is no anomaly or none was found, the number of queries "
-            "and the epsilon spent."
+            "Search the rows of a CSV file for the single anomaly of a score column with noisy "
+            "group queries (Bittner, Sarwate and Wright, Using Noisy Binary Search for "
+            "Differentially Private Anomaly Detection). Non-anomalous scores must lie in [0, "
+            "--low] and the anomaly at or above --high; the search is anomaly-restricted "
+            "epsilon-DP in all, over queries that each cost a share of it (the anomaly itself is "
+            "not protected). Prints the candidate rows (0-based), or that there is no anomaly or "
+            "none was found, the number of queries and the epsilon spent."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="CSV file with a header row")
@@ -79,9 +75,8 @@ def add_parser(subparsers) -> None:
         type=float,
         default=0.5,
         metavar="TAU",
-        help="the paper's τ: stop when the largest posterior entry exceeds it, in "
-        "(0, 1) (default 0.5). Formerly --alpha, which now means a "
-        "false-alarm level in every command",
+        help="the paper's τ: stop when the largest posterior entry exceeds it, in (0, 1) (default "
+        "0.5). Formerly --alpha, which now means a false-alarm level in every command",
     )
     add_renamed_alpha(p, "--posterior-threshold", "the posterior threshold τ of group-search")
     p.add_argument(
@@ -120,8 +115,7 @@ def run(args) -> int:
         random_state=args.random_state,
     )
     with library_calls("group-search"):
-        # every parameter and low < high: before the data
-        search.privacy_cost()
+        search.privacy_cost()  # every parameter and low < high: before the data
     scores, _ = _changepoint.read_column(args.input, args.column, delimiter=args.delimiter)
     with library_calls("group-search"):
         search.fit(scores.reshape(-1, 1))

@@ -1,14 +1,10 @@
 """``skdp-anomaly online-svc``: stream a CSV through the private online active SVC.
 
-Both files are read through once, and every cell checked, before the first
-update: a malformed row or a missing ``--test`` column found halfway would
-otherwise stop the command after budget was spent. The rows are then read in
-chunks and fed to :class:`~skdp_anomaly.PrivateOnlineActiveSVC` in file order;
-only the labels of the rows the private selection picks are converted and
-used (the check pass only tests that each label is one of ``--classes``).
-Accuracy is reported on a separate ``--test`` file only: computing it on the
-training stream would read every private label and print a statistic that is
-not DP.
+Both files are read through, every cell checked, before the first update (a bad row
+found halfway would stop the command after budget was spent). The rows then go to
+:class:`~skdp_anomaly.PrivateOnlineActiveSVC` in file order; only the labels the
+private selection picks are used. Accuracy is reported on ``--test`` only: on the
+training stream it would read every private label and not be DP.
 """
 
 from __future__ import annotations
@@ -46,13 +42,12 @@ def add_parser(subparsers) -> None:
         "online-svc",
         help="learn a linear SVM privately from a CSV stream, asking for few labels",
         description=(
-            f"Stream the rows of a CSV file (in file order) through a private online active "
-            f"linear SVM ({_CITE}): a private selection step picks the rows whose labels are "
-            "used, and noisy releases of gradient sums and of a threshold learn the "
-            "classifier and its intercept. The classifier is "
-            "epsilon-DP under replace-one-row neighbours, given a public --data-norm and "
-            "public --classes. Prints the labels requested, the updates, the privacy spent "
-            "and, with --test, the accuracy on that file."
+            "Stream the rows of a CSV file (in file order) through a private online active linear "
+            f"SVM ({_CITE}): a private selection step picks the rows whose labels are used, and "
+            "noisy releases of gradient sums and of a threshold learn the classifier and its "
+            "intercept. The classifier is epsilon-DP under replace-one-row neighbours, given a "
+            "public --data-norm and public --classes. Prints the labels requested, the updates, "
+            "the privacy spent and, with --test, the accuracy on that file."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="training stream: CSV with a header row")
@@ -86,10 +81,9 @@ def add_parser(subparsers) -> None:
         "--update",
         choices=("ftrl", "flmb", "flsw"),
         default="ftrl",
-        help="ftrl: private follow-the-regularised-leader over windows of rows "
-        "with a private intercept; flmb/flsw: the paper's noisy gradient "
-        "step every --batch-size selected rows (flmb) or observed rows (flsw) "
-        "(default: ftrl)",
+        help="ftrl: private follow-the-regularised-leader over windows of rows with a private "
+        "intercept; flmb/flsw: the paper's noisy gradient step every --batch-size selected rows "
+        "(flmb) or observed rows (flsw) (default: ftrl)",
     )
     p.add_argument(
         "--batch-size",
@@ -123,9 +117,8 @@ def add_parser(subparsers) -> None:
         type=float,
         default=None,
         metavar="λ",
-        help="L2 regularisation λ of the SVM objective (default: M²/3 for ftrl, "
-        "0.01 for flmb/flsw). Formerly --alpha, which now means a "
-        "false-alarm level in every command",
+        help="L2 regularisation λ of the SVM objective (default: M²/3 for ftrl, 0.01 for "
+        "flmb/flsw). Formerly --alpha, which now means a false-alarm level in every command",
     )
     add_renamed_alpha(p, "--lambda", "the L2 regularisation λ of online-svc")
     p.add_argument(
@@ -177,24 +170,18 @@ def read_chunks(
         reader = csv.reader(fh, delimiter=delimiter)
         t, names = _header(reader, path, target, delimiter)
         width = len(names) + 1
+        features = [*range(t), *range(t + 1, width)]
         rows, labels = [], []
         for row in reader:
+            line = reader.line_num
             if len(row) != width:
-                raise ValueError(
-                    f"line {reader.line_num} has {len(row)} fields, the header {width}."
-                )
+                raise ValueError(f"line {line} has {len(row)} fields, the header {width}.")
             labels.append(row[t].strip())
             if classes is not None and labels[-1] not in classes:
                 raise ValueError(
-                    f"column {target!r} on line {reader.line_num} holds a label "
-                    "that is not one of --classes."
+                    f"column {target!r} on line {line} holds a label that is not one of --classes."
                 )
-            rows.append(
-                [
-                    _number(row[j], name, reader.line_num)
-                    for j, name in zip([*range(t), *range(t + 1, width)], names)
-                ]
-            )
+            rows.append([_number(row[j], name, line) for j, name in zip(features, names)])
             if len(rows) == chunk:
                 yield np.asarray(rows), labels
                 rows, labels = [], []
@@ -207,20 +194,16 @@ def _check_file(path, target: str, classes, delimiter: str) -> tuple[list, int]:
     with Path(path).open(newline="") as fh:
         _, names = _header(csv.reader(fh, delimiter=delimiter), path, target, delimiter)
     # every chunk, not the first one only: a bad row anywhere must stop the command
-    n_rows = sum(
-        X.shape[0] for X, _ in read_chunks(path, target, classes=classes, delimiter=delimiter)
-    )
+    chunks = read_chunks(path, target, classes=classes, delimiter=delimiter)
+    n_rows = sum(X.shape[0] for X, _ in chunks)
     if n_rows == 0:
         raise ValueError(f"{Path(path).name} has no data rows.")
     return names, n_rows
 
 
 def _checked_inputs(args) -> int:
-    """Every input file read and checked: nothing is fitted before they all pass.
-
-    Returns the training stream's length (public: neighbouring streams have
-    the same length), which sets the windows of the default update.
-    """
+    """Every input file read and checked before anything is fitted; returns the training
+    stream's length (public: neighbours have the same), which sets the default windows."""
     classes = set(args.classes)
     names, n_rows = _check_file(args.input, args.target, classes, args.delimiter)
     if args.test is None:
@@ -231,9 +214,8 @@ def _checked_inputs(args) -> int:
         raise ValueError(f"--test {args.test}: {exc}") from None
     if test_names != names:
         raise ValueError(
-            f"--test {args.test} has the feature columns "
-            f"{', '.join(test_names)}; IN.csv has {', '.join(names)} (the same "
-            "columns in the same order are needed)."
+            f"--test {args.test} has the feature columns {', '.join(test_names)}; IN.csv has "
+            f"{', '.join(names)} (the same columns in the same order are needed)."
         )
     return n_rows
 
@@ -285,12 +267,8 @@ def run(args) -> int:
     n_rows = 0
     # disable=None: no bar unless stderr is a terminal (in a log or a pipe its
     # carriage returns would run into the lines printed after it)
-    with (
-        library_calls("online-svc") as shown,
-        tqdm(
-            unit="row", desc="online-svc", disable=True if args.quiet else None, file=sys.stderr
-        ) as bar,
-    ):
+    bar = tqdm(unit="row", desc="online-svc", disable=True if args.quiet else None, file=sys.stderr)
+    with library_calls("online-svc") as shown, bar:
         for X, labels in read_chunks(args.input, args.target, delimiter=args.delimiter):
             # the label text is read only for the rows the selection picks
             est.partial_fit(X, labels, classes=classes)

@@ -1,12 +1,8 @@
 """``skdp-anomaly resample``: DP-SMOTE over-sampling of a CSV file.
 
-Reads ``IN.csv`` (header row; numeric feature columns plus one label
-column), runs :class:`~skdp_anomaly.DPSMOTE` and writes the
-original rows, unchanged, followed by the synthetic rows to ``OUT.csv`` with
-the same columns. ``--synopsis`` chooses what DPSMOTE releases per class: the
-DP class mean (``gaussian``, the default) or the noisy grid histogram of
-Algorithm 6 (``grid``). Uses only the csv module and numpy (pandas is not a
-runtime dependency).
+Runs :class:`~skdp_anomaly.DPSMOTE` on ``IN.csv`` (numeric features and one label
+column) and writes the original rows, unchanged, then the synthetic ones to
+``OUT.csv``. Reads with the csv module and numpy (pandas is not a runtime dependency).
 """
 
 from __future__ import annotations
@@ -57,13 +53,12 @@ def add_parser(subparsers) -> None:
         "resample",
         help="over-sample the minority classes of a CSV file with DP-SMOTE",
         description=(
-            "Append differentially private synthetic minority rows (DP-SMOTE, after "
-            f"{CITE}, ch. 3) to a CSV file. The synthetic rows are drawn from a DP synopsis "
-            "of each minority class: its noisy mean (--synopsis gaussian, the default) or "
-            "a noisy grid histogram (--synopsis grid, Algorithm 6 of the thesis). The "
-            "synthetic rows and the printed summary are epsilon-DP under "
-            "add/remove-one-record neighbours given public bounds; the original rows are "
-            "copied unchanged."
+            f"Append differentially private synthetic minority rows (DP-SMOTE, after {CITE}, ch. "
+            "3) to a CSV file. The synthetic rows are drawn from a DP synopsis of each minority "
+            "class: its noisy mean (--synopsis gaussian, the default) or a noisy grid histogram "
+            "(--synopsis grid, Algorithm 6 of the thesis). The synthetic rows and the printed "
+            "summary are epsilon-DP under add/remove-one-record neighbours given public bounds; "
+            "the original rows are copied unchanged."
         ),
     )
     p.add_argument("input", metavar="IN.csv", help="input CSV with a header row")
@@ -106,9 +101,8 @@ def add_parser(subparsers) -> None:
         "--granularity",
         type=_granularity,
         default=None,
-        help="--synopsis grid: cell width as a fraction of each feature's range, "
-        "or 'auto' to choose it from the DP class size (default 0.25, as in "
-        "Lut's thesis)",
+        help="--synopsis grid: cell width as a fraction of each feature's range, or 'auto' to "
+        "choose it from the DP class size (default 0.25, as in Lut's thesis)",
     )
     p.add_argument(
         "--connectivity",
@@ -314,12 +308,8 @@ def _synopsis_options(args: argparse.Namespace) -> dict:
 
 
 def _checked_sampler(args: argparse.Namespace):
-    """The sampler, once every option has passed the checks that need no data.
-
-    A bad option then stops the command before the input is read and before
-    any budget is spent: the estimator's own parameter validation runs here
-    rather than inside the fit.
-    """
+    """The sampler, once every option passed the checks that need no data (the
+    estimator's own parameter validation included): before any read or charge."""
     from ..over_sampling import DPSMOTE
 
     check_input_file(args.input, "IN.csv")
@@ -380,17 +370,11 @@ def _privacy_line(sampler, leaked: bool) -> str:
 def _synopsis_lines(sampler, features) -> list:
     """What phase 1 released, in words (DP outputs and parameters only)."""
     if sampler.synopsis_ == "grid":
-        return [
-            (
-                f"  synopsis: grid histogram ({sampler.histogram_}), {sampler.n_cells_} "
-                "cells per feature"
-            )
-        ]
+        cells = f"{sampler.n_cells_} cells per feature"
+        return [f"  synopsis: grid histogram ({sampler.histogram_}), {cells}"]
     lines = [
-        (
-            f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
-            f"spread {sampler.spread:g} of each feature's half-range)"
-        )
+        f"  synopsis: gaussian (DP class means; synthetic rows drawn around them with "
+        f"spread {sampler.spread:g} of each feature's half-range)"
     ]
     for label, mean in sampler.noisy_means_.items():
         values = ", ".join(f"{name}={value:.4g}" for name, value in zip(features, mean))
@@ -419,8 +403,8 @@ def run(args: argparse.Namespace) -> int:
     sampler = _checked_sampler(args)
     # the schema, before any data row
     header, t = read_header(args.input, args.target, args.delimiter)
+    features = header[:t] + header[t + 1 :]
     if args.bounds_file is not None:
-        features = header[:t] + header[t + 1 :]
         sampler.set_params(bounds=read_bounds_file(args.bounds_file, features))
         with library_calls("resample"):
             sampler.privacy_cost()  # the bounds fix the number of features: the grid's checks
@@ -432,12 +416,6 @@ def run(args: argparse.Namespace) -> int:
         X_res, y_res = sampler.fit_resample(X, y)
     _write(args, header, t, X_res[len(X) :], y_res[len(X) :])
     if not args.quiet:
-        _print_summary(
-            args,
-            sampler,
-            len(X),
-            len(X_res) - len(X),
-            leaked=any(map(is_privacy_leak, shown)),
-            features=header[:t] + header[t + 1 :],
-        )
+        leaked = any(map(is_privacy_leak, shown))
+        _print_summary(args, sampler, len(X), len(X_res) - len(X), leaked=leaked, features=features)
     return 0

@@ -1,8 +1,5 @@
-"""``skdp-anomaly demo``: the options of the showcase.
-
-The showcase itself lives in ``skdp_anomaly.demos`` (``run_showcase``);
-this module parses the command line, checks the output folder before any
-fitting and calls it.
+"""``skdp-anomaly demo``: the options of the showcase (``skdp_anomaly.demos.run_showcase``),
+and the output folder checked before any fitting.
 """
 
 from __future__ import annotations

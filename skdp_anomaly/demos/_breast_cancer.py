@@ -1,12 +1,11 @@
 """Public description of the Wisconsin diagnostic breast-cancer data: feature bounds and loading.
 
-The DP steps of the demos calibrate their noise to the features' range; a
-range read off the rows (even rounded outward) would be an unprotected
-release, and the printed ε would not hold. So every bound below follows from
-the *definition* of the measurement (scikit-learn's
-``load_breast_cancer().DESCR``, after Street, Wolberg and Mangasarian 1993)
-plus two stated assumptions about the images, never from the rows (nor from
-DESCR's summary table, which is data). Values outside are clipped.
+The DP steps of the demos calibrate their noise to the features' range; a range read off the
+rows (even rounded outward) would be an unprotected release, and the printed ε would not
+hold. So every bound below follows from the *definition* of the measurement (scikit-learn's
+``load_breast_cancer().DESCR``, after Street, Wolberg and Mangasarian 1993) plus two stated
+assumptions about the images, never from the rows (nor from DESCR's summary table, which is
+data). Values outside are clipped.
 
 Each image reports, per measurement in ``[0, B]``, the mean over its nuclei
 (features 0-9), the standard error (10-19) and the "worst" value, the mean of
@@ -106,19 +105,9 @@ def _public_scale(X, lower, upper):
 
 
 def public_scaler(features=MEAN_FEATURES):
-    """Scale features to [-1, 1] with the public bounds, clipping (costs no ε).
-
-    Parameters
-    ----------
-    features : sequence of int, default=MEAN_FEATURES
-        Columns of the 30-feature data set the scaler receives, in order.
-
-    Returns
-    -------
-    sklearn.preprocessing.FunctionTransformer
-        A stateless transformer: its map is fixed by :data:`BREAST_CANCER_BOUNDS`
-        and learns nothing from the data it is fitted on.
-    """
+    """A stateless ``FunctionTransformer`` of the columns ``features`` (of the 30, in order)
+    to [-1, 1], clipping: its map is fixed by :data:`BREAST_CANCER_BOUNDS`, so it learns
+    nothing from the data it is fitted on and costs no ε."""
     from sklearn.preprocessing import FunctionTransformer
 
     lower, upper = BREAST_CANCER_BOUNDS[list(features)].T
@@ -126,28 +115,10 @@ def public_scaler(features=MEAN_FEATURES):
 
 
 def load_imbalanced(ratio: float, rng: np.random.Generator, features=MEAN_FEATURES):
-    """Load the breast-cancer data with malignant (label 1) under-sampled to ``ratio``.
+    """``(X, y)``: the breast-cancer data's columns ``features``, malignant (``y = 1``; benign
+    0) under-sampled by ``rng`` to the minority fraction ``ratio``.
 
-    Parameters
-    ----------
-    ratio : float
-        Minority (malignant) fraction of the returned rows.
-    rng : numpy.random.Generator
-        Source of the under-sampling.
-    features : sequence of int, default=MEAN_FEATURES
-        Columns to return.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, len(features))
-        The selected rows and columns.
-    y : ndarray of shape (n_samples,)
-        1 for malignant, 0 for benign.
-
-    Raises
-    ------
-    ValueError
-        If ``ratio`` asks for fewer than 6 or more malignant rows than exist.
+    Raises ValueError if ``ratio`` asks for fewer than 6 or more malignant rows than exist.
     """
     from sklearn.datasets import load_breast_cancer
 

@@ -27,24 +27,13 @@ CLF_NORM = math.sqrt(N_FEATURES)
 
 
 def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
-    """Build log1p → public scaling → DPSMOTE (ε=0.5) → PrivateLogisticRegression (ε=1).
+    """An unfitted :class:`~skdp_anomaly.BudgetedPipeline` of log1p → public scaling →
+    DPSMOTE (ε=0.5) → PrivateLogisticRegression (ε=1).
 
-    DPSMOTE's add/remove ε = 0.5 counts 1 under replace-one neighbours: 2 in all.
-
-    Parameters
-    ----------
-    budget : float or None, default=2.0
-        The pipeline's budget ε (``None``: no check, for pricing a variant).
-    random_state : None or int, default=0
-        Seed of the private steps (an int is for reproducible demos only).
-    scaler : estimator, default=None
-        The scaling step; ``None``: a stateless map of the public log bounds
-        to [-1, 1].
-
-    Returns
-    -------
-    skdp_anomaly.BudgetedPipeline
-        Unfitted.
+    DPSMOTE's add/remove ε = 0.5 counts 1 under replace-one neighbours: 2 in all. ``budget``
+    is the pipeline's ε (``None``: no check, for pricing a variant); ``random_state`` seeds
+    the private steps (an int is for reproducible demos only); ``scaler`` is the scaling
+    step (``None``: a stateless map of the public log bounds to [-1, 1]).
     """
     from sklearn.preprocessing import FunctionTransformer
 
@@ -55,23 +44,11 @@ def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
     if scaler is None:
         lower, upper = LOG_BOUNDS
         scaler = FunctionTransformer(_public_scale, kw_args={"lower": lower, "upper": upper})
-    return BudgetedPipeline(
-        [
-            ("log", FunctionTransformer(np.log1p)),
-            ("scale", scaler),
-            (
-                "dpsmote",
-                DPSMOTE(epsilon=0.5, bounds=(-1.0, 1.0), classes=[0, 1], random_state=random_state),
-            ),
-            (
-                "clf",
-                PrivateLogisticRegression(
-                    epsilon=1.0, data_norm=CLF_NORM, random_state=random_state
-                ),
-            ),
-        ],
-        budget=budget,
-    )
+    log = FunctionTransformer(np.log1p)
+    dpsmote = DPSMOTE(epsilon=0.5, bounds=(-1.0, 1.0), classes=[0, 1], random_state=random_state)
+    clf = PrivateLogisticRegression(epsilon=1.0, data_norm=CLF_NORM, random_state=random_state)
+    steps = [("log", log), ("scale", scaler), ("dpsmote", dpsmote), ("clf", clf)]
+    return BudgetedPipeline(steps, budget=budget)
 
 
 def run_budget_tour(

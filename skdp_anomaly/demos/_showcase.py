@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..exceptions import naming
 from ._breast_cancer import MEAN_FEATURES, load_imbalanced
 from ._showcase_pipelines import (
     METHOD_LABELS,
@@ -72,15 +73,13 @@ def _evaluate(epsilons, ratios, n_repeats, n_folds, seed, file, synopsis="gaussi
             rng = np.random.default_rng([seed, rep, int(round(ratio * 1e6))])
             X, y = load_imbalanced(ratio, rng)
             sizes[ratio] = (len(y), int(y.sum()))
-            folds = StratifiedKFold(
-                n_splits=n_folds, shuffle=True, random_state=int(rng.integers(2**31))
-            )
+            fold_seed = int(rng.integers(2**31))
+            folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=fold_seed)
             for train, test in folds.split(X, y):
                 n1 = int(y[train].sum())
                 for eps in epsilons:
-                    pipes = build_pipelines(
-                        eps, n1, random_state=int(rng.integers(2**31)), synopsis=synopsis
-                    )
+                    pipe_seed = int(rng.integers(2**31))
+                    pipes = build_pipelines(eps, n1, random_state=pipe_seed, synopsis=synopsis)
                     for method, pipe in pipes.items():
                         with warnings.catch_warnings(record=True) as caught:
                             warnings.simplefilter("always")  # recorded, not printed
@@ -109,16 +108,10 @@ def _print_table(results, ratios, epsilons, file):
     for ratio in ratios:
         for eps in epsilons:
             for method in METHODS:
-                cells = []
-                for m in METRICS:
-                    mean, se = mean_and_se(results[ratio][method][eps][m])
-                    cells.append(f"{mean:.2f} ± {se:.2f}")
-                print(
-                    f"| {ratio:.0%} | {eps:g} | {METHOD_LABELS[method]} | "
-                    + " | ".join(cells)
-                    + " |",
-                    file=file,
-                )
+                scores = [mean_and_se(results[ratio][method][eps][m]) for m in METRICS]
+                cells = [f"{mean:.2f} ± {se:.2f}" for mean, se in scores]
+                row = f"| {ratio:.0%} | {eps:g} | {METHOD_LABELS[method]} | " + " | ".join(cells)
+                print(row + " |", file=file)
 
 
 _SYNOPSIS_WORDS = {
@@ -200,9 +193,8 @@ def _print_fit_stats(stats, file):
         f"drawn uniformly over the bounds, still ε-DP): {stats['uniform']}/{fits}",
         file=file,
     )
-    cells = ", ".join(
-        f"{m} per feature: {n} fits" for m, n in sorted(stats["cells_per_feature"].items())
-    )
+    counts = sorted(stats["cells_per_feature"].items())
+    cells = ", ".join(f"{m} per feature: {n} fits" for m, n in counts)
     print(
         f"  DPSMOTE grid chosen by granularity='auto' from the DP minority size: {cells}; "
         f"fits warned that noise dominates the grid: {stats['noise_warnings']}/{fits}",
@@ -257,7 +249,7 @@ def _check_settings(epsilons, ratios, n_repeats, n_folds, synopsis):
     if int(n_folds) < 2:
         raise ValueError(f"n_folds must be >= 2, got {n_folds!r}.")
     if synopsis not in SYNOPSES:
-        raise ValueError(f"synopsis must be one of {SYNOPSES}, got {synopsis!r}.")
+        raise naming(ValueError, f"`synopsis` must be one of {SYNOPSES}, got {synopsis!r}.")
 
 
 def run_showcase(

@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from ..exceptions import naming
 from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, public_scaler
 
 __all__ = [
@@ -64,8 +65,7 @@ def build_pipelines(
         Minority rows of the training set; sets SMOTE's ``k_neighbors`` (the
         non-private pipeline only).
     random_state : None or int, default=None
-        Seed of every step (``None``: fresh entropy; an int is for reproducible
-        demos only).
+        Seed of every step (``None``: fresh entropy; an int is for reproducible demos only).
     features : sequence of int, default=MEAN_FEATURES
         Columns of the 30-feature data set the pipelines receive.
     synopsis : {"gaussian", "grid"}, default="gaussian"
@@ -91,7 +91,7 @@ def build_pipelines(
     from ..over_sampling import DPSMOTE
 
     if synopsis not in SYNOPSES:
-        raise ValueError(f"synopsis must be one of {SYNOPSES}, got {synopsis!r}.")
+        raise naming(ValueError, f"`synopsis` must be one of {SYNOPSES}, got {synopsis!r}.")
     data_norm = math.sqrt(len(features))
 
     def dplr(eps):
@@ -101,68 +101,34 @@ def build_pipelines(
             epsilon=eps, data_norm=data_norm, clip_norm=data_norm, C=1.0, random_state=random_state
         )
 
+    def scaled(*steps):
+        return Pipeline([("scale", public_scaler(features)), *steps])
+
     k = max(1, min(5, n_minority_train - 1))
+    common = {"classes": [0, 1], "random_state": random_state}
     # granularity="auto": the grid from the DP minority size (post-processing, no ε)
     grid = {"granularity": "auto", "connectivity": 2} if synopsis == "grid" else {}
+    # ε/4 under add/remove is ε/2 under replace-one neighbours, the relation of the
+    # classifier: ε in total
+    dpsmote = DPSMOTE(epsilon=epsilon / 4, bounds=(-1.0, 1.0), synopsis=synopsis, **common, **grid)
     lower, upper = BREAST_CANCER_BOUNDS[list(features)].T
     return {
-        "recommended": DPImbalancedClassifier(
-            epsilon=epsilon, bounds=(lower, upper), classes=[0, 1], random_state=random_state
+        "recommended": DPImbalancedClassifier(epsilon=epsilon, bounds=(lower, upper), **common),
+        "balanced_lr": scaled(("clf", LogisticRegression(class_weight="balanced"))),
+        "none": scaled(("clf", dplr(epsilon))),
+        "smote": scaled(
+            ("resample", SMOTE(k_neighbors=k, random_state=random_state)), ("clf", dplr(epsilon))
         ),
-        "balanced_lr": Pipeline(
-            [
-                ("scale", public_scaler(features)),
-                ("clf", LogisticRegression(class_weight="balanced")),
-            ]
-        ),
-        "none": Pipeline([("scale", public_scaler(features)), ("clf", dplr(epsilon))]),
-        "smote": Pipeline(
-            [
-                ("scale", public_scaler(features)),
-                ("resample", SMOTE(k_neighbors=k, random_state=random_state)),
-                ("clf", dplr(epsilon)),
-            ]
-        ),
-        "dpsmote": Pipeline(
-            [
-                ("scale", public_scaler(features)),
-                # ε/4 under add/remove is ε/2 under replace-one neighbours, the
-                # relation of the classifier: ε in total
-                (
-                    "resample",
-                    DPSMOTE(
-                        epsilon=epsilon / 4,
-                        bounds=(-1.0, 1.0),
-                        synopsis=synopsis,
-                        classes=[0, 1],
-                        random_state=random_state,
-                        **grid,
-                    ),
-                ),
-                ("clf", dplr(epsilon / 2)),
-            ]
-        ),
+        "dpsmote": scaled(("resample", dpsmote), ("clf", dplr(epsilon / 2))),
     }
 
 
 def score_pipeline(pipe, X_test, y_test) -> dict:
-    """Score a fitted pipeline on a public test set.
+    """``{"roc_auc", "recall", "g_mean", "f1"}`` -> float of a fitted pipeline of
+    :func:`build_pipelines` on a public test set (``y_test``: 1 for the minority class).
 
-    Parameters
-    ----------
-    pipe : fitted classifier with ``predict_proba``
-        One of the pipelines of :func:`build_pipelines`, fitted.
-    X_test : array-like of shape (n_samples, n_features)
-        Test rows.
-    y_test : array-like of shape (n_samples,)
-        Test labels, 1 for the minority class.
-
-    Returns
-    -------
-    dict
-        ``{"roc_auc", "recall", "g_mean", "f1"}`` -> float; the labels are the
-        model's ``predict`` (probability 0.5 for the logistic pipelines, the
-        cut at the model's own DP base rate for :class:`~skdp_anomaly.DPImbalancedClassifier`).
+    The labels are the model's ``predict``: probability 0.5 for the logistic pipelines, the
+    cut at the model's own DP base rate for :class:`~skdp_anomaly.DPImbalancedClassifier`.
     """
     from imblearn.metrics import geometric_mean_score
     from sklearn.metrics import f1_score, recall_score, roc_auc_score
@@ -186,25 +152,12 @@ def mean_and_se(values) -> tuple:
 
 
 def privacy_reports(epsilon: float, file=None, synopsis: str = "gaussian") -> dict:
-    """Print the budget validator's report of each pipeline at ``epsilon``.
+    """Print to ``file`` (``None``: standard output) the budget validator's report of each
+    pipeline at the total budget ``epsilon`` (DPSMOTE with ``synopsis``); return method name
+    -> the report's neighbouring relation, ε, δ, verdicts and assumptions.
 
-    Under replace-one neighbours (n public), where DPSMOTE's add/remove ε counts
-    twice (group privacy); from the parameters, nothing fitted.
-
-    Parameters
-    ----------
-    epsilon : float
-        Total privacy budget ε of each pipeline.
-    file : text stream, default=None
-        Where to print (``None``: standard output).
-    synopsis : {"gaussian", "grid"}, default="gaussian"
-        DPSMOTE's synopsis in the ``dpsmote`` pipeline.
-
-    Returns
-    -------
-    dict
-        Method name -> the report's neighbouring relation, ε, δ, verdicts and
-        assumptions.
+    Under replace-one neighbours (n public), where DPSMOTE's add/remove ε counts twice
+    (group privacy); from the parameters, nothing fitted.
     """
     from ..budget import check_privacy_budget
 

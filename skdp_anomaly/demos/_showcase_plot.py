@@ -29,9 +29,8 @@ def plot_showcase(results: dict, metrics=METRICS, figure=None):
     metrics : sequence of str, default=("roc_auc", "recall", "g_mean", "f1")
         The metrics to draw, one column each.
     figure : matplotlib.figure.Figure, default=None
-        The figure to draw on; ``None`` opens a new one with
-        ``matplotlib.pyplot`` (a figure made without pyplot draws without a
-        display, as the command line does).
+        The figure to draw on; ``None`` opens a new one with ``matplotlib.pyplot`` (a figure
+        made without pyplot draws without a display, as the command line does).
 
     Returns
     -------
@@ -74,19 +73,10 @@ def plot_showcase(results: dict, metrics=METRICS, figure=None):
 
 def _draw_metric(ax, by_method, epsilons, metric):
     for method in METHODS:
-        stats = [mean_and_se(by_method[method][e][metric]) for e in epsilons]
-        mean = np.array([s[0] for s in stats])
-        se = np.array([s[1] for s in stats])
-        ax.plot(
-            epsilons,
-            mean,
-            _STYLES[method],
-            marker="o",
-            ms=4,
-            color=_COLOURS[method],
-            label=METHOD_LABELS[method],
-        )
-        ax.fill_between(epsilons, mean - se, mean + se, color=_COLOURS[method], alpha=0.15)
+        mean, se = np.array([mean_and_se(by_method[method][e][metric]) for e in epsilons]).T
+        colour, label = _COLOURS[method], METHOD_LABELS[method]
+        ax.plot(epsilons, mean, _STYLES[method], marker="o", ms=4, color=colour, label=label)
+        ax.fill_between(epsilons, mean - se, mean + se, color=colour, alpha=0.15)
     ax.set_xscale("log")
     ax.set_xticks(epsilons)
     ax.set_xticklabels([f"{e:g}" for e in epsilons])

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy import stats
 
+from ..exceptions import naming
 from ._baseline import PoissonBaseline, ReleaseNoise
 from ._proportions import ProportionBaseline
 from ._kse import normalise_scores, value_scores
 from ._messages import AnalystReport, SensitivityFeedback, WindowRelease
+from ._sampling import check_int, check_real, refusal
 
 __all__ = ["Analyst", "COUNT_MODELS", "DETECTORS", "LINEAR_DISENTANGLER"]
 
@@ -117,45 +118,15 @@ class Analyst:
         learning_windows=3,
         threshold=0.9,
     ):
-        if max_count is not None and (
-            isinstance(max_count, bool)
-            or not isinstance(max_count, numbers.Integral)
-            or max_count < 1
-        ):
-            raise ValueError(
-                f"The 'max_count' parameter must be an int >= 1 or None; got {max_count!r}."
-            )
+        self.max_count = check_int("max_count", max_count, none=True)
         if detector not in DETECTORS:
-            raise ValueError(
-                f"The 'detector' parameter must be one of {DETECTORS}; got {detector!r}."
-            )
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (0 < alpha < 1):
-            raise ValueError(
-                f"The 'alpha' parameter must be a float in the range (0, 1); got {alpha!r}."
-            )
-        if (
-            isinstance(learning_windows, bool)
-            or not isinstance(learning_windows, numbers.Integral)
-            or learning_windows < 1
-        ):
-            raise ValueError(
-                f"The 'learning_windows' parameter must be an int >= 1; got {learning_windows!r}."
-            )
-        check_count_model(count_model, learning_windows if detector == "baseline" else None)
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, numbers.Real)
-            or not (0 <= threshold < 1)
-        ):
-            raise ValueError(
-                f"The 'threshold' parameter must be a float in the range [0, 1); got {threshold!r}."
-            )
-        self.max_count = None if max_count is None else int(max_count)
+            raise refusal("detector", f"one of {DETECTORS}", detector)
         self.detector = detector
-        self.alpha = float(alpha)
+        self.alpha = check_real("alpha", alpha, 0, 1)
+        self.learning_windows = check_int("learning_windows", learning_windows)
+        check_count_model(count_model, learning_windows if detector == "baseline" else None)
         self.count_model = count_model
-        self.learning_windows = int(learning_windows)
-        self.threshold = float(threshold)
+        self.threshold = check_real("threshold", threshold, 0, 1, closed=True)
         self.releases: list = []
         self.pseudo_counts: list = []
         self.reports: list = []
@@ -219,11 +190,9 @@ class Analyst:
         adjusted, flagged = self.baseline.test(x, noise)
         if noise not in self._detectable:  # the same noise in every window but DPOAD's
             self._detectable[noise] = self.baseline.detectable_excess(noise)
-        expected = (
-            self.baseline.expected
-            if self.count_model == "poisson"
-            else self.baseline.expected_counts(x)
-        )
+        baseline = self.baseline
+        poisson = self.count_model == "poisson"
+        expected = baseline.expected if poisson else baseline.expected_counts(x)
         return AnalystReport(
             release.window,
             flagged,
@@ -275,15 +244,13 @@ def check_count_model(count_model, learning_windows) -> None:
     """Refuse an unknown count model, or a dispersion with nothing to learn it from
     (``learning_windows`` None skips that check)."""
     if count_model not in COUNT_MODELS:
-        raise ValueError(
-            f"The 'count_model' parameter must be one of {COUNT_MODELS}; got {count_model!r}."
-        )
+        raise refusal("count_model", f"one of {COUNT_MODELS}", count_model)
     if count_model == "overdispersed" and learning_windows is not None and learning_windows < 2:
-        raise ValueError(
-            "count_model='overdispersed' learns the variation between windows "
-            "and needs learning_windows >= 2; with one learning window use "
-            "count_model='multinomial' (records i.i.d. within and across "
-            "windows) or 'poisson' (constant volume)."
+        raise naming(
+            ValueError,
+            "`count_model='overdispersed'` learns the variation between windows and needs "
+            "`learning_windows` >= 2; with one learning window use `count_model='multinomial'` "
+            "(records i.i.d. within and across windows) or 'poisson' (constant volume).",
         )
 
 
@@ -292,15 +259,10 @@ def release_counts(release: WindowRelease) -> tuple[np.ndarray, ReleaseNoise]:
     (geometric in count space; Laplace of scale ``noise_scale · max_count`` when
     disentangled)."""
     if release.space == "count":
-        return (
-            release.values.astype(np.float64),
-            ReleaseNoise.of_scale(release.noise_scale, lattice=True),
-        )
+        noise = ReleaseNoise.of_scale(release.noise_scale, lattice=True)
+        return release.values.astype(np.float64), noise
     scale = release.max_count
-    return (
-        release.values * scale,
-        ReleaseNoise.of_scale(release.noise_scale * scale, lattice=False),
-    )
+    return release.values * scale, ReleaseNoise.of_scale(release.noise_scale * scale, lattice=False)
 
 
 def benign_feedback(expected: np.ndarray, max_count: int) -> SensitivityFeedback:

@@ -1,10 +1,9 @@
 """The analyst's calibrated detector: a Poisson baseline per cell, release noise convolved in.
 
-Reads DP releases and their public noise parameters only. The learning windows
-give each cell's rate a confidence interval; later cells are tested against its
-worst rate (Berger and Boos 1994) with Holm's correction. Tails of ``C + Z``
-(Poisson plus geometric-tailed noise) have a closed form at the tilted rate
-``μ/q`` (or ``μq``), evaluated in log space so that nothing overflows.
+Reads DP releases and their public noise parameters only. Each cell's rate gets a confidence
+interval from the learning windows; later cells are tested against its worst rate (Berger and
+Boos 1994) with Holm's correction. Tails of ``C + Z`` (Poisson plus geometric-tailed noise) have
+a closed form at the tilted rate ``μ/q`` (or ``μq``), in log space so that nothing overflows.
 """
 
 from __future__ import annotations
@@ -218,8 +217,15 @@ def holm_adjust(p_values) -> np.ndarray:
     return out
 
 
+class HolmTest:  # a baseline's window test, from its p_values and alpha
+    def test(self, x, noise: ReleaseNoise) -> tuple[np.ndarray, np.ndarray]:
+        """Holm-adjusted p-values of one window's cells and the cells flagged at ``alpha``."""
+        adjusted = holm_adjust(self.p_values(x, noise))
+        return adjusted, adjusted <= self.alpha
+
+
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity, like an estimator
-class PoissonBaseline:
+class PoissonBaseline(HolmTest):
     """Each cell's count rate, learnt from the learning windows' releases.
 
     Attributes
@@ -262,11 +268,6 @@ class PoissonBaseline:
         tail[high] = noisy_poisson_sf(x[high], self.upper[high], noise)
         tail[~high] = noisy_poisson_cdf(x[~high], self.lower[~high], noise)
         return np.minimum(2.0 * tail + self.miss, 1.0)
-
-    def test(self, x, noise: ReleaseNoise) -> tuple[np.ndarray, np.ndarray]:
-        """Holm-adjusted p-values of one window's cells and the cells flagged at ``alpha``."""
-        adjusted = holm_adjust(self.p_values(x, noise))
-        return adjusted, adjusted <= self.alpha
 
     def detectable_excess(self, noise: ReleaseNoise) -> float:
         """Return the counts above expected at which a median cell is flagged half the time.

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._data.rows import Rows, is_dask_collection, read_rows
 from .._warn import warn
-from ..exceptions import DPOADNoiseWarning
+from ..exceptions import DPOADNoiseWarning, naming
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS
@@ -33,6 +33,10 @@ from ._owner import (
 from ._sampling import sampling_parameters
 
 __all__ = ["DPOAD", "DPOADNoiseWarning"]
+
+# fitted attributes a failed call restores without copying (see DPOAD._snapshot)
+_HISTORY = ("releases_", "sampling_parameters_", "anomaly_scores_", "anomalies_")
+_HISTORY += ("anomalous_windows_", "p_values_", "expected_counts_")
 
 
 @fill_doc
@@ -249,24 +253,17 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _more_validate_params(self) -> None:
         """What the owner would refuse at the first window, refused before any data."""
         check_bins(self.bins)
-        check_count_model(
-            self.count_model, int(self.learning_windows) if self.detector == "baseline" else None
-        )
-        check_release_limits(self.mechanism, float(self.epsilon), self.max_count)
-        check_prediction_reachable(self.mechanism, float(self.gamma), int(self.learning_windows))
+        epsilon, gamma, n = float(self.epsilon), float(self.gamma), int(self.learning_windows)
+        check_count_model(self.count_model, n if self.detector == "baseline" else None)
+        check_release_limits(self.mechanism, epsilon, self.max_count)
+        check_prediction_reachable(self.mechanism, gamma, n)
         if self.mechanism == "dpoad":
-            sampling_parameters(
-                float(self.gamma),
-                "prediction",
-                m=int(self.sensitivity_samples),
-                epsilon=float(self.epsilon),
-                learning_windows=int(self.learning_windows),
-            )
+            m = int(self.sensitivity_samples)
+            sampling_parameters(gamma, "prediction", m=m, epsilon=epsilon, learning_windows=n)
 
     def _ledger_entry(self, cost: PrivacyCost) -> tuple[float, float]:
-        # Random DP has no group-privacy conversion: charge its (ε, δ) part, a true
-        # bound for one record (every sensitivity is at least one count); γ stays in
-        # privacy_spent_.
+        # random DP has no group-privacy conversion: charge its (ε, δ) part, a true bound
+        # for one record (every sensitivity is at least one count); γ stays in privacy_spent_
         return PrivacyCostMixin._ledger_entry(self, dataclasses.replace(cost, gamma=0.0))
 
     def privacy_assumptions(self) -> tuple:
@@ -346,9 +343,8 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.p_values_ = np.vstack([_p_values(r) for r in self.reports_])
         self.expected_counts_ = report.expected_counts
         self.dispersion_ = float(getattr(self.analyst_.baseline, "dispersion", math.nan))
-        self.detectable_excess_ = (
-            math.nan if report.detectable_excess is None else report.detectable_excess
-        )
+        excess = report.detectable_excess
+        self.detectable_excess_ = math.nan if excess is None else excess
         if _first_test(self.reports_):
             self._warn_if_undecidable(release.max_count)
         return self
@@ -369,53 +365,40 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
             need = (
                 f"the noise has scale {noise:.2g} counts, and a typical cell (expected "
                 f"count {expected:.2g}) must reach about {needed:.2g} counts to be "
-                f"flagged, above max_count={max_count}, where counts are clipped"
+                f"flagged, above `max_count={max_count}`, where counts are clipped"
             )
         if self.mechanism == "record" and noise < self.detectable_excess_ / 4:
             advice = (
-                "The noise is not the main cause: use a larger max_count (the window "
-                "size), fewer bins or a larger alpha."
+                "The noise is not the main cause: use a larger `max_count` (the window "
+                "size), fewer bins or a larger `alpha`."
             )
         else:
             advice = (
-                "Use mechanism='record' when each record is a different person, or a "
-                "larger epsilon."
+                "Use `mechanism='record'` when each record is a different person, or a "
+                "larger `epsilon`."
             )
         warn(
-            f"DPOAD: with mechanism={self.mechanism!r} at epsilon={self.epsilon:g} {need}: "
-            f"no burst in a typical cell can be flagged. {advice}",
-            DPOADNoiseWarning,
+            naming(
+                DPOADNoiseWarning,
+                f"DPOAD: with `mechanism={self.mechanism!r}` at `epsilon={self.epsilon:g}` {need}: "
+                f"no burst in a typical cell can be flagged. {advice}",
+            )
         )
 
     def _snapshot(self) -> dict:
-        """What a failed call restores, without copying the stream's history.
-
-        Frozen messages, pseudo-counts, charges and rebound fitted arrays are
-        shared (memo entries); only what a window mutates is deep-copied. The
-        user's generator is shared: a restored copy would rewind its noise.
-        """
+        """What a failed call restores: a deep copy of what a window mutates; frozen messages,
+        pseudo-counts, charges, rebound fitted arrays and the user's generator (a copy would
+        rewind its noise) are shared."""
         shared = [self.random_state, *self.__dict__.get("_charges", ())]
-        for name in (
-            "releases_",
-            "sampling_parameters_",
-            "anomaly_scores_",
-            "anomalies_",
-            "anomalous_windows_",
-            "p_values_",
-            "expected_counts_",
-        ):
+        for name in _HISTORY:
             value = self.__dict__.get(name)
             shared.extend(value if isinstance(value, list) else [value])
         for report in self.__dict__.get("reports_", ()):
             shared += [report, report.feedback]
         analyst = self.__dict__.get("analyst_")
         if analyst is not None:
-            shared += [
-                *analyst.releases,
-                *analyst.reports,
-                *analyst.pseudo_counts,
-                analyst.baseline,
-            ]
+            shared += [analyst.baseline, *analyst.releases, *analyst.reports]
+            shared += analyst.pseudo_counts
         memo = {id(obj): obj for obj in shared if obj is not None}
         params = set(self.get_params(deep=False))
         state = {k: v for k, v in vars(self).items() if k not in params and k != "_budget_run"}
@@ -424,7 +407,16 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     def _start(self):
         """A new stream (validated, the last one forgotten, its first window reserved)."""
         self._n_features = len(check_bins(self.bins))
-        self.owner_ = self._make_owner(self.random_state)
+        self.owner_ = DataOwner(
+            self.bins,
+            epsilon=float(self.epsilon),
+            gamma=float(self.gamma),
+            mechanism=self.mechanism,
+            max_count=self.max_count,
+            learning_windows=int(self.learning_windows),
+            sensitivity_samples=int(self.sensitivity_samples),
+            random_state=self.random_state,
+        )
         self.analyst_ = Analyst(
             max_count=self.max_count,
             detector=self.detector,
@@ -437,19 +429,6 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         self.sampling_parameters_ = [] if self.mechanism in ("painfree", "dpoad") else None
         self.n_windows_ = 0
 
-    def _make_owner(self, random_state) -> DataOwner:
-        """The data owner for these (validated) parameters."""
-        return DataOwner(
-            self.bins,
-            epsilon=float(self.epsilon),
-            gamma=float(self.gamma),
-            mechanism=self.mechanism,
-            max_count=self.max_count,
-            learning_windows=int(self.learning_windows),
-            sensitivity_samples=int(self.sensitivity_samples),
-            random_state=random_state,
-        )
-
     def _validate_window(self, X, *, reset):
         """The window as a validated numpy array, or as backend rows for a dask window."""
         if is_dask_collection(X):
@@ -461,11 +440,7 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         # numpy and scikit-learn errors quote values of X (a 1-D X, a non-numeric one)
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=reset, dtype=np.float64)
-        if X.shape[1] != self._n_features:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but the 'bins' parameter describes "
-                f"{self._n_features}."
-            )
+        self._check_bins_features(X.shape[1])
         return X
 
     def _validate_dask_window(self, X, *, reset) -> Rows:
@@ -477,12 +452,13 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         )
         if rows.n_samples == 0:
             raise ValueError(_EMPTY)
-        if rows.n_features != self._n_features:
-            raise ValueError(
-                f"X has {rows.n_features} features, but the 'bins' parameter "
-                f"describes {self._n_features}."
-            )
+        self._check_bins_features(rows.n_features)
         return rows
+
+    def _check_bins_features(self, n: int) -> None:
+        if n != self._n_features:
+            bins = f"`the 'bins' parameter` describes {self._n_features}"
+            raise naming(ValueError, f"X has {n} features, but {bins}.")
 
     @property
     def n_bins_(self) -> int:

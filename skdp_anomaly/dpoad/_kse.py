@@ -90,10 +90,6 @@ def _mean_ks_sorted(dist, cum, w):
     return scores / w.sum()
 
 
-def _integer_valued(values: np.ndarray) -> bool:
-    return bool(np.all(values == np.rint(values)))
-
-
 def _dense_integers(distinct: np.ndarray) -> bool:
     """Whether the integer grid (O(u² R)) is cheaper than the merge (O(u³), O(u²) memory)."""
     u = distinct.size
@@ -130,7 +126,7 @@ def value_scores(distinct, weights) -> np.ndarray:
     if distinct.size <= 1:
         return np.zeros(distinct.size)
     n = float(weights.sum())
-    if _integer_valued(distinct) and _dense_integers(distinct):
+    if np.all(distinct == np.rint(distinct)) and _dense_integers(distinct):
         pos = (distinct - distinct[0]).astype(np.int64)
         cum = np.cumsum(np.bincount(pos, weights=weights))
         if pos.size * cum.size > _MAX_CDF_ENTRIES:  # too big to tabulate: compute on the fly

@@ -245,8 +245,7 @@ class AnalystReport(_Message):
 
 
 _TYPES = {
-    cls.__name__: cls
-    for cls in (WindowRelease, AnalystReport, SensitivityFeedback, SamplingParameters)
+    c.__name__: c for c in (WindowRelease, AnalystReport, SensitivityFeedback, SamplingParameters)
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -11,9 +10,17 @@ from .._data.rows import Rows, bincount, is_dask_collection, numpy_rows, read_ro
 from ..privacy import GeometricMechanism, LaplaceMechanism, PrivacyCost
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MIN_EPSILON
 from ..privacy._rng import call_rng, check_random_state
+from ..exceptions import naming
 from ..privacy._validation import warn_privacy_leak
 from ._messages import AnalystReport, WindowRelease
-from ._sampling import _check_gamma, kth_smallest_draw, kth_smallest_uniform, sampling_parameters
+from ._sampling import (
+    check_int,
+    check_real,
+    kth_smallest_draw,
+    kth_smallest_uniform,
+    refusal,
+    sampling_parameters,
+)
 
 __all__ = [
     "DataOwner",
@@ -40,12 +47,15 @@ def check_bins(bins) -> list[np.ndarray]:
     for j, e in enumerate(edges):
         where = "" if len(edges) == 1 else f" (feature {j})"
         if e.ndim != 1 or e.size < 2:
-            raise ValueError(
-                f"The 'bins' parameter{where} must hold at least two edges in a 1-D "
-                f"array; got shape {e.shape}."
+            raise naming(
+                ValueError,
+                f"`The 'bins' parameter`{where} must hold at least two edges in a 1-D "
+                f"array; got shape {e.shape}.",
             )
         if not np.all(np.isfinite(e)) or not np.all(np.diff(e) > 0):
-            raise ValueError(f"The 'bins' parameter{where} must be finite and strictly increasing.")
+            raise naming(
+                ValueError, f"`The 'bins' parameter`{where} must be finite and strictly increasing."
+            )
     return edges
 
 
@@ -111,17 +121,13 @@ def cell_index(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
     """Each row's cell: its features' bins, flattened in C order (as ``histogramdd``)."""
     flat = np.zeros(X.shape[0], dtype=np.int64)
     for j, e in enumerate(edges):
-        index = _bin_index(e, X[:, j])
-        flat = flat * (e.size - 1) + index
+        flat = flat * (e.size - 1) + _bin_index(e, X[:, j])
     return flat
 
 
 def _bin_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The bin of each value: ``edges[i] <= x < edges[i + 1]``, clipped to the edge bins.
-
-    Equal-width edges use arithmetic, corrected by a comparison on each side so
-    that rounding never moves a value across an edge.
-    """
+    """The bin of each value, ``edges[i] <= x < edges[i + 1]``, clipped to the edge bins; equal
+    widths by arithmetic, corrected on each side so that rounding never crosses an edge."""
     last = edges.size - 2
     width = (edges[-1] - edges[0]) / (last + 1)
     if np.abs(np.diff(edges) - width).max() <= 1e-9 * width:
@@ -182,16 +188,14 @@ class DataOwner:
         random_state=None,
     ):
         self.bins = check_bins(bins)
-        self.epsilon = _check_positive("epsilon", epsilon)
-        self.gamma = _check_gamma(gamma)
+        self.epsilon = check_real("epsilon", epsilon, 0, math.inf)
+        self.gamma = check_real("gamma", gamma, 0, 1)
         if mechanism not in MECHANISMS:
-            raise ValueError(
-                f"The 'mechanism' parameter must be one of {MECHANISMS}; got {mechanism!r}."
-            )
+            raise refusal("mechanism", f"one of {MECHANISMS}", mechanism)
         self.mechanism = mechanism
-        self.max_count = None if max_count is None else _check_int("max_count", max_count)
-        self.learning_windows = _check_int("learning_windows", learning_windows)
-        self.sensitivity_samples = _check_int("sensitivity_samples", sensitivity_samples)
+        self.max_count = None if max_count is None else check_int("max_count", max_count)
+        self.learning_windows = check_int("learning_windows", learning_windows)
+        self.sensitivity_samples = check_int("sensitivity_samples", sensitivity_samples)
         check_random_state(random_state)  # refused before any data, not at the first window
         self.random_state = random_state
         self.n_released = 0
@@ -200,17 +204,12 @@ class DataOwner:
         self.learning_parameters = (
             sampling_parameters(self.gamma) if mechanism in ("painfree", "dpoad") else None
         )
-        self.prediction_parameters = (
-            sampling_parameters(
-                self.gamma,
-                "prediction",
-                m=self.sensitivity_samples,
-                epsilon=self.epsilon,
-                learning_windows=self.learning_windows,
+        self.prediction_parameters = None
+        if mechanism == "dpoad":
+            m, n = self.sensitivity_samples, self.learning_windows
+            self.prediction_parameters = sampling_parameters(
+                self.gamma, "prediction", m=m, epsilon=self.epsilon, learning_windows=n
             )
-            if mechanism == "dpoad"
-            else None
-        )
         self.check_release_limits()
         check_prediction_reachable(mechanism, self.gamma, self.learning_windows)
 
@@ -244,11 +243,12 @@ class DataOwner:
         gamma = self.cost().gamma
         n = self.n_released + 1
         if gamma and n * gamma >= 1.0:
-            raise ValueError(
-                f"The 'gamma' parameter is {gamma:g}: window {n} would bring the stream's "
+            raise naming(
+                ValueError,
+                f"`The 'gamma' parameter` is {gamma:g}: window {n} would bring the stream's "
                 f"random-DP γ to {n * gamma:.3g}, and a γ of 1 or more guarantees nothing. "
-                f"Use gamma < 1/{n} for a stream of {n} or more windows, or "
-                "mechanism='record' (pure ε-DP per record, whatever the stream's length)."
+                f"Use `gamma` < 1/{n} for a stream of {n} or more windows, or "
+                "`mechanism='record'` (pure ε-DP per record, whatever the stream's length).",
             )
 
     def release(self, X) -> WindowRelease:
@@ -275,9 +275,9 @@ class DataOwner:
             max_count = X.n_samples
             if self.n_released == 0:  # once per stream, not once per window
                 warn_privacy_leak(
-                    "max_count=None: the count domain {0..max_count} of every window is its "
+                    "`max_count=None`: the count domain {0..`max_count`} of every window is its "
                     "record count, read from the data and released with the window; pass a "
-                    "public max_count."
+                    "public `max_count`."
                 )
         counts = np.minimum(counts, max_count)
         phase = self.phase
@@ -299,17 +299,10 @@ class DataOwner:
             sampling = self.learning_parameters
             drawn = kth_smallest_uniform(max_count + 1, sampling.m, sampling.k, sample_rng)
             sensitivity = max(1.0, drawn)
-        mechanism = GeometricMechanism(self.epsilon, sensitivity)
-        values = mechanism.randomise(counts, noise_rng)
+        values = GeometricMechanism(self.epsilon, sensitivity).randomise(counts, noise_rng)
+        scale = sensitivity / self.epsilon
         return WindowRelease(
-            self.n_released,
-            values,
-            "count",
-            sensitivity / self.epsilon,
-            sensitivity,
-            phase,
-            sampling,
-            max_count,
+            self.n_released, values, "count", scale, sensitivity, phase, sampling, max_count
         )
 
     def _release_prediction(self, counts, max_count, sample_rng, noise_rng) -> WindowRelease:
@@ -329,15 +322,9 @@ class DataOwner:
         # low-order bits from revealing the count as it crosses to the analyst
         mechanism = LaplaceMechanism(self.epsilon, sensitivity, neighbours="add_remove")
         values = mechanism.randomise(feedback.g(counts, max_count), noise_rng)
+        phase, scale = "prediction", mechanism.scale
         return WindowRelease(
-            self.n_released,
-            values,
-            "disentangled",
-            mechanism.scale,
-            sensitivity,
-            "prediction",
-            sampling,
-            max_count,
+            self.n_released, values, "disentangled", scale, sensitivity, phase, sampling, max_count
         )
 
     def receive(self, report: AnalystReport) -> None:
@@ -354,25 +341,29 @@ def check_release_limits(mechanism: str, epsilon: float, max_count) -> None:
 
     Geometric noise with Δ >= 1 count is almost always zero beyond ε/Δ = 30.
     """
+    subject = f"`The 'epsilon' parameter` is {epsilon:g}"
     if epsilon < MIN_EPSILON:
-        raise ValueError(
-            f"The 'epsilon' parameter is {epsilon:g}, below {MIN_EPSILON:g}, the smallest ε "
-            "this package's noise samplers are set up to honour."
+        raise naming(
+            ValueError,
+            f"{subject}, below {MIN_EPSILON:g}, the smallest ε this package's noise samplers "
+            "are set up to honour.",
         )
     if mechanism in ("record", "painfree", "dpoad") and epsilon > MAX_GEOMETRIC_EPSILON:
-        raise ValueError(
-            f"The 'epsilon' parameter is {epsilon:g}, above {MAX_GEOMETRIC_EPSILON:g}: "
-            f"mechanism={mechanism!r} may calibrate geometric noise to a sensitivity of "
-            "1 count, which is then zero in all but about 2e-13 of draws (exact counts)."
+        raise naming(
+            ValueError,
+            f"{subject}, above {MAX_GEOMETRIC_EPSILON:g}: `mechanism={mechanism!r}` may "
+            "calibrate geometric noise to a sensitivity of 1 count, which is then zero in all "
+            "but about 2e-13 of draws (exact counts).",
         )
     if (
         mechanism == "laplace"
         and max_count is not None
         and epsilon / max_count > MAX_GEOMETRIC_EPSILON
     ):
-        raise ValueError(
-            f"The 'epsilon' parameter is {epsilon:g}: epsilon/max_count exceeds "
-            f"{MAX_GEOMETRIC_EPSILON:g}, where geometric noise is almost always zero."
+        raise naming(
+            ValueError,
+            f"{subject}: `epsilon`/`max_count` exceeds {MAX_GEOMETRIC_EPSILON:g}, where "
+            "geometric noise is almost always zero.",
         )
 
 
@@ -381,11 +372,12 @@ def check_prediction_reachable(mechanism: str, gamma: float, learning_windows: i
     prediction phase (``(learning_windows + 1) γ >= 1``), before any data."""
     first = learning_windows + 1
     if mechanism == "dpoad" and first * gamma >= 1.0:
-        raise ValueError(
-            f"The 'gamma' parameter is {gamma:g}: mechanism='dpoad' releases its first "
+        raise naming(
+            ValueError,
+            f"`The 'gamma' parameter` is {gamma:g}: `mechanism='dpoad'` releases its first "
             f"prediction window as window {first}, where the stream's random-DP γ would be "
-            f"{first * gamma:.3g}, and a γ of 1 or more guarantees nothing. Use gamma < "
-            f"1/{first}, or fewer learning_windows."
+            f"{first * gamma:.3g}, and a γ of 1 or more guarantees nothing. Use `gamma` < "
+            f"1/{first}, or fewer `learning_windows`.",
         )
 
 
@@ -418,17 +410,3 @@ def window_cost(mechanism: str, epsilon: float, gamma: float) -> PrivacyCost:
         f"neighbouring pairs drawn from {pairs}",
         neighbours="add_remove",
     )
-
-
-def _check_positive(name, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0 < value < math.inf):
-        raise ValueError(
-            f"The {name!r} parameter must be a float in the range (0, inf); got {value!r}."
-        )
-    return float(value)
-
-
-def _check_int(name, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"The {name!r} parameter must be an int >= 1; got {value!r}.")
-    return int(value)

@@ -1,10 +1,9 @@
 """The analyst's default baseline: each cell's share of the window's noisy total, over-dispersed.
 
-Reads DP releases and their public noise parameters only. Volume swings move
-every cell together, so a cell is judged against its learnt proportion times the
-window's noisy total. Its count is negative binomial with mean ``p_b T`` and
-variance ``phi p_b T`` (``phi`` learnt with the noise variance subtracted), the
-noise is convolved in, and Holm's procedure controls the window-wise level.
+Reads DP releases and their public noise parameters only. A cell's count is negative binomial
+with mean ``p_b T`` (learnt proportion times the window's noisy total, as volume swings move
+every cell together) and variance ``phi p_b T`` (``phi`` learnt with the noise variance
+subtracted); the noise is convolved in, Holm's procedure sets the window-wise level.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ._baseline import ReleaseNoise, holm_adjust
+from ._baseline import HolmTest, ReleaseNoise
 
 __all__ = ["ProportionBaseline", "noisy_count_tails"]
 
@@ -155,7 +154,7 @@ def _t_inflation(df: float, level: float) -> float:
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity, like an estimator
-class ProportionBaseline:
+class ProportionBaseline(HolmTest):
     """Each cell's share of the window total and the cells' dispersion, from the learning windows.
 
     Attributes
@@ -211,16 +210,8 @@ class ProportionBaseline:
             count_phi = max(phi * _t_inflation(df, alpha / n_cells), 1.0)
         else:
             phi, df, count_phi = 1.0, math.inf, 1.0
-        return cls(
-            proportions,
-            proportions * grand / n_windows,
-            phi,
-            df,
-            count_phi,
-            grand,
-            float(variances.sum()),
-            alpha,
-        )
+        expected, noise_variance = proportions * grand / n_windows, float(variances.sum())
+        return cls(proportions, expected, phi, df, count_phi, grand, noise_variance, alpha)
 
     def expected_counts(self, x) -> np.ndarray:
         """The learnt proportions times the window's noisy total."""
@@ -248,11 +239,6 @@ class ProportionBaseline:
         sf, cdf = noisy_count_tails(x, mu, phi, noise)
         return np.minimum(2.0 * np.minimum(sf, cdf), 1.0)
 
-    def test(self, x, noise: ReleaseNoise) -> tuple[np.ndarray, np.ndarray]:
-        """Holm-adjusted p-values of one window's cells and the cells flagged at ``alpha``."""
-        adjusted = holm_adjust(self.p_values(x, noise))
-        return adjusted, adjusted <= self.alpha
-
     def detectable_excess(self, noise: ReleaseNoise) -> float:
         """Return the counts above expected at which a median cell is flagged half the time.
 
@@ -275,11 +261,8 @@ class ProportionBaseline:
 
 
 def _dispersion(counts, totals, proportions, variances) -> tuple[float, float]:
-    """Moment estimate of ``phi`` with the release noise subtracted, and its degrees of freedom.
-
-    ``sum(e^2 - n) / sum(h)`` (``h`` multinomial residual variance, ``n`` the
-    noise's share); degrees of freedom by Satterthwaite's formula.
-    """
+    """Moment estimate ``sum(e^2 - n) / sum(h)`` of ``phi`` (``h`` multinomial residual variance,
+    ``n`` the noise's share) and its degrees of freedom (Satterthwaite)."""
     n_windows, n_cells = counts.shape
     totals = np.maximum(totals, 1.0)  # noise-dominated totals: phi comes out large, the safe side
     grand = totals.sum()

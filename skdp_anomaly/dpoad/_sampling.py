@@ -9,6 +9,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import lambertw
 
+from ..exceptions import naming
 from ._messages import SamplingParameters
 
 __all__ = ["sampling_parameters"]
@@ -19,12 +20,32 @@ _FIT_P, _FIT_Q, _FIT_R = 1.426, 0.8389, 0.4589
 _CEIL_SLACK = 1e-9
 
 
-def _check_gamma(gamma) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma < 1:
-        raise ValueError(
-            f"The 'gamma' parameter must be a float in the range (0, 1); got {gamma!r}."
+def refusal(name: str, must: str, value) -> ValueError:
+    """The error for a parameter ``name`` that is not ``must``."""
+    return naming(ValueError, f"`The {name!r} parameter` must be {must}; got {value!r}.")
+
+
+def check_int(name: str, value, *, none: bool = False) -> int | None:
+    """An int >= 1 (or None, when ``none``), refused naming the parameter ``name``."""
+    if none and value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise refusal(name, "an int >= 1" + (" or None" if none else ""), value)
+    return int(value)
+
+
+def check_real(name: str, value, low: float, high: float, closed: bool = False) -> float:
+    """A real in ``(low, high)`` (``[low, high)`` when ``closed``), refused naming ``name``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (low <= value if closed else low < value)
+        or not value < high
+    ):
+        raise refusal(
+            name, f"a float in the range {'[' if closed else '('}{low:g}, {high:g})", value
         )
-    return float(gamma)
+    return float(value)
 
 
 def _ceil(x: float) -> int:
@@ -69,34 +90,30 @@ def _min_prediction_m(rho: float, epsilon: float, learning_windows: int) -> int:
 
 
 def _prediction(
-    gamma: float, m: int, epsilon: float, learning_windows: int, rho_rule: str
+    gamma: float, m: int, epsilon: float, learning_windows: int, rule: str
 ) -> SamplingParameters:
+    def enough(m: int) -> bool:  # Thm IV.2's lower bound, met at ρ(m)
+        return m >= _min_prediction_m(_prediction_rho(m, gamma, rule), epsilon, learning_windows)
+
     requested = m
-    rho = _prediction_rho(m, gamma, rho_rule)
-    if m < _min_prediction_m(rho, epsilon, learning_windows):
+    if not enough(m):
         # the smallest m' meeting the bound at ρ(m'), by doubling then bisection
         lo, hi = m, 2 * m
-        while hi < _min_prediction_m(
-            _prediction_rho(hi, gamma, rho_rule), epsilon, learning_windows
-        ):
+        while not enough(hi):
             lo, hi = hi, 2 * hi
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if mid >= _min_prediction_m(
-                _prediction_rho(mid, gamma, rho_rule), epsilon, learning_windows
-            ):
-                hi = mid
-            else:
-                lo = mid
+            lo, hi = (lo, mid) if enough(mid) else (mid, hi)
         m = hi
-        rho = _prediction_rho(m, gamma, rho_rule)
+    rho = _prediction_rho(m, gamma, rule)
     k = _ceil(_prediction_k(m, gamma, rho))
     if k > m:
         raised = "" if m == requested else f" (raised to Thm IV.2's lower bound m={m})"
-        raise ValueError(
-            f"sensitivity_samples={requested}{raised} is too small for gamma={gamma!r}: the "
+        raise naming(
+            ValueError,
+            f"`sensitivity_samples={requested}`{raised} is too small for `gamma={gamma!r}`: the "
             f"prediction phase needs k <= m but Thm IV.2 gives k={k}. Use more sensitivity "
-            "samples or a larger gamma."
+            "samples or a larger `gamma`.",
         )
     return SamplingParameters("prediction", m, k, rho)
 
@@ -144,34 +161,16 @@ def sampling_parameters(
     >>> sampling_parameters(0.05, "prediction", m=100_000, rho="fit").k
     96254
     """
-    gamma = _check_gamma(gamma)
+    gamma = check_real("gamma", gamma, 0, 1)
     if phase == "learning":
         return _learning(gamma)
     if phase != "prediction":
-        raise ValueError(
-            f"The 'phase' parameter must be 'learning' or 'prediction'; got {phase!r}."
-        )
+        raise refusal("phase", "'learning' or 'prediction'", phase)
     if rho not in ("argmin", "fit"):
-        raise ValueError(f"The 'rho' parameter must be 'argmin' or 'fit'; got {rho!r}.")
-    if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-        raise ValueError(f"The 'm' parameter must be an int >= 1; got {m!r}.")
-    if (
-        isinstance(epsilon, bool)
-        or not isinstance(epsilon, numbers.Real)
-        or not (0 < epsilon < math.inf)
-    ):
-        raise ValueError(
-            f"The 'epsilon' parameter must be a float in the range (0, inf); got {epsilon!r}."
-        )
-    if (
-        isinstance(learning_windows, bool)
-        or not isinstance(learning_windows, numbers.Integral)
-        or learning_windows < 1
-    ):
-        raise ValueError(
-            f"The 'learning_windows' parameter must be an int >= 1; got {learning_windows!r}."
-        )
-    return _prediction(gamma, int(m), float(epsilon), int(learning_windows), rho)
+        raise refusal("rho", "'argmin' or 'fit'", rho)
+    m = check_int("m", m)
+    epsilon = check_real("epsilon", epsilon, 0, math.inf)
+    return _prediction(gamma, m, epsilon, check_int("learning_windows", learning_windows), rho)
 
 
 def kth_smallest_uniform(n_values: int, m: int, k: int, rng: np.random.Generator) -> float:

@@ -1,10 +1,7 @@
 """The Dask side of :class:`NoisyGroupSearch`: the same search over a belief on the workers.
 
-The loop, likelihoods, noise and accounting are the in-memory ones; this module
-holds only what touches per-item data chunked by rows, through the data layer
-(:mod:`skdp_anomaly._data.vectors`): :func:`dask_scores` (validation in one pass,
-then persisted scores), :class:`DaskPosterior` and :func:`flag_candidates`.
-Nothing here imports dask.
+Only what touches per-item data chunked by rows, through :mod:`skdp_anomaly._data.vectors`
+(nothing here imports dask); the loop, likelihoods, noise and accounting are the in-memory ones.
 """
 
 from __future__ import annotations
@@ -45,23 +42,14 @@ def dask_scores(X, score_func):
 
 # ------------------------------------------------------------------ posterior
 class DaskPosterior:
-    """The search's belief over ``n`` items, held by the workers.
+    """The search's belief over ``n`` items, persisted on the workers in the scores' ``chunks``.
 
-    The in-memory belief's contract (``max``, ``split``, ``update``) over
-    persisted dask arrays chunked like the scores; per query the client gets
-    only the largest entry, the total and the mass of ``Q``. The split (eq. 10)
-    orders the items by i.i.d. uniform (bucket, key), a uniform permutation:
-    each item draws one of ``B`` buckets (seeds per query and block), the
-    bucket where the mass crosses 1/2 orders its members by key in one task
-    (:func:`~._posterior.prefix_length`). It reads the posterior only, so
-    nothing about the scores is computed before the charge.
-
-    Parameters
-    ----------
-    chunks : tuple
-        Row chunks of the scores (known sizes).
-    rng : numpy.random.Generator
-        The split stream: one draw of 128 bits per query seeds every block.
+    The in-memory contract (``max``, ``split``, ``update``); per query the client gets only the
+    largest entry, the total and the mass of ``Q``. The split (eq. 10) orders the items by
+    i.i.d. uniform (bucket, key), a uniform permutation: each item draws one of ``B`` buckets
+    (``rng`` draws 128 bits per query, seeding every block), and the bucket where the mass
+    crosses 1/2 orders its members by key in one task (:func:`~._posterior.prefix_length`).
+    It reads the posterior only: nothing about the scores is computed before the charge.
     """
 
     def __init__(self, chunks, rng: np.random.Generator):

@@ -1,8 +1,5 @@
-"""Anomaly-restricted private search for the anomaly by noisy Bayesian bisection.
-
-Bittner, Sarwate and Wright, Using Noisy Binary Search for Differentially Private
-Anomaly Detection.
-"""
+"""NoisyGroupSearch: anomaly-restricted private search by noisy Bayesian bisection (Bittner,
+Sarwate and Wright, Using Noisy Binary Search for Differentially Private Anomaly Detection)."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ from sklearn.utils.validation import validate_data
 
 from .._data._dask import is_dask_collection
 from .._warn import warn
-from ..exceptions import GroupSearchBudgetWarning
+from ..exceptions import GroupSearchBudgetWarning, naming
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON, MAX_GRID_EPSILON, MIN_EPSILON
 from ..privacy._rng import check_random_state
@@ -221,11 +218,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     # ------------------------------------------------------------ privacy
     @staticmethod
     def _query_cost(query_epsilon: float) -> PrivacyCost:
-        return PrivacyCost.anomaly_restricted_dp(
-            query_epsilon,
-            "one group query: two disjoint halves (parallel composition)",
-            neighbours="replace",
-        )
+        how = "one group query: two disjoint halves (parallel composition)"
+        return PrivacyCost.anomaly_restricted_dp(query_epsilon, how, neighbours="replace")
 
     def _response(self) -> str:
         if isinstance(self.oracle, str):
@@ -258,11 +252,8 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         >>> cost.epsilon, cost.notion, cost.neighbours
         (10.0, 'anomaly-restricted ε-DP', 'replace')
         """
-        return PrivacyCost.anomaly_restricted_dp(
-            float(self.epsilon),
-            "group queries, at most epsilon in all (sequential composition)",
-            neighbours="replace",
-        )
+        how = "group queries, at most epsilon in all (sequential composition)"
+        return PrivacyCost.anomaly_restricted_dp(float(self.epsilon), how, neighbours="replace")
 
     def privacy_assumptions(self) -> tuple:
         """The data model the guarantee rests on (eq. 1), which the search cannot check."""
@@ -276,28 +267,32 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _more_validate_params(self) -> None:
         """The parameters that constrain each other, and a sensor object's protocol."""
         if not self.low < self.high:
-            raise ValueError(
-                f"The 'low' parameter must be < high (t_ℓ < t_h); got "
-                f"low={self.low!r}, high={self.high!r}."
+            raise naming(
+                ValueError,
+                f"`The 'low' parameter` must be < `high` (t_ℓ < t_h); got "
+                f"`low={self.low!r}`, `high={self.high!r}`.",
             )
         if self.query_epsilon is not None and self.query_epsilon > self.epsilon:
-            raise ValueError(
-                f"The 'query_epsilon' parameter, the cost of one query, must be "
-                f"at most epsilon, the total; got query_epsilon="
-                f"{self.query_epsilon!r} > epsilon={self.epsilon!r}."
+            raise naming(
+                ValueError,
+                f"`The 'query_epsilon' parameter`, the cost of one query, must be at most "
+                f"`epsilon`, the total; got `query_epsilon={self.query_epsilon!r}` > "
+                f"`epsilon={self.epsilon!r}`.",
             )
         if not isinstance(self.oracle, str):
             if self.query_epsilon is None:
-                raise ValueError(
-                    "The 'query_epsilon' parameter must be given with a sensor "
-                    "object as oracle: the sensor answers at its own ε per "
-                    "query, which the search charges; got query_epsilon=None."
+                raise naming(
+                    ValueError,
+                    "`The 'query_epsilon' parameter` must be given with a sensor object as "
+                    "`oracle`: the sensor answers at its own ε per query, which the search "
+                    "charges; got `query_epsilon=None`.",
                 )
             if self.n_anomalies != 1:
-                raise ValueError(
-                    f"The 'n_anomalies' parameter must be 1 with a sensor object as oracle (it "
-                    f"answers for halves of all its items, not of one group); got "
-                    f"n_anomalies={self.n_anomalies!r}."
+                raise naming(
+                    ValueError,
+                    "`The 'n_anomalies' parameter` must be 1 with a sensor object as `oracle` "
+                    "(it answers for halves of all its items, not of one group); got "
+                    f"`n_anomalies={self.n_anomalies!r}`.",
                 )
             _checked_sensor(self.oracle, float(self.query_epsilon))
 
@@ -333,8 +328,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             return self._fit_dask(X)
         scores = self._scores(X)
         n = scores.shape[0]
-        rng = check_random_state(self.random_state)
-        split_rng, group_rng, noise_rng = rng.spawn(3)
+        split_rng, group_rng, noise_rng = check_random_state(self.random_state).spawn(3)
         groups = self._groups(n, group_rng)
         posterior = np.empty(n)
         spent, reasons, candidates, nulls = 0, [], [], []
@@ -357,21 +351,19 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         self.groups_ = groups
         self.posterior_ = posterior
         self.candidates_ = np.sort(np.concatenate(candidates or [np.zeros(0, np.int64)]))
-        self.null_posterior_ = np.asarray(nulls, dtype=np.float64)
-        self.n_queries_ = spent
-        self._set_plan(plan)
-        self.halted_by_ = reasons[0]
+        self._set_outcome(plan, spent, reasons[0], nulls)
         return self
 
-    def _set_plan(self, plan: QueryPlan) -> None:
-        self.query_epsilon_ = plan.query_epsilon
-        self.n_queries_planned_ = plan.queries
+    def _set_outcome(self, plan: QueryPlan, queries: int, reason: str, nulls: list) -> None:
+        self.query_epsilon_, self.n_queries_planned_ = plan.query_epsilon, plan.queries
+        self.n_queries_, self.halted_by_ = queries, reason
+        self.null_posterior_ = np.asarray(nulls, dtype=np.float64)
 
     def _planned(self, n: int) -> QueryPlan:
         """This fit's plan for ``n`` items; warns when it is shorter than Proposition 3's."""
         plan = self._plan(n)
         if not plan.queries >= plan.proposition3:
-            warn(_short_plan_message(self, n, plan), GroupSearchBudgetWarning)
+            warn(naming(GroupSearchBudgetWarning, _short_plan_message(self, n, plan)))
         return plan
 
     def _found(self, reason: str) -> bool:
@@ -386,14 +378,16 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         from ._dask_search import DaskPosterior, dask_scores
 
         if not isinstance(self.oracle, str):
-            raise NotImplementedError(
-                "oracle: a sensor object answers numpy masks over the items it holds; a dask "
-                "X needs a built-in oracle ('direct', 'binarized' or 'randomized_response')."
+            raise naming(
+                NotImplementedError,
+                "`oracle`: a sensor object answers numpy masks over the items it holds; a dask "
+                "X needs a built-in oracle ('direct', 'binarized' or 'randomized_response').",
             )
         if self.n_anomalies != 1:
-            raise NotImplementedError(
-                f"n_anomalies={self.n_anomalies!r} is not supported on dask input (the group "
-                "search runs one group there); pass n_anomalies=1 or a numpy array."
+            raise naming(
+                NotImplementedError,
+                f"`n_anomalies={self.n_anomalies!r}` is not supported on dask input (the group "
+                "search runs one group there); pass `n_anomalies=1` or a numpy array.",
             )
         scores, n_features, names = dask_scores(X, self.score_func)
         self.n_features_in_ = n_features
@@ -406,37 +400,32 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         queries, reason, null = self._search(sensor, belief, plan)
         self.posterior_, top, self.groups_ = belief.result(self.n_candidates)
         self.candidates_ = np.sort(top) if self._found(reason) else np.zeros(0, np.int64)
-        self.null_posterior_ = np.array([null])
-        self.n_queries_ = queries
-        self._set_plan(plan)
-        self.halted_by_ = reason
+        self._set_outcome(plan, queries, reason, [null])
         return self
 
     def _scores(self, X):
-        if not isinstance(self.oracle, str) and X is not None and np.ndim(X) == 1:
+        builtin = isinstance(self.oracle, str)  # else the sensor holds the scores
+        if not builtin and X is not None and np.ndim(X) == 1:
             X = np.asarray(X).reshape(-1, 1)
         check_numeric(X, type(self).__name__)  # numpy's own error quotes a value of X
         X = validate_data(
-            self,
-            X,
-            reset=True,
-            dtype=np.float64,
-            ensure_min_samples=2,
-            ensure_all_finite=isinstance(self.oracle, str),
+            self, X, reset=True, dtype=np.float64, ensure_min_samples=2, ensure_all_finite=builtin
         )
-        if not isinstance(self.oracle, str):
-            return np.zeros(X.shape[0])  # the sensor holds the scores
+        if not builtin:
+            return np.zeros(X.shape[0])
         if self.score_func is not None:
             scores = np.asarray(self.score_func(X), dtype=np.float64).reshape(-1)
             if scores.shape != (X.shape[0],):
-                raise ValueError(
-                    f"score_func returned shape {scores.shape}; expected one "
-                    f"score per row, ({X.shape[0]},)."
+                raise naming(
+                    ValueError,
+                    f"`score_func` returned shape {scores.shape}; expected one "
+                    f"score per row, ({X.shape[0]},).",
                 )
         elif X.shape[1] != 1:
-            raise ValueError(
+            raise naming(
+                ValueError,
                 f"X has {X.shape[1]} columns: pass one column of anomaly scores, "
-                "or a score_func that maps rows to scores."
+                "or a `score_func` that maps rows to scores.",
             )
         else:
             scores = X[:, 0]
@@ -452,9 +441,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             return np.zeros(n, np.int64)
         n_groups = min(n // 2, math.ceil(k * (k - 1) / (2 * 0.05)))
         if n_groups < k:
-            raise ValueError(
-                f"n_anomalies={k} needs at least {k} groups of 2 or more items; "
-                f"there are {n} items."
+            raise naming(
+                ValueError,
+                f"`n_anomalies={k}` needs at least {k} groups of 2 or more items; "
+                f"there are {n} items.",
             )
         return rng.permutation(np.arange(n) % n_groups)
 
@@ -467,13 +457,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ search
     def _search(self, sensor, belief, plan: QueryPlan, paid: int = 0):
-        """Algorithm 1 with the test for an anomaly: (queries, halting reason,
-        posterior probability of no anomaly); the posterior stays in ``belief``.
-
-        ``belief``: ``max()``, ``split()`` (the mask of ``Q``, eq. 10) and
-        ``update(mask, log_ratio)``. ``paid`` queries were charged by earlier
-        groups: disjoint groups' i-th queries compose in parallel (one charge).
-        """
+        """Algorithm 1 with the anomaly test: (queries, halting reason, P(no anomaly)); the
+        posterior stays in ``belief``. ``paid``: queries charged by earlier groups (disjoint
+        groups' i-th queries compose in parallel: one charge)."""
         threshold = self.alpha if self.halting == "posterior" else 1.0 / (1.0 + self.delta)
         testing = self.null_threshold is not None
         eps, limit = plan.query_epsilon, plan.queries
@@ -500,24 +486,15 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             belief.update(mask, log_ratio)
 
     def _null_evidence(self, answer, sensor, q_mass: float, eps: float) -> float:
-        """Log-likelihood ratio of one answer, no anomaly vs an anomaly.
-
-        Eq. (11) (or eq. (5) for a bit) plus the hypothesis of no anomaly (both
-        maxima ``t_ℓ``, the bit 0); given an anomaly, it is in ``Q`` with mass
-        ``q_mass``. The binarized oracle's test reads the two maxima.
-        """
+        """Log-likelihood ratio of one answer, no anomaly (both maxima ``t_ℓ``, the bit 0) vs
+        an anomaly, in ``Q`` with mass ``q_mass`` (eq. 11, or eq. 5 for a bit)."""
         if sensor.response == "bit":
             p = flip_probability(eps)
             yes, no = math.log1p(-p), math.log(p)
-            bit = _check_bit(answer)
-            in_q, in_rest = (yes, no) if bit else (no, yes)
+            in_q, in_rest = (yes, no) if _check_bit(answer) else (no, yes)
             none = in_rest  # no anomaly: the true bit is 0, as with the anomaly outside Q
         else:
-            y_in, y_out = _check_maxima(answer)
-            scale, low, high = eps / self.low, float(self.low), float(self.high)
-            none = -scale * (abs(y_in - low) + abs(y_out - low))
-            in_q = -scale * (abs(y_in - high) + abs(y_out - low))
-            in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
+            none, in_q, in_rest = self._eq11(*_check_maxima(answer), eps / self.low)
         q = min(max(q_mass, 1e-300), 1.0)
         some = np.logaddexp(math.log(q) + in_q, math.log1p(-q) + in_rest if q < 1 else -np.inf)
         return none - float(some)
@@ -525,22 +502,21 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     def _log_ratio(self, answer, sensor, eps: float) -> float:
         """Bayes' rule (6) or (12): log of the likelihood ratio, anomaly in ``Q`` vs the rest."""
         low, high = float(self.low), float(self.high)
-        if sensor.response == "bit":
-            p = flip_probability(eps)
-            log_ratio = math.log1p(-p) - math.log(p)  # R = Q if the bit is 1, else the rest
-            log_ratio = log_ratio if _check_bit(answer) else -log_ratio
-        else:
-            y_in, y_out = _check_maxima(answer)
-            if self.oracle == "binarized":
-                p = binarized_error(eps, low, high)
-                log_ratio = math.log1p(-p) - math.log(p)
-                log_ratio = log_ratio if y_in > y_out else -log_ratio
-            else:  # eq. (11): anomaly in Q vs in the rest
-                scale = eps / low
-                in_q = -scale * (abs(y_in - high) + abs(y_out - low))
-                in_rest = -scale * (abs(y_in - low) + abs(y_out - high))
-                log_ratio = in_q - in_rest
-        return log_ratio
+        if sensor.response == "bit":  # R = Q if the bit is 1, else the rest
+            return _log_odds(flip_probability(eps), _check_bit(answer))
+        y_in, y_out = _check_maxima(answer)
+        if self.oracle == "binarized":
+            return _log_odds(binarized_error(eps, low, high), y_in > y_out)
+        _, in_q, in_rest = self._eq11(y_in, y_out, eps / low)
+        return in_q - in_rest
+
+    def _eq11(self, y_in: float, y_out: float, scale: float) -> tuple[float, float, float]:
+        """Eq. (11)'s log-likelihoods of the maxima, up to one constant: no anomaly, the
+        anomaly in ``Q``, the anomaly in the rest."""
+        low, high = float(self.low), float(self.high)
+        none = -scale * (abs(y_in - low) + abs(y_out - low))
+        in_q = -scale * (abs(y_in - high) + abs(y_out - low))
+        return none, in_q, -scale * (abs(y_in - low) + abs(y_out - high))
 
     # ------------------------------------------------------------ predict
     def fit_predict(self, X, y=None):
@@ -567,6 +543,12 @@ def _expit(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
+def _log_odds(p: float, sign: bool) -> float:
+    """``±log((1 - p) / p)``: the log-likelihood ratio of an answer wrong with probability p."""
+    log_odds = math.log1p(-p) - math.log(p)
+    return log_odds if sign else -log_odds
+
+
 def _check_bit(answer) -> bool:
     if isinstance(answer, (bool, np.bool_)) or answer in (0, 1):
         return bool(answer)
@@ -583,21 +565,21 @@ def _short_plan_message(est, n: int, plan: QueryPlan) -> str:
     if not math.isfinite(plan.proposition3):
         return (
             head + "queries Proposition 3 of Bittner, Sarwate and Wright needs: at this "
-            "ε per query an answer carries no information. Widen the gap between low and "
-            "high" + (", or raise query_epsilon." if given else ".")
+            "ε per query an answer carries no information. Widen the gap between `low` and "
+            "`high`" + (", or raise `query_epsilon`." if given else ".")
         )
     need = math.ceil(plan.proposition3)
-    advice = f"epsilon={_round_up(plan.sufficient_epsilon):g}"
+    advice = f"`epsilon={_round_up(plan.sufficient_epsilon):g}`"
     if given:
-        advice += f" (at query_epsilon={est.query_epsilon!r})"
+        advice += f" (at `query_epsilon={est.query_epsilon!r}`)"
     if est.max_queries < plan.sufficient_queries:
-        advice += f" with max_queries >= {plan.sufficient_queries}"
+        advice += f" with `max_queries` >= {plan.sufficient_queries}"
     return (
         head + f"{need} that Proposition 3 of Bittner, Sarwate and Wright expects for its "
-        f"error delta={est.delta!r}: epsilon={est.epsilon!r} (the total, anomaly-restricted) "
-        "is too small for that guarantee, and a search that has not concentrated within "
-        f"its plan reports 'not found'. {advice} would plan enough queries; a wider gap "
-        "between low and high needs fewer."
+        f"error `delta={est.delta!r}`: `epsilon={est.epsilon!r}` (the total, "
+        "anomaly-restricted) is too small for that guarantee, and a search that has not "
+        f"concentrated within its plan reports 'not found'. {advice} would plan enough "
+        "queries; a wider gap between `low` and `high` needs fewer."
     )
 
 
@@ -611,16 +593,17 @@ def _checked_sensor(sensor, epsilon: float):
     """A user sensor follows the protocol, at the ε the searcher charges per query."""
     response = getattr(sensor, "response", None)
     if response not in ("maxima", "bit"):
-        raise ValueError(
-            f"The 'oracle' parameter, a sensor object, must have response "
-            f"'maxima' or 'bit'; got {response!r}."
+        raise naming(
+            ValueError,
+            "`The 'oracle' parameter`, a sensor object, must have response 'maxima' or 'bit'; "
+            f"got {response!r}.",
         )
     declared = getattr(sensor, "epsilon", None)
     if not isinstance(declared, (int, float)) or not math.isclose(declared, epsilon, rel_tol=1e-12):
-        raise ValueError(
-            f"The 'oracle' parameter, a sensor object, answers at "
-            f"epsilon={declared!r} but the search charges query_epsilon="
-            f"{epsilon!r} per query; they must be equal."
+        raise naming(
+            ValueError,
+            f"`The 'oracle' parameter`, a sensor object, answers at epsilon={declared!r} but "
+            f"the search charges `query_epsilon={epsilon!r}` per query; they must be equal.",
         )
     return sensor
 

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._data.rows import Rows, labelled_rows, read_labels, read_rows
 from .._data._dask import is_dask_collection
 from .._data.blocks import column_extremes, map_row_blocks
+from ..exceptions import naming
 from ..linear_model import PrivateLogisticRegression
 from ..over_sampling import DPSMOTE
 from ..preprocessing import BoundsScaler
@@ -27,7 +28,7 @@ from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constrain
 from ..privacy._validation import check_numeric
 from ._strategy import PIPELINE_SPLIT, PRIOR_SHARE, resolve_imbalanced_strategy
 from ._predicted_prior import PredictedPriorThresholdClassifier
-from ._threshold import public_label_set
+from ._threshold import in_label_set, public_label_set
 
 #: The largest total ε: the parts' shares stay within every built-in part's range.
 MAX_EPSILON = 30.0
@@ -235,19 +236,17 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         try:
             report = check_privacy_budget(priced, None, on_leak="ignore")
         except ValueError as exc:
+            subject = f"`The 'epsilon' parameter of DPImbalancedClassifier` ({self.epsilon!r})"
             if self.classifier is not None:  # the user's own classifier refused its share
-                raise ValueError(
-                    f"The 'epsilon' parameter of DPImbalancedClassifier "
-                    f"({self.epsilon!r}) gives the classifier a share it "
-                    f"refuses: {exc}"
-                ) from None
+                refusal = getattr(exc, "settings_template", str(exc))
+                message = f"{subject} gives the classifier a share it refuses: {refusal}"
+                raise naming(ValueError, message) from None
             # within [MIN_EPSILON, 30] no built-in part exceeds its cap: a share is too small
-            raise ValueError(
-                f"The 'epsilon' parameter of DPImbalancedClassifier "
-                f"({self.epsilon!r}) is too small for strategy="
-                f"{self.strategy!r}: a part of the model would get a share "
-                "below the smallest ε the package's noise samplers honour. Use "
-                "a larger epsilon."
+            raise naming(
+                ValueError,
+                f"{subject} is too small for `strategy={self.strategy!r}`: a part of the model "
+                "would get a share below the smallest ε the package's noise samplers honour. "
+                "Use a larger `epsilon`.",
             ) from None
         if report.leaks:
             raise ValueError("; ".join(report.leaks))
@@ -316,21 +315,20 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         public = public_label_set(self.classes)
         if public is None:
             if seen.size < 2:
-                raise ValueError(
+                raise naming(
+                    ValueError,
                     "DPImbalancedClassifier needs at least 2 classes in y; got 1 "
-                    "class. Give the label set as the 'classes' parameter."
+                    "class. Give the label set as `the 'classes' parameter`.",
                 )
             return seen
-        # np.isin, not searchsorted: labels of another type are "not in", not a crash
-        if not np.all(np.isin(seen, public)):  # never name the label: it is data
-            raise ValueError("y contains a label that is not in the 'classes' parameter.")
-        return public
+        return in_label_set(seen, public)
 
     def _check_bounds_length(self, d: int) -> None:
         size = _bounds_length(self.bounds)
         if size is not None and size != d:
-            raise ValueError(
-                f"The 'bounds' parameter has {size} values per side, but X has {d} features."
+            raise naming(
+                ValueError,
+                f"`The 'bounds' parameter` has {size} values per side, but X has {d} features.",
             )
 
     def _n_features(self):
@@ -376,11 +374,9 @@ class DPImbalancedClassifier(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMix
         if "data_norm" in params and params["data_norm"] is None:
             updates["data_norm"] = norm
         if _is_objective_perturbation(prototype) and params.get("C") == 1.0:
-            updates["epsilon"], updates["C"] = diffprivlib_logistic_settings(
-                epsilon,
-                float(updates.get("data_norm", params.get("data_norm")) or norm),
-                fit_intercept=False,
-            )
+            R = float(updates.get("data_norm", params.get("data_norm")) or norm)
+            settings = diffprivlib_logistic_settings(epsilon, R, fit_intercept=False)
+            updates["epsilon"], updates["C"] = settings
         if "bounds" in params and params["bounds"] is None:
             updates["bounds"] = _BOX
         if "random_state" in params:
@@ -475,20 +471,15 @@ def _n_rows(X) -> int:
 
 def _fit_model(model: Pipeline, X, y, classes) -> Pipeline:
     """Fit ``model``'s steps in order on the rows and their class indices.
-
     ``model.fit`` in memory; on dask, each step gets what ``Pipeline.fit`` would
-    hand it, the scaler fitted on a stand-in (its state is public or the extremes).
-    """
+    hand it, the scaler fitted on a stand-in (its state is public or the extremes)."""
     if not isinstance(X, Rows):
         return model.fit(X, np.searchsorted(classes, y))
     scaler = model.named_steps["scaler"]
-    stand_in = (
-        column_extremes(X.data) if scaler.bounds is None else np.zeros((1, X.n_features))
-    )  # the bounds' data, or the shape alone
-    scaler.fit(stand_in)
-    data = labelled_rows(
-        X, y, partial(_scaled_block, scaler=scaler), partial(np.searchsorted, classes)
-    )
+    # fitted on the data's extremes (bounds=None) or the shape alone
+    scaler.fit(column_extremes(X.data) if scaler.bounds is None else np.zeros((1, X.n_features)))
+    scale, index = partial(_scaled_block, scaler=scaler), partial(np.searchsorted, classes)
+    data = labelled_rows(X, y, scale, index)
     X, y = data.rows.data, data.labels
     if "dpsmote" in model.named_steps:
         X, y = model.named_steps["dpsmote"].fit_resample(X, y)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils._available_if import available_if
@@ -13,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._data.rows import read_labels, read_rows
 from .._data._dask import is_dask_collection
 from .._data.blocks import map_row_blocks
+from ..exceptions import naming
 from ..privacy._docstrings import fill_doc
 from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin
 from ..privacy._rng import check_random_state
@@ -228,10 +228,11 @@ class NoisyPriorThresholdClassifier(
             return child.set_params(classes=public.tolist())
         given = np.unique(np.asarray(params["classes"]))
         if given.shape != public.shape or not np.all(given == public):
-            raise ValueError(
+            raise naming(
+                ValueError,
                 "The 'classes' parameter of 'estimator' must be None or the label "
-                "set of the 'classes' parameter; got "
-                f"{params['classes']!r} and {self.classes!r}."
+                f"set of `the 'classes' parameter`; got {params['classes']!r} and "
+                f"{self.classes!r}.",
             )
         return child
 
@@ -245,10 +246,7 @@ class NoisyPriorThresholdClassifier(
                     f"has {values.size} class."
                 )
             return values
-        # np.isin, not searchsorted: labels of another type are "not in", not a crash
-        if not np.all(np.isin(values, public)):  # never name the label: it is data
-            raise ValueError("y contains a label that is not in the 'classes' parameter.")
-        return public
+        return in_label_set(values, public)
 
     def predict_proba(self, X):
         """The wrapped estimator's probabilities, one column per label of ``classes_``.
@@ -283,9 +281,10 @@ class NoisyPriorThresholdClassifier(
         X = self._checked(X)
         seen = np.asarray(self.estimator_.classes_)
         if seen.shape != self.classes_.shape or not np.all(seen == self.classes_):
-            raise ValueError(
+            raise naming(
+                ValueError,
                 "decision_function needs the wrapped estimator fitted on every "
-                "label of classes_ (pass the public label set as 'classes')."
+                "label of classes_ (pass the public label set as `'classes'`).",
             )
         K = self.classes_.size
         return map_row_blocks(
@@ -307,9 +306,7 @@ class NoisyPriorThresholdClassifier(
 
 def _proba(X, model, block: bool = False) -> np.ndarray:
     """``model``'s wrapped probabilities, a column per label of ``model.classes_``.
-
-    ``block``: X is a dask block, which may be empty.
-    """
+    ``block``: X is a dask block, which may be empty."""
     if block and not X.shape[0]:
         return np.empty((0, model.classes_.size))
     proba = model.estimator_.predict_proba(X)
@@ -343,8 +340,17 @@ def public_label_set(classes):
         return None
     labels = np.asarray(classes)
     if labels.ndim != 1 or labels.size < 2 or np.unique(labels).size != labels.size:
-        raise ValueError(
-            "The 'classes' parameter must be a 1-D array-like of at least 2 "
-            f"distinct class labels; got {classes!r}."
+        raise naming(
+            ValueError,
+            "`The 'classes' parameter` must be a 1-D array-like of at least 2 "
+            f"distinct class labels; got {classes!r}.",
         )
     return np.unique(labels)
+
+
+def in_label_set(seen: np.ndarray, public: np.ndarray) -> np.ndarray:
+    """``public``, once every distinct label of ``y`` (``seen``) is in it."""
+    # np.isin, not searchsorted: labels of another type are "not in", not a crash
+    if not np.all(np.isin(seen, public)):  # never name the label: it is data
+        raise naming(ValueError, "y contains a label that is not in `the 'classes' parameter`.")
+    return public

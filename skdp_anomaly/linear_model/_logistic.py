@@ -21,13 +21,13 @@ from .._data.rows import (
     read_labels,
     read_rows,
 )
+from ..exceptions import naming
 from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._rng import check_random_state
-from ..privacy._validation import warn_privacy_leak
 from ..privacy._docstrings import fill_doc
 from ..privacy._exact import check_rate
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
-from ..privacy._validation import check_numeric
+from ..privacy._rng import check_random_state
+from ..privacy._validation import check_numeric, warn_privacy_leak
 from ._objective import augmented_norm, design_rows, fit_objective_perturbation, plan_fit
 
 __all__ = ["PrivateLogisticRegression", "default_C"]
@@ -260,10 +260,10 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
             return None
         classes = np.asarray(self.classes)
         if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
-            raise ValueError(
-                "The 'classes' parameter of PrivateLogisticRegression must be a "
-                "1-D array-like of at least 2 distinct class labels; got "
-                f"{self.classes!r}."
+            raise naming(
+                ValueError,
+                "`The 'classes' parameter of PrivateLogisticRegression` must be a 1-D "
+                f"array-like of at least 2 distinct class labels; got {self.classes!r}.",
             )
         return np.unique(classes)
 
@@ -312,22 +312,13 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         classes = self._label_set(values, y.dtype)
         n, d = rows.n_samples, rows.n_features
         data_norm = self._data_norm_of(rows)
-        clip_norm = (
-            AUTO_CLIP_FRACTION * data_norm
-            if self.clip_norm == "auto"
-            else min(float(self.clip_norm), data_norm)
-        )
-        kappa = float(self.intercept_scaling)
-        r_aug = augmented_norm(clip_norm, self.fit_intercept, kappa)
-        data = labelled_rows(
-            rows,
-            y,
-            partial(
-                design_rows, data_norm=clip_norm, fit_intercept=self.fit_intercept, kappa=kappa
-            ),
-            partial(_class_index, classes=classes),
-            persist=True,
-        )
+        auto_clip = AUTO_CLIP_FRACTION * data_norm
+        clip_norm = auto_clip if self.clip_norm == "auto" else min(float(self.clip_norm), data_norm)
+        kappa, fit_intercept = float(self.intercept_scaling), self.fit_intercept
+        r_aug = augmented_norm(clip_norm, fit_intercept, kappa)
+        design = partial(design_rows, data_norm=clip_norm, fit_intercept=fit_intercept, kappa=kappa)
+        labels = partial(_class_index, classes=classes)
+        data = labelled_rows(rows, y, design, labels, persist=True)
         plan = self._plan(n, d, classes.size, r_aug)
         rng = check_random_state(self.random_state)
         self._charge(self._privacy_cost())
@@ -335,7 +326,7 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         self.classes_ = classes
         self.coef_ = U[:, :d] / r_aug
         self.intercept_ = (
-            U[:, d] * (kappa * clip_norm / r_aug) if self.fit_intercept else np.zeros(U.shape[0])
+            U[:, d] * (kappa * clip_norm / r_aug) if fit_intercept else np.zeros(U.shape[0])
         )
         self.C_ = 1.0 / (plan.lam * n) / r_aug / r_aug
         self.data_norm_ = data_norm
@@ -358,60 +349,57 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         public = self._public_classes()
         if public is None:
             if values.size < 2:
-                raise ValueError(
-                    "PrivateLogisticRegression needs samples of at least 2 classes "
-                    "in the data, but the data contains only 1 class (pass the "
-                    "public label set as 'classes' when a class may be absent)."
+                raise naming(
+                    ValueError,
+                    "PrivateLogisticRegression needs samples of at least 2 classes in the data, "
+                    "but the data contains only 1 class (pass the public label set as "
+                    "`'classes'` when a class may be absent).",
                 )
             return values
         kind = np.dtype(dtype).kind
         if kind != public.dtype.kind and not (kind in "iuf" and public.dtype.kind in "iuf"):
-            raise ValueError(
-                "y and the 'classes' parameter of PrivateLogisticRegression hold "
-                "labels of different types."
+            raise naming(
+                ValueError,
+                "y and `the 'classes' parameter of PrivateLogisticRegression` hold labels of "
+                "different types.",
             )
         unknown = ~np.isin(values, public)
         if unknown.any():
             # no count of them: an error message is not a private release
-            raise ValueError(
-                "y holds labels that are not in the 'classes' parameter of "
-                "PrivateLogisticRegression (the public label set)."
+            raise naming(
+                ValueError,
+                "y holds labels that are not in `the 'classes' parameter of "
+                "PrivateLogisticRegression` (the public label set).",
             )
         return public
 
     def _plan(self, n, d, n_classes, r_aug):
         """The fit's public plan, or a ValueError naming the parameters it overflows with."""
-        n_coef = d + bool(self.fit_intercept)
+        n_coef, epsilon = d + bool(self.fit_intercept), float(self.epsilon)
         with np.errstate(over="ignore", under="ignore"):
             try:
                 if self.C == "auto":  # the rule is in the proof's units: R does not enter
-                    lam = 1.0 / (
-                        default_C(
-                            float(self.epsilon), d, n_classes, fit_intercept=self.fit_intercept
-                        )
-                        * n
-                    )
+                    c = default_C(epsilon, d, n_classes, fit_intercept=self.fit_intercept)
+                    lam = 1.0 / (c * n)
                 else:
                     lam = 1.0 / (float(self.C) * n * r_aug**2)
-                plan = plan_fit(float(self.epsilon), n, n_coef, n_classes, lam)
+                plan = plan_fit(epsilon, n, n_coef, n_classes, lam)
             except (OverflowError, ZeroDivisionError):
                 plan = None
         if plan is not None:  # the float-safety noise's rate, refused before the charge
-            check_rate(
-                plan.eps_smooth / (2.0 * plan.dim),
-                f"The 'epsilon' parameter of PrivateLogisticRegression ({self.epsilon!r}) "
-                f"over {plan.dim} coefficients",
-            )
+            subject = "`The 'epsilon' parameter of PrivateLogisticRegression`"
+            rate = plan.eps_smooth / (2.0 * plan.dim)
+            check_rate(rate, f"{subject} ({self.epsilon!r}) over {plan.dim} coefficients")
         if plan is None or not all(
             math.isfinite(v) and v > 0 for v in (plan.lam, plan.eps_noise, plan.grid, plan.target)
         ):
-            raise ValueError(
-                "The 'epsilon', 'C', 'data_norm', 'clip_norm' and 'intercept_scaling' "
-                "parameters give a problem beyond double precision (the regulariser 1 / (C · n "
-                "· clip_norm² · (1 + intercept_scaling²)) or the noise scale overflows); got "
-                f"epsilon={self.epsilon!r}, C={self.C!r}, data_norm={self.data_norm!r}, "
-                f"clip_norm={self.clip_norm!r}, "
-                f"intercept_scaling={self.intercept_scaling!r}."
+            raise naming(
+                ValueError,
+                "The `'epsilon'`, `'C'`, `'data_norm'`, `'clip_norm'` and `'intercept_scaling'` "
+                "parameters give a problem beyond double precision (the regulariser 1 / (C · n · "
+                "clip_norm² · (1 + intercept_scaling²)) or the noise scale overflows); got "
+                f"`epsilon={self.epsilon!r}`, `C={self.C!r}`, `data_norm={self.data_norm!r}`, "
+                f"`clip_norm={self.clip_norm!r}`, `intercept_scaling={self.intercept_scaling!r}`.",
             )
         return plan
 
@@ -419,8 +407,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         if self.data_norm is not None:
             return float(self.data_norm)
         warn_privacy_leak(
-            "data_norm has not been specified and is computed from the data. This leaks "
-            "privacy: the ε does not hold for the records that set it. Specify data_norm from "
+            "`data_norm` has not been specified and is computed from the data. This leaks "
+            "privacy: the ε does not hold for the records that set it. Specify `data_norm` from "
             "domain knowledge to remove this warning."
         )
         largest = float(block_partials(labelled_rows(rows, None), _largest_norm, size=1).max())
@@ -444,13 +432,9 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         if is_dask_collection(X):
             rows = read_rows(X, self, reset=False)
             K = self.coef_.shape[0]
-            return rows.data.map_blocks(
-                _linear_scores,
-                self.coef_,
-                self.intercept_,
-                dtype=np.float64,
-                **({"drop_axis": 1} if K == 1 else {"chunks": (rows.data.chunks[0], (K,))}),
-            )
+            layout = {"drop_axis": 1} if K == 1 else {"chunks": (rows.data.chunks[0], (K,))}
+            model = (self.coef_, self.intercept_)
+            return rows.data.map_blocks(_linear_scores, *model, dtype=np.float64, **layout)
         check_numeric(X, type(self).__name__, ensure_2d=True)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return _linear_scores(X, self.coef_, self.intercept_)
@@ -470,12 +454,9 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         scores = self.decision_function(X)
         if is_dask_collection(scores):
-            return scores.map_blocks(
-                _probabilities,
-                dtype=np.float64,
-                chunks=(scores.chunks[0], (self.classes_.size,)),
-                **({"new_axis": 1} if scores.ndim == 1 else {}),
-            )
+            layout = {"new_axis": 1} if scores.ndim == 1 else {}
+            chunks = (scores.chunks[0], (self.classes_.size,))
+            return scores.map_blocks(_probabilities, dtype=np.float64, chunks=chunks, **layout)
         return _probabilities(scores)
 
     def predict_log_proba(self, X):
@@ -509,12 +490,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         """
         scores = self.decision_function(X)
         if is_dask_collection(scores):
-            return scores.map_blocks(
-                _labels,
-                self.classes_,
-                dtype=self.classes_.dtype,
-                **({} if scores.ndim == 1 else {"drop_axis": 1}),
-            )
+            layout = {} if scores.ndim == 1 else {"drop_axis": 1}
+            return scores.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype, **layout)
         return _labels(scores, self.classes_)
 
     def __sklearn_tags__(self):

@@ -1,12 +1,10 @@
 """The losses of objective perturbation, as reductions over aligned blocks of rows.
 
-Every statistic the solver reads is a module-level function of one block of
-normalised rows and labels, run through the data backend
-(:func:`~skdp_anomaly._data.rows.block_fsums`): per aligned block, then added
-exactly and rounded once (``math.fsum``). numpy and dask arrays, chunked any
-way, run the same float operations, so a fit releases the same bits wherever
-the rows live. No BLAS touches the rows (its rounding depends on position and
-thread count): dot products are accumulated column by column (:func:`rows_dot`).
+Each statistic the solver reads is a module-level function of one block of
+normalised rows and labels, added exactly over blocks
+(:func:`~skdp_anomaly._data.rows.block_fsums`): numpy and dask rows, chunked any
+way, give the same bits. No BLAS touches the rows (its rounding depends on position
+and thread count): dot products are accumulated column by column (:func:`rows_dot`).
 """
 
 from __future__ import annotations
@@ -142,12 +140,8 @@ def certified_column_sums(terms: np.ndarray):
     Higham 2002, §4.2), then added by ``math.fsum`` per aligned block and across
     them; ``γ_{BLOCK+2}`` also covers the up to three roundings of each term.
     """
-    parts = block_fsums(
-        labelled_rows(numpy_rows(terms), None),
-        _column_sums_block,
-        size=2 * terms.shape[1],
-        magnitude=True,
-    )
+    data = labelled_rows(numpy_rows(terms), None)
+    parts = block_fsums(data, _column_sums_block, size=2 * terms.shape[1], magnitude=True)
     return _certified_total(parts, terms.shape[1], terms.shape[0])
 
 

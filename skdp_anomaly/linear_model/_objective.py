@@ -214,14 +214,11 @@ def split_budget(epsilon: float, n: int, lam: float, n_classes: int):
         if eps_noise >= eps_o / 2.0:
             return eps_noise, lam, eps_smooth
         cap = eps_o * (1.0 - _SOLVE_MARGIN)
-        # the loss at ε' = ε_o/2 grows with c = 1/(nΛ): the largest c it allows
-        c_floor = brentq(
-            lambda c: logistic_privacy_loss(cap / 2.0, n, 1.0 / (n * c)) - cap,
-            1e-300,
-            4.0 * math.expm1(eps_o),
-            xtol=1e-300,
-            rtol=1e-14,
-        )
+
+        def excess(c):  # the loss at ε' = ε_o/2 grows with c = 1/(nΛ): the largest c it allows
+            return logistic_privacy_loss(cap / 2.0, n, 1.0 / (n * c)) - cap
+
+        c_floor = brentq(excess, 1e-300, 4.0 * math.expm1(eps_o), xtol=1e-300, rtol=1e-14)
         lam_total = max(lam, 1.0 / (n * c_floor))
         return _logistic_noise(eps_o, n, lam_total), lam_total, eps_smooth
     eps_noise = eps_o - jacobian_term(n, lam, n_classes)
@@ -257,17 +254,8 @@ def plan_fit(epsilon: float, n: int, n_features: int, n_classes: int, lam: float
     u_max = ((1.0 if n_classes == 2 else _SQRT2) + t_star / n) / lam_total
     err = 2.0 * _error_budget(n_features, n_classes, u_max, lam_total, t_star / n)
     grid = _power_of_two_ceil(max(32.0 * err / lam_total, u_max / MAX_STEPS * 4.0, 2.0**-60))
-    return Plan(
-        n,
-        n_classes,
-        dim,
-        lam_total,
-        eps_noise,
-        eps_smooth,
-        sensitivity,
-        grid,
-        lam_total * grid / 2.0,
-    )
+    target = lam_total * grid / 2.0
+    return Plan(n, n_classes, dim, lam_total, eps_noise, eps_smooth, sensitivity, grid, target)
 
 
 def _power_of_two_ceil(x: float) -> float:
@@ -339,13 +327,8 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
     ``‖gradient‖ + bound ≤ target``; Λ_tot-strong convexity puts the exact
     minimiser within ``target / Λ_tot``.
     """
-    result = minimize(
-        objective.value_grad,
-        x0,
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": max_iter, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15},
-    )
+    options = {"maxiter": max_iter, "maxcor": 20, "gtol": 1e-10, "ftol": 1e-15}
+    result = minimize(objective.value_grad, x0, jac=True, method="L-BFGS-B", options=options)
     x = result.x
     value, grad = objective.value_grad(x)
     norm = float(np.linalg.norm(grad))

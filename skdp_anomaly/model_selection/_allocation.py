@@ -1,18 +1,17 @@
 """Splitting a search's total ε, and the public rule that says when a search pays.
 
-With ``total_epsilon=T`` and ``G`` candidates (the estimator's own setting
-among them), ``m`` training parts per record, a candidate fit gets
+With ``total_epsilon=T``, ``G`` candidates (the estimator's own setting among
+them) and ``m`` training parts per record, a candidate fit gets
 ``ε_c = T / (3 + refit)`` for ``"repeated"`` (choice ``2·ε_c``),
 ``T / (G + 1 + refit)`` for ``"holdout-noisy-max"`` and
 ``T / (m·G + 1 + refit)`` for ``"cv-noisy-max"`` (choice ``ε_c``).
 
-**When a search pays.** Splitting the budget multiplies a private linear
-model's noise term ``p/(n·ε)`` by about 3.7 (5 folds), which no public
-quantity says the choice recovers. So the search runs only where its noise
-terms ``p/(n_train·ε_c)`` and ``1/(n_val·ε_c)`` are both at most
+Splitting multiplies a private linear model's noise term ``p/(n·ε)``, and no
+public quantity says the choice recovers that, so the search runs only where
+its noise terms ``p/(n_train·ε_c)`` and ``1/(n_val·ε_c)`` are both at most
 :data:`NEGLIGIBLE`; elsewhere the estimator as given is fitted once at ``T``
-(``searched_ = False``). The rule reads only ``n`` (public under replace-one
-neighbours), ``d``, the public label set, the splits and ``T``
+(``searched_ = False``). The rule reads only public quantities: ``n``
+(replace-one neighbours), ``d``, the label set, the splits and ``T``
 (:ref:`proofs-private-search`).
 """
 

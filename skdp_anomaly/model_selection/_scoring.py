@@ -1,21 +1,21 @@
 """Validation scores of a private search whose change from one record is bounded.
 
-Each score is a weighted count of correct predictions per true class; under
-replace-one neighbours a validation record moves it by at most the largest
-(non-negative) weight: ``"accuracy"`` (all 1) and ``"recall"`` (1 for
-``pos_label``) have sensitivity 1. ``"balanced_accuracy"`` weighs class ``k``
-by ``w_k = round(R · ñ_max / ñ_k)`` (``R = 32``), ``ñ`` the class sizes of
-all of ``y`` released once as a two-sided geometric histogram (L1 sensitivity
-2) at :data:`CLASS_SIZES_SHARE` of the choice's ε; its sensitivity is
-``max_k w_k``. One histogram for the whole set keeps every run's noise the
-same (a run with small noisy sizes would otherwise win by its noise). ROC
-AUC, F1 or precision are no such counts. Proofs: :ref:`proofs-private-search`.
+Each score is a weighted count of correct predictions per true class; a
+validation record moves it (replace-one) by at most the largest weight.
+``"accuracy"`` (all 1) and ``"recall"`` (1 for ``pos_label``) have
+sensitivity 1; ``"balanced_accuracy"`` weighs class ``k`` by
+``w_k = round(R · ñ_max / ñ_k)`` (``R = 32``), ``ñ`` the class sizes of all of
+``y`` released once (two-sided geometric, L1 sensitivity 2) at
+:data:`CLASS_SIZES_SHARE` of the choice's ε: one release keeps every run's
+noise the same (a run with small noisy sizes would otherwise win by its
+noise). Proofs: :ref:`proofs-private-search`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import naming
 from ..privacy import GeometricMechanism
 
 __all__ = [
@@ -38,11 +38,12 @@ def check_scoring(scoring) -> str:
         return "accuracy"
     if isinstance(scoring, str) and scoring in SCORINGS:
         return scoring
-    raise ValueError(
-        f"The 'scoring' parameter must be one of {', '.join(map(repr, SCORINGS))} or None; "
+    raise naming(
+        ValueError,
+        f"`The 'scoring' parameter` must be one of {', '.join(map(repr, SCORINGS))} or None; "
         f"got {scoring!r}. A private search needs a score whose change from one record is "
         "bounded, a weighted count of correct predictions; ROC AUC, F1, precision or a "
-        "callable are not, so no noise can be calibrated to them in advance."
+        "callable are not, so no noise can be calibrated to them in advance.",
     )
 
 

@@ -15,6 +15,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_features, check_is_fitted, column_or_1d
 
+from ..exceptions import naming
 from ..privacy import (
     GeometricMechanism,
     PrivacyCost,
@@ -53,6 +54,11 @@ def _estimator_has(attr):
         return True
 
     return check
+
+
+def _spent(rows) -> PrivacyCost:
+    """Replace-one total of the rows of a plan that do not leak."""
+    return compose_sequential([r.cost for r in rows if not r.leak], neighbours="replace")
 
 
 def _fit_and_count(model, fit_params, X, y, train, test, label_set):
@@ -119,7 +125,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         plan = self._plan()
         if plan.leaks:
             raise ValueError("; ".join(dict.fromkeys(plan.leaks)))
-        return compose_sequential([r.cost for r in plan.rows if not r.leak], neighbours="replace")
+        return _spent(plan.rows)
 
     def privacy_leaks(self) -> tuple:
         """Return what the candidates (or the splitter) leave unprotected, in words.
@@ -143,16 +149,18 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
 
     def _more_validate_params(self) -> None:
         if not is_classifier(self.estimator):
-            raise ValueError(
-                "The 'estimator' parameter must be a classifier: the validation "
-                f"score is a count of correct predictions; got {self.estimator!r}."
+            raise naming(
+                ValueError,
+                "`The 'estimator' parameter` must be a classifier: the validation "
+                f"score is a count of correct predictions; got {self.estimator!r}.",
             )
         if (self.epsilon is None) == (self.total_epsilon is None):
-            raise ValueError(
-                "Give exactly one of the 'epsilon' parameter (the choice's ε, on "
-                "top of the candidates' own) and the 'total_epsilon' parameter "
-                f"(the whole search's); got epsilon={self.epsilon!r}, "
-                f"total_epsilon={self.total_epsilon!r}."
+            raise naming(
+                ValueError,
+                "Give exactly one of `the 'epsilon' parameter` (the choice's ε, on "
+                "top of the candidates' own) and `the 'total_epsilon' parameter` "
+                f"(the whole search's); got `epsilon={self.epsilon!r}`, "
+                f"`total_epsilon={self.total_epsilon!r}`.",
             )
         scoring = check_scoring(self.scoring)
         if (
@@ -160,9 +168,10 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             and self.classes is not None
             and not np.isin(self.pos_label, np.asarray(self.classes))
         ):
-            raise ValueError(
-                f"The 'pos_label' parameter ({self.pos_label!r}) is not in the "
-                f"'classes' parameter {list(self.classes)!r}."
+            raise naming(
+                ValueError,
+                f"`The 'pos_label' parameter` ({self.pos_label!r}) is not in "
+                f"`the 'classes' parameter` {list(self.classes)!r}.",
             )
         user = self._user_candidates(None)  # the grid or the distributions are well formed
         if self.total_epsilon is not None:
@@ -171,30 +180,32 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     # ------------------------------------------------------------ total ε
     def _check_total(self, user) -> None:
         if "epsilon" not in self.estimator.get_params(deep=False):
-            raise ValueError(
-                "The 'total_epsilon' parameter needs an estimator with an 'epsilon' parameter "
+            raise naming(
+                ValueError,
+                "`The 'total_epsilon' parameter` needs an estimator with an 'epsilon' parameter "
                 f"(the search sets it); {type(self.estimator).__name__} has none. Give "
-                "'epsilon' (the choice's ε) instead and set the candidates' costs yourself."
+                "`'epsilon'` (the choice's ε) instead and set the candidates' costs yourself.",
             )
         if any("epsilon" in p for p in user):
-            raise ValueError(
-                "With the 'total_epsilon' parameter the search sets the "
+            raise naming(
+                ValueError,
+                "With `the 'total_epsilon' parameter` the search sets the "
                 "candidates' 'epsilon'; remove 'epsilon' from the candidates' "
-                "parameters (or give 'epsilon' instead of 'total_epsilon')."
+                "parameters (or give `'epsilon'` instead of `'total_epsilon'`).",
             )
 
     def _unit_cost(self) -> float:
         """ε (replace-one) of the estimator at ``epsilon=1``: the scale of its ``epsilon``."""
         from ..budget import check_privacy_budget
 
-        cost = check_privacy_budget(
-            clone(self.estimator).set_params(epsilon=1.0), on_leak="ignore"
-        ).cost
+        unit = clone(self.estimator).set_params(epsilon=1.0)
+        cost = check_privacy_budget(unit, on_leak="ignore").cost
         if not (cost.delta == 0 and cost.gamma == 0 and 0 < cost.epsilon < float("inf")):
-            raise ValueError(
-                "The 'total_epsilon' parameter needs a candidate with a finite "
+            raise naming(
+                ValueError,
+                "`The 'total_epsilon' parameter` needs a candidate with a finite "
                 f"pure ε; {type(self.estimator).__name__} costs {cost} at "
-                "epsilon=1. Give 'epsilon' instead."
+                "epsilon=1. Give `'epsilon'` instead.",
             )
         return float(cost.epsilon)
 
@@ -208,13 +219,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         from ..budget._cv import training_memberships
 
         members = training_memberships(self._splitter(None), None, neighbours="replace").memberships
-        return split_total(
-            float(self.total_epsilon),
-            self.selection,
-            bool(self.refit),
-            self._n_candidates_total(),
-            members,
-        )
+        n = self._n_candidates_total()
+        return split_total(float(self.total_epsilon), self.selection, bool(self.refit), n, members)
 
     def _class_sizes_epsilon(self) -> float:
         if not needs_class_sizes(check_scoring(self.scoring), self.selection):
@@ -239,13 +245,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         own = self.estimator.get_params(deep=True)
         unknown = [k for k in keys if k not in own]
         if unknown:
-            unset = sorted(
-                {
-                    k.split("__")[0]
-                    for k in unknown
-                    if "__" in k and own.get(k.split("__")[0], "") is None
-                }
-            )
+            outer = {k.split("__")[0] for k in unknown if "__" in k}
+            unset = sorted(name for name in outer if own.get(name, "") is None)
             hint = "".join(
                 f" Its '{name}' parameter is None: give it an estimator (e.g. "
                 f"{name}=PrivateLogisticRegression()) to search its parameters "
@@ -267,11 +268,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     def _priced_space(self) -> dict:
         eps = self._candidate_epsilon()
         if hasattr(self, "param_grid") or isinstance(self.random_state, Integral):
-            return {
-                "candidates": [
-                    {**p, "epsilon": eps} for p in self._with_default(self._user_candidates(None))
-                ]
-            }
+            listed = self._with_default(self._user_candidates(None))
+            return {"candidates": [{**p, "epsilon": eps} for p in listed]}
         dists = self.param_distributions
         dists = dists if isinstance(dists, list) else [dists]
         default = {k: [v] for k, v in self._default_params().items()}
@@ -304,24 +302,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
     _skip_nested_validation = False
 
     def _private_fit(self, X, y, groups=None):
-        """Choose a candidate privately, then refit it (when ``refit=True``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, passed to the candidates as is.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        groups : array-like of shape (n_samples,), default=None
-            Group keys for a group splitter (public by assumption).
-
-        Returns
-        -------
-        self
-            The fitted search.
-        """
+        """Choose a candidate privately, then refit it (``refit=True``); ``groups`` are public."""
         plan = self._plan()  # the one privacy_cost() was reserved from
-        total = compose_sequential([r.cost for r in plan.rows if not r.leak], neighbours="replace")
+        total = _spent(plan.rows)
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y "
@@ -343,10 +326,7 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         if not self._searches(X, splits, label_set, plan):
             return self._fit_default(X, y, context, total)
         refit_cost = plan.rows[-1].cost if self.refit else None
-        selection_cost = compose_sequential(
-            [r.cost for r in (plan.rows[:-1] if self.refit else plan.rows) if not r.leak],
-            neighbours="replace",
-        )
+        selection_cost = _spent(plan.rows[:-1] if self.refit else plan.rows)
         data = (X, y, splits, candidates, context)
         # called after the choice is charged, right before the first release
         weights = partial(self._weights, y, context, noise)
@@ -398,24 +378,26 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
             return np.unique(y)
         classes = np.unique(np.asarray(self.classes))
         if classes.size < 2 or classes.size != len(self.classes):
-            raise ValueError(
-                "The 'classes' parameter must list at least 2 distinct class "
-                f"labels; got {self.classes!r}."
+            raise naming(
+                ValueError,
+                "`The 'classes' parameter` must list at least 2 distinct class "
+                f"labels; got {self.classes!r}.",
             )
-        unknown = ~np.isin(y, classes)
-        if unknown.any():
+        if (~np.isin(y, classes)).any():
             # no count of them: an error message is not a private release
-            raise ValueError(
-                "y holds labels that are not in the 'classes' parameter (the public label set)."
+            raise naming(
+                ValueError,
+                "y holds labels that are not in `the 'classes' parameter` (the public label set).",
             )
         return classes
 
     def _positive(self, label_set) -> int:
         where = np.flatnonzero(label_set == self.pos_label)
         if where.size != 1:
-            raise ValueError(
-                f"The 'pos_label' parameter ({self.pos_label!r}) is not one of "
-                f"the public class labels {label_set.tolist()!r}."
+            raise naming(
+                ValueError,
+                f"`The 'pos_label' parameter` ({self.pos_label!r}) is not one of "
+                f"the public class labels {label_set.tolist()!r}.",
             )
         return int(where[0])
 
@@ -478,11 +460,9 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self._charge(cost)  # right before the first release
         weights = weights()
         # a validation record moves a run's weighted count by at most the largest weight
-        count_noise = GeometricMechanism(
-            min(run_epsilon, MAX_GEOMETRIC_EPSILON * weights.sensitivity),
-            sensitivity=weights.sensitivity,
-            neighbours="replace",
-        )
+        sensitivity = weights.sensitivity
+        epsilon = min(run_epsilon, MAX_GEOMETRIC_EPSILON * sensitivity)
+        count_noise = GeometricMechanism(epsilon, sensitivity=sensitivity, neighbours="replace")
         best = None
         for (index, split), (model, correct) in zip(draws, fitted):
             noisy = count_noise.randomise(np.array([correct @ weights.weights]), noise)[0]
@@ -506,11 +486,8 @@ class _PrivateSearch(PrivacyCostMixin, ClassifierMixin, MetaEstimatorMixin, Base
         self._charge(cost)
         weights = weights()
         counts = correct.sum(axis=1) @ weights.weights
-        mechanism = ReportNoisyMax(
-            self._choice_epsilon() - self._class_sizes_epsilon(),
-            members * weights.sensitivity,
-            neighbours="replace",
-        )
+        choice = self._choice_epsilon() - self._class_sizes_epsilon()
+        mechanism = ReportNoisyMax(choice, members * weights.sensitivity, neighbours="replace")
         index = mechanism.select(counts, noise)
         return index, first[index]
 
@@ -573,19 +550,21 @@ def _check_splits(splits) -> list:
             part = np.asarray(part)
             part = np.flatnonzero(part) if part.dtype == bool else part.astype(np.intp)
             if np.unique(part).size != part.size:
-                raise ValueError(
-                    "The 'cv' parameter must give splits whose training and "
-                    "validation parts list each record at most once."
+                raise naming(
+                    ValueError,
+                    "`The 'cv' parameter` must give splits whose training and "
+                    "validation parts list each record at most once.",
                 )
             parts.append(part)
         if np.intersect1d(*parts).size or parts[1].size == 0:
-            raise ValueError(
-                "The 'cv' parameter must give splits whose training and validation "
-                "parts share no record, with a non-empty validation part."
+            raise naming(
+                ValueError,
+                "`The 'cv' parameter` must give splits whose training and validation "
+                "parts share no record, with a non-empty validation part.",
             )
         checked.append(tuple(parts))
     if not checked:
-        raise ValueError("The 'cv' parameter gave no split.")
+        raise naming(ValueError, "`The 'cv' parameter` gave no split.")
     return checked
 
 
@@ -778,15 +757,8 @@ class PrivateRandomizedSearchCV(_PrivateSearch):
 
     def _user_candidates(self, rng):
         # an int random_state samples exactly the candidates the budget validator priced
-        seed = (
-            self.random_state
-            if isinstance(self.random_state, Integral)
-            else None
-            if rng is None
-            else int(rng.integers(2**31 - 1))
-        )
-        return list(
-            ParameterSampler(
-                self.param_distributions, self.n_iter, random_state=seed if seed is not None else 0
-            )
-        )
+        if isinstance(self.random_state, Integral):
+            seed = self.random_state
+        else:
+            seed = 0 if rng is None else int(rng.integers(2**31 - 1))
+        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=seed))

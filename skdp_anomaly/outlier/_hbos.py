@@ -13,11 +13,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._data.rows import Rows, block_sum, is_dask_collection, numpy_rows, read_rows
 from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._rng import call_rng
-from ..privacy._validation import check_bounds
+from ..exceptions import naming
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
-from ..privacy._validation import check_numeric, warn_outside_bounds
+from ..privacy._rng import call_rng
+from ..privacy._validation import check_bounds, check_numeric, warn_outside_bounds
 from ._histograms import (
     below_counts,
     count_mechanism,
@@ -249,10 +249,10 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             try:
                 lower, upper = self.bounds
             except (TypeError, ValueError):
-                raise ValueError(
-                    "The 'bounds' parameter must be a (lower, upper) pair of "
-                    "scalars or of one value per feature; got "
-                    f"{self.bounds!r}."
+                raise naming(
+                    ValueError,
+                    "`The 'bounds' parameter` must be a (lower, upper) pair of scalars or of "
+                    f"one value per feature; got {self.bounds!r}.",
                 ) from None
             size = max(np.size(lower), np.size(upper))
             check_bounds(self.bounds, n_features=size)
@@ -302,10 +302,11 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         """
         first = not self.__sklearn_is_fitted__()  # a new run: validated and reserved
         if not first and self._run_parameters() != self._run_key:
-            raise ValueError(
-                "PrivateHBOS: epsilon, bounds, n_bins and contamination cannot change "
+            raise naming(
+                ValueError,
+                "PrivateHBOS: `epsilon`, `bounds`, `n_bins` and `contamination` cannot change "
                 "within a partial_fit run (its ε rests on every chunk being released the "
-                "same way); call fit to start a new run."
+                "same way); call fit to start a new run.",
             )
         return self._fit_chunk(X, first=first)
 
@@ -316,13 +317,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
             lower, upper = check_bounds(
                 self.bounds, rows.data if self.bounds is None else None, n_features=d
             )
-            warn_outside_bounds(
-                rows.data,
-                lower,
-                upper,
-                type(self).__name__,
-                getattr(self, "feature_names_in_", None),
-            )
+            names = getattr(self, "feature_names_in_", None)
+            warn_outside_bounds(rows.data, lower, upper, type(self).__name__, names)
             self.bounds_ = (lower, upper)
             self.n_chunks_, self.noisy_n_samples_ = 0, 0
             self._run_key = self._run_parameters()
@@ -338,11 +334,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         chunk_rows = int(rows_mech.randomise(np.int64(rows.n_samples), rng))
         self.noisy_n_samples_ += chunk_rows
         if first:  # the bins read the released row count only
-            self.n_bins_ = (
-                hbos_n_bins(chunk_rows, eps_counts, d)
-                if self.n_bins == "auto"
-                else int(self.n_bins)
-            )
+            auto = self.n_bins == "auto"
+            self.n_bins_ = hbos_n_bins(chunk_rows, eps_counts, d) if auto else int(self.n_bins)
             self.noisy_counts_ = np.zeros((d, self.n_bins_), dtype=np.int64)
         counts = block_sum(
             rows, histogram_block, *self.bounds_, self.n_bins_, shape=(d, self.n_bins_)
@@ -362,26 +355,24 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         below = block_sum(
             rows, below_counts, *self.bounds_, self.log_density_, grid, shape=grid.shape
         )
-        threshold = grid[
-            select_quantile(below, rows.n_samples, float(self.contamination), mechanism, rng)
-        ]
+        index = select_quantile(below, rows.n_samples, float(self.contamination), mechanism, rng)
+        threshold = grid[index]
         # weight: the chunk's noisy rows (small-chunk error) times the model's (early-model
         # drift); the median resists an atypical chunk. Post-processing of releases
         weight = max(float(chunk_rows), 0.0) * max(float(self.noisy_n_samples_), 0.0)
         pooled = np.array([[threshold, weight]])
-        self.quantile_thresholds_ = (
-            pooled if first else np.vstack([self.quantile_thresholds_, pooled])
-        )
+        earlier = [] if first else [self.quantile_thresholds_]
+        self.quantile_thresholds_ = np.vstack([*earlier, pooled])
         self.offset_ = _weighted_median(*self.quantile_thresholds_.T)
 
     def _rows(self, X, *, reset: bool) -> Rows:
         """``X`` validated (before any charge) as the data backend's rows: numpy or dask."""
         if is_dask_collection(X):
             if reset and self.bounds is None:
-                raise ValueError(
-                    "PrivateHBOS needs the 'bounds' parameter for dask input: "
-                    "reading the range of the data would leak it (and take a "
-                    "pass of its own). Pass public bounds."
+                raise naming(
+                    ValueError,
+                    "PrivateHBOS needs `the 'bounds' parameter` for dask input: reading the range "
+                    "of the data would leak it (and take a pass of its own). Pass public bounds.",
                 )
             return read_rows(X, self, reset=reset)
         check_numeric(X, type(self).__name__, ensure_2d=True)  # numpy's errors quote values
@@ -408,8 +399,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         rows = self._rows(X, reset=False)
         args = (self.log_density_, *self.bounds_)
         if rows.is_dask:
-            return rows.data.map_blocks(_block_scores, *args, drop_axis=1, dtype=np.float64)
-        return _block_scores(rows.data, *args)
+            return rows.data.map_blocks(polygon_scores, *args, drop_axis=1, dtype=np.float64)
+        return polygon_scores(rows.data, *args)
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: negative for outliers.
@@ -445,10 +436,6 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
-
-
-def _block_scores(block, table, lower, upper):
-    return polygon_scores(block, table, lower, upper)
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:

@@ -114,8 +114,7 @@ def polygon_scores(
 def quantile_grid(table: np.ndarray, size: int = QUANTILE_CANDIDATES) -> np.ndarray:
     """``size`` sorted candidate thresholds, evenly spaced over every score ``table`` can give.
 
-    Post-processing of the released counts, hence public. (Model quantiles as candidates
-    crowded below every row and flagged none.)
+    Post-processing of the released counts, hence public.
     """
     return np.linspace(table.min(axis=1).mean(), table.max(axis=1).mean(), size)
 

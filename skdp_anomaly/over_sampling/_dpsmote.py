@@ -1,12 +1,8 @@
 """DP-SMOTE: differentially private synthetic minority over-sampling (Lut 2022, §3.3).
 
-The estimator: its parameters, its cost, and ``fit_resample``, which runs the
-stages in order, each once, in memory and on Dask alike: read inputs (here),
-statistics (:mod:`._statistics`), releases (:mod:`._release`, each mechanism
-charged right before it runs), synthesis (:mod:`._synthesis`, post-processing).
-The grid synopsis chooses its grid after the size release
-(:func:`~._setting.choose_grid`), so its statistics and releases run twice.
-Audit helpers: ``tests/audit_scenarios/dpsmote.py``.
+The estimator: its parameters, its cost, and ``fit_resample``, which runs the stages in
+order, in memory and on Dask alike: read inputs (here), statistics (:mod:`._statistics`),
+releases (:mod:`._release`), synthesis (:mod:`._synthesis`, post-processing).
 """
 
 from __future__ import annotations
@@ -25,19 +21,19 @@ from sklearn.utils.validation import validate_data
 from .._data._dask import is_dask_collection
 from .._data.blocks import read_labelled_blocks
 from .._warn import warn
+from ..exceptions import naming
 from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
-from ..privacy._validation import check_bounds
 from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
-from ..privacy._validation import check_numeric, warn_outside_bounds
+from ..privacy._validation import check_bounds, check_numeric, warn_outside_bounds
 from ._release import (
     DPSMOTENoiseWarning,
     ReleaseSteps,
     SparseHistogram,
+    release_class_sizes,
     release_gaussian,
-    release_grid_sizes,
     release_histograms,
 )
 from ._statistics import class_coordinates, read_statistics
@@ -65,9 +61,9 @@ _CATEGORICAL = (
 NON_NUMERIC = _NON_NUMERIC.format(owner="DPSMOTE", what="{what}", hint=_CATEGORICAL)
 
 NOT_GAUSSIAN = (
-    "DPSMOTE on dask collections supports synopsis='gaussian' (the default) only; the grid "
-    "synopsis needs every class's occupied cells on one machine. Use synopsis='gaussian', or "
-    "call .compute() on data that fit in memory."
+    "DPSMOTE on dask collections supports `synopsis='gaussian'` (the default) only; the grid "
+    "synopsis needs every class's occupied cells on one machine. Use `synopsis='gaussian'`, "
+    "or call .compute() on data that fit in memory."
 )
 
 
@@ -75,13 +71,11 @@ NOT_GAUSSIAN = (
 class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     """Differentially private synthetic minority over-sampling (DP-SMOTE).
 
-    Phase 1 releases a DP synopsis of each class to over-sample; phase 2
-    draws the synthetic rows from the synopsis only. ``synopsis="gaussian"``
-    (default) releases the class mean; ``synopsis="grid"`` the noisy grid
-    histogram with SMOTE between noisy cells (Lut 2022, §3.3, Algorithm 6).
-    The original rows pass through unchanged and the synthetic rows are
-    appended, as with :class:`imblearn.over_sampling.SMOTE`. Numeric
-    features only.
+    Phase 1 releases a DP synopsis of each class to over-sample; phase 2 draws the synthetic
+    rows from the synopsis only. ``synopsis="gaussian"`` (default) releases the class mean;
+    ``synopsis="grid"`` the noisy grid histogram with SMOTE between noisy cells (Lut 2022,
+    §3.3, Algorithm 6). The original rows pass through unchanged and the synthetic rows are
+    appended, as with :class:`imblearn.over_sampling.SMOTE`. Numeric features only.
 
     Parameters
     ----------
@@ -106,9 +100,8 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ``synopsis="gaussian"``: standard deviation of the synthetic rows, as
         a fraction of each feature's half-range. Public, never read from data.
     granularity : float in (0, 1] or "auto", default=0.25
-        ν (``synopsis="grid"``): ``ceil(1/ν)`` equal-width cells per feature.
-        "auto" picks 2 to 4 cells per feature from the DP class size
-        (:ref:`proofs-dpsmote`).
+        ν (``synopsis="grid"``): ``ceil(1/ν)`` equal-width cells per feature. "auto" picks 2
+        to 4 cells per feature from the DP class size (:ref:`proofs-dpsmote`).
     connectivity : int >= 0, default=2
         ℓ: the neighbour cell is at most ℓ grid edges away (Manhattan), the
         centre cell included.
@@ -119,10 +112,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     count_share : float in (0, 1), default=0.1
         Share of ``epsilon`` spent on the class sizes (``class_counts="private"``).
     histogram : {"auto", "dense", "sparse"}, default="auto"
-        "dense" noises all ``ceil(1/ν)**d`` cells (refused above 2**27);
-        "sparse" reports noisy counts below a threshold θ as 0 without
-        materialising empty cells; "auto" is "dense" up to 65 536 cells and
-        32 features.
+        "dense" noises all ``ceil(1/ν)**d`` cells (refused above 2**27); "sparse" reports
+        noisy counts below a threshold θ as 0 without materialising empty cells; "auto" is
+        "dense" up to 65 536 cells and 32 features.
     classes : array-like of shape (n_classes,), default=None
         The public set of class labels (at least 2); every class is handled
         alike whether or not ``y`` contains it. ``None`` takes the labels of
@@ -169,17 +161,16 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     Notes
     -----
-    **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours
-    (features and label) for the synthetic rows and every fitted attribute,
-    given public ``bounds`` and a public label set (``classes``, or the
-    labels of ``y`` taken as public: :meth:`privacy_assumptions`); one
-    geometric class-size histogram and one synopsis per over-sampled class,
-    in parallel over the disjoint classes. Under replace-one neighbours it is
-    ``2·epsilon``-DP (group privacy). ``class_counts="public"`` does not
-    cover the class sizes. The returned dataset holds the original rows, so a
-    DP model trained on it at ``ε₁`` costs ``ε₁ + epsilon`` (Theorem 3.3).
-    :meth:`fit` spends as :meth:`fit_resample`. Proofs and design choices:
-    :ref:`proofs-dpsmote` on :doc:`/proofs`.
+    **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours (features and
+    label) for the synthetic rows and every fitted attribute, given public ``bounds`` and a
+    public label set (``classes``, or the labels of ``y`` taken as public:
+    :meth:`privacy_assumptions`); one geometric class-size histogram and one synopsis per
+    over-sampled class, in parallel over the disjoint classes. Under replace-one neighbours
+    it is ``2·epsilon``-DP (group privacy). ``class_counts="public"`` does not cover the
+    class sizes. The returned dataset holds the original rows, so a DP model trained on it
+    at ``ε₁`` costs ``ε₁ + epsilon`` (Theorem 3.3). :meth:`fit` spends as
+    :meth:`fit_resample`. Proofs and design choices: :ref:`proofs-dpsmote` on
+    :doc:`/proofs`.
 
     References
     ----------
@@ -296,11 +287,9 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         (1.0, 'add_remove', 2.0)
         """
         eps_counts, eps_hist = self._release_steps().split
-        what = (
-            "per-class sums (Gaussian synopsis)"
-            if self.synopsis == "gaussian"
-            else "per-class cell histograms"
-        )
+        what = "per-class cell histograms"
+        if self.synopsis == "gaussian":
+            what = "per-class sums (Gaussian synopsis)"
         if self.class_counts == "public":
             note = (
                 f"DPSMOTE: ε={eps_hist:g} on the {what}; class sizes declared "
@@ -384,20 +373,13 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         public = y_codes = frame = restore = None
         if is_dask_collection(X) or is_dask_collection(y):
             if self.synopsis != "gaussian":
-                raise NotImplementedError(NOT_GAUSSIAN)
+                raise naming(NotImplementedError, NOT_GAUSSIAN)
             X, y, frame = read_labelled_blocks(X, y, non_numeric=NON_NUMERIC, owner="DPSMOTE")
             if frame is not None:
                 self.feature_names_in_ = np.asarray(frame[0], dtype=object)
             self.n_features_in_ = X.shape[1]
-            return (
-                X,
-                y,
-                check_public_classes(self.classes, self.sampling_strategy),
-                None,
-                None,
-                frame,
-                None,
-            )
+            classes = check_public_classes(self.classes, self.sampling_strategy)
+            return X, y, classes, None, None, frame, None
         if not _integer_labels(y):  # 1-D integer labels are always binary or multiclass
             check_classification_targets(y)
         arrays_transformer = ArraysTransformer(X, y)
@@ -429,13 +411,12 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
     def _private_fit_resample(self, X, y, **params):
         """Resample the dataset: the original rows plus DP synthetic rows.
 
-        Parameters and the accountant (for the whole ``epsilon``) are checked
-        before the data are read; each part is charged right before its
-        release. A refused fit (:class:`diffprivlib.utils.BudgetError`) leaves
-        the sampler as it was; a failed call too, except that
-        ``privacy_spent_`` and the accountant keep the charges already made.
-        Dask input (Gaussian synopsis) is read in one blockwise pass and gives
-        dask output, the same rows as in memory, bit for bit.
+        Parameters and the accountant (for the whole ``epsilon``) are checked before the
+        data are read; each part is charged right before its release. A refused fit
+        (:class:`diffprivlib.utils.BudgetError`) leaves the sampler as it was; a failed call
+        too, except that ``privacy_spent_`` and the accountant keep the charges already
+        made. Dask input (Gaussian synopsis) is read in one blockwise pass and gives dask
+        output, the same rows as in memory, bit for bit.
 
         Parameters
         ----------
@@ -450,18 +431,13 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
             Shape (n_samples_new, n_features).
         y_resampled : {ndarray, series, dask array, dask series} of shape (n_samples_new,)
         """
-        # replaces imblearn's template, which reads the exact class sizes; the stages run
-        # in order (tests/test_data_walk.py)
-        _warn_ignored_params(self)
+        _warn_ignored_params(self)  # the stages run in order (tests/test_data_walk.py)
         steps, gaussian = self._release_steps(), self.synopsis == "gaussian"
         X, y, classes, y_codes, public, frame, restore = self._read_inputs(X, y)
         if self.bounds is not None:  # a local diagnostic, before any release
-            warn_outside_bounds(
-                X,
-                *check_bounds(self.bounds, n_features=X.shape[1]),
-                "DPSMOTE",
-                getattr(self, "feature_names_in_", None),
-            )
+            lower, upper = check_bounds(self.bounds, n_features=X.shape[1])
+            names = getattr(self, "feature_names_in_", None)
+            warn_outside_bounds(X, lower, upper, "DPSMOTE", names)
         if not gaussian:  # before any release: the grid this X needs can be built
             check_grid_shape(steps, X.shape[1])
         dask_input = restore is None
@@ -474,37 +450,21 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         # 3. releases, each charged right before it runs
         classes = stats.classes
         self.synopsis_ = self.synopsis
+        size_release = {"charge": self._charge, "random_state": self.random_state, "public": public}
         if gaussian:
-            released = release_gaussian(
-                steps,
-                stats,
-                charge=self._charge,
-                random_state=self.random_state,
-                public=public,
-                class_counts=self.class_counts,
-            )
+            released = release_gaussian(steps, stats, **size_release)
         else:
-            released = release_grid_sizes(
-                steps, stats, charge=self._charge, random_state=self.random_state, public=public
-            )
+            released = release_class_sizes(steps, stats, **size_release)
             choice = choose_grid(steps, stats.bounds, released.class_sizes, released.n_new)
             self.n_cells_, self.granularity_ = choice.grid.n_cells, 1.0 / choice.grid.n_cells
             self.histogram_ = choice.kind
-            coordinates = class_coordinates(
-                choice.grid, X, y_codes, np.flatnonzero(released.n_new > 0)
-            )
+            over_sampled = np.flatnonzero(released.n_new > 0)
+            coordinates = class_coordinates(choice.grid, X, y_codes, over_sampled)
             histograms = release_histograms(
-                steps,
-                released,
-                choice,
-                coordinates,
-                classes,
-                charge=self._charge,
-                class_counts=self.class_counts,
+                steps, released, choice, coordinates, classes, charge=self._charge
             )
-            self.noisy_counts_, labels = {}, classes.tolist()
-            for j, histogram in histograms.items():
-                self.noisy_counts_[labels[j]] = histogram
+            labels = classes.tolist()
+            self.noisy_counts_ = {labels[j]: histogram for j, histogram in histograms.items()}
         if released.noisy_class_counts is not None:
             self.noisy_class_counts_ = released.noisy_class_counts
         self.sampling_strategy_ = released.sampling_strategy
@@ -533,14 +493,14 @@ def _integer_labels(y) -> bool:
 def _warn_ignored_params(estimator) -> None:
     """Parameters of the other synopsis were set: they have no effect."""
     other = "grid" if estimator.synopsis == "gaussian" else "gaussian"
-    changed = []
-    for name, default in estimator._SYNOPSIS_PARAMS[other].items():
-        if getattr(estimator, name) != default:
-            changed.append(name)
+    defaults = estimator._SYNOPSIS_PARAMS[other]
+    changed = [f"`{name}`" for name, value in defaults.items() if getattr(estimator, name) != value]
     if changed:
         verb = "applies" if len(changed) == 1 else "apply"
         warn(
-            f"DPSMOTE: {', '.join(changed)} {verb} only to synopsis={other!r}, so "
-            f"ignored with synopsis={estimator.synopsis!r}.",
-            UserWarning,
+            naming(
+                UserWarning,
+                f"DPSMOTE: {', '.join(changed)} {verb} only to `synopsis={other!r}`, so "
+                f"ignored with `synopsis={estimator.synopsis!r}`.",
+            )
         )

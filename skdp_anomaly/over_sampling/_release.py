@@ -1,13 +1,10 @@
 """DPSMOTE's releases: every mechanism and step that turns private statistics into DP outputs.
 
 :class:`ReleaseSteps` gives each release (class sizes, Gaussian class sums, grid
-histograms) its mechanism and share of ``epsilon``; :func:`release_gaussian`,
-:func:`release_grid_sizes` and :func:`release_histograms` charge each cost right
-before the release. The audits (``tests/audit_scenarios/dpsmote.py``) run the same
-steps uncharged. Class sums are exact fixed-point integers (units of ``2^-FIXED_BITS``)
-released by the float-safe discrete :class:`~skdp_anomaly.privacy.LaplaceMechanism`:
-pure ε-DP under add/remove (L1 sensitivity ``d``), parallel over disjoint classes;
-dividing by the class size and clipping is post-processing.
+histograms) its mechanism and share of ``epsilon``; the ``release_*`` stages charge each
+cost right before the release (the audits run the same steps uncharged). Class sums are
+exact fixed-point integers (units of ``2^-FIXED_BITS``), released by the float-safe
+discrete :class:`~skdp_anomaly.privacy.LaplaceMechanism` (L1 sensitivity ``d``).
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._warn import warn
-from ..exceptions import DPSMOTENoiseWarning
+from ..exceptions import DPSMOTENoiseWarning, naming
 from ..privacy import GeometricMechanism, LaplaceMechanism
 from ..privacy._rng import check_random_state
 from ..privacy._exact import geometric
@@ -41,9 +38,9 @@ __all__ = [
     "fixed_to_float",
     "n_synthetic",
     "random_cells",
+    "release_class_sizes",
     "release_dense",
     "release_gaussian",
-    "release_grid_sizes",
     "release_histograms",
     "release_means",
     "release_sparse",
@@ -107,9 +104,11 @@ class ReleaseSteps(NamedTuple):
         try:
             self.sum_mechanism(n_features)
         except ValueError as exc:
-            raise ValueError(
-                f"The 'epsilon' parameter of DPSMOTE ({self.epsilon!r}) is too small for the "
-                f"Gaussian synopsis' class sums on {n_features} features: {exc}"
+            reason = getattr(exc, "settings_template", str(exc))
+            raise naming(
+                ValueError,
+                f"`The 'epsilon' parameter of DPSMOTE` ({self.epsilon!r}) is too small for the "
+                f"Gaussian synopsis' class sums on {n_features} features: {reason}",
             ) from None
 
     # -- the releases ---------------------------------------------------------------------
@@ -141,16 +140,11 @@ class ReleaseSteps(NamedTuple):
         """A class's DP mean in the unit box from its exact fixed-point sum (private)."""
         return release_means(fixed_sum, divisor, self.split[1], rng)
 
-    def dense_histogram(self, grid: Grid, coords, rng) -> np.ndarray:
-        """The noisy counts of every cell, flat."""
-        return release_dense(dense_true_counts(grid, coords), self.split[1], rng)
-
     def cell_histogram(self, grid: Grid, kind: str, coords, class_size, rng):
         """One class's released histogram: dense, or sparse above θ (from DP ``class_size``)."""
         if kind == "dense":
-            return self.dense_histogram(grid, coords, rng).reshape(
-                (grid.n_cells,) * grid.n_features
-            )
+            noisy = release_dense(dense_true_counts(grid, coords), self.split[1], rng)
+            return noisy.reshape((grid.n_cells,) * grid.n_features)
         theta = choose_threshold(grid.size, self.split[1], class_size)
         return release_sparse(grid, coords, self.split[1], theta, rng)
 
@@ -178,11 +172,11 @@ def n_synthetic(sampling_strategy, classes, counts):
             targeted[:] = False
             targeted[rows, counts.argmin(axis=1)] = True
         elif kind != "all":
-            raise ValueError(f"unknown sampling_strategy {sampling_strategy!r}.")
+            raise naming(ValueError, f"unknown `sampling_strategy` {sampling_strategy!r}.")
         n_new = np.where(targeted, deficit, 0)
     elif isinstance(sampling_strategy, numbers.Real):
         if n_classes != 2:
-            raise ValueError(FLOAT_NEEDS_BINARY)
+            raise naming(ValueError, FLOAT_NEEDS_BINARY)
         targeted[rows, counts.argmax(axis=1)] = False
         wanted = np.trunc(top * float(sampling_strategy) - counts).astype(np.int64)
         n_new = np.where(targeted, wanted, 0)
@@ -196,7 +190,7 @@ def n_synthetic(sampling_strategy, classes, counts):
         n_new = np.concatenate([p[0] for p in parts])
         targeted = np.concatenate([p[1] for p in parts])
     else:
-        raise ValueError(f"unsupported sampling_strategy {sampling_strategy!r}.")
+        raise naming(ValueError, f"unsupported `sampling_strategy` {sampling_strategy!r}.")
     return np.maximum(n_new, 0), targeted
 
 
@@ -206,15 +200,14 @@ def _n_synthetic_dict(wanted: Mapping, classes, counts):
     if unknown:
         raise ValueError(f"The {unknown} target class is/are not present in the data.")
     if any(v < 0 for v in wanted.values()):
-        raise ValueError(
-            "The number of samples in a class cannot be negative. 'sampling_strategy' "
-            f"contains some negative value: {dict(wanted)}"
+        raise naming(
+            ValueError,
+            "The number of samples in a class cannot be negative. `'sampling_strategy'` "
+            f"contains some negative value: {dict(wanted)}",
         )
-    target = np.zeros(counts.shape[1], np.int64)
-    targeted = np.zeros(counts.shape[1], bool)
+    target, targeted = np.zeros(counts.shape[1], np.int64), np.zeros(counts.shape[1], bool)
     for cls, value in wanted.items():
-        target[index[cls]] = int(value)
-        targeted[index[cls]] = True
+        target[index[cls]], targeted[index[cls]] = int(value), True
     n_new = np.where(targeted, target - counts, 0)
     return n_new, np.broadcast_to(targeted, counts.shape).copy()
 
@@ -277,18 +270,18 @@ def release_dense(true_counts: np.ndarray, epsilon: float, rng):
 
 def geometric_tail(epsilon: float, threshold: int) -> float:
     """``P(Z >= threshold)`` for two-sided geometric Z with decay ``exp(-ε)``, threshold >= 1."""
-    alpha = math.exp(-epsilon)
-    return math.exp(-epsilon * threshold) / (1.0 + alpha)
+    return math.exp(-epsilon * threshold) / (1.0 + math.exp(-epsilon))
+
+
+def _mean_excess(epsilon: float) -> float:
+    """``E[G]`` for ``G`` geometric on {0, 1, ...} with decay ``exp(-ε)``."""
+    return math.exp(-epsilon) / -math.expm1(-epsilon)
 
 
 def expected_spurious_mass(n_cells_total: int, epsilon: float, threshold: int) -> float:
     """Expected noisy mass of the empty cells passing θ: ``M · P(Z >= θ) · E[Z | Z >= θ]``."""
-    alpha = math.exp(-epsilon)
-    return (
-        float(n_cells_total)
-        * geometric_tail(epsilon, threshold)
-        * (threshold + alpha / -math.expm1(-epsilon))
-    )
+    tail = geometric_tail(epsilon, threshold)
+    return float(n_cells_total) * tail * (threshold + _mean_excess(epsilon))
 
 
 def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> int:
@@ -299,7 +292,7 @@ def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> i
     alpha = math.exp(-epsilon)
     log_m = math.log(n_cells_total)
     target = math.log(_SPURIOUS_MASS_SHARE * max(float(class_size), 1.0))
-    mean_excess = alpha / -math.expm1(-epsilon)  # E[G] for G ~ Geom on {0,1,...}
+    mean_excess = _mean_excess(epsilon)
 
     def log_mass(theta: int) -> float:
         return log_m - epsilon * theta - math.log1p(alpha) + math.log(theta + mean_excess)
@@ -345,18 +338,15 @@ class SparseHistogram:
 
 
 def _distinct_empty_cells(grid: Grid, m: int, nonempty_keys: np.ndarray, rng) -> np.ndarray:
-    """Coordinates of ``m`` distinct cells drawn uniformly among the empty ones.
-
-    ``nonempty_keys`` must be sorted (rejection sampling, then a uniform ``m``-subset).
-    """
+    """Coordinates of ``m`` distinct cells drawn uniformly among the empty ones (the sorted
+    ``nonempty_keys`` excluded)."""
     if m == 0:
         return np.zeros((0, grid.n_features), grid.coord_dtype)
     n_empty = grid.size - len(nonempty_keys)
     # enumerate the empty cells only when few or most are needed; else rejection sampling
     if grid.fits_int64 and n_empty <= max(1 << 16, 8 * m):
-        empty = np.setdiff1d(
-            np.arange(grid.size, dtype=np.int64), nonempty_keys, assume_unique=True
-        )
+        every = np.arange(grid.size, dtype=np.int64)
+        empty = np.setdiff1d(every, nonempty_keys, assume_unique=True)
         codes = rng.choice(empty, size=m, replace=False)
         return (codes[:, None] // grid.strides % grid.n_cells).astype(grid.coord_dtype)
     kept_coords = np.zeros((0, grid.n_features), grid.coord_dtype)
@@ -428,7 +418,7 @@ class GaussianRelease(NamedTuple):
 
 
 class GridRelease(NamedTuple):
-    """The grid synopsis after the size release: the sizes, and the two streams."""
+    """The class-size release (either synopsis): the sizes, and the two streams."""
 
     noisy_class_counts: dict | None
     sampling_strategy: dict
@@ -439,75 +429,55 @@ class GridRelease(NamedTuple):
     sample_rng: np.random.Generator
 
 
-def _sizes_plan(sizes: SizeRelease, classes, public):
-    """``(noisy_class_counts, sampling_strategy, n_new, divisors)`` from the released sizes."""
+def release_class_sizes(
+    steps: ReleaseSteps, stats, *, charge, random_state, public=None
+) -> GridRelease:
+    """The first release of either synopsis: the class sizes.
+
+    The noise has a stream of its own: the synthesis's draws end up in the released rows
+    and must not expose the stream that hid the sizes and the synopsis.
+    """
+    noise_rng, sample_rng = check_random_state(random_state).spawn(2)
+    sizes = steps.release_sizes(stats.sizes, stats.classes, noise_rng, public=public, charge=charge)
+    return _plan(sizes, stats.classes, public, noise_rng, sample_rng)
+
+
+def _plan(sizes: SizeRelease, classes, public, noise_rng, sample_rng) -> GridRelease:
+    """The released sizes, by label, with the two streams; warns when no row is asked for."""
     labels = classes.tolist()
     noisy = None if sizes.noisy is None else dict(zip(labels, sizes.noisy[0].tolist()))
-    if public is not None:
-        strategy = public
-    else:
-        strategy = OrderedDict(
-            (c, int(n)) for c, n, t in zip(labels, sizes.n_new[0], sizes.targeted[0]) if t
-        )
-    return noisy, strategy, sizes.n_new[0], sizes.divisors[0]
+    n_new, targeted = sizes.n_new[0], sizes.targeted[0]
+    if public is None:
+        public = OrderedDict((c, int(n)) for c, n, t in zip(labels, n_new, targeted) if t)
+    if n_new.sum() == 0:
+        warn_no_synthetic_rows()
+    return GridRelease(noisy, public, n_new, sizes.divisors[0], noise_rng, sample_rng)
 
 
 def release_gaussian(
-    steps: ReleaseSteps, stats, *, charge, random_state, public=None, class_counts: str = "private"
+    steps: ReleaseSteps, stats, *, charge, random_state, public=None
 ) -> GaussianRelease:
-    """Everything the Gaussian synopsis releases, from the private ``stats``.
-
-    The noise has its own stream: the synthesis's normals end up in the released
-    rows and must not expose the stream that hid the sums.
-    """
+    """Everything the Gaussian synopsis releases, from the private ``stats``."""
     d = stats.fixed_sums.shape[1]
     steps.check_sums(d)  # before any charge
-    noise_rng, sample_rng = check_random_state(random_state).spawn(2)
-    classes = stats.classes
-    noisy, strategy, n_new, class_sizes = _sizes_plan(
-        steps.release_sizes(stats.sizes, classes, noise_rng, public=public, charge=charge),
-        classes,
-        public,
-    )
-    over_sampled = np.flatnonzero(n_new > 0)
-    eps_hist, labels = steps.split[1], classes.tolist()
+    noise_rng, sample_rng = check_random_state(random_state).spawn(2)  # as release_class_sizes
+    sizes = steps.release_sizes(stats.sizes, stats.classes, noise_rng, public=public, charge=charge)
+    plan = _plan(sizes, stats.classes, public, noise_rng, sample_rng)
+    over_sampled = np.flatnonzero(plan.n_new > 0)
+    eps_hist, labels = steps.split[1], stats.classes.tolist()
     if over_sampled.size:
         charge(steps.sum_mechanism(d).cost)
     means = {}
     for j in over_sampled:
-        warn_mean_noise(d, eps_hist, class_sizes[j], labels[j], class_counts)
-        means[int(j)] = steps.class_mean(stats.fixed_sums[j], class_sizes[j], noise_rng)
-    if n_new.sum() == 0:
-        warn_no_synthetic_rows()
-    return GaussianRelease(noisy, strategy, n_new, means, sample_rng)
-
-
-def release_grid_sizes(
-    steps: ReleaseSteps, stats, *, charge, random_state, public=None
-) -> GridRelease:
-    """The grid synopsis's first release: the class sizes (the grid is chosen next)."""
-    # the noise has a stream of its own: the raw uniforms of the synthesis end up in the
-    # released rows and must not expose the stream that hid the counts
-    noise_rng, sample_rng = check_random_state(random_state).spawn(2)
-    noisy, strategy, n_new, class_sizes = _sizes_plan(
-        steps.release_sizes(stats.sizes, stats.classes, noise_rng, public=public, charge=charge),
-        stats.classes,
-        public,
-    )
-    if n_new.sum() == 0:
-        warn_no_synthetic_rows()
-    return GridRelease(noisy, strategy, n_new, class_sizes, noise_rng, sample_rng)
+        size = plan.class_sizes[j]
+        warn_mean_noise(d, eps_hist, size, labels[j], steps.class_counts)
+        means[int(j)] = steps.class_mean(stats.fixed_sums[j], size, plan.noise_rng)
+    strategy = plan.sampling_strategy
+    return GaussianRelease(plan.noisy_class_counts, strategy, plan.n_new, means, plan.sample_rng)
 
 
 def release_histograms(
-    steps: ReleaseSteps,
-    plan: GridRelease,
-    choice,
-    coordinates,
-    classes,
-    *,
-    charge,
-    class_counts: str = "private",
+    steps: ReleaseSteps, plan: GridRelease, choice, coordinates, classes, *, charge
 ) -> dict:
     """Index -> noisy cell histogram of each over-sampled class.
 
@@ -518,7 +488,7 @@ def release_histograms(
         return {}
     charge(steps.cell_mechanism().cost)
     grid, kind, sizes = choice.grid, choice.kind, plan.class_sizes
-    eps_hist, labels = steps.split[1], classes.tolist()
+    eps_hist, labels, class_counts = steps.split[1], classes.tolist(), steps.class_counts
     auto = isinstance(steps.granularity, str)
     out = {}
     for j, coords in zip(over_sampled, coordinates):
@@ -550,11 +520,13 @@ def warn_mean_noise(d, eps_hist, class_size, label, class_counts) -> None:
     scale = mean_noise_scale(d, eps_hist, class_size)
     if scale > MEAN_NOISE_WARN:
         warn(
-            f"DPSMOTE: the noisy mean of class {label!r} has Laplace noise of scale "
-            f"{scale:.3g} half-ranges per feature (d={d}, epsilon_hist={eps_hist:.3g}, "
-            f"{_who(label, class_counts)} {int(class_size)}): the synthetic rows are centred "
-            "far from the class. Use a larger epsilon or fewer features.",
-            DPSMOTENoiseWarning,
+            naming(
+                DPSMOTENoiseWarning,
+                f"DPSMOTE: the noisy mean of class {label!r} has Laplace noise of scale "
+                f"{scale:.3g} half-ranges per feature (d={d}, epsilon_hist={eps_hist:.3g}, "
+                f"{_who(label, class_counts)} {int(class_size)}): the synthetic rows are centred "
+                "far from the class. Use a larger `epsilon` or fewer features.",
+            )
         )
 
 
@@ -563,17 +535,19 @@ def warn_dense_noise(choice, eps_hist, class_size, label, class_counts, auto) ->
     grid, mass = choice.grid, choice.noise_mass
     if mass > class_size:
         advice = (
-            "granularity='auto' uses at least 2 cells per feature; only a larger epsilon "
+            "`granularity='auto'` uses at least 2 cells per feature; only a larger `epsilon` "
             "or fewer features help"
             if auto
-            else "Use granularity='auto' or a larger granularity"
+            else "Use `granularity='auto'` or a larger `granularity`"
         )
         warn(
-            f"DPSMOTE: the dense grid has {grid.size} cells ({grid.n_cells} per feature); at "
-            f"epsilon_hist={eps_hist:.3g} their expected positive noise mass is about {mass:.3g}, "
-            f"above {_who(label, class_counts)} ({int(class_size)}): most synthetic rows will "
-            f"come from empty cells lifted by noise. {advice}.",
-            DPSMOTENoiseWarning,
+            naming(
+                DPSMOTENoiseWarning,
+                f"DPSMOTE: the dense grid has {grid.size} cells ({grid.n_cells} per feature); at "
+                f"epsilon_hist={eps_hist:.3g} their expected positive noise mass is about {mass:.3g}, "
+                f"above {_who(label, class_counts)} ({int(class_size)}): most synthetic rows will "
+                f"come from empty cells lifted by noise. {advice}.",
+            )
         )
 
 
@@ -582,39 +556,43 @@ def warn_sparse_mass(grid, eps_hist, hist, class_size, label, class_counts, auto
     released = int(np.maximum(hist.counts, 0).sum())
     if released < SPARSE_MIN_MASS_SHARE * class_size:
         spurious = expected_spurious_mass(grid.size, eps_hist, hist.threshold)
-        advice = _grid_advice(auto)
         warn(
-            f"DPSMOTE: the sparse histogram of class {label!r} released {len(hist.counts)} "
-            f"cells of total count {released} (threshold {hist.threshold}; about "
-            f"{min(spurious, released):.3g} of it expected from empty cells), far below "
-            f"{_who(label, class_counts)} ({int(class_size)}): the synthetic rows come from "
-            f"few, possibly spurious cells. {advice}.",
-            DPSMOTENoiseWarning,
+            naming(
+                DPSMOTENoiseWarning,
+                f"DPSMOTE: the sparse histogram of class {label!r} released {len(hist.counts)} "
+                f"cells of total count {released} (threshold {hist.threshold}; about "
+                f"{min(spurious, released):.3g} of it expected from empty cells), far below "
+                f"{_who(label, class_counts)} ({int(class_size)}): the synthetic rows come from "
+                f"few, possibly spurious cells. {_grid_advice(auto)}.",
+            )
         )
 
 
 def warn_no_positive_cell(label, auto: bool) -> None:
     """Phase 2 falls back to uniform cells: the noisy histogram has no positive count."""
-    advice = _grid_advice(auto)
     warn(
-        f"DPSMOTE: no cell of the noisy histogram of class {label!r} is "
-        f"positive; its synthetic rows are drawn uniformly over the bounds. {advice}.",
-        DPSMOTENoiseWarning,
+        naming(
+            DPSMOTENoiseWarning,
+            f"DPSMOTE: no cell of the noisy histogram of class {label!r} is positive; its synthetic "
+            f"rows are drawn uniformly over the bounds. {_grid_advice(auto)}.",
+        )
     )
 
 
 def _grid_advice(auto: bool) -> str:
     if auto:  # granularity="auto" already took the coarsest useful grid
         return (
-            "A grid histogram cannot carry this class at this size: use a larger "
-            "epsilon or fewer features"
+            "A grid histogram cannot carry this class at this size: use a larger `epsilon` or "
+            "fewer features"
         )
-    return "Use granularity='auto', a larger granularity or a larger epsilon"
+    return "Use `granularity='auto'`, a larger `granularity` or a larger `epsilon`"
 
 
 def warn_no_synthetic_rows() -> None:
     warn(
-        "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "
-        "sampling_strategy.",
-        UserWarning,
+        naming(
+            UserWarning,
+            "DPSMOTE generated no synthetic rows: the (noisy) class sizes already meet "
+            "`sampling_strategy`.",
+        )
     )

@@ -1,10 +1,6 @@
-"""DPSMOTE's public setting: the label set, the sampling strategy, and the grid.
-
-Helpers that read parameters, the public label set and DP outputs, never the
-data: checks of the label set, the strategy and the parameters (before any
-data are read), label encoding, and the grid synopsis's grid (Lut 2022,
-Algorithm 6) with its ℓ-ball (Definition 3.2), chosen after the size release
-(:func:`choose_grid`).
+"""DPSMOTE's public setting: checks of the parameters and the label set, label
+encoding, and the grid synopsis's grid (Lut 2022, Algorithm 6) with its ℓ-ball
+(Definition 3.2). Reads parameters, the public label set and DP outputs, never the data.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from imblearn.utils import check_sampling_strategy
 
+from ..exceptions import naming
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ..privacy._validation import check_bounds
 
@@ -51,32 +48,30 @@ __all__ = [
     "unique_codes",
 ]
 
+# messages, with the settings they name in backticks (exceptions.naming)
 #: a label of ``y`` outside ``classes``: refused without naming it (it is data)
 UNKNOWN_LABEL = (
-    "y contains at least one label that is not in the 'classes' parameter (the labels are "
-    "not listed here, to keep them out of logs)."
+    "y contains at least one label that is not in `the 'classes' parameter` (the labels "
+    "are not listed here, to keep them out of logs)."
 )
-
 FLOAT_NEEDS_BINARY = (
-    '"sampling_strategy" can be a float only when the type of target is '
-    "binary. For multi-class, use a dict."
+    '"`sampling_strategy`" can be a float only when the type of target is binary. For '
+    "multi-class, use a dict."
 )
 
 # `histogram="auto"` uses the dense grid up to this many cells (the paper's ν = 0.25, d <= 8)
 DENSE_AUTO_MAX_CELLS = 1 << 16
-# `histogram="dense"` is refused above this many cells (1 GiB of int64 counts)
+# `histogram="dense"` is refused above this many cells (1 GiB of int64 counts) or axes
 DENSE_MAX_CELLS = 1 << 27
-# the dense histogram is an array with one axis per feature
 DENSE_MAX_DIMS = 32
 
 _INT64_MAX = np.iinfo(np.int64).max
 # above this many offsets the ℓ-ball is refused (memory and time grow with it)
 _MAX_OFFSETS = 200_000
 # granularity="auto": the dense grid's expected positive noise mass is at most this share
-# of the class size
+# of the class size, with 2 to 4 cells per feature (ν = 0.25 at most; one cell would
+# collapse phase 2 to a single point)
 _NOISE_MASS_SHARE = 1.0
-# granularity="auto" never uses more cells per feature than the paper's ν = 0.25,
-# nor fewer than 2 (one cell collapses phase 2 to a single point)
 AUTO_MAX_N_CELLS = 4
 AUTO_MIN_N_CELLS = 2
 
@@ -100,9 +95,10 @@ def check_strategy_values(sampling_strategy) -> None:
             k: v for k, v in sampling_strategy.items() if isinstance(v, numbers.Real) and v < 0
         }
         if negative:
-            raise ValueError(
-                "The 'sampling_strategy' parameter asks for a negative number of samples: "
-                f"{negative!r}."
+            raise naming(
+                ValueError,
+                "`The 'sampling_strategy' parameter` asks for a negative number of samples: "
+                f"{negative!r}.",
             )
 
 
@@ -112,25 +108,27 @@ def check_public_classes(classes, sampling_strategy):
         return None
     labels = np.asarray(classes)
     if labels.ndim != 1 or labels.size < 2:
-        raise ValueError(
-            "The 'classes' parameter must be a 1-D array-like of at least 2 class labels; "
-            f"got {classes!r}."
+        raise naming(
+            ValueError,
+            "`The 'classes' parameter` must be a 1-D array-like of at least 2 class labels; "
+            f"got {classes!r}.",
         )
     unique = np.unique(labels)
     if unique.size != labels.size:
-        raise ValueError(f"The 'classes' parameter has repeated labels: {classes!r}.")
-    if _is_float_strategy(sampling_strategy):
-        if unique.size != 2:
-            raise ValueError(
-                "The 'sampling_strategy' parameter can be a float only for a binary target; "
-                f"the 'classes' parameter lists {unique.size} labels. Use a dict."
-            )
-    elif isinstance(sampling_strategy, Mapping):
+        raise naming(ValueError, f"`The 'classes' parameter` has repeated labels: {classes!r}.")
+    strategy = "`The 'sampling_strategy' parameter`"
+    if _is_float_strategy(sampling_strategy) and unique.size != 2:
+        raise naming(
+            ValueError,
+            f"{strategy} can be a float only for a binary target; `the 'classes' parameter` "
+            f"lists {unique.size} labels. Use a dict.",
+        )
+    if isinstance(sampling_strategy, Mapping):
         unknown = [c for c in sampling_strategy if c not in set(unique.tolist())]
         if unknown:
-            raise ValueError(
-                f"The 'sampling_strategy' parameter names labels {unknown!r} that are not in "
-                "the 'classes' parameter."
+            raise naming(
+                ValueError,
+                f"{strategy} names labels {unknown!r} that are not in `the 'classes' parameter`.",
             )
     return unique
 
@@ -138,7 +136,7 @@ def check_public_classes(classes, sampling_strategy):
 def check_strategy_labels(sampling_strategy, classes) -> None:
     """Check the strategy against the label set read from ``y`` (public), before any release."""
     if _is_float_strategy(sampling_strategy) and np.asarray(classes).size != 2:
-        raise ValueError(FLOAT_NEEDS_BINARY)
+        raise naming(ValueError, FLOAT_NEEDS_BINARY)
     if isinstance(sampling_strategy, Mapping):
         unknown = set(sampling_strategy) - set(np.asarray(classes).tolist())
         if unknown:
@@ -148,10 +146,11 @@ def check_strategy_labels(sampling_strategy, classes) -> None:
 def check_label_set(labels) -> None:
     """The labels read from ``y`` (``classes=None``) must be at least two."""
     if np.asarray(labels).size <= 1:
-        raise ValueError(
+        raise naming(
+            ValueError,
             f"The target 'y' needs to have more than 1 class. Got {np.asarray(labels).size} "
-            "class instead. Pass the public label set as 'classes' to fit when a class may be "
-            "absent."
+            "class instead. Pass the public label set as `'classes'` to fit when a class may "
+            "be absent.",
         )
 
 
@@ -181,7 +180,7 @@ def encode_labels(y, classes):
     except (TypeError, ValueError):  # labels of another type than `classes`
         known = np.zeros(1, bool)
     if not np.all(known):
-        raise ValueError(UNKNOWN_LABEL)
+        raise naming(ValueError, UNKNOWN_LABEL)
     return classes, codes
 
 
@@ -209,11 +208,12 @@ def check_epsilon_cap(steps) -> None:
     """Refuse a release ε above 30, where geometric noise almost never hides a count."""
     top = max(steps.split)
     if top > MAX_GEOMETRIC_EPSILON:
-        raise ValueError(
-            f"The 'epsilon' parameter of DPSMOTE is {steps.epsilon!r}, which puts "
+        raise naming(
+            ValueError,
+            f"`The 'epsilon' parameter of DPSMOTE` is {steps.epsilon!r}, which puts "
             f"ε={top:.4g} on one release, above {MAX_GEOMETRIC_EPSILON:g}, where geometric "
             "noise is zero in all but about 2e-13 of draws and exact counts would be released; "
-            "use a smaller epsilon."
+            "use a smaller `epsilon`.",
         )
 
 
@@ -235,9 +235,10 @@ def features_of_bounds(bounds) -> int | None:
 def check_grid_shape(steps, n_features: int) -> None:
     """Refuse a grid that cannot be built on ``n_features`` features (before any data)."""
     if steps.histogram == "dense" and n_features > DENSE_MAX_DIMS:
-        raise ValueError(
-            f"histogram='dense' supports at most {DENSE_MAX_DIMS} features (numpy array "
-            f"dimensions), got {n_features}; use histogram='sparse' or 'auto'."
+        raise naming(
+            ValueError,
+            f"`histogram='dense'` supports at most {DENSE_MAX_DIMS} features (numpy array "
+            f"dimensions), got {n_features}; use `histogram='sparse' or 'auto'`.",
         )
     if not isinstance(steps.granularity, str):  # else the grid follows the DP size
         _check_dense_size(steps.histogram, n_cells(steps.granularity), n_features)
@@ -246,9 +247,10 @@ def check_grid_shape(steps, n_features: int) -> None:
 
 def _check_dense_size(histogram: str, cells: int, n_features: int) -> None:
     if histogram == "dense" and cells**n_features > DENSE_MAX_CELLS:
-        raise ValueError(
-            f"histogram='dense' needs {cells}**{n_features} cells (limit "
-            f"{DENSE_MAX_CELLS}); use histogram='sparse' or 'auto', or a larger granularity."
+        raise naming(
+            ValueError,
+            f"`histogram='dense'` needs {cells}**{n_features} cells (limit {DENSE_MAX_CELLS}); "
+            "use `histogram='sparse' or 'auto'`, or a larger `granularity`.",
         )
 
 
@@ -262,24 +264,10 @@ def n_cells(granularity: float) -> int:
 class Grid:
     """A uniform grid of ``n_cells`` equal-width cells per feature over public ``[lower, upper]``.
 
-    Cells have integer coordinates ``0 <= c_j < n_cells``; derived attributes are
-    computed once, at construction.
-
-    Attributes
-    ----------
-    n_features : int
-    size : int
-        Total number of cells ``n_cells ** d`` (a Python int, may exceed int64).
-    width : ndarray of shape (n_features,)
-        The width of a cell along each feature.
-    fits_int64 : bool
-        Whether every cell has an int64 row-major code.
-    coord_dtype : type
-        The integer type of cell coordinates.
-    strides : ndarray of int64 or None
-        Row-major strides of the codes (None when they do not fit int64).
-    row_dtype : numpy dtype
-        A ``void`` of one coordinate row (the cell key beyond int64 codes).
+    Cells have integer coordinates ``0 <= c_j < n_cells`` of type ``coord_dtype``. Derived
+    once: ``n_features``, ``size`` (``n_cells**d``, a Python int), the cell ``width`` per
+    feature, ``fits_int64`` (every cell has an int64 row-major code, with ``strides``, else
+    None) and ``row_dtype`` (a ``void`` of one coordinate row: the cell key beyond int64).
     """
 
     lower: np.ndarray
@@ -347,10 +335,8 @@ def choose_n_cells(
     if budget <= 0:
         m = min_n_cells
     elif per_cell > 0:
-        m = min(
-            max_n_cells,
-            max(min_n_cells, int(math.exp((math.log(budget) - math.log(per_cell)) / n_features))),
-        )
+        guess = int(math.exp((math.log(budget) - math.log(per_cell)) / n_features))
+        m = min(max_n_cells, max(min_n_cells, guess))
 
     def fits(k: int) -> bool:
         return allowed(k) and k**n_features * per_cell <= budget
@@ -417,10 +403,8 @@ def choose_grid(steps, bounds, class_sizes, n_new) -> GridChoice:
 
 # -- the ℓ-ball (Definition 3.2): refused when too large, before any charge --------------
 def n_ball_offsets(n_features: int, connectivity: int, n_cells: int) -> int:
-    """Number of offsets with L1 norm ``<= connectivity`` and each |entry| < n_cells.
-
-    Counted without listing them, so that a ball too large is refused at once.
-    """
+    """Number of offsets with L1 norm ``<= connectivity`` and each |entry| < n_cells,
+    counted without listing them (a ball too large is refused at once)."""
     top = min(connectivity, n_cells - 1)
     # ways[s]: the k-tuples of magnitudes in [1, top] summing to s <= connectivity
     ways = [1] + [0] * connectivity
@@ -444,15 +428,14 @@ def check_ball_size(n_features: int, connectivity: int, n_cells: int) -> None:
     """Refuse an ℓ-ball of more than 200 000 offsets (its memory and time grow with it)."""
     n = n_ball_offsets(n_features, connectivity, n_cells)
     if n > _MAX_OFFSETS:
-        raise ValueError(
-            f"connectivity={connectivity} with {n_features} features gives an ℓ-ball of {n} "
-            f"grid offsets (limit {_MAX_OFFSETS}); use a smaller connectivity."
+        raise naming(
+            ValueError,
+            f"`connectivity={connectivity}` with {n_features} features gives an ℓ-ball of {n} "
+            f"grid offsets (limit {_MAX_OFFSETS}); use a smaller `connectivity`.",
         )
 
 
 def _magnitudes(k: int, connectivity: int, n_cells: int) -> list:
-    if k == 0:
-        return [()]
     top = min(connectivity, n_cells - 1)
     return [m for m in itertools.product(range(1, top + 1), repeat=k) if sum(m) <= connectivity]
 
@@ -466,15 +449,11 @@ def ball_offsets(n_features: int, connectivity: int, n_cells: int):
     """
     check_ball_size(n_features, connectivity, n_cells)
     s = max(1, min(n_features, connectivity))  # at most ℓ features move
-    dense_parts, support_parts, delta_parts = [], [], []
-    for k in range(min(n_features, connectivity) + 1):
+    dense_parts = [np.zeros((1, n_features), np.int32)]  # the centre
+    support_parts, delta_parts = [np.zeros((1, s), np.int64)], [np.zeros((1, s), np.int32)]
+    for k in range(1, min(n_features, connectivity) + 1):
         mags = _magnitudes(k, connectivity, n_cells)
         if not mags:
-            continue
-        if k == 0:
-            dense_parts.append(np.zeros((1, n_features), np.int32))
-            support_parts.append(np.zeros((1, s), np.int64))
-            delta_parts.append(np.zeros((1, s), np.int32))
             continue
         combos = np.array(list(itertools.combinations(range(n_features), k)), dtype=np.int64)
         signs = np.array(list(itertools.product((-1, 1), repeat=k)), dtype=np.int32)

@@ -1,11 +1,10 @@
 """DPSMOTE's statistics: what the releases read from the data (private, never stored).
 
-Class sizes, the Gaussian synopsis's class sums and the grid's cell coordinates,
-in memory or block by block. Rows map to the unit box of the public bounds, so a
-row moves a class sum by at most ``d`` in L1; each coordinate is rounded to a
-multiple of ``2^-32`` and summed as int64 (associative: the in-memory and Dask
-paths give the same integers), and a rounded row stays in ``[-1, 1]^d``, so the
-sensitivity is unchanged.
+Class sizes, the Gaussian synopsis's class sums and the grid's cell coordinates, in memory
+or block by block. A row, mapped to the unit box of the public bounds, moves a class sum by
+at most ``d`` in L1; coordinates are rounded to multiples of ``2^-32`` (still in the box:
+the sensitivity is unchanged) and summed as int64 (associative: the in-memory and Dask
+paths give the same integers).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._data.blocks import column_extremes, row_block_results
 from .._jit import lazy_njit
+from ..exceptions import naming
 from ..privacy._validation import check_bounds
 from ._release import FIXED_BITS, FIXED_SCALE, fixed_to_float
 from ._setting import UNKNOWN_LABEL, unique_codes
@@ -124,15 +124,8 @@ def class_fixed_sums(X, codes, n_classes: int, wanted, box: BoxScale):
     sums = np.zeros((n_classes, X.shape[1]), np.int64)
     wanted_mask = np.zeros(n_classes, np.bool_)
     wanted_mask[np.asarray(wanted, np.int64)] = True
-    bad = _class_fixed_sums(
-        X,
-        np.ascontiguousarray(codes, np.int64),
-        wanted_mask,
-        box.centre,
-        box._safe,
-        box._flat,
-        sums,
-    )
+    codes = np.ascontiguousarray(codes, np.int64)
+    bad = _class_fixed_sums(X, codes, wanted_mask, box.centre, box._safe, box._flat, sums)
     return sums, int(bad)
 
 
@@ -160,17 +153,15 @@ def read_statistics(X, y, classes, bounds_param, gaussian: bool) -> Statistics:
     box = BoxScale(*bounds) if gaussian else None
     if isinstance(y, np.ndarray) and classes is not None and isinstance(X, np.ndarray):
         sizes = np.bincount(y, minlength=classes.size)
-        sums = (
-            class_fixed_sums(X, y, classes.size, np.arange(classes.size), box)[0]
-            if gaussian
-            else None
-        )
+        sums = None
+        if gaussian:
+            sums = class_fixed_sums(X, y, classes.size, np.arange(classes.size), box)[0]
         return Statistics(classes, sizes, sums, bounds, box)
     stats = class_statistics(X, y, box, classes)
     if stats.n_non_finite:
         raise ValueError("Input X contains NaN or infinity.")
     if stats.n_unknown:
-        raise ValueError(UNKNOWN_LABEL)
+        raise naming(ValueError, UNKNOWN_LABEL)
     check_classification_targets(stats.labels)
     labels = stats.labels if classes is None else classes
     sizes = np.zeros(labels.size, np.int64)
@@ -201,20 +192,12 @@ def _block_statistics(X_block, y_block, centre, half_range, classes):
         labels, codes = unique_codes(y_block)
         unknown = 0
     else:
-        codes = np.searchsorted(classes, y_block)
-        known = classes[np.minimum(codes, classes.size - 1)] == y_block
-        unknown = int(np.count_nonzero(~known))
-        codes = np.minimum(codes, classes.size - 1)
-        labels = classes
+        codes = np.minimum(np.searchsorted(classes, y_block), classes.size - 1)
+        labels, unknown = classes, int(np.count_nonzero(~(classes[codes] == y_block)))
     codes = np.asarray(codes, np.int64).reshape(-1)
     sizes = np.bincount(codes, minlength=labels.size)
-    sums, n_bad = class_fixed_sums(
-        X_block,
-        codes,
-        labels.size,
-        np.arange(labels.size),
-        BoxScale(centre - half_range, centre + half_range),
-    )
+    box = BoxScale(centre - half_range, centre + half_range)
+    sums, n_bad = class_fixed_sums(X_block, codes, labels.size, np.arange(labels.size), box)
     return labels, sizes, sums, n_bad, unknown
 
 
@@ -229,21 +212,14 @@ def class_statistics(X, y, box: BoxScale, classes) -> ClassStatistics:
         np.add.at(sizes, where, block_sizes)
         np.add.at(sums, where, block_sums)
     present = sizes > 0
-    return ClassStatistics(
-        labels[present],
-        sizes[present],
-        sums[present],
-        int(sum(p[3] for p in parts)),
-        int(sum(p[4] for p in parts)),
-    )
+    n_bad, n_unknown = int(sum(p[3] for p in parts)), int(sum(p[4] for p in parts))
+    return ClassStatistics(labels[present], sizes[present], sums[present], n_bad, n_unknown)
 
 
 # -- the grid synopsis: the cells of a class's rows on the released grid ------------------
 def cell_coordinates(grid, X) -> np.ndarray:
-    """Cell coordinates of each row of ``X`` on ``grid``, rows outside going to the edge cells.
-
-    Private when ``X`` is (never stored).
-    """
+    """Cell coordinates of each row of ``X`` on ``grid``, rows outside going to the edge cells
+    (private when ``X`` is: never stored)."""
     idx = np.floor((np.asarray(X, dtype=np.float64) - grid.lower) / grid.width)
     np.clip(idx, 0, grid.n_cells - 1, out=idx)
     return idx.astype(grid.coord_dtype)

@@ -1,10 +1,8 @@
 """DPSMOTE's synthesis: the synthetic rows, drawn from the released synopsis only.
 
-Post-processing of DP outputs, from the release's own ``sample_rng``. Gaussian rows
-``clip(μ̂ + spread · N(0, I))`` come in chunks of :data:`SYNTHETIC_CHUNK` rows, each
-from its own spawned generator, so any block can be drawn on its own (on Dask
-workers) with the same rows bit for bit. Grid synopsis: phase 2 of Algorithm 6
-(:func:`sample_synthetic`), in memory only.
+Post-processing, from the release's own ``sample_rng``. Gaussian rows come in chunks of
+:data:`SYNTHETIC_CHUNK` rows, each from its own spawned generator, so any block can be
+drawn on its own (on Dask workers), bit for bit. Grid synopsis: phase 2 of Algorithm 6.
 """
 
 from __future__ import annotations
@@ -95,9 +93,8 @@ def synthesize_gaussian(X, y, release, classes, spread: float, box, frame=None):
         for b in range(0, len(seeds), per_block):
             block_seeds = seeds[b : b + per_block]
             block_rows = min(rows - b * SYNTHETIC_CHUNK, len(block_seeds) * SYNTHETIC_CHUNK)
-            draws.append(
-                (_fill_rows, (mean, scale, lower, upper, block_seeds), block_rows, classes[j])
-            )
+            args = (mean, scale, lower, upper, block_seeds)
+            draws.append((_fill_rows, args, block_rows, classes[j]))
     X_res, y_res = append_drawn_rows(X, y, draws, frame)
     labels = classes.tolist()
     return X_res, y_res, {labels[j]: mean for j, mean in zip(index, means)}
@@ -107,9 +104,8 @@ def synthesize_grid(X, y, plan, choice, histograms, classes, connectivity: int):
     """Phase 2 of Algorithm 6 for each over-sampled class, appended to the rows (in memory)."""
     X_parts, y_parts = [X], [y]
     for j, hist in histograms.items():
-        Z = sample_synthetic(
-            choice.grid, hist, int(plan.n_new[j]), connectivity, plan.sample_rng, choice.offsets
-        )
+        n = int(plan.n_new[j])
+        Z = sample_synthetic(choice.grid, hist, n, connectivity, plan.sample_rng, choice.offsets)
         X_parts.append(Z.astype(X.dtype, copy=False))
         y_parts.append(np.full(len(Z), classes[j], dtype=y.dtype))
     return np.concatenate(X_parts), np.concatenate(y_parts)
@@ -145,23 +141,21 @@ class _Weights:
         """Coordinates of the positive cells at positions ``index``."""
         if self.coords is not None:
             return self.coords[index]
-        flat = self.keys[index]
-        return (flat[:, None] // self.grid.strides % self.grid.n_cells).astype(
-            self.grid.coord_dtype
-        )
+        grid, flat = self.grid, self.keys[index]
+        return (flat[:, None] // grid.strides % grid.n_cells).astype(grid.coord_dtype)
 
     def lookup(self, keys) -> np.ndarray:
         if self.dense is not None:
             return self.dense[keys]
         if len(self.keys) == 0:
             return np.zeros(len(keys), np.int64)
-        pos = np.searchsorted(self.keys, keys)
-        pos = np.minimum(pos, len(self.keys) - 1)
+        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         return np.where(self.keys[pos] == keys, self.values[pos], 0)
 
 
 def _row_keys(grid: Grid, rows) -> np.ndarray:
-    """Beyond int64 codes, a cell's key is its coordinate row viewed as one ``void``."""
+    """Beyond int64 codes, a cell's key is its coordinate row viewed as one ``void``
+    (:func:`._release.cell_keys`, here so that phase 2 stays in this module)."""
     return np.ascontiguousarray(rows, dtype=grid.coord_dtype).view(grid.row_dtype).ravel()
 
 
@@ -180,9 +174,7 @@ def sample_synthetic(
         offsets = ball_offsets(d, connectivity, grid.n_cells)
     dense_off, support, delta = offsets
     weights = _Weights(grid, histogram)
-    uniform = len(weights.values) == 0
-
-    if uniform:
+    if len(weights.values) == 0:
         return _sample_uniform(grid, n_samples, dense_off, rng)
     cum = np.cumsum(weights.values)
     draws = np.searchsorted(cum, rng.integers(0, cum[-1], size=n_samples), side="right")

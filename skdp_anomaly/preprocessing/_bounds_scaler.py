@@ -8,8 +8,8 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..privacy import PrivacyCost, PrivacyCostMixin
-from ..privacy._validation import check_bounds
-from ..privacy._validation import warn_outside_bounds
+from ..exceptions import naming
+from ..privacy._validation import check_bounds, warn_outside_bounds
 
 __all__ = ["BoundsScaler"]
 
@@ -157,8 +157,9 @@ def _pair(bounds):
     try:
         lower, upper = bounds
     except (TypeError, ValueError):
-        raise ValueError(
-            "The 'bounds' parameter must be a (lower, upper) pair of scalars or "
-            f"of one value per feature; got {bounds!r}."
+        raise naming(
+            ValueError,
+            "`The 'bounds' parameter` must be a (lower, upper) pair of scalars or "
+            f"of one value per feature; got {bounds!r}.",
         ) from None
     return lower, upper

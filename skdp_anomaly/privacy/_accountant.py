@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import threading
 
-from ..exceptions import BudgetExceededError
+from ..exceptions import BudgetExceededError, naming
 from ._cost import PrivacyCost, compose_sequential
 
 __all__ = ["BudgetAccountant", "BudgetExceededError"]
@@ -56,14 +56,16 @@ class BudgetAccountant:
     ):
         epsilon, delta = float(epsilon), float(delta)
         if not epsilon >= 0:
-            raise ValueError(
-                f"The 'epsilon' parameter must be >= 0 (inf allowed); got {epsilon!r}."
+            raise naming(
+                ValueError,
+                f"`The 'epsilon' parameter` must be >= 0 (inf allowed); got {epsilon!r}.",
             )
         if not 0 <= delta < 1:
-            raise ValueError(f"The 'delta' parameter must be in [0, 1); got {delta!r}.")
+            raise naming(ValueError, f"`The 'delta' parameter` must be in [0, 1); got {delta!r}.")
         if neighbours not in _RELATIONS:
-            raise ValueError(
-                f"The 'neighbours' parameter must be one of {_RELATIONS}; got {neighbours!r}."
+            raise naming(
+                ValueError,
+                f"`The 'neighbours' parameter` must be one of {_RELATIONS}; got {neighbours!r}.",
             )
         self.epsilon, self.delta, self.neighbours = epsilon, delta, neighbours
         self._lock = threading.RLock()
@@ -80,10 +82,8 @@ class BudgetAccountant:
         """
         with self._lock:
             spent_eps, spent_delta = self._totals()
-            if (
-                spent_eps + epsilon > self.epsilon * (1 + 1e-12)
-                or spent_delta + delta > self.delta + 1e-15
-            ):
+            over = spent_eps + epsilon > self.epsilon * (1 + 1e-12)
+            if over or spent_delta + delta > self.delta + 1e-15:
                 left_eps, left_delta = self.remaining
                 raise BudgetExceededError(
                     f"spending ε={epsilon:.6g}, δ={delta:.3g} would exceed the ledger's "
@@ -122,10 +122,8 @@ class BudgetAccountant:
             return max(self.epsilon - eps, 0.0), max(self.delta - delta, 0.0)
 
     def _totals(self) -> tuple[float, float]:
-        return (
-            math.fsum(c.epsilon for c in self._history),
-            math.fsum(c.delta for c in self._history),
-        )
+        history = self._history
+        return math.fsum(c.epsilon for c in history), math.fsum(c.delta for c in history)
 
     # -- shared by reference, picklable ------------------------------------------------
     def __deepcopy__(self, memo):

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Iterable
 
+from ..exceptions import naming
+
 __all__ = ["NEIGHBOURS", "PrivacyCost", "compose_sequential", "compose_parallel"]
 
 #: The neighbouring relations a :class:`PrivacyCost` can name.
@@ -46,61 +48,29 @@ _RELATION_TEXT = {
 
 
 def check_neighbours(neighbours, name: str = "neighbours") -> str:
-    """Validate a neighbouring relation: one of :data:`NEIGHBOURS`.
-
-    Parameters
-    ----------
-    neighbours : str
-        The value to check.
-    name : str, default="neighbours"
-        The parameter's name, for the error message.
-
-    Returns
-    -------
-    str
-        ``neighbours``, unchanged.
-
-    Raises
-    ------
-    ValueError
-        When ``neighbours`` is not one of :data:`NEIGHBOURS`.
-    """
+    """``neighbours`` if it is one of :data:`NEIGHBOURS`, else a ValueError naming ``name``."""
     if neighbours not in NEIGHBOURS:
-        raise ValueError(
-            f"The {name!r} parameter must be one of {NEIGHBOURS} (the neighbouring relation "
-            f"the guarantee holds under); got {neighbours!r}."
+        raise naming(
+            ValueError,
+            f"`The {name!r} parameter` must be one of {NEIGHBOURS} (the neighbouring relation "
+            f"the guarantee holds under); got {neighbours!r}.",
         )
     return neighbours
 
 
 def relation_text(neighbours: str) -> str:
-    """Human-readable name of a neighbouring relation.
-
-    Parameters
-    ----------
-    neighbours : {"add_remove", "replace"}
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._cost import relation_text
-    >>> relation_text("replace")
-    'replace-one-record neighbours (n public)'
-    """
+    """A neighbouring relation in words: ``"replace"`` -> "replace-one-record neighbours (n public)"."""
     return _RELATION_TEXT[check_neighbours(neighbours)]
 
 
 def _check_nonneg(name: str, value: float, *, upper: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
+        raise naming(TypeError, f"`{name}` must be a real number, got {type(value).__name__}.")
     value = float(value)
     if math.isnan(value) or value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}.")
+        raise naming(ValueError, f"`{name}` must be >= 0, got {value!r}.")
     if upper is not None and value > upper:
-        raise ValueError(f"{name} must be <= {upper}, got {value!r}.")
+        raise naming(ValueError, f"`{name}` must be <= {upper}, got {value!r}.")
     return value
 
 
@@ -147,9 +117,8 @@ class PrivacyCost:
     neighbours: str = field(kw_only=True)
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", _check_nonneg("epsilon", self.epsilon))
-        object.__setattr__(self, "delta", _check_nonneg("delta", self.delta, upper=1.0))
-        object.__setattr__(self, "gamma", _check_nonneg("gamma", self.gamma, upper=1.0))
+        for name, upper in (("epsilon", None), ("delta", 1.0), ("gamma", 1.0)):
+            object.__setattr__(self, name, _check_nonneg(name, getattr(self, name), upper=upper))
         object.__setattr__(self, "anomaly_restricted", bool(self.anomaly_restricted))
         object.__setattr__(self, "notes", tuple(self.notes))
         check_neighbours(self.neighbours)
@@ -268,12 +237,7 @@ class PrivacyCost:
     @property
     def is_zero(self) -> bool:
         """Whether the cost is 0 under add/remove neighbours, hence under every relation."""
-        return (
-            self.epsilon == 0
-            and self.delta == 0
-            and self.gamma == 0
-            and self.neighbours == "add_remove"
-        )
+        return self.epsilon == self.delta == self.gamma == 0 and self.neighbours == "add_remove"
 
     @property
     def notion(self) -> str:
@@ -379,13 +343,12 @@ class PrivacyCost:
             The sequential composition of ``times`` copies.
         """
         if times < 0:
-            raise ValueError(f"times must be >= 0, got {times}.")
+            raise naming(ValueError, f"`times` must be >= 0, got {times}.")
         if times == 0:
             return PrivacyCost.zero()
         return compose_sequential([self] * int(times))
 
-    def __deepcopy__(self, memo) -> "PrivacyCost":
-        # immutable (frozen, tuple notes): a copy is the object itself
+    def __deepcopy__(self, memo) -> "PrivacyCost":  # immutable: a copy is the object itself
         return self
 
     def __add__(self, other: "PrivacyCost") -> "PrivacyCost":

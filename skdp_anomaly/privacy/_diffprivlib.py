@@ -44,26 +44,10 @@ def diffprivlib_logistic_epsilon(
 ) -> float:
     """The ε that diffprivlib's ``LogisticRegression`` provably spends.
 
-    Per fit (one per class at ``ε/K`` for K >= 3): ``ε' + log(1 + R²·C/4)``, or
+    ``max(epsilon, proven bound)`` for the model's ``epsilon``, ``data_norm``, ``C`` and
+    ``fit_intercept`` (the intercept column 1 enlarges R) and ``n_classes`` K. Per fit
+    (K one-vs-rest fits at ``ε/K`` for K >= 3): ``ε' + log(1 + R²·C/4)``, or
     ``ε/2 + log(1 + R·(e^{ε/4} − 1))`` when diffprivlib raises the regulariser.
-
-    Parameters
-    ----------
-    epsilon : float
-        diffprivlib's ``epsilon`` parameter.
-    data_norm : float
-        Its ``data_norm`` parameter.
-    C : float
-        Its ``C`` parameter.
-    fit_intercept : bool, default=True
-        Its ``fit_intercept`` parameter (the intercept column 1 enlarges R).
-    n_classes : int, default=2
-        K; for K ≥ 3 diffprivlib fits K one-vs-rest models at ``ε/K``.
-
-    Returns
-    -------
-    float
-        ``max(epsilon, proven bound)``.
 
     Examples
     --------
@@ -89,25 +73,10 @@ def diffprivlib_logistic_settings(
 ) -> tuple[float, float]:
     """``(epsilon, C)`` for diffprivlib's ``LogisticRegression`` to spend exactly ``epsilon``.
 
-    Two classes. ``C`` keeps both Jacobian terms at most ε/2 (``C = 1`` when it
-    already does); for ``R > 2`` the ``epsilon`` parameter is lowered so that
-    ``diffprivlib_logistic_epsilon`` of the settings is ``epsilon``.
-
-    Parameters
-    ----------
-    epsilon : float
-        The ε the model may spend.
-    data_norm : float
-        Its ``data_norm``.
-    fit_intercept : bool, default=True
-        Its ``fit_intercept``.
-
-    Returns
-    -------
-    epsilon : float
-        The ``epsilon`` parameter to give diffprivlib's model.
-    C : float
-        The ``C`` parameter to give it.
+    Two classes, the model's ``data_norm`` and ``fit_intercept``. ``C`` keeps both
+    Jacobian terms at most ε/2 (``C = 1`` when it already does); for ``R > 2`` the
+    ``epsilon`` parameter is lowered so that ``diffprivlib_logistic_epsilon`` of the
+    settings is ``epsilon``.
 
     Examples
     --------

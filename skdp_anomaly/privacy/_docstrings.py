@@ -28,30 +28,7 @@ SHARED_PARAMETERS = {
 
 
 def fill_doc(obj):
-    """Put the shared parameter descriptions into ``obj``'s docstring.
-
-    Parameters
-    ----------
-    obj : class or function
-        Its docstring holds placeholders such as ``{accountant}``.
-
-    Returns
-    -------
-    class or function
-        ``obj``, its docstring filled in.
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._docstrings import fill_doc
-    >>> @fill_doc
-    ... class Estimator:
-    ...     '''Parameters
-    ...     ----------
-    ...     {accountant}
-    ...     '''
-    >>> "reserved" in Estimator.__doc__
-    True
-    """
+    """``obj`` (a class or function), the placeholders of its docstring filled in."""
     doc = obj.__doc__
     if doc:
         for name, text in SHARED_PARAMETERS.items():

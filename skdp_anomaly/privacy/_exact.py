@@ -26,6 +26,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..exceptions import naming
+
 __all__ = [
     "MIN_INTEGER_RATE",
     "check_rate",
@@ -49,32 +51,20 @@ _INT_LIMIT = 1 << 62
 
 
 def check_rate(rate: float, name: str = "epsilon") -> None:
-    """Refuse integer noise whose rate ``ε/Δ`` is below :data:`MIN_INTEGER_RATE`.
-
-    Parameters
-    ----------
-    rate : float
-        ``ε / Δ``, ``Δ`` in units of the integer query (grid steps).
-    name : str, default="epsilon"
-        What to name in the message.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name`` and the smallest rate honoured.
-    """
+    """Refuse integer noise whose rate ``ε/Δ`` (``Δ`` in grid steps) is below
+    :data:`MIN_INTEGER_RATE`: a ValueError that starts with ``name`` (a message template:
+    settings in backticks, see :func:`~skdp_anomaly.exceptions.naming`)."""
     if not rate >= MIN_INTEGER_RATE:
-        raise ValueError(
+        raise naming(
+            ValueError,
             f"{name}: the integer noise's rate epsilon/sensitivity = {rate:.4g} (per unit of "
             f"the released integer) is below {MIN_INTEGER_RATE:.4g} = 2**-50, the smallest "
             "this package's samplers honour (their draws would exceed the 64-bit range); "
-            "use a larger epsilon."
+            "use a larger `epsilon`.",
         )
 
 
 # --- rigorous bounds, in integers scaled by 2**prec --------------------------------------
-
-
 def _exp_neg_small(x: Fraction, prec: int) -> tuple[int, int]:
     """``lo <= e**-x · 2**prec <= hi`` for ``0 <= x <= 1`` (alternating Taylor series)."""
     # terms decrease for x <= 1: e**-x lies between consecutive partial sums
@@ -164,21 +154,8 @@ def _below(kind: str, x: float, size: int, rng: np.random.Generator) -> np.ndarr
 
 
 def bernoulli_logistic(epsilon: float, size, rng: np.random.Generator) -> np.ndarray:
-    """Exact ``Bernoulli(1 / (1 + e**ε))`` draws (bool), e.g. randomized response's flips.
-
-    Parameters
-    ----------
-    epsilon : float
-        Non-negative and finite.
-    size : int, tuple of int or None
-        Shape of the draws (None: one scalar draw, as in numpy).
-    rng : numpy.random.Generator
-        Source of the uniform digits.
-
-    Returns
-    -------
-    ndarray of bool
-    """
+    """Exact ``Bernoulli(1 / (1 + e**ε))`` draws (bool) of shape ``size`` (None: a scalar),
+    e.g. randomized response's flips; ``epsilon`` non-negative and finite."""
     shape = _shape(size)
     return _below("logistic", float(epsilon), math.prod(shape), rng).reshape(shape)[()]
 
@@ -196,18 +173,8 @@ def _trials_until_failure(x: float, n: int, rng: np.random.Generator) -> np.ndar
 def geometric(rate: float, size, rng: np.random.Generator) -> np.ndarray:
     """Exact geometric noise on ``{0, 1, ...}`` with ``P(G = k) ∝ exp(-rate·k)`` (int64).
 
-    Parameters
-    ----------
-    rate : float
-        At least :data:`MIN_INTEGER_RATE` (refused otherwise, before any draw).
-    size : int, tuple of int or None
-        Shape of the noise (None: one scalar draw, as in numpy).
-    rng : numpy.random.Generator
-        Source of the noise.
-
-    Returns
-    -------
-    ndarray of int64
+    Shape ``size`` (None: a scalar); ``rate`` below :data:`MIN_INTEGER_RATE` is refused
+    before any draw.
 
     Examples
     --------
@@ -234,19 +201,7 @@ def geometric(rate: float, size, rng: np.random.Generator) -> np.ndarray:
 def two_sided_geometric(rate: float, size, rng: np.random.Generator) -> np.ndarray:
     """Exact integer noise with ``P(Z = k) ∝ exp(-rate·|k|)`` (int64), a difference of geometrics.
 
-    Parameters
-    ----------
-    rate : float
-        ``ε / Δ`` for an integer query of sensitivity ``Δ``; at least
-        :data:`MIN_INTEGER_RATE` (refused otherwise, before any draw).
-    size : int, tuple of int or None
-        Shape of the noise (None: one scalar draw, as in numpy).
-    rng : numpy.random.Generator
-        Source of the noise.
-
-    Returns
-    -------
-    ndarray of int64
-    """
+    ``rate`` is ``ε / Δ`` for an integer query of sensitivity ``Δ``, refused below
+    :data:`MIN_INTEGER_RATE`; shape ``size`` (None: a scalar)."""
     pair = geometric(rate, (2,) + _shape(size), rng)
     return pair[0] - pair[1]

@@ -32,18 +32,8 @@ MAX_STEPS = 2**52
 def grid_for(sensitivity: float, coordinates: int = 1) -> float:
     """The grid spacing ``g``: the largest power of two with ``c·g <= Δ·2**-GRID_BITS``.
 
-    Parameters
-    ----------
-    sensitivity : float
-        L1 sensitivity ``Δ`` of the real-valued query (positive, finite).
-    coordinates : int, default=1
-        ``c``, the most coordinates one neighbouring change can move (each
-        may gain one grid step from rounding).
-
-    Returns
-    -------
-    float
-        A power of two.
+    ``Δ`` is the query's L1 ``sensitivity``, ``c`` the most ``coordinates`` one
+    neighbouring change can move (each may gain one grid step from rounding).
 
     Examples
     --------

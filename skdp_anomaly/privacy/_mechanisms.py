@@ -17,6 +17,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit
 
+from ..exceptions import naming
 from ._cost import PrivacyCost, check_neighbours
 from ._exact import MIN_INTEGER_RATE, bernoulli_logistic, check_rate, two_sided_geometric
 from ._grid import from_steps, grid_for, grid_steps, to_steps
@@ -42,7 +43,6 @@ MAX_GEOMETRIC_EPSILON = 30.0
 #: (>= ``2^20`` steps per sensitivity), and the noise is already ``2^-20`` of Δ.
 MAX_GRID_EPSILON = float(2**20)
 
-
 #: Smallest ε any estimator accepts (refused by ``privacy_cost()`` before any charge):
 #: its share per grid step stays above :data:`MIN_INTEGER_RATE` for up to ~1000
 #: coordinates per release, and below it the noise is a million sensitivities wide.
@@ -50,39 +50,23 @@ MIN_EPSILON = 1e-6
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """Validate a privacy parameter: a real number in ``(0, inf)``.
-
-    Parameters
-    ----------
-    epsilon : float
-        The value to check.
-    name : str, default="epsilon"
-        The parameter's name, for the error message.
-
-    Returns
-    -------
-    float
-        ``epsilon`` as a Python float.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Naming ``name`` and the allowed range.
-    """
+    """A privacy parameter as a float in ``(0, inf)``, else an error naming ``name``."""
     if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
-        raise TypeError(f"{name} must be a float in the range (0, inf), got {epsilon!r}.")
+        raise naming(TypeError, f"`{name}` must be a float in the range (0, inf), got {epsilon!r}.")
     epsilon = float(epsilon)
     if not (0 < epsilon < math.inf):
-        raise ValueError(f"{name} must be a float in the range (0, inf), got {epsilon!r}.")
+        raise naming(
+            ValueError, f"`{name}` must be a float in the range (0, inf), got {epsilon!r}."
+        )
     return epsilon
 
 
 def _check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     if isinstance(sensitivity, bool) or not isinstance(sensitivity, Real):
-        raise TypeError(f"{name} must be a positive real number, got {sensitivity!r}.")
+        raise naming(TypeError, f"`{name}` must be a positive real number, got {sensitivity!r}.")
     sensitivity = float(sensitivity)
     if not (0 < sensitivity < math.inf):
-        raise ValueError(f"{name} must be in the range (0, inf), got {sensitivity!r}.")
+        raise naming(ValueError, f"`{name}` must be in the range (0, inf), got {sensitivity!r}.")
     return sensitivity
 
 
@@ -92,11 +76,12 @@ def check_integer_rate(rate: float, name: str) -> None:
     Called when a mechanism is built, before anything is charged.
     """
     if rate > MAX_GEOMETRIC_EPSILON:
-        raise ValueError(
+        raise naming(
+            ValueError,
             f"{name}: epsilon/sensitivity = {rate:.4g} exceeds {MAX_GEOMETRIC_EPSILON:g}, "
             "beyond which two-sided geometric noise is zero in all but about 2e-13 of draws "
-            f"(the exact value would be released); use epsilon <= {MAX_GEOMETRIC_EPSILON:g} * "
-            "sensitivity."
+            f"(the exact value would be released); use `epsilon` <= {MAX_GEOMETRIC_EPSILON:g} "
+            "* sensitivity.",
         )
     check_rate(rate, name)
 
@@ -259,22 +244,13 @@ class LaplaceMechanism(_Mechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        if (
-            isinstance(self.coordinates, bool)
-            or not isinstance(self.coordinates, Integral)
-            or self.coordinates < 1
-        ):
-            raise ValueError(f"coordinates must be an int >= 1, got {self.coordinates!r}.")
-        if self.granularity is None:
-            object.__setattr__(self, "granularity", grid_for(self.sensitivity, self.coordinates))
-        elif not (
-            isinstance(self.granularity, Real)
-            and self.granularity > 0
-            and math.frexp(self.granularity)[0] == 0.5
-        ):
-            raise ValueError(
-                f"granularity must be a positive power of two, got {self.granularity!r}."
-            )
+        c, g = self.coordinates, self.granularity
+        if isinstance(c, bool) or not isinstance(c, Integral) or c < 1:
+            raise naming(ValueError, f"`coordinates` must be an int >= 1, got {c!r}.")
+        if g is None:
+            object.__setattr__(self, "granularity", grid_for(self.sensitivity, c))
+        elif not (isinstance(g, Real) and g > 0 and math.frexp(g)[0] == 0.5):
+            raise naming(ValueError, f"`granularity` must be a positive power of two, got {g!r}.")
         check_integer_rate(self.epsilon / self.steps, type(self).__name__)
 
     @property
@@ -555,7 +531,7 @@ class AboveThreshold(_GridQueries):
         self.epsilon = check_epsilon(self.epsilon)
         self.sensitivity = _check_sensitivity(self.sensitivity)
         if not np.isfinite(self.threshold):
-            raise ValueError(f"threshold must be finite, got {self.threshold!r}.")
+            raise naming(ValueError, f"`threshold` must be finite, got {self.threshold!r}.")
         if self.neighbours is not None:
             check_neighbours(self.neighbours)
         check_integer_rate(self.epsilon / (2 * self.steps), type(self).__name__)

@@ -1,23 +1,14 @@
-"""The privacy protocol every estimator of this package follows.
+"""The privacy protocol every estimator of this package follows (:class:`PrivacyCostMixin`).
 
-Public side, readable before fitting: ``privacy_cost()`` (validates every
-parameter, raising the error ``fit`` would, and returns the cost with its
-relation), ``own_privacy_cost()``, ``privacy_children()``,
-``privacy_assumptions()``, ``privacy_leaks()``, and after a call
-``privacy_spent_`` (including the charges of a call that then failed).
-
-Every public fitting method is one transaction (:meth:`PrivacyCostMixin._transaction`):
-validate; reserve the whole planned cost on the accountant atomically (two
-threads cannot both pass its check and overspend); read the data; charge each
-release right before it; set ``privacy_spent_``. A refusal before the first
-charge releases nothing. On any exception, ``KeyboardInterrupt`` included,
-the estimator is restored, but charges made stay (a release cannot be taken back).
-
-An accountant is any object with ``spend(epsilon, delta)`` (optionally
-``check``). It is charged under its ``neighbours`` attribute, else under
-replace-one neighbours (:data:`ACCOUNTANT_NEIGHBOURS`, diffprivlib's relation:
-an add/remove ε counts 2ε); an add/remove ledger refuses a cost that needs
-``n`` public before any release.
+``privacy_cost()`` validates every parameter (raising the error ``fit`` would) and
+returns the cost with its relation. Every public fitting method is one transaction
+(:meth:`PrivacyCostMixin._transaction`): validate; reserve the whole planned cost on
+the accountant atomically; read the data; charge each release right before it; set
+``privacy_spent_`` (charges stay even if the call then fails: a release cannot be
+taken back). An accountant is any object with ``spend(epsilon, delta)`` (optionally
+``check``), charged under its ``neighbours`` attribute, else under replace-one
+neighbours (:data:`ACCOUNTANT_NEIGHBOURS`, diffprivlib's: an add/remove ε counts 2ε);
+an add/remove ledger refuses a cost that needs ``n`` public before any release.
 """
 
 from __future__ import annotations
@@ -37,6 +28,7 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 
+from ..exceptions import naming
 from ._cost import PrivacyCost, compose_sequential
 from ._mechanisms import MIN_EPSILON
 
@@ -103,11 +95,8 @@ class _Reservations:
             held = self._held.get(id(accountant))
             if held is None:
                 return
-            held[0], held[1], held[2] = (
-                max(held[0] - epsilon, 0.0),
-                max(held[1] - delta, 0.0),
-                held[2] - 1,
-            )
+            held[0], held[1] = max(held[0] - epsilon, 0.0), max(held[1] - delta, 0.0)
+            held[2] -= 1
             if held[2] <= 0:
                 del self._held[id(accountant)]
 
@@ -295,26 +284,24 @@ class PrivacyCostMixin:
     def _open_run(self, planned: PrivacyCost) -> None:
         self._close_run()
         accountant = getattr(self, "accountant", None)
-        relation = {"replace": "replace-one", "add_remove": "add/remove"}.get(
-            _relation(accountant), _relation(accountant)
-        )
+        ledger = _relation(accountant)
+        relation = {"replace": "replace-one", "add_remove": "add/remove"}.get(ledger, ledger)
+        name = type(self).__name__
         try:
             entry = self._ledger_entry(planned)
         except ValueError as exc:  # a cost that does not hold under the ledger's relation
-            raise ValueError(
-                f"{type(self).__name__} cannot be charged to an accountant "
-                f"under {relation} neighbours: {exc}"
-            ) from None
+            prefix = f"{name} cannot be charged to an accountant under {relation} neighbours: "
+            raise _prefixed(ValueError, prefix, exc) from None
         run = _Run(accountant, entry)
         try:
             run.reserve()
         except ValueError as exc:  # diffprivlib's BudgetError is a ValueError
             epsilon, delta = entry
-            raise type(exc)(
-                f"{type(self).__name__} needs ε={epsilon:.6g}, δ={delta:.3g} from the "
-                f"accountant ({planned} is charged under {relation} neighbours, the "
-                f"accountant's relation): {exc}"
-            ) from None
+            prefix = (
+                f"{name} needs ε={epsilon:.6g}, δ={delta:.3g} from the accountant ({planned} "
+                f"is charged under {relation} neighbours, the accountant's relation): "
+            )
+            raise _prefixed(type(exc), prefix, exc) from None
         self.__dict__["_budget_run"] = run
 
     def _close_run(self) -> None:
@@ -361,9 +348,8 @@ class PrivacyCostMixin:
     def _reservation(self, method: str) -> PrivacyCost | None:
         """Validate the parameters; return what ``method`` reserves before it reads data.
 
-        ``None`` reserves nothing: a later call of a run under way, or a step
-        that reserves itself once it has checked its arguments (a stream's
-        resumable run).
+        ``None``: nothing (a later call of a run under way, or a stream's resumable run,
+        which reserves itself once it has checked its arguments).
         """
         if method == "partial_fit" and self.__sklearn_is_fitted__():
             self._check_params()  # a run under way was reserved at its first call
@@ -377,11 +363,9 @@ class PrivacyCostMixin:
     def _transaction(self, method: str, step, *args, **kwargs):
         """Validate → reserve → ``step(*args, **kwargs)`` → record, or roll back.
 
-        On any exception (``KeyboardInterrupt`` included) the estimator is put
-        back as it was before the call, except that the charges made during the
-        call stay in ``privacy_spent_`` (and on the accountant). On success the
-        estimator is marked fitted. Either way the call's reservation is
-        released, unless the estimator keeps a stream's run open
+        On any exception (``KeyboardInterrupt`` included) the estimator is put back, its
+        charges kept (in ``privacy_spent_`` and on the accountant); on success it is marked
+        fitted. The reservation is released unless a stream's run stays open
         (``_keeps_run_open``).
         """
         snapshot = self._snapshot()
@@ -442,6 +426,12 @@ def _template(public: str, step):
     method.__doc__ = step.__doc__
     method.__signature__ = inspect.signature(step)
     return method
+
+
+def _prefixed(kind: type, prefix: str, exc: Exception) -> Exception:
+    """A ``kind`` error reading ``prefix + str(exc)``, keeping the settings ``exc`` names."""
+    template = getattr(exc, "settings_template", None)
+    return kind(prefix + str(exc)) if template is None else naming(kind, prefix + template)
 
 
 def _new_charges(before: list, now: list) -> list:

@@ -6,28 +6,17 @@ import numbers
 
 import numpy as np
 
+from ..exceptions import naming
+
 __all__ = ["call_rng", "check_random_state"]
 
 
 def check_random_state(random_state=None) -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        ``None`` (the only safe choice in deployment): fresh OS entropy. An int
-        seeds reproducibly (tests only: a known seed reveals the noise); a
-        ``Generator`` is used as is; a ``RandomState`` seeds a new generator.
-
-    Returns
-    -------
-    numpy.random.Generator
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._rng import check_random_state
-    >>> int(check_random_state(0).integers(10)) == int(check_random_state(0).integers(10))
-    True
+    ``None`` (the only safe choice in deployment): fresh OS entropy. An int seeds
+    reproducibly (tests only: a known seed reveals the noise); a ``Generator`` is used
+    as is; a ``RandomState`` seeds a new generator.
     """
     if random_state is None:
         return np.random.default_rng()
@@ -37,38 +26,23 @@ def check_random_state(random_state=None) -> np.random.Generator:
         return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative int, got {random_state}.")
+            raise naming(
+                ValueError, f"`random_state` must be a non-negative int, got {random_state}."
+            )
         return np.random.default_rng(int(random_state))
-    raise ValueError(
-        "random_state must be None, a non-negative int, a numpy Generator or a "
-        f"RandomState; got {random_state!r}."
+    raise naming(
+        ValueError,
+        "`random_state` must be None, a non-negative int, a numpy Generator or a "
+        f"RandomState; got {random_state!r}.",
     )
 
 
 def call_rng(random_state, call: int) -> np.random.Generator:
-    """The generator of one call of a streaming estimator; nothing is kept between calls.
+    """The generator of call number ``call`` (public) of a streaming estimator.
 
-    A kept PCG64 can be rewound to its noise, hence to the data. ``None``:
-    fresh entropy per call; an int: child ``call`` of its
-    :class:`numpy.random.SeedSequence`; a ``Generator``: the user's own object.
-
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        The estimator's ``random_state`` parameter.
-    call : int
-        The number of calls made before this one (public).
-
-    Returns
-    -------
-    numpy.random.Generator
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._rng import call_rng
-    >>> a, b = call_rng(7, 0).integers(1 << 30), call_rng(7, 1).integers(1 << 30)
-    >>> bool(a == call_rng(7, 0).integers(1 << 30)) and bool(a != b)
-    True
+    Nothing is kept between calls: a kept PCG64 can be rewound to its noise, hence to
+    the data. ``random_state`` ``None``: fresh entropy per call; an int: child ``call``
+    of its :class:`numpy.random.SeedSequence`; a ``Generator``: the user's own object.
     """
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         check_random_state(random_state)  # the same validation and error

@@ -43,18 +43,7 @@ class StreamState:
         return clone
 
     def check_resumable(self, owner: str) -> None:
-        """Refuse to go on when data the run needs was left out.
-
-        Parameters
-        ----------
-        owner : str
-            The estimator's name, for the message.
-
-        Raises
-        ------
-        ValueError
-            Saying what was left out and what to do.
-        """
+        """A ValueError (naming estimator ``owner``) when data the run needs was left out."""
         if self.left_out:
             raise ValueError(
                 f"this {owner}'s run was unpickled or ended without the data it needs to go "

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from .._warn import warn
-from ..exceptions import BoundsClippingWarning, PrivacyLeakWarning
+from ..exceptions import BoundsClippingWarning, PrivacyLeakWarning, naming
 
 __all__ = [
     "NON_NUMERIC",
@@ -17,7 +17,6 @@ __all__ = [
     "PrivacyLeakWarning",
     "check_bounds",
     "check_numeric",
-    "clip_to_bounds",
     "non_numeric_columns",
     "warn_outside_bounds",
     "warn_privacy_leak",
@@ -29,68 +28,44 @@ NON_NUMERIC = "{owner} supports numeric features only; {what}. {hint}"
 
 _ENCODE = "Encode X numerically before passing it."
 
-
+# diffprivlib's PrivacyLeakWarning -> the class derived from it and from ours
 _BOTH = {}
 
 
-def _leak_category() -> type:
+def leak_category() -> type:
     utils = sys.modules.get("diffprivlib.utils")
     theirs = getattr(utils, "PrivacyLeakWarning", None)
     if not (isinstance(theirs, type) and issubclass(theirs, Warning)):
         return PrivacyLeakWarning
     if theirs not in _BOTH:
-        _BOTH[theirs] = type(
-            "PrivacyLeakWarning",
-            (PrivacyLeakWarning, theirs),
-            {
-                "__module__": __name__,
-                "__doc__": "A PrivacyLeakWarning of skdp_anomaly and of diffprivlib at once.",
-            },
-        )
+        doc = "A PrivacyLeakWarning of skdp_anomaly and of diffprivlib at once."
+        attributes = {"__module__": __name__, "__doc__": doc}
+        _BOTH[theirs] = type("PrivacyLeakWarning", (PrivacyLeakWarning, theirs), attributes)
     return _BOTH[theirs]
 
 
-def warn_privacy_leak(message: str) -> None:
+def warn_privacy_leak(template: str) -> None:
     """Warn with :class:`PrivacyLeakWarning` (also diffprivlib's, once imported) at the user's line.
 
-    ``message`` says what leaks and how to avoid it; it must hold no data value.
+    ``template`` says what leaks and how to avoid it, each setting it names in backticks
+    (:func:`~skdp_anomaly.exceptions.naming`); it must hold no data value.
     """
-    warn(message, _leak_category())
+    warn(naming(leak_category(), template))
 
 
 def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
-    """Validate ``bounds`` and return ``(lower, upper)`` float arrays of length ``n_features``.
+    """Validate ``bounds`` (scalars or arrays of length ``n_features``, named ``name`` in
+    messages) and return ``(lower, upper)`` float arrays with ``lower < upper``.
 
-    Parameters
-    ----------
-    bounds : None or (lower, upper)
-        Scalars or arrays of length ``n_features``. ``None`` takes ``X``'s
-        min and max, which leaks (:class:`PrivacyLeakWarning`).
-    X : array-like of shape (n_samples, n_features), optional
-        Needed only when ``bounds`` is None.
-    n_features : int
-    name : str, default="bounds"
-        Parameter name for messages.
-
-    Returns
-    -------
-    lower, upper : ndarray of shape (n_features,)
-        ``lower < upper`` for every feature.
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._validation import check_bounds
-    >>> lo, hi = check_bounds((-1, 1), n_features=2)
-    >>> lo.tolist(), hi.tolist()
-    ([-1.0, -1.0], [1.0, 1.0])
+    ``None`` takes ``X``'s min and max, which leaks (:class:`PrivacyLeakWarning`).
     """
     if bounds is None:
         if X is None:
-            raise ValueError(f"{name} is None and no data was given to compute it from.")
+            raise naming(ValueError, f"`{name}` is None and no data was given to compute it from.")
         warn_privacy_leak(
-            f"{name} have not been specified and are computed from the data. This "
+            f"`{name}` have not been specified and are computed from the data. This "
             "leaks information about the data and breaks the privacy guarantee. "
-            f"Specify {name} from domain knowledge to remove this warning."
+            f"Specify `{name}` from domain knowledge to remove this warning."
         )
         X = np.asarray(X, dtype=np.float64)
         lower, upper = X.min(axis=0), X.max(axis=0)
@@ -101,31 +76,36 @@ def check_bounds(bounds, X=None, *, n_features: int, name: str = "bounds"):
     try:
         lower, upper = bounds
     except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be a (lower, upper) pair of scalars or of arrays of length "
-            f"n_features={n_features}; got {bounds!r}."
+        raise naming(
+            ValueError,
+            f"`{name}` must be a (lower, upper) pair of scalars or of arrays of length "
+            f"n_features={n_features}; got {bounds!r}.",
         ) from None
     arrays = []
     for side, value in (("lower", lower), ("upper", upper)):
         try:
             arr = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"{name}: {side} bound must be numeric, got {value!r}.") from None
+            raise naming(
+                ValueError, f"`{name}`: {side} bound must be numeric, got {value!r}."
+            ) from None
         if arr.ndim == 0:
             arr = np.full(n_features, float(arr))
         if arr.shape != (n_features,):
-            raise ValueError(
-                f"{name}: {side} bound must be a scalar or have shape ({n_features},), "
-                f"got shape {arr.shape}."
+            raise naming(
+                ValueError,
+                f"`{name}`: {side} bound must be a scalar or have shape ({n_features},), "
+                f"got shape {arr.shape}.",
             )
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name}: {side} bound must be finite.")
+            raise naming(ValueError, f"`{name}`: {side} bound must be finite.")
         arrays.append(arr)
     lower, upper = arrays
     if np.any(lower >= upper):
         bad = np.flatnonzero(lower >= upper)[:5].tolist()
-        raise ValueError(
-            f"{name}: lower must be < upper for every feature; fails for features {bad}."
+        raise naming(
+            ValueError,
+            f"`{name}`: lower must be < upper for every feature; fails for features {bad}.",
         )
     return lower, upper
 
@@ -146,41 +126,17 @@ def warn_outside_bounds(X, lower, upper, owner: str, feature_names=None) -> None
     outside = np.flatnonzero(((X < lower) | (X > upper)).mean(axis=0) > OUTSIDE_SHARE)
     if not outside.size:
         return
-    names = (
-        [str(feature_names[i]) for i in outside]
-        if feature_names is not None
-        else [f"x{i}" for i in outside]
-    )
+    names = [f"x{i}" if feature_names is None else str(feature_names[i]) for i in outside]
     shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
     warn(
-        f"{owner}: more than {OUTSIDE_SHARE:.0%} of the rows lie outside 'bounds' for "
-        f"feature(s) {shown}; they are clipped into the bounds, which biases the model "
-        "toward them. Widen the bounds from domain knowledge (this diagnostic is local: "
-        "it is neither released nor stored).",
-        BoundsClippingWarning,
+        naming(
+            BoundsClippingWarning,
+            f"{owner}: more than {OUTSIDE_SHARE:.0%} of the rows lie outside `'bounds'` for "
+            f"feature(s) {shown}; they are clipped into the bounds, which biases the model "
+            "toward them. Widen the bounds from domain knowledge (this diagnostic is local: "
+            "it is neither released nor stored).",
+        )
     )
-
-
-def clip_to_bounds(X, lower, upper) -> np.ndarray:
-    """Clip each column of ``X`` into ``[lower, upper]`` (a new array).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    lower, upper : float or array-like of shape (n_features,)
-        The public bounds.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples, n_features)
-
-    Examples
-    --------
-    >>> from skdp_anomaly.privacy._validation import clip_to_bounds
-    >>> clip_to_bounds([[-3.0, 0.5]], -1.0, 1.0).tolist()
-    [[-1.0, 0.5]]
-    """
-    return np.clip(np.asarray(X, dtype=np.float64), lower, upper)
 
 
 def non_numeric_columns(columns, dtypes) -> list:
@@ -191,26 +147,12 @@ def non_numeric_columns(columns, dtypes) -> list:
 
 
 def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False) -> None:
-    """Refuse non-numeric ``X`` with a ``ValueError`` that names X but none of its values.
+    """Refuse non-numeric ``X`` (strings too) with an error naming X but none of its values.
 
-    numpy's own error quotes a cell of the data, which a message must not.
-    Call it before ``validate_data`` and before anything is charged.
-
-    Parameters
-    ----------
-    X : array-like, DataFrame or sparse matrix
-        Strings are refused, even numeric-looking ones.
-    owner : str
-        The estimator's name, first in the message.
-    hint : str, default="Encode X numerically before passing it."
-        The message's last sentence.
-    ensure_2d : bool, default=False
-        Also refuse a 1-D ``X`` (scikit-learn's message would quote it).
-
-    Raises
-    ------
-    ValueError
-        Non-numeric values (``TypeError`` when numpy names only a type).
+    numpy's own error quotes a cell of the data. Call it before ``validate_data`` and
+    before any charge. ``owner`` starts the message, ``hint`` ends it; ``ensure_2d`` also
+    refuses a 1-D ``X`` (scikit-learn's message would quote it). A ``TypeError`` when
+    numpy names only a type.
 
     Examples
     --------
