@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 import threading
 
-__all__ = ["lazy_njit"]
-
 
 class lazy_njit:  # noqa: N801 - used as a decorator, like numba.njit
     """A module's ``njit``: its functions compile, all at once, at the first call of one.

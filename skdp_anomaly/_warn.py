@@ -17,8 +17,6 @@ import joblib
 import sklearn
 
 
-__all__ = ["warn"]
-
 _INTERNAL = tuple(
     os.path.dirname(os.path.abspath(path)) + os.sep
     for path in (__file__, sklearn.__file__, find_spec("imblearn").origin, joblib.__file__)

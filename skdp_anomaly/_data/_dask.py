@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["is_dask_collection", "import_dask"]
-
 
 def is_dask_collection(obj) -> bool:
     """True for a dask array, DataFrame, Series or other dask collection."""

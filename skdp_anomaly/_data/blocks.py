@@ -14,15 +14,6 @@ import numpy as np
 from ._dask import import_dask, is_dask_collection
 from ..privacy._validation import non_numeric_columns
 
-__all__ = [
-    "LabelledBlocks",
-    "append_drawn_rows",
-    "column_extremes",
-    "read_labelled_blocks",
-    "row_block_results",
-    "typical_block_rows",
-]
-
 
 class LabelledBlocks(NamedTuple):
     """Dask arrays ``X`` and ``y`` (rows chunked alike, one column chunk) and a frame's metadata."""

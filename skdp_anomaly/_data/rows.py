@@ -18,23 +18,6 @@ from sklearn.utils.validation import check_array, validate_data
 from ._dask import import_dask, is_dask_collection
 from ..privacy._validation import NON_NUMERIC, check_numeric
 
-__all__ = [
-    "BlockSums",
-    "LabelledRows",
-    "Rows",
-    "bincount",
-    "block_fsums",
-    "block_partials",
-    "block_sum",
-    "fsum_blocks",
-    "is_dask_collection",
-    "label_counts",
-    "labelled_rows",
-    "numpy_rows",
-    "read_labels",
-    "read_rows",
-]
-
 #: Rows per block of an in-memory array: a reduction's temporaries stay in cache
 #: instead of growing with the array.
 NUMPY_BLOCK_ROWS = 2**16

@@ -15,17 +15,6 @@ import numpy as np
 from ..exceptions import naming
 from ._dask import import_dask
 
-__all__ = [
-    "blockwise_statistic",
-    "constant_vector",
-    "flag_items",
-    "ordered_prefix_split",
-    "read_values",
-    "reweighted",
-    "top_indices_and_total",
-    "zeros_like",
-]
-
 
 def _modules(owner: str = "a dask collection"):
     dask = import_dask(owner)

@@ -11,8 +11,6 @@ import math
 
 import numpy as np
 
-__all__ = ["CentroidPool"]
-
 
 class CentroidPool:
     """Inverse-variance pooled noisy class sums and counts (every value a DP release)."""

@@ -19,23 +19,6 @@ from ..privacy._grid import to_steps
 from . import _kernel as kernel
 from ._centroids import CentroidPool
 
-__all__ = [
-    "ACTIVE_SHARE",
-    "N_BINS",
-    "ROWS_PER_FEATURE",
-    "FtrlState",
-    "active_windows",
-    "count_weight",
-    "first_window",
-    "ftrl_windows",
-    "gradient_sensitivity",
-    "gradient_window",
-    "known_length_rounds",
-    "projection_reach",
-    "released_size",
-    "tree_levels",
-]
-
 #: A gradient window holds ``ROWS_PER_FEATURE · d / ε`` rows: its signal, about
 #: ``rows·γ/√d`` per coordinate, must beat the noise per coordinate, ``2M√d/ε``.
 ROWS_PER_FEATURE = 16

@@ -15,8 +15,6 @@ from .._jit import lazy_njit
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = ["advance_phase", "record_labels", "run_stream"]
-
 # selection and update modes
 SELECT_BERNOULLI, SELECT_EXPONENTIAL, SELECT_ALL = 0, 1, 2
 UPDATE_FLMB, UPDATE_FLSW, UPDATE_FTRL = 0, 1, 2

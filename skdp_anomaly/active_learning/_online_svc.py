@@ -22,8 +22,6 @@ from ._selection import selection_mechanism
 from ._stream import StreamMixin
 from ._warnings import DiagnosticsMixin
 
-__all__ = ["PrivateOnlineActiveSVC"]
-
 
 @fill_doc
 class PrivateOnlineActiveSVC(

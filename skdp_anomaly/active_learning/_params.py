@@ -9,8 +9,6 @@ from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ._selection import BERNOULLI_SLAB_SHARE, calibrated_slab
 from ._stream import FTRL_SELECTION_SHARE, PAPER_ALPHA, PAPER_SELECTION_SHARE
 
-__all__ = ["MAX_SELECTION_EPSILON", "MAX_UPDATE_EPSILON", "ParamsMixin"]
-
 #: Above this selection ε, 1 - 1/(1+e^ε) rounds to 1 (ε ≈ 36.7) or the exponential
 #: selection probabilities underflow: an outcome becomes impossible on one side.
 MAX_SELECTION_EPSILON = 30.0

@@ -16,8 +16,6 @@ from ..exceptions import naming
 from ..privacy._stream_state import StreamState
 from . import _kernel as kernel
 
-__all__ = ["Labels", "RunState", "check_label_source", "check_y_length"]
-
 
 def fingerprint(rows: np.ndarray) -> bytes:
     """BLAKE2b of the rows' float64 bytes and shape (private state, never released)."""

@@ -11,8 +11,6 @@ from scipy.optimize import brentq
 
 from ..privacy import BernoulliSelection, ExponentialSelection
 
-__all__ = ["calibrated_slab", "selection_mechanism"]
-
 #: The paper's Bernoulli threshold τ = e^{-0.2} on unit-ball data: a slab of
 #: half-width 0.2 · M (§5).
 BERNOULLI_SLAB_SHARE = 0.2

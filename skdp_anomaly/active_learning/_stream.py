@@ -16,14 +16,6 @@ from . import _kernel as kernel
 from ._ftrl import active_windows, ftrl_windows, gradient_sensitivity, projection_reach
 from ._ftrl import released_size, tree_levels
 
-__all__ = [
-    "FTRL_SELECTION_SHARE",
-    "PAPER_ALPHA",
-    "PAPER_BATCH_SIZE",
-    "PAPER_SELECTION_SHARE",
-    "StreamMixin",
-]
-
 _SELECT = {
     "bernoulli": kernel.SELECT_BERNOULLI,
     "exponential": kernel.SELECT_EXPONENTIAL,

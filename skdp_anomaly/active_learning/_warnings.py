@@ -12,8 +12,6 @@ from ..exceptions import naming
 from ..exceptions import NoSelectionWarning, NothingReleasedWarning
 from . import _kernel as kernel
 
-__all__ = ["OUTSIDE_BALL_SHARE", "DiagnosticsMixin", "NoSelectionWarning", "NothingReleasedWarning"]
-
 #: Rows above ``data_norm`` in more than this share of a call's rows raise a local
 #: warning: a fixed public threshold, so that the warning says one bit, not a count.
 OUTSIDE_BALL_SHARE = 0.1

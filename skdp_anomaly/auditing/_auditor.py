@@ -16,8 +16,6 @@ from scipy.stats import beta
 from ..exceptions import naming
 from ..privacy._rng import check_random_state
 
-__all__ = ["audit", "AuditResult", "clopper_pearson"]
-
 
 def clopper_pearson(k, n, alpha: float):
     """One-sided Clopper–Pearson bounds, each at level ``alpha``.

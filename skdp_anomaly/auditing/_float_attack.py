@@ -17,8 +17,6 @@ import numpy as np
 from ..exceptions import naming
 from ._auditor import AuditResult, audit
 
-__all__ = ["floating_point_audit", "grid_reachable", "laplace_reachable"]
-
 _K_MIN, _K_MAX = 1, 2**53 - 1  # numpy rejects the uniform k = 0 and redraws
 _WINDOW = np.arange(-2, 3)  # the candidate uniform is within ±2 of the boundary
 

@@ -7,8 +7,6 @@ from dataclasses import replace
 
 from ..privacy import PrivacyCost, compose_sequential
 
-__all__ = ["_group_fits", "_join", "_repeat", "_total", "_worst"]
-
 
 def _repeat(cost: PrivacyCost, times: float) -> PrivacyCost:
     """``times``-fold sequential composition; ``times`` may be ``inf``."""

@@ -39,8 +39,6 @@ from sklearn.model_selection import (
 from ..exceptions import naming
 from ..privacy._cost import check_neighbours
 
-__all__ = ["FoldCount", "distribution_probes", "training_memberships"]
-
 GROUPS_PUBLIC = (
     "groups are a public key of each record (a replaced record keeps its group), so "
     "the fold of a record does not depend on the other records"

@@ -12,8 +12,6 @@ from sklearn.utils.metaestimators import available_if
 from ..privacy import PrivacyCost
 from ._validator import check_privacy_budget, validate_budget
 
-__all__ = ["BudgetedPipeline"]
-
 
 def _final_estimator_can_fit_predict(pipeline) -> bool:
     return hasattr(pipeline._final_estimator, "fit_predict")

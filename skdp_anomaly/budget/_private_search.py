@@ -21,8 +21,6 @@ from ._compose import _group_fits, _join, _total, _worst
 from ._cv import training_memberships
 from ._report import StepCost
 
-__all__ = ["SearchPlan", "plan_private_search"]
-
 
 class SearchPlan(NamedTuple):
     """Rows of a private search and the figures its fit needs."""

@@ -11,11 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..exceptions import PrivacyBudgetError, PrivacyLeakError
 from ..privacy import PrivacyCost, compose_sequential
 from ..privacy._cost import check_neighbours, relation_text
-
-__all__ = ["PrivacyBudgetError", "PrivacyLeakError", "PrivacyReport", "StepCost"]
 
 
 # the header line of a report, per relation

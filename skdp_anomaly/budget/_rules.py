@@ -44,8 +44,6 @@ from ..privacy import PrivacyCost
 from ..privacy._cost import relation_text
 from ..privacy._diffprivlib import UNREGULARISED_INTERCEPT, diffprivlib_logistic_epsilon
 
-__all__ = ["LABELS_PUBLIC", "StepPrice", "check_instance", "price_step"]
-
 #: Where the sampler leak comes from, in words (the thesis states it as a formula).
 THESIS = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
 THEOREM_32 = (

@@ -20,18 +20,16 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.pipeline import FeatureUnion
 from sklearn.pipeline import Pipeline as SkPipeline
 
-from ..exceptions import naming
+from .._warn import warn
+from ..exceptions import PrivacyBudgetError, PrivacyLeakError, naming
 from ..privacy import PrivacyCost, compose_sequential
 from ..privacy._cost import check_neighbours, relation_text
-from .._warn import warn
 from ..privacy._validation import leak_category
 from ._compose import _group_fits, _join, _repeat, _total, _worst
 from ._cv import _fmt, distribution_probes, training_memberships
 from ._private_search import plan_private_search
-from ._report import PrivacyBudgetError, PrivacyLeakError, PrivacyReport, StepCost
+from ._report import PrivacyReport, StepCost
 from ._rules import check_instance, price_step, sampler_leak
-
-__all__ = ["check_privacy_budget", "print_pipeline_report", "validate_budget"]
 
 _ON_LEAK = ("warn", "raise", "ignore")
 _MAX_PROBES = 5000

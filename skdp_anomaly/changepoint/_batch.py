@@ -23,8 +23,6 @@ from ._core import (
 from ._in_memory import reject_dask_collection
 from ._statistic import sliding_centre_mid_counts
 
-__all__ = ["pncpd_batch", "online_pncpd_batch"]
-
 _CELLS = 4_000_000  # noise matrix entries per vectorised block
 
 

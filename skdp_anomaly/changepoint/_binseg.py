@@ -55,19 +55,6 @@ from ._models import SERIES, SeriesModel, channels, choose_model, public_model
 from ._statistic import doubled_counts
 from ._trend import TREND_SENSITIVITY, TREND_SHARE, is_trend, sign_sums
 
-__all__ = [
-    "EXACT_MAX",
-    "binary_segmentation",
-    "check_segmentation",
-    "critical_value",
-    "default_min_size",
-    "n_levels",
-    "noisy_test_statistic",
-    "segment_scores",
-    "segmentation_plan",
-    "useful_levels",
-]
-
 # every mechanism here holds under replace-one neighbours
 _laplace = partial(LaplaceMechanism, neighbours="replace")
 _locate = partial(ReportNoisyMax, neighbours="replace")

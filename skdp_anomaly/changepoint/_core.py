@@ -18,17 +18,6 @@ from ..exceptions import naming
 from ..privacy import ReportNoisyMax
 from ._statistic import mann_whitney_counts
 
-__all__ = [
-    "candidate_range",
-    "centre_queries",
-    "pncpd_sensitivity",
-    "pncpd_mechanism",
-    "pncpd_scores",
-    "pncpd_decode",
-    "pncpd_noise_scale",
-    "DIRECTIONS",
-]
-
 DIRECTIONS = ("both", "increase", "decrease")
 _TOL = 1e-9  # for γn a rounding error away from an integer (0.1 * 30)
 

@@ -29,19 +29,6 @@ from scipy.signal import lfilter
 
 from ..privacy import GeometricMechanism
 
-__all__ = [
-    "MAX_RHO",
-    "RHO_STEP",
-    "TURNING_POINT_SENSITIVITY",
-    "ar1_ranks",
-    "dependence_bound",
-    "p_lower_bound",
-    "rank_long_run_factor",
-    "rho_from_turning_rate",
-    "turning_points",
-    "turning_rate",
-]
-
 #: Replacing one value moves the turning-point count by at most 2 (module docstring).
 TURNING_POINT_SENSITIVITY = 2
 #: The AR(1) nulls are simulated on this grid of φ (the bound is rounded up to it).

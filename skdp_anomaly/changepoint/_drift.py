@@ -6,8 +6,6 @@ import numpy as np
 
 from ._in_memory import reject_dask_collection
 
-__all__ = ["drift_transform", "drift_index_to_original"]
-
 
 def drift_transform(x, f_inverse=None) -> np.ndarray:
     """Pairwise differences ``y_t = g(x_{2t}) - g(x_{2t-1})`` of a drifting series.

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from .._data._dask import is_dask_collection
 
-__all__ = ["BYTES_PER_ROW", "reject_dask_collection"]
-
 #: Peak working memory of an offline fit per sample on top of the float64 series
 #: (tracemalloc: the stable ranks, argsort and pair counts, int64, and the scores).
 BYTES_PER_ROW = 32

@@ -26,16 +26,6 @@ import numpy as np
 
 from ._dependence import RHO_FLOOR, p_lower_bound, rho_from_turning_rate, round_up_rho
 
-__all__ = [
-    "LEVEL_MAX_RHO",
-    "SERIES",
-    "Channel",
-    "SeriesModel",
-    "channels",
-    "choose_model",
-    "public_model",
-]
-
 SERIES = ("auto", "level", "increments")
 
 #: ``"auto"`` tests levels only when the bound ``φ⁺`` on the series' AR(1) ``φ`` is

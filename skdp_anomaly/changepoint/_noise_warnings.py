@@ -11,8 +11,6 @@ from ._binseg import SPREAD_SHARE, critical_value, public_rho, segmentation_plan
 from ._core import pncpd_sensitivity
 from ._dependence import MAX_RHO
 
-__all__ = ["ChangePointNoiseWarning"]
-
 # a Laplace scale of 1/4 is half the largest gap (1/2) between the score at a
 # change and the score without one: the selection is then close to uniform
 _MAX_USEFUL_SCALE = 0.25

@@ -27,15 +27,6 @@ from ..privacy._stream_state import StreamState
 from ._core import candidate_range, centre_queries, pncpd, pncpd_mechanism
 from ._statistic import sliding_centre_mid_counts
 
-__all__ = [
-    "ABOVE_THRESHOLD_STAGE",
-    "CALIBRATED_ALARM_SHARE",
-    "PNCPD_STAGE",
-    "THESIS_ALARM_SHARE",
-    "OnlinePNCPD",
-    "stage_costs",
-]
-
 #: The notes naming the two charges of a run (how the estimator tells which were made).
 ABOVE_THRESHOLD_STAGE = "ONLINEPNCPD stage 1 of 2: AboveThreshold"
 PNCPD_STAGE = "ONLINEPNCPD stage 2 of 2: PNCPD"

@@ -36,8 +36,6 @@ from ._dependence import ar1_ranks
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = ["DEFAULT_ARL0_WINDOWS", "calibrated_threshold", "default_arl0"]
-
 _CAL_SEED = 20_221_101
 #: simulated blocks per setting (the 50-th largest maximum, the tail anchor, then
 #: has a relative Monte Carlo error of about 14 %)

@@ -45,8 +45,6 @@ from ._noise_warnings import (
 )
 from ._online_calibration import calibrated_threshold, check_target, default_arl0
 
-__all__ = ["ChangePointNoiseWarning", "PrivateChangePointDetector"]
-
 _ONLINE_NOTE = "ONLINEPNCPD: AboveThreshold + PNCPD"
 
 

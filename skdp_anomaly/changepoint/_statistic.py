@@ -20,15 +20,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ._in_memory import reject_dask_collection
 
-__all__ = [
-    "doubled_counts",
-    "doubled_mid_ranks",
-    "mann_whitney_counts",
-    "mann_whitney_statistic",
-    "sliding_centre_counts",
-    "sliding_centre_mid_counts",
-]
-
 
 def _stable_ranks(x: np.ndarray) -> np.ndarray:
     """0-based positions in a stable sort along the last axis (int64)."""

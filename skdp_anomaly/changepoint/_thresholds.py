@@ -8,8 +8,6 @@ from typing import NamedTuple
 
 from ..exceptions import naming
 
-__all__ = ["ThresholdRange", "threshold_range"]
-
 _CONVENTIONS = ("proof", "theorem", "section-2.6")
 
 

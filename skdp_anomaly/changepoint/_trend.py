@@ -24,15 +24,6 @@ import numpy as np
 
 from ._dependence import geometric_variance
 
-__all__ = [
-    "TREND_SENSITIVITY",
-    "TREND_SHARE",
-    "TREND_Z",
-    "is_trend",
-    "sign_sum_variance",
-    "sign_sums",
-]
-
 #: Replacing one value moves one sign of one segment's count by at most 2.
 TREND_SENSITIVITY = 2
 #: Share of ε spent on the trend check (``series="auto"`` only; taken from the locations).

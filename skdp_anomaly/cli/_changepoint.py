@@ -25,8 +25,6 @@ from ._common import (
     missing_column,
 )
 
-__all__ = ["add_parser", "read_column", "run"]
-
 _PROGRESS_MIN_ROWS = 200_000
 _CHUNK = 10_000
 

@@ -35,29 +35,6 @@ _DASH_VALUE = re.compile(r"-\.?\d")
 #: The thesis behind DPSMOTE and the change-point detector, as the CLI cites it.
 CITE = "Lut, Privacy-Aware Data Analysis, PhD thesis, Columbia University, 2022"
 
-__all__ = [
-    "CITE",
-    "EPSILON_RULE",
-    "MAX_CLI_EPSILON",
-    "OPTION_OF",
-    "add_delimiter_option",
-    "add_renamed_alpha",
-    "bad_cell",
-    "check_delimiter",
-    "check_epsilon_option",
-    "check_input_file",
-    "check_output_dir",
-    "check_output_file",
-    "cli_text",
-    "delimiter_hint",
-    "is_privacy_leak",
-    "join_dash_values",
-    "library_calls",
-    "parameter_text",
-    "missing_column",
-    "one_line_warnings",
-]
-
 # estimator parameter -> the option that sets it (DPSMOTE, PrivateChangePointDetector,
 # PrivateOnlineActiveSVC, NoisyGroupSearch, DPOAD)
 OPTION_OF = {

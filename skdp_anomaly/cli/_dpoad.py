@@ -27,8 +27,6 @@ from ._common import (
     missing_column,
 )
 
-__all__ = ["add_parser", "parse_bins", "parse_range", "read_windows", "resolve_bins", "run"]
-
 _CITE = (
     "Mohammady, Wang, Wang and Zhang, DPOAD: Differentially Private Outsourcing of "
     "Anomaly Detection through Iterative Sensitivity Learning"

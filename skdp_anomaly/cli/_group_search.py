@@ -16,8 +16,6 @@ from ._common import (
     library_calls,
 )
 
-__all__ = ["add_parser", "run"]
-
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(

@@ -28,8 +28,6 @@ from ._common import (
     missing_column,
 )
 
-__all__ = ["add_parser", "read_chunks", "run"]
-
 _CHUNK = 4096
 _CITE = (
     "Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "

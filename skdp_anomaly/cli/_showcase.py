@@ -9,8 +9,6 @@ import argparse
 from ..demos._showcase import DEFAULT_EPSILONS, DEFAULT_RATIOS, DEFAULT_REPEATS, run_showcase
 from ..demos._showcase_pipelines import SYNOPSES
 
-__all__ = ["add_arguments", "add_parser", "run"]
-
 
 def _fraction(text):
     value = float(text)

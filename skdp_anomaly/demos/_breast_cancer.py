@@ -27,14 +27,6 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "BREAST_CANCER_BOUNDS",
-    "MEAN_FEATURES",
-    "NUCLEUS_RADIUS_MAX",
-    "load_imbalanced",
-    "public_scaler",
-]
-
 # ---------------------------------------------------------------- assumptions
 #: Assumption 1: no point of a nucleus outline lies more than 50 pixels from its
 #: centre (fixed from the imaging setup, not the rows; a deployment takes it from

@@ -15,8 +15,6 @@ import numpy as np
 
 from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, _public_scale
 
-__all__ = ["build_budgeted_pipeline", "run_budget_tour"]
-
 # public bounds of the "mean" features (from the definitions, never the rows), taken
 # through log1p like the features, then mapped to [-1, 1]
 FEATURE_UPPER = BREAST_CANCER_BOUNDS[list(MEAN_FEATURES), 1]

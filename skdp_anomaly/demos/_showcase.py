@@ -32,8 +32,6 @@ from ._showcase_pipelines import (
 )
 from ._showcase_plot import plot_showcase
 
-__all__ = ["DEFAULT_EPSILONS", "DEFAULT_RATIOS", "DEFAULT_REPEATS", "run_showcase"]
-
 DEFAULT_EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 DEFAULT_RATIOS = (0.10, 0.05)
 DEFAULT_REPEATS = 10

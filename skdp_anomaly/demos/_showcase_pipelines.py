@@ -20,17 +20,6 @@ import numpy as np
 from ..exceptions import naming
 from ._breast_cancer import BREAST_CANCER_BOUNDS, MEAN_FEATURES, public_scaler
 
-__all__ = [
-    "METHODS",
-    "METHOD_LABELS",
-    "METRICS",
-    "METRIC_LABELS",
-    "SYNOPSES",
-    "build_pipelines",
-    "privacy_reports",
-    "score_pipeline",
-]
-
 METHODS = ("recommended", "balanced_lr", "dpsmote", "none", "smote")
 #: How each pipeline is named in tables, plots and reports.
 METHOD_LABELS = {

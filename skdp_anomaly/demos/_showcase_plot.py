@@ -6,8 +6,6 @@ import numpy as np
 
 from ._showcase_pipelines import METHOD_LABELS, METHODS, METRIC_LABELS, METRICS, mean_and_se
 
-__all__ = ["plot_showcase"]
-
 _COLOURS = {
     "recommended": "#2ca02c",
     "balanced_lr": "#000000",

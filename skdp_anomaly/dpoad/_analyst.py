@@ -14,8 +14,6 @@ from ._kse import normalise_scores, value_scores
 from ._messages import AnalystReport, SensitivityFeedback, WindowRelease
 from ._sampling import check_int, check_real, refusal
 
-__all__ = ["Analyst", "COUNT_MODELS", "DETECTORS", "LINEAR_DISENTANGLER"]
-
 #: The analyst's detectors: the calibrated baseline test and the paper's KSE rule.
 DETECTORS = ("baseline", "kse")
 

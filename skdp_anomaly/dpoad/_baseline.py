@@ -14,14 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-__all__ = [
-    "PoissonBaseline",
-    "ReleaseNoise",
-    "holm_adjust",
-    "noisy_poisson_cdf",
-    "noisy_poisson_sf",
-]
-
 # Chernoff parameters t (fractions of the largest): every t is valid, the grid sets tightness
 _CHERNOFF_GRID = np.geomspace(1e-4, 1.0 - 1e-6, 160)
 # below this a log CDF/SF from scipy may be a subnormal's log, or -inf

@@ -32,8 +32,6 @@ from ._owner import (
 )
 from ._sampling import sampling_parameters
 
-__all__ = ["DPOAD", "DPOADNoiseWarning"]
-
 # fitted attributes a failed call restores without copying (see DPOAD._snapshot)
 _HISTORY = ("releases_", "sampling_parameters_", "anomaly_scores_", "anomalies_")
 _HISTORY += ("anomalous_windows_", "p_values_", "expected_counts_")

@@ -16,8 +16,6 @@ njit = lazy_njit(globals())  # compiled at the first call: importing needs no nu
 # distinct values × distances up to which the ECDFs are tabulated (8 bytes each)
 _MAX_CDF_ENTRIES = 4_000_000
 
-__all__ = ["detect_anomalies", "kse_scores", "normalise_scores", "value_scores"]
-
 
 @njit(cache=True)
 def _mean_ks_integer(pos, w, cum, n):

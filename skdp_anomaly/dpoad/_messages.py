@@ -12,15 +12,6 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = [
-    "AnalystReport",
-    "SamplingParameters",
-    "SensitivityFeedback",
-    "WindowRelease",
-    "from_json",
-    "to_json",
-]
-
 
 def _frozen_array(values, dtype) -> np.ndarray:
     array = np.array(values, dtype=dtype)  # a copy: the message owns its data

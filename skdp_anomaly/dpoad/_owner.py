@@ -22,16 +22,6 @@ from ._sampling import (
     sampling_parameters,
 )
 
-__all__ = [
-    "DataOwner",
-    "MECHANISMS",
-    "check_bins",
-    "check_prediction_reachable",
-    "check_release_limits",
-    "window_cost",
-    "window_histogram",
-]
-
 _EMPTY = "X is an empty window: a window must hold at least one record."
 
 #: The owner's mechanisms: the paper's three and the record-level baseline.

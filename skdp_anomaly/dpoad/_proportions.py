@@ -16,8 +16,6 @@ from scipy import special, stats
 
 from ._baseline import HolmTest, ReleaseNoise
 
-__all__ = ["ProportionBaseline", "noisy_count_tails"]
-
 # noise tails summed to here, the rest bounded conservatively: sets tightness only
 _NOISE_TAIL = 1e-10
 # count support around the mean, in sds; beyond it the tail is added whole (conservative)

@@ -12,8 +12,6 @@ from scipy.special import lambertw
 from ..exceptions import naming
 from ._messages import SamplingParameters
 
-__all__ = ["sampling_parameters"]
-
 # the printed fit of the prediction-phase ρ* (Thm IV.2): p / (m + q)^r
 _FIT_P, _FIT_Q, _FIT_R = 1.426, 0.8389, 0.4589
 # k = ceil(m·x) in floating point: a hair above an exact integer must not add one

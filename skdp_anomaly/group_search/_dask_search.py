@@ -19,8 +19,6 @@ from .._data.vectors import (
 )
 from ._posterior import largest, prefix_length
 
-__all__ = ["DaskPosterior", "dask_scores", "flag_candidates"]
-
 # at most this many buckets: uint16 bucket ids on the workers, bucket masses of 1 MB
 # per block in the reduction, and a crossing bucket of about n / 2**16 items
 MAX_BUCKETS = 2**16

@@ -24,8 +24,6 @@ from ._plan import QueryPlan, plan_queries
 from ._posterior import Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
-__all__ = ["GroupSearchBudgetWarning", "NoisyGroupSearch"]
-
 
 @fill_doc
 class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):

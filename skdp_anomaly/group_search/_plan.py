@@ -10,15 +10,6 @@ from typing import NamedTuple
 
 from ._sensors import binarized_error, flip_probability
 
-__all__ = [
-    "QueryPlan",
-    "answer_error",
-    "cheapest_query_epsilon",
-    "noiseless_queries",
-    "plan_queries",
-    "proposition3_queries",
-]
-
 #: The per-query ε the plan considers: a fixed log-grid (deterministic, data-free).
 GRID_SIZE, GRID_LOW, GRID_HIGH = 400, 1e-3, 30.0
 # floor(ε / ε_q) with this relative slack: 0.3 / 0.1 is 2.9999999999999996

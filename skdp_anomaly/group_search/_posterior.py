@@ -7,8 +7,6 @@ import math
 
 import numpy as np
 
-__all__ = ["Posterior", "largest", "prefix_length", "split"]
-
 # a query splits the items by fresh uniforms in buckets of about this many items
 BUCKET = 8
 

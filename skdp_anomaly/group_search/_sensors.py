@@ -25,8 +25,6 @@ from .._data._dask import is_dask_collection
 from .._data.vectors import blockwise_statistic
 from ..privacy import LaplaceMechanism, RandomizedResponse
 
-__all__ = ["MaxSensor", "RandomizedResponseSensor"]
-
 
 class MaxSensor:
     """Noisy maxima of the two halves, ``max(x_Q) + Lap(t_ℓ/ε)`` and ``max(x_Q̄) + Lap(t_ℓ/ε)``.

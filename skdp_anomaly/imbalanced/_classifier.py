@@ -33,8 +33,6 @@ from ._threshold import in_label_set, public_label_set
 #: The largest total ε: the parts' shares stay within every built-in part's range.
 MAX_EPSILON = 30.0
 
-__all__ = ["DPImbalancedClassifier"]
-
 #: The box BoundsScaler maps every feature onto: what the private steps are told.
 _BOX = (-1.0, 1.0)
 

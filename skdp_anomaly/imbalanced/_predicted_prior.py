@@ -12,8 +12,6 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._grid import to_steps
 from ._threshold import NoisyPriorThresholdClassifier, _proba
 
-__all__ = ["PredictedPriorThresholdClassifier"]
-
 
 @fill_doc
 class PredictedPriorThresholdClassifier(NoisyPriorThresholdClassifier):

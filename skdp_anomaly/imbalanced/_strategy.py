@@ -7,15 +7,6 @@ import numbers
 from ..privacy._mechanisms import check_epsilon
 from ..privacy._diffprivlib import diffprivlib_logistic_settings
 
-__all__ = [
-    "OVERSAMPLE_MAX_EPS_N_PER_D",
-    "OVERSAMPLE_MAX_FEATURES",
-    "PIPELINE_SPLIT",
-    "PRIOR_SHARE",
-    "dead_zone_free_C",
-    "resolve_imbalanced_strategy",
-]
-
 #: DPSMOTE's ε share (add/remove) in "oversample": twice that under replace-one (group
 #: privacy), so DPSMOTE takes half of the total and the classifier the other half.
 PIPELINE_SPLIT = 0.25

@@ -18,8 +18,6 @@ from ..privacy import GeometricMechanism, PrivacyCost, PrivacyCostMixin
 from ..privacy._rng import check_random_state
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 
-__all__ = ["NoisyPriorThresholdClassifier"]
-
 
 @fill_doc
 class NoisyPriorThresholdClassifier(

@@ -30,8 +30,6 @@ from ..privacy._rng import check_random_state
 from ..privacy._validation import check_numeric, warn_privacy_leak
 from ._objective import augmented_norm, design_rows, fit_objective_perturbation, plan_fit
 
-__all__ = ["PrivateLogisticRegression", "default_C"]
-
 #: ``C="auto"`` in the proof's units: ``c = 1/(nΛ) = C_SCALE · ε² · √(10 / D)``, clipped
 C_SCALE = 0.1
 C_MIN, C_MAX = 1e-6, 100.0

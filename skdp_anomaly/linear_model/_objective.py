@@ -35,15 +35,6 @@ from ._losses import (  # noqa: F401 (re-exported: the solver's arithmetic, test
     dot2_scores_minus_top,
 )
 
-__all__ = [
-    "Plan",
-    "design_matrix",
-    "fit_objective_perturbation",
-    "logistic_privacy_loss",
-    "plan_fit",
-    "split_budget",
-]
-
 #: sup of the logistic loss' second derivative
 C_LOGISTIC = 0.25
 #: share of ε that makes the release float-safe (the discrete Laplace smoothing)

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["NEGLIGIBLE", "Split", "search_pays", "split_total"]
-
 #: a noise term below this is taken to cost nothing a test set can resolve
 NEGLIGIBLE = 1e-3
 

@@ -13,8 +13,6 @@ import inspect
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-__all__ = ["give_label_set", "label_set_route"]
-
 
 def label_set_route(estimator):
     """``(parameters, fit argument)`` through which ``estimator`` takes a label set, or None.

@@ -14,8 +14,6 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln
 
-__all__ = ["tnb_mean", "tnb_gamma_for_mean", "tnb_pmf", "sample_tnb"]
-
 
 def _check(eta: float, gamma: float) -> None:
     if not eta > -1:

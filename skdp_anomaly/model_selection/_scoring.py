@@ -18,15 +18,6 @@ import numpy as np
 from ..exceptions import naming
 from ..privacy import GeometricMechanism
 
-__all__ = [
-    "SCORINGS",
-    "ScoreWeights",
-    "check_scoring",
-    "correct_per_class",
-    "needs_class_sizes",
-    "noisy_class_sizes",
-]
-
 SCORINGS = ("accuracy", "balanced_accuracy", "recall")
 #: resolution of the integer weights of balanced accuracy (relative error ≤ 1/(2R))
 WEIGHT_RESOLUTION = 32

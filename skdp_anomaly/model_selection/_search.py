@@ -41,8 +41,6 @@ from ._scoring import (
 )
 from ._search_docs import ATTRIBUTES_DOC, NOTES_DOC, SHARED_DOC
 
-__all__ = ["PrivateGridSearchCV", "PrivateRandomizedSearchCV"]
-
 SELECTIONS = ("repeated", "holdout-noisy-max", "cv-noisy-max")
 
 

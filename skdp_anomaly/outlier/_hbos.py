@@ -31,17 +31,6 @@ from ._histograms import (
     select_quantile,
 )
 
-__all__ = [
-    "AUTO_OFFSET",
-    "BINS_SCALE",
-    "COUNT_SHARE",
-    "MAX_BINS",
-    "NOISE_BINS_SCALE",
-    "QUANTILE_SHARE",
-    "PrivateHBOS",
-    "hbos_n_bins",
-]
-
 #: ``offset_`` when ``contamination="auto"``: an outlier's geometric-mean density, relative
 #: to the uniform one on the bounds, is below 1/2 (public, like ``IsolationForest``'s -0.5).
 AUTO_OFFSET = -math.log(2.0)

@@ -14,24 +14,6 @@ import numpy as np
 
 from ..privacy import GeometricMechanism, ReportNoisyMax
 
-__all__ = [
-    "QUANTILE_CANDIDATES",
-    "below_counts",
-    "bin_index",
-    "count_mechanism",
-    "feature_counts",
-    "histogram_block",
-    "log_density_ratio",
-    "noise_floor",
-    "polygon_scores",
-    "quantile_grid",
-    "quantile_mechanism",
-    "quantile_utility",
-    "release_quantile",
-    "row_count_mechanism",
-    "select_quantile",
-]
-
 #: Candidate thresholds of the DP quantile: the selection's error grows like ``log`` of it,
 #: its resolution like ``1 /`` it.
 QUANTILE_CANDIDATES = 128

@@ -29,9 +29,7 @@ from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constrain
 from ..privacy._validation import NON_NUMERIC as _NON_NUMERIC
 from ..privacy._validation import check_bounds, check_numeric, warn_outside_bounds
 from ._release import (
-    DPSMOTENoiseWarning,
     ReleaseSteps,
-    SparseHistogram,
     release_class_sizes,
     release_gaussian,
     release_histograms,
@@ -50,8 +48,6 @@ from ._setting import (
     public_strategy,
 )
 from ._synthesis import synthesize_gaussian, synthesize_grid
-
-__all__ = ["DPSMOTE", "DPSMOTENoiseWarning", "SparseHistogram"]
 
 # DPSMOTE's wording of the shared message (``what`` is filled in where it is raised)
 _CATEGORICAL = (

@@ -25,28 +25,6 @@ from ..privacy._rng import check_random_state
 from ..privacy._exact import geometric
 from ._setting import FLOAT_NEEDS_BINARY, Grid
 
-__all__ = [
-    "FIXED_BITS",
-    "DPSMOTENoiseWarning",
-    "GaussianRelease",
-    "GridRelease",
-    "ReleaseSteps",
-    "SizeRelease",
-    "SparseHistogram",
-    "cell_keys",
-    "choose_threshold",
-    "fixed_to_float",
-    "n_synthetic",
-    "random_cells",
-    "release_class_sizes",
-    "release_dense",
-    "release_gaussian",
-    "release_histograms",
-    "release_means",
-    "release_sparse",
-    "sum_mechanism",
-]
-
 #: the class sums are exact integers in units of 2^-FIXED_BITS, and released on that grid
 FIXED_BITS = 32
 FIXED_SCALE = float(1 << FIXED_BITS)

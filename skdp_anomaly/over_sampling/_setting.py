@@ -21,33 +21,6 @@ from ..exceptions import naming
 from ..privacy._mechanisms import MAX_GEOMETRIC_EPSILON
 from ..privacy._validation import check_bounds
 
-__all__ = [
-    "DENSE_MAX_CELLS",
-    "FLOAT_NEEDS_BINARY",
-    "UNKNOWN_LABEL",
-    "Grid",
-    "GridChoice",
-    "auto_class_size",
-    "ball_offsets",
-    "check_ball_size",
-    "check_epsilon_cap",
-    "check_grid_shape",
-    "check_label_set",
-    "check_public_classes",
-    "check_strategy_labels",
-    "check_strategy_values",
-    "choose_grid",
-    "choose_n_cells",
-    "class_codes",
-    "encode_labels",
-    "expected_positive_noise",
-    "features_of_bounds",
-    "grid_for",
-    "n_cells",
-    "public_strategy",
-    "unique_codes",
-]
-
 # messages, with the settings they name in backticks (exceptions.naming)
 #: a label of ``y`` outside ``classes``: refused without naming it (it is data)
 UNKNOWN_LABEL = (

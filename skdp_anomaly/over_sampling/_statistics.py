@@ -23,21 +23,6 @@ from ._setting import UNKNOWN_LABEL, unique_codes
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = [
-    "MAX_EXACT_SUM_ROWS",
-    "BoxScale",
-    "ClassStatistics",
-    "Statistics",
-    "cell_coordinates",
-    "check_exact_sum_rows",
-    "class_coordinates",
-    "class_fixed_sums",
-    "class_statistics",
-    "read_statistics",
-    "unit_fixed_sum",
-    "unit_sum",
-]
-
 #: the fixed-point sums are exact for up to 2^(62 - 32) ≈ 10^9 rows
 MAX_EXACT_SUM_ROWS = 1 << (62 - FIXED_BITS)
 

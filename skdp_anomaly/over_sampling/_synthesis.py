@@ -16,15 +16,6 @@ from ._setting import Grid, ball_offsets
 
 njit = lazy_njit(globals())  # compiled at the first call: importing needs no numba
 
-__all__ = [
-    "SYNTHETIC_CHUNK",
-    "chunk_seeds",
-    "fill_gaussian",
-    "sample_synthetic",
-    "synthesize_gaussian",
-    "synthesize_grid",
-]
-
 #: rows per independently seeded chunk of synthetic rows
 SYNTHETIC_CHUNK = 1 << 16
 # phase 2 of the grid looks cells up in chunks of at most this many (centre, offset) pairs

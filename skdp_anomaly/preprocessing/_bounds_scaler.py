@@ -11,8 +11,6 @@ from ..privacy import PrivacyCost, PrivacyCostMixin
 from ..exceptions import naming
 from ..privacy._validation import check_bounds, warn_outside_bounds
 
-__all__ = ["BoundsScaler"]
-
 
 class BoundsScaler(PrivacyCostMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map each feature from its public bounds ``[lower, upper]`` onto ``[-1, 1]``, clipping.

@@ -8,8 +8,6 @@ import threading
 from ..exceptions import BudgetExceededError, naming
 from ._cost import PrivacyCost, compose_sequential
 
-__all__ = ["BudgetAccountant", "BudgetExceededError"]
-
 _RELATIONS = ("replace", "add_remove")
 
 

@@ -36,8 +36,6 @@ from typing import Iterable
 
 from ..exceptions import naming
 
-__all__ = ["NEIGHBOURS", "PrivacyCost", "compose_sequential", "compose_parallel"]
-
 #: The neighbouring relations a :class:`PrivacyCost` can name.
 NEIGHBOURS = ("add_remove", "replace")
 

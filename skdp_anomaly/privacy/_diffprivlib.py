@@ -14,12 +14,6 @@ from __future__ import annotations
 
 import math
 
-__all__ = [
-    "UNREGULARISED_INTERCEPT",
-    "diffprivlib_logistic_epsilon",
-    "diffprivlib_logistic_settings",
-]
-
 #: Why diffprivlib's ``LogisticRegression(fit_intercept=True)`` is no DP mechanism at all.
 UNREGULARISED_INTERCEPT = (
     "diffprivlib LogisticRegression(fit_intercept=True) is not differentially private at "

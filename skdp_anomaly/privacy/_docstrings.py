@@ -6,8 +6,6 @@ A placeholder line (``    {accountant}``) in a docstring is replaced by
 
 from __future__ import annotations
 
-__all__ = ["SHARED_PARAMETERS", "fill_doc"]
-
 SHARED_PARAMETERS = {
     "accountant": """accountant : object with ``spend(epsilon, delta)``, default=None
         A diffprivlib ``BudgetAccountant`` or any object with

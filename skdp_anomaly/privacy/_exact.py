@@ -28,14 +28,6 @@ import numpy as np
 
 from ..exceptions import naming
 
-__all__ = [
-    "MIN_INTEGER_RATE",
-    "check_rate",
-    "bernoulli_logistic",
-    "geometric",
-    "two_sided_geometric",
-]
-
 #: smallest rate ``ε/Δ`` (per unit of the integer query) honoured: a draw leaves int64
 #: only with probability below ``e**-8000`` (it is then clamped)
 MIN_INTEGER_RATE = 2.0**-50

@@ -20,8 +20,6 @@ import math
 
 import numpy as np
 
-__all__ = ["GRID_BITS", "MAX_STEPS", "grid_for", "grid_steps", "to_steps", "from_steps"]
-
 #: the grid is at least ``2**GRID_BITS`` times finer than the sensitivity per coordinate
 GRID_BITS = 20
 #: integers beyond this magnitude are clamped (a 1-Lipschitz map: no extra sensitivity);

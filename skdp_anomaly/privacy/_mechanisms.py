@@ -19,21 +19,8 @@ from scipy.special import expit
 
 from ..exceptions import naming
 from ._cost import PrivacyCost, check_neighbours
-from ._exact import MIN_INTEGER_RATE, bernoulli_logistic, check_rate, two_sided_geometric
+from ._exact import bernoulli_logistic, check_rate, two_sided_geometric
 from ._grid import from_steps, grid_for, grid_steps, to_steps
-
-__all__ = [
-    "GeometricMechanism",
-    "LaplaceMechanism",
-    "RandomizedResponse",
-    "ReportNoisyMax",
-    "AboveThreshold",
-    "check_epsilon",
-    "MAX_GEOMETRIC_EPSILON",
-    "MAX_GRID_EPSILON",
-    "MIN_EPSILON",
-    "MIN_INTEGER_RATE",
-]
 
 #: Largest ``epsilon / sensitivity`` :class:`GeometricMechanism` accepts: beyond it the
 #: noise is zero in all but ~2·e**-30 of draws, so a larger rate protects nothing.

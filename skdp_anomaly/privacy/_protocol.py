@@ -32,13 +32,6 @@ from ..exceptions import naming
 from ._cost import PrivacyCost, compose_sequential
 from ._mechanisms import MIN_EPSILON
 
-__all__ = [
-    "ACCOUNTANT_NEIGHBOURS",
-    "PRIVACY_PARAMETER_CONSTRAINTS",
-    "PrivacyCostMixin",
-    "epsilon_constraint",
-]
-
 #: The neighbouring relation of the (ε, δ) a diffprivlib ``BudgetAccountant`` is charged.
 ACCOUNTANT_NEIGHBOURS = "replace"
 

@@ -8,8 +8,6 @@ import numpy as np
 
 from ..exceptions import naming
 
-__all__ = ["call_rng", "check_random_state"]
-
 
 def check_random_state(random_state=None) -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.

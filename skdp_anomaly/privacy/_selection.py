@@ -16,8 +16,6 @@ from ._cost import PrivacyCost
 from ._exact import bernoulli_logistic
 from ._mechanisms import check_epsilon
 
-__all__ = ["BernoulliSelection", "ExponentialSelection"]
-
 
 @dataclass(frozen=True)
 class BernoulliSelection:

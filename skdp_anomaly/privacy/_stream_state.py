@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import copy
 
-__all__ = ["StreamState"]
-
 
 class StreamState:
     """Base of a run's private state.

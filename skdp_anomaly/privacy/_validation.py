@@ -10,18 +10,6 @@ import numpy as np
 from .._warn import warn
 from ..exceptions import BoundsClippingWarning, PrivacyLeakWarning, naming
 
-__all__ = [
-    "NON_NUMERIC",
-    "OUTSIDE_SHARE",
-    "BoundsClippingWarning",
-    "PrivacyLeakWarning",
-    "check_bounds",
-    "check_numeric",
-    "non_numeric_columns",
-    "warn_outside_bounds",
-    "warn_privacy_leak",
-]
-
 #: The message of :func:`check_numeric`; ``what`` describes X (its type or its
 #: columns' names, a schema) and never one of its values.
 NON_NUMERIC = "{owner} supports numeric features only; {what}. {hint}"
