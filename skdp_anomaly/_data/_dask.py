@@ -1,8 +1,7 @@
 """Optional Dask support, shared by the estimators that accept dask collections.
 
-Nothing here imports dask: a dask collection can only reach an estimator if
-its caller imported dask already, so ``sys.modules`` tells whether to look.
-Install the extra with ``pip install "skdp-anomaly[dask]"``.
+Nothing here imports dask: a dask collection can only reach an estimator if its caller
+imported dask already, so ``sys.modules`` tells whether to look.
 """
 
 from __future__ import annotations

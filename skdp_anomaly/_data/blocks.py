@@ -25,11 +25,8 @@ class LabelledBlocks(NamedTuple):
 
 
 def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlocks:
-    """``X`` and ``y`` as dask arrays, checked for shape and numeric features.
-
-    Reads no value but unknown partition lengths. ``non_numeric`` has a
-    ``{what}`` field. float32 is kept, else float64.
-    """
+    """``X`` and ``y`` as dask arrays, checked for shape and numeric features (float32 kept,
+    else float64); reads no value but unknown partition lengths."""
     import_dask(f"{owner} on dask collections")
     import dask.array as da
     import dask.dataframe as dd
@@ -79,10 +76,8 @@ def read_labelled_blocks(X, y, *, non_numeric: str, owner: str) -> LabelledBlock
 
 
 def _frame_array(frame):
-    """A dask DataFrame or Series as a dask array, its chunk sizes known.
-
-    Not ``lengths=True``: it fails on frames whose partitions dask fused.
-    """
+    """A dask DataFrame or Series as a dask array, its chunk sizes known (not ``lengths=True``:
+    it fails on frames whose partitions dask fused)."""
     return frame.to_dask_array().compute_chunk_sizes()
 
 
@@ -99,10 +94,8 @@ def column_extremes(X) -> np.ndarray:
 
 
 def row_block_results(func: Callable, X, y, *args) -> list:
-    """``[func(X_block, y_block, *args) for each row block]``, computed where the blocks live.
-
-    A numpy ``X`` is one block; each result (small) reaches the client in order.
-    """
+    """``[func(X_block, y_block, *args) for each row block]``, computed where the blocks live
+    (a numpy ``X`` is one block)."""
     if not is_dask_collection(X):
         return [func(X, y, *args)]
     dask = import_dask("reading a dask collection")
@@ -123,10 +116,8 @@ def typical_block_rows(X) -> int:
 def append_drawn_rows(X, y, draws, frame: tuple | None = None):
     """``X`` and ``y`` followed by rows drawn block by block, where ``X`` lives.
 
-    Each draw ``(fill, args, n_rows, label)`` calls ``fill(*args, out)`` to fill
-    ``out`` (n_rows, n_features) with rows labelled ``label`` (one task per draw on
-    dask). Returns arrays of the input's kind; with ``frame`` (``(columns, dtypes,
-    name of y)``) a dask DataFrame and Series.
+    Each draw ``(fill, args, n_rows, label)`` calls ``fill(*args, out)`` to fill ``out`` with
+    rows labelled ``label``. Arrays of the input's kind; with ``frame``, a dask DataFrame/Series.
     """
     d = X.shape[1]
     if not is_dask_collection(X):
@@ -168,11 +159,8 @@ def _drawn_block(fill, args, rows, d, dtype) -> np.ndarray:
 
 def map_row_blocks(func: Callable, X, *args, n_columns: int | None = None, dtype=np.float64):
     """``func(block, *args)`` on each row block of ``X``: lazily on dask, at once in memory.
-
-    ``func`` is row-wise and picklable (blocks may have no rows); a dask ``X`` has
-    one chunk of columns. The result has one value per row, or ``n_columns``
-    columns, chunked as ``X``'s rows on dask.
-    """
+    ``func`` is row-wise and picklable (blocks may have no rows); the result has one value per row,
+    or ``n_columns`` columns."""
     if not is_dask_collection(X):
         return func(X, *args)
     if n_columns is None:

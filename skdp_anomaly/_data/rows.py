@@ -1,9 +1,8 @@
 """The data backend: validated rows of a numpy array, a dask array or a dask DataFrame.
 
-:func:`read_rows` validates with scikit-learn's errors; :func:`block_sum` and
-:func:`bincount` reduce integer statistics exactly, :func:`block_fsums` float ones
-(the same bits however the rows are split). On dask, reductions run where the blocks
-live and only the total reaches the client.
+:func:`read_rows` validates with scikit-learn's errors; :func:`block_sum` and :func:`bincount`
+reduce integer statistics exactly, :func:`block_fsums` float ones (the same bits however the
+rows are split). On dask, reductions run where the blocks live.
 """
 
 from __future__ import annotations
@@ -25,11 +24,8 @@ NUMPY_BLOCK_ROWS = 2**16
 
 class Rows:
     """Validated 2-D float64 rows: a numpy array, or a dask array with one column chunk.
-
-    ``n_samples`` is known even where dask's chunk sizes are not. Built by
-    :func:`numpy_rows` or :func:`read_rows`; holds the data for one call only:
-    never keep it in fitted state (its ``repr`` shows the shape only).
-    """
+    ``n_samples`` is known even where dask's chunk sizes are not. Holds the data for one call only:
+    never keep it in fitted state."""
 
     __slots__ = ("data", "n_features", "n_samples")
 
@@ -69,10 +65,6 @@ class Rows:
 def numpy_rows(X: np.ndarray) -> Rows:
     """Wrap a 2-D numpy array the estimator validated (no copy; read in blocks of rows).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import numpy_rows
     >>> numpy_rows(np.zeros((3, 2)))
     Rows(n_samples=3, n_features=2, numpy)
     """
@@ -93,21 +85,11 @@ def read_rows(
 ) -> Rows:
     """Validate a dask array, DataFrame or Series as rows, with scikit-learn's errors.
 
-    The schema is checked by ``validate_data`` on a zero-row stand-in (same errors and
-    ``n_features_in_`` / ``feature_names_in_`` as in memory, recorded or checked on
-    ``estimator`` with ``reset``; ``None`` checks the schema only); then one blockwise
-    pass counts rows, NaN and infinities, so that bad input is refused before any budget
-    is charged (lazy data is read one extra time for it). The errors are the in-memory
-    ones (bad schema, NaN or infinity, fewer than ``ensure_min_samples`` rows) and name no
-    data value; ``object`` and string dtypes are refused (a failed conversion's message
-    would quote a value), and so is a 1-D input unless ``column_if_1d`` reads it as one
-    column. Returns lazy float64 rows, one chunk of columns, ``n_samples`` known.
+    ``validate_data`` checks the schema on a zero-row stand-in; one blockwise pass then
+    counts rows, NaN and infinities, so bad input is refused before any budget is charged.
+    Errors name no data value (hence non-numeric dtypes are refused).
 
-    Examples
-    --------
     >>> import dask.array as da
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import read_rows
     >>> read_rows(da.ones((10, 3), chunks=4))
     Rows(n_samples=10, n_features=3, dask, 3 blocks)
     >>> read_rows(da.from_array(np.array([[1.0], [np.nan]]), chunks=1))
@@ -142,10 +124,8 @@ def read_rows(
 
 
 def _lazy_array(X, column_if_1d: bool, owner: str):
-    """``X`` as a lazy dask array, and a zero-row stand-in with its schema.
-
-    Only numeric dtypes go on: a failed conversion's message would quote a value.
-    """
+    """``X`` as a lazy dask array, and a zero-row stand-in with its schema (numeric dtypes
+    only: a failed conversion's message would quote a value)."""
     meta = getattr(X, "_meta", None)
     for name, dtype in _dtypes(X):
         if getattr(dtype, "kind", "O") not in "biufc":
@@ -191,15 +171,9 @@ def _finite_counts(block: np.ndarray) -> np.ndarray:
 def block_sum(rows: Rows, func: Callable, *args, shape: tuple) -> np.ndarray:
     """The sum over row blocks of an integer statistic ``func(block, *args)``, exactly.
 
-    ``func`` is module-level (picklable) and returns integers of ``shape`` (floats
-    raise TypeError: their sum would depend on the order); ``args`` are small and
-    picklable. int64 sums do not depend on the blocking; on dask only the total
-    reaches the client. Returns int64 of ``shape``.
+    ``func`` is picklable and returns integers of ``shape`` (floats raise TypeError: their
+    sum would depend on the order); on dask only the total reaches the client.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import block_sum, numpy_rows
     >>> def positives(block):
     ...     return (block > 0).sum(axis=0)
     >>> block_sum(numpy_rows(np.array([[1.0, -1.0], [2.0, 3.0]])), positives, shape=(2,))
@@ -235,13 +209,8 @@ def _block_statistic(block, func, args, shape) -> np.ndarray:
 def bincount(rows: Rows, index: Callable, n_cells: int, *args) -> np.ndarray:
     """Histogram counts: ``np.bincount(index(block, *args), minlength=n_cells)``, summed.
 
-    ``index`` (picklable) gives each row's cell in ``[0, n_cells)``; the int64
-    counts do not depend on the blocks (see :func:`block_sum`).
+    ``index`` (picklable) gives each row's cell in ``[0, n_cells)``.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import bincount, numpy_rows
     >>> def halves(block):
     ...     return (block[:, 0] >= 0.5).astype(np.int64)
     >>> bincount(numpy_rows(np.array([[0.1], [0.7], [0.9]])), halves, 2)
@@ -260,11 +229,8 @@ def _bincount_block(block, index, n_cells, args) -> np.ndarray:
 # aligned block (rows [k·B, (k+1)·B), B = NUMPY_BLOCK_ROWS, columns contiguous) and
 # added by math.fsum, so numpy and any dask chunking give the same floats, bit for bit.
 class LabelledRows:
-    """Rows with one label per row, read in aligned blocks of :data:`NUMPY_BLOCK_ROWS` rows.
-
-    Built by :func:`labelled_rows`; holds the data for one call only. On dask,
-    ``rows`` and ``labels`` are chunked as the aligned blocks.
-    """
+    """Rows with one label per row, in aligned blocks of :data:`NUMPY_BLOCK_ROWS` rows
+    (chunked so on dask); holds the data for one call only."""
 
     __slots__ = ("labels", "rows")
 
@@ -301,15 +267,9 @@ def labelled_rows(
 ) -> LabelledRows:
     """``rows`` and ``labels`` (one per row; None passes zeros) in aligned blocks.
 
-    ``row_map`` and ``label_map`` are row-wise maps applied to each aligned block
-    (lazily on dask); each row's result must not depend on the block or its memory
-    layout. ``persist``: on a distributed cluster, keep the mapped blocks in the
-    workers' memory (for callers that read them many times); locally they stay lazy.
+    ``row_map`` and ``label_map`` map each aligned block row-wise (a row's result must not
+    depend on the block); ``persist`` keeps mapped blocks in a distributed cluster's memory.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import labelled_rows, numpy_rows
     >>> labelled_rows(numpy_rows(np.zeros((3, 2))), np.array([0, 1, 1]))
     LabelledRows(Rows(n_samples=3, n_features=2, numpy))
     """
@@ -370,15 +330,9 @@ def _fortran_map(block, func):
 def block_partials(data: LabelledRows, func: Callable, *args, size: int) -> np.ndarray:
     """Per aligned block, the float statistic ``func(block, labels, *args)``.
 
-    ``func`` (module-level, picklable) returns ``size`` floats for a Fortran-ordered
-    block; ``args`` are small and picklable (a point, n). Returns float64 of shape
-    ``(n_blocks, size)``, block k's statistic in row k, the same floats for numpy
-    and dask; add them with :func:`fsum_blocks` or use :func:`block_fsums`.
+    ``func`` (picklable) returns ``size`` floats for a Fortran-ordered block; returns
+    ``(n_blocks, size)`` float64, the same floats for numpy and dask.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import block_partials, fsum_blocks, labelled_rows, numpy_rows
     >>> def weighted(block, labels):
     ...     return (block * labels[:, None]).sum(axis=0)
     >>> data = labelled_rows(numpy_rows(np.ones((70_000, 2))), np.full(70_000, 0.5))
@@ -447,16 +401,9 @@ def block_fsums(
 ) -> BlockSums:
     """The per-block statistics of :func:`block_partials`, added by ``math.fsum``.
 
-    The same floats for numpy and dask. On dask the workers add the partials
-    exactly in a tree (:data:`SPLIT_EVERY` children per node, Shewchuk
-    expansions) and the client rounds the root once: it receives ``O(size)``
-    floats whatever the number of blocks. ``magnitude`` also adds the partials'
-    absolute values (for rounding-error bounds).
+    On dask the workers add the partials exactly in a tree (Shewchuk expansions) and the
+    client receives ``O(size)`` floats. ``magnitude`` also adds their absolute values.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp_anomaly._data.rows import block_fsums, labelled_rows, numpy_rows
     >>> def signed(block, labels):
     ...     return (block * labels[:, None]).sum(axis=0)
     >>> labels = np.where(np.arange(70_000) < 65_536, 1.0, -1.0)
@@ -487,10 +434,8 @@ def block_fsums(
 
 
 def _merge_expansions(magnitude: bool, *children) -> list:
-    """The exact sums of the children (leaf partials or expansions) as expansions, per entry.
-
-    Returns ``[values]``, or ``[values, magnitudes]`` with ``magnitude``.
-    """
+    """The children's (leaf partials' or expansions') exact sums as expansions, per entry:
+    ``[values]``, or ``[values, magnitudes]`` with ``magnitude``."""
     merged = []
     for child in children:
         if isinstance(child, np.ndarray):  # a leaf: one block's statistic, shape (1, size)
@@ -501,10 +446,7 @@ def _merge_expansions(magnitude: bool, *children) -> list:
 
 
 def _expansion(terms: list) -> list:
-    """Floats whose exact sum is that of ``terms`` (Shewchuk's grow-expansion).
-
-    On overflow the terms are returned as they are (still exact).
-    """
+    """Floats whose exact sum is that of ``terms`` (Shewchuk); on overflow, ``terms``."""
     partials: list = []
     for x in terms:
         kept = 0
@@ -547,11 +489,8 @@ def _block_counts(block):
 
 
 def read_labels(y, n_samples: int, estimator=None) -> tuple:
-    """Validate a label vector for ``n_samples`` dask rows, with scikit-learn's errors.
-
-    Returns ``(labels, values, counts)``: ``y`` as 1-D, its distinct values and
-    counts. Checks run on the distinct values only.
-    """
+    """``(y as 1-D, its distinct values, their counts)``, with scikit-learn's errors for
+    ``n_samples`` dask rows; the checks read the distinct values only."""
     import warnings
 
     from sklearn.utils.validation import _assert_all_finite, check_consistent_length, column_or_1d

@@ -1,8 +1,7 @@
 """One value per item, held by the workers: read, mapped, reduced, split and persisted.
 
-Blockwise graphs for an estimator whose state is a vector over dask items (the
-noisy group search); the client receives a few numbers per call or persisted
-arrays. Functions passed in must be module-level (picklable).
+Blockwise graphs for the noisy group search's vector over dask items; the client receives a
+few numbers per call. Functions passed in must be module-level (picklable).
 """
 
 from __future__ import annotations
@@ -25,14 +24,9 @@ def _modules(owner: str = "a dask collection"):
 
 # ------------------------------------------------------------------ input
 def read_values(X, row_map: Callable | None, *, owner: str, invalid: str, min_items: int = 1):
-    """One value per row of a dask ``X``, checked in one blockwise pass and persisted.
-
-    ``X`` (dask array, DataFrame or Series) holds one column of values, or rows that
-    ``row_map`` maps to one value each, block by block. ``owner`` names the estimator
-    in the messages; ``invalid`` is raised for a value that is not finite or is
-    negative. Returns ``(values, n_features, feature_names or None)``, ``values`` a
-    persisted float64 dask array of shape (n,) with known chunk sizes.
-    """
+    """``(values, n_features, feature_names or None)``: one value per row of a dask ``X`` (its
+    one column, or ``row_map`` of its rows), checked in one blockwise pass (``invalid`` for a
+    non-finite or negative value) and persisted with known chunk sizes."""
     _, da = _modules(f"{owner} on a dask collection")
     names = None
     if hasattr(X, "to_dask_array"):  # DataFrame or Series: lengths come from the pass below
@@ -131,11 +125,8 @@ def _statistic_block(values, mask, func, width):
 
 
 def top_indices_and_total(f, k: int, largest: Callable):
-    """The indices of the ``k`` largest entries of ``f`` (numpy) and its sum, in one pass.
-
-    Not ``da.argtopk``, which fails when ``k`` is at least a combined length;
-    each block keeps its ``k`` largest and the client picks among those.
-    """
+    """The indices of the ``k`` largest entries of ``f`` (numpy) and its sum, in one pass. Not
+    ``da.argtopk``, which fails when ``k`` is at least a combined length."""
     dask, _ = _modules()
     offsets = np.cumsum((0,) + f.chunks[0][:-1])
     parts = [
@@ -191,17 +182,9 @@ def _flag_block(index, flagged):
 def ordered_prefix_split(f, entropy: tuple, n_buckets: int, prefix_rule: Callable) -> dict:
     """Order the items uniformly at random and cut a prefix by mass, in one round trip.
 
-    Items draw uniform buckets; the bucket where the mass crosses 1/2 is
-    ordered by uniform keys in one task, and ``prefix_rule(before,
-    ordered_masses, earlier)`` says how many of its items join. (bucket, key)
-    order is a uniform permutation whatever ``n_buckets``.
-
-    Returns
-    -------
-    dict
-        ``mask``: the prefix, a persisted bool vector chunked like ``f``;
-        ``q_mass``: its share of the mass; ``total``: the mass of ``f``;
-        ``max``: the largest entry of ``f`` divided by ``total``.
+    Items draw uniform buckets; the bucket where the mass crosses 1/2 is ordered by uniform
+    keys, and ``prefix_rule(before, ordered_masses, earlier)`` says how many of its items join.
+    Returns ``mask`` (the prefix), its ``q_mass``, the ``total`` mass and ``max`` / ``total``.
     """
     dask, da = _modules()
     # explicit keys, unique per split and vector: cheaper than random ones

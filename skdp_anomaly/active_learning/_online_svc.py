@@ -255,8 +255,6 @@ class PrivateOnlineActiveSVC(
     def _privacy_cost(self) -> PrivacyCost:
         """Pure ``(ε_s + ε_g)``-DP under replace-one-stream-element neighbours.
 
-        Examples
-        --------
         >>> from skdp_anomaly import PrivateOnlineActiveSVC
         >>> PrivateOnlineActiveSVC(epsilon=2.0, selection="exponential").privacy_cost().epsilon
         2.0

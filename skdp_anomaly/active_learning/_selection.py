@@ -24,8 +24,6 @@ def calibrated_slab(epsilon: float, data_norm: float) -> float:
 
     ``data_norm`` is ``M``, the bound on a point's distance to the boundary.
 
-    Examples
-    --------
     >>> from skdp_anomaly.active_learning._selection import calibrated_slab
     >>> round(calibrated_slab(1.0, 1.0), 4)
     0.2385

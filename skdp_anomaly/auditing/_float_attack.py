@@ -74,39 +74,13 @@ def _search_exactly(y: float, x: float, scale: float, k0: int) -> bool:
 
 
 def laplace_reachable(y, x, scale: float) -> np.ndarray:
-    """Whether each float ``y`` can be ``x + rng.laplace(0.0, scale)`` in float64.
+    """Whether each float ``y`` can be ``x + rng.laplace(0.0, scale)`` in float64 (Mironov 2012).
 
-    ``y`` is reachable iff some uniform ``k / 2**53`` gives exactly ``fl(x + f(k))``.
+    ``k -> fl(x + f(k))`` is monotone in the uniform ``k / 2**53``: the sampler's inverse locates
+    ``k`` to within ±2, the outputs there are computed as numpy's C code does, and a galloping
+    search decides the rare rest. Bit for bit (``-0.0`` is never reachable); exact while libm's
+    ``log`` is monotone and is the one numpy links. ``x`` broadcasts against ``y``.
 
-    Parameters
-    ----------
-    y : array-like of float
-        Released outputs, any shape.
-    x : float or array-like of float
-        True value(s) the attacker tests, broadcastable to ``y``.
-    scale : float
-        Laplace scale ``b > 0`` of the release.
-
-    Returns
-    -------
-    ndarray of bool
-        Shaped like ``broadcast(y, x)``; False: no draw yields ``y`` from ``x``.
-
-    Notes
-    -----
-    ``k -> fl(x + f(k))`` is monotone: the sampler's inverse locates ``k`` to
-    within ±2, the outputs there are computed as numpy's C code does, and a
-    galloping search decides the rare rest. Bit-for-bit comparison (``-0.0``
-    is never reachable). Exact while libm's ``log`` is monotone and is the one
-    numpy links.
-
-    References
-    ----------
-    .. [1] I. Mironov, "On significance of the least significant bits for
-       differential privacy", ACM CCS 2012, Sections 2-3.
-
-    Examples
-    --------
     >>> import numpy as np
     >>> from skdp_anomaly.auditing._float_attack import laplace_reachable
     >>> y = 37.25 + np.random.default_rng(0).laplace(0.0, 1.0, size=5)
@@ -131,29 +105,11 @@ def laplace_reachable(y, x, scale: float) -> np.ndarray:
 
 
 def grid_reachable(y, granularity: float) -> np.ndarray:
-    """Whether each float ``y`` is ``granularity * m`` for an integer ``m``.
+    """Whether each float ``y`` is bit for bit ``fl(granularity * m)`` for an integer ``m``.
 
-    The support of a float-safe (grid) mechanism, whatever the input.
+    The support of a float-safe (grid, Mironov 2012 Section 5) mechanism, whatever the input;
+    ``-0.0`` is not in it.
 
-    Parameters
-    ----------
-    y : array-like of float
-        Released outputs, any shape.
-    granularity : float
-        Grid spacing ``g > 0`` (a power of two in a float-safe mechanism).
-
-    Returns
-    -------
-    ndarray of bool
-        Shaped like ``y``; True iff ``y`` is bit for bit ``fl(g * m)`` (not ``-0.0``).
-
-    References
-    ----------
-    .. [1] I. Mironov, "On significance of the least significant bits for
-       differential privacy", ACM CCS 2012, Section 5 (snapping mechanism).
-
-    Examples
-    --------
     >>> from skdp_anomaly.auditing._float_attack import grid_reachable
     >>> grid_reachable([0.75, -3.0, 0.1, 2.0**-3], 0.25)
     array([ True,  True, False, False])

@@ -1,12 +1,11 @@
 """How often one record is trained on: cross-validation splitters and searches.
 
-A CV procedure costs ``memberships × cost(fit)``, ``memberships`` being the
-largest number of training sets one record can be in, counted from the
-splitter's parameters, never from the data. :func:`training_memberships`
-returns the count with a note where it is proven a bound (a record's fold does
-not depend on the other records: index-based and group splitters under
-replace-one neighbours, ``PredefinedSplit`` under either relation), a leak where
-not, as for label-dependent splitters (:ref:`proofs-budget-validator`).
+A CV procedure costs ``memberships × cost(fit)``, ``memberships`` being the largest number of
+training sets one record can be in, counted from the splitter's parameters, never from the data.
+:func:`training_memberships` returns the count with a note where it is proven a bound (a record's
+fold does not depend on the other records: index-based and group splitters under replace-one
+neighbours, ``PredefinedSplit`` under either relation), a leak where not, as for label-dependent
+splitters (:ref:`proofs-budget-validator`).
 """
 
 from __future__ import annotations
@@ -78,8 +77,6 @@ def training_memberships(cv, estimator=None, *, neighbours: str = "replace") -> 
     None ``cv`` a classifier ``estimator`` gets ``StratifiedKFold`` (as in
     ``check_cv``), any other ``KFold``. The count must hold under ``neighbours``.
 
-    Examples
-    --------
     >>> from sklearn.model_selection import KFold, RepeatedKFold, StratifiedKFold
     >>> from skdp_anomaly.budget._cv import training_memberships
     >>> training_memberships(KFold(5)).memberships, training_memberships(None).memberships

@@ -1,13 +1,8 @@
 """Pricing a private search: candidate fits, the private choice, the refit.
 
-:func:`plan_private_search` turns a search's ``privacy_selection()`` and its
-candidates (each priced as a clone, leaks kept) into report rows, for the
-search's ``privacy_cost()`` and the validator alike. Pure ε, with ``ε_run`` the
-dearest candidate: ``"repeated"`` costs ``ε_run + epsilon`` (Papernot and
-Steinke 2022, Theorem 2, pure limit); ``"holdout-noisy-max"``
-``Σ ε_c + epsilon``; ``"cv-noisy-max"`` ``memberships · Σ ε_c + epsilon``; a
-refit adds the dearest candidate; a score needing class sizes gives them a
-quarter of ``epsilon``. Proofs: :ref:`proofs-private-search`.
+:func:`plan_private_search` turns a search's ``privacy_selection()`` and its candidates (each priced
+as a clone, leaks kept) into report rows, for the search's ``privacy_cost()`` and the validator
+alike. The costs are proven in :ref:`proofs-private-search`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The privacy report returned by :func:`check_privacy_budget`, and its errors.
 
-A report holds class names, parameter paths and costs read from parameters,
-never an estimator, a parameter value such as ``bounds`` or a fitted statistic:
-it is safe to print, log and pickle. Every row, the total and the budget hold
-under the report's one neighbouring relation.
+A report holds class names, parameter paths and costs read from parameters, never an estimator, a
+parameter value such as ``bounds`` or a fitted statistic: it is safe to print, log and pickle. Every
+row, the total and the budget hold under the report's one neighbouring relation.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """Pricing of single (non-composite) steps, from their parameters only.
 
-Rules, first match wins: this package's privacy-cost protocol, diffprivlib
-models, the allow-list of data-independent transformers (exact classes: a
-subclass may learn), the tag ``requires_fit=False`` of third-party classes,
-samplers (``fit_resample``), anything else that fits. Prices are stated under
-the report's relation: add/remove costs convert to replace-one (group
-privacy); replace-one-only costs (every diffprivlib model) are leaks under
-add/remove, as their output can reveal ``n``. What a price takes as public
-unchecked is an *assumption*, never silently priced 0.
+Rules, first match wins: this package's privacy-cost protocol, diffprivlib models, the allow-list of
+data-independent transformers (exact classes: a subclass may learn), the tag ``requires_fit=False``
+of third-party classes, samplers (``fit_resample``), anything else that fits. Prices are stated
+under the report's relation: add/remove costs convert to replace-one (group privacy);
+replace-one-only costs (every diffprivlib model) are leaks under add/remove, as their output can
+reveal ``n``. What a price takes as public unchecked is an *assumption*, never silently priced 0.
 """
 
 from __future__ import annotations

@@ -47,8 +47,6 @@ def validate_budget(
     converted add/remove budget would accept revealing ``n``); an ``(epsilon,
     delta)`` pair with ``0 <= delta < 1``. Else a ValueError naming ``name``.
 
-    Examples
-    --------
     >>> from skdp_anomaly.budget._validator import validate_budget
     >>> validate_budget(2.0)
     PrivacyCost(epsilon=2, delta=0, notion='pure ε-DP', neighbours='replace')
@@ -648,8 +646,6 @@ def print_pipeline_report(
     raised. ``explain`` also prints how to read the table; ``file`` defaults to
     ``sys.stdout``.
 
-    Examples
-    --------
     >>> import io
     >>> from diffprivlib.models import GaussianNB
     >>> from skdp_anomaly.budget._validator import print_pipeline_report

@@ -1,12 +1,10 @@
 """Private nonparametric change-point detection (Lut 2022, chapter 2).
 
-:class:`PrivateChangePointDetector` finds several change points, or none,
-offline (private binary segmentation; :func:`binary_segmentation` is the same
-search, non-private by default) and online (ONLINEPNCPD, Algorithm 4);
-:func:`threshold_range` gives Theorem 2.6's online thresholds;
-:func:`drift_transform` reduces drift changes to it (§2.5); :func:`pncpd_batch`
-and :func:`online_pncpd_batch` draw many private runs at once (Monte Carlo
-studies, audits).
+:class:`PrivateChangePointDetector` finds several change points, or none, offline (private binary
+segmentation; :func:`binary_segmentation` is the same search, non-private by default) and online
+(ONLINEPNCPD, Algorithm 4); :func:`threshold_range` gives Theorem 2.6's online thresholds;
+:func:`drift_transform` reduces drift changes to it (§2.5); :func:`pncpd_batch` and
+:func:`online_pncpd_batch` draw many private runs at once (Monte Carlo studies, audits).
 """
 
 from ._batch import online_pncpd_batch, pncpd_batch

@@ -72,9 +72,8 @@ def pncpd_batch(
     Parameters
     ----------
     X : array-like of shape (n_series, n) or (n,)
-        2-D: one run per row (a Monte Carlo study over fresh data).
-        1-D: ``n_runs`` runs on the same series (a privacy audit); the
-        statistic is computed once.
+        2-D: one run per row (a Monte Carlo study over fresh data). 1-D: ``n_runs`` runs on the same
+        series (a privacy audit); the statistic is computed once.
     epsilon : float
         Privacy parameter of each run (``np.inf``: non-private argmax).
     gamma : float, default=0.1
@@ -148,8 +147,7 @@ def online_pncpd_batch(
     x : array-like of shape (m,)
         The stream.
     window : int
-        Window length ``n`` (even, >= 4), as for
-        :class:`~skdp_anomaly.PrivateChangePointDetector`.
+        Window length ``n`` (even, >= 4), as for :class:`~skdp_anomaly.PrivateChangePointDetector`.
     threshold : float
         AboveThreshold threshold ``T``.
     epsilon : float

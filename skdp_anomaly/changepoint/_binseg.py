@@ -1,31 +1,16 @@
-"""Private binary segmentation with the Mann–Whitney rank statistic: several change points,
-or none.
+"""Private binary segmentation with the Mann–Whitney rank statistic: several change points, or none.
 
-For a segment of ``m`` points, a split ``k`` and ``s = min_size``, with ``S(k)`` the pair
-count of Lut 2022, Eq. (2.1) (ties count 1/2), the location score is
-``E(k) = (S(k) - k (m - k)/2) / (m - s)`` (its mean peaks exactly at a single change) and
-the test score ``B(k) = (S(k) - k (m - k)/2) / max(k, m - k)`` (``|B| >= |E|``, flat between
-the middle and the change, so not a locator). Replacing one value moves each pair containing
-it by at most 1, so ``|ΔS(k)| <= max(k, m - k) <= m - s``: **Δ = 1** for every split and
-both scores, under replace-one neighbours, ties included.
-
-**Test.** ``T = max_k B(k)`` (``max |B|`` for ``"both"``) is released with the float-safe
-:class:`~skdp_anomaly.privacy.LaplaceMechanism`. Under "no change" the ranks are a uniform
-permutation (or those of a stationary Gaussian AR(1), :mod:`._dependence`), so the law of
-``T`` is public: it is simulated (fixed seed, cached) and ``c`` solves
-``mean_i P(T_i + L > c) = α'`` with the exact Laplace tail of ``L`` and
-``α' = α - 2 sqrt(α(1-α)/N)`` (the Monte Carlo error of the ``N`` simulated permutations at
-two standard errors). Segments longer than :data:`EXACT_MAX` scale the law at ``EXACT_MAX``
-points by ``sqrt((m+1)/(EXACT_MAX+1))`` (Donsker). Ties make ``T`` less variable: the
-calibration is conservative for them.
-
-**Budget.** ``"auto"``: at most ``⌈log2(max_change_points + 1)⌉`` levels
-(:func:`useful_levels`), each testing the segments of the level before and locating
-(report-noisy-max over ``±E``) a change in those that pass. A level's segments are disjoint,
-cut at earlier DP outputs (parallel composition); levels get halving shares of ε
-(:func:`level_weights`) and compose to ε. Only the first test can pass under "no change":
-``P(any change reported) <= α``. An exact ``k``: ``k`` greedy report-noisy-max rounds with
-``ε/k``. Proofs: "Proofs: PrivateChangePointDetector" in ``docs/proofs.md``.
+For a segment of ``m`` points, a split ``k`` and ``s = min_size``, with ``S(k)`` the pair count of
+Lut 2022, Eq. (2.1) (ties count 1/2), the location score is
+``E(k) = (S(k) - k (m - k)/2) / (m - s)`` (its mean peaks exactly at a single change) and the test
+score ``B(k) = (S(k) - k (m - k)/2) / max(k, m - k)`` (``|B| >= |E|``, but flat between the middle
+and the change); both have sensitivity 1 under replace-one neighbours. The test releases
+``T = max_k B(k)`` with Laplace noise against the simulated public null law of ``T``
+(:func:`critical_value`; conservative with ties); ``"auto"`` runs the levels of
+:func:`useful_levels` with the ε shares of :func:`level_weights`, testing the segments of the level
+before and locating (report-noisy-max over ``±E``) a change in those that pass; an exact ``k`` makes
+``k`` greedy report-noisy-max rounds with ``ε/k``. Proofs: :ref:`proofs-changepoint` on
+:doc:`/proofs`.
 """
 
 from __future__ import annotations
@@ -60,7 +45,7 @@ _laplace = partial(LaplaceMechanism, neighbours="replace")
 _locate = partial(ReportNoisyMax, neighbours="replace")
 _geometric = partial(GeometricMechanism, neighbours="replace")
 
-#: Longest segment whose null law is simulated at its own length.
+#: Longest segment whose null law is simulated at its own length; longer ones scale it (Donsker).
 EXACT_MAX = 1000
 _CAL_SEED = 20_221_031  # fixed: the calibration is public and deterministic
 _CELLS = 4_000_000  # permutation matrix entries per block
@@ -72,8 +57,7 @@ _NOTES = {
     "trend": "binary segmentation: trend check (sign counts, geometric, Δ=2)",
 }
 
-#: Share of ε spent on the turning-point count (``series="auto"`` or
-#: ``dependence="estimate"``).
+#: Share of ε spent on the turning-point count (``series="auto"`` or ``dependence="estimate"``).
 DEPENDENCE_SHARE = 0.15
 #: Share of each level's test ε (and of its ``α``) spent on the spread channel.
 SPREAD_SHARE = 1 / 3
@@ -92,8 +76,7 @@ def n_levels(max_change_points: int) -> int:
 #: Share of each level's ε spent on the tests; the locations get the rest (a real
 #: change clears the test long before its location is sharp).
 TEST_SHARE = 1 / 3
-#: ... and of the first level's: a change in the whole series clears its test by
-#: the widest margin.
+#: ... and of the first level's: a change in the whole series clears its test by the widest margin.
 FIRST_TEST_SHARE = 1 / 4
 
 
@@ -107,12 +90,9 @@ def level_weights(n_level: int) -> np.ndarray:
 def useful_levels(
     n: int, epsilon: float, max_change_points: int, min_size: int, alpha: float, direction: str
 ) -> int:
-    """Levels worth their ε (public: ``n``, ε, ``α``, ``min_size``).
-
-    Level ``l`` tests segments of about ``m = n / 2^(l-1)`` points at ``α / 2^(l-1)``; a
-    level where a one-sd shift in the middle (``B ≈ m/8``) cannot clear the critical value
-    is dropped and its ε goes to the others.
-    """
+    """Levels worth their ε (public: ``n``, ε, ``α``, ``min_size``): level ``l`` tests segments of
+    about ``m = n / 2^(l-1)`` points at ``α / 2^(l-1)``; a level where a one-sd shift in the middle
+    (``B ≈ m/8``) cannot clear the critical value is dropped and its ε goes to the others."""
     levels = n_levels(max_change_points)
     while levels > 1:
         m = n // 2 ** (levels - 1)
@@ -178,10 +158,9 @@ def segmentation_plan(
     """The stages ``(kind, mechanism)`` in the order they are charged.
 
     ``kind``: ``"dependence"`` (geometric, turning points, ``Δ = 2``), ``"test"`` (Laplace),
-    ``"location"`` (report-noisy-max, both ``Δ = 1``) and last, for ``series="auto"``,
-    ``"trend"`` (geometric, ``Δ = 2``); all replace-one. With ``n``, ``"auto"`` keeps only
-    the :func:`useful_levels`. The total is ε; this plan (with the trend check) is the one
-    priced.
+    ``"location"`` (report-noisy-max, both ``Δ = 1``) and last, for ``series="auto"``, ``"trend"``
+    (geometric, ``Δ = 2``); all replace-one. With ``n``, ``"auto"`` keeps only the
+    :func:`useful_levels`. The total is ε; this plan (with the trend check) is the one priced.
     """
     if n_change_points == "auto":
         levels = n_levels(max_change_points)
@@ -218,10 +197,8 @@ def stage_cost(kind: str, mechanism) -> PrivacyCost | None:
 
 
 def segment_scores(y: np.ndarray, min_size: int, order: np.ndarray | None = None):
-    """``(ks, E)``: the splits ``min_size..m-min_size`` of ``y`` and ``E(k)`` there.
-
-    ``order``: a stable argsort of ``y`` if known (saves the sort).
-    """
+    """``(ks, E)``: the splits ``min_size..m-min_size`` of ``y`` and ``E(k)`` there; ``order``: a
+    stable argsort of ``y`` if known (saves the sort)."""
     m = y.shape[-1]
     ks = np.arange(min_size, m - min_size + 1, dtype=np.int64)
     return ks, _scores(doubled_counts(y, order)[..., ks], ks, m, min_size)
@@ -276,8 +253,7 @@ def _directed(e: np.ndarray, direction: str) -> np.ndarray:
 
 
 def _alpha_budget(alpha: float) -> int:
-    """Simulated permutations: at least ``20/α`` (two standard errors <= 0.45 α), at
-    most 50 000."""
+    """Simulated permutations: at least ``20/α`` (two standard errors <= 0.45 α), at most 50 000."""
     return min(50_000, max(2000, math.ceil(20.0 / alpha)))
 
 
@@ -323,8 +299,9 @@ def _null_statistics(
 def critical_value(
     m: int, min_size: int, direction: str, alpha: float, noise_scale: float, rho=0.0, spread=False
 ) -> float:
-    """``c`` with ``P(T + L > c) <= α`` under "no change" (module docstring);
-    ``noise_scale``: Laplace scale of ``L`` (0: ``ε = inf``); ``rho``: AR(1) null."""
+    """``c`` with ``P(T + L > c) <= α`` under "no change": the exact tail of the Laplace ``L``
+    (scale ``noise_scale``, 0: ``ε = inf``) over the simulated ``T`` (AR(1) null ``rho``), at ``α``
+    less two Monte Carlo standard errors."""
     n_sim = _alpha_budget(alpha)
     t = _null_statistics(m, min_size, direction, n_sim, rho, spread)
     target = max(alpha - 2.0 * math.sqrt(alpha * (1 - alpha) / n_sim), alpha / 10)
@@ -579,13 +556,9 @@ def run_segmentation(
     series: str = "level",
     report: dict | None = None,
 ):
-    """The private (or, for ``ε = inf``, exact) search; ``[(index, direction, kind)]``
-
-    ``charge(cost)`` is called right before each stage's releases; ``dependence`` and
-    ``series`` as for :func:`binary_segmentation`. ``report`` (optional dict) receives the
-    DP outputs about the model: ``series``, ``rho`` (``inf``: no test) and
-    ``noisy_turning_points``.
-    """
+    """The private (or, for ``ε = inf``, exact) search: ``[(index, direction, kind)]``.
+    ``charge(cost)`` runs right before each stage's releases; ``report`` (a dict) receives the
+    model's DP outputs ``series``, ``rho`` (``inf``: no test) and ``noisy_turning_points``."""
     charge = charge if charge is not None else (lambda cost: None)
     report = {} if report is None else report
     model = dict(dependence=dependence, series=series)
@@ -690,7 +663,6 @@ def binary_segmentation(
         raise naming(ValueError, f"`series` must be one of {SERIES}, got {series!r}.")
     search = dict(n_change_points=n_cp, max_change_points=int(max_change_points), min_size=min_size)
     search.update(alpha=float(alpha), direction=direction, dependence=dependence, series=series)
-    found = run_segmentation(
-        x, epsilon=float(epsilon), rng=check_random_state(random_state), **search
-    )
+    rng = check_random_state(random_state)
+    found = run_segmentation(x, epsilon=float(epsilon), rng=rng, **search)
     return np.array([k for k, *_ in found], dtype=np.int64)

@@ -1,23 +1,15 @@
-"""Serial dependence for the rank change-point test: a private, level-shift-free estimate of
-the lag-1 dependence, and the AR(1) null the test is calibrated under.
+"""Serial dependence for the rank change-point test: a private, level-shift-free bound on the lag-1
+dependence, and the AR(1) null the test is calibrated under.
 
-Positive autocorrelation makes the rank CUSUM of :mod:`._binseg` wander further (by the
-square root of :func:`rank_long_run_factor`), so a test calibrated for exchangeable values
-reports changes that are not there.
-
-**Statistic.** The number of turning points
-``TP = #{1 <= i <= n-2 : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}`` (:func:`turning_points`). It
-reads the order of neighbouring values only, so a level shift moves it by at most 2: a
-change does not pass for dependence. Replacing ``x_t`` changes only the three triples
-containing it, never all three the same way: **Δ = 2** under replace-one neighbours,
-released with two-sided geometric noise (proof: "Proofs: PrivateChangePointDetector" in
-``docs/proofs.md``).
-
-**Working model.** For a stationary Gaussian AR(1) with lag-1 correlation ``φ`` (or any
-monotone transform of one), ``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π`` (``2/3`` for
-i.i.d. values), which inverts to ``φ = 1 - 2 sin(π (p - 1/2))``. The test uses the upper
-bound ``φ⁺`` of :func:`dependence_bound` and the simulated AR(1) null with ``φ⁺`` (public,
-cached); above :data:`MAX_RHO` no test is made.
+Positive autocorrelation makes the rank CUSUM of :mod:`._binseg` wander further (by the square root
+of :func:`rank_long_run_factor`), so a test calibrated for exchangeable values reports changes that
+are not there. The number of turning points (:func:`turning_points`) reads the order of neighbouring
+values only, so a level shift moves it by at most 2 (a change does not pass for dependence); it has
+sensitivity 2 under replace-one neighbours and is released with two-sided geometric noise (proof:
+:ref:`proofs-changepoint` on :doc:`/proofs`). For a stationary Gaussian AR(1) with lag-1 correlation
+``φ`` (or any monotone transform of one), ``P(turning point) = 1/2 + arcsin((1 - φ)/2)/π`` (``2/3``
+for i.i.d. values); the test uses the bound ``φ⁺`` of :func:`dependence_bound` and the simulated
+AR(1) null with ``φ⁺``; above :data:`MAX_RHO` no test is made.
 """
 
 from __future__ import annotations
@@ -29,7 +21,7 @@ from scipy.signal import lfilter
 
 from ..privacy import GeometricMechanism
 
-#: Replacing one value moves the turning-point count by at most 2 (module docstring).
+#: Replacing one value moves the turning-point count by at most 2 (see docs/proofs.md).
 TURNING_POINT_SENSITIVITY = 2
 #: The AR(1) nulls are simulated on this grid of φ (the bound is rounded up to it).
 RHO_STEP = 0.05
@@ -49,8 +41,8 @@ def turning_points(x: np.ndarray, rng: np.random.Generator) -> int:
     """``#{i : (x_i - x_{i-1})(x_{i+1} - x_i) < 0}``, ties broken at random.
 
     Equal values are ordered by uniform keys from ``rng`` (private, never released), so ties
-    look like exchangeable values, not dependence. For every fixed set of keys ``Δ = 2``
-    (module docstring), so it holds for the mixture too.
+    look like exchangeable values, not dependence. For every fixed set of keys ``Δ = 2``, so it
+    holds for the mixture too.
     """
     x = np.asarray(x, dtype=np.float64)
     order = np.lexsort((rng.random(x.size), x))
@@ -115,18 +107,16 @@ def dependence_bound(
 ) -> float:
     """``φ⁺``: an upper confidence bound on the AR(1) ``φ`` from the noisy turning points.
 
-    Post-processing of the released count (``n`` is public): the rate ``count / (n - 2)``
-    lowered by ``z`` standard deviations of its sampling error and of the noise
-    (:func:`p_lower_bound`), mapped to ``φ`` (:func:`rho_from_turning_rate`), floored and
-    rounded up to :data:`RHO_STEP`. Returns ``inf`` above :data:`MAX_RHO` (no calibrated
-    test possible).
+    Post-processing of the released count (``n`` is public): the rate ``count / (n - 2)`` lowered by
+    ``z`` standard deviations of its sampling error and of the noise (:func:`p_lower_bound`), mapped
+    to ``φ`` (:func:`rho_from_turning_rate`), floored and rounded up to :data:`RHO_STEP`. Returns
+    ``inf`` above :data:`MAX_RHO` (no calibrated test possible).
 
     Notes
     -----
-    Rounding up, the floor and lowering the rate make the bound exceed the
-    true ``φ`` most of the time; the rest is covered by the test's
-    conservatism at ``φ⁺``. ``z``, the floor, the 15 % share and
-    :data:`MAX_RHO` were chosen on simulated AR(1) nulls.
+    Rounding up, the floor and lowering the rate make the bound exceed the true ``φ`` most of the
+    time; the rest is covered by the test's conservatism at ``φ⁺``. ``z``, the floor, the 15 % share
+    and :data:`MAX_RHO` were chosen on simulated AR(1) nulls.
     """
     p_low = p_lower_bound(noisy_count, n, mechanism, z)
     return round_up_rho(max(rho_from_turning_rate(p_low), RHO_FLOOR if floor is None else floor))

@@ -10,11 +10,10 @@ from ._in_memory import reject_dask_collection
 def drift_transform(x, f_inverse=None) -> np.ndarray:
     """Pairwise differences ``y_t = g(x_{2t}) - g(x_{2t-1})`` of a drifting series.
 
-    Under the drift model of §2.5 (``x_t = μ_t + e_t``, slope ``ξ0`` of ``μ``
-    up to ``t*``, ``ξ1`` after, i.i.d. errors) the differences of consecutive
-    pairs are independent with mean ``ξ0`` before the change and ``ξ1`` after,
-    so :class:`~skdp_anomaly.PrivateChangePointDetector` applies to them; map
-    its ``change_point_`` back with :func:`drift_index_to_original`.
+    Under the drift model of §2.5 (``x_t = μ_t + e_t``, slope ``ξ0`` of ``μ`` up to ``t*``, ``ξ1``
+    after, i.i.d. errors) the differences of consecutive pairs are independent with mean ``ξ0``
+    before the change and ``ξ1`` after, so :class:`~skdp_anomaly.PrivateChangePointDetector` applies
+    to them; map its ``change_point_`` back with :func:`drift_index_to_original`.
 
     Parameters
     ----------
@@ -38,11 +37,10 @@ def drift_transform(x, f_inverse=None) -> np.ndarray:
 
     Notes
     -----
-    Privacy (Corollary 2.1): replacing one element of ``x`` replaces exactly
-    one ``y_t``, so running the ε-DP detector on ``y`` is ε-DP for ``x``
-    under "replace one element" neighbours. Direction: a faster drift after
-    the change (``ξ1 > ξ0``, as in Figure 2.4) is ``direction="increase"``
-    on ``y``.
+    Privacy (Corollary 2.1): replacing one element of ``x`` replaces exactly one ``y_t``, so running
+    the ε-DP detector on ``y`` is ε-DP for ``x`` under "replace one element" neighbours. Direction:
+    a faster drift after the change (``ξ1 > ξ0``, as in Figure 2.4) is ``direction="increase"`` on
+    ``y``.
 
     Examples
     --------
@@ -99,11 +97,10 @@ def drift_index_to_original(k):
 
     Notes
     -----
-    Under the drift model of §2.5, ``t* = 2k`` and ``t* = 2k + 1`` give the
-    *same* distribution of the differences, so the change is identifiable only
-    up to this pair; the thesis' footnote (``2k + 1`` for even ``t*``) does not
-    hold. The section's text (``2k``) is followed: exact for even ``t*``, off
-    by one for odd ``t*``.
+    Under the drift model of §2.5, ``t* = 2k`` and ``t* = 2k + 1`` give the *same* distribution of
+    the differences, so the change is identifiable only up to this pair; the thesis' footnote
+    (``2k + 1`` for even ``t*``) does not hold. The section's text (``2k``) is followed: exact for
+    even ``t*``, off by one for odd ``t*``.
 
     Examples
     --------

@@ -1,17 +1,14 @@
 """What the offline rank tests look at: the series model and its channels.
 
-**Models.** ``"level"`` tests the series ``x``; ``"increments"`` tests
-``d_t = x_{t+1} - x_t`` (random walks, trends: a change of slope in ``x`` is a change of
-level in ``d``); ``"auto"`` picks one from the noisy turning-point count
-(:func:`choose_model`): the rate is ``1/2 - arcsin(r)/π`` for Gaussian increments with lag-1
-correlation ``r`` (``2/3`` i.i.d., ``1/2`` random walk).
+**Models.** ``"level"`` tests the series ``x``; ``"increments"`` tests ``d_t = x_{t+1} - x_t``
+(random walks, trends: a change of slope in ``x`` is a change of level in ``d``); ``"auto"`` picks
+one from the noisy turning-point count (:func:`choose_model`).
 
-**Channels.** A model of order ``j`` tests, on each segment alone, the *level* channel
-``z = Δ^j x`` (level or slope changes) and the *spread* channel ``|Δz|`` (both directions).
-Replacing one value of ``x`` changes ``j + 1`` values of ``z`` and ``j + 2`` of ``|Δz|``,
-each moving the rank statistics of :mod:`._binseg` by at most 1: sensitivities ``j + 1`` and
-``j + 2`` under replace-one neighbours; segments stay disjoint in ``x`` (parallel
-composition).
+**Channels.** A model of order ``j`` tests, on each segment alone, the *level* channel ``z = Δ^j x``
+(level or slope changes) and the *spread* channel ``|Δz|`` (both directions). Replacing one value of
+``x`` changes ``j + 1`` values of ``z`` and ``j + 2`` of ``|Δz|``, each moving the rank statistics
+of :mod:`._binseg` by at most 1: sensitivities ``j + 1`` and ``j + 2`` under replace-one neighbours;
+segments stay disjoint in ``x`` (parallel composition).
 
 **Nulls.** A stationary Gaussian AR(1) ``z`` (ranks only: any monotone transform has the
 same law), and its ``|Δz|``; conservative for over-differenced series.
@@ -80,15 +77,14 @@ def choose_model(
 
     The rate (lag 1, which lost least on simulated nulls and alternatives), lowered by ``z``
     standard deviations, bounds the levels' AR(1) ``φ⁺`` (never below ``floor``) and the
-    increments' lag-1 correlation ``r⁺ = sin(π (1/2 - p_low))``; ``"auto"`` takes levels
-    when ``φ⁺ <=`` :data:`LEVEL_MAX_RHO`.
+    increments' lag-1 correlation ``r⁺ = sin(π (1/2 - p_low))`` (the rate is ``1/2 - arcsin(r)/π``
+    for Gaussian increments); ``"auto"`` takes levels when ``φ⁺ <=`` :data:`LEVEL_MAX_RHO`.
     """
     floor = RHO_FLOOR if floor is None else floor
     p_low = p_lower_bound(noisy_count, n, mechanism, z)
     phi = round_up_rho(max(rho_from_turning_rate(p_low), floor))
     if series == "level" or (series == "auto" and phi <= LEVEL_MAX_RHO):
         return SeriesModel("level", 0, phi)
-    # the lag-1 correlation of Gaussian increments with sign-change rate p
     psi = math.sin(math.pi * (0.5 - min(max(p_low, 0.0), 0.5 + 1.0 / 6.0)))
     return SeriesModel("increments", 1, round_up_rho(psi))
 

@@ -1,5 +1,4 @@
-"""The change-point detector's warnings: each computed from public parameters or DP outputs
-only."""
+"""The change-point detector's warnings: each computed from public parameters or DP outputs only."""
 
 from __future__ import annotations
 
@@ -40,11 +39,10 @@ def _warn_if_noise_dominates(
 def _check_decidable(n: int, epsilon: float, **search) -> None:
     """Refuse, or warn, when even the largest possible change cannot be told from the noise.
 
-    ``search``: the keywords of :func:`~._binseg.segmentation_plan` but ``n``. A perfect
-    middle step scores about ``n/4`` (test) and ``n/8`` (location). ``"auto"``: warn when
-    ``n/4`` is below the critical value; refuse (before any charge) when it clears it at
-    most as often as a false alarm. ``k`` change points: warn when the location noise scale
-    exceeds ``n/16``.
+    ``search``: the keywords of :func:`~._binseg.segmentation_plan` but ``n``. A perfect middle step
+    scores about ``n/4`` (test) and ``n/8`` (location). ``"auto"``: warn when ``n/4`` is below the
+    critical value; refuse (before any charge) when it clears it at most as often as a false alarm.
+    ``k`` change points: warn when the location noise scale exceeds ``n/16``.
     """
     plan = segmentation_plan(epsilon, n=n, **search)
     min_size, alpha, direction = search["min_size"], search["alpha"], search["direction"]

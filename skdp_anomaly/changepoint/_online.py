@@ -1,19 +1,12 @@
 """ONLINEPNCPD (Lut 2022, Algorithm 4) over a stream fed in chunks.
 
-:class:`OnlinePNCPD` holds a run's state; indices are absolute stream positions. The query
-for the window ``x[s : s+n]`` is its centre statistic ``U = M(s) / h²`` (``h = n/2``), from
-the first full window on. Each query has sensitivity ``2/n`` under replace-one neighbours
-(Theorem 2.5), also for ``1 - U`` and ``max(U, 1 - U)``; AboveThreshold with
-``ε_a = alarm_share·ε`` draws threshold noise of scale ``2Δ/ε_a`` and query noise ``4Δ/ε_a``
-(float-safe grids). ``alarm_share`` is 1/2 (Algorithm 4, :data:`THESIS_ALARM_SHARE`) with a
-given threshold, :data:`CALIBRATED_ALARM_SHARE` with the calibrated one. After an alarm at
-centre ``c``, ``g = ⌈γn⌉`` more points are read and PNCPD runs with the rest of ε on
-``x[c - h + g : c + h + g]``.
-
-The noisy threshold is drawn at the start; each call's noise comes from that call's
-generator, so no generator is kept. ``charge(cost)`` is an argument of
-:meth:`OnlinePNCPD.feed`, not state, because the estimator copies the state before each call
-to restore it if the call fails.
+:class:`OnlinePNCPD` holds a run's state; indices are absolute stream positions. From the first full
+window on, each window ``x[s : s+n]`` is queried with its centre statistic ``U = M(s) / h²``
+(``h = n/2``; sensitivity ``2/n``, Theorem 2.5) through AboveThreshold with ``alarm_share·ε``;
+after an alarm at centre ``c``, ``g = ⌈γn⌉`` more points are read and PNCPD runs with the rest of ε
+on ``x[c - h + g : c + h + g]``. Proofs: :ref:`proofs-changepoint` on :doc:`/proofs`. No generator
+is kept, and ``charge(cost)`` is an argument of :meth:`OnlinePNCPD.feed`, not state, because the
+estimator copies the state before each call to restore it if the call fails.
 """
 
 from __future__ import annotations
@@ -43,9 +36,8 @@ CALIBRATED_ALARM_SHARE = 0.75
 def stage_costs(
     window: int, gamma: float, epsilon: float, alarm_share: float = THESIS_ALARM_SHARE
 ) -> tuple[PrivacyCost, PrivacyCost]:
-    """The two charges of a run, named by their notes: AboveThreshold's answers
-    (``alarm_share·ε``, whatever their number), then PNCPD's selection (the rest), both
-    under replace-one neighbours."""
+    """The two charges of a run, named by their notes: AboveThreshold's answers (``alarm_share·ε``,
+    whatever their number), then PNCPD's selection (the rest), both under replace-one neighbours."""
     if math.isinf(epsilon):
         above = selection = PrivacyCost.infinite(neighbours="replace")
     else:

@@ -1,22 +1,15 @@
 """The online threshold at a false-alarm level: ONLINEPNCPD (Lut 2022, Algorithm 4) without
 a hand-chosen ``T``, for streams of any length.
 
-AboveThreshold alarms on the first ``q_j + ν_j >= T + ρ`` (query noise ``ν_j``, one
-threshold noise ``ρ``). The null queries read ranks only, so their law is public: a uniform
-permutation (``rho = 0``) or the ranks of a Gaussian AR(1). :func:`calibrated_threshold`
-simulates ``B = 2000`` blocks of ``L = max(2000, 10 · window)`` points (or ``horizon``),
-statistics and query noise as AboveThreshold draws them, and keeps each block's largest
-noisy query ``Y``. The blocks' dependence is positive, so with ``s(t) = P(Y >= t)`` and
-``K = (horizon - window + 1) / (L - window + 1)``
-
-    P(alarm within the horizon | ρ) <= 1 - (1 - s(T + ρ))^K,
-
-and the mean run length given ``ρ`` is at least ``window + (L - window + 1) (1 - s) / s``,
-both integrated over the exact law of ``ρ``. ``s`` is bounded by ``(k + 2 sqrt(k)) / B``
-(``k`` blocks reaching ``t``), beyond the 50-th largest ``Y`` by the exponential chord
-through the 200-th and 50-th (less one standard error; the tail is log-concave) and above
-``q = 1`` by the query noise alone: every step errs towards fewer alarms. No data is read
-and the seed is fixed, so the threshold is public (cached per setting and process).
+AboveThreshold alarms on the first ``q_j + ν_j >= T + ρ`` (query noise ``ν_j``, one threshold noise
+``ρ``). The null queries read ranks only, so their law is public (uniform permutations, or the ranks
+of a Gaussian AR(1)): :func:`calibrated_threshold` simulates ``B = 2000`` blocks of
+``L = max(2000, 10 · window)`` points (or ``horizon``) with their query noise and bounds the tail
+``s(t) = P(Y >= t)`` of a block's largest noisy query ``Y`` (:class:`_BlockTail`). The blocks'
+dependence is positive, so ``P(alarm within the horizon | ρ) <= 1 - (1 - s(T + ρ))^K`` with
+``K = (horizon - window + 1) / (L - window + 1)``, and the mean run length given ``ρ`` is at least
+``window + (L - window + 1) (1 - s) / s``, both integrated over the exact law of ``ρ``. Every step
+errs towards fewer alarms; no data is read and the seed is fixed, so the threshold is public.
 """
 
 from __future__ import annotations
@@ -232,7 +225,9 @@ def _prototype(window: int, epsilon: float) -> AboveThreshold:
 
 
 class _BlockTail:
-    """Upper bound on ``s(t) = P(Y >= t)`` for a block's largest noisy query ``Y``."""
+    """Upper bound on ``s(t) = P(Y >= t)`` of a block's largest noisy query ``Y``: ``(k + 2√k) / B``
+    (``k`` of the ``B`` blocks reach ``t``), beyond the 50-th largest ``Y`` the exponential chord
+    through the 200-th and 50-th (log-concave tail), above ``q = 1`` the query noise alone."""
 
     def __init__(self, maxima: np.ndarray, n_queries: int, top: int, noise_rate: float):
         self.y, self.n = maxima, maxima.size
@@ -308,9 +303,8 @@ def _laplace_sf(k, rate: float) -> np.ndarray:
 
 
 def _integrate(threshold: int, tail: _BlockTail, rho_rate: float, value, reach: float) -> float:
-    """``E_ρ[value(s(T + ρ))]`` over the exact law of the threshold noise ``ρ``, ``value``
-    evaluated at the bound on ``s`` over each interval (conservative for a ``value``
-    decreasing in ``s``)."""
+    """``E_ρ[value(s(T + ρ))]`` over the exact law of the threshold noise ``ρ``, ``value`` evaluated
+    at the bound on ``s`` over each interval (conservative for a ``value`` decreasing in ``s``)."""
     grid = tail.breakpoints(threshold - reach, threshold + reach)
     if grid.size == 0:
         grid = np.array([float(threshold - reach)])
@@ -361,8 +355,7 @@ def calibrated_threshold(
     ``P(any alarm within horizon points) <= alpha``, or a mean run length to a false alarm
     of at least ``arl0`` points (default :func:`default_arl0`). ``rho``: lag-1 correlation
     of the AR(1) null (0: exchangeable values). Returns ``T`` on the mechanism's grid (exact
-    float). Every approximation errs towards fewer alarms (module docstring); the result is
-    public, deterministic and cached per setting and process.
+    float), cached per setting and process.
 
     Examples
     --------

@@ -52,27 +52,22 @@ _ONLINE_NOTE = "ONLINEPNCPD: AboveThreshold + PNCPD"
 class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     """Differentially private nonparametric change-point detector.
 
-    Offline (``window=None``), :meth:`fit` finds **several change points, or
-    none**, by private binary segmentation with the Mann–Whitney rank
-    statistic of Lut 2022, Eq. (2.1): each segment gets a noisy rank test of
-    "no change here" at level ``alpha`` and, if it passes, a report-noisy-max
-    location; or exactly ``n_change_points`` by greedy report-noisy-max.
-    :func:`~skdp_anomaly.changepoint.binary_segmentation` is the same search
-    without privacy.
+    Offline (``window=None``), :meth:`fit` finds **several change points, or none**, by private
+    binary segmentation with the Mann–Whitney rank statistic of Lut 2022, Eq. (2.1): each segment
+    gets a noisy rank test of "no change here" at level ``alpha`` and, if it passes, a
+    report-noisy-max location; or exactly ``n_change_points`` by greedy report-noisy-max.
+    :func:`~skdp_anomaly.changepoint.binary_segmentation` is the same search without privacy.
 
-    Online (``window`` given), :meth:`partial_fit` runs ONLINEPNCPD
-    (Algorithm 4) over a stream fed in chunks: AboveThreshold on the centre
-    statistic of the last ``window`` points, then PNCPD (Algorithm 3) around
-    the alarm; it halts after one detection. The threshold is given, or
-    calibrated to an average run length ``arl0`` (default) or to ``alpha``
-    over ``horizon`` points.
+    Online (``window`` given), :meth:`partial_fit` runs ONLINEPNCPD (Algorithm 4) over a stream fed
+    in chunks: AboveThreshold on the centre statistic of the last ``window`` points, then PNCPD
+    (Algorithm 3) around the alarm; it halts after one detection. The threshold is given, or
+    calibrated to an average run length ``arl0`` (default) or to ``alpha`` over ``horizon`` points.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Total privacy parameter ε (both modes), in ``(0, 2^20]``. For a
-        non-private reference use ``binary_segmentation`` or ``pncpd_batch``
-        with ``epsilon=np.inf``.
+        Total privacy parameter ε (both modes), in ``(0, 2^20]``. For a non-private reference use
+        ``binary_segmentation`` or ``pncpd_batch`` with ``epsilon=np.inf``.
     n_change_points : "auto" or int, default="auto"
         Offline: ``"auto"`` decides how many (0 to ``max_change_points``)
         with private tests at level ``alpha``; an int ``k``: exactly ``k``.
@@ -82,10 +77,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     min_size : int or None, default=None
         Offline: the shortest segment (public). None: ``max(2, ⌈n/20⌉)``.
     alpha : float in [0.001, 0.5], default=0.05
-        False-alarm level. Offline: of each level of tests (Bonferroni over
-        its segments); on a series without change ``P(any change reported)
-        <= alpha``. Online with ``threshold=None`` and ``horizon``: of any
-        alarm within ``horizon`` points (not used with ``arl0``).
+        False-alarm level. Offline: of each level of tests (Bonferroni over its segments); on a
+        series without change ``P(any change reported) <= alpha``. Online with ``threshold=None``
+        and ``horizon``: of any alarm within ``horizon`` points (not used with ``arl0``).
     gamma : float, default=0.1
         Online only: Algorithm 4's γ in ``(0, 1/4)``: the wait ``⌈γ·window⌉``
         after an alarm and PNCPD's candidates ``{⌈γn⌉, ..., ⌊(1-γ)n⌋}``.
@@ -93,16 +87,14 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Whether post-change values tend to be smaller (``"decrease"``),
         larger (``"increase"``) or either; same ε for all three.
     dependence : "estimate", "none" or float in [0, 0.95], default="estimate"
-        The null of the offline tests (Notes): ``"estimate"``, stationary
-        series up to an AR(1) with φ = 0.95, bounded from a noisy count of
-        turning points (15 % of ε; online: nothing spent, φ = 0.5);
-        ``"none"``: exchangeable values; a float: a public AR(1) φ. Unused
-        with ``n_change_points=k``.
+        The null of the offline tests (Notes): ``"estimate"``, stationary series up to an AR(1) with
+        φ = 0.95, bounded from a noisy count of turning points (15 % of ε; online: nothing spent,
+        φ = 0.5); ``"none"``: exchangeable values; a float: a public AR(1) φ. Unused with
+        ``n_change_points=k``.
     series : {"auto", "level", "increments"}, default="auto"
-        Offline: ``"level"`` tests changes of level and spread;
-        ``"increments"`` of slope and spread (``np.diff(x)``: random walks,
-        trends); ``"auto"`` chooses from the turning-point count and checks
-        one-way level changes for a trend (15 % of ε). Online: levels only.
+        Offline: ``"level"`` tests changes of level and spread; ``"increments"`` of slope and spread
+        (``np.diff(x)``: random walks, trends); ``"auto"`` chooses from the turning-point count and
+        checks one-way level changes for a trend (15 % of ε). Online: levels only.
     window : int, default=None
         Online window length (even, >= 4). ``None``: offline mode.
     threshold : float in (0.5, 1), default=None
@@ -110,9 +102,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         uses 0.8; :func:`~skdp_anomaly.changepoint.threshold_range`). None:
         calibrated (``threshold_``). Refused offline.
     horizon : int, default=None
-        Online with ``threshold=None``: the stream length (points, >=
-        ``window``) over which ``alpha`` bounds the false alarms. None:
-        calibrated to ``arl0``.
+        Online with ``threshold=None``: the stream length (points, >= ``window``) over which
+        ``alpha`` bounds the false alarms. None: calibrated to ``arl0``.
     arl0 : int, default=None
         Online with ``threshold=None``: the mean number of points read
         before a false alarm on a stream without change (>= ``2 * window``).
@@ -121,9 +112,8 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Source of the privacy noise: ``None`` (OS entropy) in deployment, seeds
         for tests and experiments only. No generator is kept after a call.
     {accountant}
-        Offline each level's stages are charged right before they are made;
-        online AboveThreshold's share before the first window is answered and
-        the rest before the change point is selected.
+        Offline each level's stages are charged right before they are made; online AboveThreshold's
+        share before the first window is answered and the rest before the change point is selected.
 
     Attributes
     ----------
@@ -181,18 +171,16 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     Notes
     -----
-    Pure ε-DP under "replace one element" neighbours: series (or streams) of
-    the same length (public) that differ in one sample. Offline every
-    statistic has sensitivity 1; a level's segments compose in parallel and
-    the levels sequentially to ε. Online (Theorem 2.5) AboveThreshold gets
-    ``ε/2`` with a given ``threshold`` and ``3ε/4`` with the calibrated one,
-    PNCPD the rest; all noise is float-safe. ``privacy_spent_`` counts the
-    stages reached. Offline ``P(any change reported) <= alpha`` holds for
-    exchangeable values (``dependence="none"``) or stationary dependence the
-    AR(1) bound covers; the calibrated online threshold assumes exchangeable
-    values. :meth:`fit` and :meth:`partial_fit` are transactions; a pickled
-    running detector cannot go on. In memory only (dask refused). Proofs:
-    :ref:`proofs-changepoint` on :doc:`/proofs`.
+    Pure ε-DP under "replace one element" neighbours: series (or streams) of the same length
+    (public) that differ in one sample. Offline every statistic has sensitivity 1; a level's
+    segments compose in parallel and the levels sequentially to ε. Online (Theorem 2.5)
+    AboveThreshold gets ``ε/2`` with a given ``threshold`` and ``3ε/4`` with the calibrated one,
+    PNCPD the rest; all noise is float-safe. ``privacy_spent_`` counts the stages reached. Offline
+    ``P(any change reported) <= alpha`` holds for exchangeable values (``dependence="none"``) or
+    stationary dependence the AR(1) bound covers; the calibrated online threshold assumes
+    exchangeable values. :meth:`fit` and :meth:`partial_fit` are transactions; a pickled running
+    detector cannot go on. In memory only (dask refused). Proofs: :ref:`proofs-changepoint` on
+    :doc:`/proofs`.
 
     References
     ----------
@@ -200,13 +188,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     2022, chapter 2: Eq. (2.1), Algorithm 3 and Theorems 2.3–2.4 (offline),
     Algorithm 4 and Theorems 2.5–2.6 (online), §2.5 (drift).
 
-    Zhang, Krehbiel, Tuo, Mei and Cummings, "Single and multiple
-    change-point detection with differential privacy", JMLR 22 (2021):
-    private binary segmentation.
+    Zhang, Krehbiel, Tuo, Mei and Cummings, "Single and multiple change-point detection with
+    differential privacy", JMLR 22 (2021): private binary segmentation.
 
-    Mann and Whitney, "On a test of whether one of two random variables is
-    stochastically larger than the other", Ann. Math. Statist. 18 (1947):
-    mid-ranks for ties.
+    Mann and Whitney, "On a test of whether one of two random variables is stochastically larger
+    than the other", Ann. Math. Statist. 18 (1947): mid-ranks for ties.
 
     Examples
     --------
@@ -409,8 +395,7 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
         Raises
         ------
         TypeError
-            If ``X`` is a dask collection (the statistic needs the ranks of
-            whole segments).
+            If ``X`` is a dask collection (the statistic needs the ranks of whole segments).
         ValueError
             If the series is too short for ``min_size``, ``n_change_points``
             or ``epsilon`` (no change could beat a false alarm): nothing is charged.
@@ -462,12 +447,11 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
     def _private_partial_fit(self, X, y=None):
         """Feed the next chunk of the stream to ONLINEPNCPD (Algorithm 4).
 
-        The first call starts a new run (as :meth:`fit` does); later calls
-        continue it. After the detection the run has halted: later chunks are
-        ignored, so check ``detected_`` to stop early, and call :meth:`fit` or
-        clone the estimator to start again. A call that raises leaves the run
-        as it was (feeding the same chunk again continues it exactly); only a
-        charge it made stays, and is not made again.
+        The first call starts a new run (as :meth:`fit` does); later calls continue it. After the
+        detection the run has halted: later chunks are ignored, so check ``detected_`` to stop
+        early, and call :meth:`fit` or clone the estimator to start again. A call that raises leaves
+        the run as it was (feeding the same chunk again continues it exactly); only a charge it made
+        stays, and is not made again.
 
         Parameters
         ----------
@@ -507,11 +491,9 @@ class PrivateChangePointDetector(PrivacyCostMixin, BaseEstimator):
 
     # ------------------------------------------------------ online run state
     def _start_online_run(self, X, *, may_resume: bool):
-        """Validate, reserve the run's budget (before any data is read), then feed ``X``.
-
-        ``may_resume``: a retry of a failed first call continues its run and reserves only
-        the stages not charged yet.
-        """
+        """Validate, reserve the run's budget (before any data is read), then feed ``X``;
+        ``may_resume``: a retry of a failed first call continues its run, reserving only the stages
+        not charged yet."""
         cost = self.privacy_cost()
         share = self._alarm_share()
         pncpd_epsilon = self.epsilon * (1 - share)

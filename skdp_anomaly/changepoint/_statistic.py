@@ -38,11 +38,8 @@ def _strict_counts(x: np.ndarray) -> np.ndarray:
 
 
 def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
-    """Twice the 0-based mid-rank of each value along the last axis (int64).
-
-    A tie group at sorted positions ``[a, b)`` gets ``a + b - 1``. ``order``: an argsort of
-    ``x`` if known (e.g. a global one filtered to a segment).
-    """
+    """Twice the 0-based mid-rank of each value along the last axis (int64): a tie group at sorted
+    positions ``[a, b)`` gets ``a + b - 1``. ``order``: an argsort of ``x`` if known."""
     x = np.asarray(x, dtype=np.float64)
     if order is None:
         order = np.argsort(x, axis=-1, kind="stable")
@@ -64,9 +61,8 @@ def doubled_mid_ranks(x: np.ndarray, order: np.ndarray | None = None) -> np.ndar
 
 
 def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
-    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n`` (module
-    docstring); ``order``: an argsort of ``x`` if the caller has one.
-    """
+    """``2 S(k)`` with ties at one half (mid-ranks), exact int64, ``k = 0..n`` (module docstring);
+    ``order``: an argsort of ``x`` if the caller has one."""
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
     increments = doubled_mid_ranks(x, order) - 2 * np.arange(n, dtype=np.int64)
@@ -76,10 +72,8 @@ def doubled_counts(x, order: np.ndarray | None = None) -> np.ndarray:
 
 
 def mann_whitney_counts(x) -> np.ndarray:
-    """Pair counts ``S(k) = #{i <= k < j : x_i > x_j} + #{... x_i = x_j}/2``.
-
-    Ties count one half (Mann–Whitney mid-ranks). ``S[..., k]`` for ``k = 0..n`` (float64,
-    exact multiples of 1/2) of one series or of each row.
+    """Pair counts ``S(k) = #{i <= k < j : x_i > x_j} + #{... x_i = x_j}/2`` (Mann–Whitney
+    mid-ranks) for ``k = 0..n``, of one series or of each row (float64, exact multiples of 1/2).
 
     Examples
     --------
@@ -96,11 +90,8 @@ def mann_whitney_counts(x) -> np.ndarray:
 
 
 def mann_whitney_statistic(x, ks=None) -> np.ndarray:
-    """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks`` (default all of
-    ``1..n-1``), for one series or one per row.
-
-    Not private: the exact statistic, for analysis and plots of synthetic or public data.
-    Never publish it for private data.
+    """``V(k)`` of Eq. (2.1) (Lut 2022, §2.2.1) at the splits ``ks`` (default ``1..n-1``), for one
+    series or one per row. Not private: for synthetic or public data only.
 
     Examples
     --------
@@ -126,21 +117,14 @@ def _count_block(values: np.ndarray, rows: np.ndarray, *, greater: bool) -> np.n
 def sliding_centre_counts(
     x, window: int, first: int | None = None, block: int | None = None, method: str = "auto"
 ) -> np.ndarray:
-    """Centre counts ``M(s) = S_W(window/2)`` of every window ``W = x[s:s+window]``.
+    """Centre counts ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``, int64) of
+    every window ``x[s:s+window]``; ``U = M / h**2`` is Algorithm 4's statistic.
 
-    ``M(s) = #{s <= i < s+h <= j < s+2h : x_i > x_j}`` (``h = window/2``); ``U = M / h**2``
-    is Algorithm 4's statistic. From ``M(0)`` (or ``first``, carried over from the previous
-    chunk) each step ``s -> s+1`` adds
-
-    ``- #{j in [s+h, s+2h): x_j < x_s}``        (x_s leaves the left half)
-    ``- #{i in (s, s+h): x_i > x_{s+h}}``       (x_{s+h} leaves the right half)
-    ``+ #{j in (s+h, s+2h): x_j < x_{s+h}}``    (... and joins the left half)
-    ``+ #{i in (s, s+h]: x_i > x_{s+2h}}``      (x_{s+2h} joins the right half)
-
-    counted ``block`` positions at a time as boolean matrices (``"block"``, O(n) per
-    position, ~1 MB per block by default) or by binary search in the sorted halves
-    (``"sorted"``); ``"auto"`` takes ``"sorted"`` for windows over 1024. Returns ``M``
-    (int64) for the ``m - window + 1`` windows.
+    From ``M(0)`` (or ``first``, carried over from the previous chunk) each step ``s -> s+1`` counts
+    ``x_s`` leaving the left half, ``x_{s+h}`` moving from the right half to the left and
+    ``x_{s+2h}`` joining the right half: ``block`` positions at a time as boolean matrices
+    (``"block"``, ~1 MB per block by default) or by binary search in the sorted halves
+    (``"sorted"``, which ``"auto"`` takes for windows over 1024).
 
     Examples
     --------
@@ -210,12 +194,9 @@ def _sorted_window_steps(x: np.ndarray, h: int, count: int) -> np.ndarray:
 
 
 def sliding_centre_mid_counts(x, window: int, first: tuple | None = None) -> tuple:
-    """Doubled mid-rank centre counts ``2·M½(s)`` of every window, with ties counting 1/2.
-
-    ``M½ = #{x_i > x_j} + ½ #{x_i = x_j}`` over the pairs of the two halves, so
-    ``2·M½ = h² + M(x) − M(−x)`` (exact integers); ``U = 2·M½ / (2h²)``. A replaced element
-    still moves each of its pairs by at most 1. Returns ``(doubled, last)``,
-    ``last = (M(x), M(−x))`` of the last window, to pass as ``first`` with the next chunk.
+    """Doubled mid-rank centre counts ``2·M½ = h² + M(x) − M(−x)`` of every window (ties count 1/2,
+    exact integers; ``U = 2·M½ / (2h²)``), and ``last = (M(x), M(−x))`` of the last window, to pass
+    as ``first`` with the next chunk.
 
     Examples
     --------

@@ -64,10 +64,9 @@ def threshold_range(
 ) -> ThresholdRange:
     """Admissible threshold range ``[T_L, T_U]`` of ONLINEPNCPD (Theorem 2.6).
 
-    With a threshold ``T`` in this range, Algorithm 4 with window ``n`` raises
-    its alarm on a window containing ``k*`` and reports ``k*`` within the
-    accuracy ``α`` of Theorem 2.6, except with probability ``β``. Purely a
-    function of the parameters (no data), so it costs no privacy.
+    With a threshold ``T`` in this range, Algorithm 4 with window ``n`` raises its alarm on a window
+    containing ``k*`` and reports ``k*`` within the accuracy ``α`` of Theorem 2.6, except with
+    probability ``β``. Purely a function of the parameters (no data), so it costs no privacy.
 
     Parameters
     ----------
@@ -84,8 +83,7 @@ def threshold_range(
     beta : float
         Failure probability in ``(0, 1)``.
     gamma : float
-        Constraint parameter in ``(0, 1/4)``, validated only (the range does
-        not depend on it).
+        Constraint parameter in ``(0, 1/4)``, validated only (the range does not depend on it).
     convention : {"proof", "theorem", "section-2.6"}, default="proof"
         Which of the thesis' three statements of ``T_L`` (Notes): its proof's,
         Theorem 2.6's, or the one reproducing §2.6.3.
@@ -93,9 +91,8 @@ def threshold_range(
     Returns
     -------
     ThresholdRange
-        Named tuple ``(lower, upper)``; ``.empty`` when ``lower > upper``
-        (returned, not raised: the thesis itself uses thresholds outside an
-        empty, conservative range).
+        Named tuple ``(lower, upper)``; ``.empty`` when ``lower > upper`` (returned, not raised: the
+        thesis itself uses thresholds outside an empty, conservative range).
 
     Notes
     -----
@@ -106,10 +103,9 @@ def threshold_range(
     * ``"proof"``: ``T_L = 1/2 + sqrt(2/n · log(8m/β)) + α'`` (condition
       (2.5)), the largest, most conservative ``T_L``;
     * ``"theorem"``: as printed, last term ``32 log(m/β)/(nε)`` (a typo);
-    * ``"section-2.6"``: ``1/2 + sqrt(2/n · log(m/β)) + 32 log(m/β)/(nε)``,
-      closest to §2.6.3 (``T_L = 1.29, 0.81, 0.75, 0.69`` for ``ε = 1, 5,
-      10, ∞`` against the printed ``1.28, 0.80, 0.74, 0.69``; no reading
-      matches all four).
+    * ``"section-2.6"``: ``1/2 + sqrt(2/n · log(m/β)) + 32 log(m/β)/(nε)``, closest to §2.6.3
+      (``T_L = 1.29, 0.81, 0.75, 0.69`` for ``ε = 1, 5, 10, ∞`` against the printed
+      ``1.28, 0.80, 0.74, 0.69``; no reading matches all four).
 
     Examples
     --------

@@ -1,19 +1,15 @@
 """Steps or a trend? A sign test inside the segments found.
 
-Binary segmentation cuts a linear trend into steps; after real steps the segments are flat,
-along a trend each keeps rising (or falling). When ``series="auto"`` tested levels and every
-change found is a level change the same way, the Cox–Stuart counts of the segments between
-the cuts (``min_size`` points left out beside each cut) are released with two-sided
-geometric noise:
-
-    S = Σ_{i < h} sign(y_{i+h} - y_i),   h = ⌊len(y)/2⌋.
-
-Replacing one value of ``x`` changes one sign of one segment: **Δ = 2** under replace-one
-neighbours, segments disjoint (parallel composition). The pooled
-``z = d Σ S_j / sqrt(Σ V_j + noise variance)`` is read against flat AR(1) segments with the
-tests' ``φ⁺`` (exact sign-sum variance for Gaussian values, Sheppard); above :data:`TREND_Z`
-the series is a trend and no change is reported (Mann–Kendall's ``Δ = 2(m - 1)`` would cost
-more than it buys back).
+Binary segmentation cuts a linear trend into steps; after real steps the segments are flat, along a
+trend each keeps rising (or falling). When ``series="auto"`` tested levels and every change found is
+a level change the same way, the Cox–Stuart counts ``S = Σ_{i < h} sign(y_{i+h} - y_i)``
+(``h = ⌊len(y)/2⌋``) of the segments between the cuts (``min_size`` points left out beside each
+cut) are released with two-sided geometric noise: replacing one value of ``x`` changes one sign of
+one segment, **Δ = 2** under replace-one neighbours (disjoint segments: parallel composition). The
+pooled ``z = d Σ S_j / sqrt(Σ V_j + noise variance)`` is read against flat AR(1) segments with the
+tests' ``φ⁺`` (exact sign-sum variance for Gaussian values, Sheppard); above :data:`TREND_Z` the
+series is a trend and no change is reported (Mann–Kendall's ``Δ = 2(m - 1)`` would cost more than
+it buys back).
 """
 
 from __future__ import annotations
@@ -61,9 +57,8 @@ def sign_sum_variance(h: int, phi: float) -> float:
 def is_trend(
     noisy_sums: np.ndarray, halves: np.ndarray, increase: bool, phi: float, mechanism
 ) -> bool:
-    """Whether the noisy counts show a trend in the direction of the change (post-processing
-    of DP outputs; ``mechanism`` None: exact counts), read against flat AR(1) segments with
-    ``phi``."""
+    """Whether the noisy counts show a trend in the direction of the change (post-processing of DP
+    outputs; ``mechanism`` None: exact counts), read against flat AR(1) segments with ``phi``."""
     noise_var = geometric_variance(mechanism)
     used = halves > 0
     sign = 1.0 if increase else -1.0

@@ -8,7 +8,6 @@ and columns, never data values.
 from __future__ import annotations
 
 import csv
-import math
 import sys
 from pathlib import Path
 
@@ -16,17 +15,22 @@ import numpy as np
 
 from ._common import (
     CITE,
+    LEAK_LINE,
     add_delimiter_option,
-    bad_cell,
+    add_random_state_option,
     check_delimiter,
     check_input_file,
+    finite_cell,
+    header_row,
     is_privacy_leak,
     library_calls,
     missing_column,
+    seed_note,
 )
 
 _PROGRESS_MIN_ROWS = 200_000
 _CHUNK = 10_000
+_NEEDS_NUMBERS = "the detector needs a finite number in every row."
 
 
 def add_parser(subparsers) -> None:
@@ -111,12 +115,7 @@ def add_parser(subparsers) -> None:
         help="online: average run length to a false alarm, in rows (default 1000 windows)",
     )
     add_delimiter_option(p)
-    p.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
-    )
+    add_random_state_option(p)
     p.set_defaults(func=run)
 
 
@@ -130,19 +129,6 @@ def _n_change_points(text: str):
         return text  # refused by privacy_cost() with the parameter's name
 
 
-def _finite(text: str, column: str, line: int) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is not None and math.isfinite(value):
-        return value
-    # the position and kind of the problem, never the cell's text: it is data
-    raise ValueError(
-        f"{bad_cell(text, column, line)}; the detector needs a finite number in every row."
-    )
-
-
 def read_column(path, column: str, *, delimiter: str = ",", index_column: str | None = None):
     """Read one numeric column (and optionally one index column, as strings).
 
@@ -154,11 +140,7 @@ def read_column(path, column: str, *, delimiter: str = ",", index_column: str | 
         raise FileNotFoundError(f"no such file: {path}")
     with path.open(newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ValueError(f"{path} is empty (a header row is required).") from None
-        header = [h.strip() for h in header]
+        header = header_row(reader, path)
         positions = {}
         for name, flag in ((column, "--column"), (index_column, "--index-column")):
             if name is None:
@@ -175,7 +157,7 @@ def read_column(path, column: str, *, delimiter: str = ",", index_column: str | 
                 raise ValueError(f"line {line} is empty.")
             if col >= len(row):
                 raise ValueError(f"line {line} has no value for column {column!r}.")
-            values.append(_finite(row[col], column, line))
+            values.append(finite_cell(row[col], column, line, _NEEDS_NUMBERS))
             if idx is not None:
                 index_values.append(row[idx] if idx < len(row) else "")
     if not values:
@@ -263,14 +245,13 @@ def _print_result(args, det, n_rows: int, index_values, leaked: bool) -> None:
         if det.alarm_index_ is not None:
             print("the input ended before PNCPD's window after the alarm was complete")
     if leaked:  # a leak voids the ε: do not print one
-        print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
+        print(LEAK_LINE)
     else:
         print(
             f"privacy spent: {det.privacy_spent_} "
             f"(budget of a full run: ε={det.privacy_cost().epsilon:g})"
         )
-    if args.random_state is not None:
-        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    seed_note(args)
 
 
 def _window_not_filled(window: int, n_rows: int) -> str:

@@ -1,14 +1,9 @@
 """Pieces shared by the sub-commands.
 
-* argument checks that run before any data is read (paths, and the
-  estimators' own parameter validation), so a bad option costs no budget;
-* library warnings and errors printed as one line, each setting they name (from
-  the exception's fields or marks) spelled as its option (``--granularity auto``);
-* the classification of a CSV cell that is not a finite number;
-* option values that start with '-' (``--bins -5:5:11``), joined to their option;
-* the one rule every command's ``--epsilon`` follows, stated in ``--help`` and
-  in the error that refuses a value outside it;
-* ``--delimiter``, and the hint to it when a header was split on the wrong one.
+Checks that run before any data is read (so a bad option costs no budget); library warnings and
+errors as one line, each setting spelled as its option (``--granularity auto``); CSV headers and
+cells that are not finite numbers; option values that start with '-'; the ``--epsilon`` rule;
+``--delimiter``, ``--random-state`` and the privacy summary's leak line.
 """
 
 from __future__ import annotations
@@ -115,9 +110,8 @@ def _as_option(setting: re.Match, option_of: dict) -> str:
 def cli_text(issue, command: str | None = None) -> str:
     """An error's or a warning's message, each setting it names spelled as its option.
 
-    The library marks the settings a message names
-    (:func:`~skdp_anomaly.exceptions.naming`); ``command`` names the sub-command, for
-    the parameters it spells otherwise.
+    The library marks the settings a message names (:func:`~skdp_anomaly.exceptions.naming`);
+    ``command`` names the sub-command, for the parameters it spells otherwise.
 
     >>> from skdp_anomaly.exceptions import naming
     >>> cli_text(naming(ValueError, "Use `granularity='auto'` or a larger `granularity`."))
@@ -181,10 +175,7 @@ def parameter_text(error, command: str | None = None) -> str:
 
 # ------------------------------------------------------------------ warnings
 def is_privacy_leak(category: type) -> bool:
-    """Whether a warning category says that a privacy guarantee does not hold.
-
-    Ours, or diffprivlib's (its models warn with their own class).
-    """
+    """Whether a warning category (ours or diffprivlib's) says a privacy guarantee fails."""
     from ..exceptions import PrivacyLeakWarning
 
     theirs = getattr(sys.modules.get("diffprivlib.utils"), "PrivacyLeakWarning", None)
@@ -193,12 +184,8 @@ def is_privacy_leak(category: type) -> bool:
 
 @contextlib.contextmanager
 def one_line_warnings(command: str, rewrite: bool = False):
-    """Print each warning as ``skdp-anomaly COMMAND: warning: MESSAGE``.
-
-    Only the message: the file and line of a library's internals mean
-    nothing to a user of the command line. Yields the list of the
-    categories shown, so that a command can tell whether a leak was reported.
-    """
+    """Print each warning as ``skdp-anomaly COMMAND: warning: MESSAGE`` (no file and line);
+    yields the list of the categories shown, so that a command can tell whether a leak was."""
     shown = []
 
     def show(message, category, filename, lineno, file=None, line=None):
@@ -213,11 +200,8 @@ def one_line_warnings(command: str, rewrite: bool = False):
 
 @contextlib.contextmanager
 def library_calls(command: str):
-    """Around calls into the estimators: their warnings and errors in CLI terms.
-
-    Leak warnings are always shown (and so always counted), whatever the
-    filters say: the summary must not claim a guarantee a hidden warning voided.
-    """
+    """Around calls into the estimators: their warnings and errors in CLI terms. Leak warnings
+    are always shown and counted: the summary must not claim a guarantee a hidden one voided."""
     with one_line_warnings(command, rewrite=True) as shown:
         from ..exceptions import PrivacyLeakWarning
 
@@ -230,6 +214,22 @@ def library_calls(command: str):
             raise ValueError(parameter_text(exc, command)) from exc
         except ValueError as exc:
             raise ValueError(cli_text(exc, command)) from exc
+
+
+#: The summary line of a run whose guarantee a leak warning voided (no ε is printed).
+LEAK_LINE = "privacy: NOT differentially private — see the PrivacyLeakWarning above"
+
+
+def add_random_state_option(
+    parser, help="seed for reproducible noise (tests/experiments only: unsafe in deployment)"
+) -> None:
+    parser.add_argument("--random-state", type=int, default=None, help=help)
+
+
+def seed_note(args) -> None:
+    """Print that a seeded run is no release, when ``--random-state`` was given."""
+    if args.random_state is not None:
+        print("note: --random-state makes the noise reproducible; do not use it for releases")
 
 
 # --------------------------------------------------------------------- paths
@@ -272,6 +272,14 @@ def check_output_dir(path: str, option: str) -> None:
     _writable_dir(existing, option)
 
 
+def header_row(reader, path) -> list:
+    """The stripped names of the header row; an error if the file is empty."""
+    try:
+        return [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise ValueError(f"{path} is empty (a header row is required).") from None
+
+
 # --------------------------------------------------------------------- cells
 # spellings of a missing value, besides those float() reads as NaN
 _MISSING = frozenset({"", "na", "n/a", "null"})
@@ -310,17 +318,26 @@ def bad_cell(text: str, column: str, line: int) -> str | None:
     return None if problem is None else f"column {column!r} {_PROBLEM[problem]} on line {line}"
 
 
+def finite_cell(text: str, column: str, line: int, needs: str) -> float:
+    """The cell as a float, or the error of :func:`bad_cell` followed by ``needs``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value):
+        return value
+    raise ValueError(f"{bad_cell(text, column, line)}; {needs}")
+
+
 def join_dash_values(argv: list[str], options=DASH_VALUE_OPTIONS) -> list[str]:
     """``argv`` with ``--bins -5:5:11`` written ``--bins=-5:5:11``.
 
-    argparse takes a token that starts with '-' for an option unless it is a
-    plain negative number (``-5``, ``-0.5``): ``--bins -5:5:11`` would fail
-    with "expected one argument". A value of one of ``options`` that starts
-    with a number is joined to its option, which argparse then reads as the
-    value. The values of an option that takes several numbers
-    (``--bounds -1e3 1e3``) cannot be joined: one that starts with '-' and a
-    number gets a leading space, which argparse reads as a value and
-    ``float`` ignores. Nothing after ``--`` changes.
+    argparse takes a token that starts with '-' for an option unless it is a plain negative number
+    (``-5``, ``-0.5``): ``--bins -5:5:11`` would fail with "expected one argument". A value of one
+    of ``options`` that starts with a number is joined to its option, which argparse then reads as
+    the value. The values of an option that takes several numbers (``--bounds -1e3 1e3``) cannot be
+    joined: one that starts with '-' and a number gets a leading space, which argparse reads as a
+    value and ``float`` ignores. Nothing after ``--`` changes.
 
     >>> join_dash_values(["dpoad", "--bins", "-5:5:11", "--epsilon", "-1"])
     ['dpoad', '--bins=-5:5:11', '--epsilon', '-1']
@@ -457,12 +474,8 @@ def missing_column(
 
 # --------------------------------------------------------------- --alpha
 def add_renamed_alpha(parser, new_option: str, what: str) -> None:
-    """Refuse ``--alpha`` on a command where it once meant something else.
-
-    ``--alpha`` is the false-alarm level wherever it is accepted; an old
-    command line that used it for ``what`` (now ``new_option``) gets a clear
-    error rather than a silent new meaning. Hidden from ``--help``.
-    """
+    """Refuse (hidden from ``--help``) ``--alpha`` where it meant ``what``, now ``new_option``:
+    ``--alpha`` is the false-alarm level wherever it is accepted."""
 
     class RenamedAlpha(argparse.Action):
         def __call__(self, parser, namespace, values, option_string=None):

@@ -27,11 +27,9 @@ def run(args) -> int:
 
 
 def _refused(report, args) -> None:
-    """Print the refused pipeline's report, then raise the one-line CLI error.
-
-    The library's message points to the error's ``report`` attribute, which a
-    command line cannot reach: the table is printed instead.
-    """
+    """Print the refused pipeline's report, then raise the one-line CLI error. The library's message
+    points to the error's ``report`` attribute, which a command line cannot reach: the table is
+    printed instead."""
     from ..budget._validator import print_pipeline_report
 
     print_pipeline_report(

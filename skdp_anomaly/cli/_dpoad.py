@@ -17,14 +17,18 @@ from pathlib import Path
 import numpy as np
 
 from ._common import (
+    LEAK_LINE,
     add_delimiter_option,
-    bad_cell,
+    add_random_state_option,
     check_delimiter,
     check_input_file,
     check_output_file,
+    finite_cell,
+    header_row,
     is_privacy_leak,
     library_calls,
     missing_column,
+    seed_note,
 )
 
 _CITE = (
@@ -192,12 +196,7 @@ def add_parser(subparsers) -> None:
         help="also write the windows, the cells flagged, the privacy guarantee and "
         "every message the analyst received or sent back (needs --max-count)",
     )
-    p.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
-    )
+    add_random_state_option(p)
     add_delimiter_option(p)
     p.set_defaults(func=run)
 
@@ -322,13 +321,6 @@ def _cell_text(cell: int, edges: list, columns: list) -> str:
 
 
 # ------------------------------------------------------------------- reading
-def _finite(text: str, column: str, line: int) -> float:
-    problem = bad_cell(text, column, line)
-    if problem is not None:  # the position and kind of the problem, never the cell's text
-        raise ValueError(f"{problem}; {_NEEDS_NUMBERS}")
-    return float(text)
-
-
 def _positions(
     header: list, columns: list, window_column: str, name: str, delimiter: str = ","
 ) -> list:
@@ -354,20 +346,17 @@ def _window_order(labels) -> list:
 def read_windows(path, columns: list, window_column: str, *, delimiter: str = ","):
     """The records grouped by window: ``(labels, windows)`` in window order.
 
-    ``windows[i]`` is a float array of shape ``(n_records, len(columns))``.
-    Raises ValueError naming the line and column of a bad cell, but never its
-    value. Records are not checked against the bins: DPOAD counts one outside
-    them in the nearest edge bin (an error would let one record change the
-    output).
+    ``windows[i]`` is a float array of shape ``(n_records, len(columns))``. Raises ValueError naming
+    the line and column of a bad cell, but never its value. Records are not checked against the
+    bins: DPOAD counts one outside them in the nearest edge bin (an error would let one record
+    change the output).
     """
     path = Path(path)
     with path.open(newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path} is empty (a header row is required).") from None
+        header = header_row(reader, path)
         *features, w = _positions(header, columns, window_column, path.name, delimiter)
+        cells = list(zip(features, columns))
         groups: dict = {}
         for row in reader:
             if not row:
@@ -381,7 +370,7 @@ def read_windows(path, columns: list, window_column: str, *, delimiter: str = ",
                     f"column {window_column!r} has a missing value on line "
                     f"{line}; every record needs a window."
                 )
-            record = [_finite(row[j], name, line) for j, name in zip(features, columns)]
+            record = [finite_cell(row[j], name, line, _NEEDS_NUMBERS) for j, name in cells]
             groups.setdefault(label, []).append(record)
     if not groups:
         raise ValueError(f"{path.name} has no data rows.")
@@ -435,11 +424,9 @@ def _checked_detector(args):
 
 # ------------------------------------------------------------------- fitting
 def _fit_windows(det, windows) -> None:
-    """One ``partial_fit`` per window; each distinct warning shown once, not once a window.
-
-    Call inside :func:`library_calls`: it shows and counts every warning, leaks included,
-    whatever the filters say.
-    """
+    """One ``partial_fit`` per window; each distinct warning shown once, not once a window. Call
+    inside :func:`library_calls`: it shows and counts every warning, leaks included, whatever the
+    filters say."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for X in windows:
@@ -483,7 +470,7 @@ def _privacy_lines(args, det, leaked: bool) -> list:
                 "released (PrivacyLeakWarning); pass a public --max-count"
             )
         else:
-            lines.append("privacy: NOT differentially private — see the PrivacyLeakWarning above")
+            lines.append(LEAK_LINE)
         return lines
     cost = det.privacy_cost()
     notion = (
@@ -604,8 +591,7 @@ def _print_result(args, det, labels, edges, leaked: bool) -> None:
     )
     if args.output is not None:
         print(f"wrote {args.output}")
-    if args.random_state is not None:
-        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    seed_note(args)
 
 
 def _cost_dict(cost) -> dict:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from . import _changepoint
 from ._common import (
     add_delimiter_option,
+    add_random_state_option,
     add_renamed_alpha,
     check_delimiter,
     check_epsilon_option,
     check_input_file,
     library_calls,
+    seed_note,
 )
 
 
@@ -80,12 +82,7 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "--candidates", type=int, default=4, help="rows reported as candidates (default 4)"
     )
-    p.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
-    )
+    add_random_state_option(p)
     add_delimiter_option(p)
     p.set_defaults(func=run)
 
@@ -129,6 +126,5 @@ def run(args) -> int:
         f"{search.query_epsilon_:.4g} each (stopped by {search.halted_by_})"
     )
     print(f"privacy spent: {search.privacy_spent_}; the anomaly itself is not protected")
-    if args.random_state is not None:
-        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    seed_note(args)
     return 0

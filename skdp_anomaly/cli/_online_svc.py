@@ -10,7 +10,6 @@ training stream it would read every private label and not be DP.
 from __future__ import annotations
 
 import csv
-import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,17 +17,22 @@ from pathlib import Path
 import numpy as np
 
 from ._common import (
+    LEAK_LINE,
     add_delimiter_option,
+    add_random_state_option,
     add_renamed_alpha,
-    bad_cell,
     check_delimiter,
     check_input_file,
+    finite_cell,
+    header_row,
     is_privacy_leak,
     library_calls,
     missing_column,
+    seed_note,
 )
 
 _CHUNK = 4096
+_NEEDS_NUMBERS = "the classifier needs finite numbers."
 _CITE = (
     "Ghassemi, Sarwate and Wright, Differentially Private Online Active Learning "
     "with Applications to Anomaly Detection, AISec 2016"
@@ -130,12 +134,7 @@ def add_parser(subparsers) -> None:
         default=None,
         help="held-out CSV with the same columns, for the accuracy",
     )
-    p.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        help="seed for reproducible noise (tests/experiments only: unsafe in deployment)",
-    )
+    add_random_state_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_delimiter_option(p, "IN.csv and --test")
     p.set_defaults(func=run)
@@ -143,10 +142,7 @@ def add_parser(subparsers) -> None:
 
 def _header(reader, path, target: str, delimiter: str = ",") -> tuple[int, list]:
     """The target's position and the feature names, from the header row."""
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise ValueError(f"{path} is empty (a header row is required).") from None
+    header = header_row(reader, path)
     if target not in header:
         raise missing_column("--target", target, header, Path(path).name, delimiter)
     t = header.index(target)
@@ -159,16 +155,14 @@ def _header(reader, path, target: str, delimiter: str = ",") -> tuple[int, list]
 def read_chunks(
     path, target: str, chunk: int = _CHUNK, *, classes=None, delimiter: str = ","
 ) -> Iterator[tuple[np.ndarray, list]]:
-    """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread.
-
-    With ``classes``, each label cell is also checked to be one of them (an
-    error names its line, never its text).
-    """
+    """``(X, labels)`` blocks of ``chunk`` rows; the label cells stay text, unread. With
+    ``classes``, each label cell is also checked to be one of them (an error names its line, never
+    its text)."""
     with Path(path).open(newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         t, names = _header(reader, path, target, delimiter)
         width = len(names) + 1
-        features = [*range(t), *range(t + 1, width)]
+        columns = list(zip([*range(t), *range(t + 1, width)], names))
         rows, labels = [], []
         for row in reader:
             line = reader.line_num
@@ -179,7 +173,7 @@ def read_chunks(
                 raise ValueError(
                     f"column {target!r} on line {line} holds a label that is not one of --classes."
                 )
-            rows.append([_number(row[j], name, line) for j, name in zip(features, names)])
+            rows.append([finite_cell(row[j], c, line, _NEEDS_NUMBERS) for j, c in columns])
             if len(rows) == chunk:
                 yield np.asarray(rows), labels
                 rows, labels = [], []
@@ -216,16 +210,6 @@ def _checked_inputs(args) -> int:
             f"{', '.join(names)} (the same columns in the same order are needed)."
         )
     return n_rows
-
-
-def _number(text: str, column: str, line: int) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if math.isfinite(value):
-        return value
-    raise ValueError(f"{bad_cell(text, column, line)}; the classifier needs finite numbers.")
 
 
 def _checked_estimator(args):
@@ -277,7 +261,7 @@ def run(args) -> int:
         f"updates released: {est.n_updates_}"
     )
     if any(map(is_privacy_leak, shown)):
-        print("privacy: NOT differentially private — see the PrivacyLeakWarning above")
+        print(LEAK_LINE)
     else:
         print(f"privacy spent: {est.privacy_spent_}")
     if args.test is not None:
@@ -286,6 +270,5 @@ def run(args) -> int:
             correct += int(np.sum(est.predict(X) == np.asarray(labels)))
             total += len(labels)
         print(f"accuracy on {Path(args.test).name}: {correct / max(total, 1):.4f} ({total} rows)")
-    if args.random_state is not None:
-        print("note: --random-state makes the noise reproducible; do not use it for releases")
+    seed_note(args)
     return 0

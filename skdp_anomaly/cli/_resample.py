@@ -18,7 +18,9 @@ import numpy as np
 
 from ._common import (
     CITE,
+    LEAK_LINE,
     add_delimiter_option,
+    add_random_state_option,
     bad_cell,
     check_delimiter,
     check_input_file,
@@ -144,12 +146,7 @@ def add_parser(subparsers) -> None:
         "(every cell), 'sparse' (only cells above a noisy threshold, for many "
         "features) or 'auto' (dense while the grid is small; default)",
     )
-    p.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        help="seed, for reproducible experiments only (default: OS entropy)",
-    )
+    add_random_state_option(p, "seed, for reproducible experiments only (default: OS entropy)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv", help="output CSV")
     p.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
     add_delimiter_option(p, "IN.csv and OUT.csv (not of --bounds-file)")
@@ -364,7 +361,7 @@ def _privacy_line(sampler, leaked: bool) -> str:
             "privacy: NOT differentially private — the bounds were computed from the data "
             "(PrivacyLeakWarning); pass --bounds or --bounds-file from domain knowledge"
         )
-    return "privacy: NOT differentially private — see the PrivacyLeakWarning above"
+    return LEAK_LINE
 
 
 def _synopsis_lines(sampler, features) -> list:

@@ -7,18 +7,16 @@ hold. So every bound below follows from the *definition* of the measurement (sci
 assumptions about the images, never from the rows (nor from DESCR's summary table, which is
 data). Values outside are clipped.
 
-Each image reports, per measurement in ``[0, B]``, the mean over its nuclei
-(features 0-9), the standard error (10-19) and the "worst" value, the mean of
-the three largest (20-29). Mean and worst lie in ``[0, B]``; the standard
-error in ``[0, B/2]`` (Popoviciu: a population standard deviation is at most
-``B/2``, and ``s/√m`` with ``ddof=1`` is that over ``√(m − 1)``).
+Each image reports, per measurement in ``[0, B]``, the mean over its nuclei (features 0-9), the
+standard error (10-19) and the "worst" value, the mean of the three largest (20-29). Mean and worst
+lie in ``[0, B]``; the standard error in ``[0, B/2]`` (Popoviciu: a population standard deviation is
+at most ``B/2``, and ``s/√m`` with ``ddof=1`` is that over ``√(m − 1)``).
 
 References
 ----------
-W. N. Street, W. H. Wolberg and O. L. Mangasarian, "Nuclear feature
-extraction for breast tumor diagnosis", IS&T/SPIE International Symposium
-on Electronic Imaging, vol. 1905, pp. 861-870, 1993 (the feature
-definitions, quoted in ``sklearn.datasets.load_breast_cancer().DESCR``).
+W. N. Street, W. H. Wolberg and O. L. Mangasarian, "Nuclear feature extraction for breast tumor
+diagnosis", IS&T/SPIE International Symposium on Electronic Imaging, vol. 1905, pp. 861-870, 1993
+(the feature definitions, quoted in ``sklearn.datasets.load_breast_cancer().DESCR``).
 """
 
 from __future__ import annotations

@@ -52,30 +52,12 @@ def build_budgeted_pipeline(*, budget=2.0, random_state=0, scaler=None):
 def run_budget_tour(
     budget: float = 2.0, random_state: int = 0, explain: bool = True, file=None
 ) -> float:
-    """Fit the budgeted pipeline and print its privacy report, then those of three variants.
+    """Fit the budgeted pipeline, print its privacy report, then those of three variants; return
+    its held-out accuracy (public test data).
 
-    Parameters
-    ----------
-    budget : float, default=2.0
-        Privacy budget ε; below the pipeline's cost (2) the fit is refused.
-    random_state : int, default=0
-        Seed of the split, the folds and the noise (demo only).
-    explain : bool, default=True
-        Print how to read the first report.
-    file : text stream, default=None
-        Where to print (``None``: standard output).
-
-    Returns
-    -------
-    float
-        The held-out accuracy of the fitted pipeline (public test data).
-
-    Raises
-    ------
-    ValueError
-        If ``budget`` is not a positive finite number.
-    skdp_anomaly.PrivacyBudgetError
-        If the pipeline costs more than ``budget``.
+    ``budget`` is ε (ValueError unless positive and finite; below the pipeline's cost, 2,
+    PrivacyBudgetError); ``random_state`` seeds the split, folds and noise (demo only); ``explain``
+    prints how to read the first report; ``file`` is the stream (None: standard output).
     """
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split

@@ -261,39 +261,15 @@ def run_showcase(
     file=None,
     synopsis: str = "gaussian",
 ) -> dict:
-    """Run the over-sampling showcase and write ``metrics.json`` (and ``dpsmote_demo.png``).
+    """Run the over-sampling showcase into ``output_dir`` (created if missing): ``metrics.json``
+    and, with ``plot`` (needs matplotlib), ``dpsmote_demo.png``.
 
-    Parameters
-    ----------
-    output_dir : str or Path
-        Folder for the outputs; created if missing.
-    epsilons : sequence of float, default=(0.5, 1.0, 2.0, 5.0, 10.0)
-        Total privacy budgets ε of each pipeline.
-    ratios : sequence of float, default=(0.10, 0.05)
-        Minority (malignant) fractions to under-sample to.
-    n_repeats : int, default=10
-        Independent under-samplings per fraction.
-    n_folds : int, default=3
-        Cross-validation folds.
-    random_state : int, default=0
-        Seed of the demo (a deployment uses ``random_state=None``).
-    plot : bool, default=True
-        Write the PNG (needs matplotlib).
-    file : text stream, default=None
-        Where to print (``None``: standard output).
-    synopsis : {"gaussian", "grid"}, default="gaussian"
-        DPSMOTE's synopsis in the ``dpsmote`` pipeline.
-
-    Returns
-    -------
-    dict
-        The metrics (``results[ratio][method][epsilon][metric]`` lists), the
-        privacy reports, the paths written and the data sizes.
-
-    Raises
-    ------
-    ValueError
-        If a setting is out of range.
+    Each pipeline is fitted at each total budget of ``epsilons`` on ``n_repeats`` under-samplings
+    of the malignant class to each fraction of ``ratios``, with ``n_folds``-fold cross-validation;
+    ``random_state`` seeds the demo (a deployment uses None), ``synopsis`` is DPSMOTE's, ``file``
+    the stream printed to (None: standard output). Returns the metrics
+    (``results[ratio][method][epsilon][metric]`` lists), the privacy reports, the paths written and
+    the data sizes; raises ValueError for a setting out of range.
     """
     epsilons = tuple(sorted(float(e) for e in epsilons))
     ratios = tuple(float(r) for r in ratios)

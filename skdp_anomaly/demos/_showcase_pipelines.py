@@ -1,13 +1,11 @@
 """The models the showcase compares, their scores and their privacy reports.
 
-At the same nominal budget ε: ``recommended``
-(:class:`~skdp_anomaly.DPImbalancedClassifier`); ``balanced_lr`` (scikit-learn's
-class-balanced logistic regression, not private); ``none``
-(:class:`~skdp_anomaly.PrivateLogisticRegression`); ``smote`` (SMOTE then DP-LR:
-its ε is *not* true, Lut 2022, Theorem 3.2); ``dpsmote``
-(:class:`~skdp_anomaly.DPSMOTE` at ε/4, ε/2 under replace-one neighbours, then
-DP-LR at ε/2: ε-DP in total, Theorem 3.3). Every data-dependent parameter is
-public (:mod:`._breast_cancer`'s bounds, DPSMOTE's ``bounds``, ``data_norm``).
+At the same nominal budget ε: ``recommended`` (:class:`~skdp_anomaly.DPImbalancedClassifier`);
+``balanced_lr`` (scikit-learn's class-balanced logistic regression, not private); ``none``
+(:class:`~skdp_anomaly.PrivateLogisticRegression`); ``smote`` (SMOTE then DP-LR: its ε is *not*
+true, Lut 2022, Theorem 3.2); ``dpsmote`` (:class:`~skdp_anomaly.DPSMOTE` at ε/4, ε/2 under
+replace-one neighbours, then DP-LR at ε/2: ε-DP in total, Theorem 3.3). Every data-dependent
+parameter is public (:mod:`._breast_cancer`'s bounds, DPSMOTE's ``bounds``, ``data_norm``).
 """
 
 from __future__ import annotations
@@ -41,35 +39,13 @@ def build_pipelines(
     features=MEAN_FEATURES,
     synopsis: str = "gaussian",
 ) -> dict:
-    """Build the models compared at the nominal privacy budget ``epsilon``.
+    """Method name (of ``METHODS``) -> unfitted model, each at the total budget ``epsilon`` (under
+    replace-one neighbours) on the data's columns ``features``.
 
-    Data-dependent parameters are public: scaling bounds, DPSMOTE ``bounds``,
-    ``data_norm = √d`` for features in [-1, 1]^d.
-
-    Parameters
-    ----------
-    epsilon : float
-        Total privacy budget ε of each pipeline (under replace-one neighbours).
-    n_minority_train : int
-        Minority rows of the training set; sets SMOTE's ``k_neighbors`` (the
-        non-private pipeline only).
-    random_state : None or int, default=None
-        Seed of every step (``None``: fresh entropy; an int is for reproducible demos only).
-    features : sequence of int, default=MEAN_FEATURES
-        Columns of the 30-feature data set the pipelines receive.
-    synopsis : {"gaussian", "grid"}, default="gaussian"
-        DPSMOTE's synopsis: its default DP class mean, or the thesis' noisy
-        grid histogram with ``granularity="auto"``.
-
-    Returns
-    -------
-    dict
-        Method name (one of ``METHODS``) -> unfitted model.
-
-    Raises
-    ------
-    ValueError
-        If ``synopsis`` is not one of the two.
+    Data-dependent parameters are public (scaling bounds, DPSMOTE ``bounds``, ``data_norm = √d``
+    for features in [-1, 1]^d); ``n_minority_train`` sets SMOTE's ``k_neighbors`` (non-private
+    pipeline only); ``random_state`` seeds every step (an int is for reproducible demos only);
+    ``synopsis``: DPSMOTE's default DP class mean or the thesis' grid with ``granularity="auto"``.
     """
     from imblearn.over_sampling import SMOTE
     from imblearn.pipeline import Pipeline

@@ -17,23 +17,9 @@ _STYLES = {"recommended": "-", "balanced_lr": "-.", "none": ":", "smote": "--", 
 
 
 def plot_showcase(results: dict, metrics=METRICS, figure=None):
-    """Plot each metric of the showcase against ε, mean ± one standard error.
-
-    Parameters
-    ----------
-    results : dict
-        ``results[ratio][method][epsilon][metric]``: one value per fit, as
-        returned under ``"results"`` by :func:`run_showcase`.
-    metrics : sequence of str, default=("roc_auc", "recall", "g_mean", "f1")
-        The metrics to draw, one column each.
-    figure : matplotlib.figure.Figure, default=None
-        The figure to draw on; ``None`` opens a new one with ``matplotlib.pyplot`` (a figure
-        made without pyplot draws without a display, as the command line does).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One row of axes per minority fraction, one column per metric.
+    """The figure of each metric of the showcase against ε, mean ± one standard error: one row of
+    axes per minority fraction of ``results`` (:func:`run_showcase`'s ``"results"``), one column
+    per metric. ``figure=None`` opens one with pyplot (one made without pyplot needs no display).
     """
     ratios = list(results)
     epsilons = sorted(results[ratios[0]][METHODS[0]])

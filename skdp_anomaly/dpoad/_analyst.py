@@ -40,13 +40,11 @@ class Analyst:
         ``learning_windows`` releases, at level ``alpha`` (see Notes).
         ``"kse"``: the paper's rule, Kim's KSE score against ``threshold``.
     alpha : float in (0, 1), default=0.05
-        ``"baseline"``: the probability that a window with no anomaly has any
-        cell flagged.
+        ``"baseline"``: the probability that a window with no anomaly has any cell flagged.
     count_model : {"overdispersed", "multinomial", "poisson"}, default="overdispersed"
         ``"baseline"``: the null a window's cells are tested against (see Notes).
     learning_windows : int >= 1, default=3
-        ``"baseline"``: the releases the baseline is learnt from; they are not
-        tested.
+        ``"baseline"``: the releases the baseline is learnt from; they are not tested.
     threshold : float in [0, 1), default=0.9
         ``"kse"``: detection threshold T on the normalised scores.
 
@@ -65,16 +63,14 @@ class Analyst:
 
     Notes
     -----
-    ``"baseline"`` deconvolves the known release noise from the learning
-    windows, convolves it back into each cell's null, and applies Holm's
-    correction: a window with no anomaly has any cell flagged with
-    probability at most ``alpha``, under the null of ``count_model``:
-    ``"overdispersed"`` (volume varying, variance proportional to the mean,
-    dispersion learnt, approximate), ``"multinomial"`` (records i.i.d.) or
-    ``"poisson"`` (fixed rate per cell; a volume swing is flagged).
-    Everything is post-processing of the releases. The paper's ``"kse"``
-    (Step 5) flags the tail of the pooled scores, so windows with no anomaly
-    are flagged too. Derivations: :ref:`proofs-dpoad-analyst` on :doc:`/proofs`.
+    ``"baseline"`` deconvolves the known release noise from the learning windows, convolves it back
+    into each cell's null, and applies Holm's correction: a window with no anomaly has any cell
+    flagged with probability at most ``alpha``, under the null of ``count_model``:
+    ``"overdispersed"`` (volume varying, variance proportional to the mean, dispersion learnt,
+    approximate), ``"multinomial"`` (records i.i.d.) or ``"poisson"`` (fixed rate per cell; a volume
+    swing is flagged). Everything is post-processing of the releases. The paper's ``"kse"`` (Step 5)
+    flags the tail of the pooled scores, so windows with no anomaly are flagged too. Derivations:
+    :ref:`proofs-dpoad-analyst` on :doc:`/proofs`.
 
     References
     ----------

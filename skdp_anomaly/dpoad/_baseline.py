@@ -24,18 +24,10 @@ _MIN_RATE = 1e-9
 
 @dataclass(frozen=True)
 class ReleaseNoise:
-    """The noise of one release, in count units.
+    """The noise of one release, in count units."""
 
-    Attributes
-    ----------
-    decay : float
-        ``q`` in (0, 1): ``P(Z = z)`` (or the density) is ``∝ q^|z|``.
-    lattice : bool
-        True for two-sided geometric noise on the integers; False for Laplace.
-    """
-
-    decay: float
-    lattice: bool
+    decay: float  # q in (0, 1): P(Z = z) (or the density) is ∝ q^|z|
+    lattice: bool  # two-sided geometric noise on the integers; False: Laplace
 
     @classmethod
     def of_scale(cls, scale: float, lattice: bool) -> "ReleaseNoise":
@@ -218,25 +210,13 @@ class HolmTest:  # a baseline's window test, from its p_values and alpha
 
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity, like an estimator
 class PoissonBaseline(HolmTest):
-    """Each cell's count rate, learnt from the learning windows' releases.
+    """Each cell's count rate, learnt from the learning windows' releases."""
 
-    Attributes
-    ----------
-    expected : ndarray of shape (n_cells,)
-        The mean noisy count over the learning windows, floored at 0.
-    lower, upper : ndarray of shape (n_cells,)
-        Bounds that each miss the cell's rate with probability at most ``miss / 2``.
-    miss : float
-        The miss probability of each cell's interval, ``alpha / (2 n_cells)``.
-    alpha : float
-        The window-wise false-alarm level.
-    """
-
-    expected: np.ndarray
-    lower: np.ndarray
+    expected: np.ndarray  # (n_cells,) mean noisy count over the learning windows, floored at 0
+    lower: np.ndarray  # lower and upper each miss the cell's rate with probability <= miss / 2
     upper: np.ndarray
-    miss: float
-    alpha: float
+    miss: float  # the miss probability of each cell's interval, alpha / (2 n_cells)
+    alpha: float  # the window-wise false-alarm level
 
     @classmethod
     def learn(cls, counts, noises, alpha: float) -> "PoissonBaseline":
@@ -262,10 +242,8 @@ class PoissonBaseline(HolmTest):
         return np.minimum(2.0 * tail + self.miss, 1.0)
 
     def detectable_excess(self, noise: ReleaseNoise) -> float:
-        """Return the counts above expected at which a median cell is flagged half the time.
-
-        Public: it reads the baseline and the noise scale only.
-        """
+        """Counts above expected at which a median cell is flagged half the time (public: reads
+        the baseline and the noise scale only)."""
         n_cells = self.expected.size
         cell = int(np.argsort(self.upper)[n_cells // 2])
         level = (self.alpha / n_cells - self.miss) / 2.0

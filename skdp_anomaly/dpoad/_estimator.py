@@ -41,10 +41,9 @@ _HISTORY += ("anomalous_windows_", "p_values_", "expected_counts_")
 class DPOAD(PrivacyCostMixin, BaseEstimator):
     """Private outsourced anomaly detection over windowed histograms (Mohammady et al.).
 
-    A data owner histograms each window over public bins and sends only
-    privatised counts; the analyst flags anomalous cells at a window-wise
-    false-alarm level ``alpha`` and sends back feedback for the next window's
-    noise. Each :meth:`partial_fit` is one iteration (Steps 1–7):
+    A data owner histograms each window over public bins and sends only privatised counts; the
+    analyst flags anomalous cells at a window-wise false-alarm level ``alpha`` and sends back
+    feedback for the next window's noise. Each :meth:`partial_fit` is one iteration (Steps 1–7):
     ``owner_.release`` → ``analyst_.receive`` → ``owner_.receive``.
 
     Parameters
@@ -59,17 +58,14 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     gamma : float in (0, 1), default=0.05
         Random-DP confidence γ (Def. II.1), used by ``"painfree"`` and ``"dpoad"``.
     mechanism : {"record", "dpoad", "painfree", "laplace"}, default="record"
-        ``"record"``: sensitivity 1, pure ε-DP per window for one record (the
-        right choice when each record is a different person). The paper's
-        mechanisms protect one count cell: ``"dpoad"`` (Pain-Free for the
-        first ``learning_windows`` windows, then the learnt sensitivity, Alg.
-        1), ``"painfree"`` (Thm II.2 in every window), ``"laplace"``
-        (sensitivity ``max_count``).
+        ``"record"``: sensitivity 1, pure ε-DP per window for one record (the right choice when each
+        record is a different person). The paper's mechanisms protect one count cell: ``"dpoad"``
+        (Pain-Free for the first ``learning_windows`` windows, then the learnt sensitivity, Alg. 1),
+        ``"painfree"`` (Thm II.2 in every window), ``"laplace"`` (sensitivity ``max_count``).
     detector : {"baseline", "kse"}, default="baseline"
-        ``"baseline"``: each cell tested against its rate learnt from the first
-        ``learning_windows`` windows, at level ``alpha`` (see
-        :class:`~skdp_anomaly.dpoad.Analyst`). ``"kse"``: the paper's rule
-        (Kim's KSE against ``threshold``), which flags the tail of every window.
+        ``"baseline"``: each cell tested against its rate learnt from the first ``learning_windows``
+        windows, at level ``alpha`` (see :class:`~skdp_anomaly.dpoad.Analyst`). ``"kse"``: the
+        paper's rule (Kim's KSE against ``threshold``), which flags the tail of every window.
     alpha : float in (0, 1), default=0.05
         ``"baseline"``: probability that a window with no anomaly has any cell
         flagged, under the null of ``count_model``.
@@ -79,17 +75,15 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         ``learning_windows >= 2``). ``"multinomial"``: the same shares with
         i.i.d. records. ``"poisson"``: a fixed rate per cell (constant volume).
     max_count : int >= 1 or None, default=None
-        Public cap of a cell count (larger counts are clipped). ``None`` uses
-        each window's record count, with a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
+        Public cap of a cell count (larger counts are clipped). ``None`` uses each window's record
+        count, with a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning`.
     threshold : float in [0, 1), default=0.9
         ``"kse"``: detection threshold T on the min–max normalised scores.
     learning_windows : int >= 1, default=3
         Windows the baseline is learnt from (not tested), and released with
         Pain-Free before ``"dpoad"``'s prediction phase.
     sensitivity_samples : int >= 1, default=100_000
-        The prediction phase's m (Alg. 1 line 3); raised to Thm IV.2's lower
-        bound when below it.
+        The prediction phase's m (Alg. 1 line 3); raised to Thm IV.2's lower bound when below it.
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` for deployment. Sensitivity candidates and noise are drawn
         from separate child streams.
@@ -113,13 +107,11 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
         ``"baseline"``: Holm-adjusted p-values (flagged when ``<= alpha``);
         NaN where nothing was tested.
     expected_counts_ : ndarray of shape (n_bins,) or None
-        ``"baseline"``: each cell's expected count in the last window
-        (post-processing); None before the learning windows are in and for
-        ``"kse"``.
+        ``"baseline"``: each cell's expected count in the last window (post-processing); None before
+        the learning windows are in and for ``"kse"``.
     dispersion_ : float
-        ``count_model="overdispersed"``: learnt ratio of the cells'
-        between-window variance to a multinomial's; 1 for ``"multinomial"``;
-        NaN otherwise or before the learning windows are in.
+        ``count_model="overdispersed"``: learnt ratio of the cells' between-window variance to a
+        multinomial's; 1 for ``"multinomial"``; NaN otherwise or before the learning windows are in.
     detectable_excess_ : float
         ``"baseline"``: counts above expectation a typical cell needs to be
         flagged about half the time; NaN when nothing was tested. Above
@@ -136,26 +128,23 @@ class DPOAD(PrivacyCostMixin, BaseEstimator):
     analyst_ : Analyst
         The analyst role.
     privacy_spent_ : PrivacyCost
-        The windows' costs composed sequentially, ``(n ε, n γ)``. A window that
-        would bring ``n γ`` to 1 is refused; a failed call is rolled back but
-        its charge stays.
+        The windows' costs composed sequentially, ``(n ε, n γ)``. A window that would bring ``n γ``
+        to 1 is refused; a failed call is rolled back but its charge stays.
     n_features_in_ : int
         Number of features of the records.
 
     Notes
     -----
-    ``"laplace"`` gives pure ε-DP per window for one *count cell* (add/remove
-    one contributor's count in one window-bin); ``"painfree"`` and ``"dpoad"``
-    give (ε, γ)-random DP for that unit (:meth:`PrivacyCost.random_dp`): ε-DP
-    for all but a γ-fraction of neighbouring pairs, so anomalous (high-count)
-    cells are deliberately not protected. With a public ``max_count`` every
-    mechanism is also pure ε-DP per window for one *record*; ``"record"``
-    protects one record (add/remove) with noise of scale ``1/ε``: **choose it
-    whenever each record belongs to a different person**. Windows compose
-    sequentially (``n ε``, ``n γ``); with ``"record"`` a record lies in one
-    window, so it is protected at ε over the stream. At small ε the learnt Δ
-    can collapse to one count: benign cells then lose cell-level ε-DP (random
-    DP still holds). Proofs: :ref:`proofs-dpoad` on :doc:`/proofs`.
+    ``"laplace"`` gives pure ε-DP per window for one *count cell* (add/remove one contributor's
+    count in one window-bin); ``"painfree"`` and ``"dpoad"`` give (ε, γ)-random DP for that unit
+    (:meth:`PrivacyCost.random_dp`): ε-DP for all but a γ-fraction of neighbouring pairs, so
+    anomalous (high-count) cells are deliberately not protected. With a public ``max_count`` every
+    mechanism is also pure ε-DP per window for one *record*; ``"record"`` protects one record
+    (add/remove) with noise of scale ``1/ε``: **choose it whenever each record belongs to a
+    different person**. Windows compose sequentially (``n ε``, ``n γ``); with ``"record"`` a record
+    lies in one window, so it is protected at ε over the stream. At small ε the learnt Δ can
+    collapse to one count: benign cells then lose cell-level ε-DP (random DP still holds). Proofs:
+    :ref:`proofs-dpoad` on :doc:`/proofs`.
 
     References
     ----------

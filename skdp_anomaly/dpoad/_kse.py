@@ -153,15 +153,11 @@ def normalise_scores(scores) -> np.ndarray:
 
 
 def detect_anomalies(counts, *, max_count: int, threshold: float = 0.9):
-    """The analyst's detector run window by window on a count matrix.
+    """Flags and normalised scores, both (n_windows, n_bins), of the analyst's detector.
 
-    Window i's cells are scored against the pool of windows ``0..i`` and
-    flagged when the normalised score exceeds ``threshold``. On the true counts
-    it gives the non-private reference flags of §V-C. The detector ranks: the
-    pool's most extreme cells always score 1.
-
-    ``counts`` (n_windows, n_bins) are clipped to {0..max_count}; returns the
-    flags and the normalised scores, both of that shape.
+    Window i's cells, clipped to {0..max_count}, are scored against the pool of windows ``0..i``
+    and flagged above ``threshold`` (the pool's most extreme cells always score 1). On true counts
+    it gives the non-private reference flags of §V-C.
 
     Examples
     --------

@@ -53,23 +53,12 @@ class _Message:
 
 @dataclass(frozen=True, eq=False)
 class SamplingParameters(_Message):
-    """Sensitivity-sampler parameters of one window (Thm II.2 / IV.2).
+    """Sensitivity-sampler parameters of one window (Thm II.2 / IV.2)."""
 
-    Attributes
-    ----------
-    phase : {"learning", "prediction"}
-    m : int
-        Number of sensitivity candidates drawn.
-    k : int
-        Order statistic used: the k-th smallest candidate is the sensitivity.
-    rho : float
-        The Kolmogorov (DKW) confidence ρ the theorem was evaluated at.
-    """
-
-    phase: str
-    m: int
-    k: int
-    rho: float
+    phase: str  # "learning" or "prediction"
+    m: int  # number of sensitivity candidates drawn
+    k: int  # the k-th smallest candidate is the sensitivity
+    rho: float  # the Kolmogorov (DKW) confidence ρ the theorem was evaluated at
 
     @classmethod
     def from_dict(cls, data: dict) -> "SamplingParameters":

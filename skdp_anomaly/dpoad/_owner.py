@@ -52,11 +52,10 @@ def check_bins(bins) -> list[np.ndarray]:
 def window_histogram(X, bins) -> np.ndarray:
     """Count the records of one window in the cells of ``bins`` (Step 2).
 
-    Bins follow :func:`numpy.histogramdd` (half-open, the last closed; product
-    cells flattened in C order). A record outside the bins is clipped into the
-    nearest edge bin, never refused: one record stays in one cell, so the
-    sensitivity is unchanged. A dask window gives the same counts exactly,
-    summed blockwise, without being computed on the client.
+    Bins follow :func:`numpy.histogramdd` (half-open, the last closed; product cells flattened in C
+    order). A record outside the bins is clipped into the nearest edge bin, never refused: one
+    record stays in one cell, so the sensitivity is unchanged. A dask window gives the same counts
+    exactly, summed blockwise, without being computed on the client.
 
     Parameters
     ----------
@@ -159,10 +158,9 @@ class DataOwner:
 
     Notes
     -----
-    :meth:`release` keeps nothing of the window (no records, counts or
-    generator); only the window index and the last
-    :class:`~skdp_anomaly.dpoad.SensitivityFeedback` carry over. Guarantees:
-    see :class:`~skdp_anomaly.DPOAD`.
+    :meth:`release` keeps nothing of the window (no records, counts or generator); only the window
+    index and the last :class:`~skdp_anomaly.dpoad.SensitivityFeedback` carry over. Guarantees: see
+    :class:`~skdp_anomaly.DPOAD`.
     """
 
     def __init__(

@@ -153,36 +153,16 @@ def _t_inflation(df: float, level: float) -> float:
 
 @dataclass(frozen=True, eq=False)  # arrays: compared by identity, like an estimator
 class ProportionBaseline(HolmTest):
-    """Each cell's share of the window total and the cells' dispersion, from the learning windows.
+    """Cells' shares of the window total and their dispersion, from the learning windows."""
 
-    Attributes
-    ----------
-    proportions : ndarray of shape (n_cells,)
-        Each cell's share of the summed noisy counts (floored at 0).
-    expected : ndarray of shape (n_cells,)
-        ``proportions`` times the learning windows' mean noisy total.
-    dispersion : float
-        The estimated ratio ``phi`` to the multinomial variance; 1 when not estimated.
-    dispersion_df : float
-        Degrees of freedom of that estimate (Satterthwaite); inf when not estimated.
-    count_dispersion : float
-        The ``phi`` the test uses (Student-t inflated, at least 1).
-    learnt_total : float
-        The learning windows' summed noisy total (at least its noise's sd).
-    learnt_noise_variance : float
-        The sum of the learning windows' noise variances per cell.
-    alpha : float
-        The window-wise false-alarm level.
-    """
-
-    proportions: np.ndarray
-    expected: np.ndarray
-    dispersion: float
-    dispersion_df: float
-    count_dispersion: float
-    learnt_total: float
-    learnt_noise_variance: float
-    alpha: float
+    proportions: np.ndarray  # (n_cells,) share of the summed noisy counts (floored at 0)
+    expected: np.ndarray  # proportions times the learning windows' mean noisy total
+    dispersion: float  # estimated ratio phi to the multinomial variance; 1 when not estimated
+    dispersion_df: float  # its degrees of freedom (Satterthwaite); inf when not estimated
+    count_dispersion: float  # the phi the test uses (Student-t inflated, at least 1)
+    learnt_total: float  # the learning windows' summed noisy total (at least its noise's sd)
+    learnt_noise_variance: float  # sum of the learning windows' noise variances per cell
+    alpha: float  # the window-wise false-alarm level
 
     @classmethod
     def learn(
@@ -238,10 +218,8 @@ class ProportionBaseline(HolmTest):
         return np.minimum(2.0 * np.minimum(sf, cdf), 1.0)
 
     def detectable_excess(self, noise: ReleaseNoise) -> float:
-        """Return the counts above expected at which a median cell is flagged half the time.
-
-        Public: it reads the baseline and the noise scale only.
-        """
+        """Counts above expected at which a median cell is flagged half the time (public: reads
+        the baseline and the noise scale only)."""
         n_cells = self.proportions.size
         mu_all, phi_all = self._moments(float(self.expected.sum()), noise)
         cell = int(np.argsort(self.expected)[n_cells // 2])

@@ -125,30 +125,12 @@ def sampling_parameters(
     learning_windows: int = 1,
     rho: str = "argmin",
 ) -> SamplingParameters:
-    """Sampling parameters ``(m, k, ρ)`` of the sensitivity sampler (Thm II.2 / IV.2).
+    """Sampling parameters ``(m, k, ρ)`` of the sensitivity sampler at random-DP confidence γ.
 
-    Parameters
-    ----------
-    gamma : float in (0, 1)
-        The random-DP confidence γ (Def. II.1).
-    phase : {"learning", "prediction"}, default="learning"
-        ``"learning"``: Pain-Free (Thm II.2, ``m`` from γ); ``"prediction"``: Thm IV.2.
-    m : int, default=100_000
-        Prediction phase: number of sensitivity candidates; raised to the
-        theorem's lower bound when below it.
-    epsilon : float, default=1.0
-        Prediction phase: ε of the learning phase's windows.
-    learning_windows : int, default=1
-        Prediction phase: windows released in the learning phase (``n / N``).
-    rho : {"argmin", "fit"}, default="argmin"
-        Prediction phase: ``"argmin"`` minimises ``k`` over ρ ∈ (0, γ);
-        ``"fit"`` uses the paper's printed fit (not the minimiser). Both
-        satisfy the theorem.
-
-    Returns
-    -------
-    SamplingParameters
-        Raises ``ValueError`` for an invalid parameter, or ``k > m``.
+    ``"learning"``: Pain-Free (Thm II.2, ``m`` from γ). ``"prediction"`` (Thm IV.2): ``m`` raised to
+    the theorem's bound, ``epsilon`` and ``learning_windows`` (``n / N``) of the learning phase;
+    ``rho="argmin"`` minimises ``k`` over ρ ∈ (0, γ), ``"fit"`` takes the paper's printed fit (both
+    satisfy the theorem). Raises ``ValueError`` for an invalid parameter, or ``k > m``.
 
     Examples
     --------

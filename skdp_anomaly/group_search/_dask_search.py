@@ -17,7 +17,7 @@ from .._data.vectors import (
     top_indices_and_total,
     zeros_like,
 )
-from ._posterior import largest, prefix_length
+from ._posterior import INVALID_SCORES, largest, prefix_length
 
 # at most this many buckets: uint16 bucket ids on the workers, bucket masses of 1 MB
 # per block in the reduction, and a crossing bucket of about n / 2**16 items
@@ -26,29 +26,17 @@ MAX_BUCKETS = 2**16
 
 # ------------------------------------------------------------------ input
 def dask_scores(X, score_func):
-    """Validated scores of a dask ``X`` (one column, or rows that ``score_func`` maps
-    to scores, block by block) as a persisted 1-D float64 dask array with known
-    chunks; returns ``(scores, n_features, feature_names or None)``."""
-    return read_values(
-        X,
-        score_func,
-        owner="NoisyGroupSearch",
-        min_items=2,
-        invalid="anomaly scores must be finite and >= 0 (Bittner, Sarwate and Wright, eq. 1).",
-    )
+    """``(scores, n_features, feature_names or None)`` of a dask ``X`` (one column, or rows that
+    ``score_func`` maps to scores, block by block): validated, persisted, with known chunks."""
+    return read_values(X, score_func, owner="NoisyGroupSearch", min_items=2, invalid=INVALID_SCORES)
 
 
 # ------------------------------------------------------------------ posterior
 class DaskPosterior:
-    """The search's belief over ``n`` items, persisted on the workers in the scores' ``chunks``.
-
-    The in-memory contract (``max``, ``split``, ``update``); per query the client gets only the
-    largest entry, the total and the mass of ``Q``. The split (eq. 10) orders the items by
-    i.i.d. uniform (bucket, key), a uniform permutation: each item draws one of ``B`` buckets
-    (``rng`` draws 128 bits per query, seeding every block), and the bucket where the mass
-    crosses 1/2 orders its members by key in one task (:func:`~._posterior.prefix_length`).
-    It reads the posterior only: nothing about the scores is computed before the charge.
-    """
+    """The search's belief over ``n`` items, persisted on the workers in the scores' chunks, with
+    the in-memory contract (``max``, ``split``, ``update``); per query the client gets only the
+    largest entry, the total and the mass of ``Q``. The split (eq. 10) reads the posterior only
+    (layout: "Dask" in :ref:`proofs-group-search`)."""
 
     def __init__(self, chunks, rng: np.random.Generator):
         n = int(sum(chunks[0]))

@@ -21,7 +21,7 @@ from ..privacy._docstrings import fill_doc
 from ..privacy._protocol import PRIVACY_PARAMETER_CONSTRAINTS, epsilon_constraint
 from ..privacy._validation import check_numeric
 from ._plan import QueryPlan, plan_queries
-from ._posterior import Posterior, largest
+from ._posterior import INVALID_SCORES, Posterior, largest
 from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip_probability
 
 
@@ -29,13 +29,12 @@ from ._sensors import MaxSensor, RandomizedResponseSensor, binarized_error, flip
 class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """Find the anomaly by noisy group queries, with anomaly-restricted DP (Bittner et al.).
 
-    The searcher keeps a posterior over which item is the anomaly. Each query
-    splits the items into a random half ``Q`` holding just under half of the
-    posterior mass and the rest (eq. 10), asks a sensor for a noisy answer
-    about the two halves and updates the posterior by Bayes' rule (eqs. 6, 11,
-    12); the same answers test whether there is an anomaly at all. It stops by
-    ``halting``, the test or the budget, and flags the ``n_candidates`` items
-    of largest posterior only when its halting rule found one.
+    The searcher keeps a posterior over which item is the anomaly. Each query splits the items into
+    a random half ``Q`` holding just under half of the posterior mass and the rest (eq. 10), asks a
+    sensor for a noisy answer about the two halves and updates the posterior by Bayes' rule (eqs. 6,
+    11, 12); the same answers test whether there is an anomaly at all. It stops by ``halting``, the
+    test or the budget, and flags the ``n_candidates`` items of largest posterior only when its
+    halting rule found one.
 
     Parameters
     ----------
@@ -43,28 +42,24 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         The most a fit spends (anomaly-restricted ε), in ``[1e-6, 2**20]``,
         split over the planned queries (each at most 30).
     query_epsilon : float or None, default=None
-        The paper's per-query mode: every query costs this, in ``[1e-6, 30]``,
-        and at most ``floor(epsilon / query_epsilon)`` are made. ``None``:
-        derived from public quantities (Notes). Required with a sensor object
-        as ``oracle``; at most ``epsilon``.
+        The paper's per-query mode: every query costs this, in ``[1e-6, 30]``, and at most
+        ``floor(epsilon / query_epsilon)`` are made. ``None``: derived from public quantities
+        (Notes). Required with a sensor object as ``oracle``; at most ``epsilon``.
     oracle : {"randomized_response", "binarized", "direct"} or sensor, default="direct"
-        ``"direct"``: noisy maxima of the halves, likelihood (11);
-        ``"binarized"``: ``1(Y > Ȳ)``, error bound (24), update (6);
-        ``"randomized_response"``: the bit of eq. (5), update (6). Or a sensor
-        (:mod:`skdp_anomaly.group_search`) calibrated to ``query_epsilon``.
+        ``"direct"``: noisy maxima of the halves, likelihood (11); ``"binarized"``: ``1(Y > Ȳ)``,
+        error bound (24), update (6); ``"randomized_response"``: the bit of eq. (5), update (6). Or
+        a sensor (:mod:`skdp_anomaly.group_search`) calibrated to ``query_epsilon``.
     low, high : float, default=1.0, 2.0
         ``t_ℓ < t_h``: non-anomalous scores lie in ``[0, t_ℓ]``, the anomaly is
         ``>= t_h`` (eq. 1). Public parameters, never read from the data.
     halting : {"posterior", "bz", "budget"}, default="posterior"
-        Stop when the largest posterior entry exceeds ``alpha``
-        (``"posterior"``), when ``max log(f/(1-f)) > log(1/delta)``
-        (``"bz"``, eq. 25), or when one more query would exceed ``epsilon``
-        (``"budget"``: the planned queries, the largest entries flagged).
+        Stop when the largest posterior entry exceeds ``alpha`` (``"posterior"``), when
+        ``max log(f/(1-f)) > log(1/delta)`` (``"bz"``, eq. 25), or when one more query would exceed
+        ``epsilon`` (``"budget"``: the planned queries, the largest entries flagged).
     alpha : float in (0, 1), default=0.5
         Posterior threshold of ``halting="posterior"`` (the paper's τ).
     delta : float in (0, 1), default=0.05
-        Target error probability of ``halting="bz"`` (eq. 25) and of the
-        plan (Proposition 3).
+        Target error probability of ``halting="bz"`` (eq. 25) and of the plan (Proposition 3).
     null_threshold : float in (0, 1) or None, default=0.99
         Answer "no anomaly" (``halted_by_ == "no_anomaly"``, nothing flagged)
         once the posterior probability that no item is an anomaly exceeds
@@ -94,16 +89,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Indices of the flagged items; empty when the search answered "no
         anomaly" or did not halt by its rule within the budget (not found).
     null_posterior_ : ndarray of shape (n_groups,)
-        Posterior probability that the group holds no anomaly (0 with
-        ``null_threshold=None``).
+        Posterior probability that the group holds no anomaly (0 with ``null_threshold=None``).
     n_queries_ : int
         Queries made (the largest over groups).
     query_epsilon_ : float
         The anomaly-restricted ε of one query: ``query_epsilon``, or derived
         from public quantities (Notes).
     n_queries_planned_ : int
-        The most queries the fit could make: ``min(max_queries,
-        floor(epsilon / query_epsilon_))``.
+        The most queries the fit could make: ``min(max_queries, floor(epsilon / query_epsilon_))``.
     halted_by_ : str
         ``"posterior"`` or ``"bz"`` (found), ``"no_anomaly"`` (the test),
         ``"budget"`` or ``"max_queries"`` (nothing flagged, except with
@@ -117,17 +110,14 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     Notes
     -----
-    Anomaly-restricted ε-DP per query (Definitions 1–2): neighbouring
-    datasets have the same anomaly and differ in the value of one
-    *non-anomalous* item; the anomaly, and whether there is one, are not
-    protected, by design. Under the data model (non-anomalous scores in
-    ``[0, t_ℓ]``) a group's maximum moves by at most ``t_ℓ`` (Lemma 1) and
-    the halves are disjoint, so ``t`` queries cost ``tε`` (Proposition 2);
-    a non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``.
-    Randomized response is charged Proposition 1 per query, an upper bound.
-    The anomaly test reuses the answers (no extra release). Without
-    ``query_epsilon`` each query's ε comes from Proposition 3's expected
-    queries (``n`` is public). Proofs, budget rule and dask layout:
+    Anomaly-restricted ε-DP per query (Definitions 1–2): neighbouring datasets have the same anomaly
+    and differ in the value of one *non-anomalous* item; the anomaly, and whether there is one, are
+    not protected, by design. Under the data model (non-anomalous scores in ``[0, t_ℓ]``) a group's
+    maximum moves by at most ``t_ℓ`` (Lemma 1) and the halves are disjoint, so ``t`` queries cost
+    ``tε`` (Proposition 2); a non-anomalous score ``s > t_ℓ`` is protected only at ``ε·s/t_ℓ``.
+    Randomized response is charged Proposition 1 per query, an upper bound. The anomaly test reuses
+    the answers (no extra release). Without ``query_epsilon`` each query's ε comes from Proposition
+    3's expected queries (``n`` is public). Proofs, budget rule and dask layout:
     :ref:`proofs-group-search` on :doc:`/proofs`; see also :doc:`/group_search`.
 
     References
@@ -226,17 +216,10 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
 
     def _plan(self, n: int) -> QueryPlan:
         """The per-query ε and the queries ``epsilon`` buys for ``n`` items (public)."""
-        return plan_queries(
-            int(n),
-            float(self.epsilon),
-            self._response(),
-            float(self.low),
-            float(self.high),
-            float(self.delta),
-            int(self.max_queries),
-            None if self.query_epsilon is None else float(self.query_epsilon),
-            min_query_epsilon=MIN_EPSILON,
-        )
+        given = None if self.query_epsilon is None else float(self.query_epsilon)
+        low, high, delta = float(self.low), float(self.high), float(self.delta)
+        search = (int(n), float(self.epsilon), self._response(), low, high, delta)
+        return plan_queries(*search, int(self.max_queries), given, min_query_epsilon=MIN_EPSILON)
 
     def _privacy_cost(self) -> PrivacyCost:
         """The most a search can spend: ``epsilon``, over the queries it plans.
@@ -301,10 +284,9 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, 1) or (n_samples, n_features)
-            Anomaly scores ``>= 0`` (one column), or rows mapped to scores by
-            ``score_func``. With a sensor object as ``oracle``, only the
-            number of rows is used. A dask array, DataFrame or Series runs
-            the search on the workers (see Notes).
+            Anomaly scores ``>= 0`` (one column), or rows mapped to scores by ``score_func``. With a
+            sensor object as ``oracle``, only the number of rows is used. A dask array, DataFrame or
+            Series runs the search on the workers (see Notes).
         y : None
             Ignored.
 
@@ -428,9 +410,7 @@ class NoisyGroupSearch(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         else:
             scores = X[:, 0]
         if not np.all(np.isfinite(scores)) or np.any(scores < 0):
-            raise ValueError(
-                "anomaly scores must be finite and >= 0 (Bittner, Sarwate and Wright, eq. 1)."
-            )
+            raise ValueError(INVALID_SCORES)
         return scores
 
     def _groups(self, n, rng):

@@ -44,11 +44,8 @@ def noiseless_queries(n: int, epsilon: float, delta: float) -> float:
 
 
 def proposition3_queries(n: int, epsilon: float, p: float, delta: float) -> float:
-    """Bound (26) on the expected queries, read in bits (Burnashev–Zigangirov).
-
-    ``(log₂(n+1) + log₂(1/δ) + ε) / (1 − h₂(p))``; ``inf`` when ``p >= 1/2``
-    (an answer carries no information).
-    """
+    """Bound (26) on the expected queries, read in bits (Burnashev–Zigangirov):
+    ``(log₂(n+1) + log₂(1/δ) + ε) / (1 − h₂(p))``; ``inf`` when ``p >= 1/2`` (no information)."""
     if not p < 0.5:
         return math.inf
     capacity = 1.0 + p * math.log2(p) + (1.0 - p) * math.log2(1.0 - p) if p > 0 else 1.0
@@ -63,10 +60,8 @@ def _total(n: int, eps: float, response: str, low: float, high: float, delta: fl
 
 
 def cheapest_query_epsilon(n: int, response: str, low: float, high: float, delta: float) -> float:
-    """``e*``: the per-query ε on a fixed log-grid that buys Proposition 3's bits most cheaply.
-
-    ``argmin f`` over :data:`GRID_SIZE` points of ``[1e-3, 30]`` (the first on a tie).
-    """
+    """``e*``: the per-query ε that buys Proposition 3's bits most cheaply, ``argmin f`` over
+    :data:`GRID_SIZE` log-spaced points of ``[1e-3, 30]`` (the first on a tie)."""
     ratio = GRID_HIGH / GRID_LOW
     grid = [GRID_LOW * ratio ** (i / (GRID_SIZE - 1)) for i in range(GRID_SIZE)]
     return min(grid, key=lambda e: _total(n, e, response, low, high, delta))
@@ -85,12 +80,11 @@ def plan_queries(
 ) -> QueryPlan:
     """Split the total ``epsilon`` over the queries of a search of ``n`` items.
 
-    Given ``query_epsilon`` every query costs it. Otherwise ``min(e*,
-    epsilon / K0)`` (at least ``min_query_epsilon``), with ``e*`` of
-    :func:`cheapest_query_epsilon` and ``K0`` the queries a noiseless bisection
-    needs: a large total buys slack at the cheapest ε, a small one still affords
-    ``K0`` queries. The queries, ``min(max_queries, floor(epsilon /
-    query_epsilon))``, never sum above ``epsilon`` in floating point.
+    Given ``query_epsilon`` every query costs it. Otherwise ``min(e*, epsilon / K0)`` (at least
+    ``min_query_epsilon``), with ``e*`` of :func:`cheapest_query_epsilon` and ``K0`` the queries a
+    noiseless bisection needs: a large total buys slack at the cheapest ε, a small one still affords
+    ``K0`` queries. The queries, ``min(max_queries, floor(epsilon / query_epsilon))``, never sum
+    above ``epsilon`` in floating point.
 
     Examples
     --------

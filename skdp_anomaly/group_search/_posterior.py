@@ -9,6 +9,8 @@ import numpy as np
 
 # a query splits the items by fresh uniforms in buckets of about this many items
 BUCKET = 8
+#: the error for scores outside the data model, in memory and on dask
+INVALID_SCORES = "anomaly scores must be finite and >= 0 (Bittner, Sarwate and Wright, eq. 1)."
 
 
 class Posterior:

@@ -3,9 +3,8 @@
 A sensor holds the scores (or is the hardware or service that measures them) and
 answers a boolean mask of the items of the queried half ``Q``. The protocol:
 
-* ``response``: ``"maxima"`` — ``query`` returns ``(Y, Ȳ)``, noisy maxima of
-  ``Q`` and of the rest (eq. 9); ``"bit"`` — the randomized-response bit
-  ``1(i* ∈ Q) ⊕ Bernoulli(p)`` (eq. 5);
+* ``response``: ``"maxima"`` — ``query`` returns ``(Y, Ȳ)``, noisy maxima of ``Q`` and of the rest
+  (eq. 9); ``"bit"`` — the randomized-response bit ``1(i* ∈ Q) ⊕ Bernoulli(p)`` (eq. 5);
 * ``epsilon``: the anomaly-restricted ε of one answer, which the sensor
   guarantees and the searcher charges;
 * ``query(mask) -> (float, float) | bool``.
@@ -29,11 +28,10 @@ from ..privacy import LaplaceMechanism, RandomizedResponse
 class MaxSensor:
     """Noisy maxima of the two halves, ``max(x_Q) + Lap(t_ℓ/ε)`` and ``max(x_Q̄) + Lap(t_ℓ/ε)``.
 
-    Anomaly-restricted ε-DP per answer (Lemma 1, Proposition 2): a group's
-    maximum has sensitivity ``t_ℓ`` and the changed record is in one half
-    (parallel composition). The noise is the float-safe
-    :class:`~skdp_anomaly.privacy.LaplaceMechanism`: ``max + rng.laplace`` in
-    floating point would reveal the maximum through its low-order bits.
+    Anomaly-restricted ε-DP per answer (Lemma 1, Proposition 2): a group's maximum has sensitivity
+    ``t_ℓ`` and the changed record is in one half (parallel composition). The noise is the
+    float-safe :class:`~skdp_anomaly.privacy.LaplaceMechanism`: ``max + rng.laplace`` in floating
+    point would reveal the maximum through its low-order bits.
 
     Parameters
     ----------

@@ -78,29 +78,12 @@ def resolve_imbalanced_strategy(epsilon: float, n_features: int, n_samples: int)
 
 
 def dead_zone_free_C(epsilon: float, data_norm: float) -> float:
-    """A regularisation ``C`` for diffprivlib's LogisticRegression that keeps ε' ≥ ε/2.
+    """A regularisation ``C`` in (0, 1] for diffprivlib's LogisticRegression that keeps ε' ≥ ε/2.
 
-    diffprivlib's objective perturbation (Chaudhuri, Monteleoni and Sarwate
-    2011, Algorithm 2, without intercept) keeps ``ε' = ε − 2 log(1 + R·C/4)``
-    for the noise (``R = data_norm``), which ``C = 1`` can leave near 0; the
-    proof charges ``log(1 + R²·C/4)``. This ``C`` keeps both terms at most
-    ε/2, as :class:`~skdp_anomaly.DPImbalancedClassifier` uses. Public
-    parameters only: no privacy cost.
+    diffprivlib's objective perturbation (no intercept) keeps ``ε' = ε − 2 log(1 + R·C/4)`` for
+    the noise (``R = data_norm``), which ``C = 1`` can leave near 0; the proof charges
+    ``log(1 + R²·C/4)``. This ``C`` keeps both at most ε/2. Public parameters only.
 
-    Parameters
-    ----------
-    epsilon : float > 0
-        The classifier's ε.
-    data_norm : float > 0
-        The classifier's bound on the L2 norm of a row.
-
-    Returns
-    -------
-    float
-        ``C`` in (0, 1].
-
-    Examples
-    --------
     >>> from skdp_anomaly.imbalanced._strategy import dead_zone_free_C
     >>> round(dead_zone_free_C(1.0, 6.0), 4), dead_zone_free_C(10.0, 2.0)
     (0.0721, 1.0)

@@ -62,9 +62,8 @@ def default_C(
     n_classes : int, default=2
         K, the number of classes.
     row_bound : float, default=1.0
-        R, the bound on a training row's L2 norm after projection, the
-        constant column included: ``clip_norm · √(1 + intercept_scaling²)``
-        with an intercept.
+        R, the bound on a training row's L2 norm after projection, the constant column included:
+        ``clip_norm · √(1 + intercept_scaling²)`` with an intercept.
     fit_intercept : bool, default=True
         Whether the model has an intercept (one more coefficient per class).
 
@@ -75,11 +74,10 @@ def default_C(
 
     Notes
     -----
-    The noise moves the normalised coefficients by about ``c·‖b‖`` with
-    ``‖b‖`` of order ``p/ε``, and the Jacobian costs at most
-    ``log(1 + c/4)``; ``n`` cancels from this balance, so ``c`` does not
-    depend on it. The constants were chosen on public data sets (the user
-    guide, "Private logistic regression").
+    The noise moves the normalised coefficients by about ``c·‖b‖`` with ``‖b‖`` of order ``p/ε``,
+    and the Jacobian costs at most ``log(1 + c/4)``; ``n`` cancels from this balance, so ``c`` does
+    not depend on it. The constants were chosen on public data sets (the user guide, "Private
+    logistic regression").
 
     Examples
     --------
@@ -116,13 +114,11 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
         whose float-safety noise (``ε/200`` per coefficient) falls below the
         samplers' smallest rate is refused before any charge.
     data_norm : float or None, default=None
-        Public bound on a row's L2 norm (``√d`` for rows in ``[-1, 1]^d``).
-        ``None`` reads it from the data: a ``PrivacyLeakWarning``, and the ε
-        does not hold for the records that set it.
+        Public bound on a row's L2 norm (``√d`` for rows in ``[-1, 1]^d``). ``None`` reads it from
+        the data: a ``PrivacyLeakWarning``, and the ε does not hold for the records that set it.
     clip_norm : float or "auto", default="auto"
-        Radius of the L2 ball training rows are projected into (not at
-        prediction); the noise scales with it. ``"auto"`` is ``data_norm / 2``;
-        a float above ``data_norm`` is lowered to it.
+        Radius of the L2 ball training rows are projected into (not at prediction); the noise scales
+        with it. ``"auto"`` is ``data_norm / 2``; a float above ``data_norm`` is lowered to it.
     C : float or "auto", default="auto"
         Inverse regularisation strength, as in scikit-learn. ``"auto"`` is
         :func:`~skdp_anomaly.linear_model.default_C`. The effective ``C_`` is
@@ -136,9 +132,8 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
     max_iter : int, default=1000
         Iterations of the L-BFGS-B solver before the Newton polish.
     classes : array-like of shape (n_classes,) or None, default=None
-        The public label set (at least two labels) holding every label of
-        ``y``; the model's shape does not depend on which labels occur.
-        ``None`` reads it from ``y`` and treats it as public.
+        The public label set (at least two labels) holding every label of ``y``; the model's shape
+        does not depend on which labels occur. ``None`` reads it from ``y`` and treats it as public.
     {random_state}
     {accountant}
 
@@ -171,17 +166,14 @@ class PrivateLogisticRegression(PrivacyCostMixin, ClassifierMixin, BaseEstimator
 
     Notes
     -----
-    Pure ε-DP under replace-one-record neighbours, with n public (the
-    relation of diffprivlib's models): n enters the regulariser and the
-    release grid, so there is no add/remove claim. The label set is public.
-    The privacy loss is bounded jointly in the gradient and Jacobian terms
-    (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`). The solver
-    certifies the exact minimiser within ``g/2`` of its result (``g`` a
-    public power of two), rounds to multiples of ``g`` and adds discrete
-    Laplace noise worth 1 % of ε, so the floats reveal nothing beyond the DP
-    output; if it cannot (probability below ``2^-200``, or a condition number
-    beyond ~10^15) the fit raises and releases nothing.
-    Proof: :ref:`proofs-logistic-regression` on :doc:`/proofs`.
+    Pure ε-DP under replace-one-record neighbours, with n public (the relation of diffprivlib's
+    models): n enters the regulariser and the release grid, so there is no add/remove claim. The
+    label set is public. The privacy loss is bounded jointly in the gradient and Jacobian terms
+    (:func:`~skdp_anomaly.linear_model.logistic_privacy_loss`). The solver certifies the exact
+    minimiser within ``g/2`` of its result (``g`` a public power of two), rounds to multiples of
+    ``g`` and adds discrete Laplace noise worth 1 % of ε, so the floats reveal nothing beyond the DP
+    output; if it cannot (probability below ``2^-200``, or a condition number beyond ~10^15) the fit
+    raises and releases nothing. Proof: :ref:`proofs-logistic-regression` on :doc:`/proofs`.
 
     References
     ----------

@@ -1,10 +1,9 @@
 """The losses of objective perturbation, as reductions over aligned blocks of rows.
 
-Each statistic the solver reads is a module-level function of one block of
-normalised rows and labels, added exactly over blocks
-(:func:`~skdp_anomaly._data.rows.block_fsums`): numpy and dask rows, chunked any
-way, give the same bits. No BLAS touches the rows (its rounding depends on position
-and thread count): dot products are accumulated column by column (:func:`rows_dot`).
+Each statistic the solver reads is a module-level function of one block of normalised rows and
+labels, added exactly over blocks (:func:`~skdp_anomaly._data.rows.block_fsums`): numpy and dask
+rows, chunked any way, give the same bits. No BLAS touches the rows (its rounding depends on
+position and thread count): dot products are accumulated column by column (:func:`rows_dot`).
 """
 
 from __future__ import annotations
@@ -119,11 +118,9 @@ def _block_column_sums(terms: np.ndarray):
 
 
 def _certified_total(parts: BlockSums, q: int, n: int):
-    """``(sums, bound)`` from the aligned blocks' :func:`_block_column_sums`, added.
-
-    ``parts`` holds ``q`` sums, then ``q`` magnitudes (the sums of absolute
-    terms), then whatever else the caller's statistic returned.
-    """
+    """``(sums, bound)`` from the aligned blocks' :func:`_block_column_sums`, added. ``parts`` holds
+    ``q`` sums, then ``q`` magnitudes (the sums of absolute terms), then whatever else the caller's
+    statistic returned."""
     total = parts.total[:q]
     magnitude = parts.total[q : 2 * q] * (1.0 + _gamma(n))
     # each aligned block's fsum is rounded once before the blocks are added (an error of
@@ -176,11 +173,9 @@ class _Logistic:
         return np.linalg.solve(hess, grad)
 
     def certified_grad(self, hi, lo):
-        """``(gradient, bound)`` at the point ``hi + lo``: ``‖gradient - exact‖₂ ≤ bound``.
-
-        Margins in double-double (a margin's rounding moves σ by
-        ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4``), sums by blocks and ``fsum``.
-        """
+        """``(gradient, bound)`` at the point ``hi + lo``: ``‖gradient - exact‖₂ ≤ bound``. Margins
+        in double-double (a margin's rounding moves σ by ``≤ 2·0.2241u + γ_p²‖hi‖/4 + γ_p‖lo‖/4``),
+        sums by blocks and ``fsum``."""
         n, p = self.data.n_samples, hi.size
         parts = block_fsums(self.data, _logistic_certified, hi, lo, n, size=3 * p, magnitude=True)
         sums, sum_err = _certified_total(parts, p, n)
@@ -246,11 +241,9 @@ class _Softmax:
         return step
 
     def certified_grad(self, hi, lo):
-        """``(gradient, bound)`` at ``hi + lo``, as for the logistic loss.
-
-        Scores relative to the row's largest, in double-double: ``π_k |D_k| ≤ 1/e``
-        bounds how far their rounding moves the probabilities, whatever W.
-        """
+        """``(gradient, bound)`` at ``hi + lo``, as for the logistic loss. Scores relative to the
+        row's largest, in double-double: ``π_k |D_k| ≤ 1/e`` bounds how far their rounding moves the
+        probabilities, whatever W."""
         n, K, size = self.data.n_samples, self.K, hi.size
         p = size // K
         # a score's error beyond 2u|D|: γ²·2‖W‖ + 2γ_p‖W_lo‖·1.01 (twice, for the difference)
@@ -304,10 +297,8 @@ def _softmax_certified(Z, t, hi, lo, K, scale, n):
 
 
 def _add_regulariser(sums, lam, hi, lo, lin):
-    """``sums + Λ(hi + lo) + lin`` correctly rounded, and its error beyond ``sums``'.
-
-    ``Λ·hi`` is split exactly into two floats; ``Λ·lo`` is rounded once.
-    """
+    """``sums + Λ(hi + lo) + lin`` correctly rounded, and its error beyond ``sums``'. ``Λ·hi`` is
+    split exactly into two floats; ``Λ·lo`` is rounded once."""
     reg, reg_err = _two_prod(np.full_like(hi, lam), hi)
     low = lam * lo
     grad = np.array([math.fsum(t) for t in zip(sums, reg, reg_err, low, lin)])

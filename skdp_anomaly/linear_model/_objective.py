@@ -1,13 +1,10 @@
 """Objective perturbation for logistic and softmax regression, released on a certified grid.
 
-Works in *normalised units*: projected rows with their constant column,
-divided by ``R_aug = data_norm · sqrt(1 + kappa²)`` so that ``‖z‖ ≤ 1``;
-scikit-learn's ``C`` becomes ``Λ = 1 / (C · n · R_aug²)``. One fit
-(Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2; :func:`split_budget`):
-draw ``b ∝ exp(-ε'‖b‖/Δ)``; minimise ``mean loss + Λ_tot/2 ‖u‖² + bᵀu / n``
-until the exact minimiser is certified within ``g/2`` (:func:`solve_certified`);
-release ``g · (rint(u/g) + Z)``, ``Z`` discrete Laplace (:func:`smooth_release`).
-The floats are ``g`` times integers for every input (no floating-point leak).
+Works in *normalised units*: projected rows with their constant column, divided by
+``R_aug = data_norm · sqrt(1 + kappa²)`` so that ``‖z‖ ≤ 1``; scikit-learn's ``C`` becomes
+``Λ = 1 / (C · n · R_aug²)``. One fit: :func:`split_budget`, :func:`perturbation`,
+:func:`solve_certified`, :func:`smooth_release` (floats that are ``g`` times integers for every
+input); the proof: :ref:`proofs-logistic-regression` on :doc:`/proofs`.
 """
 
 from __future__ import annotations
@@ -62,11 +59,9 @@ def project_rows(X: np.ndarray, norm: float) -> np.ndarray:
 
 
 def row_sums(S: np.ndarray) -> np.ndarray:
-    """``S.sum(axis=1)`` of a C-contiguous array, in numpy's order, column by column.
-
-    Reproduces numpy's pairwise order (8 interleaved partial sums up to 128
-    entries) for any memory layout; beyond 128, numpy's own on a C copy.
-    """
+    """``S.sum(axis=1)`` of a C-contiguous array, in numpy's order, column by column. Reproduces
+    numpy's pairwise order (8 interleaved partial sums up to 128 entries) for any memory layout;
+    beyond 128, numpy's own on a C copy."""
     d = S.shape[1]
     if d > 128:
         return np.add.reduce(np.ascontiguousarray(S), axis=1)
@@ -93,10 +88,8 @@ def augmented_norm(data_norm: float, fit_intercept: bool, kappa: float) -> float
 
 
 def design_rows(X: np.ndarray, data_norm: float, fit_intercept: bool, kappa: float):
-    """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding), Fortran order.
-
-    Each row depends on that row alone: the same floats for any block or layout.
-    """
+    """Normalised rows with ``‖z‖ ≤ 1`` (a hair inside, against rounding), Fortran order. Each row
+    depends on that row alone: the same floats for any block or layout."""
     Xp = project_rows(np.asfortranarray(X, dtype=np.float64), data_norm)
     r_aug = augmented_norm(data_norm, fit_intercept, kappa)
     if fit_intercept:
@@ -140,8 +133,7 @@ def logistic_privacy_loss(eps_noise: float, n: int, lam: float) -> float:
     n : int
         The number of records.
     lam : float
-        Λ, the regulariser of the mean loss in normalised units (rows of
-        norm ≤ 1); ``c = 1/(nΛ)``.
+        Λ, the regulariser of the mean loss in normalised units (rows of norm ≤ 1); ``c = 1/(nΛ)``.
 
     Returns
     -------
@@ -285,10 +277,9 @@ def perturbation(rng: np.random.Generator, plan: Plan) -> np.ndarray:
 def smooth_release(u, plan: Plan, rng: np.random.Generator) -> np.ndarray:
     """``g · (rint(u/g) + Z)``, ``Z`` i.i.d. discrete Laplace of rate ``ε_s / (2 dim)``.
 
-    ``u = (hi, lo)`` is rounded as the exact real ``hi + lo``. With
-    ``‖u - u*‖ ≤ g/2`` the computed and exact minimisers round at most one
-    step apart per coordinate, which ``Z`` hides at ``e^{ε_s/2}``; once per
-    neighbour makes ε_s.
+    ``u = (hi, lo)`` is rounded as the exact real ``hi + lo``. With ``‖u - u*‖ ≤ g/2`` the computed
+    and exact minimisers round at most one step apart per coordinate, which ``Z`` hides at
+    ``e^{ε_s/2}``; once per neighbour makes ε_s.
     """
     hi, lo = u
     rate = plan.eps_smooth / (2.0 * plan.dim)
@@ -365,10 +356,8 @@ def solve_certified(objective, x0: np.ndarray, target: float, max_iter: int):
 def fit_objective_perturbation(
     data, plan: Plan, max_iter: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``.
-
-    ``data``: the backend's ``LabelledRows`` (numpy or dask) of normalised rows.
-    """
+    """The released coefficients in normalised units: shape ``(1, p)`` or ``(K, p)``. ``data``: the
+    backend's ``LabelledRows`` (numpy or dask) of normalised rows."""
     n, p = data.n_samples, data.n_features
     noise_rng, smooth_rng = rng.spawn(2)
     lin = perturbation(noise_rng, plan) / n

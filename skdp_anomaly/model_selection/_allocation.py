@@ -1,18 +1,7 @@
 """Splitting a search's total ε, and the public rule that says when a search pays.
 
-With ``total_epsilon=T``, ``G`` candidates (the estimator's own setting among
-them) and ``m`` training parts per record, a candidate fit gets
-``ε_c = T / (3 + refit)`` for ``"repeated"`` (choice ``2·ε_c``),
-``T / (G + 1 + refit)`` for ``"holdout-noisy-max"`` and
-``T / (m·G + 1 + refit)`` for ``"cv-noisy-max"`` (choice ``ε_c``).
-
-Splitting multiplies a private linear model's noise term ``p/(n·ε)``, and no
-public quantity says the choice recovers that, so the search runs only where
-its noise terms ``p/(n_train·ε_c)`` and ``1/(n_val·ε_c)`` are both at most
-:data:`NEGLIGIBLE`; elsewhere the estimator as given is fitted once at ``T``
-(``searched_ = False``). The rule reads only public quantities: ``n``
-(replace-one neighbours), ``d``, the label set, the splits and ``T``
-(:ref:`proofs-private-search`).
+The search runs only where its noise terms are at most :data:`NEGLIGIBLE`, a rule that reads public
+quantities only; both are argued in :ref:`proofs-private-search` ("Total ε").
 """
 
 from __future__ import annotations
@@ -35,8 +24,6 @@ def split_total(
 ) -> Split:
     """Split ``total`` between the candidates' fits, the choice and the refit.
 
-    Examples
-    --------
     >>> from skdp_anomaly.model_selection._allocation import split_total
     >>> split_total(3.0, "repeated", False, 5, 4)
     Split(run_epsilon=1.0, selection_epsilon=2.0)
@@ -54,12 +41,10 @@ def split_total(
 def search_pays(
     n_train: int, n_validation: int, n_features: int, n_classes: int, run_epsilon: float
 ) -> bool:
-    """Whether the search's noise terms are negligible (module docstring).
+    """Whether ``p/(n_train·ε_c)`` and ``1/(n_val·ε_c)`` are both at most :data:`NEGLIGIBLE`.
 
     ``p = (d + 1)`` coefficients for two classes, ``K·(d + 1)`` for K ≥ 3.
 
-    Examples
-    --------
     >>> from skdp_anomaly.model_selection._allocation import search_pays
     >>> search_pays(320, 80, 30, 2, 2 / 3)  # breast cancer at T = 2: no
     False

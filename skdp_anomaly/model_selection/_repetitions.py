@@ -1,9 +1,8 @@
 """The number of runs of a private selection: truncated negative binomial.
 
-Papernot and Steinke (ICLR 2022, §3, Theorem 2) run a mechanism ``K ~ D_{η,γ}``
-times, ``K`` drawn independently of the data, and release the best run; for a
-pure ε-DP run the limit at infinite Rényi orders is pure ``(2 + η)·ε``-DP
-(η = 1 is Liu and Talwar's random stopping, STOC 2019: ``3ε``).
+Papernot and Steinke (ICLR 2022, §3, Theorem 2) run a mechanism ``K ~ D_{η,γ}`` times, ``K`` drawn
+independently of the data, and release the best run; for a pure ε-DP run the limit at infinite Rényi
+orders is pure ``(2 + η)·ε``-DP (η = 1 is Liu and Talwar's random stopping, STOC 2019: ``3ε``).
 """
 
 from __future__ import annotations
@@ -25,8 +24,6 @@ def _check(eta: float, gamma: float) -> None:
 def tnb_mean(eta: float, gamma: float) -> float:
     """Mean of ``D_{η,γ}``: ``η(1−γ) / (γ(1−γ^η))``, or ``(1−γ)/(γ log(1/γ))`` at η = 0.
 
-    Examples
-    --------
     >>> from skdp_anomaly.model_selection._repetitions import tnb_mean
     >>> round(tnb_mean(1.0, 0.1), 6)  # geometric: 1/γ
     10.0
@@ -43,8 +40,6 @@ def tnb_mean(eta: float, gamma: float) -> float:
 def tnb_gamma_for_mean(eta: float, mean: float) -> float:
     """The ``γ`` whose ``D_{η,γ}`` has the given mean (≥ 1; 1 gives γ = 1, one run).
 
-    Examples
-    --------
     >>> from skdp_anomaly.model_selection._repetitions import tnb_gamma_for_mean
     >>> round(tnb_gamma_for_mean(1.0, 10.0), 6)
     0.1
@@ -67,8 +62,6 @@ def tnb_gamma_for_mean(eta: float, mean: float) -> float:
 def tnb_pmf(k, eta: float, gamma: float) -> np.ndarray:
     """``P(K = k)`` of ``D_{η,γ}`` for integers ``k ≥ 1``.
 
-    Examples
-    --------
     >>> from skdp_anomaly.model_selection._repetitions import tnb_pmf
     >>> [round(float(p), 3) for p in tnb_pmf([1, 2], 1.0, 0.5)]
     [0.5, 0.25]
@@ -97,8 +90,6 @@ def sample_tnb(eta: float, gamma: float, rng: np.random.Generator) -> int:
     η = 0: the logarithmic distribution; −1 < η < 0: the logarithmic
     distribution thinned with acceptance ``Γ(k+η) / (Γ(k)·Γ(1+η)) ≤ 1``.
 
-    Examples
-    --------
     >>> import numpy as np
     >>> from skdp_anomaly.model_selection._repetitions import sample_tnb
     >>> sample_tnb(1.0, 1.0, np.random.default_rng(0))

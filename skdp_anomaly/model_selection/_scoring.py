@@ -1,14 +1,8 @@
 """Validation scores of a private search whose change from one record is bounded.
 
-Each score is a weighted count of correct predictions per true class; a
-validation record moves it (replace-one) by at most the largest weight.
-``"accuracy"`` (all 1) and ``"recall"`` (1 for ``pos_label``) have
-sensitivity 1; ``"balanced_accuracy"`` weighs class ``k`` by
-``w_k = round(R · ñ_max / ñ_k)`` (``R = 32``), ``ñ`` the class sizes of all of
-``y`` released once (two-sided geometric, L1 sensitivity 2) at
-:data:`CLASS_SIZES_SHARE` of the choice's ε: one release keeps every run's
-noise the same (a run with small noisy sizes would otherwise win by its
-noise). Proofs: :ref:`proofs-private-search`.
+Each score is a weighted count of correct predictions per true class; balanced accuracy's integer
+weights come from the class sizes of ``y``, released once at :data:`CLASS_SIZES_SHARE` of the
+choice's ε. Proofs: :ref:`proofs-private-search` ("Scores").
 """
 
 from __future__ import annotations
@@ -69,8 +63,6 @@ class ScoreWeights:
     ``positive`` is the index of ``pos_label`` (``"recall"``); ``noisy_sizes`` the
     released class sizes, when the score needs them (:func:`needs_class_sizes`).
 
-    Examples
-    --------
     >>> import numpy as np
     >>> from skdp_anomaly.model_selection._scoring import ScoreWeights
     >>> w = ScoreWeights("balanced_accuracy", 2, None, np.array([900, 100]))

@@ -88,11 +88,10 @@ def hbos_n_bins(n_samples: float, epsilon: float, n_features: int) -> int:
 class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     """Histogram-based outlier score (HBOS) from ε-DP per-feature histograms.
 
-    Each feature is cut into ``n_bins`` equal-width bins of its public
-    ``bounds``; the ``d`` histograms are released with geometric noise, and a
-    row's score is the mean over features of its log density relative to the
-    uniform one (Goldstein and Dengel 2012), read off the frequency polygon of
-    the noisy histogram: higher is more normal. Streams with :meth:`partial_fit`.
+    Each feature is cut into ``n_bins`` equal-width bins of its public ``bounds``; the ``d``
+    histograms are released with geometric noise, and a row's score is the mean over features of its
+    log density relative to the uniform one (Goldstein and Dengel 2012), read off the frequency
+    polygon of the noisy histogram: higher is more normal. Streams with :meth:`partial_fit`.
 
     Parameters
     ----------
@@ -107,9 +106,8 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
         Bins per feature. ``"auto"``: :func:`~skdp_anomaly.outlier.hbos_n_bins`
         of the noisy row count (``COUNT_SHARE`` of ``epsilon``).
     contamination : "auto" or float, default="auto"
-        ``"auto"`` sets ``offset_`` to the public ``AUTO_OFFSET``; a fraction
-        in ``(0, 0.5]`` to a DP quantile of the training scores
-        (``QUANTILE_SHARE`` of ``epsilon``).
+        ``"auto"`` sets ``offset_`` to the public ``AUTO_OFFSET``; a fraction in ``(0, 0.5]`` to a
+        DP quantile of the training scores (``QUANTILE_SHARE`` of ``epsilon``).
     {random_state}
     {accountant}
 
@@ -155,11 +153,10 @@ class PrivateHBOS(PrivacyCostMixin, OutlierMixin, BaseEstimator):
     neighbours (group privacy), as a diffprivlib accountant is charged.
     Everything else is post-processing; the true row count is never stored.
 
-    **Streams.** Each :meth:`partial_fit` chunk is released at ``epsilon``;
-    a record lies in one chunk, so by parallel composition the run is
-    ``epsilon``-DP, charged once at its first chunk. The bins follow the
-    first chunk's noisy row count. Proofs: :ref:`proofs-hbos` on
-    :doc:`/proofs`; measurements: :doc:`/outlier`.
+    **Streams.** Each :meth:`partial_fit` chunk is released at ``epsilon``; a record lies in one
+    chunk, so by parallel composition the run is ``epsilon``-DP, charged once at its first chunk.
+    The bins follow the first chunk's noisy row count. Proofs: :ref:`proofs-hbos` on :doc:`/proofs`;
+    measurements: :doc:`/outlier`.
 
     References
     ----------

@@ -79,19 +79,16 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         Total privacy budget: pure ε-DP under add/remove-one-record
         neighbours (``2·epsilon`` under replace-one). At most 30 per release.
     sampling_strategy : float, str, dict or callable, default="auto"
-        As in imblearn, but evaluated on the *noisy* class sizes when
-        ``class_counts="private"`` (a callable receives a surrogate label
-        vector built from them, never ``y``). Where the noisy sizes already
-        meet the request, 0 rows are generated instead of imblearn's error.
+        As in imblearn, but evaluated on the *noisy* class sizes when ``class_counts="private"`` (a
+        callable receives a surrogate label vector built from them, never ``y``). Where the noisy
+        sizes already meet the request, 0 rows are generated instead of imblearn's error.
     bounds : None or (lower, upper), default=None
-        Data range, per feature or scalars; rows outside are clipped.
-        ``None`` reads them from the data with a
-        :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (no guarantee).
+        Data range, per feature or scalars; rows outside are clipped. ``None`` reads them from the
+        data with a :class:`~skdp_anomaly.exceptions.PrivacyLeakWarning` (no guarantee).
     synopsis : {"gaussian", "grid"}, default="gaussian"
-        "gaussian": the class mean, from a float-safe Laplace release of the
-        class sum in the unit box of ``bounds`` (L1 sensitivity d); rows are
-        drawn from ``N(mean, spread²)`` and clipped to ``bounds``. "grid": the
-        noisy histogram of Algorithm 6. See :ref:`proofs-dpsmote`.
+        "gaussian": the class mean, from a float-safe Laplace release of the class sum in the unit
+        box of ``bounds`` (L1 sensitivity d); rows are drawn from ``N(mean, spread²)`` and clipped
+        to ``bounds``. "grid": the noisy histogram of Algorithm 6. See :ref:`proofs-dpsmote`.
     spread : float > 0, default=0.8
         ``synopsis="gaussian"``: standard deviation of the synthetic rows, as
         a fraction of each feature's half-range. Public, never read from data.
@@ -99,8 +96,7 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
         ν (``synopsis="grid"``): ``ceil(1/ν)`` equal-width cells per feature. "auto" picks 2
         to 4 cells per feature from the DP class size (:ref:`proofs-dpsmote`).
     connectivity : int >= 0, default=2
-        ℓ: the neighbour cell is at most ℓ grid edges away (Manhattan), the
-        centre cell included.
+        ℓ: the neighbour cell is at most ℓ grid edges away (Manhattan), the centre cell included.
     class_counts : {"private", "public"}, default="private"
         "private": class sizes are released with ``count_share * epsilon``.
         "public": exact sizes are used (imblearn's semantics) and not
@@ -157,15 +153,14 @@ class DPSMOTE(PrivacyCostMixin, BaseOverSampler):
 
     Notes
     -----
-    **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours (features and
-    label) for the synthetic rows and every fitted attribute, given public ``bounds`` and a
-    public label set (``classes``, or the labels of ``y`` taken as public:
-    :meth:`privacy_assumptions`); one geometric class-size histogram and one synopsis per
-    over-sampled class, in parallel over the disjoint classes. Under replace-one neighbours
-    it is ``2·epsilon``-DP (group privacy). ``class_counts="public"`` does not cover the
-    class sizes. The returned dataset holds the original rows, so a DP model trained on it
-    at ``ε₁`` costs ``ε₁ + epsilon`` (Theorem 3.3). :meth:`fit` spends as
-    :meth:`fit_resample`. Proofs and design choices: :ref:`proofs-dpsmote` on
+    **Privacy.** Pure ``epsilon``-DP under add/remove-one-record neighbours (features and label) for
+    the synthetic rows and every fitted attribute, given public ``bounds`` and a public label set
+    (``classes``, or the labels of ``y`` taken as public: :meth:`privacy_assumptions`); one
+    geometric class-size histogram and one synopsis per over-sampled class, in parallel over the
+    disjoint classes. Under replace-one neighbours it is ``2·epsilon``-DP (group privacy).
+    ``class_counts="public"`` does not cover the class sizes. The returned dataset holds the
+    original rows, so a DP model trained on it at ``ε₁`` costs ``ε₁ + epsilon`` (Theorem 3.3).
+    :meth:`fit` spends as :meth:`fit_resample`. Proofs and design choices: :ref:`proofs-dpsmote` on
     :doc:`/proofs`.
 
     References

@@ -290,23 +290,12 @@ def choose_threshold(n_cells_total: int, epsilon: float, class_size: float) -> i
 
 @dataclass(frozen=True)
 class SparseHistogram:
-    """The released cells of a sparse noisy histogram (noisy count >= θ).
+    """The released cells of a sparse noisy histogram (noisy count >= θ); unpacks to
+    ``(cells, counts)``."""
 
-    Unpacks to ``(cells, counts)``.
-
-    Attributes
-    ----------
-    cells : ndarray of shape (n_released, n_features)
-        Grid coordinates of the released cells, sorted by key.
-    counts : ndarray of shape (n_released,), int64
-        Their noisy counts (all ``>= threshold``).
-    threshold : int
-        θ: every cell whose noisy count is below it is reported as 0.
-    """
-
-    cells: np.ndarray
-    counts: np.ndarray
-    threshold: int
+    cells: np.ndarray  # (n_released, n_features) grid coordinates, sorted by key
+    counts: np.ndarray  # (n_released,) int64 noisy counts, all >= threshold
+    threshold: int  # θ: every cell whose noisy count is below it is reported as 0
 
     def __iter__(self):
         return iter((self.cells, self.counts))

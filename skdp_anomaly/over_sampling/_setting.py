@@ -335,13 +335,11 @@ class GridChoice(NamedTuple):
     """The grid the histograms are released on, chosen after the class-size release."""
 
     grid: Grid
-    kind: str
-    """"dense" or "sparse"."""
-    offsets: object
-    """The ℓ-ball of the grid (None when no class is over-sampled)."""
+    kind: str  # "dense" or "sparse"
+    offsets: object  # the ℓ-ball of the grid (None when no class is over-sampled)
+    # the dense grid's expected positive noise mass size · E[max(Z, 0)], which the dense
+    # histograms' warning compares with each class size
     noise_mass: float
-    """The dense grid's expected positive noise mass ``size · E[max(Z, 0)]``, which the
-    dense histograms' warning compares with each class size."""
 
 
 def grid_for(steps, bounds, class_size=None) -> tuple:

@@ -1,10 +1,9 @@
 """DPSMOTE's statistics: what the releases read from the data (private, never stored).
 
-Class sizes, the Gaussian synopsis's class sums and the grid's cell coordinates, in memory
-or block by block. A row, mapped to the unit box of the public bounds, moves a class sum by
-at most ``d`` in L1; coordinates are rounded to multiples of ``2^-32`` (still in the box:
-the sensitivity is unchanged) and summed as int64 (associative: the in-memory and Dask
-paths give the same integers).
+Class sizes, the Gaussian synopsis's class sums and the grid's cell coordinates, in memory or block
+by block. A row, mapped to the unit box of the public bounds, moves a class sum by at most ``d`` in
+L1; coordinates are rounded to multiples of ``2^-32`` (still in the box: the sensitivity is
+unchanged) and summed as int64 (associative: the in-memory and Dask paths give the same integers).
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """Privacy costs and their composition.
 
-A :class:`PrivacyCost` is a small immutable value ``(epsilon, delta, gamma,
-anomaly_restricted, neighbours)`` that names the guarantee a mechanism gives
-and the neighbouring relation it holds under. The four notions of this
-package are all special cases of it:
-
-=================================  ==========================================
-notion                             fields
-=================================  ==========================================
-pure ε-DP                          ``delta == 0``, ``gamma == 0``, not restricted
-(ε, δ)-DP                          ``delta > 0``
-anomaly-restricted ε-DP [B]        ``anomaly_restricted=True`` (Def. 1–2)
-(ε, γ)-random DP [M]               ``gamma > 0`` (Def. II.1)
-=================================  ==========================================
-
-[B]: Bittner, Sarwate and Wright, *Using noisy binary search for
-differentially private anomaly detection*; [M]: Mohammady, Wang, Wang and
-Zhang, *DPOAD: differentially private outsourcing of anomaly detection
-through iterative sensitivity learning*.
-
-Composition keeps every relaxation of its parts (the result is the weakest
-notion, said in ``notes``). Every cost names its relation (``neighbours``):
-``"add_remove"`` (one record added or removed; ``n`` protected) or
-``"replace"`` (one record's value changed; ``n`` public). An add/remove ε is
-``2ε`` under replace (:meth:`PrivacyCost.under`), not conversely, so costs under
-different relations compose only once converted.
+A :class:`PrivacyCost` names the guarantee a mechanism gives (pure ε-DP, (ε, δ)-DP,
+anomaly-restricted ε-DP of Bittner et al., (ε, γ)-random DP of Mohammady et al.) and the
+neighbouring relation it holds under (``"add_remove"`` or ``"replace"``; an add/remove ε is ``2ε``
+under replace, not conversely). Composition keeps every relaxation of its parts. The notions are
+tabled in ``docs/privacy.md``.
 """
 
 from __future__ import annotations

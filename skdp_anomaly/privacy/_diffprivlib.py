@@ -43,8 +43,6 @@ def diffprivlib_logistic_epsilon(
     (K one-vs-rest fits at ``ε/K`` for K >= 3): ``ε' + log(1 + R²·C/4)``, or
     ``ε/2 + log(1 + R·(e^{ε/4} − 1))`` when diffprivlib raises the regulariser.
 
-    Examples
-    --------
     >>> from skdp_anomaly.privacy._diffprivlib import diffprivlib_logistic_epsilon
     >>> round(diffprivlib_logistic_epsilon(2.0, 6.0, 1.0), 3)
     2.478
@@ -72,8 +70,6 @@ def diffprivlib_logistic_settings(
     ``epsilon`` parameter is lowered so that ``diffprivlib_logistic_epsilon`` of the
     settings is ``epsilon``.
 
-    Examples
-    --------
     >>> from skdp_anomaly.privacy._diffprivlib import (diffprivlib_logistic_epsilon,
     ...                                                diffprivlib_logistic_settings)
     >>> eps, C = diffprivlib_logistic_settings(1.0, 6.0)

@@ -1,21 +1,8 @@
 """Exact integer noise: geometric, two-sided geometric and Bernoulli draws.
 
-Every probability realised is exactly the stated one, at every rate, with
-unbounded support: no draw goes through a floating-point probability. A
-Bernoulli(``p``) compares uniform random bytes with the binary digits of ``p``,
-computed in integer arithmetic with rigorous bounds (a tie reads the next byte,
-probability ``2**-8``). A geometric ``G = 2**k · H + L`` draws ``H`` from exact
-Bernoulli trials at rate ``rate·2**k >= 1/2`` and the bits of ``L`` as
-independent exact Bernoullis. Follows Canonne, Kamath and Steinke (2020), for
-any double rate and whole arrays at once.
-
-References
-----------
-.. [1] C. L. Canonne, G. Kamath, T. Steinke. The discrete Gaussian for
-   differential privacy. NeurIPS 2020, §5 (exact Bernoulli and discrete
-   Laplace samplers).
-.. [2] I. Mironov. On significance of the least significant bits for
-   differential privacy. CCS 2012.
+No draw goes through a floating-point probability, so each is exactly the stated law at every rate
+(after Canonne, Kamath and Steinke 2020, §5, vectorised); the argument is in
+:ref:`randomness-and-floats`.
 """
 
 from __future__ import annotations
@@ -165,11 +152,10 @@ def _trials_until_failure(x: float, n: int, rng: np.random.Generator) -> np.ndar
 def geometric(rate: float, size, rng: np.random.Generator) -> np.ndarray:
     """Exact geometric noise on ``{0, 1, ...}`` with ``P(G = k) ∝ exp(-rate·k)`` (int64).
 
-    Shape ``size`` (None: a scalar); ``rate`` below :data:`MIN_INTEGER_RATE` is refused
-    before any draw.
+    Drawn as ``2**k·H + L``: ``H`` from exact Bernoulli trials at rate ``rate·2**k >= 1/2``,
+    the bits of ``L`` as exact Bernoullis. Shape ``size`` (None: a scalar); ``rate`` below
+    :data:`MIN_INTEGER_RATE` is refused before any draw.
 
-    Examples
-    --------
     >>> import numpy as np
     >>> from skdp_anomaly.privacy._exact import geometric
     >>> g = geometric(0.1, 100_000, np.random.default_rng(0))

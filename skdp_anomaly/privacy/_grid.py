@@ -1,17 +1,8 @@
 """Real values released on a power-of-two grid with integer noise.
 
-Floating-point ``x + rng.laplace(0, b)`` produces a sparse, ``x``-dependent set
-of floats whose bits tell neighbours apart (Mironov 2012). Instead, a value is
-rounded to a multiple of a power of two ``g`` (exact), exact integer noise
-(:func:`~skdp_anomaly.privacy._exact.two_sided_geometric`) is added in units of
-``g``, and the result is multiplied by ``g`` (exact below ``2**53``): the bits say
-nothing beyond the noisy integer. Rounding adds at most one step per changed
-coordinate: sensitivity ``floor(Δ/g) + c`` steps.
-
-References
-----------
-.. [1] I. Mironov. On significance of the least significant bits for
-   differential privacy. CCS 2012.
+A value rounded to a multiple of a power of two ``g``, given exact integer noise in units of ``g``
+and multiplied back by ``g`` (all exact) shows nothing in its bits beyond the noisy integer, unlike
+``x + rng.laplace(0, b)`` (Mironov 2012); the argument is in :ref:`randomness-and-floats`.
 """
 
 from __future__ import annotations
@@ -33,8 +24,6 @@ def grid_for(sensitivity: float, coordinates: int = 1) -> float:
     ``Δ`` is the query's L1 ``sensitivity``, ``c`` the most ``coordinates`` one
     neighbouring change can move (each may gain one grid step from rounding).
 
-    Examples
-    --------
     >>> from skdp_anomaly.privacy._grid import grid_for
     >>> grid_for(1.0) == 2.0 ** -20
     True

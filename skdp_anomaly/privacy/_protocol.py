@@ -1,14 +1,13 @@
 """The privacy protocol every estimator of this package follows (:class:`PrivacyCostMixin`).
 
-``privacy_cost()`` validates every parameter (raising the error ``fit`` would) and
-returns the cost with its relation. Every public fitting method is one transaction
-(:meth:`PrivacyCostMixin._transaction`): validate; reserve the whole planned cost on
-the accountant atomically; read the data; charge each release right before it; set
-``privacy_spent_`` (charges stay even if the call then fails: a release cannot be
-taken back). An accountant is any object with ``spend(epsilon, delta)`` (optionally
-``check``), charged under its ``neighbours`` attribute, else under replace-one
-neighbours (:data:`ACCOUNTANT_NEIGHBOURS`, diffprivlib's: an add/remove ε counts 2ε);
-an add/remove ledger refuses a cost that needs ``n`` public before any release.
+``privacy_cost()`` validates every parameter (raising the error ``fit`` would) and returns the cost
+with its relation. Every public fitting method is one transaction
+(:meth:`PrivacyCostMixin._transaction`): validate; reserve the whole planned cost on the accountant
+atomically; read the data; charge each release right before it; set ``privacy_spent_`` (charges stay
+even if the call then fails: a release cannot be taken back). An accountant is any object with
+``spend(epsilon, delta)`` (optionally ``check``), charged under its ``neighbours`` attribute, else
+under replace-one neighbours (:data:`ACCOUNTANT_NEIGHBOURS`, diffprivlib's: an add/remove ε counts
+2ε); an add/remove ledger refuses a cost that needs ``n`` public before any release.
 """
 
 from __future__ import annotations

@@ -142,8 +142,6 @@ def check_numeric(X, owner: str, hint: str = _ENCODE, *, ensure_2d: bool = False
     refuses a 1-D ``X`` (scikit-learn's message would quote it). A ``TypeError`` when
     numpy names only a type.
 
-    Examples
-    --------
     >>> from skdp_anomaly.privacy._validation import check_numeric
     >>> check_numeric([[1.0], [2.5]], "MyEstimator")
     >>> check_numeric([["a"], ["b"]], "MyEstimator", hint="Encode X.")
