@@ -351,120 +351,118 @@ CASES = {
 REASON_WIDTH = 300
 MEASURED = {
     "DPImbalancedClassifier.fit": (
-        "4 modules / 26 returns (_threshold): (_classifier > _threshold)×3 > _classifier "
-        "> _predicted_prior > (_threshold > _classifier)×4 > (_predicted_prior > "
-        "_threshold)×3 > _classifier > _threshold > _classifier > _threshold > "
-        "_classifier > _predicted_prior > (_threshold > _classifier)×4 > "
-        "(_predicted_prior > _threshold)×3 > _classifier > … (62 visits)"
+        "4 modules / 45 returns (_threshold): (_classifier > _threshold)×3 > _classifier > "
+        "_predicted_prior > (_threshold > _classifier)×4 > (_predicted_prior > _threshold)×3 "
+        "> _classifier > _threshold > _classifier > _threshold > _classifier > "
+        "_predicted_prior > (_threshold > _classifier)×4 > (_predicted_prior > _threshold)×3 "
+        "> … (103 visits)"
     ),
     "DPImbalancedClassifier.fit-oversample": (
-        "2 modules / 13 returns (_classifier): (_classifier > _threshold)×13 > _classifier"
+        "2 modules / 24 returns (_classifier): (_classifier > _threshold)×24 > _classifier"
     ),
     "PrivateLogisticRegression.fit": (
-        "3 modules / 7 returns (_objective): _logistic > _objective > _logistic > "
-        "_objective > _losses > _objective > _logistic > (_objective > _losses)×4 > "
-        "_objective"
+        "3 modules / 7 returns (_objective): _logistic > _objective > _logistic > _objective "
+        "> _losses > _objective > _logistic > (_objective > _losses)×4 > _objective"
     ),
     "PrivateHBOS.fit-contamination": (
         "2 modules / 3 returns (_hbos): (_hbos > _histograms)×3 > _hbos"
     ),
     "PrivateChangePointDetector.fit-offline": (
-        "8 modules / 15 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > "
-        "_noise_warnings > _binseg > _noise_warnings > _binseg > _dependence > _models > "
-        "_dependence > _models > _binseg > _models > _binseg > _models > _statistic > "
-        "_binseg > _models > _statistic > _binseg > _models > (_binseg > _models > "
-        "_statistic)×4 > _binseg > … (45 visits)"
+        "8 modules / 15 returns (_binseg): (_pncpd > _binseg)×3 > _pncpd > _in_memory > "
+        "_pncpd > _binseg > _noise_warnings > _binseg > _noise_warnings > _binseg > "
+        "_dependence > _models > _dependence > _models > _binseg > _models > _binseg > "
+        "_models > _statistic > _binseg > _models > _statistic > _binseg > _models > … (47 "
+        "visits)"
     ),
     "PrivateChangePointDetector.fit-offline-k": (
-        "6 modules / 9 returns (_binseg): _pncpd > _in_memory > (_pncpd > _binseg)×4 > "
-        "_noise_warnings > _binseg > _noise_warnings > _binseg > _models > _binseg > "
-        "_models > _binseg > _statistic > _binseg > _pncpd > _binseg > _pncpd"
+        "6 modules / 9 returns (_binseg): (_pncpd > _binseg)×3 > _pncpd > _in_memory > _pncpd"
+        " > _binseg > _noise_warnings > _binseg > _noise_warnings > _binseg > _models > "
+        "_binseg > _models > _binseg > _statistic > _binseg > _pncpd > _binseg > _pncpd"
     ),
     "PrivateChangePointDetector.fit-online": (
-        "6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
-        "_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > "
-        "_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > "
-        "_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
-        "_online"
+        "7 modules / 10 returns (_pncpd): _pncpd > _online_calibration > _core > _pncpd > "
+        "_in_memory > _pncpd > _online_calibration > _core > _pncpd > _noise_warnings > "
+        "(_core > _pncpd > _online)×3 > _statistic > _online > _core > _pncpd > _online > "
+        "_core > _online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
+        "_online > … (35 visits)"
     ),
     "PrivateChangePointDetector.partial_fit": (
-        "6 modules / 9 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
-        "_noise_warnings > _core > _pncpd > _online > _core > _pncpd > _online > _core > "
-        "_pncpd > _core > _pncpd > _online > _statistic > _online > _core > _pncpd > "
-        "_online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
-        "_online"
+        "7 modules / 10 returns (_pncpd): _pncpd > _online_calibration > _core > _pncpd > "
+        "_in_memory > _pncpd > _online_calibration > _core > _pncpd > _noise_warnings > "
+        "(_core > _pncpd > _online)×3 > _statistic > _online > _core > _pncpd > _online > "
+        "_core > _online > _core > _pncpd > _core > _statistic > _core > _online > _pncpd > "
+        "_online > … (35 visits)"
     ),
     "PrivateChangePointDetector.partial_fit-arl0": (
-        "8 modules / 12 returns (_pncpd): _pncpd > _in_memory > _pncpd > _core > _pncpd > "
-        "_noise_warnings > _core > _pncpd > _binseg > _online_calibration > _pncpd > "
-        "_online > _core > _pncpd > _binseg > _online_calibration > _pncpd > _binseg > "
-        "_pncpd > _online > _core > _pncpd > _core > _pncpd > _online > _statistic > "
-        "_online > _core > … (38 visits)"
+        "8 modules / 13 returns (_pncpd): _pncpd > _online_calibration > _core > _pncpd > "
+        "_in_memory > _pncpd > _online_calibration > _core > _pncpd > _noise_warnings > _core"
+        " > _pncpd > _binseg > _online_calibration > _pncpd > _online > _core > _pncpd > "
+        "_binseg > _online_calibration > _pncpd > _binseg > _pncpd > _online > _core > _pncpd"
+        " > … (43 visits)"
     ),
     "PrivateOnlineActiveSVC.fit": (
-        "8 modules / 25 returns (_stream): _online_svc > _params > _stream > _params > "
-        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
-        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
-        "_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > "
-        "_ftrl > _stream > _params > … (93 visits)"
+        "8 modules / 25 returns (_stream): _online_svc > (_params > _stream)×3 > _ftrl > "
+        "_stream > _params > _stream > _params > _online_svc > _params > _selection > "
+        "_run_state > _online_svc > _run_state > _online_svc > _warnings > (_stream > "
+        "_params)×3 > _stream > _ftrl > _stream > _params > _stream > _params > _online_svc >"
+        " _params > … (90 visits)"
     ),
     "PrivateOnlineActiveSVC.partial_fit-first": (
-        "8 modules / 23 returns (_stream): _online_svc > _params > _stream > _params > "
-        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
-        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
-        "_run_state > _online_svc > _warnings > (_stream > _params)×3 > _ftrl > _stream > "
-        "_ftrl > _stream > _params > … (78 visits)"
+        "8 modules / 23 returns (_stream): _online_svc > (_params > _stream)×3 > _ftrl > "
+        "_stream > _params > _stream > _params > _online_svc > _params > _selection > "
+        "_run_state > _online_svc > _run_state > _online_svc > _warnings > (_stream > "
+        "_params)×3 > _stream > _ftrl > _stream > _params > _stream > _params > _online_svc >"
+        " _params > … (75 visits)"
     ),
     "PrivateOnlineActiveSVC.partial_fit-second": (
-        "8 modules / 16 returns (_stream): _online_svc > _params > _stream > _params > "
-        "_stream > _params > _ftrl > _stream > _ftrl > _stream > _params > _stream > "
-        "_params > _online_svc > _params > _selection > _run_state > _online_svc > "
-        "_run_state > _online_svc > _run_state > _warnings > _run_state > _online_svc > "
-        "_stream > _run_state > … (60 visits)"
+        "8 modules / 16 returns (_stream): _online_svc > (_params > _stream)×3 > _ftrl > "
+        "_stream > _params > _stream > _params > _online_svc > _params > _selection > "
+        "_run_state > _online_svc > _run_state > _online_svc > _run_state > _warnings > "
+        "_run_state > _online_svc > _stream > _run_state > _stream > _run_state > _stream > "
+        "_params > … (58 visits)"
     ),
     "NoisyGroupSearch.fit": (
-        "4 modules / 417 returns (_sensors): _noisy_group_search > (_plan > _sensors)×402 "
-        "> _plan > _noisy_group_search > _sensors > (_posterior > _noisy_group_search > "
-        "_posterior > _noisy_group_search > _posterior > _sensors > "
-        "_noisy_group_search)×15 > _posterior > _noisy_group_search > _posterior > "
-        "_noisy_group_search"
+        "4 modules / 417 returns (_sensors): _noisy_group_search > (_plan > _sensors)×402 > "
+        "_plan > _noisy_group_search > _sensors > (_posterior > _noisy_group_search > "
+        "_posterior > _noisy_group_search > _posterior > _sensors > _noisy_group_search)×15 >"
+        " _posterior > _noisy_group_search > _posterior > _noisy_group_search"
     ),
     "NoisyGroupSearch.fit-query_epsilon": (
         "4 modules / 100 returns (_noisy_group_search): _noisy_group_search > _plan > "
-        "_sensors > _plan > _sensors > _plan > _noisy_group_search > _sensors > "
-        "(_posterior > _noisy_group_search > _posterior > _noisy_group_search > "
-        "_posterior > _sensors > _noisy_group_search)×32 > (_posterior > "
-        "_noisy_group_search)×3"
+        "_sensors > _plan > _sensors > _plan > _noisy_group_search > _sensors > (_posterior >"
+        " _noisy_group_search > _posterior > _noisy_group_search > _posterior > _sensors > "
+        "_noisy_group_search)×32 > (_posterior > _noisy_group_search)×3"
     ),
     "DPOAD.partial_fit-first": (
-        "6 modules / 8 returns (_owner): _estimator > _owner > _analyst > (_owner > "
-        "_estimator)×3 > _owner > _sampling > _owner > _analyst > _messages > _estimator "
-        "> _owner > _estimator > _owner > _messages > _analyst > _baseline > _messages > "
-        "_owner > _estimator"
+        "6 modules / 7 returns (_owner): _estimator > _owner > _analyst > _owner > _estimator"
+        " > _owner > _estimator > _owner > _sampling > _owner > _analyst > _sampling > "
+        "_analyst > _sampling > _messages > _estimator > _owner > _estimator > _owner > "
+        "_messages > _analyst > _baseline > _messages > _owner > _estimator"
     ),
     "DPOAD.partial_fit-fourth": (
-        "6 modules / 186 returns (_baseline): _estimator > _owner > _estimator > _owner > "
-        "_messages > _analyst > (_baseline > _proportions)×186 > _baseline > _messages > "
-        "_owner > _estimator"
+        "6 modules / 186 returns (_baseline): _estimator > _owner > _analyst > _owner > "
+        "_estimator > _owner > _estimator > _owner > _messages > _analyst > (_baseline > "
+        "_proportions)×186 > _baseline > _messages > _owner > _estimator"
     ),
     "DPOAD.partial_fit-kse": (
-        "6 modules / 9 returns (_owner): _estimator > _owner > _analyst > _owner > "
-        "_sampling > _messages > (_estimator > _owner)×3 > _sampling > _owner > _sampling "
-        "> _messages > _sampling > _messages > _owner > _analyst > _messages > _estimator "
-        "> _owner > _estimator > _owner > _sampling > _messages > _analyst > _kse > "
-        "_analyst > _messages > … (33 visits)"
+        "6 modules / 7 returns (_owner): _estimator > _owner > _analyst > _owner > _sampling "
+        "> _messages > _estimator > _owner > _estimator > _owner > _sampling > _messages > "
+        "_sampling > _messages > _owner > _analyst > _sampling > _analyst > _sampling > "
+        "_messages > _estimator > _owner > _estimator > _owner > _sampling > _messages > … "
+        "(32 visits)"
     ),
     "PrivateGridSearchCV.fit": (
-        "4 modules / 20 returns (_search): _search > _scoring > _search > _label_set > "
+        "4 modules / 24 returns (_search): _search > _scoring > _search > _scoring > _search "
+        "> _label_set > _search > _scoring > _search > _scoring > _search > _label_set > "
         "(_search > _scoring)×3 > _search > _repetitions > (_search > _label_set)×6 > "
         "(_search > _scoring)×7 > _search > _label_set > _search"
     ),
     "PrivateGridSearchCV.fit-total_epsilon": (
-        "5 modules / 38 returns (_search): _search > _scoring > _search > _allocation > "
-        "_search > _label_set > _search > _scoring > _search > _allocation > _search > "
-        "_scoring > _search > _allocation > _search > _allocation > _search > _scoring > "
-        "_search > _repetitions > (_search > _label_set)×13 > (_search > _scoring)×14 > "
-        "_search > … (77 visits)"
+        "5 modules / 44 returns (_search): _search > _scoring > _search > _scoring > _search "
+        "> _allocation > _search > _label_set > _search > _scoring > _search > _allocation > "
+        "_search > _scoring > _search > _allocation > _search > _label_set > _search > "
+        "_scoring > _search > _allocation > _search > _scoring > _search > _allocation > "
+        "_search > … (89 visits)"
     ),
 }
 
