@@ -109,6 +109,20 @@ def test_every_estimator_takes_an_accountant_and_charges_what_it_reports(name):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
+def test_a_full_fit_charges_every_release_it_planned(name):
+    """A release made without its charge would leave ``privacy_spent_`` short of the plan."""
+    make, fit = ESTIMATORS[name]
+    est = make(random_state=0)
+    fit(est)
+    spent = est.privacy_spent_.under("replace").epsilon
+    if name == "NoisyGroupSearch":  # stops when the posterior decides: its queries made
+        assert est.n_queries_ < est.n_queries_planned_  # the early stop is exercised
+        assert spent == pytest.approx(est.n_queries_ * est.query_epsilon_)
+    else:
+        assert spent == pytest.approx(est.privacy_cost().under("replace").epsilon)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
 def test_refused_budget_charges_nothing_and_leaves_the_estimator_unfitted(name):
     make, fit = ESTIMATORS[name]
     ledger = Ledger(epsilon=1e-6)
