@@ -25,12 +25,20 @@ def series_csv(tmp_path):
     return path, x
 
 
-def run_cli(capsys, *argv):
-    """``changepoint`` with ``argv``, seeded unless a test passes its own ``--random-state``
-    (an unseeded run draws fresh noise: its output, warnings included, would vary)."""
-    if "--random-state" not in map(str, argv):
-        argv = (*argv, "--random-state", 0)
-    code = main(["changepoint", *map(str, argv)])
+def _column_csv(path, values):
+    """Write a one-column CSV ``v`` holding ``values``, one a line; return ``path``."""
+    path.write_text("v\n" + "".join(f"{v}\n" for v in values))
+    return path
+
+
+def run_cli(capsys, path, options, *extra):
+    """``changepoint path`` with ``options`` (split on whitespace: no value holds a space),
+    then ``extra``; seeded unless a test passes its own ``--random-state`` (an unseeded run
+    draws fresh noise: its output, warnings included, would vary)."""
+    argv = [str(path), *options.split(), *map(str, extra)]
+    if "--random-state" not in argv:
+        argv += ["--random-state", "0"]
+    code = main(["changepoint", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -38,16 +46,7 @@ def run_cli(capsys, *argv):
 def test_offline_prints_change_point_index_value_and_epsilon(series_csv, capsys):
     path, x = series_csv
     code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--epsilon",
-        2,
-        "--index-column",
-        "time",
-        "--random-state",
-        0,
+        capsys, path, "--column value --epsilon 2 --index-column time --random-state 0"
     )
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=2.0, random_state=0).fit(x)
@@ -68,45 +67,24 @@ def test_offline_exact_number_and_no_change(tmp_path, series_csv, capsys):
     code, out, err = run_cli(
         capsys,
         path,
-        "--column",
-        "value",
-        "--epsilon",
-        2,
-        "--n-change-points",
-        2,
-        "--min-size",
-        50,
-        "--random-state",
-        0,
+        "--column value --epsilon 2 --n-change-points 2 --min-size 50 --random-state 0",
     )
     assert code == 0, err
     assert "change points: 2" in out and out.count("change point: data row") == 2
     assert "privacy spent: ε=2 " in out
-    flat = tmp_path / "flat.csv"
-    noise = np.random.default_rng(7).normal(size=400)
-    flat.write_text("v\n" + "\n".join(str(float(v)) for v in noise) + "\n")
-    code, out, err = run_cli(capsys, flat, "--column", "v", "--epsilon", 1, "--random-state", 0)
+    flat = _column_csv(tmp_path / "flat.csv", np.random.default_rng(7).normal(size=400))
+    code, out, err = run_cli(capsys, flat, "--column v --epsilon 1 --random-state 0")
     assert code == 0, err
     assert "no change detected in 400 rows" in out
 
 
+# the online run of ``series_csv`` that detects its change
+ONLINE_RUN = "--column value --epsilon 4 --online --window 100 --threshold 0.8 --random-state 1"
+
+
 def test_online_mode(series_csv, capsys):
     path, x = series_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--epsilon",
-        4,
-        "--online",
-        "--window",
-        100,
-        "--threshold",
-        0.8,
-        "--random-state",
-        1,
-    )
+    code, out, err = run_cli(capsys, path, ONLINE_RUN)
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=4.0, window=100, threshold=0.8, random_state=1).fit(x)
     assert det.detected_
@@ -115,23 +93,11 @@ def test_online_mode(series_csv, capsys):
 
 
 def test_online_no_detection_reports_half_budget(tmp_path, capsys):
-    path = tmp_path / "flat.csv"
-    x = np.random.default_rng(1).normal(size=400)
-    path.write_text("v\n" + "\n".join(str(float(v)) for v in x) + "\n")
+    path = _column_csv(tmp_path / "flat.csv", np.random.default_rng(1).normal(size=400))
     code, out, _ = run_cli(
         capsys,
         path,
-        "--column",
-        "v",
-        "--epsilon",
-        10,
-        "--online",
-        "--window",
-        100,
-        "--threshold",
-        0.9,
-        "--random-state",
-        0,
+        "--column v --epsilon 10 --online --window 100 --threshold 0.9 --random-state 0",
     )
     assert code == 0
     assert "no change detected in 400 rows" in out
@@ -145,17 +111,7 @@ def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv
     code, out, err = run_cli(
         capsys,
         path,
-        "--column",
-        "value",
-        "--epsilon",
-        1,
-        "--online",
-        "--window",
-        1000,
-        "--threshold",
-        0.9,
-        "--random-state",
-        0,
+        "--column value --epsilon 1 --online --window 1000 --threshold 0.9 --random-state 0",
     )
     assert code == 0, err
     assert "no change detected in 500 rows" in out and "privacy spent: ε=0 " in out
@@ -163,44 +119,22 @@ def test_online_window_longer_than_the_stream_says_nothing_was_tested(series_csv
         "note: the window (1000 rows) is longer than the stream (500 rows): no window "
         "was complete, so nothing was tested; use --window 500 or less"
     ) in out
-    short = path.with_name("short.csv")
-    short.write_text("v\n1\n2\n3\n")
+    short = _column_csv(path.with_name("short.csv"), [1, 2, 3])
     code, out, err = run_cli(
         capsys,
         short,
-        "--column",
-        "v",
-        "--epsilon",
-        1,
-        "--online",
-        "--window",
-        10,
-        "--threshold",
-        0.9,
-        "--random-state",
-        0,
+        "--column v --epsilon 1 --online --window 10 --threshold 0.9 --random-state 0",
     )
     assert code == 0, err
     assert "(3 rows): no window was complete" in out and "at least 4 rows" in out
 
 
 def test_online_window_that_filled_has_no_such_note(tmp_path, capsys):
-    path = tmp_path / "flat.csv"
-    path.write_text("v\n" + "\n".join(map(str, np.random.default_rng(1).normal(size=400))))
+    path = _column_csv(tmp_path / "flat.csv", np.random.default_rng(1).normal(size=400))
     code, out, err = run_cli(
         capsys,
         path,
-        "--column",
-        "v",
-        "--epsilon",
-        10,
-        "--online",
-        "--window",
-        400,
-        "--threshold",
-        0.9,
-        "--random-state",
-        0,
+        "--column v --epsilon 10 --online --window 400 --threshold 0.9 --random-state 0",
     )
     assert code == 0, err
     assert "no change detected in 400 rows" in out and "longer than the stream" not in out
@@ -221,21 +155,7 @@ def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch,
     if terminal:
         monkeypatch.setattr(sys, "stderr", tty)
     path, _ = series_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--epsilon",
-        4,
-        "--online",
-        "--window",
-        100,
-        "--threshold",
-        0.8,
-        "--random-state",
-        1,
-    )
+    code, out, err = run_cli(capsys, path, ONLINE_RUN)
     assert code == 0 and out.startswith("method: ONLINEPNCPD")
     # in a pipe or a log the bar's carriage returns ran into the lines after it
     assert "ONLINEPNCPD:" not in err and "row/s" not in err
@@ -278,18 +198,17 @@ def test_online_progress_bar_only_on_a_terminal(series_csv, capsys, monkeypatch,
 def test_errors_are_one_line_without_data_values(tmp_path, capsys, content, argv, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    code, out, err = run_cli(capsys, path, "--epsilon", 1, *argv)
+    code, out, err = run_cli(capsys, path, "--epsilon 1", *argv)
     assert code == 2
     assert message in err and err.count("\n") == 1
     assert "abc" not in err  # no data value in the message
 
 
 def test_missing_file_and_bad_epsilon(tmp_path, capsys):
-    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column", "v", "--epsilon", 1)
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column v --epsilon 1")
     assert code == 2 and "no such file" in err
-    path = tmp_path / "ok.csv"
-    path.write_text("v\n1\n2\n3\n")
-    code, _, err = run_cli(capsys, path, "--column", "v", "--epsilon", -1)
+    path = _column_csv(tmp_path / "ok.csv", [1, 2, 3])
+    code, _, err = run_cli(capsys, path, "--column v --epsilon -1")
     assert code == 2 and "--epsilon must be in [1e-06, 30] (the ε rule" in err
 
 
@@ -302,20 +221,9 @@ def test_read_column_with_delimiter_and_index(tmp_path):
 
 def test_console_script_entry_point(series_csv):
     path, _ = series_csv
+    argv = "--column value --epsilon 1 --random-state 3".split()
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skdp_anomaly",
-            "changepoint",
-            str(path),
-            "--column",
-            "value",
-            "--epsilon",
-            "1",
-            "--random-state",
-            "3",
-        ],
+        [sys.executable, "-m", "skdp_anomaly", "changepoint", str(path), *argv],
         capture_output=True,
         text=True,
         timeout=120,
@@ -370,7 +278,7 @@ BAD_CHANGEPOINT_ARGS = [
 )
 def test_bad_arguments_stop_before_reading_data(series_csv, capsys, data_access, argv, message):
     path, _ = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1, *argv)
+    code, out, err = run_cli(capsys, path, "--column value --epsilon 1", *argv)
     assert data_access == []  # no row read, no budget spent
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1, err
@@ -378,7 +286,7 @@ def test_bad_arguments_stop_before_reading_data(series_csv, capsys, data_access,
 
 
 def test_missing_input_stops_before_reading(tmp_path, capsys, data_access):
-    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column", "v", "--epsilon", 1)
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", "--column v --epsilon 1")
     assert data_access == [] and code == 2 and "no such file" in err
 
 
@@ -393,23 +301,8 @@ def test_valid_arguments_reach_the_recorded_reader(series_csv, data_access):
 def test_tab_delimiter_spelled_out(tmp_path):
     path = tmp_path / "tab.csv"
     path.write_text("t\tv\n" + "".join(f"{i}\t{i * (i > 20)}\n" for i in range(40)))
-    assert (
-        main(
-            [
-                "changepoint",
-                str(path),
-                "--column",
-                "v",
-                "--epsilon",
-                "1",
-                "--delimiter",
-                "\\t",
-                "--random-state",
-                "0",
-            ]
-        )
-        == 0
-    )
+    argv = "--column v --epsilon 1 --delimiter \\t --random-state 0".split()
+    assert main(["changepoint", str(path), *argv]) == 0
 
 
 # ------------------------------------------------- warnings: message only; leaks void ε
@@ -431,7 +324,7 @@ def test_warnings_print_message_only(series_csv, capsys, monkeypatch):
     message = naming(UserWarning, "`threshold` below the range of Theorem 2.6")
     _fit_warning(monkeypatch, message, UserWarning)
     path, _ = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    code, out, err = run_cli(capsys, path, "--column value --epsilon 1")
     assert code == 0
     assert err == (
         "skdp-anomaly changepoint: warning: --threshold below the range of Theorem 2.6\n"
@@ -444,7 +337,7 @@ def test_leak_warning_voids_the_privacy_claim(series_csv, capsys, monkeypatch):
 
     _fit_warning(monkeypatch, "something was computed from the data", PrivacyLeakWarning)
     path, _ = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    code, out, err = run_cli(capsys, path, "--column value --epsilon 1")
     assert code == 0
     assert "warning: something was computed from the data" in err
     assert "NOT differentially private" in out
@@ -472,7 +365,7 @@ def test_options_are_checked_through_privacy_cost_only(series_csv, capsys, monke
     monkeypatch.setattr(PrivateChangePointDetector, "_more_validate_params", refuse)
     read = record_calls(monkeypatch, [(_changepoint, "read_column")])
     path, _ = series_csv
-    code, out, err = run_cli(capsys, path, "--column", "value", "--epsilon", 1)
+    code, out, err = run_cli(capsys, path, "--column value --epsilon 1")
     assert code == 2 and read == [] and len(calls) == 1
     assert err.endswith("--gamma is refused here.\n")
     source = Path(_changepoint.__file__).read_text()
@@ -480,21 +373,10 @@ def test_options_are_checked_through_privacy_cost_only(series_csv, capsys, monke
 
 
 def test_online_threshold_is_calibrated_without_threshold(tmp_path, capsys):
-    path = tmp_path / "flat.csv"
     x = np.random.default_rng(2).normal(size=1000)
-    path.write_text("v\n" + "\n".join(str(float(v)) for v in x) + "\n")
+    path = _column_csv(tmp_path / "flat.csv", x)
     code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "v",
-        "--epsilon",
-        20,
-        "--online",
-        "--window",
-        100,
-        "--random-state",
-        0,
+        capsys, path, "--column v --epsilon 20 --online --window 100 --random-state 0"
     )
     assert code == 0, err
     det = PrivateChangePointDetector(epsilon=20.0, window=100, random_state=0).fit(x)
@@ -503,23 +385,10 @@ def test_online_threshold_is_calibrated_without_threshold(tmp_path, capsys):
 
 
 def test_online_useless_threshold_is_warned_once(tmp_path, capsys):
-    path = tmp_path / "s.csv"
     values = np.r_[np.zeros(300), np.ones(300)] + np.random.default_rng(0).normal(size=600)
-    path.write_text("v\n" + "\n".join(f"{v:.6f}" for v in values) + "\n")
-    code = main(
-        [
-            "changepoint",
-            str(path),
-            "--column",
-            "v",
-            "--epsilon",
-            "2",
-            "--online",
-            "--window",
-            "100",
-            "--random-state",
-            "0",
-        ]
+    path = _column_csv(tmp_path / "s.csv", (f"{v:.6f}" for v in values))
+    code, _, err = run_cli(
+        capsys, path, "--column v --epsilon 2 --online --window 100 --random-state 0"
     )
     assert code == 0
-    assert capsys.readouterr().err.count("the threshold calibrated to") == 1
+    assert err.count("the threshold calibrated to") == 1

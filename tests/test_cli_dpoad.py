@@ -52,25 +52,15 @@ def _flagged_lines(out):
     return dict(re.findall(r"^window (\S+): (\d+ flagged[^|]*)\|", out, flags=re.MULTILINE))
 
 
-RECORD = ["--mechanism", "record", "--max-count", "300", "--random-state", "0"]
+# the burst file's value column, its windows and 10 bins over [0, 10], at ε = 1
+BURST = "--column value --window-column time --bins 0:10:11 --epsilon 1".split()
+RECORD = "--mechanism record --max-count 300 --random-state 0".split()
 
 
 # ------------------------------------------------------------------ results
 def test_burst_window_and_bin_are_printed(burst_csv, capsys):
     path, windows = burst_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    code, out, err = run_cli(capsys, path, *BURST, *RECORD)
     assert code == 0, err
     assert err == ""
     lines = _flagged_lines(out)
@@ -97,33 +87,13 @@ def test_burst_window_and_bin_are_printed(burst_csv, capsys):
 
 def test_several_features_print_product_cells(burst_csv, capsys):
     path, windows = burst_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--column",
-        "size",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--bins",
-        "0,1,2,3,4",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    columns = "--column value --column size --window-column time --bins 0:10:11 --bins 0,1,2,3,4"
+    code, out, err = run_cli(capsys, path, *columns.split(), "--epsilon", 1, *RECORD)
     assert code == 0, err
     assert "over 40 cells" in out
     assert "value [7, 8) × size [2, 3)" in _flagged_lines(out)[str(BURST_WINDOW)]
-    det = DPOAD(
-        [np.linspace(0, 10, 11), np.arange(5.0)],
-        epsilon=1.0,
-        mechanism="record",
-        max_count=300,
-        random_state=0,
-    )
+    edges = [np.linspace(0, 10, 11), np.arange(5.0)]
+    det = DPOAD(edges, epsilon=1.0, mechanism="record", max_count=300, random_state=0)
     for t in range(1, 11):
         det.partial_fit(windows[t])
     assert out.count(" × ") == int(det.anomalies_.sum())
@@ -139,24 +109,8 @@ def test_several_features_print_product_cells(burst_csv, capsys):
 )
 def test_the_paper_mechanisms_state_their_unit_and_notion(burst_csv, capsys, mechanism, notion):
     path, _ = burst_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        2,
-        "--mechanism",
-        mechanism,
-        "--max-count",
-        200,
-        "--random-state",
-        0,
-    )
+    argv = f"--column value --window-column time --bins 0:10:11 --epsilon 2 --mechanism {mechanism}"
+    code, out, err = run_cli(capsys, path, *argv.split(), "--max-count", 200, "--random-state", 0)
     assert code == 0
     # at ε = 2 the cell-level noise (Δ up to 200 counts) hides any burst, and a warning says so
     assert err.splitlines() == [] or (
@@ -183,24 +137,8 @@ def test_a_random_dp_stream_whose_gamma_reaches_1_is_refused_before_any_release(
 ):
     path, _ = burst_csv
     released = record_calls(monkeypatch, [(DataOwner, "release"), (DPOAD, "partial_fit")])
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--mechanism",
-        "painfree",
-        "--gamma",
-        0.1,
-        "--max-count",
-        300,
-    )
+    painfree = "--mechanism painfree --gamma 0.1 --max-count 300".split()
+    code, out, err = run_cli(capsys, path, *BURST, *painfree)
     assert code == 2 and out == ""
     assert "--gamma 0.1 over the 10 windows of the input gives a random-DP γ of 1" in err
     assert released == []  # the file was read (to count its windows), nothing released
@@ -208,19 +146,7 @@ def test_a_random_dp_stream_whose_gamma_reaches_1_is_refused_before_any_release(
 
 def test_flagged_cells_show_noisy_and_expected_counts_and_the_detector(burst_csv, capsys):
     path, _ = burst_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    code, out, err = run_cli(capsys, path, *BURST, *RECORD)
     assert code == 0, err
     lines = _flagged_lines(out)
     for t in ("1", "2", "3"):
@@ -243,21 +169,7 @@ def test_flagged_cells_show_noisy_and_expected_counts_and_the_detector(burst_csv
         out,
         flags=re.MULTILINE,
     )
-    code, out, _ = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--detector",
-        "kse",
-        *RECORD,
-    )
+    code, out, _ = run_cli(capsys, path, *BURST, "--detector", "kse", *RECORD)
     assert code == 0 and "detector: kse (the paper's rule), threshold 0.9" in out
     assert "learning window" not in out and "expected" not in out
 
@@ -265,19 +177,8 @@ def test_flagged_cells_show_noisy_and_expected_counts_and_the_detector(burst_csv
 def test_text_labels_are_sorted_as_text(tmp_path, capsys):
     rows = [(day, v) for day in ("2024-01-03", "2024-01-01", "2024-01-02") for v in (0.5, 1.5)]
     path = _write(tmp_path / "days.csv", "day,v", rows)
-    code, out, _ = run_cli(
-        capsys,
-        path,
-        "--column",
-        "v",
-        "--window-column",
-        "day",
-        "--bins",
-        "0,1,2",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    argv = "--column v --window-column day --bins 0,1,2 --epsilon 1".split()
+    code, out, _ = run_cli(capsys, path, *argv, *RECORD)
     assert code == 0
     assert list(_flagged_lines(out)) == ["2024-01-01", "2024-01-02", "2024-01-03"]
 
@@ -285,21 +186,7 @@ def test_text_labels_are_sorted_as_text(tmp_path, capsys):
 def test_output_json_holds_the_messages(burst_csv, tmp_path, capsys):
     path, _ = burst_csv
     target = tmp_path / "dpoad.json"
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "-o",
-        target,
-        *RECORD,
-    )
+    code, out, err = run_cli(capsys, path, *BURST, "-o", target, *RECORD)
     assert code == 0, err
     assert f"wrote {target}" in out
     doc = json.loads(target.read_text())
@@ -340,6 +227,10 @@ def crafted_csv(tmp_path):
     return path, secrets
 
 
+# the crafted file's value column, its windows and 10 bins over [0, 10], at ε = 1
+CRAFTED = "--column v --window-column w --bins 0:10:11 --epsilon 1".split()
+
+
 def _numbers(text):
     return {int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", text)}
 
@@ -358,19 +249,7 @@ def _numbers(text):
 )
 def test_no_true_count_or_record_count_is_printed(crafted_csv, tmp_path, capsys, argv):
     path, secrets = crafted_csv
-    common = [
-        "--column",
-        "v",
-        "--window-column",
-        "w",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--random-state",
-        0,
-        *argv,
-    ]
+    common = [*CRAFTED, "--random-state", 0, *argv]
     code, out, err = run_cli(capsys, path, *common)
     assert code == 0, err
     assert len(_flagged_lines(out)) == 3
@@ -394,22 +273,8 @@ def test_no_true_count_or_record_count_is_printed(crafted_csv, tmp_path, capsys,
 
 def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
     path, _ = crafted_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "v",
-        "--window-column",
-        "w",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--mechanism",
-        "painfree",
-        "--learning-windows",
-        2,
-    )
+    argv = "--mechanism painfree --learning-windows 2".split()
+    code, out, err = run_cli(capsys, path, *CRAFTED, *argv)
     assert code == 0
     leak, *others = err.splitlines()  # once, not once a window
     assert leak.startswith("skdp-anomaly dpoad: warning: no --max-count:")
@@ -424,9 +289,8 @@ def test_without_max_count_one_leak_warning_and_no_epsilon(crafted_csv, capsys):
 
 def test_leak_warnings_are_shown_on_every_run(crafted_csv, capsys):
     path, _ = crafted_csv
-    argv = ["--column", "v", "--window-column", "w", "--bins", "0:10:11", "--epsilon", 1]
     for _ in range(2):  # no warning registry hides the second run's leak
-        code, out, err = run_cli(capsys, path, *argv)
+        code, out, err = run_cli(capsys, path, *CRAFTED)
         assert code == 0 and "warning: no --max-count" in err
         assert "NOT differentially private" in out
 
@@ -458,37 +322,16 @@ def test_leak_warnings_are_shown_on_every_run(crafted_csv, capsys):
 def test_bad_data_is_one_line_without_data_values(tmp_path, capsys, content, argv, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--window-column",
-        "t",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--max-count",
-        10,
-        *argv,
-    )
+    common = "--window-column t --bins 0:10:11 --epsilon 1 --max-count 10".split()
+    code, out, err = run_cli(capsys, path, *common, *argv)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1, err
     assert "abc" not in err  # no data value
 
 
 def test_missing_file(tmp_path, capsys):
-    code, _, err = run_cli(
-        capsys,
-        tmp_path / "nope.csv",
-        "--column",
-        "v",
-        "--window-column",
-        "t",
-        "--bins",
-        "0,1",
-        "--epsilon",
-        1,
-    )
+    argv = "--column v --window-column t --bins 0,1 --epsilon 1".split()
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", *argv)
     assert code == 2 and "no such file" in err
 
 
@@ -563,18 +406,8 @@ def test_bad_arguments_stop_before_reading_data(
     burst_csv, capsys, data_access, bins, argv, message
 ):
     path, _ = burst_csv
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        f"--bins={bins}",
-        "--epsilon",
-        1,
-        *argv,
-    )
+    data = ["--column", "value", "--window-column", "time", f"--bins={bins}", "--epsilon", 1]
+    code, out, err = run_cli(capsys, path, *data, *argv)
     assert data_access == []  # no row read, no budget spent
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1, err
@@ -596,38 +429,14 @@ def test_bad_output_stops_before_reading_data(
     path, _ = burst_csv
     output = output.format(tmp=tmp_path, input=path)
     max_count = [] if "needs --max-count" in message else ["--max-count", "10"]
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "-o",
-        output,
-        *max_count,
-    )
+    code, out, err = run_cli(capsys, path, *BURST, "-o", output, *max_count)
     assert data_access == [] and code == 2 and out == ""
     assert message in err and err.count("\n") == 1, err
 
 
 def test_missing_input_stops_before_reading(tmp_path, capsys, data_access):
-    code, _, err = run_cli(
-        capsys,
-        tmp_path / "nope.csv",
-        "--column",
-        "v",
-        "--window-column",
-        "t",
-        "--bins",
-        "0,1",
-        "--epsilon",
-        1,
-    )
+    argv = "--column v --window-column t --bins 0,1 --epsilon 1".split()
+    code, _, err = run_cli(capsys, tmp_path / "nope.csv", *argv)
     assert data_access == [] and code == 2 and "no such file" in err
 
 
@@ -635,20 +444,7 @@ def test_valid_arguments_reach_the_recorded_reader(burst_csv, data_access):
     """The recorder above watches the reader the command really uses."""
     path, _ = burst_csv
     with pytest.raises(RuntimeError, match="read_windows was called"):
-        main(
-            [
-                "dpoad",
-                str(path),
-                "--column",
-                "value",
-                "--window-column",
-                "time",
-                "--bins",
-                "0:10:11",
-                "--epsilon",
-                "1",
-            ]
-        )
+        main(["dpoad", str(path), *BURST])
     assert data_access == ["read_windows"]
 
 
@@ -666,20 +462,15 @@ def test_read_windows_groups_and_orders(tmp_path):
     assert [w[:, 0].tolist() for w in windows] == [[1.5], [0.0], [0.5, 1.0]]
 
 
-def test_negative_first_edge_with_equals_sign(tmp_path, capsys):
-    path = _write(tmp_path / "neg.csv", "w,x", [(1, -3.0), (1, 2.0), (2, 4.5), (2, -5.0)])
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "x",
-        "--window-column",
-        "w",
-        "--bins=-5:5:3",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+@pytest.fixture
+def neg_csv(tmp_path):
+    """Two windows of values in [-5, 5), two of them negative."""
+    return _write(tmp_path / "neg.csv", "w,x", [(1, -3.0), (1, 2.0), (2, 4.5), (2, -5.0)])
+
+
+def test_negative_first_edge_with_equals_sign(neg_csv, capsys):
+    argv = "--column x --window-column w --bins=-5:5:3 --epsilon 1".split()
+    code, out, err = run_cli(capsys, neg_csv, *argv, *RECORD)
     assert code == 0, err
     assert "over 2 cells" in out
 
@@ -687,55 +478,18 @@ def test_negative_first_edge_with_equals_sign(tmp_path, capsys):
 @pytest.mark.parametrize(
     "bins, cells", [("-5:5:3", 2), ("-5,0,5", 2), ("-5,-1,1,5", 3), ("-.5e1:5:3", 2)]
 )
-def test_negative_first_edge_as_a_separate_value(tmp_path, capsys, bins, cells):
+def test_negative_first_edge_as_a_separate_value(neg_csv, capsys, bins, cells):
     # argparse reads a token starting with '-' as an option unless it is a plain number
-    path = _write(tmp_path / "neg.csv", "w,x", [(1, -3.0), (1, 2.0), (2, 4.5), (2, -5.0)])
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "x",
-        "--window-column",
-        "w",
-        "--bins",
-        bins,
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    data = ["--column", "x", "--window-column", "w"]
+    code, out, err = run_cli(capsys, neg_csv, *data, "--bins", bins, "--epsilon", 1, *RECORD)
     assert code == 0, err
     assert f"over {cells} cells" in out
-    assert (
-        run_cli(
-            capsys,
-            path,
-            "--column",
-            "x",
-            "--window-column",
-            "w",
-            f"--bins={bins}",
-            "--epsilon",
-            1,
-            *RECORD,
-        )[1]
-        == out
-    )
+    assert run_cli(capsys, neg_csv, *data, f"--bins={bins}", "--epsilon", 1, *RECORD)[1] == out
 
 
 def test_a_bad_negative_bins_value_is_a_bins_error(burst_csv, capsys):
-    code, _, err = run_cli(
-        capsys,
-        burst_csv[0],
-        "--column",
-        "value",
-        "--window-column",
-        "time",
-        "--bins",
-        "-5:5",
-        "--epsilon",
-        1,
-        *RECORD,
-    )
+    argv = "--column value --window-column time --bins -5:5 --epsilon 1".split()
+    code, _, err = run_cli(capsys, burst_csv[0], *argv, *RECORD)
     assert code == 2 and "--bins '-5:5': expected" in err
 
 
@@ -743,22 +497,10 @@ def test_help_lists_the_options():
     parser = build_parser()
     text = parser._subparsers._group_actions[0].choices["dpoad"].format_help()
     flat = " ".join(text.split())
-    for option in (
-        "--column",
-        "--window-column",
-        "--bins",
-        "--epsilon",
-        "--mechanism",
-        "--detector",
-        "--alpha",
-        "--max-count",
-        "--gamma",
-        "--threshold",
-        "--learning-windows",
-        "--sensitivity-samples",
-        "--output",
-        "--random-state",
-    ):
+    options = """--column --window-column --bins --epsilon --mechanism --detector --alpha
+        --max-count --gamma --threshold --learning-windows --sensitivity-samples --output
+        --random-state"""
+    for option in options.split():
         assert option in text
     assert "{record,dpoad,painfree,laplace}" in text and "{baseline,kse}" in text
     assert "(default: record)" in flat and "false-alarm level --alpha" in flat
@@ -770,28 +512,8 @@ def test_help_lists_the_options():
 
 def test_console_script_entry_point(burst_csv):
     path, _ = burst_csv
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skdp_anomaly",
-            "dpoad",
-            str(path),
-            "--column",
-            "value",
-            "--window-column",
-            "time",
-            "--bins",
-            "0:10:11",
-            "--epsilon",
-            "1",
-            *RECORD,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    argv = [sys.executable, "-m", "skdp_anomaly", "dpoad", str(path), *BURST, *RECORD]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert re.search(
         rf"^window {BURST_WINDOW}: \d+ flagged.*\[7, 8\)", proc.stdout, flags=re.MULTILINE
@@ -802,23 +524,7 @@ def test_records_outside_the_bins_count_in_the_edge_bins(tmp_path, capsys):
     # no error that one record could trigger: DPOAD clips it to the nearest edge bin
     path = tmp_path / "wide.csv"
     path.write_text("t,v\n1,2\n1,11.5\n2,-0.5\n2,3\n")
-    code, out, err = run_cli(
-        capsys,
-        path,
-        "--column",
-        "v",
-        "--window-column",
-        "t",
-        "--bins",
-        "0:10:11",
-        "--epsilon",
-        1,
-        "--max-count",
-        10,
-        "--mechanism",
-        "record",
-        "--random-state",
-        0,
-    )
+    argv = "--column v --window-column t --bins 0:10:11 --epsilon 1 --max-count 10".split()
+    code, out, err = run_cli(capsys, path, *argv, "--mechanism", "record", "--random-state", 0)
     assert code == 0, err
     assert "11.5" not in out and "-0.5" not in out

@@ -20,43 +20,45 @@ def _write(path, X, labels):
             writer.writerow([a, lab, b])
 
 
+def _write_split(path, X, labels, n_train):
+    """Write the first ``n_train`` rows to ``path/train.csv``, the rest to ``path/test.csv``."""
+    _write(path / "train.csv", X[:n_train], labels[:n_train])
+    _write(path / "test.csv", X[n_train:], labels[n_train:])
+
+
+def _argv(path, *extra, classes=("normal", "attack")):
+    return ["online-svc", str(path), "--target", "label", "--classes", *classes, *extra]
+
+
+_QUIET = "--epsilon 1 --random-state 0 --quiet".split()
+
+
+def _run(files, *extra):
+    return main(_argv(files / "train.csv", *_QUIET, *extra))
+
+
+def _accuracy(out):
+    return float(out.split("accuracy on test.csv: ")[1].split()[0])
+
+
 @pytest.fixture
 def files(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.7, 0.7, size=(12000, 2))
-    labels = np.where(X[:, 0] > 0, "attack", "normal")
-    _write(tmp_path / "train.csv", X[:10000], labels[:10000])
-    _write(tmp_path / "test.csv", X[10000:], labels[10000:])
+    _write_split(tmp_path, X, np.where(X[:, 0] > 0, "attack", "normal"), 10000)
     return tmp_path
 
 
 def test_streams_and_prints_labels_privacy_and_test_accuracy(files, capsys):
-    code = main(
-        [
-            "online-svc",
-            str(files / "train.csv"),
-            "--target",
-            "label",
-            "--classes",
-            "normal",
-            "attack",
-            "--epsilon",
-            "2",
-            "--average",
-            "--random-state",
-            "0",
-            "--quiet",
-            "--test",
-            str(files / "test.csv"),
-        ]
-    )
+    options = "--epsilon 2 --average --random-state 0 --quiet --test".split()
+    code = main(_argv(files / "train.csv", *options, str(files / "test.csv")))
     out = capsys.readouterr().out
     assert code == 0
     assert "rows streamed: 10000" in out
     requested = int(out.split("labels requested: ")[1].split(";")[0])
     assert 0 < requested < 10000
     assert "privacy spent: ε=2 (pure ε-DP, replace-one" in out
-    accuracy = float(out.split("accuracy on test.csv: ")[1].split()[0])
+    accuracy = _accuracy(out)
     # the command's plumbing, not the estimator's accuracy (its own tests measure that):
     # a model that learnt nothing scores about 0.5; seeds 0-4 of the estimator on these
     # rows score 0.90-0.99 (the CLI's seed 0 scores 0.88)
@@ -64,25 +66,7 @@ def test_streams_and_prints_labels_privacy_and_test_accuracy(files, capsys):
 
 
 def test_no_accuracy_without_a_test_file(files, capsys):
-    assert (
-        main(
-            [
-                "online-svc",
-                str(files / "train.csv"),
-                "--target",
-                "label",
-                "--classes",
-                "normal",
-                "attack",
-                "--epsilon",
-                "1",
-                "--random-state",
-                "0",
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert _run(files) == 0
     assert "accuracy" not in capsys.readouterr().out
 
 
@@ -107,18 +91,7 @@ def test_bad_options_stop_before_reading(files, capsys, monkeypatch, extra, matc
         raise AssertionError("the data was read")
 
     monkeypatch.setattr(_online_svc, "read_chunks", never)
-    code = main(
-        [
-            "online-svc",
-            str(files / "train.csv"),
-            "--target",
-            "label",
-            "--classes",
-            "normal",
-            "attack",
-            *extra,
-        ]
-    )
+    code = main(_argv(files / "train.csv", *extra))
     assert code == 2 and match in capsys.readouterr().err
 
 
@@ -130,43 +103,8 @@ def training(monkeypatch):
     )
 
 
-def _run(files, *extra):
-    return main(
-        [
-            "online-svc",
-            str(files / "train.csv"),
-            "--target",
-            "label",
-            "--classes",
-            "normal",
-            "attack",
-            "--epsilon",
-            "1",
-            "--random-state",
-            "0",
-            "--quiet",
-            *extra,
-        ]
-    )
-
-
 def test_label_outside_classes_is_an_error_before_training(files, capsys, training):
-    code = main(
-        [
-            "online-svc",
-            str(files / "train.csv"),
-            "--target",
-            "label",
-            "--classes",
-            "normal",
-            "benign",
-            "--epsilon",
-            "1",
-            "--random-state",
-            "0",
-            "--quiet",
-        ]
-    )
+    code = main(_argv(files / "train.csv", *_QUIET, classes=("normal", "benign")))
     captured = capsys.readouterr()
     assert code == 2 and "not one of --classes" in captured.err
     assert "attack" not in captured.err  # the label is data: never printed
@@ -226,34 +164,11 @@ def test_a_short_offset_stream_learns_its_intercept(tmp_path, capsys):
     # of 10 above the bound 0.8 (the tenth: the 90-row threshold window at ε = 2).
     rng = np.random.default_rng(3)
     X = rng.uniform(-0.7, 0.7, size=(1300, 2))
-    labels = np.where(X[:, 0] > 0.14, "attack", "normal")
-    _write(tmp_path / "train.csv", X[:300], labels[:300])
-    _write(tmp_path / "test.csv", X[300:], labels[300:])
-    assert (
-        main(
-            [
-                "online-svc",
-                str(tmp_path / "train.csv"),
-                "--target",
-                "label",
-                "--classes",
-                "normal",
-                "attack",
-                "--epsilon",
-                "2",
-                "--random-state",
-                "0",
-                "--quiet",
-                "--selection",
-                "all",
-                "--test",
-                str(tmp_path / "test.csv"),
-            ]
-        )
-        == 0
-    )
+    _write_split(tmp_path, X, np.where(X[:, 0] > 0.14, "attack", "normal"), 300)
+    options = "--epsilon 2 --random-state 0 --quiet --selection all --test".split()
+    assert main(_argv(tmp_path / "train.csv", *options, str(tmp_path / "test.csv"))) == 0
     out = capsys.readouterr().out
-    assert float(out.split("accuracy on test.csv: ")[1].split()[0]) > 0.8
+    assert _accuracy(out) > 0.8
     # the stream length was used: one round of 195 labelled and 105 active rows, each
     # window one release that ends with the stream
     assert "updates released: 2" in out
@@ -272,21 +187,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, terminal
     tty = _Terminal()
     if terminal:
         monkeypatch.setattr(sys, "stderr", tty)
-    code = main(
-        [
-            "online-svc",
-            str(tmp_path / "s.csv"),
-            "--target",
-            "label",
-            "--classes",
-            "normal",
-            "attack",
-            "--epsilon",
-            "1",
-            "--random-state",
-            "0",
-        ]
-    )
+    code = main(_argv(tmp_path / "s.csv", "--epsilon", "1", "--random-state", "0"))
     out, err = capsys.readouterr()
     assert code == 0 and out.startswith("rows streamed: 600;")
     # in a pipe or a log the bar ran into the output: '0row [00:00, ?row/s]online-svc: …'

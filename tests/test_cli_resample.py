@@ -30,25 +30,22 @@ def _read(path):
     return rows[0], rows[1:]
 
 
+def _features(rows):
+    """The numeric columns a, b, c of ``rows`` of in.csv's layout."""
+    return np.array([[float(r[0]), float(r[2]), float(r[3])] for r in rows])
+
+
+def _argv(path, *options, out):
+    """``resample PATH OPTIONS -o OUT``: a str in ``options`` is split on spaces, a path kept whole."""
+    argv = ["resample", str(path)]
+    for option in options:
+        argv += option.split() if isinstance(option, str) else [str(option)]
+    return argv + ["-o", str(out)]
+
+
 def test_resample_writes_original_plus_synthetic(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    code = main(
-        [
-            "resample",
-            str(csv_in),
-            "--target",
-            "label",
-            "--epsilon",
-            "1",
-            "--bounds",
-            "-5",
-            "5",
-            "--random-state",
-            "0",
-            "-o",
-            str(out),
-        ]
-    )
+    code = main(_argv(csv_in, "--target label --epsilon 1 --bounds -5 5 --random-state 0", out=out))
     assert code == 0
     header, rows = _read(out)
     _, original = _read(csv_in)
@@ -56,7 +53,7 @@ def test_resample_writes_original_plus_synthetic(csv_in, tmp_path, capsys):
     assert rows[:400] == original  # original rows copied verbatim
     synth = rows[400:]
     assert len(synth) > 0 and all(r[1] == "pos" for r in synth)
-    values = np.array([[float(r[0]), float(r[2]), float(r[3])] for r in synth])
+    values = _features(synth)
     assert np.all(np.abs(values) <= 5)
     err = capsys.readouterr().err
     assert "noisy class sizes" in err and "pure ε-DP" in err
@@ -70,21 +67,7 @@ def test_resample_summary_of_each_synopsis(csv_in, tmp_path, capsys):
     from skdp_anomaly.over_sampling import DPSMOTE
 
     out = tmp_path / "out.csv"
-    base = [
-        "resample",
-        str(csv_in),
-        "--target",
-        "label",
-        "--epsilon",
-        "1",
-        "--bounds",
-        "-5",
-        "5",
-        "--random-state",
-        "0",
-        "-o",
-        str(out),
-    ]
+    base = _argv(csv_in, "--target label --epsilon 1 --bounds -5 5 --random-state 0", out=out)
     assert main(base + ["--synopsis", "grid", "--granularity", "0.5"]) == 0
     err = capsys.readouterr().err
     assert "synopsis: grid histogram (dense), 2 cells per feature" in err
@@ -93,7 +76,7 @@ def test_resample_summary_of_each_synopsis(csv_in, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "spread 0.2 of each feature's half-range" in err
     # the printed mean is the sampler's noisy_means_ (same seed, same release)
-    X = np.array([[float(r[0]), float(r[2]), float(r[3])] for r in _read(csv_in)[1]])
+    X = _features(_read(csv_in)[1])
     y = np.array([r[1] for r in _read(csv_in)[1]])
     sampler = DPSMOTE(epsilon=1.0, bounds=(-5, 5), spread=0.2, random_state=0)
     sampler.fit_resample(X, y)
@@ -102,37 +85,14 @@ def test_resample_summary_of_each_synopsis(csv_in, tmp_path, capsys):
 
 
 def test_resample_reproducible_and_options(csv_in, tmp_path):
+    options = (
+        "--target label --epsilon 2 --bounds -5 5 --synopsis grid --granularity 0.5"
+        " --connectivity 1 --public-counts --random-state 7 --quiet"
+    )
     outs = []
     for name in ("o1.csv", "o2.csv"):
         out = tmp_path / name
-        assert (
-            main(
-                [
-                    "resample",
-                    str(csv_in),
-                    "--target",
-                    "label",
-                    "--epsilon",
-                    "2",
-                    "--bounds",
-                    "-5",
-                    "5",
-                    "--synopsis",
-                    "grid",
-                    "--granularity",
-                    "0.5",
-                    "--connectivity",
-                    "1",
-                    "--public-counts",
-                    "--random-state",
-                    "7",
-                    "--quiet",
-                    "-o",
-                    str(out),
-                ]
-            )
-            == 0
-        )
+        assert main(_argv(csv_in, options, out=out)) == 0
         outs.append(out.read_text())
     assert outs[0] == outs[1]
     _, rows = _read(tmp_path / "o1.csv")
@@ -144,68 +104,18 @@ def test_resample_bounds_file(csv_in, tmp_path):
     bounds = tmp_path / "bounds.csv"
     bounds.write_text("feature,lower,upper\nc,-4,4\na,-5,5\nb,-6,6\n")
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds-file",
-                str(bounds),
-                "--random-state",
-                "0",
-                "--quiet",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = ("--target label --epsilon 1 --bounds-file", bounds)
+    assert main(_argv(csv_in, *options, "--random-state 0 --quiet", out=out)) == 0
     _, rows = _read(out)
-    synth = np.array([[float(r[0]), float(r[2]), float(r[3])] for r in rows[400:]])
+    synth = _features(rows[400:])
     assert np.all(np.abs(synth) <= [5, 6, 4])
     bounds.write_text("feature,lower,upper\na,-5,5\n")
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds-file",
-                str(bounds),
-                "-o",
-                str(out),
-            ]
-        )
-        == 2
-    )
+    assert main(_argv(csv_in, *options, out=out)) == 2
 
 
 def test_resample_without_bounds_warns(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert main(_argv(csv_in, "--target label --epsilon 1 --random-state 0", out=out)) == 0
     err = capsys.readouterr().err
     assert "warning: --bounds/--bounds-file have not been specified" in err
     # the summary must not claim an ε the leak has voided
@@ -221,90 +131,35 @@ def test_resample_errors(csv_in, tmp_path, capsys):
     assert main(base + ["--target", "a"]) == 2  # 'label' becomes a feature: not numeric
     err = capsys.readouterr().err
     assert "column 'label' is not numeric" in err and "pos" not in err  # no data values
-    assert (
-        main(
-            [
-                "resample",
-                str(tmp_path / "missing.csv"),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "-o",
-                str(out),
-            ]
-        )
-        == 2
-    )
+    assert main(_argv(tmp_path / "missing.csv", "--target label --epsilon 1", out=out)) == 2
     assert main(base + ["--target", "label", "--epsilon", "-1"]) == 2
     assert "--epsilon" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
     bad.write_text("a,label\n1.0,x\nz,y\n")
-    assert main(["resample", str(bad), "--target", "label", "--epsilon", "1", "-o", str(out)]) == 2
+    assert main(_argv(bad, "--target label --epsilon 1", out=out)) == 2
     assert "column 'a' is not numeric on line 3" in capsys.readouterr().err
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("a,label\n1.0,x,3\n")
-    assert (
-        main(["resample", str(ragged), "--target", "label", "--epsilon", "1", "-o", str(out)]) == 2
-    )
+    assert main(_argv(ragged, "--target label --epsilon 1", out=out)) == 2
     assert "line 2 has 3 fields" in capsys.readouterr().err
     one = tmp_path / "one.csv"
     one.write_text("a,label\n1.0,x\n2.0,x\n")
-    assert (
-        main(
-            [
-                "resample",
-                str(one),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds",
-                "0",
-                "3",
-                "-o",
-                str(out),
-            ]
-        )
-        == 2
-    )
+    assert main(_argv(one, "--target label --epsilon 1 --bounds 0 3", out=out)) == 2
     assert "more than 1 class" in capsys.readouterr().err
 
 
 def test_resample_output_reads_back_with_pandas(csv_in, tmp_path):
     pd = pytest.importorskip("pandas")
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds",
-                "-5",
-                "5",
-                "--random-state",
-                "0",
-                "--quiet",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = "--target label --epsilon 1 --bounds -5 5 --random-state 0 --quiet"
+    assert main(_argv(csv_in, options, out=out)) == 0
     df = pd.read_csv(out)
     assert list(df.columns) == ["a", "label", "b", "c"]
     assert df[["a", "b", "c"]].dtypes.map(lambda d: d.kind == "f").all()
 
 
 def test_resample_refuses_to_overwrite_input(csv_in, capsys):
-    assert (
-        main(["resample", str(csv_in), "--target", "label", "--epsilon", "1", "-o", str(csv_in)])
-        == 2
-    )
+    assert main(_argv(csv_in, "--target label --epsilon 1", out=csv_in)) == 2
     assert "must differ" in capsys.readouterr().err
     assert csv_in.read_text().startswith("a,label,b,c")
 
@@ -321,104 +176,28 @@ def test_read_table_in_chunks_matches_whole(csv_in):
 
 def test_resample_granularity_auto_and_bad_value(csv_in, tmp_path, capsys):
     out = tmp_path / "auto.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds",
-                "-5",
-                "5",
-                "--synopsis",
-                "grid",
-                "--granularity",
-                "auto",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = "--target label --epsilon 1 --bounds -5 5 --synopsis grid --granularity auto"
+    assert main(_argv(csv_in, options, "--random-state 0", out=out)) == 0
     assert "cells per feature" in capsys.readouterr().err
+    fine = "--target label --epsilon 1 --synopsis grid --granularity fine"
     with pytest.raises(SystemExit):  # argparse usage error, exit code 2
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--synopsis",
-                "grid",
-                "--granularity",
-                "fine",
-                "-o",
-                str(out),
-            ]
-        )
+        main(_argv(csv_in, fine, out=out))
     assert "expected a float in (0, 1] or 'auto'" in capsys.readouterr().err
 
 
 def test_summary_prints_no_exact_row_count(csv_in, tmp_path, capsys):
     """The summary is all DP output: the exact number of input rows (400) is not in it."""
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds",
-                "-5",
-                "5",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = "--target label --epsilon 1 --bounds -5 5 --random-state 0"
+    assert main(_argv(csv_in, options, out=out)) == 0
     err = capsys.readouterr().err
     assert "the original rows" in err and "400" not in err
 
 
 def test_public_label_set_option(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "1",
-                "--bounds",
-                "-5",
-                "5",
-                "--classes",
-                "neg",
-                "pos",
-                "other",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = "--target label --epsilon 1 --bounds -5 5 --classes neg pos other --random-state 0"
+    assert main(_argv(csv_in, options, out=out)) == 0
     err = capsys.readouterr().err
     assert "'other'" in err  # its noisy size is released like any other class
 
@@ -538,19 +317,9 @@ def test_bounds_file_fixes_the_features_so_the_grid_is_checked_before_reading_da
 ):
     bounds = tmp_path / "bounds.csv"
     bounds.write_text("feature,lower,upper\na,-5,5\nb,-5,5\nc,-5,5\n")
-    code = main(
-        _resample_argv(
-            csv_in,
-            tmp_path,
-            {
-                "--bounds": None,
-                "--bounds-file": str(bounds),
-                "--synopsis": "grid",
-                "--histogram": "dense",
-                "--granularity": "0.001",
-            },
-        )
-    )
+    grid = {"--synopsis": "grid", "--histogram": "dense", "--granularity": "0.001"}
+    changes = {"--bounds": None, "--bounds-file": str(bounds), **grid}
+    code = main(_resample_argv(csv_in, tmp_path, changes))
     err = capsys.readouterr().err
     assert data_access == [] and code == 2
     assert "--histogram dense needs 1000**3 cells" in err and err.count("\n") == 1, err
@@ -566,55 +335,15 @@ def test_valid_arguments_reach_the_recorded_reader(csv_in, tmp_path, data_access
 # ---------------------------------------------------- library hints in the CLI's syntax
 def test_noise_warning_names_cli_options(csv_in, tmp_path, capsys):
     out = tmp_path / "out.csv"
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "0.05",
-                "--bounds",
-                "-5",
-                "5",
-                "--synopsis",
-                "grid",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    options = "--target label --epsilon 0.05 --bounds -5 5"
+    assert main(_argv(csv_in, options, "--synopsis grid --random-state 0", out=out)) == 0
     err = capsys.readouterr().err
     assert "DPSMOTE: the dense grid has 64 cells" in err  # DPSMOTENoiseWarning fired
     assert "--granularity auto or a larger --granularity" in err
     assert "granularity='auto'" not in err
     # the Gaussian synopsis' warning in the same syntax (public sizes, so that it fires:
     # d/(ε n) = 3/(0.05 · 80) = 0.75 > 0.5)
-    assert (
-        main(
-            [
-                "resample",
-                str(csv_in),
-                "--target",
-                "label",
-                "--epsilon",
-                "0.05",
-                "--bounds",
-                "-5",
-                "5",
-                "--public-counts",
-                "--random-state",
-                "0",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert main(_argv(csv_in, options, "--public-counts --random-state 0", out=out)) == 0
     err = capsys.readouterr().err
     assert "warning: DPSMOTE: the noisy mean of class 'pos' has Laplace noise" in err
     assert "Use a larger --epsilon or fewer features" in err
@@ -629,25 +358,8 @@ def test_estimator_error_names_cli_options(tmp_path, capsys):
         ",".join([*map(str, rng.uniform(size=14)), str(int(i % 5 == 0))]) for i in range(50)
     ]
     path.write_text("\n".join(rows) + "\n")
-    code = main(
-        [
-            "resample",
-            str(path),
-            "--target",
-            "y",
-            "--epsilon",
-            "1",
-            "--bounds",
-            "0",
-            "1",
-            "--synopsis",
-            "grid",
-            "--histogram",
-            "dense",
-            "-o",
-            str(tmp_path / "out.csv"),
-        ]
-    )
+    options = "--target y --epsilon 1 --bounds 0 1 --synopsis grid --histogram dense"
+    code = main(_argv(path, options, out=tmp_path / "out.csv"))
     err = capsys.readouterr().err
     assert code == 2
     assert "--histogram dense needs 4**14 cells" in err
@@ -670,21 +382,8 @@ def test_estimator_error_names_cli_options(tmp_path, capsys):
 def test_bad_cell_named_by_column_and_line(tmp_path, capsys, cell, message):
     path = tmp_path / "cells.csv"
     path.write_text(f"a,label,b\n1.25,x,2.5\n3.75,y,4.125\n5.5,x,{cell}\n6.5,y,7.5\n")
-    code = main(
-        [
-            "resample",
-            str(path),
-            "--target",
-            "label",
-            "--epsilon",
-            "1",
-            "--bounds",
-            "0",
-            "9",
-            "-o",
-            str(tmp_path / "out.csv"),
-        ]
-    )
+    options = "--target label --epsilon 1 --bounds 0 9"
+    code = main(_argv(path, options, out=tmp_path / "out.csv"))
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1, err
     for value in ("1.25", "2.5", "3.75", "4.125", "5.5", "6.5", "7.5", "abc"):
@@ -703,24 +402,8 @@ def test_bad_cell_line_counts_across_chunks(tmp_path):
 def test_resample_bounds_in_scientific_notation(csv_in, tmp_path):
     # argparse takes '-1e3' for an option; the command line reads it as the number
     out = tmp_path / "out.csv"
-    code = main(
-        [
-            "resample",
-            str(csv_in),
-            "--target",
-            "label",
-            "--epsilon",
-            "1",
-            "--bounds",
-            "-1e1",
-            "1e1",
-            "--random-state",
-            "0",
-            "--quiet",
-            "-o",
-            str(out),
-        ]
-    )
+    options = "--target label --epsilon 1 --bounds -1e1 1e1 --random-state 0 --quiet"
+    code = main(_argv(csv_in, options, out=out))
     assert code == 0
     _, rows = _read(out)
     assert len(rows) > 400
