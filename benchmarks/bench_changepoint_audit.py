@@ -1,6 +1,6 @@
 """Privacy audit of the change-point detector on worst-case neighbouring series.
 
-Neighbouring relation (the estimator's Notes, Theorems 2.3/2.5 of seed 004):
+Neighbouring relation (the estimator's Notes, Theorems 2.3/2.5 of Lut 2022):
 two series/streams of the same length differing in the value of one element.
 Worst case used here (``move_one_element``): all other values equal (0), the
 element ``t`` at −1 (below all others) vs +1 (above all others). Then every
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from audit_scenarios.changepoint import move_one_element  # noqa: E402
 
 from skdp_anomaly import audit  # noqa: E402
+from skdp_anomaly.exceptions import ChangePointNoiseWarning  # noqa: E402
 from skdp_anomaly.changepoint import (  # noqa: E402
     PrivateChangePointDetector,
     online_pncpd_batch,
@@ -129,15 +131,22 @@ def offline_batch(runs, seed):
 
 
 def offline_estimator(runs, seed):
-    n, gamma, t, eps = 10, 0.4, 4, 1.0
-    lo, hi = move_one_element(np.zeros(n), t)
+    # a 10-point series, too short for "auto" (refused: nothing could be found), so one
+    # change point with min_size 5: one split, its scores E(5) and -E(5) (Δ = 1); the output
+    # encodes the direction, as in tests/test_changepoint_audit.py
+    n, gamma, t, eps = 10, 0.45, 0, 1.0
+    lo, hi = move_one_element(np.arange(n, dtype=float)[::-1], t)
     k_lo, k_hi = candidate_range(n, gamma)
-    est = PrivateChangePointDetector(epsilon=eps, gamma=gamma, direction="decrease")
+    est = PrivateChangePointDetector(epsilon=eps, n_change_points=1, min_size=5)
 
     def mech(x, rng):
-        return est.set_params(random_state=int(rng.integers(2**32))).fit(x).change_point_
+        d = est.set_params(random_state=int(rng.integers(2**32))).fit(x)
+        return d.change_point_ + n * (d.direction_ == "increase")
 
-    events = {f"k̃={k}": (lambda o, k=k: o == k) for k in range(k_lo, k_hi + 1)}
+    events = {}
+    for k in range(k_lo, k_hi + 1):
+        events[f"k̃={k}, decrease"] = lambda o, k=k: o == k
+        events[f"k̃={k}, increase"] = lambda o, k=k: o == k + n
     res = audit(
         mech,
         (lo, hi),
@@ -152,7 +161,7 @@ def offline_estimator(runs, seed):
         "offline PrivateChangePointDetector.fit",
         res,
         eps,
-        f"n={n}, γ={gamma}, t={t}, decrease, {runs} runs",
+        f"n={n}, one change point, min_size 5, t={t}, both, {runs} runs",
     )
 
 
@@ -162,29 +171,13 @@ def online_batch(runs, seed):
         for m, t in ((12, 5), (16, 9)):
             lo, hi = move_one_element(np.zeros(m), t)
 
-            def alarm_mech(x, rng, r, eps=eps):
-                return online_pncpd_batch(
-                    x,
-                    window=window,
-                    threshold=T,
-                    epsilon=eps,
-                    gamma=gamma,
-                    direction="decrease",
-                    n_runs=r,
-                    random_state=rng,
-                )[0]
+            online = {"window": window, "threshold": T, "gamma": gamma, "direction": "decrease"}
 
-            def cp_mech(x, rng, r, eps=eps):
-                return online_pncpd_batch(
-                    x,
-                    window=window,
-                    threshold=T,
-                    epsilon=eps,
-                    gamma=gamma,
-                    direction="decrease",
-                    n_runs=r,
-                    random_state=rng,
-                )[1]
+            def alarm_mech(x, rng, r, eps=eps):  # the alarm times of r runs
+                return online_pncpd_batch(x, epsilon=eps, n_runs=r, random_state=rng, **online)[0]
+
+            def cp_mech(x, rng, r, eps=eps):  # the change points of r runs
+                return online_pncpd_batch(x, epsilon=eps, n_runs=r, random_state=rng, **online)[1]
 
             centres = range(window // 2, m - window // 2 + 1)
             ev = {f"alarm at {c}": (lambda o, c=c: o == c) for c in centres}
@@ -223,7 +216,8 @@ def online_batch(runs, seed):
 
 
 def online_estimator(runs, seed):
-    window, T, gamma, eps, m, t = 4, 0.25, 0.1, 4.0, 12, 5
+    # the estimator takes a threshold in (0.5, 1) (the batch helper above any real one)
+    window, T, gamma, eps, m, t = 4, 0.6, 0.1, 4.0, 12, 5
     lo, hi = move_one_element(np.zeros(m), t)
     est = PrivateChangePointDetector(
         epsilon=eps, gamma=gamma, window=window, threshold=T, direction="decrease"
@@ -263,8 +257,10 @@ def main(argv=None):
     offline_batch(args.runs, args.seed)
     online_batch(args.runs, args.seed)
     if args.estimator_runs:
-        offline_estimator(args.estimator_runs, args.seed)
-        online_estimator(args.estimator_runs, args.seed)
+        with warnings.catch_warnings():  # the worst cases are tiny series: noise dominates
+            warnings.simplefilter("ignore", ChangePointNoiseWarning)
+            offline_estimator(args.estimator_runs, args.seed)
+            online_estimator(args.estimator_runs, args.seed)
     print(
         f"# Change-point privacy audit — {args.runs} runs per input (batch), 95 % "
         "Clopper–Pearson, worst-case neighbours (one element moved across all others)\n"
