@@ -1,4 +1,4 @@
-"""NoisyGroupSearch on Dask: one search over ``n_rows`` lazy scores (issue 14).
+"""NoisyGroupSearch on Dask: one search over ``n_rows`` lazy scores.
 
 :func:`run` is imported by ``bench_dask.py``. It builds ``n_rows`` uniform
 ``[0, 1)`` scores lazily (``da.random.default_rng(seed)``) with one anomaly

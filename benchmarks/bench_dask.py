@@ -1,4 +1,4 @@
-"""Private aggregates on Dask (issue 14): DPSMOTE and the group search over 10^8 rows.
+"""Private aggregates on Dask: DPSMOTE and the group search over 10^8 rows.
 
 Data are generated lazily by Dask on a two-worker ``LocalCluster`` (worker
 processes, one thread each) and never materialised on the client:

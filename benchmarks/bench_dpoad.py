@@ -1,4 +1,4 @@
-"""DPOAD: the calibrated detector's evidence; Table III, Figures 8–9, sensitivities, sampling, speed (seed 001).
+"""DPOAD: the calibrated detector's evidence; Table III, Figures 8–9, sensitivities, sampling, speed (Mohammady et al.).
 
 Mohammady, Wang, Wang, Zhang, "DPOAD: Differentially Private Outsourcing of
 Anomaly Detection through Iterative Sensitivity Learning" ("the paper").

@@ -1,4 +1,4 @@
-"""Empirical privacy audit of the DPOAD data owner's release (seed 001).
+"""Empirical privacy audit of the DPOAD data owner's release (Mohammady et al.).
 
 Neighbouring windows follow the spec's relation: one count cell holds 0
 records in one window and ``c`` in the other (one contributor's whole cell

@@ -1,6 +1,6 @@
 """DPSMOTE in high dimension: d = 30, 10^5 minority rows (4^30 ≈ 1.2·10^18 cells).
 
-Targets (issue 3): ``fit_resample`` < 10 s and < 1 GiB peak memory, with the
+Targets: ``fit_resample`` < 10 s and < 1 GiB peak memory, with the
 sparse histogram (the dense grid cannot exist at this size).
 
 Data: ``make_classification`` with 300 000 rows (1/3 minority = 10^5 rows),

@@ -1,4 +1,4 @@
-"""Reproduce the DP-SMOTE experiments of the thesis (seed 004, chapter 3) on Pima.
+"""Reproduce the DP-SMOTE experiments of Lut 2022 (thesis, chapter 3) on Pima.
 
 Tables 3.1/3.2 (non-private LR and RF after None / SMOTE / DPSMOTE ε=1),
 Table 3.3 (DP logistic regression pipelines at ε ∈ {1, 5, 10}), Table 3.4

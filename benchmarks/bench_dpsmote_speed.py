@@ -10,7 +10,7 @@ differs by the count noise only, which does not change the timing.
 Data: minority and majority Gaussian blobs clipped to the public box
 [-1, 1]^d (DPSMOTE gets ``bounds=(-1, 1)``; SMOTE needs none).
 
-Target (issue 3): DPSMOTE no slower than SMOTE for d <= 10 at equal output.
+Target: DPSMOTE no slower than SMOTE for d <= 10 at equal output.
 
 Times are medians of repeats timed in alternation DPSMOTE/SMOTE (7 repeats
 at 10^4 rows, 3 at 10^5, 1 at 10^6; SMOTE repeats stop after a time budget);
@@ -23,9 +23,9 @@ an upper bound.
 
 The SMOTE comparison uses ``synopsis="grid"`` (ν = 0.25, ℓ = 2) unless
 ``--synopsis gaussian`` is given: its reference table was measured with the
-grid, the default synopsis before issue 12.
+grid, the earlier default synopsis.
 
-**Floor table** (issue 12, ``--floor-sizes``): ``fit_resample`` of the
+**Floor table** (``--floor-sizes``): ``fit_resample`` of the
 default ``DPSMOTE(epsilon=1, bounds=...)`` (Gaussian synopsis, private class
 counts) and of ``synopsis="grid"`` against the unavoidable work, measured in
 the same run and timed in alternation: one validation pass
@@ -93,7 +93,7 @@ def make_dpsmote(d, seed=0, synopsis="grid", **params):
     return DPSMOTE(**kwargs)
 
 
-# -- floor: the unavoidable work of fit_resample (issue 12) -----------------------------
+# -- floor: the unavoidable work of fit_resample -----------------------------
 def make_floor_data(n, d, minority_share=0.1, seed=0):
     """n rows in [-1, 1]^d, the last ``minority_share·n`` of class 1."""
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""NoisyGroupSearch: paper reproduction, Proposition 3 and speed (seed 000).
+"""NoisyGroupSearch: paper reproduction, Proposition 3 and speed (Bittner, Sarwate, Wright).
 
 Bittner, Sarwate, Wright, "Using Noisy Binary Search for Differentially
 Private Anomaly Detection" ("the paper"). Sections:

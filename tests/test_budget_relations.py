@@ -1,4 +1,4 @@
-"""Tests of issue 7: the budget validator's statements must be true.
+"""The budget validator's statements must be true.
 
 Neighbouring relation of the report (item 1), assumptions (items 4, 6, 7),
 cross-validation per relation (item 5), leaks failing a budget (item 8) and

@@ -1,4 +1,4 @@
-"""DPSMOTE on Dask collections (issue 14): one blockwise pass, the same release as in memory.
+"""DPSMOTE on Dask collections: one blockwise pass, the same release as in memory.
 
 The in-memory and the Dask paths share the release code, sum exactly
 (fixed point) and draw the synthetic rows in independently seeded chunks, so

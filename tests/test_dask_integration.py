@@ -1,4 +1,4 @@
-"""Dask integration (issue 14): the optional ``dask`` extra.
+"""Dask integration: the optional ``dask`` extra.
 
 * PrivateOnlineActiveSVC under ``dask_ml.wrappers.Incremental`` gives the
   fitted state of ``partial_fit`` on the same blocks in order, in memory.

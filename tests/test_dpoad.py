@@ -1,4 +1,4 @@
-"""DPOAD (seed 001): sampling parameters, KSE detector, roles and boundary, mechanisms, input.
+"""DPOAD (Mohammady et al.): sampling parameters, KSE detector, roles and boundary, mechanisms, input.
 
 Statistical tests state their false-failure rate; every one is seeded, so its
 outcome is fixed for a given numpy. Reference values are computed here, in

@@ -1,4 +1,4 @@
-"""Privacy audits of the DPOAD data owner's release (seed 001) with :func:`skdp_anomaly.audit`.
+"""Privacy audits of the DPOAD data owner's release (Mohammady et al.) with :func:`skdp_anomaly.audit`.
 
 Neighbouring windows, as the spec's relation: one count cell (cell ``CELL``)
 holds 0 records in one window and ``c`` records in the other (one contributor's

@@ -1,4 +1,4 @@
-"""Behaviour tests for DPSMOTE (thesis 004, §3.3, Algorithm 6).
+"""Behaviour tests for DPSMOTE (Lut 2022, §3.3, Algorithm 6).
 
 Tests of behaviour common to both synopses run over ``SYNOPSES``; tests about
 the grid say ``synopsis="grid"``. The Gaussian synopsis has its own module,
@@ -207,7 +207,7 @@ def test_no_synthetic_rows_spends_count_budget_only(data, synopsis):
     assert est.privacy_spent_.epsilon == pytest.approx(0.1)
 
 
-# -- accounting before release (issue 7, item 3) -----------------------------------
+# -- accounting before release ---------------------------------------------------
 
 
 def test_refused_budget_releases_nothing_and_leaves_unfitted(data):
@@ -277,7 +277,7 @@ def test_accountant_is_charged_before_the_noise_is_drawn(data, monkeypatch, syno
     assert charged_before_draw == [pytest.approx(0.2), pytest.approx(2.0)]
 
 
-# -- the public label set (issue 7, item 2) ------------------------------------------
+# -- the public label set --------------------------------------------------------
 
 
 @pytest.mark.parametrize("synopsis", SYNOPSES)
@@ -376,7 +376,7 @@ def test_string_labels_with_classes(data, synopsis):
     assert y_res.dtype == labels.dtype
 
 
-# -- randomness (issue 7, item 9) ---------------------------------------------------
+# -- randomness ------------------------------------------------------------------
 
 
 def _spy_rng(monkeypatch, name, key, seen):
@@ -482,7 +482,7 @@ def test_pickle_clone_and_pandas(data):
     assert est2.sampling_strategy_ == est.sampling_strategy_
 
 
-# -- bad input ---------------------------------------------------------------
+# -- bad input -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -538,7 +538,7 @@ def test_bad_pandas_column(data):
         DPSMOTE(bounds=(-6, 6)).fit_resample(df, y)
 
 
-# -- grid and ℓ-ball ------------------------------------------------------------
+# -- grid and ℓ-ball -------------------------------------------------------------
 
 
 def test_n_cells_from_granularity():
@@ -579,7 +579,7 @@ def test_ball_too_large_is_refused():
         ball_offsets(60, 6, 4)
 
 
-# -- phase 2 --------------------------------------------------------------------
+# -- phase 2 ---------------------------------------------------------------------
 
 
 def test_phase2_exact_pair_probabilities():
@@ -682,7 +682,7 @@ def test_sparse_beyond_int64_cells():
     assert len(X_res) == len(X) + est.sampling_strategy_[1]
 
 
-# -- sparse release = dense release filtered at θ ----------------------------------
+# -- sparse release = dense release filtered at θ --------------------------------
 
 
 @pytest.mark.parametrize("threshold", [1, 3])
@@ -858,7 +858,7 @@ def test_d30_int64_codes_path():
     assert len(synth) == est.sampling_strategy_[1] and np.all(np.abs(synth) <= 4)
 
 
-# -- granularity="auto" and noise warnings ----------------------------------------
+# -- granularity="auto" and noise warnings ---------------------------------------
 
 
 def _pima_like(n_min=200, n_maj=400, d=8, seed=0):

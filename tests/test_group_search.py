@@ -1,4 +1,4 @@
-"""Tests of NoisyGroupSearch (seed 000: Bittner, Sarwate, Wright) through its public API.
+"""Tests of NoisyGroupSearch (Bittner, Sarwate, Wright) through its public API.
 
 The split and the update may be re-implemented; these tests use only ``fit``,
 ``fit_predict``, the fitted attributes, ``privacy_cost()`` and the public

@@ -1,7 +1,7 @@
-"""Privacy audits of PrivateOnlineActiveSVC (seed 003, Lemmas 1–3) with skdp_anomaly.audit.
+"""Privacy audits of PrivateOnlineActiveSVC (Ghassemi, Sarwate, Wright, Lemmas 1–3) with skdp_anomaly.audit.
 
 Neighbouring streams have the same length and differ in one element (replace
-one stream element, seed 003 §2). Each test names its pair and fixes its
+one stream element, the paper's §2). Each test names its pair and fixes its
 events before any run; every bound holds with probability >= 0.95
 (alpha = 0.05, Bonferroni over events and directions), and with the fixed
 seeds below the tests are deterministic.

@@ -75,7 +75,7 @@ def test_scale_is_repeated_addition(a, times):
     assert a.scale(times).epsilon == pytest.approx(a.epsilon * times)
 
 
-# -- neighbouring relations (issue 7, item 1) ---------------------------------------
+# -- neighbouring relations ---------------------------------------
 
 
 def test_the_relation_is_required():
@@ -143,7 +143,7 @@ def test_relation_is_printed():
     assert "add/remove" in str(PrivacyCost.pure(1.0, neighbours="add_remove"))
 
 
-# -- notions -------------------------------------------------------------------------
+# -- notions ------------------------------------------------------
 
 
 def test_notions_are_named():

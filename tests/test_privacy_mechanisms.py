@@ -215,7 +215,7 @@ def test_check_bounds():
     assert lo.tolist() == [0, 5] and hi.tolist() == [2, 6]  # constant feature widened
 
 
-# -- relation and range of the cost (issue 7, items 1 and 9) -------------------------
+# -- relation and range of the cost -------------------------
 
 
 @pytest.mark.parametrize(
